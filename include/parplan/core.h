@@ -1,0 +1,70 @@
+/* parplan core: status values and error messages, arenas, deadlines and the
+ * stop flag, and the per-worker random generator. Every system builds on it. */
+#ifndef PARPLAN_CORE_H
+#define PARPLAN_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/* Errors are values. The numbers double as the CLI exit codes of DESIGN.md
+ * where one applies (input errors exit 2, "no feasible answer" exits 1). */
+typedef enum {
+    PP_OK = 0,
+    PP_INFEASIBLE = 1, /* the problem has no answer that satisfies its constraints */
+    PP_EINPUT = 2,     /* malformed input: file, position and reason in the message */
+    PP_EIO = 3,        /* a file could not be opened, read or written */
+    PP_ENOMEM = 4,
+    PP_EARG = 5        /* a caller passed something invalid (e.g. an option) */
+} pp_status;
+
+typedef struct {
+    pp_status status;
+    char message[512];
+} pp_error;
+
+/* Records the first error only: later calls keep the original cause. */
+pp_status pp_error_set(pp_error *err, pp_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void pp_error_clear(pp_error *err);
+const char *pp_status_name(pp_status status);
+
+/* Arena: bump allocation in chunks, everything freed at once. Large blocks
+ * made elsewhere (grown with realloc) can be handed over with pp_arena_adopt. */
+typedef struct pp_arena pp_arena;
+pp_arena *pp_arena_new(size_t chunk_size);
+void *pp_arena_alloc(pp_arena *arena, size_t size);     /* 16-byte aligned, not zeroed */
+void *pp_arena_calloc(pp_arena *arena, size_t count, size_t size);
+bool pp_arena_adopt(pp_arena *arena, void *block);     /* frees block on failure */
+void pp_arena_free(pp_arena *arena);
+
+/* Monotonic clock in seconds since an arbitrary origin. */
+double pp_now(void);
+
+/* A deadline is an absolute pp_now() value; 0 means none. Solvers also stop
+ * when the process-wide stop flag is raised (SIGINT/SIGTERM or pp_stop_request). */
+typedef struct {
+    double at;
+} pp_deadline;
+
+pp_deadline pp_deadline_in(double seconds);
+bool pp_deadline_passed(const pp_deadline *d);
+double pp_deadline_left(const pp_deadline *d);
+void pp_stop_install_signal_handlers(void);
+void pp_stop_request(void);
+bool pp_stop_requested(void);
+
+/* xoshiro256** seeded by splitmix64: one per worker, seeded from (seed, worker). */
+typedef struct {
+    uint64_t s[4];
+} pp_rng;
+
+void pp_rng_seed(pp_rng *rng, uint64_t seed, uint64_t stream);
+uint64_t pp_rng_next(pp_rng *rng);
+uint32_t pp_rng_below(pp_rng *rng, uint32_t bound); /* uniform in [0, bound), bound > 0 */
+double pp_rng_unit(pp_rng *rng);                   /* uniform in [0, 1) */
+
+/* Number of online processors, at least 1. */
+int pp_cpu_count(void);
+
+#endif

@@ -1,0 +1,279 @@
+/* forest.c: the solver of the relaxed problem (node costs plus usage
+ * penalties, edge costs, no usage limit).
+ *
+ * Block coordinate descent over induced forests: pick a random set of nodes
+ * whose induced subgraph has no cycle, hold every other node fixed, and
+ * solve the block exactly by dynamic programming on its trees. The graphs
+ * are sparse and nearly tree-like, so a block covers most nodes, and each
+ * pass costs about one sweep over the edge tables. A pass never makes the
+ * relaxed cost worse; different random blocks escape each other's minima. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iopddl/solver.h"
+
+struct iop_forest {
+    const iop_model *m;
+    uint32_t *order;       /* random node order for picking a block */
+    uint32_t *uf;          /* union-find parent, valid for block nodes */
+    uint32_t *block;       /* == epoch: node is in the block */
+    uint32_t *excluded;    /* == epoch: node shares a hyperedge with a block node */
+    uint32_t *seen;        /* == stamp: root already met while testing a node */
+    uint32_t *visited;     /* == epoch: placed in a tree */
+    uint32_t epoch, stamp;
+    uint32_t *tree_order;  /* block nodes, parents before children */
+    uint32_t *parent_pair; /* pair to the parent, UINT32_MAX at roots */
+    uint32_t *choice_start;/* where node v's argmin table (indexed by parent strategy) starts */
+    uint32_t *choice;
+    double *h;             /* conditioned cost per strategy, then plus children's messages */
+    uint32_t block_size;
+};
+
+iop_forest *iop_forest_new(const iop_model *m, pp_arena *arena)
+{
+    uint32_t n = m->node_count;
+    iop_forest *f = pp_arena_calloc(arena, 1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->m = m;
+    size_t words = (size_t)n + 1;
+    f->order = pp_arena_alloc(arena, words * sizeof(uint32_t));
+    f->uf = pp_arena_alloc(arena, words * sizeof(uint32_t));
+    f->block = pp_arena_calloc(arena, words, sizeof(uint32_t));
+    f->excluded = pp_arena_calloc(arena, words, sizeof(uint32_t));
+    f->seen = pp_arena_calloc(arena, words, sizeof(uint32_t));
+    f->visited = pp_arena_calloc(arena, words, sizeof(uint32_t));
+    f->tree_order = pp_arena_alloc(arena, words * sizeof(uint32_t));
+    f->parent_pair = pp_arena_alloc(arena, words * sizeof(uint32_t));
+    f->choice_start = pp_arena_alloc(arena, words * sizeof(uint32_t));
+    f->h = pp_arena_alloc(arena, ((size_t)m->dom_start[n] + 1) * sizeof(double));
+    /* A node's argmin table has one entry per strategy of its parent. */
+    size_t choices = 1;
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t widest = 0;
+        for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+            uint32_t q = m->adj_pair[k];
+            uint32_t w = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+            widest = iop_domain(m, w) > widest ? iop_domain(m, w) : widest;
+        }
+        choices += widest;
+    }
+    f->choice = pp_arena_alloc(arena, choices * sizeof(uint32_t));
+    if (!f->order || !f->uf || !f->block || !f->excluded || !f->seen || !f->visited ||
+        !f->tree_order || !f->parent_pair || !f->choice_start || !f->h || !f->choice)
+        return NULL;
+    for (uint32_t v = 0; v < n; v++)
+        f->order[v] = v;
+    return f;
+}
+
+static uint32_t uf_find(uint32_t *uf, uint32_t v)
+{
+    while (uf[v] != v) {
+        uf[v] = uf[uf[v]];
+        v = uf[v];
+    }
+    return v;
+}
+
+static inline uint32_t other_end(const iop_model *m, uint32_t q, uint32_t v)
+{
+    return m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+}
+
+static void shuffle(uint32_t *a, uint32_t n, pp_rng *rng)
+{
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = pp_rng_below(rng, i);
+        uint32_t t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
+    }
+}
+
+/* Adds v to the block unless that would close a cycle (two neighbours in one
+ * tree) or v shares a hyperedge with a block node. */
+static void try_add(iop_forest *f, uint32_t v)
+{
+    const iop_model *m = f->m;
+    if (f->excluded[v] == f->epoch)
+        return;
+    f->stamp++;
+    for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+        uint32_t w = other_end(m, m->adj_pair[k], v);
+        if (f->block[w] != f->epoch)
+            continue;
+        uint32_t r = uf_find(f->uf, w);
+        if (f->seen[r] == f->stamp)
+            return;
+        f->seen[r] = f->stamp;
+    }
+    f->block[v] = f->epoch;
+    f->uf[v] = v;
+    for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+        uint32_t w = other_end(m, m->adj_pair[k], v);
+        if (f->block[w] == f->epoch)
+            f->uf[uf_find(f->uf, w)] = v;
+    }
+    const pp_iopddl_problem *p = m->problem;
+    for (uint32_t k = m->hyper_start[v]; k < m->hyper_start[v + 1]; k++) {
+        uint32_t e = m->hyper_edge[k];
+        for (uint64_t j = p->edge_node_start[e]; j < p->edge_node_start[e + 1]; j++)
+            if (p->edge_nodes[j] != v)
+                f->excluded[p->edge_nodes[j]] = f->epoch;
+    }
+}
+
+static void pick_block(iop_forest *f, pp_rng *rng)
+{
+    const iop_model *m = f->m;
+    f->epoch++;
+    shuffle(f->order, m->node_count, rng);
+    for (uint32_t i = 0; i < m->node_count; i++)
+        try_add(f, f->order[i]);
+}
+
+/* Lists each tree of the block breadth-first, so parents precede children. */
+static void order_trees(iop_forest *f)
+{
+    const iop_model *m = f->m;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < m->node_count; i++) {
+        uint32_t root = f->order[i];
+        if (f->block[root] != f->epoch || f->visited[root] == f->epoch)
+            continue;
+        f->visited[root] = f->epoch;
+        f->parent_pair[root] = UINT32_MAX;
+        f->tree_order[count++] = root;
+        for (uint32_t head = count - 1; head < count; head++) {
+            uint32_t v = f->tree_order[head];
+            for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+                uint32_t q = m->adj_pair[k], w = other_end(m, q, v);
+                if (f->block[w] != f->epoch || f->visited[w] == f->epoch)
+                    continue;
+                f->visited[w] = f->epoch;
+                f->parent_pair[w] = q;
+                f->tree_order[count++] = w;
+            }
+        }
+    }
+    f->block_size = count;
+}
+
+/* Folds child v into its parent: for each parent strategy, v's best answer. */
+static void send_to_parent(iop_forest *f, uint32_t v, uint32_t *next_choice)
+{
+    const iop_model *m = f->m;
+    uint32_t q = f->parent_pair[v], p = other_end(m, q, v);
+    uint32_t dv = iop_domain(m, v), dp = iop_domain(m, p);
+    const double *hv = f->h + m->dom_start[v];
+    double *hp = f->h + m->dom_start[p];
+    const int64_t *t = m->pair_cost + m->pair_start[q];
+    uint32_t *choice = f->choice + *next_choice;
+    f->choice_start[v] = *next_choice;
+    *next_choice += dp;
+    bool v_is_a = m->pair_a[q] == v;
+    for (uint32_t sp = 0; sp < dp; sp++) {
+        double best = INFINITY;
+        uint32_t arg = 0;
+        if (v_is_a) {
+            for (uint32_t sv = 0; sv < dv; sv++) {
+                double c = hv[sv] + (double)t[(uint64_t)sv * dp + sp];
+                if (c < best) {
+                    best = c;
+                    arg = sv;
+                }
+            }
+        } else {
+            const int64_t *row = t + (uint64_t)sp * dv;
+            for (uint32_t sv = 0; sv < dv; sv++) {
+                double c = hv[sv] + (double)row[sv];
+                if (c < best) {
+                    best = c;
+                    arg = sv;
+                }
+            }
+        }
+        hp[sp] += best;
+        choice[sp] = arg;
+    }
+}
+
+static double pair_value(const iop_model *m, uint32_t q, const uint32_t *x)
+{
+    uint32_t a = m->pair_a[q], b = m->pair_b[q];
+    return (double)m->pair_cost[m->pair_start[q] + (uint64_t)x[a] * iop_domain(m, b) + x[b]];
+}
+
+/* One pass: pick a block, solve it exactly, write the answer into x.
+ * Returns how much the relaxed cost went down (never negative). */
+static double forest_pass(iop_forest *f, uint32_t *x, const double *penalty, pp_rng *rng)
+{
+    const iop_model *m = f->m;
+    pick_block(f, rng);
+    order_trees(f);
+    double before = 0, after = 0;
+    for (uint32_t i = 0; i < f->block_size; i++) {
+        uint32_t v = f->tree_order[i];
+        iop_node_costs(m, x, v, penalty ? penalty[v] : 0, f->block, f->epoch, f->h + m->dom_start[v]);
+        before += f->h[m->dom_start[v] + x[v]];
+        if (f->parent_pair[v] != UINT32_MAX)
+            before += pair_value(m, f->parent_pair[v], x);
+    }
+    uint32_t next_choice = 0;
+    for (uint32_t i = f->block_size; i-- > 0;) {
+        uint32_t v = f->tree_order[i];
+        if (f->parent_pair[v] != UINT32_MAX)
+            send_to_parent(f, v, &next_choice);
+    }
+    for (uint32_t i = 0; i < f->block_size; i++) {
+        uint32_t v = f->tree_order[i];
+        if (f->parent_pair[v] == UINT32_MAX) {
+            const double *h = f->h + m->dom_start[v];
+            uint32_t best = 0;
+            for (uint32_t s = 1; s < iop_domain(m, v); s++)
+                if (h[s] < h[best])
+                    best = s;
+            after += h[best];
+            x[v] = best;
+        } else {
+            uint32_t p = other_end(m, f->parent_pair[v], v);
+            x[v] = f->choice[f->choice_start[v] + x[p]];
+        }
+    }
+    double gain = before - after;
+    return gain > 0 ? gain : 0;
+}
+
+double iop_relaxed_cost(const iop_model *m, const uint32_t *x, const double *penalty)
+{
+    double total = 0;
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        uint32_t k = m->dom_start[v] + x[v];
+        total += (double)m->unary[k];
+        if (penalty)
+            total += penalty[v] * (double)(m->usage[k] - m->usage_min[v]);
+    }
+    for (uint32_t q = 0; q < m->pair_count; q++)
+        total += pair_value(m, q, x);
+    const pp_iopddl_problem *p = m->problem;
+    for (uint32_t e = 0; e < p->edge_count; e++)
+        if (p->edge_node_start[e + 1] - p->edge_node_start[e] >= 3)
+            total += (double)iop_hyper_cost(m, x, e, UINT32_MAX, 0);
+    return total;
+}
+
+double iop_forest_descend(iop_forest *f, uint32_t *x, const double *penalty, pp_rng *rng,
+                          int max_passes, int patience, const pp_deadline *deadline)
+{
+    double cost = iop_relaxed_cost(f->m, x, penalty);
+    int idle = 0;
+    for (int pass = 0; pass < max_passes && idle < patience; pass++) {
+        if (pp_deadline_passed(deadline))
+            break;
+        double gain = forest_pass(f, x, penalty, rng);
+        idle = gain > 1e-9 * fabs(cost) + 1e-6 ? 0 : idle + 1;
+        cost -= gain;
+    }
+    return iop_relaxed_cost(f->m, x, penalty);
+}

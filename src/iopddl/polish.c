@@ -1,0 +1,70 @@
+/* polish.c: greedy post-processing of feasible answers (paper 000, 4.2):
+ * change one node's strategy when that lowers the exact cost and keeps the
+ * usage within the limit in every segment of the node's interval, checked
+ * against the profile tree in O(log T). Repeats until a pass changes nothing. */
+#include "iopddl/solver.h"
+
+struct iop_polish {
+    const iop_model *m;
+    double *costs; /* one entry per strategy of the node being tried */
+};
+
+iop_polish *iop_polish_new(const iop_model *m, pp_arena *arena)
+{
+    iop_polish *pl = pp_arena_calloc(arena, 1, sizeof *pl);
+    uint32_t widest = 1;
+    for (uint32_t v = 0; v < m->node_count; v++)
+        widest = iop_domain(m, v) > widest ? iop_domain(m, v) : widest;
+    if (pl) {
+        pl->m = m;
+        pl->costs = pp_arena_alloc(arena, widest * sizeof(double));
+    }
+    return pl && pl->costs ? pl : NULL;
+}
+
+/* Best feasible strictly improving strategy for v, or x[v] if none. */
+static uint32_t best_move(iop_polish *pl, const uint32_t *x, const iop_profile *pr, uint32_t v)
+{
+    const iop_model *m = pl->m;
+    uint32_t d = iop_domain(m, v), cur = x[v];
+    if (d == 1)
+        return cur;
+    iop_node_costs(m, x, v, 0, NULL, 0, pl->costs);
+    int64_t room = INT64_MAX;
+    bool room_known = !m->has_limit || m->seg_lo[v] == m->seg_hi[v];
+    const int64_t *usage = m->usage + m->dom_start[v];
+    uint32_t best = cur;
+    for (uint32_t s = 0; s < d; s++) {
+        /* Strictly better by at least one unit: costs are integers. */
+        if (s == cur || pl->costs[s] > pl->costs[best] - 0.5)
+            continue;
+        if (usage[s] > usage[cur]) {
+            if (!room_known) {
+                room = m->limit - iop_profile_max(pr, m->seg_lo[v], m->seg_hi[v]);
+                room_known = true;
+            }
+            if (usage[s] - usage[cur] > room)
+                continue;
+        }
+        best = s;
+    }
+    return best;
+}
+
+void iop_polish_run(iop_polish *pl, uint32_t *x, iop_profile *pr, const pp_deadline *deadline)
+{
+    const iop_model *m = pl->m;
+    bool changed = true;
+    while (changed && !pp_deadline_passed(deadline)) {
+        changed = false;
+        for (uint32_t v = 0; v < m->node_count; v++) {
+            uint32_t s = best_move(pl, x, pr, v);
+            if (s == x[v])
+                continue;
+            int64_t delta = m->usage[m->dom_start[v] + s] - m->usage[m->dom_start[v] + x[v]];
+            iop_profile_add(pr, m->seg_lo[v], m->seg_hi[v], delta);
+            x[v] = s;
+            changed = true;
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/* profile.c: usage per time segment in a segment tree with range add and
+ * range max, so "would this strategy change overflow the limit anywhere in
+ * the node's interval" costs O(log T). Adds are kept at the nodes they cover
+ * (never pushed down): max[k] = add[k] + max(max[2k], max[2k+1]). */
+#include <stdlib.h>
+#include <string.h>
+#include "iopddl/solver.h"
+
+bool iop_profile_init(iop_profile *pr, const iop_model *m, pp_arena *arena)
+{
+    uint32_t size = 1;
+    while (size < m->segment_count)
+        size *= 2;
+    pr->size = size;
+    pr->max = pp_arena_calloc(arena, 2 * (size_t)size, sizeof(int64_t));
+    pr->add = pp_arena_calloc(arena, 2 * (size_t)size, sizeof(int64_t));
+    return pr->max && pr->add;
+}
+
+void iop_profile_load(iop_profile *pr, const iop_model *m, const uint32_t *x)
+{
+    uint32_t size = pr->size;
+    memset(pr->max, 0, 2 * (size_t)size * sizeof(int64_t));
+    memset(pr->add, 0, 2 * (size_t)size * sizeof(int64_t));
+    /* A difference array over segments, then a prefix sum into the leaves. */
+    int64_t *leaf = pr->add + size;
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        if (m->seg_lo[v] == m->seg_hi[v])
+            continue;
+        int64_t u = m->usage[m->dom_start[v] + x[v]];
+        leaf[m->seg_lo[v]] += u;
+        if (m->seg_hi[v] < size)
+            leaf[m->seg_hi[v]] -= u;
+    }
+    int64_t level = 0;
+    for (uint32_t k = 0; k < size; k++) {
+        level += leaf[k];
+        leaf[k] = k < m->segment_count ? level : 0;
+        pr->max[size + k] = leaf[k];
+    }
+    memset(leaf, 0, (size_t)size * sizeof(int64_t));
+    for (uint32_t k = size - 1; k >= 1; k--)
+        pr->max[k] = pr->max[2 * k] > pr->max[2 * k + 1] ? pr->max[2 * k] : pr->max[2 * k + 1];
+}
+
+static void add_range(iop_profile *pr, uint32_t k, uint32_t k_lo, uint32_t k_hi, uint32_t lo,
+                      uint32_t hi, int64_t delta)
+{
+    if (hi <= k_lo || k_hi <= lo)
+        return;
+    if (lo <= k_lo && k_hi <= hi) {
+        pr->add[k] += delta;
+        pr->max[k] += delta;
+        return;
+    }
+    uint32_t mid = k_lo + (k_hi - k_lo) / 2;
+    add_range(pr, 2 * k, k_lo, mid, lo, hi, delta);
+    add_range(pr, 2 * k + 1, mid, k_hi, lo, hi, delta);
+    int64_t child = pr->max[2 * k] > pr->max[2 * k + 1] ? pr->max[2 * k] : pr->max[2 * k + 1];
+    pr->max[k] = child + pr->add[k];
+}
+
+void iop_profile_add(iop_profile *pr, uint32_t lo, uint32_t hi, int64_t delta)
+{
+    if (lo < hi && delta != 0)
+        add_range(pr, 1, 0, pr->size, lo, hi, delta);
+}
+
+static int64_t max_range(const iop_profile *pr, uint32_t k, uint32_t k_lo, uint32_t k_hi,
+                         uint32_t lo, uint32_t hi)
+{
+    if (hi <= k_lo || k_hi <= lo)
+        return INT64_MIN;
+    if (lo <= k_lo && k_hi <= hi)
+        return pr->max[k];
+    uint32_t mid = k_lo + (k_hi - k_lo) / 2;
+    int64_t a = max_range(pr, 2 * k, k_lo, mid, lo, hi);
+    int64_t b = max_range(pr, 2 * k + 1, mid, k_hi, lo, hi);
+    return (a > b ? a : b) + pr->add[k];
+}
+
+int64_t iop_profile_max(const iop_profile *pr, uint32_t lo, uint32_t hi)
+{
+    if (lo >= hi)
+        return INT64_MIN;
+    return max_range(pr, 1, 0, pr->size, lo, hi);
+}

@@ -1,0 +1,171 @@
+/* relax.c: one worker's usage-constrained relaxation (paper 000, Alg. 1).
+ *
+ * Node costs get a penalty weight[v] * (usage - least usage). Each round
+ * solves that relaxed problem from the previous answer, then: if the answer
+ * fits the limit, it is polished and kept when best, and every weight is
+ * lowered; if not, the weights of the nodes live in overflowing segments are
+ * raised. Nodes that can never be live in a segment able to overflow keep
+ * weight zero. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iopddl/relax.h"
+
+/* Typical cost per unit of usage: the median over nodes of the spread of
+ * their (non-forbidden) node costs over the spread of their usages. */
+static double cost_per_usage(const iop_model *m)
+{
+    double *ratios = malloc(((size_t)m->node_count + 1) * sizeof *ratios);
+    if (!ratios)
+        return 1;
+    uint32_t count = 0;
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        int64_t cmin = INT64_MAX, cmax = INT64_MIN, umax = m->usage_min[v];
+        for (uint32_t k = m->dom_start[v]; k < m->dom_start[v + 1]; k++) {
+            umax = m->usage[k] > umax ? m->usage[k] : umax;
+            if (m->unary[k] >= PP_IOPDDL_FORBIDDEN)
+                continue;
+            cmin = m->unary[k] < cmin ? m->unary[k] : cmin;
+            cmax = m->unary[k] > cmax ? m->unary[k] : cmax;
+        }
+        if (umax > m->usage_min[v] && cmax > cmin)
+            ratios[count++] = (double)(cmax - cmin) / (double)(umax - m->usage_min[v]);
+    }
+    double scale = 1;
+    if (count > 0) {
+        /* Partial selection is not worth the code here: the sort runs once. */
+        for (uint32_t i = 1; i < count; i++)
+            for (uint32_t j = i; j > 0 && ratios[j - 1] > ratios[j]; j--) {
+                double t = ratios[j];
+                ratios[j] = ratios[j - 1];
+                ratios[j - 1] = t;
+            }
+        scale = ratios[count / 2];
+    }
+    free(ratios);
+    return scale > 0 ? scale : 1;
+}
+
+bool iop_relevant_nodes(const iop_model *m, pp_arena *arena, uint8_t *relevant)
+{
+    if (!m->has_limit) {
+        memset(relevant, 0, m->node_count);
+        return true;
+    }
+    /* With every node at its largest usage, which segments can overflow? */
+    iop_profile most;
+    uint32_t *largest = malloc(((size_t)m->node_count + 1) * sizeof *largest);
+    if (!largest || !iop_profile_init(&most, m, arena)) {
+        free(largest);
+        return false;
+    }
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        uint32_t best = 0;
+        for (uint32_t s = 1; s < iop_domain(m, v); s++)
+            if (m->usage[m->dom_start[v] + s] > m->usage[m->dom_start[v] + best])
+                best = s;
+        largest[v] = best;
+    }
+    iop_profile_load(&most, m, largest);
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        bool spread = m->usage[m->dom_start[v] + largest[v]] > m->usage_min[v];
+        relevant[v] = spread && iop_profile_max(&most, m->seg_lo[v], m->seg_hi[v]) > m->limit;
+    }
+    free(largest);
+    return true;
+}
+
+bool iop_worker_init(iop_worker *w, const iop_model *m, const uint8_t *relevant, int id,
+                     uint64_t seed, const uint32_t *start)
+{
+    memset(w, 0, sizeof *w);
+    w->m = m;
+    w->id = id;
+    w->relevant = relevant;
+    w->arena = pp_arena_new(1 << 20);
+    if (!w->arena)
+        return false;
+    uint32_t n = m->node_count;
+    pp_rng_seed(&w->rng, seed, (uint64_t)id + 1);
+    w->weight = pp_arena_calloc(w->arena, n + 1, sizeof(double));
+    w->x = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
+    w->trial = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
+    w->best = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
+    w->forest = iop_forest_new(m, w->arena);
+    w->polish = iop_polish_new(m, w->arena);
+    if (!w->weight || !w->x || !w->trial || !w->best || !w->forest || !w->polish ||
+        !iop_profile_init(&w->profile, m, w->arena))
+        return false;
+    memcpy(w->x, start, n * sizeof(uint32_t));
+    memcpy(w->best, start, n * sizeof(uint32_t));
+    w->best_cost = INT64_MAX;
+    w->scale = cost_per_usage(m);
+    /* Workers start on a logarithmic ladder of uniform weights (paper 000:
+     * 0.1, 1, 10, 100, ... of the typical cost per usage), from feasible
+     * heavy weights down, with a small per-node jitter for diversity. */
+    double start_weight = w->scale * pow(10.0, 2.0 - (double)(id % 5));
+    for (uint32_t v = 0; v < n; v++)
+        w->weight[v] = relevant[v] ? start_weight * (0.9 + 0.2 * pp_rng_unit(&w->rng)) : 0;
+    return true;
+}
+
+void iop_worker_free(iop_worker *w) { pp_arena_free(w->arena); }
+
+/* Raises the weight of every node live where x overflows the limit. */
+static void raise_weights(iop_worker *w)
+{
+    const iop_model *m = w->m;
+    double floor_weight = w->scale * 1e-3;
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        if (!w->relevant[v])
+            continue;
+        int64_t top = iop_profile_max(&w->profile, m->seg_lo[v], m->seg_hi[v]);
+        if (top > m->limit) {
+            double grow = 1.2 + 0.6 * pp_rng_unit(&w->rng);
+            w->weight[v] = w->weight[v] * grow > floor_weight ? w->weight[v] * grow : floor_weight;
+        }
+    }
+}
+
+static void lower_weights(iop_worker *w)
+{
+    double keep = 0.7 + 0.2 * pp_rng_unit(&w->rng);
+    for (uint32_t v = 0; v < w->m->node_count; v++)
+        w->weight[v] *= keep;
+}
+
+bool iop_worker_offer(iop_worker *w, const uint32_t *x, double now)
+{
+    const iop_model *m = w->m;
+    memcpy(w->trial, x, m->node_count * sizeof(uint32_t));
+    iop_profile_load(&w->profile, m, w->trial);
+    if (m->has_limit && iop_profile_peak(&w->profile) > m->limit)
+        return false;
+    iop_polish_run(w->polish, w->trial, &w->profile, NULL);
+    int64_t cost = iop_model_cost(m, w->trial);
+    if (cost < w->best_cost) {
+        w->best_cost = cost;
+        memcpy(w->best, w->trial, m->node_count * sizeof(uint32_t));
+        w->time_best = now;
+        if (w->time_first_feasible <= 0)
+            w->time_first_feasible = now;
+    }
+    return true;
+}
+
+void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started)
+{
+    const iop_model *m = w->m;
+    iop_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);
+    if (pp_deadline_passed(deadline) && w->rounds > 0)
+        return;
+    w->rounds++;
+    iop_profile_load(&w->profile, m, w->x);
+    bool fits = !m->has_limit || iop_profile_peak(&w->profile) <= m->limit;
+    if (fits) {
+        iop_worker_offer(w, w->x, pp_now() - started);
+        lower_weights(w);
+    } else {
+        raise_weights(w);
+    }
+}

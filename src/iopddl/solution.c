@@ -1,0 +1,134 @@
+/* solution.c: the answer line "[s0, s1, ...]", read and written. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "parplan/iopddl.h"
+
+size_t pp_iopddl_format_solution(const uint32_t *s, uint32_t n, char *buf)
+{
+    char *p = buf;
+    *p++ = '[';
+    for (uint32_t i = 0; i < n; i++)
+        p += sprintf(p, i ? ", %u" : "%u", s[i]);
+    *p++ = ']';
+    *p = '\0';
+    return (size_t)(p - buf);
+}
+
+static char *read_all(const char *path, size_t *size, pp_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        len += fread(buf + len, 1, cap - len, f);
+        if (len < cap)
+            break;
+        char *grown = realloc(buf, 2 * cap + 1);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    bool failed = ferror(f);
+    fclose(f);
+    if (!buf) {
+        pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    if (failed) {
+        free(buf);
+        pp_error_set(err, PP_EIO, "%s: read error", path);
+        return NULL;
+    }
+    buf[len] = '\0';
+    *size = len;
+    return buf;
+}
+
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+        p++;
+    return p;
+}
+
+pp_status pp_iopddl_load_solution(const char *path, const pp_iopddl_problem *prob,
+                                  uint32_t **out, pp_error *err)
+{
+    *out = NULL;
+    size_t size;
+    char *text = read_all(path, &size, err);
+    if (!text)
+        return err->status;
+    uint32_t n = prob->node_count;
+    uint32_t *s = malloc(((size_t)n + 1) * sizeof *s);
+    if (!s) {
+        free(text);
+        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
+    }
+    const char *p = skip_space(text);
+    const char *why = NULL;
+    uint32_t count = 0;
+    if (*p++ != '[') {
+        why = "expected '['";
+        p--;
+    }
+    p = skip_space(p);
+    if (!why && *p == ']') {
+        p++;
+    } else {
+        while (!why) {
+            if (*p < '0' || *p > '9') {
+                why = "expected a strategy index (a non-negative integer)";
+                break;
+            }
+            uint64_t v = 0;
+            while (*p >= '0' && *p <= '9' && v <= UINT32_MAX)
+                v = v * 10 + (uint64_t)(*p++ - '0');
+            if (count >= n) {
+                why = "more entries than the problem has nodes";
+                break;
+            }
+            if (v >= pp_iopddl_strategy_count(prob, count)) {
+                why = "strategy index out of range for its node";
+                break;
+            }
+            s[count++] = (uint32_t)v;
+            p = skip_space(p);
+            if (*p == ']') {
+                p++;
+                break;
+            }
+            if (*p++ != ',') {
+                p--;
+                why = "expected ',' or ']'";
+            }
+            p = skip_space(p);
+        }
+    }
+    if (!why && (size_t)(skip_space(p) - text) != size) {
+        p = skip_space(p);
+        why = "unexpected data after ']'";
+    }
+    if (!why && count != n)
+        why = "fewer entries than the problem has nodes";
+    pp_status status = PP_OK;
+    if (why) {
+        status = pp_error_set(err, PP_EINPUT, "%s: byte %zu: %s (entry %u; the problem has %u nodes)",
+                              path, (size_t)(p - text), why, count, n);
+        free(s);
+        s = NULL;
+    }
+    free(text);
+    *out = s;
+    return status;
+}

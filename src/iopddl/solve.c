@@ -1,0 +1,181 @@
+/* solve.c: the IOPDDL pipeline: model -> first feasible (least usage,
+ * polished) -> one relaxation worker per thread until the deadline -> the
+ * best answer of all workers. Workers never wait on the clock to talk to
+ * each other, so a fixed round budget gives the same answer every time. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iopddl/relax.h"
+
+typedef struct {
+    iop_worker worker;
+    const pp_iopddl_options *options;
+    pp_deadline deadline;
+    double started;
+    pthread_t thread;
+    bool running;
+} worker_slot;
+
+void pp_iopddl_options_default(pp_iopddl_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+}
+
+static void *worker_main(void *arg)
+{
+    worker_slot *slot = arg;
+    iop_worker *w = &slot->worker;
+    int64_t limit = slot->options->max_rounds;
+    while (!pp_deadline_passed(&slot->deadline) && (limit <= 0 || w->rounds < limit))
+        iop_worker_round(w, &slot->deadline, slot->started);
+    return NULL;
+}
+
+static void report(const pp_iopddl_options *o, double started, int64_t best, int64_t rounds,
+                   const char *stage)
+{
+    if (!o->on_progress)
+        return;
+    pp_iopddl_progress pr = {pp_now() - started, best, rounds, stage};
+    o->on_progress(o->progress_ctx, &pr);
+}
+
+/* Collects the workers' best (lowest cost, then lowest worker id). */
+static void gather(worker_slot *slots, int count, pp_iopddl_result *r, uint32_t n)
+{
+    int chosen = -1;
+    r->rounds = 0;
+    for (int i = 0; i < count; i++) {
+        r->rounds += slots[i].worker.rounds;
+        if (slots[i].worker.best_cost < r->cost) {
+            r->cost = slots[i].worker.best_cost;
+            chosen = i;
+        }
+    }
+    if (chosen >= 0) {
+        memcpy(r->strategies, slots[chosen].worker.best, n * sizeof(uint32_t));
+        r->time_best = slots[chosen].worker.time_best;
+    }
+}
+
+static int64_t live_best(worker_slot *slots, int count, int64_t *rounds)
+{
+    int64_t best = INT64_MAX;
+    *rounds = 0;
+    for (int i = 0; i < count; i++) {
+        /* Read racily for display only; the answer comes from gather(). */
+        int64_t c = __atomic_load_n(&slots[i].worker.best_cost, __ATOMIC_RELAXED);
+        *rounds += __atomic_load_n(&slots[i].worker.rounds, __ATOMIC_RELAXED);
+        best = c < best ? c : best;
+    }
+    return best;
+}
+
+static pp_status run_workers(const iop_model *m, const uint8_t *relevant, const pp_iopddl_options *o,
+                             pp_deadline deadline, double started, pp_iopddl_result *r, pp_error *err)
+{
+    int threads = o->threads > 0 ? o->threads : pp_cpu_count();
+    worker_slot *slots = calloc((size_t)threads, sizeof *slots);
+    if (!slots)
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    pp_status status = PP_OK;
+    for (int i = 0; i < threads && status == PP_OK; i++) {
+        slots[i].options = o;
+        slots[i].deadline = deadline;
+        slots[i].started = started;
+        if (!iop_worker_init(&slots[i].worker, m, relevant, i, o->seed, r->strategies))
+            status = pp_error_set(err, PP_ENOMEM, "out of memory for worker %d", i);
+        else
+            slots[i].worker.best_cost = r->cost, slots[i].worker.time_best = r->time_best;
+    }
+    for (int i = 0; i < threads && status == PP_OK; i++) {
+        if (pthread_create(&slots[i].thread, NULL, worker_main, &slots[i]) != 0)
+            status = pp_error_set(err, PP_ENOMEM, "cannot start worker thread %d", i);
+        else
+            slots[i].running = true;
+    }
+    if (status == PP_OK && o->on_progress) {
+        for (;;) {
+            bool all_done = true;
+            for (int i = 0; i < threads; i++)
+                all_done &= __atomic_load_n(&slots[i].worker.rounds, __ATOMIC_RELAXED) >= o->max_rounds &&
+                            o->max_rounds > 0;
+            if (all_done || pp_deadline_passed(&deadline))
+                break;
+            int64_t rounds, best = live_best(slots, threads, &rounds);
+            report(o, started, best, rounds, "relax");
+            struct timespec pause = {0, 200 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+        }
+    }
+    for (int i = 0; i < threads; i++)
+        if (slots[i].running)
+            pthread_join(slots[i].thread, NULL);
+    if (status == PP_OK)
+        gather(slots, threads, r, m->node_count);
+    for (int i = 0; i < threads; i++)
+        if (slots[i].worker.arena)
+            iop_worker_free(&slots[i].worker);
+    free(slots);
+    return status;
+}
+
+/* The least-usage assignment, polished: feasible if anything is. */
+static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, double started,
+                                pp_iopddl_result *r, pp_error *err)
+{
+    iop_min_usage_assignment(m, r->strategies);
+    iop_worker w;
+    if (!iop_worker_init(&w, m, relevant, 0, 0, r->strategies)) {
+        iop_worker_free(&w);
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    }
+    bool fits = iop_worker_offer(&w, r->strategies, pp_now() - started);
+    if (fits) {
+        memcpy(r->strategies, w.best, m->node_count * sizeof(uint32_t));
+        r->cost = w.best_cost;
+        r->feasible = true;
+        r->time_first_feasible = r->time_best = w.time_best;
+    }
+    iop_worker_free(&w);
+    return fits ? PP_OK : PP_INFEASIBLE;
+}
+
+pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o,
+                          pp_iopddl_result *r, pp_error *err)
+{
+    double started = pp_now();
+    pp_deadline deadline = pp_deadline_in(o->time_limit);
+    memset(r, 0, sizeof *r);
+    r->cost = INT64_MAX;
+    r->strategies = calloc((size_t)p->node_count + 1, sizeof(uint32_t));
+    if (!r->strategies)
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    iop_model *m;
+    pp_status status = iop_model_build(p, &m, err);
+    if (status != PP_OK)
+        return status;
+    uint8_t *relevant = pp_arena_alloc(m->arena, (size_t)m->node_count + 1);
+    if (!relevant || !iop_relevant_nodes(m, m->arena, relevant)) {
+        iop_model_free(m);
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    }
+    status = first_feasible(m, relevant, started, r, err);
+    if (status == PP_INFEASIBLE)
+        pp_error_set(err, PP_INFEASIBLE, "no assignment fits the usage limit: even the least usage of every node peaks above %lld",
+                     (long long)p->usage_limit);
+    if (status == PP_OK) {
+        report(o, started, r->cost, 0, "first feasible");
+        status = run_workers(m, relevant, o, deadline, started, r, err);
+    }
+    r->time_total = pp_now() - started;
+    iop_model_free(m);
+    return status;
+}
+
+void pp_iopddl_result_free(pp_iopddl_result *r)
+{
+    free(r->strategies);
+    r->strategies = NULL;
+}

@@ -1,0 +1,98 @@
+/* solver.h: the IOPDDL solver's internal pieces, in pipeline order:
+ * model (problem -> merged graph and time segments), profile (usage over
+ * time, with "does this change overflow" queries), forest (the relaxed
+ * problem's solver), polish (feasible local moves), relax (one worker's
+ * adaptive-weight loop), and solve.c tying them to threads. */
+#ifndef PP_IOPDDL_SOLVER_H
+#define PP_IOPDDL_SOLVER_H
+
+#include "parplan/iopddl.h"
+
+/* Costs as the search sees them: forbidden entries keep their value, which
+ * dwarfs every real cost, so no search step ever prefers one. */
+typedef struct {
+    uint32_t node_count;
+    uint32_t *dom_start;       /* node i's strategies: dom_start[i] .. dom_start[i+1]-1 */
+    int64_t *unary;            /* node costs plus folded one-node edges, saturated */
+    int64_t *usage;
+    int64_t *usage_min;        /* per node */
+
+    /* Pairwise edges, duplicates merged, a < b; table[sa * d_b + sb]. */
+    uint32_t pair_count;
+    uint32_t *pair_a, *pair_b;
+    uint64_t *pair_start;
+    int64_t *pair_cost;
+
+    /* Incidence: node v's pairs are adj_pair[adj_start[v] .. adj_start[v+1]-1]. */
+    uint32_t *adj_start, *adj_pair;
+
+    /* Edges over three or more nodes, kept as the problem gives them. */
+    uint32_t *hyper_start, *hyper_edge; /* node -> problem edge ids */
+    const pp_iopddl_problem *problem;
+
+    /* Time, compressed to segments between distinct interval ends; node i is
+     * live in segments [seg_lo[i], seg_hi[i]). */
+    uint32_t segment_count;
+    uint32_t *seg_lo, *seg_hi;
+    bool has_limit;
+    int64_t limit;
+
+    pp_arena *arena;
+} iop_model;
+
+static inline uint32_t iop_domain(const iop_model *m, uint32_t v) { return m->dom_start[v + 1] - m->dom_start[v]; }
+
+static inline int64_t iop_saturating_add(int64_t a, int64_t b)
+{
+    int64_t s = a + b;
+    return s >= PP_IOPDDL_FORBIDDEN ? PP_IOPDDL_FORBIDDEN : s;
+}
+
+pp_status iop_model_build(const pp_iopddl_problem *p, iop_model **out, pp_error *err);
+void iop_model_free(iop_model *m);
+
+/* Exact objective of an assignment (128-bit sums, saturated to INT64_MAX). */
+int64_t iop_model_cost(const iop_model *m, const uint32_t *x);
+
+/* out[s] = cost of node v's terms with v at strategy s and the others as in
+ * x: its node cost, weight * (usage - least usage), and every edge it touches
+ * except those to nodes u with skip[u] == skip_mark (skip may be NULL). */
+void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, double weight,
+                    const uint32_t *skip, uint32_t skip_mark, double *out);
+
+/* Cost of one hyperedge with v at s and the other nodes as in x. */
+int64_t iop_hyper_cost(const iop_model *m, const uint32_t *x, uint32_t edge, uint32_t v, uint32_t s);
+
+/* Usage over time segments, with range add and range max in O(log T). */
+typedef struct {
+    uint32_t size;       /* leaves, a power of two >= segment_count */
+    int64_t *max, *add;  /* 2 * size entries */
+} iop_profile;
+
+bool iop_profile_init(iop_profile *pr, const iop_model *m, pp_arena *arena);
+void iop_profile_load(iop_profile *pr, const iop_model *m, const uint32_t *x);
+void iop_profile_add(iop_profile *pr, uint32_t lo, uint32_t hi, int64_t delta);
+int64_t iop_profile_max(const iop_profile *pr, uint32_t lo, uint32_t hi);
+static inline int64_t iop_profile_peak(const iop_profile *pr) { return pr->max[1]; }
+
+/* Solves the relaxed problem "unary + penalty, edges" by descent over
+ * induced forests, each solved exactly by dynamic programming, starting from
+ * x and never making it worse. penalty[v] multiplies usage - usage_min. */
+typedef struct iop_forest iop_forest;
+iop_forest *iop_forest_new(const iop_model *m, pp_arena *arena);
+/* Runs up to max_passes forest passes; stops early after `patience` passes
+ * without improvement. Returns the relaxed cost of x afterwards. */
+double iop_forest_descend(iop_forest *f, uint32_t *x, const double *penalty, pp_rng *rng,
+                          int max_passes, int patience, const pp_deadline *deadline);
+double iop_relaxed_cost(const iop_model *m, const uint32_t *x, const double *penalty);
+
+/* Greedy feasible improvement: single-node changes that lower the exact cost
+ * and keep every segment within the limit. pr must hold x's profile. */
+typedef struct iop_polish iop_polish;
+iop_polish *iop_polish_new(const iop_model *m, pp_arena *arena);
+void iop_polish_run(iop_polish *pl, uint32_t *x, iop_profile *pr, const pp_deadline *deadline);
+
+/* Least-usage assignment, ties broken by unary cost. */
+void iop_min_usage_assignment(const iop_model *m, uint32_t *x);
+
+#endif

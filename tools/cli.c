@@ -1,0 +1,99 @@
+/* cli.c: helpers shared by the parplan and iopddl tools (see cli.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+
+int cli_exit_code(pp_status status)
+{
+    switch (status) {
+    case PP_OK: return 0;
+    case PP_INFEASIBLE: return 1;
+    case PP_EINPUT: case PP_EARG: return 2;
+    case PP_EIO: return 2;
+    case PP_ENOMEM: return 3;
+    }
+    return 3;
+}
+
+int cli_fail(const char *prog, const pp_error *err)
+{
+    fprintf(stderr, "%s: %s\n", prog, err->message[0] ? err->message : pp_status_name(err->status));
+    return cli_exit_code(err->status);
+}
+
+bool cli_parse_double(const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end != '\0' || v != v)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_int64(const char *text, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+const char *cli_format_int128(pp_int128 v, char *buf)
+{
+    char tmp[48];
+    int n = 0;
+    bool negative = v < 0;
+    unsigned __int128 u = negative ? (unsigned __int128)0 - (unsigned __int128)v : (unsigned __int128)v;
+    do {
+        tmp[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    char *p = buf;
+    if (negative)
+        *p++ = '-';
+    while (n)
+        *p++ = tmp[--n];
+    *p = '\0';
+    return buf;
+}
+
+void cli_progress_init(cli_progress *p, const char *label, bool quiet)
+{
+    p->live = !quiet && isatty(STDERR_FILENO);
+    p->label = label;
+}
+
+void cli_progress_show(void *ctx, const pp_iopddl_progress *progress)
+{
+    cli_progress *p = ctx;
+    if (!p->live)
+        return;
+    if (progress->best_cost >= 0 && progress->best_cost < INT64_MAX)
+        fprintf(stderr, "\r\033[K%s: %6.1fs  %-15s best %lld  rounds %lld", p->label, progress->elapsed,
+                progress->stage, (long long)progress->best_cost, (long long)progress->rounds);
+    else
+        fprintf(stderr, "\r\033[K%s: %6.1fs  %-15s searching", p->label, progress->elapsed, progress->stage);
+    fflush(stderr);
+}
+
+void cli_progress_end(cli_progress *p)
+{
+    if (p->live)
+        fprintf(stderr, "\r\033[K");
+}
+
+double cli_solve_budget(double timeout, double started)
+{
+    double margin = 0.5 + 0.02 * timeout;
+    if (margin > 0.25 * timeout)
+        margin = 0.25 * timeout;
+    double left = timeout - margin - (pp_now() - started);
+    return left > 0.01 ? left : 0.01;
+}

@@ -1,0 +1,35 @@
+/* cli.h: what the command-line tools share: number parsing and printing,
+ * the live progress line, and error reporting with exit codes. */
+#ifndef PP_TOOLS_CLI_H
+#define PP_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "parplan/iopddl.h"
+
+/* Exit code for a status, as DESIGN.md fixes them. */
+int cli_exit_code(pp_status status);
+/* Prints "prog: message" to stderr and returns the exit code. */
+int cli_fail(const char *prog, const pp_error *err);
+
+bool cli_parse_double(const char *text, double *out);
+bool cli_parse_int64(const char *text, int64_t *out);
+
+/* Decimal text of a 128-bit integer (buf of at least 41 bytes). */
+const char *cli_format_int128(pp_int128 v, char *buf);
+
+/* The solver's progress callback: one live line on a terminal, nothing otherwise. */
+typedef struct {
+    bool live;
+    const char *label;
+} cli_progress;
+
+void cli_progress_init(cli_progress *p, const char *label, bool quiet);
+void cli_progress_show(void *ctx, const pp_iopddl_progress *progress);
+void cli_progress_end(cli_progress *p);
+
+/* Seconds left of a budget started at `started` for solving, keeping a
+ * margin for writing the answer and stopping the workers. */
+double cli_solve_budget(double timeout, double started);
+
+#endif

@@ -1,0 +1,55 @@
+/* iopddl: the contest's command line. `iopddl FILE TIMEOUT` prints the
+ * answer "[s0, s1, ...]" on stdout within TIMEOUT seconds (parsing
+ * included); progress and figures go to stderr. SIGINT/SIGTERM end the
+ * search early and the best answer so far is printed. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+    double started = pp_now();
+    pp_stop_install_signal_handlers();
+    double timeout;
+    if (argc != 3 || !cli_parse_double(argv[2], &timeout) || timeout <= 0) {
+        fprintf(stderr, "usage: iopddl FILE TIMEOUT\n"
+                        "  FILE     contest problem (JSON, or JSON.gz)\n"
+                        "  TIMEOUT  seconds for the whole run, reading included (> 0)\n");
+        return 2;
+    }
+    pp_error err = {0};
+    pp_iopddl_problem *p;
+    if (pp_iopddl_load(argv[1], &p, &err) != PP_OK)
+        return cli_fail("iopddl", &err);
+    double parsed = pp_now() - started;
+
+    pp_iopddl_options o;
+    pp_iopddl_options_default(&o);
+    o.time_limit = cli_solve_budget(timeout, started);
+    cli_progress progress;
+    cli_progress_init(&progress, "iopddl", false);
+    o.on_progress = cli_progress_show;
+    o.progress_ctx = &progress;
+    pp_iopddl_result r;
+    pp_status status = pp_iopddl_solve(p, &o, &r, &err);
+    cli_progress_end(&progress);
+    int code = 0;
+    if (status == PP_OK) {
+        char *line = malloc(12 * (size_t)p->node_count + 3);
+        if (line) {
+            pp_iopddl_format_solution(r.strategies, p->node_count, line);
+            puts(line);
+            fflush(stdout);
+            free(line);
+        }
+        fprintf(stderr, "iopddl: cost %lld  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",
+                (long long)r.cost, parsed, parsed + r.time_first_feasible, parsed + r.time_best,
+                pp_now() - started, (long long)r.rounds);
+        code = line ? 0 : 3;
+    } else {
+        code = cli_fail("iopddl", &err);
+    }
+    pp_iopddl_result_free(&r);
+    pp_iopddl_free(p);
+    return code;
+}
