@@ -91,9 +91,11 @@ bool iop_worker_init(iop_worker *w, const iop_model *m, const uint8_t *relevant,
     w->x = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
     w->trial = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
     w->best = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
+    w->decoded = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
     w->forest = iop_forest_new(m, w->arena);
+    w->trws = iop_trws_new(m, w->arena);
     w->polish = iop_polish_new(m, w->arena);
-    if (!w->weight || !w->x || !w->trial || !w->best || !w->forest || !w->polish ||
+    if (!w->weight || !w->x || !w->trial || !w->best || !w->decoded || !w->forest || !w->trws || !w->polish ||
         !iop_profile_init(&w->profile, m, w->arena))
         return false;
     memcpy(w->x, start, n * sizeof(uint32_t));
@@ -156,9 +158,16 @@ bool iop_worker_offer(iop_worker *w, const uint32_t *x, double now)
 void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started)
 {
     const iop_model *m = w->m;
-    iop_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);
+    /* Two candidates for the relaxed answer: descent from the last one, and
+     * TRW-S's (warm messages) refined by descent. The cheaper one goes on. */
+    double kept = iop_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);
+    memcpy(w->decoded, w->x, m->node_count * sizeof(uint32_t));
+    iop_trws_run(w->trws, w->weight, 3, w->decoded, deadline);
+    double fresh = iop_forest_descend(w->forest, w->decoded, w->weight, &w->rng, 60, 3, deadline);
     if (pp_deadline_passed(deadline) && w->rounds > 0)
         return;
+    if (fresh < kept)
+        memcpy(w->x, w->decoded, m->node_count * sizeof(uint32_t));
     w->rounds++;
     iop_profile_load(&w->profile, m, w->x);
     bool fits = !m->has_limit || iop_profile_peak(&w->profile) <= m->limit;

@@ -13,11 +13,13 @@ typedef struct {
     double *weight;          /* penalty per unit of usage above the node's least */
     uint32_t *x;             /* the relaxed problem's current answer */
     uint32_t *trial;         /* scratch: a feasible answer being polished */
+    uint32_t *decoded;       /* scratch: TRW-S's answer, refined */
     uint32_t *best;
     int64_t best_cost;       /* INT64_MAX until a feasible answer is offered */
     double time_first_feasible, time_best;
     int64_t rounds;
     iop_forest *forest;
+    iop_trws *trws;
     iop_polish *polish;
     iop_profile profile;
     pp_arena *arena;

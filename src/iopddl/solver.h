@@ -86,6 +86,15 @@ double iop_forest_descend(iop_forest *f, uint32_t *x, const double *penalty, pp_
                           int max_passes, int patience, const pp_deadline *deadline);
 double iop_relaxed_cost(const iop_model *m, const uint32_t *x, const double *penalty);
 
+/* TRW-S message passing on the pairwise part of the relaxed problem. Each
+ * iteration is a forward and a backward pass; the last forward pass decodes
+ * an answer into x. Messages persist between runs (warm start). */
+typedef struct iop_trws iop_trws;
+iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena);
+void iop_trws_reset(iop_trws *t);
+void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *x,
+                  const pp_deadline *deadline);
+
 /* Greedy feasible improvement: single-node changes that lower the exact cost
  * and keep every segment within the limit. pr must hold x's profile. */
 typedef struct iop_polish iop_polish;

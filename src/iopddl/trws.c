@@ -1,0 +1,198 @@
+/* trws.c: sequential tree-reweighted message passing (TRW-S, Kolmogorov
+ * 2006) on the pairwise part of the relaxed problem, with an answer decoded
+ * on every forward pass.
+ *
+ * Why: descent over induced forests cannot switch all nodes of a cycle at
+ * once, and these graphs are full of cycles whose edges price any mismatch
+ * (resharding) heavily, so descent alone stops far from good answers. The
+ * messages carry the whole graph's preferences to every node; the forest
+ * descent then finishes the decoded answer. Messages persist between calls,
+ * so when only the usage penalties change the next call starts warm. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "iopddl/solver.h"
+
+/* Forbidden entries enter the messages as this instead of 1e18: it still
+ * dwarfs any sum of real costs, and keeps doubles precise for the rest. */
+#define TRWS_FORBIDDEN 1e15
+
+struct iop_trws {
+    const iop_model *m;
+    uint64_t *msg_start; /* pair q: message to b (d_b entries), then to a (d_a) */
+    double *msg;
+    uint64_t msg_total;
+    double *gamma;       /* per node: 1 / max(#earlier, #later neighbours) */
+    double *belief;      /* scratch, widest domain */
+    double *theta;       /* scratch, widest domain */
+};
+
+static inline double table_entry(int64_t c) { return c >= PP_IOPDDL_FORBIDDEN ? TRWS_FORBIDDEN : (double)c; }
+
+iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
+{
+    iop_trws *t = pp_arena_calloc(arena, 1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->m = m;
+    uint32_t n = m->node_count, widest = 1;
+    t->msg_start = pp_arena_alloc(arena, ((size_t)m->pair_count + 1) * sizeof(uint64_t));
+    t->gamma = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(double));
+    if (!t->msg_start || !t->gamma)
+        return NULL;
+    uint64_t total = 0;
+    for (uint32_t q = 0; q < m->pair_count; q++) {
+        t->msg_start[q] = total;
+        total += iop_domain(m, m->pair_a[q]) + iop_domain(m, m->pair_b[q]);
+    }
+    t->msg_total = total;
+    t->msg = pp_arena_calloc(arena, total + 1, sizeof(double));
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t earlier = 0, later = 0;
+        for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+            uint32_t q = m->adj_pair[k];
+            uint32_t w = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+            if (w < v)
+                earlier++;
+            else
+                later++;
+        }
+        uint32_t most = earlier > later ? earlier : later;
+        t->gamma[v] = most ? 1.0 / most : 1.0;
+        widest = iop_domain(m, v) > widest ? iop_domain(m, v) : widest;
+    }
+    t->belief = pp_arena_alloc(arena, widest * sizeof(double));
+    t->theta = pp_arena_alloc(arena, widest * sizeof(double));
+    return t->msg && t->belief && t->theta ? t : NULL;
+}
+
+void iop_trws_reset(iop_trws *t) { memset(t->msg, 0, t->msg_total * sizeof(double)); }
+
+/* Message into v along pair q (entries indexed by v's strategies). */
+static inline double *incoming(iop_trws *t, uint32_t q, uint32_t v)
+{
+    const iop_model *m = t->m;
+    double *to_b = t->msg + t->msg_start[q];
+    return m->pair_b[q] == v ? to_b : to_b + iop_domain(m, m->pair_b[q]);
+}
+
+static void unary_with_penalty(iop_trws *t, uint32_t v, const double *penalty, double *out)
+{
+    const iop_model *m = t->m;
+    uint32_t base = m->dom_start[v];
+    double w = penalty ? penalty[v] : 0;
+    for (uint32_t s = 0; s < iop_domain(m, v); s++)
+        out[s] = table_entry(m->unary[base + s]) + w * (double)(m->usage[base + s] - m->usage_min[v]);
+}
+
+/* Sends v's message along q to u = other end: for each strategy of u, the
+ * least over v of gamma * belief - (u's message to v) + edge cost. */
+static void send(iop_trws *t, uint32_t v, uint32_t q, const double *belief)
+{
+    const iop_model *m = t->m;
+    uint32_t u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+    uint32_t dv = iop_domain(m, v), du = iop_domain(m, u);
+    const double *back = incoming(t, q, v);
+    double *out = incoming(t, q, u);
+    double *base = t->theta;
+    double g = t->gamma[v];
+    for (uint32_t s = 0; s < dv; s++)
+        base[s] = g * belief[s] - back[s];
+    const int64_t *table = m->pair_cost + m->pair_start[q];
+    double least = INFINITY;
+    if (m->pair_a[q] == v) {
+        for (uint32_t su = 0; su < du; su++)
+            out[su] = INFINITY;
+        for (uint32_t sv = 0; sv < dv; sv++) {
+            const int64_t *row = table + (uint64_t)sv * du;
+            for (uint32_t su = 0; su < du; su++) {
+                double c = base[sv] + table_entry(row[su]);
+                out[su] = c < out[su] ? c : out[su];
+            }
+        }
+    } else {
+        for (uint32_t su = 0; su < du; su++) {
+            const int64_t *row = table + (uint64_t)su * dv;
+            double best = INFINITY;
+            for (uint32_t sv = 0; sv < dv; sv++) {
+                double c = base[sv] + table_entry(row[sv]);
+                best = c < best ? c : best;
+            }
+            out[su] = best;
+        }
+    }
+    for (uint32_t su = 0; su < du; su++)
+        least = out[su] < least ? out[su] : least;
+    for (uint32_t su = 0; su < du; su++)
+        out[su] -= least;
+}
+
+/* The answer for v given its earlier neighbours' decided strategies and its
+ * later neighbours' messages. */
+static uint32_t decode(iop_trws *t, uint32_t v, const double *penalty, const uint32_t *x)
+{
+    const iop_model *m = t->m;
+    uint32_t d = iop_domain(m, v);
+    double *score = t->theta;
+    unary_with_penalty(t, v, penalty, score);
+    for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+        uint32_t q = m->adj_pair[k];
+        uint32_t u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+        if (u > v) {
+            const double *in = incoming(t, q, v);
+            for (uint32_t s = 0; s < d; s++)
+                score[s] += in[s];
+            continue;
+        }
+        const int64_t *table = m->pair_cost + m->pair_start[q];
+        if (m->pair_a[q] == v) {
+            uint32_t du = iop_domain(m, u);
+            for (uint32_t s = 0; s < d; s++)
+                score[s] += table_entry(table[(uint64_t)s * du + x[u]]);
+        } else {
+            const int64_t *row = table + (uint64_t)x[u] * d;
+            for (uint32_t s = 0; s < d; s++)
+                score[s] += table_entry(row[s]);
+        }
+    }
+    uint32_t best = 0;
+    for (uint32_t s = 1; s < d; s++)
+        if (score[s] < score[best])
+            best = s;
+    return best;
+}
+
+static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
+{
+    const iop_model *m = t->m;
+    uint32_t n = m->node_count;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = forward ? i : n - 1 - i;
+        double *belief = t->belief;
+        unary_with_penalty(t, v, penalty, belief);
+        uint32_t d = iop_domain(m, v);
+        for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+            const double *in = incoming(t, m->adj_pair[k], v);
+            for (uint32_t s = 0; s < d; s++)
+                belief[s] += in[s];
+        }
+        if (forward && x)
+            x[v] = decode(t, v, penalty, x);
+        for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+            uint32_t q = m->adj_pair[k];
+            uint32_t u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+            if (forward ? u > v : u < v)
+                send(t, v, q, belief);
+        }
+    }
+}
+
+void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *x,
+                  const pp_deadline *deadline)
+{
+    for (int it = 0; it < iterations && !pp_deadline_passed(deadline); it++) {
+        pass(t, penalty, true, it == iterations - 1 ? x : NULL);
+        if (it < iterations - 1)
+            pass(t, penalty, false, NULL);
+    }
+}
