@@ -1,39 +1,185 @@
-/* stream.c: buffered reading of plain or gzip text through zlib, which reads
- * uncompressed files transparently, so one path serves both. */
+/* stream.c: buffered reading of plain or gzip text. Plain files go straight
+ * from read() into the scanner's buffer; gzip files are inflated into it with
+ * zlib's inflate (not gzread, which drops the text it inflated in a call that
+ * then fails, so a damaged file could not be reported where it breaks). */
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "core/stream.h"
 
-enum { STREAM_BUFFER = 4 << 20 };
+/* Two huge pages hold a buffer and its sentinel. */
+enum { HUGE_PAGE = 2 << 20, STREAM_BUFFER = 2 * HUGE_PAGE - 64 };
+
+void pp_advise_huge_pages(void *block, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+    long page = sysconf(_SC_PAGESIZE);
+    if (!block || size < (size_t)HUGE_PAGE || page <= 0)
+        return;
+    /* Whole pages, the allocator's header included: advising part of a
+     * mapping splits it, and realloc can then no longer move it by mremap. */
+    uintptr_t mask = (uintptr_t)page - 1;
+    uintptr_t start = (uintptr_t)block & ~mask, stop = ((uintptr_t)block + size + mask) & ~mask;
+    madvise((void *)start, stop - start, MADV_HUGEPAGE);
+#else
+    (void)block;
+    (void)size;
+#endif
+}
+
+static char *buffer_new(size_t size)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_PAGE, size) != 0)
+        return NULL;
+    pp_advise_huge_pages(p, size);
+    return p;
+}
+
+static void stop(pp_stream *s, pp_status why, const char *what)
+{
+    s->eof = true;
+    if (s->failed == PP_OK) {
+        s->failed = why;
+        snprintf(s->failure, sizeof s->failure, "%s", what);
+    }
+}
+
+/* Reads into dst until size bytes, end of file or an error; returns the count. */
+static size_t read_some(pp_stream *s, void *dst, size_t size, bool *at_end)
+{
+    size_t got = 0;
+    while (got < size) {
+        ssize_t n = read(s->fd, (char *)dst + got, size - got);
+        if (n > 0) {
+            got += (size_t)n;
+        } else if (n == 0) {
+            *at_end = true;
+            break;
+        } else if (errno != EINTR) {
+            stop(s, PP_EIO, strerror(errno));
+            *at_end = true;
+            break;
+        }
+    }
+    return got;
+}
+
+static bool start_gzip(pp_stream *s, const char *path, pp_error *err)
+{
+    s->z = calloc(1, sizeof *s->z);
+    char *text = buffer_new(s->cap + 1);
+    if (!s->z || !text || inflateInit2(s->z, 15 + 16) != Z_OK) {
+        free(text);
+        free(s->z);
+        s->z = NULL;
+        pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
+        return false;
+    }
+    s->zin = (unsigned char *)s->buf;
+    s->z->next_in = s->zin;
+    s->z->avail_in = (uInt)s->len;
+    s->zin_eof = s->eof && s->failed == PP_OK;
+    s->buf = text;
+    s->len = 0;
+    s->eof = s->failed != PP_OK;
+    return true;
+}
 
 pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
 {
     memset(s, 0, sizeof *s);
-    s->gz = gzopen(path, "rb");
-    if (!s->gz)
-        return pp_error_set(err, PP_EIO, "%s: cannot open: %s", path,
-                            errno ? strerror(errno) : "out of memory");
-    gzbuffer(s->gz, 1 << 20);
+    s->fd = open(path, O_RDONLY);
+    if (s->fd < 0)
+        return pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
     s->cap = STREAM_BUFFER;
-    s->buf = malloc(s->cap + 1);
+    s->buf = buffer_new(s->cap + 1);
     if (!s->buf) {
-        gzclose(s->gz);
-        s->gz = NULL;
+        pp_stream_close(s);
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
     }
-    s->buf[0] = '\0';
+    s->len = read_some(s, s->buf, s->cap, &s->eof);
+    if (s->len >= 2 && (unsigned char)s->buf[0] == 0x1f && (unsigned char)s->buf[1] == 0x8b &&
+        !start_gzip(s, path, err)) {
+        pp_stream_close(s);
+        return PP_ENOMEM;
+    }
+    s->buf[s->len] = '\0';
     return PP_OK;
 }
 
 void pp_stream_close(pp_stream *s)
 {
-    if (s->gz)
-        gzclose(s->gz);
+    if (s->z) {
+        inflateEnd(s->z);
+        free(s->z);
+    }
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->zin);
     free(s->buf);
-    s->gz = NULL;
+    s->z = NULL;
+    s->zin = NULL;
     s->buf = NULL;
+    s->fd = -1;
+}
+
+static void read_compressed(pp_stream *s)
+{
+    z_stream *z = s->z;
+    memmove(s->zin, z->next_in, z->avail_in);
+    z->next_in = s->zin;
+    z->avail_in += (uInt)read_some(s, s->zin + z->avail_in, s->cap - z->avail_in, &s->zin_eof);
+}
+
+/* After a gzip member: another member may follow (concatenated files).
+ * Anything else is ignored, as gzip and zlib's gzread do. */
+static void next_member(pp_stream *s)
+{
+    z_stream *z = s->z;
+    if (z->avail_in < 2 && !s->zin_eof)
+        read_compressed(s);
+    if (z->avail_in >= 2 && z->next_in[0] == 0x1f && z->next_in[1] == 0x8b) {
+        if (inflateReset(z) != Z_OK)
+            stop(s, PP_EINPUT, "cannot restart inflate");
+    } else {
+        s->eof = true;
+    }
+}
+
+static void inflate_more(pp_stream *s)
+{
+    z_stream *z = s->z;
+    if (z->avail_in == 0 && !s->zin_eof)
+        read_compressed(s);
+    if (s->failed != PP_OK)
+        return;
+    z->next_out = (unsigned char *)s->buf + s->len;
+    z->avail_out = (uInt)(s->cap - s->len);
+    int rc = inflate(z, Z_NO_FLUSH);
+    s->len = (size_t)((char *)z->next_out - s->buf);
+    switch (rc) {
+    case Z_OK:
+        break;
+    case Z_STREAM_END:
+        next_member(s);
+        break;
+    case Z_BUF_ERROR:
+        if (z->avail_in == 0 && s->zin_eof)
+            stop(s, PP_EINPUT, "unexpected end of file (truncated gzip)");
+        break;
+    case Z_MEM_ERROR:
+        stop(s, PP_ENOMEM, "out of memory");
+        break;
+    default:
+        stop(s, PP_EINPUT, z->msg ? z->msg : "corrupt gzip data");
+        break;
+    }
 }
 
 size_t pp_stream_fill(pp_stream *s, size_t want)
@@ -41,23 +187,17 @@ size_t pp_stream_fill(pp_stream *s, size_t want)
     size_t have = s->len - s->pos;
     if (have >= want || s->eof)
         return have;
+    if (want > s->cap)
+        want = s->cap;
     memmove(s->buf, s->buf + s->pos, have);
     s->base += s->pos;
     s->pos = 0;
     s->len = have;
     while (s->len < want && !s->eof) {
-        size_t room = s->cap - s->len;
-        int n = gzread(s->gz, s->buf + s->len, (unsigned)(room > (1u << 30) ? (1u << 30) : room));
-        if (n > 0) {
-            s->len += (size_t)n;
-            continue;
-        }
-        s->eof = true;
-        int code = Z_OK;
-        const char *msg = gzerror(s->gz, &code);
-        if (n < 0 || (code != Z_OK && code != Z_STREAM_END))
-            snprintf(s->failure, sizeof s->failure, "%s",
-                     code == Z_ERRNO ? strerror(errno) : msg);
+        if (s->z)
+            inflate_more(s);
+        else
+            s->len += read_some(s, s->buf + s->len, s->cap - s->len, &s->eof);
     }
     s->buf[s->len] = '\0';
     return s->len - s->pos;

@@ -10,21 +10,33 @@
 #include "parplan/core.h"
 
 typedef struct {
-    gzFile gz;
-    char *buf;        /* buf[len] is always '\0', a sentinel for scanners */
+    int fd;
+    z_stream *z;           /* NULL when the file is plain text */
+    unsigned char *zin;    /* compressed bytes, z->next_in points into it */
+    bool zin_eof;
+    char *buf;             /* buf[len] is always '\0', a sentinel for scanners */
     size_t cap, pos, len;
-    uint64_t base;    /* offset in the (decompressed) text of buf[0] */
-    bool eof;
-    char failure[160]; /* set when reading failed, e.g. corrupt or truncated gzip */
+    uint64_t base;         /* offset in the (decompressed) text of buf[0] */
+    bool eof;              /* no text follows buf[len - 1]: end of file, or failed */
+    pp_status failed;      /* PP_OK, or why reading stopped early: PP_EINPUT for
+                              corrupt or truncated gzip, PP_EIO, PP_ENOMEM */
+    char failure[160];     /* and what the reader said */
 } pp_stream;
 
+/* Opens path; gzip is recognised by its magic bytes, not by the name. */
 pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err);
 void pp_stream_close(pp_stream *s);
 
-/* Makes at least `want` bytes available from buf + pos unless the text ends
- * first; returns how many are available. Moves the buffer, so pointers into
- * it are invalid afterwards. */
+/* Makes at least `want` bytes (at most the buffer's capacity, about 4 MB) available
+ * from buf + pos unless the text ends first; returns how many are available.
+ * Moves the buffer, so pointers into it are invalid afterwards. */
 size_t pp_stream_fill(pp_stream *s, size_t want);
+
+/* Asks for huge pages under a large malloc'd block. Readers grow arrays of
+ * hundreds of MB, and faulting them in 4 KB at a time cost as much as
+ * scanning the text (measured on this project's VM; BENCHMARKS.md). Only a
+ * hint: the block stays malloc's, and a refusal changes nothing. */
+void pp_advise_huge_pages(void *block, size_t size);
 
 static inline uint64_t pp_stream_offset(const pp_stream *s) { return s->base + s->pos; }
 

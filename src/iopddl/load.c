@@ -5,13 +5,19 @@
  * throughput against jansson). Key order is free, so each array of arrays is
  * read into a ragged array (row offsets + values) and checked against the
  * others once the whole document is read. Errors name file and byte offset. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/stream.h"
 #include "parplan/iopddl.h"
 
-enum { MAX_DEPTH = 200, NUMBER_LOOKAHEAD = 48 };
+/* NUMBER_LOOKAHEAD covers the longest valid integer ("-" and 19 digits) and
+ * the character after it, so the hot loop tests for the end of the buffer
+ * once per number rather than once per character. */
+enum { MAX_DEPTH = 200, NUMBER_LOOKAHEAD = 48, KEY_SIZE = 64 };
+
+#define NO_ROW SIZE_MAX
 
 /* One array of arrays of integers, as read. */
 typedef struct {
@@ -20,9 +26,16 @@ typedef struct {
     uint64_t *row_start; /* rows + 1 entries once finished */
     uint64_t *row_pos;   /* byte offset of each row, for messages */
     size_t rows, row_cap;
-    uint64_t key_pos;    /* byte offset of the key, 0 if absent */
+    size_t first_negative_row; /* NO_ROW if every value is >= 0 */
+    uint64_t key_pos;    /* byte offset of the key */
     bool present;
 } ragged;
+
+/* An object key that may appear once: where it was seen, if it was. */
+typedef struct {
+    bool present;
+    uint64_t pos;        /* byte offset of the value */
+} seen;
 
 typedef struct {
     pp_stream in;
@@ -30,27 +43,43 @@ typedef struct {
     pp_error *err;
     bool failed;
     ragged intervals, costs, usages, edge_nodes, edge_costs;
-    bool has_limit;
-    int64_t limit;
-    uint64_t limit_pos;
-    char name[128];
+    seen document, problem, nodes, edges, name, limit;
+    int64_t limit_value;
+    char name_text[128];
 } loader;
 
-static bool fail_at(loader *ld, uint64_t pos, const char *reason, const char *detail)
+/* Records the first error. A stream that stopped early (corrupt gzip, read
+ * error) is the cause of whatever the scanner then met at the end of the
+ * text, so that is what is reported, where the readable text ends. */
+static bool fail_at(loader *ld, uint64_t pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool fail_at(loader *ld, uint64_t pos, const char *fmt, ...)
 {
-    if (!ld->failed) {
-        ld->failed = true;
-        pp_error_set(ld->err, PP_EINPUT, "%s: byte %llu: %s%s", ld->path,
-                     (unsigned long long)pos, reason, detail ? detail : "");
+    if (ld->failed)
+        return false;
+    ld->failed = true;
+    const pp_stream *s = &ld->in;
+    if (s->failed != PP_OK) {
+        pp_error_set(ld->err, s->failed, "%s: byte %llu: cannot read: %s", ld->path,
+                     (unsigned long long)(s->base + s->len), s->failure);
+        return false;
     }
+    char reason[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    pp_error_set(ld->err, PP_EINPUT, "%s: byte %llu: %s", ld->path, (unsigned long long)pos, reason);
     return false;
 }
 
-static bool fail(loader *ld, const char *reason)
+/* A syntax error at the current position; at the end of the text, says so. */
+static bool fail_here(loader *ld, const char *what)
 {
-    if (ld->in.failure[0] && ld->in.eof && ld->in.pos >= ld->in.len)
-        return fail_at(ld, pp_stream_offset(&ld->in), "cannot read: ", ld->in.failure);
-    return fail_at(ld, pp_stream_offset(&ld->in), reason, NULL);
+    pp_stream *s = &ld->in;
+    if (pp_stream_fill(s, 1) == 0)
+        return fail_at(ld, pp_stream_offset(s), "unexpected end of input, %s", what);
+    return fail_at(ld, pp_stream_offset(s), "%s", what);
 }
 
 static bool out_of_memory(loader *ld)
@@ -62,32 +91,44 @@ static bool out_of_memory(loader *ld)
     return false;
 }
 
-static inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+static inline bool is_space(char c)
+{
+    return (unsigned char)c <= ' ' && (c == ' ' || c == '\n' || c == '\r' || c == '\t');
+}
 
-/* Next significant character (0 at the end of the text), not consumed. */
-static inline char peek(loader *ld)
+static inline bool is_digit(char c) { return (unsigned)(c - '0') < 10; }
+
+/* Next significant character, not consumed; -1 at the end of the text. */
+static inline int peek(loader *ld)
 {
     pp_stream *s = &ld->in;
     for (;;) {
-        while (s->pos < s->len && is_space(s->buf[s->pos]))
-            s->pos++;
-        if (s->pos < s->len)
-            return s->buf[s->pos];
+        const char *p = s->buf + s->pos, *end = s->buf + s->len;
+        while (p < end && is_space(*p))
+            p++;
+        s->pos = (size_t)(p - s->buf);
+        if (p < end)
+            return (unsigned char)*p;
         if (pp_stream_fill(s, 1) == 0)
-            return 0;
+            return -1;
     }
 }
 
 static bool expect(loader *ld, char c, const char *what)
 {
-    if (peek(ld) != c)
-        return fail(ld, what);
+    if (peek(ld) != (unsigned char)c)
+        return fail_here(ld, what);
     ld->in.pos++;
     return true;
 }
 
-/* Reads a string into dst (truncated to dst_size - 1); escapes are kept as
- * written, which is all keys and names need. */
+static inline bool is_hex(char c)
+{
+    return is_digit(c) || (unsigned)((c | 0x20) - 'a') < 6;
+}
+
+/* Reads a string into dst (truncated to dst_size - 1); escapes are checked
+ * but kept as written, which is all keys and names need. */
 static bool read_string(loader *ld, char *dst, size_t dst_size)
 {
     if (!expect(ld, '"', "expected a string"))
@@ -96,57 +137,120 @@ static bool read_string(loader *ld, char *dst, size_t dst_size)
     size_t n = 0;
     for (;;) {
         if (s->pos >= s->len && pp_stream_fill(s, 1) == 0)
-            return fail(ld, "unterminated string");
-        char c = s->buf[s->pos++];
+            return fail_here(ld, "unterminated string");
+        char c = s->buf[s->pos];
         if (c == '"')
             break;
         if ((unsigned char)c < 0x20)
-            return fail_at(ld, pp_stream_offset(s) - 1, "control character in string", NULL);
+            return fail_here(ld, "control character in string");
+        size_t len = 1;
         if (c == '\\') {
-            if (s->pos >= s->len && pp_stream_fill(s, 1) == 0)
-                return fail(ld, "unterminated string");
-            if (dst && n + 1 < dst_size)
-                dst[n++] = c;
-            c = s->buf[s->pos++];
+            size_t have = pp_stream_fill(s, 6);
+            if (have < 2)
+                return fail_at(ld, pp_stream_offset(s) + have, "unexpected end of input, unterminated string");
+            char e = s->buf[s->pos + 1];
+            if (e == 'u') {
+                len = 6;
+                for (size_t k = 2; k < 6; k++)
+                    if (k >= have || !is_hex(s->buf[s->pos + k]))
+                        return fail_here(ld, "invalid \\u escape in string");
+            } else if (e && strchr("\"\\/bfnrt", e)) {
+                len = 2;
+            } else {
+                return fail_here(ld, "invalid escape in string");
+            }
         }
-        if (dst && n + 1 < dst_size)
-            dst[n++] = c;
+        for (size_t k = 0; k < len; k++, n++)
+            if (dst && n + 1 < dst_size)
+                dst[n] = s->buf[s->pos + k];
+        s->pos += len;
     }
+    s->pos++;
     if (dst)
-        dst[n] = '\0';
+        dst[n < dst_size ? n : dst_size - 1] = '\0';
     return true;
 }
 
-/* Integers only: the format has no fractions, and a silently rounded cost
- * would be a wrong answer printed as right. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight ASCII digits at once (SWAR): most numbers in the contest files are
+ * the 19-digit forbidden cost 10^18. */
+static inline bool eight_digits(const char *p, uint64_t *value)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    if ((((x & 0xF0F0F0F0F0F0F0F0u) | (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) !=
+         0x3333333333333333u))
+        return false;
+    x = (x & 0x0F0F0F0F0F0F0F0Fu) * 2561 >> 8;
+    x = (x & 0x00FF00FF00FF00FFu) * 6553601 >> 16;
+    *value = (uint32_t)((x & 0x0000FFFF0000FFFFu) * 42949672960001u >> 32);
+    return true;
+}
+#else
+static inline bool eight_digits(const char *p, uint64_t *value)
+{
+    (void)p;
+    (void)value;
+    return false;
+}
+#endif
+
+/* Scans an integer at p; the text from p on is either NUMBER_LOOKAHEAD bytes
+ * long or all there is, and is followed by a '\0'. Integers only: the format
+ * has no fractions, and a silently rounded cost would be a wrong answer
+ * printed as right. Returns the end of the number, or NULL with a reason. */
+static inline const char *scan_int(const char *p, const char *end, int64_t *out, const char **reason)
+{
+    bool negative = *p == '-';
+    p += negative;
+    const char *digits = p;
+    uint64_t v = 0;
+    if (!is_digit(*p)) {
+        *reason = "expected an integer";
+        return NULL;
+    }
+    if (*p == '0') {
+        if (is_digit(*++p)) {
+            *reason = "number with a leading zero";
+            return NULL;
+        }
+    } else {
+        uint64_t eight;
+        while (end - p >= 8 && eight_digits(p, &eight)) {
+            v = v * 100000000u + eight;
+            p += 8;
+        }
+        while (is_digit(*p))
+            v = v * 10 + (uint64_t)(*p++ - '0');
+        /* Without a leading zero, 20 digits are >= 10^19 > INT64_MAX; 19 fit in v. */
+        if (p - digits > 19) {
+            *reason = "number out of range (more than 64 bits)";
+            return NULL;
+        }
+    }
+    if (*p == '.' || *p == 'e' || *p == 'E') {
+        *reason = "not an integer (fraction or exponent)";
+        return NULL;
+    }
+    if (v > (uint64_t)INT64_MAX + negative) {
+        *reason = "number out of range (more than 64 bits)";
+        return NULL;
+    }
+    *out = negative ? (int64_t)(0 - v) : (int64_t)v;
+    return p;
+}
+
 static bool read_int(loader *ld, int64_t *out)
 {
     pp_stream *s = &ld->in;
-    if (s->len - s->pos < NUMBER_LOOKAHEAD)
-        pp_stream_fill(s, NUMBER_LOOKAHEAD);
-    const char *start = s->buf + s->pos, *p = start;
-    bool negative = *p == '-';
-    if (negative)
-        p++;
-    if (*p < '0' || *p > '9')
-        return fail(ld, "expected an integer");
-    if (*p == '0' && p[1] >= '0' && p[1] <= '9')
-        return fail(ld, "number with a leading zero");
-    uint64_t v = 0;
-    int digits = 0;
-    while (*p >= '0' && *p <= '9') {
-        if (++digits > 19) {
-            if (v > (UINT64_MAX - 9) / 10)
-                return fail(ld, "number out of range (more than 64 bits)");
-        }
-        v = v * 10 + (uint64_t)(*p++ - '0');
-    }
-    if (*p == '.' || *p == 'e' || *p == 'E')
-        return fail(ld, "not an integer (fraction or exponent)");
-    if (v > (uint64_t)INT64_MAX + (negative ? 1u : 0u))
-        return fail(ld, "number out of range (more than 64 bits)");
-    *out = negative ? (int64_t)(0 - v) : (int64_t)v;
-    s->pos += (size_t)(p - start);
+    if (peek(ld) < 0)
+        return fail_here(ld, "expected an integer");
+    pp_stream_fill(s, NUMBER_LOOKAHEAD);
+    const char *reason = NULL;
+    const char *end = scan_int(s->buf + s->pos, s->buf + s->len, out, &reason);
+    if (!end)
+        return fail_here(ld, reason);
+    s->pos = (size_t)(end - s->buf);
     return true;
 }
 
@@ -154,27 +258,30 @@ static bool skip_value(loader *ld, int depth);
 
 static bool skip_container(loader *ld, char close, int depth)
 {
-    ld->in.pos++;
     if (depth > MAX_DEPTH)
-        return fail(ld, "nested too deeply");
-    if (peek(ld) == close) {
+        return fail_here(ld, "nested too deeply");
+    ld->in.pos++;
+    if (peek(ld) == (unsigned char)close) {
         ld->in.pos++;
         return true;
     }
     for (;;) {
         if (close == '}') {
+            if (peek(ld) != '"')
+                return fail_here(ld, "expected a key (a string)");
             if (!read_string(ld, NULL, 0) || !expect(ld, ':', "expected ':'"))
                 return false;
         }
         if (!skip_value(ld, depth + 1))
             return false;
-        char c = peek(ld);
-        ld->in.pos++;
-        if (c == close)
+        int c = peek(ld);
+        if (c == close) {
+            ld->in.pos++;
             return true;
+        }
         if (c != ',')
-            return fail_at(ld, pp_stream_offset(&ld->in) - 1,
-                           close == '}' ? "expected ',' or '}'" : "expected ',' or ']'", NULL);
+            return fail_here(ld, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+        ld->in.pos++;
     }
 }
 
@@ -182,57 +289,93 @@ static bool skip_literal(loader *ld, const char *word)
 {
     size_t n = strlen(word);
     if (pp_stream_fill(&ld->in, n) < n || memcmp(ld->in.buf + ld->in.pos, word, n) != 0)
-        return fail(ld, "expected a value");
+        return fail_here(ld, "expected a value");
     ld->in.pos += n;
     return true;
+}
+
+/* A JSON number of any kind (unknown keys may hold fractions):
+ * -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool skip_number(loader *ld)
+{
+    pp_stream *s = &ld->in;
+    uint64_t start = pp_stream_offset(s);
+    int state = 0; /* 0 sign, 1 first digit, 2 int, 3 '.', 4 frac, 5 'e', 6 exp sign, 7 exp */
+    for (;;) {
+        int c = s->pos < s->len || pp_stream_fill(s, 1) ? (unsigned char)s->buf[s->pos] : -1;
+        bool digit = c >= '0' && c <= '9';
+        int next = -1;
+        if (state == 0 && c == '-')
+            next = 1;
+        else if ((state == 0 || state == 1) && digit)
+            next = c == '0' ? 8 : 2;
+        else if (state == 2 && digit)
+            next = 2;
+        else if ((state == 2 || state == 8) && c == '.')
+            next = 3;
+        else if ((state == 3 || state == 4) && digit)
+            next = 4;
+        else if ((state == 2 || state == 4 || state == 8) && (c == 'e' || c == 'E'))
+            next = 5;
+        else if (state == 5 && (c == '+' || c == '-'))
+            next = 6;
+        else if ((state >= 5 && state <= 7) && digit)
+            next = 7;
+        if (next < 0) {
+            if (state == 2 || state == 4 || state == 7 || state == 8)
+                return true;
+            return state == 0 ? fail_here(ld, "expected a value")
+                              : fail_at(ld, start, "malformed number");
+        }
+        state = next;
+        s->pos++;
+    }
 }
 
 /* Skips any JSON value (unknown keys are allowed and ignored). */
 static bool skip_value(loader *ld, int depth)
 {
-    char c = peek(ld);
-    switch (c) {
+    switch (peek(ld)) {
     case '{': return skip_container(ld, '}', depth);
     case '[': return skip_container(ld, ']', depth);
     case '"': return read_string(ld, NULL, 0);
     case 't': return skip_literal(ld, "true");
     case 'f': return skip_literal(ld, "false");
     case 'n': return skip_literal(ld, "null");
-    default: {
-        if (c != '-' && (c < '0' || c > '9'))
-            return fail(ld, c ? "expected a value" : "unexpected end of input");
-        /* Numbers of unknown keys may be fractions; skip their characters. */
-        pp_stream *s = &ld->in;
-        for (;;) {
-            if (s->pos >= s->len && pp_stream_fill(s, 1) == 0)
-                return true;
-            c = s->buf[s->pos];
-            if (!((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'))
-                return true;
-            s->pos++;
-        }
-    }
+    default: return skip_number(ld);
     }
 }
 
-static bool ragged_push_value(loader *ld, ragged *r, int64_t v)
+/* Doubles an array's capacity. From 2 MB on, the size in bytes is a whole
+ * number of huge pages less glibc's 32 bytes of mapping overhead: its
+ * mapping is then a whole number of huge pages, which Linux places (and
+ * realloc's mremap moves) on huge page boundaries, so every page of it can
+ * be huge once advised (pp_advise_huge_pages). Elsewhere this only rounds. */
+static size_t grow_capacity(size_t cap, size_t initial, size_t item)
 {
-    if (r->count == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 1024;
-        int64_t *grown = realloc(r->values, cap * sizeof *grown);
-        if (!grown)
-            return out_of_memory(ld);
-        r->values = grown;
-        r->cap = cap;
-    }
-    r->values[r->count++] = v;
+    const size_t huge = (size_t)2 << 20;
+    cap = cap ? cap * 2 : initial;
+    if (cap * item >= huge)
+        cap = ((cap * item + huge - 1) / huge * huge - 32) / item;
+    return cap;
+}
+
+static bool ragged_grow_values(loader *ld, ragged *r)
+{
+    size_t cap = grow_capacity(r->cap, 1024, sizeof(int64_t));
+    int64_t *grown = realloc(r->values, cap * sizeof *grown);
+    if (!grown)
+        return out_of_memory(ld);
+    pp_advise_huge_pages(grown, cap * sizeof *grown);
+    r->values = grown;
+    r->cap = cap;
     return true;
 }
 
 static bool ragged_start_row(loader *ld, ragged *r, uint64_t pos)
 {
     if (r->rows + 1 >= r->row_cap) {
-        size_t cap = r->row_cap ? r->row_cap * 2 : 256;
+        size_t cap = grow_capacity(r->row_cap, 256, sizeof(uint64_t));
         uint64_t *starts = realloc(r->row_start, cap * sizeof *starts);
         if (starts)
             r->row_start = starts;
@@ -241,6 +384,8 @@ static bool ragged_start_row(loader *ld, ragged *r, uint64_t pos)
             return out_of_memory(ld);
         r->row_pos = poss;
         r->row_cap = cap;
+        pp_advise_huge_pages(starts, cap * sizeof *starts);
+        pp_advise_huge_pages(poss, cap * sizeof *poss);
     }
     r->row_start[r->rows] = r->count;
     r->row_pos[r->rows] = pos;
@@ -248,11 +393,69 @@ static bool ragged_start_row(loader *ld, ragged *r, uint64_t pos)
     return true;
 }
 
-/* The hot loop of the loader: [[int, ...], ...]. */
+/* The hot loop of the loader: the integers of one row, after its '[', up to
+ * and including its ']'. Works on local copies of the cursor and the value
+ * array, and refills only when fewer than NUMBER_LOOKAHEAD bytes are left. */
+static bool read_row(loader *ld, ragged *r)
+{
+    pp_stream *s = &ld->in;
+    const char *p = s->buf + s->pos, *end = s->buf + s->len;
+    int64_t *values = r->values;
+    size_t count = r->count, cap = r->cap;
+    for (;;) {
+        while (is_space(*p))
+            p++;
+        if (end - p < NUMBER_LOOKAHEAD && !s->eof) {
+            s->pos = (size_t)(p - s->buf);
+            pp_stream_fill(s, NUMBER_LOOKAHEAD);
+            p = s->buf + s->pos;
+            end = s->buf + s->len;
+            continue;
+        }
+        const char *reason = NULL;
+        int64_t v;
+        const char *after = scan_int(p, end, &v, &reason);
+        s->pos = (size_t)(p - s->buf);
+        r->count = count;
+        if (!after)
+            return fail_here(ld, reason);
+        p = after;
+        if (count == cap) {
+            if (!ragged_grow_values(ld, r))
+                return false;
+            values = r->values;
+            cap = r->cap;
+        }
+        values[count++] = v;
+        if (v < 0 && r->first_negative_row == NO_ROW)
+            r->first_negative_row = r->rows - 1;
+        while (is_space(*p))
+            p++;
+        if (p == end) {
+            s->pos = (size_t)(p - s->buf);
+            peek(ld);
+            p = s->buf + s->pos;
+            end = s->buf + s->len;
+        }
+        if (p < end && (*p == ',' || *p == ']')) {
+            s->pos = (size_t)(p + 1 - s->buf);
+            r->count = count;
+            if (*p == ']')
+                return true;
+            p++;
+            continue;
+        }
+        s->pos = (size_t)(p - s->buf);
+        r->count = count;
+        return fail_here(ld, "expected ',' or ']'");
+    }
+}
+
+/* [[int, ...], ...] */
 static bool read_ragged(loader *ld, ragged *r, uint64_t key_pos)
 {
     if (r->present)
-        return fail_at(ld, key_pos, "duplicate key", NULL);
+        return fail_at(ld, key_pos, "duplicate key");
     r->present = true;
     r->key_pos = key_pos;
     if (!expect(ld, '[', "expected '[' (an array of arrays of integers)"))
@@ -262,32 +465,22 @@ static bool read_ragged(loader *ld, ragged *r, uint64_t key_pos)
     } else {
         for (;;) {
             if (peek(ld) != '[')
-                return fail(ld, "expected '[' (each entry is an array of integers)");
+                return fail_here(ld, "expected '[' (each entry is an array of integers)");
             if (!ragged_start_row(ld, r, pp_stream_offset(&ld->in)))
                 return false;
             ld->in.pos++;
-            if (peek(ld) == ']') {
+            if (peek(ld) == ']')
                 ld->in.pos++;
-            } else {
-                for (;;) {
-                    int64_t v;
-                    if (!read_int(ld, &v) || !ragged_push_value(ld, r, v))
-                        return false;
-                    char c = peek(ld);
-                    ld->in.pos++;
-                    if (c == ']')
-                        break;
-                    if (c != ',')
-                        return fail_at(ld, pp_stream_offset(&ld->in) - 1, "expected ',' or ']'", NULL);
-                    peek(ld);
-                }
-            }
-            char c = peek(ld);
-            ld->in.pos++;
-            if (c == ']')
+            else if (!read_row(ld, r))
+                return false;
+            int c = peek(ld);
+            if (c == ']') {
+                ld->in.pos++;
                 break;
+            }
             if (c != ',')
-                return fail_at(ld, pp_stream_offset(&ld->in) - 1, "expected ',' or ']'", NULL);
+                return fail_here(ld, "expected ',' or ']'");
+            ld->in.pos++;
         }
     }
     if (!ragged_start_row(ld, r, pp_stream_offset(&ld->in)))
@@ -298,31 +491,38 @@ static bool read_ragged(loader *ld, ragged *r, uint64_t key_pos)
 
 typedef bool (*member_fn)(loader *ld, const char *key, uint64_t key_pos);
 
-/* Reads {"key": value, ...}, handing each member to on_member. */
-static bool read_object(loader *ld, member_fn on_member, const char *what)
+/* Reads {"key": value, ...}, handing each member to on_member; marks the
+ * object seen (a second one is a duplicate key at key_pos). */
+static bool read_object(loader *ld, seen *object, uint64_t key_pos, member_fn on_member, const char *what)
 {
-    if (!expect(ld, '{', what))
-        return false;
+    if (object->present)
+        return fail_at(ld, key_pos, "duplicate key");
+    if (peek(ld) != '{')
+        return fail_here(ld, what);
+    object->present = true;
+    object->pos = pp_stream_offset(&ld->in);
+    ld->in.pos++;
     if (peek(ld) == '}') {
         ld->in.pos++;
         return true;
     }
     for (;;) {
-        char key[64];
-        uint64_t key_pos = pp_stream_offset(&ld->in);
+        char key[KEY_SIZE];
         if (peek(ld) != '"')
-            return fail(ld, "expected a key (a string)");
-        key_pos = pp_stream_offset(&ld->in);
+            return fail_here(ld, "expected a key (a string)");
+        uint64_t pos = pp_stream_offset(&ld->in);
         if (!read_string(ld, key, sizeof key) || !expect(ld, ':', "expected ':'"))
             return false;
-        if (!on_member(ld, key, key_pos))
+        if (!on_member(ld, key, pos))
             return false;
-        char c = peek(ld);
-        ld->in.pos++;
-        if (c == '}')
+        int c = peek(ld);
+        if (c == '}') {
+            ld->in.pos++;
             return true;
+        }
         if (c != ',')
-            return fail_at(ld, pp_stream_offset(&ld->in) - 1, "expected ',' or '}'", NULL);
+            return fail_here(ld, "expected ',' or '}'");
+        ld->in.pos++;
     }
 }
 
@@ -349,26 +549,30 @@ static bool on_edges_member(loader *ld, const char *key, uint64_t pos)
 static bool on_problem_member(loader *ld, const char *key, uint64_t pos)
 {
     if (strcmp(key, "nodes") == 0)
-        return read_object(ld, on_nodes_member, "expected '{' (the nodes object)");
+        return read_object(ld, &ld->nodes, pos, on_nodes_member, "expected '{' (the nodes object)");
     if (strcmp(key, "edges") == 0)
-        return read_object(ld, on_edges_member, "expected '{' (the edges object)");
+        return read_object(ld, &ld->edges, pos, on_edges_member, "expected '{' (the edges object)");
     if (strcmp(key, "usage_limit") == 0) {
-        if (ld->has_limit)
-            return fail_at(ld, pos, "duplicate key", NULL);
-        ld->has_limit = true;
+        if (ld->limit.present)
+            return fail_at(ld, pos, "duplicate key");
+        ld->limit.present = true;
         peek(ld);
-        ld->limit_pos = pp_stream_offset(&ld->in);
-        return read_int(ld, &ld->limit);
+        ld->limit.pos = pp_stream_offset(&ld->in);
+        return read_int(ld, &ld->limit_value);
     }
-    if (strcmp(key, "name") == 0)
-        return peek(ld) == '"' ? read_string(ld, ld->name, sizeof ld->name) : skip_value(ld, 1);
+    if (strcmp(key, "name") == 0) {
+        if (ld->name.present)
+            return fail_at(ld, pos, "duplicate key");
+        ld->name.present = true;
+        return peek(ld) == '"' ? read_string(ld, ld->name_text, sizeof ld->name_text) : skip_value(ld, 1);
+    }
     return skip_value(ld, 1);
 }
 
 static bool on_top_member(loader *ld, const char *key, uint64_t pos)
 {
     if (strcmp(key, "problem") == 0)
-        return read_object(ld, on_problem_member, "expected '{' (the problem object)");
+        return read_object(ld, &ld->problem, pos, on_problem_member, "expected '{' (the problem object)");
     return skip_value(ld, 1);
 }
 
@@ -382,16 +586,12 @@ static void ragged_free(ragged *r)
 
 static uint64_t row_len(const ragged *r, size_t i) { return r->row_start[i + 1] - r->row_start[i]; }
 
-static bool check_nonnegative(loader *ld, const ragged *r, const char *what)
+static bool check_nonnegative(loader *ld, const ragged *r, const char *what, const char *owner)
 {
-    for (size_t i = 0; i < r->rows; i++)
-        for (uint64_t k = r->row_start[i]; k < r->row_start[i + 1]; k++)
-            if (r->values[k] < 0) {
-                char detail[96];
-                snprintf(detail, sizeof detail, " (%s of node or edge %zu is negative)", what, i);
-                return fail_at(ld, r->row_pos[i], "negative value", detail);
-            }
-    return true;
+    size_t i = r->first_negative_row;
+    if (i == NO_ROW)
+        return true;
+    return fail_at(ld, r->row_pos[i], "negative value (%s of %s %zu is negative)", what, owner, i);
 }
 
 static bool check_nodes(loader *ld)
@@ -399,89 +599,70 @@ static bool check_nodes(loader *ld)
     static const char *names[3] = {"intervals", "costs", "usages"};
     ragged *parts[3] = {&ld->intervals, &ld->costs, &ld->usages};
     for (int k = 0; k < 3; k++)
-        if (!parts[k]->present) {
-            char detail[64];
-            snprintf(detail, sizeof detail, "\"%s\" in \"nodes\"", names[k]);
-            return fail_at(ld, pp_stream_offset(&ld->in), "missing key ", detail);
-        }
+        if (!parts[k]->present)
+            return fail_at(ld, ld->nodes.pos, "missing key \"%s\" in \"nodes\"", names[k]);
     size_t n = ld->intervals.rows;
     if (n == 0)
-        return fail_at(ld, ld->intervals.key_pos, "empty problem (no nodes)", NULL);
+        return fail_at(ld, ld->intervals.key_pos, "empty problem (no nodes)");
     if (n > UINT32_MAX - 1)
-        return fail_at(ld, ld->intervals.key_pos, "too many nodes", NULL);
-    char detail[160];
+        return fail_at(ld, ld->intervals.key_pos, "too many nodes");
     for (int k = 1; k < 3; k++)
-        if (parts[k]->rows != n) {
-            snprintf(detail, sizeof detail, " (\"%s\" has %zu entries, \"intervals\" has %zu)",
-                     names[k], parts[k]->rows, n);
-            return fail_at(ld, parts[k]->key_pos, "wrong number of nodes", detail);
-        }
+        if (parts[k]->rows != n)
+            return fail_at(ld, parts[k]->key_pos,
+                           "wrong number of nodes (\"%s\" has %zu entries, \"intervals\" has %zu)",
+                           names[k], parts[k]->rows, n);
     for (size_t i = 0; i < n; i++) {
         const int64_t *iv = ld->intervals.values + ld->intervals.row_start[i];
-        if (row_len(&ld->intervals, i) != 2) {
-            snprintf(detail, sizeof detail, " (node %zu: an interval is [start, end])", i);
-            return fail_at(ld, ld->intervals.row_pos[i], "wrong interval length", detail);
-        }
-        if (iv[0] < 0 || iv[1] < iv[0]) {
-            snprintf(detail, sizeof detail, " (node %zu: [%lld, %lld])", i, (long long)iv[0],
-                     (long long)iv[1]);
-            return fail_at(ld, ld->intervals.row_pos[i], "negative interval", detail);
-        }
-        if (row_len(&ld->costs, i) == 0) {
-            snprintf(detail, sizeof detail, " (node %zu)", i);
-            return fail_at(ld, ld->costs.row_pos[i], "node without strategies", detail);
-        }
-        if (row_len(&ld->costs, i) != row_len(&ld->usages, i)) {
-            snprintf(detail, sizeof detail, " (node %zu: %llu costs, %llu usages)", i,
-                     (unsigned long long)row_len(&ld->costs, i),
-                     (unsigned long long)row_len(&ld->usages, i));
-            return fail_at(ld, ld->usages.row_pos[i], "costs and usages differ in length", detail);
-        }
+        if (row_len(&ld->intervals, i) != 2)
+            return fail_at(ld, ld->intervals.row_pos[i],
+                           "wrong interval length (node %zu: an interval is [start, end])", i);
+        if (iv[0] < 0 || iv[1] < iv[0])
+            return fail_at(ld, ld->intervals.row_pos[i], "negative interval (node %zu: [%lld, %lld])", i,
+                           (long long)iv[0], (long long)iv[1]);
+        if (row_len(&ld->costs, i) == 0)
+            return fail_at(ld, ld->costs.row_pos[i], "node without strategies (node %zu)", i);
+        if (row_len(&ld->costs, i) != row_len(&ld->usages, i))
+            return fail_at(ld, ld->usages.row_pos[i],
+                           "costs and usages differ in length (node %zu: %llu costs, %llu usages)", i,
+                           (unsigned long long)row_len(&ld->costs, i),
+                           (unsigned long long)row_len(&ld->usages, i));
     }
-    return check_nonnegative(ld, &ld->costs, "a cost") &&
-           check_nonnegative(ld, &ld->usages, "a usage");
+    return check_nonnegative(ld, &ld->costs, "a cost", "node") &&
+           check_nonnegative(ld, &ld->usages, "a usage", "node");
 }
 
 static bool check_edges(loader *ld)
 {
     ragged *en = &ld->edge_nodes, *ec = &ld->edge_costs;
     if (en->present != ec->present)
-        return fail_at(ld, en->present ? en->key_pos : ec->key_pos,
-                       "\"edges\" needs both \"nodes\" and \"costs\"", NULL);
-    char detail[192];
-    if (en->rows != ec->rows) {
-        snprintf(detail, sizeof detail, " (%zu edges in \"nodes\", %zu in \"costs\")", en->rows, ec->rows);
-        return fail_at(ld, ec->key_pos, "wrong number of edges", detail);
-    }
+        return fail_at(ld, ld->edges.pos, "missing key \"%s\" in \"edges\"", en->present ? "costs" : "nodes");
+    if (en->rows != ec->rows)
+        return fail_at(ld, ec->key_pos, "wrong number of edges (%zu in \"nodes\", %zu in \"costs\")",
+                       en->rows, ec->rows);
     if (en->rows > UINT32_MAX - 1)
-        return fail_at(ld, en->key_pos, "too many edges", NULL);
+        return fail_at(ld, en->key_pos, "too many edges");
     size_t n = ld->intervals.rows;
     for (size_t e = 0; e < en->rows; e++) {
-        if (row_len(en, e) == 0) {
-            snprintf(detail, sizeof detail, " (edge %zu)", e);
-            return fail_at(ld, en->row_pos[e], "edge without nodes", detail);
-        }
+        if (row_len(en, e) == 0)
+            return fail_at(ld, en->row_pos[e], "edge without nodes (edge %zu)", e);
         uint64_t expected = 1;
         for (uint64_t k = en->row_start[e]; k < en->row_start[e + 1]; k++) {
             int64_t v = en->values[k];
-            if (v < 0 || (uint64_t)v >= n) {
-                snprintf(detail, sizeof detail, " (edge %zu names node %lld; there are %zu)", e,
-                         (long long)v, n);
-                return fail_at(ld, en->row_pos[e], "node index out of range", detail);
-            }
+            if (v < 0 || (uint64_t)v >= n)
+                return fail_at(ld, en->row_pos[e], "node index out of range (edge %zu names node %lld; there are %zu)",
+                               e, (long long)v, n);
             uint64_t d = row_len(&ld->costs, (size_t)v);
             if (expected > UINT64_MAX / d / 8)
-                return fail_at(ld, en->row_pos[e], "edge cost table too large", NULL);
+                return fail_at(ld, en->row_pos[e], "edge cost table too large (edge %zu)", e);
             expected *= d;
         }
-        if (row_len(ec, e) != expected) {
-            snprintf(detail, sizeof detail,
-                     " (edge %zu has %llu costs; the product of its nodes' strategy counts is %llu)",
-                     e, (unsigned long long)row_len(ec, e), (unsigned long long)expected);
-            return fail_at(ld, ec->row_pos[e], "edge cost table of the wrong size", detail);
-        }
+        if (row_len(ec, e) != expected)
+            return fail_at(ld, ec->row_pos[e],
+                           "edge cost table of the wrong size (edge %zu has %llu costs; the product of its "
+                           "nodes' strategy counts is %llu)",
+                           e, (unsigned long long)row_len(ec, e), (unsigned long long)expected);
     }
-    return check_nonnegative(ld, ec, "an edge cost");
+    return check_nonnegative(ld, ec, "a cost", "edge");
 }
 
 /* Moves the checked ragged arrays into the problem without copying them. */
@@ -496,11 +677,11 @@ static pp_status build_problem(loader *ld, pp_iopddl_problem **out)
     p->arena = arena;
     size_t n = ld->intervals.rows;
     size_t m = ld->edge_nodes.rows;
-    snprintf(p->name, sizeof p->name, "%s", ld->name);
+    snprintf(p->name, sizeof p->name, "%s", ld->name_text);
     p->node_count = (uint32_t)n;
     p->edge_count = (uint32_t)m;
-    p->has_usage_limit = ld->has_limit;
-    p->usage_limit = ld->limit;
+    p->has_usage_limit = ld->limit.present;
+    p->usage_limit = ld->limit_value;
     p->interval_start = pp_arena_alloc(arena, n * sizeof(int64_t));
     p->interval_end = pp_arena_alloc(arena, n * sizeof(int64_t));
     p->edge_nodes = pp_arena_alloc(arena, (ld->edge_nodes.count + 1) * sizeof(uint32_t));
@@ -543,16 +724,18 @@ static pp_status build_problem(loader *ld, pp_iopddl_problem **out)
 
 static bool read_document(loader *ld)
 {
-    if (!read_object(ld, on_top_member, "expected '{' at the start of the document"))
+    if (!read_object(ld, &ld->document, 0, on_top_member, "expected '{' at the start of the document"))
         return false;
-    if (peek(ld) != 0)
-        return fail(ld, "unexpected data after the document");
-    if (ld->in.failure[0])
-        return fail_at(ld, pp_stream_offset(&ld->in), "cannot read: ", ld->in.failure);
-    if (!ld->intervals.present && !ld->costs.present && !ld->usages.present)
-        return fail_at(ld, 0, "no \"problem\" object with \"nodes\" found", NULL);
-    if (ld->has_limit && ld->limit < 0)
-        return fail_at(ld, ld->limit_pos, "negative usage limit", NULL);
+    if (peek(ld) >= 0)
+        return fail_here(ld, "unexpected data after the document");
+    if (ld->in.failed != PP_OK)
+        return fail_at(ld, pp_stream_offset(&ld->in), "cannot read");
+    if (!ld->problem.present)
+        return fail_at(ld, ld->document.pos, "missing key \"problem\"");
+    if (!ld->nodes.present)
+        return fail_at(ld, ld->problem.pos, "missing key \"nodes\" in \"problem\"");
+    if (ld->limit.present && ld->limit_value < 0)
+        return fail_at(ld, ld->limit.pos, "negative usage limit");
     return check_nodes(ld) && check_edges(ld);
 }
 
@@ -564,6 +747,9 @@ pp_status pp_iopddl_load(const char *path, pp_iopddl_problem **out, pp_error *er
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
     ld->path = path;
     ld->err = err;
+    ragged *all[5] = {&ld->intervals, &ld->costs, &ld->usages, &ld->edge_nodes, &ld->edge_costs};
+    for (int k = 0; k < 5; k++)
+        all[k]->first_negative_row = NO_ROW;
     pp_status status = pp_stream_open(&ld->in, path, err);
     if (status == PP_OK) {
         if (read_document(ld))
@@ -572,7 +758,6 @@ pp_status pp_iopddl_load(const char *path, pp_iopddl_problem **out, pp_error *er
             status = err->status != PP_OK ? err->status : PP_EINPUT;
         pp_stream_close(&ld->in);
     }
-    ragged *all[5] = {&ld->intervals, &ld->costs, &ld->usages, &ld->edge_nodes, &ld->edge_costs};
     for (int k = 0; k < 5; k++)
         ragged_free(all[k]);
     free(ld);
