@@ -1,0 +1,59 @@
+/* exact.h: the IOPDDL exact solver for small instances (paper 000, section 4:
+ * instances below ~2000 nodes are solved to optimality). A presolve shrinks
+ * the model, then CBC solves a MIP over what is left. Owned by exact.c. */
+#ifndef PP_IOPDDL_EXACT_H
+#define PP_IOPDDL_EXACT_H
+
+#include "iopddl/solver.h"
+
+/* What the presolve and the MIP looked like; every field is filled by
+ * iop_exact_solve_ex whenever it gets that far. "raw" is the plain
+ * formulation with only forbidden entries left out: x[v,s] per allowed
+ * strategy, y[q,sa,sb] per allowed pair entry, one row per node, the
+ * marginal rows of every pair and one row per segment that can overflow. */
+typedef struct {
+    uint64_t raw_columns, raw_rows, raw_nonzeros;
+    uint64_t columns, rows, nonzeros;          /* the MIP handed to CBC */
+    uint64_t integer_columns;                  /* x columns */
+    uint32_t free_nodes;                       /* nodes left with a choice */
+    uint32_t pairs;                            /* pair tables left */
+    uint32_t merged;                           /* nodes merged into a neighbour (functional edges) */
+    uint32_t fixed;                            /* nodes left with one strategy */
+    uint32_t eliminated;                       /* usage-free nodes of degree <= 2 eliminated */
+    uint64_t strategies_removed;               /* forbidden, unreachable or over the limit */
+    uint64_t strategies_dominated;
+    uint32_t overflow_segments;                /* segments that can exceed the limit */
+    uint32_t usage_rows;                       /* of those, rows kept (no row implies another) */
+    int presolve_rounds;
+    double presolve_seconds, mip_seconds;
+    int64_t mip_nodes;                         /* branch-and-bound nodes */
+    bool warm_start_used;                      /* warm start was feasible and passed to CBC */
+} iop_exact_stats;
+
+typedef struct {
+    double time_limit;   /* seconds for the whole call; <= 0 means none */
+    int threads;         /* CBC threads; <= 0 means one per online core */
+    bool verbose;        /* presolve summary and CBC's log on stderr (else silent) */
+} iop_exact_options;
+
+/* Solves m exactly (given time). warm_start (may be NULL) is an assignment
+ * to start from; warm_cost is its cost if known, else -1 (it is recomputed
+ * and checked either way: an infeasible warm start is ignored).
+ * On PP_OK, *cost_out is the exact cost of x_out, the best feasible
+ * assignment found (never worse than a feasible warm start), or -1 when
+ * none was found in time (x_out is then the least-usage assignment);
+ * *lower_bound_out is a bound no feasible assignment beats; *proven_optimal
+ * says the search finished. PP_INFEASIBLE: proven that every assignment
+ * uses a forbidden cost or exceeds the limit. PP_EARG: edges over three or
+ * more nodes (not supported) or a model too large for CBC's int indices. */
+pp_status iop_exact_solve(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
+                          double time_limit, int threads, uint32_t *x_out, int64_t *cost_out,
+                          double *lower_bound_out, bool *proven_optimal, pp_error *err);
+
+/* The same with all options and the figures above (stats may be NULL). */
+pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
+                             const iop_exact_options *o, uint32_t *x_out, int64_t *cost_out,
+                             double *lower_bound_out, bool *proven_optimal, iop_exact_stats *stats,
+                             pp_error *err);
+
+#endif
