@@ -9,11 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "core/stream.h"
 
-/* Two huge pages hold a buffer and its sentinel. */
-enum { HUGE_PAGE = 2 << 20, STREAM_BUFFER = 2 * HUGE_PAGE - 64 };
+/* Two huge pages hold a full buffer and its sentinel. Small files get a
+ * buffer of their own size (at least MIN_BUFFER, which the scanners'
+ * lookahead needs): a gzip file then inflates through many refills, which
+ * the fuzz target compares against the same text read at once. */
+enum { HUGE_PAGE = 2 << 20, STREAM_BUFFER = 2 * HUGE_PAGE - 64, MIN_BUFFER = 64 };
 
 void pp_advise_huge_pages(void *block, size_t size)
 {
@@ -34,6 +38,8 @@ void pp_advise_huge_pages(void *block, size_t size)
 
 static char *buffer_new(size_t size)
 {
+    if (size < (size_t)HUGE_PAGE)
+        return malloc(size);
     void *p = NULL;
     if (posix_memalign(&p, HUGE_PAGE, size) != 0)
         return NULL;
@@ -97,7 +103,10 @@ pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
     s->fd = open(path, O_RDONLY);
     if (s->fd < 0)
         return pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
     s->cap = STREAM_BUFFER;
+    if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < STREAM_BUFFER)
+        s->cap = st.st_size < MIN_BUFFER ? MIN_BUFFER : (size_t)st.st_size;
     s->buf = buffer_new(s->cap + 1);
     if (!s->buf) {
         pp_stream_close(s);

@@ -711,9 +711,12 @@ static pp_status build_problem(loader *ld, pp_iopddl_problem **out)
     ld->edge_nodes.row_start = NULL;
     ld->edge_costs.row_start = NULL;
     ld->edge_costs.values = NULL;
-    bool ok = pp_arena_adopt(arena, p->strategy_start) & pp_arena_adopt(arena, p->node_cost) &
-              pp_arena_adopt(arena, p->node_usage) & pp_arena_adopt(arena, p->edge_node_start) &
-              pp_arena_adopt(arena, p->edge_cost_start) & pp_arena_adopt(arena, p->edge_cost);
+    /* Every block is handed over even after a failure: adopt frees what it cannot keep. */
+    void *blocks[6] = {p->strategy_start, p->node_cost, p->node_usage,
+                       p->edge_node_start, p->edge_cost_start, p->edge_cost};
+    bool ok = true;
+    for (int k = 0; k < 6; k++)
+        ok = pp_arena_adopt(arena, blocks[k]) && ok;
     if (!ok || !p->edge_node_start || !p->edge_cost_start) {
         pp_iopddl_free(p);
         return pp_error_set(ld->err, PP_ENOMEM, "%s: out of memory", ld->path);
