@@ -49,6 +49,7 @@ iop_forest *iop_forest_new(const iop_model *m, pp_arena *arena)
     f->h = pp_arena_alloc(arena, ((size_t)m->dom_start[n] + 1) * sizeof(double));
     /* A node's argmin table has one entry per strategy of its parent. */
     size_t choices = 1;
+
     for (uint32_t v = 0; v < n; v++) {
         uint32_t widest = 0;
         for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
@@ -160,6 +161,37 @@ static void order_trees(iop_forest *f)
     f->block_size = count;
 }
 
+/* h = v's cost per strategy with the nodes outside the block held fixed,
+ * plus its usage penalty. In doubles, unlike iop_node_costs: this is the
+ * hot loop, and the exact DP below is in doubles anyway. */
+static void condition(iop_forest *f, uint32_t v, const uint32_t *x, const double *penalty)
+{
+    const iop_model *m = f->m;
+    uint32_t d = iop_domain(m, v), base = m->dom_start[v];
+    double *h = f->h + base;
+    double w = penalty ? penalty[v] : 0;
+    for (uint32_t s = 0; s < d; s++)
+        h[s] = (double)m->unary[base + s] + w * (double)(m->usage[base + s] - m->usage_min[v]);
+    for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+        uint32_t q = m->adj_pair[k], u = other_end(m, q, v);
+        if (f->block[u] == f->epoch)
+            continue;
+        const int64_t *t = m->pair_cost + m->pair_start[q];
+        if (m->pair_a[q] == v) {
+            uint32_t du = iop_domain(m, u);
+            for (uint32_t s = 0; s < d; s++)
+                h[s] += (double)t[(uint64_t)s * du + x[u]];
+        } else {
+            const int64_t *row = t + (uint64_t)x[u] * d;
+            for (uint32_t s = 0; s < d; s++)
+                h[s] += (double)row[s];
+        }
+    }
+    for (uint32_t k = m->hyper_start[v]; k < m->hyper_start[v + 1]; k++)
+        for (uint32_t s = 0; s < d; s++)
+            h[s] += (double)iop_hyper_cost(m, x, m->hyper_edge[k], v, s);
+}
+
 /* Folds child v into its parent: for each parent strategy, v's best answer. */
 static void send_to_parent(iop_forest *f, uint32_t v, uint32_t *next_choice)
 {
@@ -215,7 +247,7 @@ static double forest_pass(iop_forest *f, uint32_t *x, const double *penalty, pp_
     double before = 0, after = 0;
     for (uint32_t i = 0; i < f->block_size; i++) {
         uint32_t v = f->tree_order[i];
-        iop_node_costs(m, x, v, penalty ? penalty[v] : 0, f->block, f->epoch, f->h + m->dom_start[v]);
+        condition(f, v, x, penalty);
         before += f->h[m->dom_start[v] + x[v]];
         if (f->parent_pair[v] != UINT32_MAX)
             before += pair_value(m, f->parent_pair[v], x);
@@ -272,7 +304,9 @@ double iop_forest_descend(iop_forest *f, uint32_t *x, const double *penalty, pp_
         if (pp_deadline_passed(deadline))
             break;
         double gain = forest_pass(f, x, penalty, rng);
-        idle = gain > 1e-9 * fabs(cost) + 1e-6 ? 0 : idle + 1;
+        /* Progress is judged against real costs: while x still pays
+         * forbidden ones, its cost (~1e18 each) would dwarf every gain. */
+        idle = gain > 0.5 + 1e-9 * fmin(fabs(cost), 1e15) ? 0 : idle + 1;
         cost -= gain;
     }
     return iop_relaxed_cost(f->m, x, penalty);

@@ -295,30 +295,27 @@ static inline int64_t pair_entry(const iop_model *m, uint32_t q, uint32_t sa, ui
     return m->pair_cost[m->pair_start[q] + (uint64_t)sa * iop_domain(m, m->pair_b[q]) + sb];
 }
 
-void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, double weight,
-                    const uint32_t *skip, uint32_t skip_mark, double *out)
+void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, pp_int128 *out)
 {
     uint32_t d = iop_domain(m, v), base = m->dom_start[v];
     for (uint32_t s = 0; s < d; s++)
-        out[s] = (double)m->unary[base + s] + weight * (double)(m->usage[base + s] - m->usage_min[v]);
+        out[s] = m->unary[base + s];
     for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
         uint32_t q = m->adj_pair[k], u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
-        if (skip && skip[u] == skip_mark)
-            continue;
         const int64_t *t = m->pair_cost + m->pair_start[q];
         if (m->pair_a[q] == v) {
             uint32_t du = iop_domain(m, u);
             for (uint32_t s = 0; s < d; s++)
-                out[s] += (double)t[(uint64_t)s * du + x[u]];
+                out[s] = out[s] + t[(uint64_t)s * du + x[u]];
         } else {
             const int64_t *row = t + (uint64_t)x[u] * d;
             for (uint32_t s = 0; s < d; s++)
-                out[s] += (double)row[s];
+                out[s] = out[s] + row[s];
         }
     }
     for (uint32_t k = m->hyper_start[v]; k < m->hyper_start[v + 1]; k++)
         for (uint32_t s = 0; s < d; s++)
-            out[s] += (double)iop_hyper_cost(m, x, m->hyper_edge[k], v, s);
+            out[s] = out[s] + iop_hyper_cost(m, x, m->hyper_edge[k], v, s);
 }
 
 int64_t iop_model_cost(const iop_model *m, const uint32_t *x)

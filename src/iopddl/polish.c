@@ -6,7 +6,7 @@
 
 struct iop_polish {
     const iop_model *m;
-    double *costs; /* one entry per strategy of the node being tried */
+    pp_int128 *costs; /* one entry per strategy of the node being tried */
 };
 
 iop_polish *iop_polish_new(const iop_model *m, pp_arena *arena)
@@ -17,7 +17,7 @@ iop_polish *iop_polish_new(const iop_model *m, pp_arena *arena)
         widest = iop_domain(m, v) > widest ? iop_domain(m, v) : widest;
     if (pl) {
         pl->m = m;
-        pl->costs = pp_arena_alloc(arena, widest * sizeof(double));
+        pl->costs = pp_arena_alloc(arena, widest * sizeof(pp_int128));
     }
     return pl && pl->costs ? pl : NULL;
 }
@@ -29,14 +29,15 @@ static uint32_t best_move(iop_polish *pl, const uint32_t *x, const iop_profile *
     uint32_t d = iop_domain(m, v), cur = x[v];
     if (d == 1)
         return cur;
-    iop_node_costs(m, x, v, 0, NULL, 0, pl->costs);
+    iop_node_costs(m, x, v, pl->costs);
     int64_t room = INT64_MAX;
     bool room_known = !m->has_limit || m->seg_lo[v] == m->seg_hi[v];
     const int64_t *usage = m->usage + m->dom_start[v];
     uint32_t best = cur;
     for (uint32_t s = 0; s < d; s++) {
-        /* Strictly better by at least one unit: costs are integers. */
-        if (s == cur || pl->costs[s] > pl->costs[best] - 0.5)
+        /* Strictly better, in exact integers: every move lowers the
+         * objective, so the loop ends. */
+        if (s == cur || pl->costs[s] >= pl->costs[best])
             continue;
         if (usage[s] > usage[cur]) {
             if (!room_known) {

@@ -11,6 +11,11 @@
 #include <string.h>
 #include "iopddl/relax.h"
 
+/* Rounds without a better answer before going back to the best; changes a
+ * round's repair may make (more means the answer was far from fitting, and
+ * repair's cost grows with each change). */
+enum { STALL_ROUNDS = 25, REPAIR_CHANGES = 1000 };
+
 /* Typical cost per unit of usage: the median over nodes of the spread of
  * their (non-forbidden) node costs over the spread of their usages. */
 static double cost_per_usage(const iop_model *m)
@@ -88,6 +93,8 @@ bool iop_worker_init(iop_worker *w, const iop_model *m, const uint8_t *relevant,
     uint32_t n = m->node_count;
     pp_rng_seed(&w->rng, seed, (uint64_t)id + 1);
     w->weight = pp_arena_calloc(w->arena, n + 1, sizeof(double));
+    w->best_weight = pp_arena_calloc(w->arena, n + 1, sizeof(double));
+    w->weight_cap = pp_arena_calloc(w->arena, n + 1, sizeof(double));
     w->x = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
     w->trial = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
     w->best = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
@@ -95,19 +102,31 @@ bool iop_worker_init(iop_worker *w, const iop_model *m, const uint8_t *relevant,
     w->forest = iop_forest_new(m, w->arena);
     w->trws = iop_trws_new(m, w->arena);
     w->polish = iop_polish_new(m, w->arena);
-    if (!w->weight || !w->x || !w->trial || !w->best || !w->decoded || !w->forest || !w->trws || !w->polish ||
+    w->repair = iop_repair_new(m, w->arena);
+    if (!w->weight || !w->best_weight || !w->weight_cap || !w->x || !w->trial || !w->best || !w->decoded || !w->forest || !w->trws || !w->polish || !w->repair ||
         !iop_profile_init(&w->profile, m, w->arena))
         return false;
     memcpy(w->x, start, n * sizeof(uint32_t));
     memcpy(w->best, start, n * sizeof(uint32_t));
     w->best_cost = INT64_MAX;
     w->scale = cost_per_usage(m);
+    /* A portfolio: few message passes per round suit instances where many
+     * rounds pay (A, M: 6.57e9 and 5.00e10 with 3 vs 6.90e9 and 5.02e10 with
+     * 10 at 45 s); more suit tight knapsack-like ones (S: 1.549e9 with 3 vs
+     * 1.527e9 with 10 at 90 s). */
+    w->trws_iterations = id % 2 == 0 ? 3 : 10;
     /* Workers start on a logarithmic ladder of uniform weights (paper 000:
      * 0.1, 1, 10, 100, ... of the typical cost per usage), from feasible
      * heavy weights down, with a small per-node jitter for diversity. */
     double start_weight = w->scale * pow(10.0, 2.0 - (double)(id % 5));
-    for (uint32_t v = 0; v < n; v++)
+    for (uint32_t v = 0; v < n; v++) {
+        int64_t spread = 1;
+        for (uint32_t k = m->dom_start[v]; k < m->dom_start[v + 1]; k++)
+            spread = m->usage[k] - m->usage_min[v] > spread ? m->usage[k] - m->usage_min[v] : spread;
+        w->weight_cap[v] = IOP_PENALTY_CAP / (double)spread;
         w->weight[v] = relevant[v] ? start_weight * (0.9 + 0.2 * pp_rng_unit(&w->rng)) : 0;
+        w->weight[v] = fmin(w->weight[v], w->weight_cap[v]);
+    }
     return true;
 }
 
@@ -124,7 +143,7 @@ static void raise_weights(iop_worker *w)
         int64_t top = iop_profile_max(&w->profile, m->seg_lo[v], m->seg_hi[v]);
         if (top > m->limit) {
             double grow = 1.2 + 0.6 * pp_rng_unit(&w->rng);
-            w->weight[v] = w->weight[v] * grow > floor_weight ? w->weight[v] * grow : floor_weight;
+            w->weight[v] = fmin(fmax(w->weight[v] * grow, floor_weight), w->weight_cap[v]);
         }
     }
 }
@@ -136,33 +155,50 @@ static void lower_weights(iop_worker *w)
         w->weight[v] *= keep;
 }
 
-bool iop_worker_offer(iop_worker *w, const uint32_t *x, double now)
+bool iop_worker_offer(iop_worker *w, const uint32_t *x, int64_t max_repairs, double now,
+                      const pp_deadline *deadline)
 {
     const iop_model *m = w->m;
     memcpy(w->trial, x, m->node_count * sizeof(uint32_t));
     iop_profile_load(&w->profile, m, w->trial);
-    if (m->has_limit && iop_profile_peak(&w->profile) > m->limit)
+    if (!iop_repair_run(w->repair, w->trial, &w->profile, max_repairs, deadline))
         return false;
-    iop_polish_run(w->polish, w->trial, &w->profile, NULL);
+    iop_polish_run(w->polish, w->trial, &w->profile, deadline);
     int64_t cost = iop_model_cost(m, w->trial);
     if (cost < w->best_cost) {
         w->best_cost = cost;
         memcpy(w->best, w->trial, m->node_count * sizeof(uint32_t));
+        memcpy(w->best_weight, w->weight, m->node_count * sizeof(double));
+        w->best_round = w->rounds;
         w->time_best = now;
-        if (w->time_first_feasible <= 0)
+        if (w->time_first_feasible <= 0 && cost < PP_IOPDDL_FORBIDDEN)
             w->time_first_feasible = now;
     }
     return true;
 }
 
+/* After a long stretch without a better answer, go back to the best one and
+ * the weights that found it, each shaken by a random factor in [1/2, 2]. */
+static void restart_from_best(iop_worker *w)
+{
+    const iop_model *m = w->m;
+    memcpy(w->x, w->best, m->node_count * sizeof(uint32_t));
+    for (uint32_t v = 0; v < m->node_count; v++)
+        w->weight[v] = fmin(w->best_weight[v] * exp2(2 * pp_rng_unit(&w->rng) - 1), w->weight_cap[v]);
+    w->last_restart = w->rounds;
+}
+
 void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started)
 {
     const iop_model *m = w->m;
+    int64_t since = w->rounds - (w->best_round > w->last_restart ? w->best_round : w->last_restart);
+    if (w->rounds > 0 && since >= STALL_ROUNDS)
+        restart_from_best(w);
     /* Two candidates for the relaxed answer: descent from the last one, and
      * TRW-S's (warm messages) refined by descent. The cheaper one goes on. */
     double kept = iop_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);
     memcpy(w->decoded, w->x, m->node_count * sizeof(uint32_t));
-    iop_trws_run(w->trws, w->weight, 3, w->decoded, deadline);
+    iop_trws_run(w->trws, w->weight, w->trws_iterations, w->decoded, deadline);
     double fresh = iop_forest_descend(w->forest, w->decoded, w->weight, &w->rng, 60, 3, deadline);
     if (pp_deadline_passed(deadline) && w->rounds > 0)
         return;
@@ -172,9 +208,10 @@ void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started
     iop_profile_load(&w->profile, m, w->x);
     bool fits = !m->has_limit || iop_profile_peak(&w->profile) <= m->limit;
     if (fits) {
-        iop_worker_offer(w, w->x, pp_now() - started);
+        iop_worker_offer(w, w->x, 0, pp_now() - started, deadline);
         lower_weights(w);
     } else {
         raise_weights(w);
+        iop_worker_offer(w, w->x, REPAIR_CHANGES, pp_now() - started, deadline);
     }
 }

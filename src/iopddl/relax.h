@@ -10,7 +10,11 @@ typedef struct {
     pp_rng rng;
     const uint8_t *relevant; /* node can be live where the limit can be exceeded */
     double scale;            /* typical cost per unit of usage */
+    int trws_iterations;     /* message passes per round */
     double *weight;          /* penalty per unit of usage above the node's least */
+    double *best_weight;     /* the weights of the round that found best */
+    double *weight_cap;      /* per node, see IOP_PENALTY_CAP */
+    int64_t best_round, last_restart;
     uint32_t *x;             /* the relaxed problem's current answer */
     uint32_t *trial;         /* scratch: a feasible answer being polished */
     uint32_t *decoded;       /* scratch: TRW-S's answer, refined */
@@ -21,6 +25,7 @@ typedef struct {
     iop_forest *forest;
     iop_trws *trws;
     iop_polish *polish;
+    iop_repair *repair;
     iop_profile profile;
     pp_arena *arena;
 } iop_worker;
@@ -35,7 +40,9 @@ void iop_worker_free(iop_worker *w);
 /* One round: solve the relaxed problem, then adapt the weights. */
 void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started);
 
-/* Polishes x if it fits and keeps it when best; false if it does not fit. */
-bool iop_worker_offer(iop_worker *w, const uint32_t *x, double now);
+/* Repairs x if it overflows (at most max_repairs changes), then polishes it
+ * and keeps it when best; false if it could not be made to fit. */
+bool iop_worker_offer(iop_worker *w, const uint32_t *x, int64_t max_repairs, double now,
+                      const pp_deadline *deadline);
 
 #endif

@@ -54,11 +54,15 @@ void iop_model_free(iop_model *m);
 /* Exact objective of an assignment (128-bit sums, saturated to INT64_MAX). */
 int64_t iop_model_cost(const iop_model *m, const uint32_t *x);
 
-/* out[s] = cost of node v's terms with v at strategy s and the others as in
- * x: its node cost, weight * (usage - least usage), and every edge it touches
- * except those to nodes u with skip[u] == skip_mark (skip may be NULL). */
-void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, double weight,
-                    const uint32_t *skip, uint32_t skip_mark, double *out);
+/* out[s] = node v's terms with v at strategy s and the others as in x: its
+ * node cost and every edge it touches. Exact 128-bit sums: a choice
+ * with fewer forbidden terms always compares as cheaper, and comparing two
+ * entries never suffers rounding, so greedy moves cannot cycle. */
+void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, pp_int128 *out);
+
+/* The usage penalty of a node never outweighs a forbidden cost: weights are
+ * capped so that weight * (largest - least usage) stays below this. */
+#define IOP_PENALTY_CAP 1e13
 
 /* Cost of one hyperedge with v at s and the other nodes as in x. */
 int64_t iop_hyper_cost(const iop_model *m, const uint32_t *x, uint32_t edge, uint32_t v, uint32_t s);
@@ -100,6 +104,15 @@ void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *
 typedef struct iop_polish iop_polish;
 iop_polish *iop_polish_new(const iop_model *m, pp_arena *arena);
 void iop_polish_run(iop_polish *pl, uint32_t *x, iop_profile *pr, const pp_deadline *deadline);
+
+/* Makes x fit the limit by changes that free usage at the fullest segment,
+ * cheapest per unit freed first. pr must hold x's profile. False when it
+ * cannot (or max_changes or the deadline run out); x is then changed but
+ * still over the limit. */
+typedef struct iop_repair iop_repair;
+iop_repair *iop_repair_new(const iop_model *m, pp_arena *arena);
+bool iop_repair_run(iop_repair *rp, uint32_t *x, iop_profile *pr, int64_t max_changes,
+                    const pp_deadline *deadline);
 
 /* Least-usage assignment, ties broken by unary cost. */
 void iop_min_usage_assignment(const iop_model *m, uint32_t *x);

@@ -1,0 +1,84 @@
+/* repair.c: makes an answer that overflows the usage limit fit, cheaply.
+ *
+ * While some segment overflows, take the fullest one and, among the nodes
+ * live there, make the strategy change that frees usage at the least cost
+ * increase per unit freed (a gain counts as free). Relaxed answers that miss
+ * the limit by a little become feasible candidates instead of being thrown
+ * away, and the least-usage start loses its forbidden costs: the relaxation
+ * at capped weights removes them, repair brings usage back under the limit. */
+#include "iopddl/solver.h"
+
+struct iop_repair {
+    const iop_model *m;
+    pp_int128 *costs;
+};
+
+iop_repair *iop_repair_new(const iop_model *m, pp_arena *arena)
+{
+    iop_repair *rp = pp_arena_calloc(arena, 1, sizeof *rp);
+    uint32_t widest = 1;
+    for (uint32_t v = 0; v < m->node_count; v++)
+        widest = iop_domain(m, v) > widest ? iop_domain(m, v) : widest;
+    if (rp) {
+        rp->m = m;
+        rp->costs = pp_arena_alloc(arena, widest * sizeof(pp_int128));
+    }
+    return rp && rp->costs ? rp : NULL;
+}
+
+/* Segment holding the profile's peak. */
+static uint32_t fullest_segment(const iop_profile *pr)
+{
+    uint32_t k = 1;
+    while (k < pr->size) {
+        int64_t left = pr->max[2 * k], right = pr->max[2 * k + 1];
+        k = left >= right ? 2 * k : 2 * k + 1;
+    }
+    return k - pr->size;
+}
+
+typedef struct {
+    uint32_t node, strategy;
+    double price; /* cost increase per unit of usage freed */
+} repair_move;
+
+static void consider_node(iop_repair *rp, const uint32_t *x, uint32_t v, repair_move *best)
+{
+    const iop_model *m = rp->m;
+    const int64_t *usage = m->usage + m->dom_start[v];
+    uint32_t cur = x[v];
+    if (usage[cur] == m->usage_min[v])
+        return;
+    iop_node_costs(m, x, v, rp->costs);
+    for (uint32_t s = 0; s < iop_domain(m, v); s++) {
+        if (usage[s] >= usage[cur])
+            continue;
+        double price = (double)(rp->costs[s] - rp->costs[cur]) / (double)(usage[cur] - usage[s]);
+        if (price < best->price)
+            *best = (repair_move){v, s, price};
+    }
+}
+
+bool iop_repair_run(iop_repair *rp, uint32_t *x, iop_profile *pr, int64_t max_changes,
+                    const pp_deadline *deadline)
+{
+    const iop_model *m = rp->m;
+    if (!m->has_limit)
+        return true;
+    for (int64_t changes = 0; iop_profile_peak(pr) > m->limit; changes++) {
+        if (changes >= max_changes || pp_deadline_passed(deadline))
+            return false;
+        uint32_t t = fullest_segment(pr);
+        repair_move best = {UINT32_MAX, 0, 1e300};
+        for (uint32_t v = 0; v < m->node_count; v++)
+            if (m->seg_lo[v] <= t && t < m->seg_hi[v])
+                consider_node(rp, x, v, &best);
+        if (best.node == UINT32_MAX)
+            return false; /* every live node is at its least usage: cannot fit */
+        uint32_t v = best.node;
+        int64_t delta = m->usage[m->dom_start[v] + best.strategy] - m->usage[m->dom_start[v] + x[v]];
+        iop_profile_add(pr, m->seg_lo[v], m->seg_hi[v], delta);
+        x[v] = best.strategy;
+    }
+    return true;
+}
