@@ -172,26 +172,35 @@ static bool read_string(loader *ld, char *dst, size_t dst_size)
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* Eight ASCII digits at once (SWAR): most numbers in the contest files are
- * the 19-digit forbidden cost 10^18. */
-static inline bool eight_digits(const char *p, uint64_t *value)
+/* Up to eight ASCII digits at once (SWAR, the first character in the lowest
+ * byte): most numbers in the contest files have 5 to 8 digits or are the
+ * 19-digit forbidden cost 10^18. Adds the leading digits of the 8 bytes at
+ * p to *value and returns how many there were (8: more may follow). */
+static inline int add_digits(const char *p, uint64_t *value)
 {
+    static const uint64_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
     uint64_t x;
     memcpy(&x, p, 8);
-    if ((((x & 0xF0F0F0F0F0F0F0F0u) | (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) !=
-         0x3333333333333333u))
-        return false;
-    x = (x & 0x0F0F0F0F0F0F0F0Fu) * 2561 >> 8;
-    x = (x & 0x00FF00FF00FF00FFu) * 6553601 >> 16;
-    *value = (uint32_t)((x & 0x0000FFFF0000FFFFu) * 42949672960001u >> 32);
-    return true;
+    /* A byte is a digit when its high nibble is 3 both before and after adding 6. */
+    uint64_t other = ((x & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u) |
+                     (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u);
+    int n = other ? __builtin_ctzll(other) >> 3 : 8;
+    if (n == 0)
+        return 0;
+    /* Shifting the n digits to the top leaves zeros, i.e. leading '0's, below. */
+    uint64_t d = (x - 0x3030303030303030u) << (64 - 8 * n);
+    d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFu;
+    d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFu;
+    d = (d * 10000 + (d >> 32)) & 0xFFFFFFFFu;
+    *value = *value * scale[n] + d;
+    return n;
 }
 #else
-static inline bool eight_digits(const char *p, uint64_t *value)
+static inline int add_digits(const char *p, uint64_t *value)
 {
     (void)p;
     (void)value;
-    return false;
+    return 0;
 }
 #endif
 
@@ -215,11 +224,9 @@ static inline const char *scan_int(const char *p, const char *end, int64_t *out,
             return NULL;
         }
     } else {
-        uint64_t eight;
-        while (end - p >= 8 && eight_digits(p, &eight)) {
-            v = v * 100000000u + eight;
-            p += 8;
-        }
+        int n = 8;
+        while (n == 8 && end - p >= 8)
+            p += n = add_digits(p, &v);
         while (is_digit(*p))
             v = v * 10 + (uint64_t)(*p++ - '0');
         /* Without a leading zero, 20 digits are >= 10^19 > INT64_MAX; 19 fit in v. */
