@@ -1,6 +1,7 @@
 /* parplan: the toolkit's command line. Each command parses its flags, calls
  * the library, and decides what goes to stdout (answers) and stderr (people's
  * text). Commands: solve, eval, help. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -18,13 +19,14 @@ static int usage_error(const char *usage)
 }
 
 static const char solve_usage[] =
-    "parplan solve FILE [--timeout S] [--threads N] [--seed K] [--rounds R] [--out SOL] [--quiet]\n"
+    "parplan solve FILE [--timeout S] [--threads N] [--seed K] [--rounds R] [--no-exact] [--out SOL] [--quiet]\n"
     "  Solves an IOPDDL contest problem (JSON or JSON.gz). The answer \"[s0, s1, ...]\" goes to\n"
     "  stdout, or to SOL with --out; a summary goes to stderr.\n"
     "  --timeout S  seconds for the whole run, reading included (default 60)\n"
     "  --threads N  workers (default: one per core)\n"
     "  --seed K     random seed (default 1); same seed, threads and rounds give the same answer\n"
-    "  --rounds R   stop after R relaxation rounds per worker (default: run until the timeout)";
+    "  --rounds R   stop after R relaxation rounds per worker (default: run until the timeout)\n"
+    "  --no-exact   heuristics only, even where the exact solver would run (below 2000 nodes)";
 
 static const char eval_usage[] =
     "parplan eval FILE SOLUTION\n"
@@ -72,6 +74,11 @@ static void print_summary(const pp_iopddl_problem *p, const pp_iopddl_result *r,
         fprintf(stderr, "peak usage      %s (no limit) at time %lld\n",
                 cli_format_int128(ev.peak_usage, peak), (long long)ev.peak_time);
     fprintf(stderr, "feasible        %s\n", ev.feasible ? "yes" : "NO");
+    if (r->proven_optimal)
+        fprintf(stderr, "optimal         yes (proven by the exact solver)\n");
+    else if (r->lower_bound > -INFINITY)
+        fprintf(stderr, "lower bound     %.0f (gap %.3f%%)\n", r->lower_bound,
+                100.0 * ((double)r->cost - r->lower_bound) / (double)r->cost);
     fprintf(stderr, "parse           %.2f s\n", parsed);
     fprintf(stderr, "first feasible  %.2f s\n", parsed + r->time_first_feasible);
     fprintf(stderr, "best found      %.2f s\n", parsed + r->time_best);
@@ -85,7 +92,7 @@ static int run_solve(int argc, char **argv)
     const char *file = NULL, *out = NULL;
     double timeout = 60;
     int64_t threads = 0, seed = 1, rounds = 0;
-    bool quiet = false;
+    bool quiet = false, no_exact = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -105,6 +112,8 @@ static int run_solve(int argc, char **argv)
             out = argv[++i];
         } else if (strcmp(a, "--quiet") == 0) {
             quiet = true;
+        } else if (strcmp(a, "--no-exact") == 0) {
+            no_exact = true;
         } else if (a[0] == '-' || file) {
             return usage_error(solve_usage);
         } else {
@@ -124,6 +133,7 @@ static int run_solve(int argc, char **argv)
     o.threads = (int)threads;
     o.seed = (uint64_t)seed;
     o.max_rounds = rounds;
+    o.no_exact = no_exact;
     cli_progress progress;
     cli_progress_init(&progress, "parplan solve", quiet);
     o.on_progress = cli_progress_show;

@@ -71,6 +71,7 @@ typedef struct {
     int threads;           /* <= 0 means one per online core */
     uint64_t seed;
     int64_t max_rounds;    /* relaxation rounds per worker; <= 0: until time_limit */
+    bool no_exact;         /* skip the exact solver even on small instances */
     void (*on_progress)(void *ctx, const pp_iopddl_progress *progress);
     void *progress_ctx;
 } pp_iopddl_options;
@@ -83,6 +84,8 @@ typedef struct {
     bool feasible;
     double time_first_feasible, time_best, time_total;
     int64_t rounds;
+    double lower_bound;    /* no answer costs less; -INFINITY when unknown */
+    bool proven_optimal;   /* the exact solver proved cost optimal */
 } pp_iopddl_result;
 
 /* Returns PP_OK with a feasible answer, PP_INFEASIBLE when even the least

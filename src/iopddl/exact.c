@@ -97,6 +97,7 @@ typedef struct {
     uint32_t *tmp_f;
 
     bool infeasible, oom;
+    unsigned off; /* IOP_EXACT_NO_* */
     iop_exact_stats *st;
 } xctx;
 
@@ -340,10 +341,12 @@ static bool usage_scan(xctx *c, bool *changed)
     return true;
 }
 
+/* Fixed representatives are checked too: fixing two neighbours in one pass
+ * folds the pair into the second one's unary cost after it was checked. */
 static void kill_forbidden(xctx *c, bool *changed)
 {
     for (uint32_t r = 0; r < c->n; r++) {
-        if (c->state[r] != ST_FREE)
+        if (c->state[r] != ST_FREE && c->state[r] != ST_FIXED)
             continue;
         for (uint32_t s = 0; s < dom(c, r); s++)
             if (c->alive[base(c, r) + s] && c->unary[base(c, r) + s] >= FORBID) {
@@ -746,13 +749,21 @@ static bool presolve(xctx *c)
         if (c->infeasible || !usage_scan(c, &changed) || c->infeasible)
             break;
         fix_singletons(c, &changed);
-        merge_functional(c, &changed);
+        if (!(c->off & IOP_EXACT_NO_MERGE))
+            merge_functional(c, &changed);
         if (c->oom || c->infeasible)
             break;
         fold_additive(c, &changed);
-        if (!dominance(c, &changed))
+        if (!(c->off & IOP_EXACT_NO_DOMINANCE) && !dominance(c, &changed))
             break;
-        eliminate(c, &changed);
+        if (!(c->off & IOP_EXACT_NO_ELIMINATION))
+            eliminate(c, &changed);
+    }
+    /* If the round limit cut the loop short, forbidden unary costs may be
+     * left: no MIP column may carry one. */
+    if (!c->infeasible && !c->oom) {
+        bool ignored = false;
+        kill_forbidden(c, &ignored);
     }
     c->st->presolve_rounds = rounds;
     return !c->oom;
@@ -933,6 +944,16 @@ static void emit_urow(emitter *e, const urow *u)
     c->st->usage_rows++;
 }
 
+static int by_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Row of segment t from the nodes live in it. A representative that is not
+ * free counts with its largest usage: fixed ones have one strategy, and an
+ * eliminated one has the same usage for all its strategies on every segment
+ * that can overflow (that is why it could be eliminated). */
 static bool urow_build(xctx *c, urow *u, uint32_t t, const uint32_t *live, size_t live_count,
                        pp_int128 *acc, uint32_t *stamp, uint32_t *touched)
 {
@@ -950,14 +971,9 @@ static bool urow_build(xctx *c, urow *u, uint32_t t, const uint32_t *live, size_
             if (c->alive[base(c, r) + s])
                 acc[base(c, r) + s] += m->usage[base(c, v) + c->map[v][s]];
     }
-    /* touched sorted by node id gives keys in increasing order */
-    for (size_t i = 1; i < nt; i++) {
-        uint32_t x = touched[i];
-        size_t j = i;
-        for (; j > 0 && touched[j - 1] > x; j--)
-            touched[j] = touched[j - 1];
-        touched[j] = x;
-    }
+    /* Representatives in id order give keys in increasing order (urow_leq merges by key). */
+    if (nt > 1)
+        qsort(touched, nt, sizeof *touched, by_u32);
     u->present = true;
     u->segment = t;
     u->rest = 0;
@@ -1076,6 +1092,8 @@ static bool usage_rows(xctx *c, emitter *e)
         if (!implied && rows[0].present && rows[0].segment + 1 == mid->segment &&
             urow_leq(mid, &rows[0], &equal) && !equal)
             implied = true;
+        if (c->off & IOP_EXACT_NO_ROW_FILTER)
+            implied = false;
         if (!implied)
             emit_urow(e, mid);
         if (e->oom)
@@ -1480,7 +1498,8 @@ static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double se
     if (seconds > 0)
         cbc_param_double(cbc, "seconds", seconds);
     char buf[32];
-    snprintf(buf, sizeof buf, "%d", o->threads > 0 ? o->threads : pp_cpu_count());
+    /* 100 + n: n threads, and the same search on every run (CBC's convention). */
+    snprintf(buf, sizeof buf, "%d", 100 + (o->threads > 0 ? o->threads : pp_cpu_count()));
     Cbc_setParameter(cbc, "threads", buf);
     /* Costs are integers: a gap below one proves the incumbent optimal. */
     Cbc_setParameter(cbc, "allowableGap", "0.99");
@@ -1556,8 +1575,6 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
     *proven_optimal = false;
     if (!m || !o)
         return pp_error_set(err, PP_EARG, "exact solver: no model or options");
-    if (m->hyper_start[m->node_count] > 0)
-        return pp_error_set(err, PP_EARG, "exact solver: edges over three or more nodes are not supported");
     uint32_t n = m->node_count;
     (void)warm_cost; /* recomputed below: a stale or wrong figure must not mislead the search */
 
@@ -1575,6 +1592,7 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
     uint32_t *warm_sr = malloc(((size_t)n + 1) * sizeof *warm_sr);
     uint32_t *x = malloc(((size_t)n + 1) * sizeof *x);
     bool ok = sr && warm_sr && x && ctx_init(&c, m, st);
+    c.off = o->off;
     if (ok) {
         raw_size(&c);
         ok = presolve(&c);
@@ -1637,6 +1655,12 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
         left = o->time_limit - (pp_now() - t0);
         if (left < 0.05)
             left = 0.05;
+    }
+    if (pp_stop_requested()) {
+        /* CBC cannot be interrupted once started: honour a stop request before. */
+        *lower_bound_out = -INFINITY;
+        mip_free(&p);
+        goto done;
     }
     bool have_warm = best >= 0 && warm_to_reduced(&c, x_out, warm_sr);
     cbc_outcome out;

@@ -30,10 +30,19 @@ typedef struct {
     bool warm_start_used;                      /* warm start was feasible and passed to CBC */
 } iop_exact_stats;
 
+/* Presolve steps that can be switched off, to measure what each one buys. */
+enum {
+    IOP_EXACT_NO_MERGE = 1,       /* merging along functional edges */
+    IOP_EXACT_NO_DOMINANCE = 2,   /* dominated strategies */
+    IOP_EXACT_NO_ELIMINATION = 4, /* usage-free nodes of degree <= 2 */
+    IOP_EXACT_NO_ROW_FILTER = 8   /* usage rows implied by a neighbour's row */
+};
+
 typedef struct {
     double time_limit;   /* seconds for the whole call; <= 0 means none */
     int threads;         /* CBC threads; <= 0 means one per online core */
     bool verbose;        /* presolve summary and CBC's log on stderr (else silent) */
+    unsigned off;        /* IOP_EXACT_NO_* flags; 0 for the full presolve */
 } iop_exact_options;
 
 /* Solves m exactly (given time). warm_start (may be NULL) is an assignment
@@ -42,10 +51,16 @@ typedef struct {
  * On PP_OK, *cost_out is the exact cost of x_out, the best feasible
  * assignment found (never worse than a feasible warm start), or -1 when
  * none was found in time (x_out is then the least-usage assignment);
- * *lower_bound_out is a bound no feasible assignment beats; *proven_optimal
- * says the search finished. PP_INFEASIBLE: proven that every assignment
- * uses a forbidden cost or exceeds the limit. PP_EARG: edges over three or
- * more nodes (not supported) or a model too large for CBC's int indices. */
+ * *lower_bound_out is a bound no feasible assignment beats (-INFINITY if
+ * CBC got no bound); *proven_optimal says the search finished.
+ * PP_INFEASIBLE: proven that every assignment uses a forbidden cost or
+ * exceeds the limit (x_out: the least-usage assignment, *cost_out -1).
+ * PP_EARG: edges over three or more nodes (not supported) or a model too
+ * large for CBC's int indices. PP_ENOMEM.
+ * Time: the limit covers the presolve and CBC, but CBC checks its clock
+ * only between steps, so it can overrun by its first LP solve (about 2 s
+ * on G). A stop request (pp_stop_requested) is honoured before CBC starts,
+ * not during it. CBC keeps process-wide state: one call at a time. */
 pp_status iop_exact_solve(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
                           double time_limit, int threads, uint32_t *x_out, int64_t *cost_out,
                           double *lower_bound_out, bool *proven_optimal, pp_error *err);

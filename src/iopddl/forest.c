@@ -17,7 +17,6 @@ struct iop_forest {
     uint32_t *order;       /* random node order for picking a block */
     uint32_t *uf;          /* union-find parent, valid for block nodes */
     uint32_t *block;       /* == epoch: node is in the block */
-    uint32_t *excluded;    /* == epoch: node shares a hyperedge with a block node */
     uint32_t *seen;        /* == stamp: root already met while testing a node */
     uint32_t *visited;     /* == epoch: placed in a tree */
     uint32_t epoch, stamp;
@@ -40,7 +39,6 @@ iop_forest *iop_forest_new(const iop_model *m, pp_arena *arena)
     f->order = pp_arena_alloc(arena, words * sizeof(uint32_t));
     f->uf = pp_arena_alloc(arena, words * sizeof(uint32_t));
     f->block = pp_arena_calloc(arena, words, sizeof(uint32_t));
-    f->excluded = pp_arena_calloc(arena, words, sizeof(uint32_t));
     f->seen = pp_arena_calloc(arena, words, sizeof(uint32_t));
     f->visited = pp_arena_calloc(arena, words, sizeof(uint32_t));
     f->tree_order = pp_arena_alloc(arena, words * sizeof(uint32_t));
@@ -60,7 +58,7 @@ iop_forest *iop_forest_new(const iop_model *m, pp_arena *arena)
         choices += widest;
     }
     f->choice = pp_arena_alloc(arena, choices * sizeof(uint32_t));
-    if (!f->order || !f->uf || !f->block || !f->excluded || !f->seen || !f->visited ||
+    if (!f->order || !f->uf || !f->block || !f->seen || !f->visited ||
         !f->tree_order || !f->parent_pair || !f->choice_start || !f->h || !f->choice)
         return NULL;
     for (uint32_t v = 0; v < n; v++)
@@ -93,12 +91,10 @@ static void shuffle(uint32_t *a, uint32_t n, pp_rng *rng)
 }
 
 /* Adds v to the block unless that would close a cycle (two neighbours in one
- * tree) or v shares a hyperedge with a block node. */
+ * tree). */
 static void try_add(iop_forest *f, uint32_t v)
 {
     const iop_model *m = f->m;
-    if (f->excluded[v] == f->epoch)
-        return;
     f->stamp++;
     for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
         uint32_t w = other_end(m, m->adj_pair[k], v);
@@ -115,13 +111,6 @@ static void try_add(iop_forest *f, uint32_t v)
         uint32_t w = other_end(m, m->adj_pair[k], v);
         if (f->block[w] == f->epoch)
             f->uf[uf_find(f->uf, w)] = v;
-    }
-    const pp_iopddl_problem *p = m->problem;
-    for (uint32_t k = m->hyper_start[v]; k < m->hyper_start[v + 1]; k++) {
-        uint32_t e = m->hyper_edge[k];
-        for (uint64_t j = p->edge_node_start[e]; j < p->edge_node_start[e + 1]; j++)
-            if (p->edge_nodes[j] != v)
-                f->excluded[p->edge_nodes[j]] = f->epoch;
     }
 }
 
@@ -187,9 +176,6 @@ static void condition(iop_forest *f, uint32_t v, const uint32_t *x, const double
                 h[s] += (double)row[s];
         }
     }
-    for (uint32_t k = m->hyper_start[v]; k < m->hyper_start[v + 1]; k++)
-        for (uint32_t s = 0; s < d; s++)
-            h[s] += (double)iop_hyper_cost(m, x, m->hyper_edge[k], v, s);
 }
 
 /* Folds child v into its parent: for each parent strategy, v's best answer. */
@@ -288,10 +274,6 @@ double iop_relaxed_cost(const iop_model *m, const uint32_t *x, const double *pen
     }
     for (uint32_t q = 0; q < m->pair_count; q++)
         total += pair_value(m, q, x);
-    const pp_iopddl_problem *p = m->problem;
-    for (uint32_t e = 0; e < p->edge_count; e++)
-        if (p->edge_node_start[e + 1] - p->edge_node_start[e] >= 3)
-            total += (double)iop_hyper_cost(m, x, e, UINT32_MAX, 0);
     return total;
 }
 

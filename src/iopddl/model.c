@@ -1,13 +1,24 @@
 /* model.c: turns a loaded problem into the shape the search works on: one
  * table per connected node pair (duplicate edges summed, one-node edges and
  * self-loops folded into node costs), incidence lists, and time compressed to
- * the segments between distinct interval ends. */
+ * the segments between distinct interval ends.
+ *
+ * An edge over three or more nodes becomes an auxiliary node (the standard
+ * hidden-variable encoding): its strategies are the rows of the edge's table,
+ * its node cost is the table entry, its usage zero, and it is joined to each
+ * of its nodes by a pair that is free when the row agrees with that node's
+ * strategy and forbidden otherwise. Every stage of the search then handles
+ * any arity through pairs alone. Auxiliary nodes come after the problem's. */
 #include <stdlib.h>
 #include <string.h>
 #include "iopddl/solver.h"
 
+/* A pair table to build: from a problem edge, or between an auxiliary node
+ * and one of the nodes of its edge. */
 typedef struct {
-    uint32_t a, b, edge;
+    uint32_t a, b;    /* a < b */
+    uint32_t edge;    /* the problem edge it comes from */
+    uint32_t node;    /* UINT32_MAX for a two-node edge, else the edge's node it binds */
 } pair_ref;
 
 static int by_pair(const void *x, const void *y)
@@ -31,42 +42,125 @@ static uint32_t edge_arity(const pp_iopddl_problem *p, uint32_t e)
     return (uint32_t)(p->edge_node_start[e + 1] - p->edge_node_start[e]);
 }
 
-/* Node costs, with one-node edges and the diagonal of self-loop edges added. */
+static bool is_wide(const pp_iopddl_problem *p, uint32_t e) { return edge_arity(p, e) >= 3; }
+
+static int64_t saturate(int64_t c) { return c >= PP_IOPDDL_FORBIDDEN ? PP_IOPDDL_FORBIDDEN : c; }
+
+/* Strategy ranges, costs and usages of problem nodes, then auxiliary nodes. */
+static bool build_nodes(iop_model *m, const pp_iopddl_problem *p)
+{
+    uint32_t n = p->node_count, total = m->node_count;
+    m->dom_start = pp_arena_alloc(m->arena, ((size_t)total + 1) * sizeof(uint32_t));
+    m->usage_min = pp_arena_calloc(m->arena, (size_t)total + 1, sizeof(int64_t));
+    if (!m->dom_start || !m->usage_min)
+        return false;
+    uint64_t next = p->strategy_start[n];
+    for (uint32_t i = 0; i <= n; i++)
+        m->dom_start[i] = (uint32_t)p->strategy_start[i];
+    for (uint32_t e = 0, aux = n; e < p->edge_count; e++)
+        if (is_wide(p, e)) {
+            next += p->edge_cost_start[e + 1] - p->edge_cost_start[e];
+            if (next >= UINT32_MAX)
+                return false;
+            m->dom_start[++aux] = (uint32_t)next;
+        }
+    m->unary = pp_arena_alloc(m->arena, (next + 1) * sizeof(int64_t));
+    int64_t *usage = pp_arena_calloc(m->arena, next + 1, sizeof(int64_t));
+    if (!m->unary || !usage)
+        return false;
+    memcpy(usage, p->node_usage, p->strategy_start[n] * sizeof(int64_t));
+    m->usage = usage;
+    for (uint64_t k = 0; k < p->strategy_start[n]; k++)
+        m->unary[k] = saturate(p->node_cost[k]);
+    for (uint32_t e = 0, aux = n; e < p->edge_count; e++)
+        if (is_wide(p, e)) {
+            const int64_t *cost = p->edge_cost + p->edge_cost_start[e];
+            for (uint32_t s = 0; s < iop_domain(m, aux); s++)
+                m->unary[m->dom_start[aux] + s] = saturate(cost[s]);
+            aux++;
+        }
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t least = INT64_MAX;
+        for (uint32_t k = m->dom_start[i]; k < m->dom_start[i + 1]; k++)
+            least = m->usage[k] < least ? m->usage[k] : least;
+        m->usage_min[i] = least;
+    }
+    return true;
+}
+
+/* One-node edges and the diagonal of self-loop edges go into node costs. */
 static void fold_unary(iop_model *m, const pp_iopddl_problem *p)
 {
-    for (uint64_t k = 0; k < m->dom_start[m->node_count]; k++)
-        m->unary[k] = p->node_cost[k] >= PP_IOPDDL_FORBIDDEN ? PP_IOPDDL_FORBIDDEN : p->node_cost[k];
     for (uint32_t e = 0; e < p->edge_count; e++) {
         const uint32_t *nodes = p->edge_nodes + p->edge_node_start[e];
         const int64_t *cost = p->edge_cost + p->edge_cost_start[e];
-        uint32_t arity = edge_arity(p, e);
-        if (arity == 1) {
-            for (uint32_t s = 0; s < iop_domain(m, nodes[0]); s++)
-                m->unary[m->dom_start[nodes[0]] + s] =
-                    iop_saturating_add(m->unary[m->dom_start[nodes[0]] + s], cost[s]);
-        } else if (arity == 2 && nodes[0] == nodes[1]) {
-            uint32_t d = iop_domain(m, nodes[0]);
+        uint32_t arity = edge_arity(p, e), v = nodes[0], d = iop_domain(m, v);
+        int64_t *unary = m->unary + m->dom_start[v];
+        if (arity == 1)
             for (uint32_t s = 0; s < d; s++)
-                m->unary[m->dom_start[nodes[0]] + s] =
-                    iop_saturating_add(m->unary[m->dom_start[nodes[0]] + s], cost[s * d + s]);
+                unary[s] = iop_saturating_add(unary[s], cost[s]);
+        else if (arity == 2 && nodes[1] == v)
+            for (uint32_t s = 0; s < d; s++)
+                unary[s] = iop_saturating_add(unary[s], cost[(uint64_t)s * d + s]);
+    }
+}
+
+/* Entry (sa, sb) of the table ref describes, a being ref->a. */
+static int64_t ref_entry(const iop_model *m, const pp_iopddl_problem *p, const pair_ref *ref,
+                         uint32_t sa, uint32_t sb)
+{
+    const uint32_t *nodes = p->edge_nodes + p->edge_node_start[ref->edge];
+    if (ref->node == UINT32_MAX) {
+        const int64_t *cost = p->edge_cost + p->edge_cost_start[ref->edge];
+        return nodes[0] == ref->a ? cost[(uint64_t)sa * iop_domain(m, ref->b) + sb]
+                                  : cost[(uint64_t)sb * iop_domain(m, ref->a) + sa];
+    }
+    /* The auxiliary node is b (it comes after every problem node): row sb of
+     * the edge's table agrees with node a at sa when every position of a in
+     * the edge holds sa. Rows are row-major, the last node varying fastest. */
+    uint64_t row = sb;
+    for (uint32_t k = edge_arity(p, ref->edge); k-- > 0;) {
+        uint32_t d = iop_domain(m, nodes[k]);
+        if (nodes[k] == ref->a && row % d != sa)
+            return PP_IOPDDL_FORBIDDEN;
+        row /= d;
+    }
+    return 0;
+}
+
+static size_t collect_refs(iop_model *m, const pp_iopddl_problem *p, pair_ref *refs)
+{
+    size_t count = 0;
+    for (uint32_t e = 0, aux = p->node_count; e < p->edge_count; e++) {
+        const uint32_t *nodes = p->edge_nodes + p->edge_node_start[e];
+        if (is_wide(p, e)) {
+            for (uint32_t k = 0; k < edge_arity(p, e); k++) {
+                bool repeated = false;
+                for (uint32_t j = 0; j < k; j++)
+                    repeated |= nodes[j] == nodes[k];
+                if (!repeated)
+                    refs[count++] = (pair_ref){nodes[k], aux, e, nodes[k]};
+            }
+            aux++;
+        } else if (edge_arity(p, e) == 2 && nodes[0] != nodes[1]) {
+            uint32_t a = nodes[0] < nodes[1] ? nodes[0] : nodes[1];
+            uint32_t b = nodes[0] < nodes[1] ? nodes[1] : nodes[0];
+            refs[count++] = (pair_ref){a, b, e, UINT32_MAX};
         }
     }
+    (void)m;
+    return count;
 }
 
 static bool build_pairs(iop_model *m, const pp_iopddl_problem *p)
 {
-    pair_ref *refs = malloc(((size_t)p->edge_count + 1) * sizeof *refs);
+    size_t most = 1;
+    for (uint32_t e = 0; e < p->edge_count; e++)
+        most += edge_arity(p, e);
+    pair_ref *refs = malloc(most * sizeof *refs);
     if (!refs)
         return false;
-    size_t count = 0;
-    for (uint32_t e = 0; e < p->edge_count; e++) {
-        const uint32_t *nodes = p->edge_nodes + p->edge_node_start[e];
-        if (edge_arity(p, e) != 2 || nodes[0] == nodes[1])
-            continue;
-        uint32_t a = nodes[0] < nodes[1] ? nodes[0] : nodes[1];
-        uint32_t b = nodes[0] < nodes[1] ? nodes[1] : nodes[0];
-        refs[count++] = (pair_ref){a, b, e};
-    }
+    size_t count = collect_refs(m, p, refs);
     qsort(refs, count, sizeof *refs, by_pair);
     uint32_t pairs = 0;
     uint64_t entries = 0;
@@ -87,7 +181,7 @@ static bool build_pairs(iop_model *m, const pp_iopddl_problem *p)
     int64_t pair = -1;
     uint64_t next = 0;
     for (size_t k = 0; k < count; k++) {
-        uint32_t a = refs[k].a, b = refs[k].b, db = iop_domain(m, b), da = iop_domain(m, a);
+        uint32_t a = refs[k].a, b = refs[k].b, da = iop_domain(m, a), db = iop_domain(m, b);
         if (k == 0 || a != refs[k - 1].a || b != refs[k - 1].b) {
             pair++;
             m->pair_a[pair] = a;
@@ -96,89 +190,37 @@ static bool build_pairs(iop_model *m, const pp_iopddl_problem *p)
             next += (uint64_t)da * db;
         }
         int64_t *table = m->pair_cost + m->pair_start[pair];
-        const int64_t *cost = p->edge_cost + p->edge_cost_start[refs[k].edge];
-        bool transposed = p->edge_nodes[p->edge_node_start[refs[k].edge]] != a;
         for (uint32_t sa = 0; sa < da; sa++)
-            for (uint32_t sb = 0; sb < db; sb++) {
-                int64_t c = transposed ? cost[(uint64_t)sb * da + sa] : cost[(uint64_t)sa * db + sb];
-                table[(uint64_t)sa * db + sb] = iop_saturating_add(table[(uint64_t)sa * db + sb], c);
-            }
+            for (uint32_t sb = 0; sb < db; sb++)
+                table[(uint64_t)sa * db + sb] =
+                    iop_saturating_add(table[(uint64_t)sa * db + sb], ref_entry(m, p, &refs[k], sa, sb));
     }
     m->pair_start[pairs] = next;
     free(refs);
     return true;
 }
 
-/* CSR lists from (node, item) incidences given by a counting callback pair. */
 static bool build_incidence(iop_model *m)
 {
     uint32_t n = m->node_count;
-    m->adj_start = pp_arena_calloc(m->arena, n + 1, sizeof(uint32_t));
+    m->adj_start = pp_arena_calloc(m->arena, (size_t)n + 1, sizeof(uint32_t));
     m->adj_pair = pp_arena_alloc(m->arena, (2 * (size_t)m->pair_count + 1) * sizeof(uint32_t));
-    if (!m->adj_start || !m->adj_pair)
+    uint32_t *fill = malloc(((size_t)n + 1) * sizeof *fill);
+    if (!m->adj_start || !m->adj_pair || !fill) {
+        free(fill);
         return false;
+    }
     for (uint32_t q = 0; q < m->pair_count; q++) {
         m->adj_start[m->pair_a[q] + 1]++;
         m->adj_start[m->pair_b[q] + 1]++;
     }
     for (uint32_t v = 0; v < n; v++)
         m->adj_start[v + 1] += m->adj_start[v];
-    uint32_t *fill = malloc(((size_t)n + 1) * sizeof *fill);
-    if (!fill)
-        return false;
     memcpy(fill, m->adj_start, (size_t)n * sizeof *fill);
     for (uint32_t q = 0; q < m->pair_count; q++) {
         m->adj_pair[fill[m->pair_a[q]]++] = q;
         m->adj_pair[fill[m->pair_b[q]]++] = q;
     }
-
-    const pp_iopddl_problem *p = m->problem;
-    m->hyper_start = pp_arena_calloc(m->arena, n + 1, sizeof(uint32_t));
-    if (!m->hyper_start) {
-        free(fill);
-        return false;
-    }
-    /* A node listed twice in one edge is counted once: dedupe by last-seen edge. */
-    uint32_t *last = fill;
-    for (uint32_t v = 0; v < n; v++)
-        last[v] = UINT32_MAX;
-    size_t total = 0;
-    for (uint32_t e = 0; e < p->edge_count; e++) {
-        if (edge_arity(p, e) < 3)
-            continue;
-        for (uint64_t k = p->edge_node_start[e]; k < p->edge_node_start[e + 1]; k++) {
-            uint32_t v = p->edge_nodes[k];
-            if (last[v] != e) {
-                last[v] = e;
-                m->hyper_start[v + 1]++;
-                total++;
-            }
-        }
-    }
-    for (uint32_t v = 0; v < n; v++)
-        m->hyper_start[v + 1] += m->hyper_start[v];
-    m->hyper_edge = pp_arena_alloc(m->arena, (total + 1) * sizeof(uint32_t));
-    uint32_t *hfill = malloc(((size_t)n + 1) * sizeof *hfill);
-    if (!m->hyper_edge || !hfill) {
-        free(fill);
-        free(hfill);
-        return false;
-    }
-    memcpy(hfill, m->hyper_start, (size_t)n * sizeof *hfill);
-    for (uint32_t v = 0; v < n; v++)
-        last[v] = UINT32_MAX;
-    for (uint32_t e = 0; e < p->edge_count; e++) {
-        if (edge_arity(p, e) < 3)
-            continue;
-        for (uint64_t k = p->edge_node_start[e]; k < p->edge_node_start[e + 1]; k++) {
-            uint32_t v = p->edge_nodes[k];
-            if (last[v] != e) {
-                last[v] = e;
-                m->hyper_edge[hfill[v]++] = e;
-            }
-        }
-    }
-    free(hfill);
     free(fill);
     return true;
 }
@@ -196,12 +238,13 @@ static uint32_t lower_index(const int64_t *times, uint32_t count, int64_t t)
     return lo;
 }
 
+/* Auxiliary nodes are never live: their segment range stays empty. */
 static bool build_segments(iop_model *m, const pp_iopddl_problem *p)
 {
-    uint32_t n = m->node_count;
+    uint32_t n = p->node_count;
     int64_t *times = malloc((2 * (size_t)n + 1) * sizeof *times);
-    m->seg_lo = pp_arena_alloc(m->arena, (size_t)n * sizeof(uint32_t));
-    m->seg_hi = pp_arena_alloc(m->arena, (size_t)n * sizeof(uint32_t));
+    m->seg_lo = pp_arena_calloc(m->arena, (size_t)m->node_count + 1, sizeof(uint32_t));
+    m->seg_hi = pp_arena_calloc(m->arena, (size_t)m->node_count + 1, sizeof(uint32_t));
     if (!times || !m->seg_lo || !m->seg_hi) {
         free(times);
         return false;
@@ -218,14 +261,11 @@ static bool build_segments(iop_model *m, const pp_iopddl_problem *p)
         if (unique == 0 || times[k] != times[unique - 1])
             times[unique++] = times[k];
     m->segment_count = unique > 0 ? unique - 1 : 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++)
         if (p->interval_start[i] < p->interval_end[i]) {
             m->seg_lo[i] = lower_index(times, unique, p->interval_start[i]);
             m->seg_hi[i] = lower_index(times, unique, p->interval_end[i]);
-        } else {
-            m->seg_lo[i] = m->seg_hi[i] = 0;
         }
-    }
     free(times);
     return true;
 }
@@ -240,27 +280,19 @@ pp_status iop_model_build(const pp_iopddl_problem *p, iop_model **out, pp_error 
         return pp_error_set(err, PP_ENOMEM, "out of memory building the model");
     }
     m->arena = arena;
-    m->problem = p;
-    m->node_count = p->node_count;
+    m->problem_nodes = p->node_count;
+    uint64_t total = p->node_count;
+    for (uint32_t e = 0; e < p->edge_count; e++)
+        total += is_wide(p, e);
+    if (total >= UINT32_MAX || p->strategy_start[p->node_count] >= UINT32_MAX) {
+        pp_arena_free(arena);
+        return pp_error_set(err, PP_EARG, "problem too large for 32-bit node and strategy indices");
+    }
+    m->node_count = (uint32_t)total;
     m->has_limit = p->has_usage_limit;
     m->limit = p->usage_limit;
-    uint32_t n = p->node_count;
-    uint64_t strategies = p->strategy_start[n];
-    bool ok = strategies < UINT32_MAX;
-    m->dom_start = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(uint32_t));
-    m->unary = pp_arena_alloc(arena, (strategies + 1) * sizeof(int64_t));
-    m->usage = p->node_usage;
-    m->usage_min = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(int64_t));
-    ok = ok && m->dom_start && m->unary && m->usage_min;
+    bool ok = build_nodes(m, p);
     if (ok) {
-        for (uint32_t i = 0; i <= n; i++)
-            m->dom_start[i] = (uint32_t)p->strategy_start[i];
-        for (uint32_t i = 0; i < n; i++) {
-            int64_t least = INT64_MAX;
-            for (uint32_t k = m->dom_start[i]; k < m->dom_start[i + 1]; k++)
-                least = m->usage[k] < least ? m->usage[k] : least;
-            m->usage_min[i] = least;
-        }
         fold_unary(m, p);
         ok = build_pairs(m, p) && build_incidence(m) && build_segments(m, p);
     }
@@ -276,18 +308,6 @@ void iop_model_free(iop_model *m)
 {
     if (m)
         pp_arena_free(m->arena);
-}
-
-int64_t iop_hyper_cost(const iop_model *m, const uint32_t *x, uint32_t edge, uint32_t v, uint32_t s)
-{
-    const pp_iopddl_problem *p = m->problem;
-    uint64_t index = 0;
-    for (uint64_t k = p->edge_node_start[edge]; k < p->edge_node_start[edge + 1]; k++) {
-        uint32_t u = p->edge_nodes[k];
-        index = index * iop_domain(m, u) + (u == v ? s : x[u]);
-    }
-    int64_t c = p->edge_cost[p->edge_cost_start[edge] + index];
-    return c >= PP_IOPDDL_FORBIDDEN ? PP_IOPDDL_FORBIDDEN : c;
 }
 
 static inline int64_t pair_entry(const iop_model *m, uint32_t q, uint32_t sa, uint32_t sb)
@@ -313,9 +333,6 @@ void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, pp_int128
                 out[s] = out[s] + row[s];
         }
     }
-    for (uint32_t k = m->hyper_start[v]; k < m->hyper_start[v + 1]; k++)
-        for (uint32_t s = 0; s < d; s++)
-            out[s] = out[s] + iop_hyper_cost(m, x, m->hyper_edge[k], v, s);
 }
 
 int64_t iop_model_cost(const iop_model *m, const uint32_t *x)
@@ -325,16 +342,34 @@ int64_t iop_model_cost(const iop_model *m, const uint32_t *x)
         total += m->unary[m->dom_start[v] + x[v]];
     for (uint32_t q = 0; q < m->pair_count; q++)
         total += pair_entry(m, q, x[m->pair_a[q]], x[m->pair_b[q]]);
-    const pp_iopddl_problem *p = m->problem;
-    for (uint32_t e = 0; e < p->edge_count; e++)
-        if (edge_arity(p, e) >= 3)
-            total += iop_hyper_cost(m, x, e, UINT32_MAX, 0);
     return total > INT64_MAX ? INT64_MAX : (int64_t)total;
+}
+
+void iop_model_sync_auxiliary(const iop_model *m, uint32_t *x)
+{
+    /* An auxiliary node's pairs are free only at the row that agrees with
+     * all its nodes; for a consistent x that row is the only one. */
+    for (uint32_t z = m->problem_nodes; z < m->node_count; z++) {
+        uint32_t best = 0;
+        int64_t best_cost = INT64_MAX;
+        for (uint32_t s = 0; s < iop_domain(m, z); s++) {
+            int64_t c = 0;
+            for (uint32_t k = m->adj_start[z]; k < m->adj_start[z + 1] && c == 0; k++) {
+                uint32_t q = m->adj_pair[k];
+                c = pair_entry(m, q, x[m->pair_a[q]], s);
+            }
+            if (c < best_cost) {
+                best_cost = c;
+                best = s;
+            }
+        }
+        x[z] = best;
+    }
 }
 
 void iop_min_usage_assignment(const iop_model *m, uint32_t *x)
 {
-    for (uint32_t v = 0; v < m->node_count; v++) {
+    for (uint32_t v = 0; v < m->problem_nodes; v++) {
         uint32_t best = 0;
         for (uint32_t s = 1; s < iop_domain(m, v); s++) {
             uint32_t k = m->dom_start[v] + s, b = m->dom_start[v] + best;
@@ -343,4 +378,5 @@ void iop_min_usage_assignment(const iop_model *m, uint32_t *x)
         }
         x[v] = best;
     }
+    iop_model_sync_auxiliary(m, x);
 }

@@ -2,10 +2,20 @@
  * polished) -> one relaxation worker per thread until the deadline -> the
  * best answer of all workers. Workers never wait on the clock to talk to
  * each other, so a fixed round budget gives the same answer every time. */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "iopddl/exact.h"
 #include "iopddl/relax.h"
+
+/* Paper 000 solved instances below ~2000 nodes exactly. The MIP gets half
+ * the time left (the heuristics the rest if it proves nothing), and only if
+ * that is worth starting: CBC can overrun its limit by its first LP solve
+ * (about 2 s on G), hence the margin. */
+enum { EXACT_NODE_LIMIT = 2000 };
+#define EXACT_MIN_SECONDS 6.0
+#define EXACT_MARGIN_SECONDS 3.0
 
 typedef struct {
     iop_worker worker;
@@ -158,6 +168,40 @@ static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, dou
     return fits ? PP_OK : PP_INFEASIBLE;
 }
 
+static pp_status exact_stage(const iop_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
+                             double started, pp_iopddl_result *r, pp_error *err)
+{
+    double left = pp_deadline_left(deadline);
+    if (o->no_exact || m->node_count > EXACT_NODE_LIMIT || left < EXACT_MIN_SECONDS)
+        return PP_OK;
+    double limit = deadline->at > 0 ? left / 2 - EXACT_MARGIN_SECONDS : 0;
+    uint32_t *x = malloc(((size_t)m->node_count + 1) * sizeof *x);
+    if (!x)
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    int64_t cost;
+    double bound;
+    bool optimal;
+    pp_error exact_err = {0};
+    pp_status status = iop_exact_solve(m, r->feasible ? r->strategies : NULL, r->feasible ? r->cost : -1,
+                                       limit > 1 ? limit : 1, o->threads, x, &cost, &bound, &optimal,
+                                       &exact_err);
+    if (status == PP_OK && cost >= 0 && cost < r->cost) {
+        memcpy(r->strategies, x, m->node_count * sizeof *x);
+        r->cost = cost;
+        r->feasible = true;
+        r->time_best = pp_now() - started;
+        if (r->time_first_feasible <= 0)
+            r->time_first_feasible = r->time_best;
+    }
+    if (status == PP_OK) {
+        r->lower_bound = bound;
+        r->proven_optimal = optimal && cost == r->cost;
+    }
+    free(x);
+    /* Anything but running out of memory leaves the heuristics to go on. */
+    return status == PP_ENOMEM ? pp_error_set(err, PP_ENOMEM, "%s", exact_err.message) : PP_OK;
+}
+
 pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o,
                           pp_iopddl_result *r, pp_error *err)
 {
@@ -165,13 +209,17 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
     pp_deadline deadline = pp_deadline_in(o->time_limit);
     memset(r, 0, sizeof *r);
     r->cost = INT64_MAX;
-    r->strategies = calloc((size_t)p->node_count + 1, sizeof(uint32_t));
-    if (!r->strategies)
-        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    r->lower_bound = -INFINITY;
     iop_model *m;
     pp_status status = iop_model_build(p, &m, err);
     if (status != PP_OK)
         return status;
+    /* Room for the auxiliary nodes too; callers read the first node_count. */
+    r->strategies = calloc((size_t)m->node_count + 1, sizeof(uint32_t));
+    if (!r->strategies) {
+        iop_model_free(m);
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    }
     uint8_t *relevant = pp_arena_alloc(m->arena, (size_t)m->node_count + 1);
     if (!relevant || !iop_relevant_nodes(m, m->arena, relevant)) {
         iop_model_free(m);
@@ -183,6 +231,10 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
                      (long long)p->usage_limit);
     if (status == PP_OK) {
         report(o, started, r->cost, 0, "first feasible");
+        status = exact_stage(m, o, &deadline, started, r, err);
+    }
+    if (status == PP_OK && !r->proven_optimal) {
+        report(o, started, r->cost, 0, "relax");
         status = run_workers(m, relevant, o, deadline, started, r, err);
     }
     r->time_total = pp_now() - started;

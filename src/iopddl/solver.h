@@ -11,10 +11,11 @@
 /* Costs as the search sees them: forbidden entries keep their value, which
  * dwarfs every real cost, so no search step ever prefers one. */
 typedef struct {
-    uint32_t node_count;
+    uint32_t node_count;       /* the problem's nodes, then one per edge over 3+ nodes */
+    uint32_t problem_nodes;
     uint32_t *dom_start;       /* node i's strategies: dom_start[i] .. dom_start[i+1]-1 */
     int64_t *unary;            /* node costs plus folded one-node edges, saturated */
-    int64_t *usage;
+    int64_t *usage;            /* zero for auxiliary nodes */
     int64_t *usage_min;        /* per node */
 
     /* Pairwise edges, duplicates merged, a < b; table[sa * d_b + sb]. */
@@ -25,10 +26,6 @@ typedef struct {
 
     /* Incidence: node v's pairs are adj_pair[adj_start[v] .. adj_start[v+1]-1]. */
     uint32_t *adj_start, *adj_pair;
-
-    /* Edges over three or more nodes, kept as the problem gives them. */
-    uint32_t *hyper_start, *hyper_edge; /* node -> problem edge ids */
-    const pp_iopddl_problem *problem;
 
     /* Time, compressed to segments between distinct interval ends; node i is
      * live in segments [seg_lo[i], seg_hi[i]). */
@@ -59,6 +56,14 @@ int64_t iop_model_cost(const iop_model *m, const uint32_t *x);
  * with fewer forbidden terms always compares as cheaper, and comparing two
  * entries never suffers rounding, so greedy moves cannot cycle. */
 void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, pp_int128 *out);
+
+/* The usage penalty of a node never outweighs a forbidden cost: weights are
+ * capped so that weight * (largest - least usage) stays below this. */
+#define IOP_PENALTY_CAP 1e13
+
+/* Sets each auxiliary node to the row of its edge that agrees with x's
+ * strategies for the edge's nodes. */
+void iop_model_sync_auxiliary(const iop_model *m, uint32_t *x);
 
 /* The usage penalty of a node never outweighs a forbidden cost: weights are
  * capped so that weight * (largest - least usage) stays below this. */
