@@ -6,8 +6,7 @@
  * The brute force scores assignments with pp_iopddl_evaluate, which
  * test_eval.c checks against its own oracle and which shares no code with
  * the search. Also: fixed seed, threads and rounds give the same answer.
- * Cases the solver gets wrong stay in, as known failures (printed, not
- * counted) while it does and as strict regression cases once fixed. */
+ * Cases the solver once got wrong stay in as regression cases. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,18 +269,15 @@ static void solve_with(const pp_iopddl_problem *p, uint64_t seed, unsigned secon
     pp_iopddl_result_free(&r);
 }
 
-typedef enum { STRICT, KNOWN_FAILURE } expectation;
-
 /* Solves p and compares with the exhaustive optimum best (-1: nothing
  * fits): PP_INFEASIBLE exactly when no assignment fits; otherwise a
  * feasible answer at the optimum cost. When every feasible answer needs a
  * forbidden entry, only "a feasible answer" is asked: the solver saturates
  * forbidden costs at 1e18 by design, so it neither ranks such answers by
- * their contest cost nor reports that cost. Under KNOWN_FAILURE a
- * disagreement is printed but not counted, so that one documented weakness
- * does not hide the rest. Returns whether the solver agreed. */
+ * their contest cost nor reports that cost. Returns whether the solver
+ * agreed. */
 static bool check_solve(const pp_iopddl_problem *p, const char *json, uint64_t seed, pp_int128 best,
-                        expectation expect, const char *label)
+                        const char *label)
 {
     solve_report r;
     solve_with(p, seed, WATCHDOG_SECONDS, false, label, json, &r);
@@ -317,34 +313,18 @@ static bool check_solve(const pp_iopddl_problem *p, const char *json, uint64_t s
             fprintf(stderr, " (%s)", r.message);
         }
         fprintf(stderr, "; problem:\n%s", json);
-        if (expect == KNOWN_FAILURE) {
-            fprintf(stderr, "%s: known solver failure, not counted\n", label);
-            check_failures = before;
-        }
-    } else if (expect == KNOWN_FAILURE) {
-        fprintf(stderr, "%s: known failure now passes; make it strict\n", label);
     }
     return agreed;
 }
 
-static bool listed(const int *list, int count, int value)
-{
-    for (int k = 0; k < count; k++)
-        if (list[k] == value)
-            return true;
-    return false;
-}
-
 /* count random problems, each a fresh draw with forbidden entries one in
- * forbidden_one_in (0: none); strict except the listed indices, on which
- * the current solver is known to miss the optimum. */
-static void test_random(const char *name, uint64_t stream, int count, uint32_t forbidden_one_in,
-                        const int *known, int known_count)
+ * forbidden_one_in (0: none). */
+static void test_random(const char *name, uint64_t stream, int count, uint32_t forbidden_one_in)
 {
     static char json[1 << 16];
-    int infeasible = 0, forbidden_only = 0, missed = 0, known_seen = 0;
-    /* Each regime has its own stream: its indices (named in the known
-     * lists) do not depend on how many problems another regime makes. */
+    int infeasible = 0, forbidden_only = 0, missed = 0;
+    /* Each regime has its own stream: a problem's index (in messages) does
+     * not depend on how many problems another regime makes. */
     rng_state = stream;
     for (int round = 0; round < count; round++) {
         tiny t;
@@ -358,27 +338,22 @@ static void test_random(const char *name, uint64_t stream, int count, uint32_t f
         forbidden_only += best >= PP_IOPDDL_FORBIDDEN;
         char label[64];
         snprintf(label, sizeof label, "%s random problem %d", name, round);
-        expectation expect = listed(known, known_count, round) ? KNOWN_FAILURE : STRICT;
-        known_seen += expect == KNOWN_FAILURE;
-        missed += !check_solve(p, json, (uint64_t)round + 1, best, expect, label);
+        missed += !check_solve(p, json, (uint64_t)round + 1, best, label);
         pp_iopddl_free(p);
     }
     fprintf(stderr, "%s random: %d problems (%d infeasible, %d needing a forbidden entry), "
-            "%d disagreements (%d known)\n", name, count, infeasible, forbidden_only, missed, known_seen);
+            "%d disagreements\n", name, count, infeasible, forbidden_only, missed);
     /* The generator must keep producing every regime, or the test says less than it seems. */
     CHECK(infeasible > count / 20);
     if (forbidden_one_in)
         CHECK(forbidden_only > count / 20);
 }
 
-/* Problems the solver once got wrong or still does, with their exhaustive
- * optimum: regressions are strict; the solver's current misses are known
- * failures, so that a fix shows up as "known failure now passes". */
+/* Problems the solver once got wrong, with their exhaustive optimum. */
 static void test_known_cases(void)
 {
     static const struct {
         const char *label;
-        expectation expect;
         uint64_t seed;
         pp_int128 optimum; /* by hand for the first three, else by the brute force when found */
         const char *json;
@@ -387,16 +362,16 @@ static void test_known_cases(void)
          * better" test, cost[s] > cost[best] - 0.5 in doubles, was false for
          * a tie at 2^53 and above, so the node flipped between the two
          * forever; the first-feasible polish had no deadline. */
-        {"forbidden tie", STRICT, 1, 1000000000000000000,
+        {"forbidden tie", 1, 1000000000000000000,
          "{\"problem\": {\"nodes\": {\"intervals\": [[0, 1]],\n"
          "\"costs\": [[1000000000000000000, 1000000000000000000]], \"usages\": [[0, 0]]}}}\n"},
         /* Once hung the same way, with an ordinary cost of 2^53. */
-        {"large-cost tie", STRICT, 1, 9007199254740992,
+        {"large-cost tie", 1, 9007199254740992,
          "{\"problem\": {\"nodes\": {\"intervals\": [[0, 1]],\n"
          "\"costs\": [[9007199254740992, 9007199254740992]], \"usages\": [[0, 0]]}}}\n"},
         /* Once hung: node 1's strategies both saturate to 1e18 (forbidden,
          * plus a self-loop); 9 + 1e18 + 13 + 32. */
-        {"forbidden tie via self-loop", STRICT, 11, 1000000000000000054,
+        {"forbidden tie via self-loop", 11, 1000000000000000054,
          "{\"problem\": {\"nodes\": {\"intervals\": [[5, 6], [4, 6], [6, 6]],\n"
          "\"costs\": [[1000000000000000000, 9], [1000000000000000000, 1000000000000000000], [32, 41, 39]],\n"
          "\"usages\": [[11, 6], [9, 9], [4, 1, 8]]},\n"
@@ -406,7 +381,7 @@ static void test_known_cases(void)
         /* Once hung before searching: node 2's two least-usage strategies
          * are both forbidden, so the least-usage start tied at 1e18, though
          * an ordinary answer exists. */
-        {"forbidden tie at the start", STRICT, 226, 111,
+        {"forbidden tie at the start", 226, 111,
          "{\"problem\": {\"nodes\": {\"intervals\": [[4, 8], [3, 8], [2, 6], [5, 9]],\n"
          "\"costs\": [[10], [34, 17, 18], [1000000000000000000, 1000000000000000000, 28], [32, 21]],\n"
          "\"usages\": [[8], [2, 8, 11], [0, 0, 1], [1, 11]]},\n"
@@ -415,7 +390,7 @@ static void test_known_cases(void)
          "35, 43, 12, 15, 2, 44, 3, 31, 23]]},\n"
          "\"usage_limit\": 17}}\n"},
         /* Once missed (295), with many three-node edges. */
-        {"optimum 294", STRICT, 68, 294,
+        {"optimum 294", 68, 294,
          "{\"problem\": {\"nodes\": {\"intervals\": [[6, 9], [3, 10], [5, 12], [5, 8], [0, 7]],\n"
          "\"costs\": [[1], [3, 45], [1, 24, 35], [10, 15], [31, 19, 16]],\n"
          "\"usages\": [[3], [2, 0], [1, 0, 2], [8, 5], [9, 1, 6]]},\n"
@@ -428,7 +403,7 @@ static void test_known_cases(void)
          "[4, 8, 9, 46, 18, 47, 12, 44, 0, 40, 18, 14, 37, 37, 6, 34, 13, 42, 30, 41, 18, 40, 29, 28, 9, 20, 24]]},\n"
          "\"usage_limit\": 18}}\n"},
         /* Missed: the solver returns 172. */
-        {"optimum 165", STRICT, 284, 165,
+        {"optimum 165", 284, 165,
          "{\"problem\": {\"nodes\": {\"intervals\": [[6, 11], [1, 5], [0, 1], [2, 6], [1, 2], [2, 9]],\n"
          "\"costs\": [[23], [28, 16], [6, 42, 5], [48, 28], [24, 27], [4, 3]],\n"
          "\"usages\": [[2], [0, 10], [1, 5, 4], [11, 8], [6, 8], [10, 6]]},\n"
@@ -436,7 +411,7 @@ static void test_known_cases(void)
          "\"costs\": [[21, 44, 7, 21], [12, 22], [30, 16, 22, 14, 10, 34, 39, 7], [12, 3, 31, 42]]},\n"
          "\"usage_limit\": 31}}\n"},
         /* Missed, and the smallest such case found: the solver returns 157. */
-        {"optimum 156", STRICT, 2541, 156,
+        {"optimum 156", 2541, 156,
          "{\"problem\": {\"nodes\": {\"intervals\": [[3, 6], [2, 7], [5, 5], [0, 7], [6, 12], [7, 7]],\n"
          "\"costs\": [[24], [8], [10, 25], [8, 24], [43, 6, 48], [2, 13, 34]],\n"
          "\"usages\": [[5], [0], [5, 9], [8, 11], [0, 9, 2], [5, 1, 1]]},\n"
@@ -453,7 +428,7 @@ static void test_known_cases(void)
         CHECK(best == cases[k].optimum);
         char label[64];
         snprintf(label, sizeof label, "known case \"%s\"", cases[k].label);
-        check_solve(p, cases[k].json, cases[k].seed, best, cases[k].expect, label);
+        check_solve(p, cases[k].json, cases[k].seed, best, label);
         pp_iopddl_free(p);
     }
 }
@@ -550,8 +525,8 @@ int main(int argc, char **argv)
      * test_iopddl_solver_small 3000 1000. */
     int plain = argc > 1 ? atoi(argv[1]) : 300, forbidden = argc > 2 ? atoi(argv[2]) : 150;
     test_known_cases();
-    test_random("plain", 0x2545f4914f6cdd1du, plain, 0, NULL, 0);
-    test_random("forbidden", 0x9e3779b97f4a7c15u, forbidden, 20, NULL, 0);
+    test_random("plain", 0x2545f4914f6cdd1du, plain, 0);
+    test_random("forbidden", 0x9e3779b97f4a7c15u, forbidden, 20);
     test_determinism();
     return CHECK_DONE();
 }
