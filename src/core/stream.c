@@ -36,6 +36,21 @@ void pp_advise_huge_pages(void *block, size_t size)
 #endif
 }
 
+void pp_prefault(void *start, size_t size)
+{
+#ifdef MADV_POPULATE_WRITE
+    long page = sysconf(_SC_PAGESIZE);
+    if (!start || size == 0 || page <= 0)
+        return;
+    uintptr_t mask = (uintptr_t)page - 1;
+    uintptr_t from = (uintptr_t)start & ~mask, to = ((uintptr_t)start + size + mask) & ~mask;
+    madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)start;
+    (void)size;
+#endif
+}
+
 static char *buffer_new(size_t size)
 {
     if (size < (size_t)HUGE_PAGE)

@@ -15,7 +15,7 @@
 /* NUMBER_LOOKAHEAD covers the longest valid integer ("-" and 19 digits) and
  * the character after it, so the hot loop tests for the end of the buffer
  * once per number rather than once per character. */
-enum { MAX_DEPTH = 200, NUMBER_LOOKAHEAD = 48, KEY_SIZE = 64 };
+enum { MAX_DEPTH = 200, NUMBER_LOOKAHEAD = 48, KEY_SIZE = 64, PREFAULT_BYTES = 64 << 10 };
 
 #define NO_ROW SIZE_MAX
 
@@ -23,9 +23,10 @@ enum { MAX_DEPTH = 200, NUMBER_LOOKAHEAD = 48, KEY_SIZE = 64 };
 typedef struct {
     int64_t *values;
     size_t count, cap;
+    size_t ready;        /* values[0 .. ready) are prefaulted, ready <= cap */
     uint64_t *row_start; /* rows + 1 entries once finished */
     uint64_t *row_pos;   /* byte offset of each row, for messages */
-    size_t rows, row_cap;
+    size_t rows, row_cap, row_ready;
     size_t first_negative_row; /* NO_ROW if every value is >= 0 */
     uint64_t key_pos;    /* byte offset of the key */
     bool present;
@@ -367,32 +368,51 @@ static size_t grow_capacity(size_t cap, size_t initial, size_t item)
     return cap;
 }
 
+/* Extends the prefaulted part of an array by PREFAULT_BYTES, growing the
+ * array first when it is full. Pages are faulted in one call each 64 KB:
+ * on this VM a page fault taken one at a time costs three times as much. */
+static bool grow_ready(void **block, size_t *ready, size_t *cap, size_t initial, size_t item)
+{
+    if (*ready == *cap) {
+        size_t grown_cap = grow_capacity(*cap, initial, item);
+        void *grown = realloc(*block, grown_cap * item);
+        if (!grown)
+            return false;
+        pp_advise_huge_pages(grown, grown_cap * item);
+        *block = grown;
+        *cap = grown_cap;
+    }
+    size_t more = PREFAULT_BYTES / item;
+    size_t next = *cap - *ready > more ? *ready + more : *cap;
+    pp_prefault((char *)*block + *ready * item, (next - *ready) * item);
+    *ready = next;
+    return true;
+}
+
 static bool ragged_grow_values(loader *ld, ragged *r)
 {
-    size_t cap = grow_capacity(r->cap, 1024, sizeof(int64_t));
-    int64_t *grown = realloc(r->values, cap * sizeof *grown);
-    if (!grown)
+    void *values = r->values;
+    if (!grow_ready(&values, &r->ready, &r->cap, 1024, sizeof(int64_t)))
         return out_of_memory(ld);
-    pp_advise_huge_pages(grown, cap * sizeof *grown);
-    r->values = grown;
-    r->cap = cap;
+    r->values = values;
     return true;
 }
 
 static bool ragged_start_row(loader *ld, ragged *r, uint64_t pos)
 {
-    if (r->rows + 1 >= r->row_cap) {
-        size_t cap = grow_capacity(r->row_cap, 256, sizeof(uint64_t));
-        uint64_t *starts = realloc(r->row_start, cap * sizeof *starts);
-        if (starts)
-            r->row_start = starts;
-        uint64_t *poss = starts ? realloc(r->row_pos, cap * sizeof *poss) : NULL;
-        if (!poss)
-            return out_of_memory(ld);
+    if (r->rows + 1 >= r->row_ready) {
+        size_t ready = r->row_ready, cap = r->row_cap;
+        void *starts = r->row_start, *poss = r->row_pos;
+        bool ok = grow_ready(&starts, &ready, &cap, 256, sizeof(uint64_t));
+        r->row_start = starts;
+        ready = r->row_ready;
+        cap = r->row_cap;
+        ok = ok && grow_ready(&poss, &ready, &cap, 256, sizeof(uint64_t));
         r->row_pos = poss;
+        if (!ok)
+            return out_of_memory(ld);
+        r->row_ready = ready;
         r->row_cap = cap;
-        pp_advise_huge_pages(starts, cap * sizeof *starts);
-        pp_advise_huge_pages(poss, cap * sizeof *poss);
     }
     r->row_start[r->rows] = r->count;
     r->row_pos[r->rows] = pos;
@@ -408,7 +428,7 @@ static bool read_row(loader *ld, ragged *r)
     pp_stream *s = &ld->in;
     const char *p = s->buf + s->pos, *end = s->buf + s->len;
     int64_t *values = r->values;
-    size_t count = r->count, cap = r->cap;
+    size_t count = r->count, ready = r->ready;
     for (;;) {
         while (is_space(*p))
             p++;
@@ -427,11 +447,11 @@ static bool read_row(loader *ld, ragged *r)
         if (!after)
             return fail_here(ld, reason);
         p = after;
-        if (count == cap) {
+        if (count == ready) {
             if (!ragged_grow_values(ld, r))
                 return false;
             values = r->values;
-            cap = r->cap;
+            ready = r->ready;
         }
         values[count++] = v;
         if (v < 0 && r->first_negative_row == NO_ROW)
