@@ -80,7 +80,7 @@ void pp_iopddl_options_default(pp_iopddl_options *o);
 
 typedef struct {
     uint32_t *strategies;  /* node_count entries, malloc'd; free with pp_iopddl_result_free */
-    int64_t cost;
+    int64_t cost;          /* as pp_iopddl_evaluate sums it, clamped to INT64_MAX */
     bool feasible;
     double time_first_feasible, time_best, time_total;
     int64_t rounds;

@@ -237,6 +237,11 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
         report(o, started, r->cost, 0, "relax");
         status = run_workers(m, relevant, o, deadline, started, r, err);
     }
+    /* The search saturates forbidden entries at 1e18; the figure reported is
+     * the contest's own sum (clamped to 64 bits), so it matches parplan eval. */
+    pp_iopddl_evaluation ev;
+    if ((status == PP_OK || status == PP_INFEASIBLE) && pp_iopddl_evaluate(p, r->strategies, &ev, err) == PP_OK)
+        r->cost = ev.cost > INT64_MAX ? INT64_MAX : (int64_t)ev.cost;
     r->time_total = pp_now() - started;
     iop_model_free(m);
     return status;

@@ -292,6 +292,8 @@ static bool check_solve(const pp_iopddl_problem *p, const char *json, uint64_t s
             pp_error err = {0};
             CHECK_EQ_INT(pp_iopddl_evaluate(p, r.strategies, &ev, &err), PP_OK);
             CHECK(ev.feasible);
+            /* The reported cost is the contest's sum, forbidden terms and all. */
+            CHECK(r.cost == (ev.cost > INT64_MAX ? INT64_MAX : (int64_t)ev.cost));
             if (best < PP_IOPDDL_FORBIDDEN) {
                 CHECK(ev.cost == best);
                 CHECK(r.cost == best);
