@@ -27,8 +27,9 @@ typedef struct {
 pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err);
 void pp_stream_close(pp_stream *s);
 
-/* Makes at least `want` bytes (at most the buffer's capacity, about 4 MB) available
- * from buf + pos unless the text ends first; returns how many are available.
+/* Makes at least `want` bytes available from buf + pos unless the text ends
+ * first; returns how many are available. `want` is capped at the buffer's
+ * capacity: about 4 MB, or a small file's size, but never under 64 bytes.
  * Moves the buffer, so pointers into it are invalid afterwards. */
 size_t pp_stream_fill(pp_stream *s, size_t want);
 
