@@ -4,8 +4,12 @@
  * solves that relaxed problem from the previous answer, then: if the answer
  * fits the limit, it is polished and kept when best, and every weight is
  * lowered; if not, the weights of the nodes live in overflowing segments are
- * raised. Nodes that can never be live in a segment able to overflow keep
- * weight zero. */
+ * raised, and the answer is repaired to fit and offered all the same. Nodes
+ * that can never be live in a segment able to overflow keep weight zero.
+ * The relaxed problem is solved twice a round (descent from the last answer,
+ * and TRW-S's decoding refined by descent) and the cheaper answer goes on.
+ * A worker that finds nothing better for STALL_ROUNDS rounds goes back to
+ * its best answer and the weights that found it, shaken. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
