@@ -8,12 +8,18 @@
  * local-polytope marginal rows, one usage row per segment that can overflow
  * and is not implied by a neighbouring segment. Steps are logged so that a
  * warm start can be carried into the reduced model and the answer back out. */
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <Cbc_C_Interface.h>
 #include "iopddl/exact.h"
@@ -129,7 +135,7 @@ static inline int64_t *cell(const xctx *c, const xpair *q, uint32_t r, uint32_t 
     return q->a == r ? &q->cost[(size_t)sr * db + so] : &q->cost[(size_t)so * db + sr];
 }
 
-static void kill(xctx *c, uint32_t r, uint32_t s)
+static void drop(xctx *c, uint32_t r, uint32_t s)
 {
     uint32_t k = base(c, r) + s;
     if (!c->alive[k])
@@ -332,7 +338,7 @@ static bool usage_scan(xctx *c, bool *changed)
                 worst = c->smin[t] > worst ? c->smin[t] : worst;
             for (uint32_t s = 0; s < d; s++)
                 if (c->alive[base(c, r) + s] && vec[s] - lo > (pp_int128)m->limit - worst) {
-                    kill(c, r, s);
+                    drop(c, r, s);
                     c->st->strategies_removed++;
                     *changed = true;
                 }
@@ -350,7 +356,7 @@ static void kill_forbidden(xctx *c, bool *changed)
             continue;
         for (uint32_t s = 0; s < dom(c, r); s++)
             if (c->alive[base(c, r) + s] && c->unary[base(c, r) + s] >= FORBID) {
-                kill(c, r, s);
+                drop(c, r, s);
                 c->st->strategies_removed++;
                 *changed = true;
             }
@@ -373,7 +379,7 @@ static void arc_consistency(xctx *c, bool *changed)
                 for (uint32_t t = 0; t < dom(c, w) && !ok; t++)
                     ok = c->alive[base(c, w) + t] && *cell(c, q, r, s, t) < FORBID;
                 if (!ok) {
-                    kill(c, r, s);
+                    drop(c, r, s);
                     c->st->strategies_removed++;
                     *changed = true;
                 }
@@ -622,7 +628,7 @@ static bool dominance(xctx *c, bool *changed)
             for (uint32_t s2 = 0; s2 < d; s2++) {
                 if (s2 == s || !c->alive[base(c, r) + s2] || !dominates(c, r, s2, s, piece_on))
                     continue;
-                kill(c, r, s);
+                drop(c, r, s);
                 c->st->strategies_dominated++;
                 log_step(c, STEP_DOMINATE, r, s, s2);
                 *changed = true;
@@ -834,10 +840,16 @@ typedef struct {
     int *col, *row;
     double *val;
     size_t count, cap;
+    size_t limit; /* the nonzero cap: adding past it fails and sets too_large */
+    bool too_large;
 } triplets;
 
 static bool trip_add(triplets *tr, int col, int row, double val)
 {
+    if (tr->count >= tr->limit) {
+        tr->too_large = true;
+        return false;
+    }
     if (tr->count == tr->cap) {
         size_t cap = tr->cap ? 2 * tr->cap : 4096;
         int *c = realloc(tr->col, cap * sizeof *c);
@@ -1138,7 +1150,7 @@ static void mip_free(mip *p)
     free(p->row_hi);
 }
 
-static pp_status mip_build(xctx *c, mip *p, pp_error *err)
+static pp_status mip_build(xctx *c, mip *p, uint64_t max_nonzeros, pp_error *err)
 {
     const iop_model *m = c->m;
     uint32_t n = c->n;
@@ -1147,18 +1159,22 @@ static pp_status mip_build(xctx *c, mip *p, pp_error *err)
     p->xcol = malloc((strategies + 1) * sizeof *p->xcol);
     double *obj = NULL;
     size_t obj_cap = 0;
-    triplets tr = {0};
+    /* CBC indexes with int: the cap also keeps every count in range. */
+    triplets tr = {.limit = max_nonzeros < (uint64_t)INT_MAX / 2 ? (size_t)max_nonzeros : (size_t)INT_MAX / 2};
     emitter e = {.c = c, .tr = &tr};
     if (!p->xcol)
         goto oom;
     for (size_t k = 0; k < strategies; k++)
         p->xcol[k] = -1;
     int cols = 0, rows = 0;
+    for (uint32_t r = 0; r < n; r++)
+        c->st->free_nodes += c->state[r] == ST_FREE;
+    for (size_t id = 0; id < c->pair_count; id++)
+        c->st->pairs += !c->pairs[id].dead;
     /* x columns and the assignment rows */
     for (uint32_t r = 0; r < n; r++) {
         if (c->state[r] != ST_FREE)
             continue;
-        c->st->free_nodes++;
         for (uint32_t s = 0; s < dom(c, r); s++) {
             if (!c->alive[base(c, r) + s])
                 continue;
@@ -1184,7 +1200,6 @@ static pp_status mip_build(xctx *c, mip *p, pp_error *err)
         const xpair *q = &c->pairs[id];
         if (q->dead)
             continue;
-        c->st->pairs++;
         uint32_t a = q->a, b = q->b, da = dom(c, a), db = dom(c, b);
         for (uint32_t s = 0; s < da; s++)
             if (c->alive[base(c, a) + s]) {
@@ -1216,15 +1231,6 @@ static pp_status mip_build(xctx *c, mip *p, pp_error *err)
                     goto oom2;
                 obj[cols++] = (double)x;
             }
-        }
-        if (cols < 0 || (size_t)cols > (size_t)INT_MAX / 2 || tr.count > (size_t)INT_MAX / 2) {
-            free(row_a);
-            free(row_b);
-            free(obj);
-            free(tr.col);
-            free(tr.row);
-            free(tr.val);
-            return pp_error_set(err, PP_EARG, "exact solver: model too large for CBC (%d columns)", cols);
         }
     }
     free(row_a);
@@ -1297,6 +1303,11 @@ oom:
     free(tr.val);
     mip_free(p);
     memset(p, 0, sizeof *p);
+    if (tr.too_large)
+        return pp_error_set(err, PP_EARG,
+                            "exact solver: the reduced MIP has more than %zu nonzeros (%u free nodes, %u pairs); "
+                            "raise max_nonzeros to try CBC on it",
+                            tr.limit, c->st->free_nodes, c->st->pairs);
     return pp_error_set(err, PP_ENOMEM, "out of memory building the exact model");
 }
 
@@ -1471,7 +1482,9 @@ static pp_int128 fixed_cost(const xctx *c)
 
 typedef struct {
     bool found, proven, infeasible;
+    bool crashed, killed; /* the CBC process died on its own, or was stopped */
     double bound;
+    int64_t nodes;
 } cbc_outcome;
 
 static void cbc_param_double(Cbc_Model *cbc, const char *name, double value)
@@ -1481,9 +1494,11 @@ static void cbc_param_double(Cbc_Model *cbc, const char *name, double value)
     Cbc_setParameter(cbc, name, buf);
 }
 
-/* Runs CBC on p; on success sr holds the chosen strategy of every free representative. */
-static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double seconds,
-                    const uint32_t *warm_sr, uint32_t *sr, cbc_outcome *out)
+/* Runs CBC on p in this process; on success sr holds the chosen strategy of
+ * every free representative. `safe` switches off CBC's preprocessing and
+ * cuts, for a second try after a crash. */
+static void cbc_solve_here(const xctx *c, const mip *p, const iop_exact_options *o, double seconds,
+                           const uint32_t *warm_sr, bool safe, uint32_t *sr, cbc_outcome *out)
 {
     memset(out, 0, sizeof *out);
     out->bound = -INFINITY;
@@ -1497,12 +1512,22 @@ static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double se
     Cbc_setParameter(cbc, "timeMode", "elapsed");
     if (seconds > 0)
         cbc_param_double(cbc, "seconds", seconds);
-    char buf[32];
-    /* 100 + n: n threads, and the same search on every run (CBC's convention). */
-    snprintf(buf, sizeof buf, "%d", 100 + (o->threads > 0 ? o->threads : pp_cpu_count()));
-    Cbc_setParameter(cbc, "threads", buf);
+    /* One thread: CBC's serial code. Its threaded mode with a single worker
+     * was seen to stall for seconds on tiny MIPs when the cores are busy.
+     * More: 100 + n, CBC's convention for n threads with the same search on
+     * every run (the house rule: a finished search repeats). */
+    int threads = o->threads > 0 ? o->threads : pp_cpu_count();
+    if (threads >= 2) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d", 100 + threads);
+        Cbc_setParameter(cbc, "threads", buf);
+    }
     /* Costs are integers: a gap below one proves the incumbent optimal. */
     Cbc_setParameter(cbc, "allowableGap", "0.99");
+    if (safe) {
+        Cbc_setParameter(cbc, "preprocess", "off");
+        Cbc_setParameter(cbc, "cuts", "off");
+    }
     if (warm_sr) {
         int count = 0;
         int *idx = malloc(((size_t)c->n + 1) * sizeof *idx);
@@ -1514,25 +1539,11 @@ static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double se
                     val[count++] = 1.0;
                 }
             Cbc_setMIPStartI(cbc, count, idx, val);
-            c->st->warm_start_used = true;
         }
         free(idx);
         free(val);
     }
-    /* CBC writes its log on stdout: when asked for it, send it to stderr. */
-    int saved = -1;
-    if (o->verbose) {
-        fflush(stdout);
-        saved = dup(STDOUT_FILENO);
-        if (saved >= 0)
-            dup2(STDERR_FILENO, STDOUT_FILENO);
-    }
     Cbc_solve(cbc);
-    if (saved >= 0) {
-        fflush(stdout);
-        dup2(saved, STDOUT_FILENO);
-        close(saved);
-    }
     const double *x = Cbc_bestSolution(cbc);
     if (x) {
         out->found = true;
@@ -1557,8 +1568,120 @@ static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double se
     double bound = Cbc_getBestPossibleObjValue(cbc);
     if (isfinite(bound) && fabs(bound) < 1e300)
         out->bound = bound;
-    c->st->mip_nodes = Cbc_getNodeCount(cbc);
+    out->nodes = Cbc_getNodeCount(cbc);
     Cbc_deleteModel(cbc);
+}
+
+static bool write_all(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size > 0) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        size -= (size_t)n;
+    }
+    return true;
+}
+
+/* CBC runs in a child process. Debian's CBC is built with assertions, and
+ * an assertion inside CLP was seen to abort on a 67-column MIP from the
+ * random tests: a crash must cost one answer, not the caller's process.
+ * The child also makes the time limit firm (CBC's first LP cannot be
+ * interrupted: the child is killed at the deadline), answers a stop
+ * request at once, keeps CBC's process-wide state and its stdout log away
+ * from the caller, and lets several solves run side by side. The child
+ * sends back a header and one strategy per free representative. */
+static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double seconds,
+                    const uint32_t *warm_sr, bool safe, uint32_t *sr, cbc_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    out->bound = -INFINITY;
+    size_t count = 0;
+    for (uint32_t r = 0; r < c->n; r++)
+        count += c->state[r] == ST_FREE;
+    size_t need = sizeof *out + count * sizeof *sr;
+    unsigned char *buf = malloc(need);
+    int fds[2];
+    if (!buf || pipe(fds) != 0) {
+        free(buf);
+        cbc_solve_here(c, p, o, seconds, warm_sr, safe, sr, out); /* no child to be had */
+        return;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        free(buf);
+        cbc_solve_here(c, p, o, seconds, warm_sr, safe, sr, out);
+        return;
+    }
+    if (pid == 0) {
+        /* The child: CBC's log goes to stderr when asked for; else CBC is
+         * silent, its assertion messages included. */
+        close(fds[0]);
+        int sink = o->verbose ? STDERR_FILENO : open("/dev/null", O_WRONLY);
+        if (sink >= 0) {
+            dup2(sink, STDOUT_FILENO);
+            if (!o->verbose)
+                dup2(sink, STDERR_FILENO);
+        }
+        cbc_outcome mine;
+        cbc_solve_here(c, p, o, seconds, warm_sr, safe, sr, &mine);
+        memcpy(buf, &mine, sizeof mine);
+        size_t at = sizeof mine;
+        for (uint32_t r = 0; r < c->n; r++)
+            if (c->state[r] == ST_FREE) {
+                memcpy(buf + at, &sr[r], sizeof *sr);
+                at += sizeof *sr;
+            }
+        fflush(stdout);
+        _exit(write_all(fds[1], buf, need) ? 0 : 1);
+    }
+    close(fds[1]);
+    /* The deadline: CBC's own limit plus a grace for its last step. */
+    double kill_at = seconds > 0 ? pp_now() + seconds + 0.5 + 0.05 * seconds : 0;
+    size_t got = 0;
+    while (got < need) {
+        if (pp_stop_requested() || (kill_at > 0 && pp_now() > kill_at)) {
+            kill(pid, SIGKILL);
+            out->killed = true;
+            break;
+        }
+        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+        int ready = poll(&pfd, 1, 50);
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (ready <= 0)
+            continue;
+        ssize_t n = read(fds[0], buf + got, need - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* the child ended without an answer */
+        got += (size_t)n;
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got == need) {
+        memcpy(out, buf, sizeof *out);
+        size_t at = sizeof *out;
+        for (uint32_t r = 0; r < c->n; r++)
+            if (c->state[r] == ST_FREE) {
+                memcpy(&sr[r], buf + at, sizeof *sr);
+                at += sizeof *sr;
+            }
+    } else if (!out->killed) {
+        out->crashed = true;
+    }
+    free(buf);
 }
 
 pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
@@ -1614,7 +1737,7 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
         goto done;
     }
     mip p;
-    status = mip_build(&c, &p, err);
+    status = mip_build(&c, &p, o->max_nonzeros ? o->max_nonzeros : IOP_EXACT_DEFAULT_MAX_NONZEROS, err);
     if (status != PP_OK)
         goto done;
     if (c.infeasible) {
@@ -1657,7 +1780,7 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
             left = 0.05;
     }
     if (pp_stop_requested()) {
-        /* CBC cannot be interrupted once started: honour a stop request before. */
+        /* Stopping: not worth starting CBC. */
         *lower_bound_out = -INFINITY;
         mip_free(&p);
         goto done;
@@ -1665,7 +1788,20 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
     bool have_warm = best >= 0 && warm_to_reduced(&c, x_out, warm_sr);
     cbc_outcome out;
     double t1 = pp_now();
-    cbc_run(&c, &p, o, left, have_warm ? warm_sr : NULL, sr, &out);
+    st->warm_start_used = have_warm;
+    cbc_run(&c, &p, o, left, have_warm ? warm_sr : NULL, false, sr, &out);
+    if (out.crashed) {
+        /* One more try without preprocessing and cuts, in the time left. */
+        st->cbc_crashes++;
+        double again = 0;
+        if (o->time_limit > 0)
+            again = o->time_limit - (pp_now() - t0);
+        if (o->time_limit <= 0 || again > 0.1)
+            cbc_run(&c, &p, o, again, have_warm ? warm_sr : NULL, true, sr, &out);
+        st->cbc_crashes += out.crashed;
+    }
+    st->cbc_killed = out.killed;
+    st->mip_nodes = out.nodes;
     st->mip_seconds = pp_now() - t1;
     mip_free(&p);
     bool cbc_ok = false;

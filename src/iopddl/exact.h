@@ -28,6 +28,8 @@ typedef struct {
     double presolve_seconds, mip_seconds;
     int64_t mip_nodes;                         /* branch-and-bound nodes */
     bool warm_start_used;                      /* warm start was feasible and passed to CBC */
+    int cbc_crashes;                           /* CBC process deaths (a second try follows one) */
+    bool cbc_killed;                           /* CBC stopped at the deadline or on a stop request */
 } iop_exact_stats;
 
 /* Presolve steps that can be switched off, to measure what each one buys. */
@@ -38,11 +40,19 @@ enum {
     IOP_EXACT_NO_ROW_FILTER = 8   /* usage rows implied by a neighbour's row */
 };
 
+/* CBC's first LP cannot be interrupted, and its time grows quickly with the
+ * matrix: contest instance A reduces to 2.6M nonzeros (LP about 30 s), M and
+ * S to 60M and 92M (no answer after 15 minutes, 5-7 GB). Larger reduced
+ * MIPs are refused unless the caller raises the cap. */
+#define IOP_EXACT_DEFAULT_MAX_NONZEROS 2000000
+
 typedef struct {
     double time_limit;   /* seconds for the whole call; <= 0 means none */
-    int threads;         /* CBC threads; <= 0 means one per online core */
+    int threads;         /* 1: serial CBC; n >= 2: CBC's deterministic parallel
+                            search on n threads; <= 0: one per online core */
     bool verbose;        /* presolve summary and CBC's log on stderr (else silent) */
     unsigned off;        /* IOP_EXACT_NO_* flags; 0 for the full presolve */
+    uint64_t max_nonzeros; /* cap on the reduced MIP; 0: IOP_EXACT_DEFAULT_MAX_NONZEROS */
 } iop_exact_options;
 
 /* Solves m exactly (given time). warm_start (may be NULL) is an assignment
@@ -55,12 +65,14 @@ typedef struct {
  * CBC got no bound); *proven_optimal says the search finished.
  * PP_INFEASIBLE: proven that every assignment uses a forbidden cost or
  * exceeds the limit (x_out: the least-usage assignment, *cost_out -1).
- * PP_EARG: edges over three or more nodes (not supported) or a model too
- * large for CBC's int indices. PP_ENOMEM.
- * Time: the limit covers the presolve and CBC, but CBC checks its clock
- * only between steps, so it can overrun by its first LP solve (about 2 s
- * on G). A stop request (pp_stop_requested) is honoured before CBC starts,
- * not during it. CBC keeps process-wide state: one call at a time. */
+ * PP_EARG: edges over three or more nodes (not supported), or a reduced
+ * MIP over the nonzero cap (the stats say how large; CBC is not started).
+ * PP_ENOMEM.
+ * CBC runs in a child process (fork): the time limit is firm (the child is
+ * killed half a second and 5% past it, its answer lost, the bound then
+ * -INFINITY), a stop request (pp_stop_requested) is answered within 50 ms,
+ * a crash inside CBC costs only its answer (one retry without CBC's
+ * preprocessing and cuts follows), and calls may run side by side. */
 pp_status iop_exact_solve(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
                           double time_limit, int threads, uint32_t *x_out, int64_t *cost_out,
                           double *lower_bound_out, bool *proven_optimal, pp_error *err);

@@ -6,7 +6,9 @@
  * pp_iopddl_evaluate; warm starts (optimal and costliest); hyperedges
  * refused; graph colouring, which only branching decides; and, when given,
  * instance G solved within a time limit to a feasible answer checked by the
- * evaluator, with the figures printed on stderr (no time is asserted).
+ * evaluator, with the figures printed on stderr (no time is asserted), then
+ * refused under a small nonzero cap, and cut off after half a second with
+ * its answer as the warm start (which must come back).
  * Usage: test_iopddl_exact EXAMPLE [G_FILE [SECONDS [THREADS]]] */
 #include <math.h>
 #include <stdlib.h>
@@ -234,6 +236,7 @@ static void test_random(int count, bool dense)
 {
     int feasible = 0, infeasible = 0, warm = 0;
     int used_mip = 0, used_merge = 0, used_dominance = 0, used_elimination = 0, used_rows = 0, used_warm = 0;
+    int crashes = 0;
     for (int round = 0; round < count && check_failures == 0; round++) {
         pp_iopddl_problem *p = random_problem(dense);
         uint32_t best_x[MAX_N], worst_x[MAX_N];
@@ -260,6 +263,7 @@ static void test_random(int count, bool dense)
         used_elimination += stats.eliminated > 0;
         used_rows += stats.usage_rows > 0;
         used_warm += stats.warm_start_used;
+        crashes += stats.cbc_crashes;
         if (truth < 0) {
             infeasible++;
             if (st != PP_INFEASIBLE)
@@ -288,9 +292,9 @@ static void test_random(int count, bool dense)
     }
     fprintf(stderr,
             "random: %d feasible (%d warm-started), %d infeasible; solved with a MIP %d (%d with usage rows, "
-            "%d passed a warm start), merges in %d, dominance in %d, elimination in %d\n",
+            "%d passed a warm start), merges in %d, dominance in %d, elimination in %d; CBC crashed %d times\n",
             feasible, warm, infeasible, used_mip, used_rows, used_warm, used_merge, used_dominance,
-            used_elimination);
+            used_elimination, crashes);
 }
 
 static void test_example(const char *path)
@@ -443,6 +447,13 @@ static void test_instance(const char *path, double seconds, int threads)
                            .threads = threads,
                            .verbose = getenv("PP_EXACT_VERBOSE") != NULL,
                            .off = off ? (unsigned)atoi(off) : 0};
+    /* A cap below the reduced MIP's size: refused before CBC, sizes reported. */
+    iop_exact_options capped = o;
+    capped.max_nonzeros = 1000;
+    CHECK(iop_exact_solve_ex(m, NULL, -1, &capped, x, &cost, &bound, &proven, &st, &err) == PP_EARG);
+    CHECK(strstr(err.message, "nonzeros") != NULL);
+    CHECK(st.free_nodes > 0);
+    pp_error_clear(&err);
     double t0 = pp_now();
     pp_status status = iop_exact_solve_ex(m, NULL, -1, &o, x, &cost, &bound, &proven, &st, &err);
     double took = pp_now() - t0;
@@ -465,6 +476,17 @@ static void test_instance(const char *path, double seconds, int threads)
             st.overflow_segments, (unsigned long long)st.nonzeros, st.free_nodes, st.pairs, st.merged, st.fixed,
             st.eliminated, (unsigned long long)st.strategies_removed, (unsigned long long)st.strategies_dominated,
             st.presolve_rounds);
+    /* Again with that answer as the warm start and half a second: CBC is cut
+     * off (its first LP takes longer), and the warm start comes back. */
+    if (status == PP_OK && cost >= 0) {
+        uint32_t *y = malloc(p->node_count * sizeof *y);
+        int64_t again;
+        CHECK(iop_exact_solve(m, x, cost, 0.5, threads, y, &again, &bound, &proven, &err) == PP_OK);
+        CHECK(again >= 0 && again <= cost);
+        if (again >= 0)
+            check_answer(p, y, again);
+        free(y);
+    }
     free(x);
     iop_model_free(m);
     pp_iopddl_free(p);
