@@ -65,8 +65,9 @@ typedef struct {
  * CBC got no bound); *proven_optimal says the search finished.
  * PP_INFEASIBLE: proven that every assignment uses a forbidden cost or
  * exceeds the limit (x_out: the least-usage assignment, *cost_out -1).
- * PP_EARG: edges over three or more nodes (not supported), or a reduced
- * MIP over the nonzero cap (the stats say how large; CBC is not started).
+ * PP_EARG: a reduced MIP over the nonzero cap (the stats say how large;
+ * CBC is not started). Edges over three or more nodes arrive as auxiliary
+ * nodes (model.c) and need nothing special here.
  * PP_ENOMEM.
  * CBC runs in a child process (fork): the time limit is firm (the child is
  * killed half a second and 5% past it, its answer lost, the bound then

@@ -3,8 +3,8 @@
  * to exercise every presolve step (one-to-one and many-to-one edges, equal
  * and dominated strategies, additive tables, usage-free chains, tight and
  * impossible limits, forbidden entries) against exhaustive search scored by
- * pp_iopddl_evaluate; warm starts (optimal and costliest); hyperedges
- * refused; graph colouring, which only branching decides; and, when given,
+ * pp_iopddl_evaluate; warm starts (optimal and costliest); edges over
+ * three nodes, through their auxiliary nodes; graph colouring, which only branching decides; and, when given,
  * instance G solved within a time limit to a feasible answer checked by the
  * evaluator, with the figures printed on stderr (no time is asserted), then
  * refused under a small nonzero cap, and cut off after half a second with
