@@ -5,38 +5,7 @@
  * problems with deliberately naive code (a loop over every time step) that
  * shares nothing with src/iopddl/eval.c. Problems go through pp_iopddl_load
  * as JSON text, so the loader's indexing is checked along the way. */
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include "check.h"
-#include "parplan/iopddl.h"
-
-static char temp_path[256];
-
-/* Writes json to a fresh temporary file and loads it; NULL (and a failed
- * check) if the loader rejects it. */
-static pp_iopddl_problem *load_text(const char *json)
-{
-    const char *dir = getenv("TMPDIR");
-    snprintf(temp_path, sizeof temp_path, "%s/pp-test-eval-XXXXXX", dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(temp_path);
-    CHECK(fd >= 0);
-    if (fd < 0)
-        return NULL;
-    size_t len = strlen(json);
-    CHECK(write(fd, json, len) == (ssize_t)len);
-    close(fd);
-    pp_error err = {0};
-    pp_iopddl_problem *p = NULL;
-    pp_status status = pp_iopddl_load(temp_path, &p, &err);
-    unlink(temp_path);
-    CHECK_EQ_INT(status, PP_OK);
-    if (status != PP_OK) {
-        fprintf(stderr, "load failed: %s\n%s\n", err.message, json);
-        return NULL;
-    }
-    return p;
-}
+#include "tiny.h"
 
 /* Evaluates s and checks every field of the result. peak_time -1 means
  * "usage never rises above zero". */
@@ -209,43 +178,10 @@ static void test_no_limit_big_usage(void)
 
 /* ---- brute-force oracle on random tiny problems ---- */
 
-enum { MAX_NODES = 6, MAX_STRATEGIES = 3, MAX_EDGES = 10, MAX_TIME = 16 };
-
-typedef struct {
-    int n;
-    int64_t start[MAX_NODES], end[MAX_NODES];
-    int d[MAX_NODES];
-    int64_t cost[MAX_NODES][MAX_STRATEGIES], usage[MAX_NODES][MAX_STRATEGIES];
-    int m;
-    int arity[MAX_EDGES];
-    int nodes[MAX_EDGES][3];
-    int64_t edge_cost[MAX_EDGES][27];
-    bool has_limit;
-    int64_t limit;
-} tiny;
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint32_t rnd(uint32_t bound)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state % bound);
-}
-
 static int64_t random_cost(void)
 {
     uint32_t r = rnd(20);
     return r == 0 ? PP_IOPDDL_FORBIDDEN : r == 1 ? PP_IOPDDL_FORBIDDEN + rnd(3) : (int64_t)rnd(30);
-}
-
-static int table_size(const tiny *t, int e)
-{
-    int size = 1;
-    for (int k = 0; k < t->arity[e]; k++)
-        size *= t->d[t->nodes[e][k]];
-    return size;
 }
 
 static void random_tiny(tiny *t)
@@ -272,49 +208,6 @@ static void random_tiny(tiny *t)
     }
     t->has_limit = rnd(5) != 0;
     t->limit = rnd(25);
-}
-
-static void write_row(char **q, const int64_t *v, int count)
-{
-    *q += sprintf(*q, "[");
-    for (int k = 0; k < count; k++)
-        *q += sprintf(*q, "%s%lld", k ? ", " : "", (long long)v[k]);
-    *q += sprintf(*q, "]");
-}
-
-/* JSON of t into buf (large enough: 6 nodes, 10 edges of 27 entries). */
-static void tiny_json(const tiny *t, char *buf)
-{
-    char *q = buf;
-    q += sprintf(q, "{\"problem\": {\"nodes\": {\"intervals\": [");
-    for (int i = 0; i < t->n; i++)
-        q += sprintf(q, "%s[%lld, %lld]", i ? ", " : "", (long long)t->start[i], (long long)t->end[i]);
-    q += sprintf(q, "],\n\"costs\": [");
-    for (int i = 0; i < t->n; i++) {
-        q += sprintf(q, "%s", i ? ", " : "");
-        write_row(&q, t->cost[i], t->d[i]);
-    }
-    q += sprintf(q, "],\n\"usages\": [");
-    for (int i = 0; i < t->n; i++) {
-        q += sprintf(q, "%s", i ? ", " : "");
-        write_row(&q, t->usage[i], t->d[i]);
-    }
-    q += sprintf(q, "]},\n\"edges\": {\"nodes\": [");
-    for (int e = 0; e < t->m; e++) {
-        q += sprintf(q, "%s[", e ? ", " : "");
-        for (int k = 0; k < t->arity[e]; k++)
-            q += sprintf(q, "%s%d", k ? ", " : "", t->nodes[e][k]);
-        q += sprintf(q, "]");
-    }
-    q += sprintf(q, "],\n\"costs\": [");
-    for (int e = 0; e < t->m; e++) {
-        q += sprintf(q, "%s", e ? ", " : "");
-        write_row(&q, t->edge_cost[e], table_size(t, e));
-    }
-    q += sprintf(q, "]}");
-    if (t->has_limit)
-        q += sprintf(q, ",\n\"usage_limit\": %lld", (long long)t->limit);
-    sprintf(q, "}}\n");
 }
 
 /* The naive reading of the contest rules: an edge's entry is found by
