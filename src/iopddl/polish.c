@@ -12,12 +12,9 @@ struct iop_polish {
 iop_polish *iop_polish_new(const iop_model *m, pp_arena *arena)
 {
     iop_polish *pl = pp_arena_calloc(arena, 1, sizeof *pl);
-    uint32_t widest = 1;
-    for (uint32_t v = 0; v < m->node_count; v++)
-        widest = iop_domain(m, v) > widest ? iop_domain(m, v) : widest;
     if (pl) {
         pl->m = m;
-        pl->costs = pp_arena_alloc(arena, widest * sizeof(pp_int128));
+        pl->costs = pp_arena_alloc(arena, iop_widest_domain(m) * sizeof(pp_int128));
     }
     return pl && pl->costs ? pl : NULL;
 }

@@ -16,12 +16,9 @@ struct iop_repair {
 iop_repair *iop_repair_new(const iop_model *m, pp_arena *arena)
 {
     iop_repair *rp = pp_arena_calloc(arena, 1, sizeof *rp);
-    uint32_t widest = 1;
-    for (uint32_t v = 0; v < m->node_count; v++)
-        widest = iop_domain(m, v) > widest ? iop_domain(m, v) : widest;
     if (rp) {
         rp->m = m;
-        rp->costs = pp_arena_alloc(arena, widest * sizeof(pp_int128));
+        rp->costs = pp_arena_alloc(arena, iop_widest_domain(m) * sizeof(pp_int128));
     }
     return rp && rp->costs ? rp : NULL;
 }

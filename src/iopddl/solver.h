@@ -39,6 +39,15 @@ typedef struct {
 
 static inline uint32_t iop_domain(const iop_model *m, uint32_t v) { return m->dom_start[v + 1] - m->dom_start[v]; }
 
+/* The most strategies any node has (at least 1): the size of per-node scratch. */
+static inline uint32_t iop_widest_domain(const iop_model *m)
+{
+    uint32_t widest = 1;
+    for (uint32_t v = 0; v < m->node_count; v++)
+        widest = iop_domain(m, v) > widest ? iop_domain(m, v) : widest;
+    return widest;
+}
+
 static inline int64_t iop_saturating_add(int64_t a, int64_t b)
 {
     int64_t s = a + b;

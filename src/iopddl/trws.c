@@ -35,7 +35,7 @@ iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
     if (!t)
         return NULL;
     t->m = m;
-    uint32_t n = m->node_count, widest = 1;
+    uint32_t n = m->node_count, widest = iop_widest_domain(m);
     t->msg_start = pp_arena_alloc(arena, ((size_t)m->pair_count + 1) * sizeof(uint64_t));
     t->gamma = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(double));
     if (!t->msg_start || !t->gamma)
@@ -59,7 +59,6 @@ iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
         }
         uint32_t most = earlier > later ? earlier : later;
         t->gamma[v] = most ? 1.0 / most : 1.0;
-        widest = iop_domain(m, v) > widest ? iop_domain(m, v) : widest;
     }
     t->belief = pp_arena_alloc(arena, widest * sizeof(double));
     t->theta = pp_arena_alloc(arena, widest * sizeof(double));
