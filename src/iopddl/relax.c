@@ -20,6 +20,12 @@
  * repair's cost grows with each change). */
 enum { STALL_ROUNDS = 25, REPAIR_CHANGES = 1000 };
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* Typical cost per unit of usage: the median over nodes of the spread of
  * their (non-forbidden) node costs over the spread of their usages. */
 static double cost_per_usage(const iop_model *m)
@@ -42,13 +48,7 @@ static double cost_per_usage(const iop_model *m)
     }
     double scale = 1;
     if (count > 0) {
-        /* Partial selection is not worth the code here: the sort runs once. */
-        for (uint32_t i = 1; i < count; i++)
-            for (uint32_t j = i; j > 0 && ratios[j - 1] > ratios[j]; j--) {
-                double t = ratios[j];
-                ratios[j] = ratios[j - 1];
-                ratios[j - 1] = t;
-            }
+        qsort(ratios, count, sizeof *ratios, by_value);
         scale = ratios[count / 2];
     }
     free(ratios);
