@@ -128,7 +128,7 @@ static int64_t ref_entry(const iop_model *m, const pp_iopddl_problem *p, const p
     return 0;
 }
 
-static size_t collect_refs(iop_model *m, const pp_iopddl_problem *p, pair_ref *refs)
+static size_t collect_refs(const pp_iopddl_problem *p, pair_ref *refs)
 {
     size_t count = 0;
     for (uint32_t e = 0, aux = p->node_count; e < p->edge_count; e++) {
@@ -148,7 +148,6 @@ static size_t collect_refs(iop_model *m, const pp_iopddl_problem *p, pair_ref *r
             refs[count++] = (pair_ref){a, b, e, UINT32_MAX};
         }
     }
-    (void)m;
     return count;
 }
 
@@ -160,7 +159,7 @@ static bool build_pairs(iop_model *m, const pp_iopddl_problem *p)
     pair_ref *refs = malloc(most * sizeof *refs);
     if (!refs)
         return false;
-    size_t count = collect_refs(m, p, refs);
+    size_t count = collect_refs(p, refs);
     qsort(refs, count, sizeof *refs, by_pair);
     uint32_t pairs = 0;
     uint64_t entries = 0;

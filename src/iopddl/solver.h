@@ -109,7 +109,6 @@ double iop_relaxed_cost(const iop_model *m, const uint32_t *x, const double *pen
  * an answer into x. Messages persist between runs (warm start). */
 typedef struct iop_trws iop_trws;
 iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena);
-void iop_trws_reset(iop_trws *t);
 void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *x,
                   const pp_deadline *deadline);
 

@@ -10,7 +10,6 @@
  * so when only the usage penalties change the next call starts warm. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include "iopddl/solver.h"
 
 /* Forbidden entries enter the messages as this instead of 1e18: it still
@@ -21,7 +20,6 @@ struct iop_trws {
     const iop_model *m;
     uint64_t *msg_start; /* pair q: message to b (d_b entries), then to a (d_a) */
     double *msg;
-    uint64_t msg_total;
     double *gamma;       /* per node: 1 / max(#earlier, #later neighbours) */
     double *belief;      /* scratch, widest domain */
     double *theta;       /* scratch, widest domain */
@@ -45,7 +43,6 @@ iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
         t->msg_start[q] = total;
         total += iop_domain(m, m->pair_a[q]) + iop_domain(m, m->pair_b[q]);
     }
-    t->msg_total = total;
     t->msg = pp_arena_calloc(arena, total + 1, sizeof(double));
     for (uint32_t v = 0; v < n; v++) {
         uint32_t earlier = 0, later = 0;
@@ -65,7 +62,6 @@ iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
     return t->msg && t->belief && t->theta ? t : NULL;
 }
 
-void iop_trws_reset(iop_trws *t) { memset(t->msg, 0, t->msg_total * sizeof(double)); }
 
 /* Message into v along pair q (entries indexed by v's strategies). */
 static inline double *incoming(iop_trws *t, uint32_t q, uint32_t v)
