@@ -1,0 +1,188 @@
+/* parplan sched: operator scheduling on devices and channels (paper 002).
+ *
+ * A problem is a DAG of operations to place on devices and order, with a
+ * transfer on the channel between two devices for every dependency whose ends
+ * run on different devices, and a memory level per device that must stay
+ * within its capacity. The objective is the makespan.
+ *
+ * Data flows one way: build or load a problem (pp_sched_problem_finish
+ * validates it) -> solve -> check -> write. The checker shares no code with
+ * the solver beyond the problem itself. */
+#ifndef PARPLAN_SCHED_H
+#define PARPLAN_SCHED_H
+
+#include <stdio.h>
+#include "parplan/core.h"
+
+/* Memory semantics (the checker's, and every solver's):
+ *  - an op's weight W is held on its device from time 0 to the end;
+ *  - its adjustment A (any sign) is applied to its device's level when the op
+ *    ends, so the level of a device at time t is
+ *    sum(W of its ops) + sum(A of its ops that ended at or before t);
+ *  - that level must never exceed the device's capacity.
+ * A dependency (u, v) whose ends are on different devices needs a channel
+ * from u's device to v's device and a transfer on it of length comm(u, v),
+ * after u ends and before v starts; a channel carries one transfer at a time.
+ * Dependencies on the same device cost nothing. */
+typedef struct pp_sched_problem {
+    int op_count;
+    int dep_count;
+    int device_count;
+
+    /* Per op. */
+    char **op_name;
+    char **op_kind;          /* free text ("forward", ...): colours the pictures */
+    double *duration;
+    double *weight;          /* W */
+    double *adjust;          /* A */
+    int *allowed_start;      /* op_count + 1 offsets into allowed_device; an empty */
+    int *allowed_device;     /* range means every device is allowed */
+
+    /* Per dependency. */
+    int *dep_from;
+    int *dep_to;
+    double *dep_comm;
+
+    /* Per device. */
+    char **device_name;
+    double *capacity;        /* INFINITY when unlimited */
+    unsigned char *channel;  /* device_count^2, channel[a * device_count + b] != 0: a->b exists */
+
+    /* Built by pp_sched_problem_finish: CSR adjacency and a topological order. */
+    int *succ_start, *succ_dep;  /* deps leaving each op, by dep index */
+    int *pred_start, *pred_dep;  /* deps entering each op, by dep index */
+    int *topo_order;
+
+    struct pp_sched_builder *builder; /* growable arrays while building; NULL after finish */
+    pp_arena *arena;
+} pp_sched_problem;
+
+/* Building a problem (the loader and the generators use this). Names must be
+ * unique per kind; indices are returned in insertion order. */
+pp_sched_problem *pp_sched_problem_new(void);
+void pp_sched_problem_free(pp_sched_problem *p);
+int pp_sched_add_device(pp_sched_problem *p, const char *name, double capacity);
+int pp_sched_add_op(pp_sched_problem *p, const char *name, const char *kind,
+                    double duration, double weight, double adjust);
+void pp_sched_allow(pp_sched_problem *p, int op, int device); /* none called: any device */
+int pp_sched_add_dep(pp_sched_problem *p, int from, int to, double comm);
+void pp_sched_add_channel(pp_sched_problem *p, int from_device, int to_device);
+/* Without any channel added, every ordered pair of distinct devices has one.
+ * Validates (names unique, numbers finite and non-negative where they must be,
+ * no cycle, no self-dependency, every op has an allowed device whose capacity
+ * holds the weights forced onto it, forced placements have their channels) and
+ * builds the adjacency. `where` (a file name) prefixes error messages. */
+pp_status pp_sched_problem_finish(pp_sched_problem *p, const char *where, pp_error *err);
+
+int pp_sched_find_op(const pp_sched_problem *p, const char *name);      /* -1 if none */
+int pp_sched_find_device(const pp_sched_problem *p, const char *name);  /* -1 if none */
+bool pp_sched_op_allowed(const pp_sched_problem *p, int op, int device);
+bool pp_sched_has_channel(const pp_sched_problem *p, int from_device, int to_device);
+
+/* A schedule: a device and a start and end time per op, and per dependency
+ * the transfer's start and end (NAN when both ends are on the same device). */
+typedef struct pp_sched_schedule {
+    int op_count;
+    int dep_count;
+    int *device;
+    double *start, *end;
+    double *transfer_start, *transfer_end;
+} pp_sched_schedule;
+
+pp_sched_schedule *pp_sched_schedule_new(const pp_sched_problem *p);
+void pp_sched_schedule_free(pp_sched_schedule *s);
+void pp_sched_schedule_copy(pp_sched_schedule *to, const pp_sched_schedule *from);
+double pp_sched_makespan(const pp_sched_schedule *s);
+
+/* The independent checker. Fills the report whether or not the schedule is
+ * valid; returns PP_OK when valid, PP_INFEASIBLE with the first violation in
+ * err (and the number of violations in report->violations) otherwise.
+ * report->busy, bubble and peak_memory have device_count entries and are freed
+ * by pp_sched_report_free. */
+typedef struct {
+    double makespan;
+    double *busy;        /* summed op durations per device */
+    double *bubble;      /* makespan - busy, per device */
+    double *peak_memory; /* highest level per device, weights included */
+    double max_bubble;
+    int violations;
+} pp_sched_report;
+
+pp_status pp_sched_check(const pp_sched_problem *p, const pp_sched_schedule *s,
+                         pp_sched_report *report, pp_error *err);
+void pp_sched_report_free(pp_sched_report *report);
+
+/* Lower bound on the makespan of any valid schedule: the largest of the
+ * critical path, total work over devices, and per device (for ops forced onto
+ * it) earliest head + work + smallest tail. */
+double pp_sched_lower_bound(const pp_sched_problem *p);
+
+/* Reading and writing (JSON, formats in README.md). Errors name the file and
+ * the JSON position (line:column for syntax, a path such as ops[3].device for
+ * meaning). */
+pp_status pp_sched_load(const char *path, pp_sched_problem **out, pp_error *err);
+pp_status pp_sched_write_problem(const pp_sched_problem *p, FILE *f, pp_error *err);
+pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
+                                 pp_sched_schedule **out, pp_error *err);
+pp_status pp_sched_write_schedule(const pp_sched_problem *p, const pp_sched_schedule *s,
+                                  FILE *f, pp_error *err);
+/* Pictures: one row per device, then one per channel that carries a transfer. */
+pp_status pp_sched_write_trace(const pp_sched_problem *p, const pp_sched_schedule *s,
+                               FILE *f, pp_error *err);
+pp_status pp_sched_write_svg(const pp_sched_problem *p, const pp_sched_schedule *s,
+                             FILE *f, pp_error *err);
+
+/* Generators (paper 002 section V). */
+typedef enum { PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE } pp_pipe_scheme;
+
+typedef struct {
+    int stages;          /* PP: devices = stages */
+    int microbatches;    /* DualPipe: even, half flow each way */
+    pp_pipe_scheme scheme;
+    double mem_act;      /* activation budget K, in micro-batch activations per device */
+    double param_mem;    /* memory of one stage's parameters (default 1) */
+    double comm;         /* transfer time between stages (default 0) */
+} pp_pipe_spec;
+
+pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
+                                pp_sched_schedule **reference, pp_error *err);
+
+typedef struct {
+    int ops;
+    int max_degree;      /* in- and out-degree bound */
+    int devices;
+    uint64_t seed;
+} pp_random_spec;
+
+pp_status pp_sched_gen_random(const pp_random_spec *spec, pp_sched_problem **out, pp_error *err);
+
+/* The solver. */
+typedef struct {
+    double time_limit;   /* seconds; 0 = none (then max_rounds must be set) */
+    int threads;         /* 0 = one per core */
+    uint64_t seed;
+    long max_rounds;     /* per worker; 0 = until the time limit */
+    int coarsen_to;      /* coarsen graphs above this many ops first; 0 = default */
+    bool no_mip;
+    void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
+    void *progress_ctx;
+} pp_sched_options;
+
+typedef struct {
+    pp_sched_schedule *schedule;  /* NULL when no valid schedule was found */
+    double makespan;
+    double lower_bound;
+    double mip_bound;             /* the MIP's bound when it ran, else NAN */
+    bool proven_optimal;
+    double time_to_first;
+    double time_to_best;
+    double elapsed;
+    long rounds;
+} pp_sched_result;
+
+void pp_sched_options_default(pp_sched_options *o);
+pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o,
+                         pp_sched_result *result, pp_error *err);
+void pp_sched_result_free(pp_sched_result *r);
+
+#endif
