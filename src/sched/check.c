@@ -1,0 +1,265 @@
+/* check.c: the independent schedule checker. It reads only the problem and
+ * the schedule (no solver state) and tests every rule in the comment at the
+ * top of parplan/sched.h: each op once on an allowed device for exactly its
+ * duration, precedence with transfers on existing channels, no overlap on a
+ * device or a channel, memory within capacity at all times. It also measures
+ * what a person wants to know of a valid schedule: makespan, per-device busy
+ * time, bubbles and peak memory. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "parplan/sched.h"
+
+typedef struct {
+    const pp_sched_problem *p;
+    const pp_sched_schedule *s;
+    pp_sched_report *report;
+    pp_error *err;
+    double tol;  /* times and memory compare with this slack: sums of doubles round */
+} checker;
+
+typedef struct {
+    double at;
+    double other;  /* end for intervals, the level change for memory events */
+    int index;
+} event;
+
+static int by_time(const void *a, const void *b)
+{
+    const event *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static void violation(checker *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void violation(checker *c, const char *fmt, ...)
+{
+    c->report->violations++;
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    pp_error_set(c->err, PP_INFEASIBLE, "%s", text);
+}
+
+static bool placed(const checker *c, int i)
+{
+    int d = c->s->device[i];
+    return d >= 0 && d < c->p->device_count && isfinite(c->s->start[i]) && isfinite(c->s->end[i]);
+}
+
+static void check_ops(checker *c)
+{
+    const pp_sched_problem *p = c->p;
+    const pp_sched_schedule *s = c->s;
+    for (int i = 0; i < p->op_count; i++) {
+        const char *name = p->op_name[i];
+        if (!placed(c, i)) {
+            violation(c, "op \"%s\" is not placed on a device with finite times", name);
+            continue;
+        }
+        if (!pp_sched_op_allowed(p, i, s->device[i]))
+            violation(c, "op \"%s\" runs on device \"%s\", which it may not use", name,
+                      p->device_name[s->device[i]]);
+        if (s->start[i] < -c->tol)
+            violation(c, "op \"%s\" starts before time 0 (at %g)", name, s->start[i]);
+        if (fabs(s->end[i] - s->start[i] - p->duration[i]) > c->tol)
+            violation(c, "op \"%s\" lasts %g, its duration is %g", name, s->end[i] - s->start[i],
+                      p->duration[i]);
+    }
+}
+
+static void check_deps(checker *c)
+{
+    const pp_sched_problem *p = c->p;
+    const pp_sched_schedule *s = c->s;
+    for (int e = 0; e < p->dep_count; e++) {
+        int u = p->dep_from[e], v = p->dep_to[e];
+        if (!placed(c, u) || !placed(c, v))
+            continue;
+        const char *a = p->op_name[u], *b = p->op_name[v];
+        double ts = s->transfer_start[e], te = s->transfer_end[e];
+        if (s->device[u] == s->device[v]) {
+            if (s->start[v] < s->end[u] - c->tol)
+                violation(c, "\"%s\" starts at %g, before its input \"%s\" ends at %g", b, s->start[v], a,
+                          s->end[u]);
+            if (!isnan(ts) || !isnan(te))
+                violation(c, "dependency \"%s\" -> \"%s\" has a transfer but both ops share a device", a, b);
+            continue;
+        }
+        if (!pp_sched_has_channel(p, s->device[u], s->device[v])) {
+            violation(c, "dependency \"%s\" -> \"%s\" crosses devices with no channel between them", a, b);
+            continue;
+        }
+        if (!isfinite(ts) || !isfinite(te)) {
+            violation(c, "dependency \"%s\" -> \"%s\" crosses devices but has no transfer", a, b);
+            continue;
+        }
+        if (ts < s->end[u] - c->tol)
+            violation(c, "transfer \"%s\" -> \"%s\" starts at %g, before its source ends at %g", a, b, ts,
+                      s->end[u]);
+        if (fabs(te - ts - p->dep_comm[e]) > c->tol)
+            violation(c, "transfer \"%s\" -> \"%s\" lasts %g, its comm time is %g", a, b, te - ts,
+                      p->dep_comm[e]);
+        if (s->start[v] < te - c->tol)
+            violation(c, "\"%s\" -> \"%s\": the destination starts at %g, before its transfer ends at %g", a, b,
+                      s->start[v], te);
+    }
+}
+
+/* Sorts the intervals by start and reports each pair of neighbours that
+ * overlap; intervals of zero length cannot collide with anything. */
+static void check_overlaps(checker *c, event *iv, int n, const char *where, bool transfers)
+{
+    qsort(iv, (size_t)n, sizeof *iv, by_time);
+    int last = -1;
+    for (int k = 0; k < n; k++) {
+        if (iv[k].other - iv[k].at <= c->tol)
+            continue;
+        if (last >= 0 && iv[k].at < iv[last].other - c->tol) {
+            const pp_sched_problem *p = c->p;
+            char a[300], b[300];
+            int x = iv[last].index, y = iv[k].index;
+            if (transfers) {
+                snprintf(a, sizeof a, "%s -> %s", p->op_name[p->dep_from[x]], p->op_name[p->dep_to[x]]);
+                snprintf(b, sizeof b, "%s -> %s", p->op_name[p->dep_from[y]], p->op_name[p->dep_to[y]]);
+            } else {
+                snprintf(a, sizeof a, "%s", p->op_name[x]);
+                snprintf(b, sizeof b, "%s", p->op_name[y]);
+            }
+            violation(c, "on %s, \"%s\" (until %g) and \"%s\" (from %g) overlap", where, a, iv[last].other, b,
+                      iv[k].at);
+        }
+        if (last < 0 || iv[k].other > iv[last].other)
+            last = k;
+    }
+}
+
+static void check_devices(checker *c, event *buf)
+{
+    const pp_sched_problem *p = c->p;
+    for (int d = 0; d < p->device_count; d++) {
+        int n = 0;
+        for (int i = 0; i < p->op_count; i++)
+            if (placed(c, i) && c->s->device[i] == d)
+                buf[n++] = (event){c->s->start[i], c->s->end[i], i};
+        char where[300];
+        snprintf(where, sizeof where, "device \"%s\"", p->device_name[d]);
+        check_overlaps(c, buf, n, where, false);
+    }
+}
+
+static void check_channels(checker *c, event *buf)
+{
+    const pp_sched_problem *p = c->p;
+    const pp_sched_schedule *s = c->s;
+    int D = p->device_count;
+    for (int a = 0; a < D; a++)
+        for (int b = 0; b < D; b++) {
+            if (a == b || !pp_sched_has_channel(p, a, b))
+                continue;
+            int n = 0;
+            for (int e = 0; e < p->dep_count; e++) {
+                int u = p->dep_from[e], v = p->dep_to[e];
+                if (placed(c, u) && placed(c, v) && s->device[u] == a && s->device[v] == b &&
+                    isfinite(s->transfer_start[e]) && isfinite(s->transfer_end[e]))
+                    buf[n++] = (event){s->transfer_start[e], s->transfer_end[e], e};
+            }
+            char where[300];
+            snprintf(where, sizeof where, "channel \"%s\" -> \"%s\"", p->device_name[a], p->device_name[b]);
+            check_overlaps(c, buf, n, where, true);
+        }
+}
+
+/* Level = weights from time 0, plus each op's adjustment from its end on.
+ * Changes at the same instant are applied together before comparing. */
+static void check_memory(checker *c, event *buf)
+{
+    const pp_sched_problem *p = c->p;
+    for (int d = 0; d < p->device_count; d++) {
+        double level = 0;
+        int n = 0;
+        for (int i = 0; i < p->op_count; i++)
+            if (placed(c, i) && c->s->device[i] == d) {
+                level += p->weight[i];
+                buf[n++] = (event){c->s->end[i], p->adjust[i], i};
+            }
+        qsort(buf, (size_t)n, sizeof *buf, by_time);
+        double peak = level, cap = p->capacity[d];
+        double slack = 1e-9 * fmax(1, isfinite(cap) ? fabs(cap) : 1);
+        bool over = level > cap + slack;
+        for (int k = 0; k < n;) {
+            double t = buf[k].at;
+            while (k < n && buf[k].at == t)
+                level += buf[k++].other;
+            if (level > peak)
+                peak = level;
+            over |= level > cap + slack;
+        }
+        c->report->peak_memory[d] = peak;
+        if (over)
+            violation(c, "device \"%s\": memory reaches %g, above its capacity %g", p->device_name[d], peak, cap);
+    }
+}
+
+static void measure(checker *c)
+{
+    const pp_sched_problem *p = c->p;
+    pp_sched_report *r = c->report;
+    r->makespan = 0;
+    for (int i = 0; i < p->op_count; i++)
+        if (placed(c, i)) {
+            r->busy[c->s->device[i]] += p->duration[i];
+            r->makespan = fmax(r->makespan, c->s->end[i]);
+        }
+    r->max_bubble = 0;
+    for (int d = 0; d < p->device_count; d++) {
+        r->bubble[d] = r->makespan - r->busy[d];
+        r->max_bubble = fmax(r->max_bubble, r->bubble[d]);
+    }
+}
+
+pp_status pp_sched_check(const pp_sched_problem *p, const pp_sched_schedule *s,
+                         pp_sched_report *report, pp_error *err)
+{
+    memset(report, 0, sizeof *report);
+    size_t D = (size_t)p->device_count;
+    report->busy = calloc(D, sizeof(double));
+    report->bubble = calloc(D, sizeof(double));
+    report->peak_memory = calloc(D, sizeof(double));
+    size_t most = (size_t)(p->op_count > p->dep_count ? p->op_count : p->dep_count) + 1;
+    event *buf = malloc(most * sizeof *buf);
+    if (!report->busy || !report->bubble || !report->peak_memory || !buf) {
+        free(buf);
+        return pp_error_set(err, PP_ENOMEM, "checker: out of memory");
+    }
+    if (s->op_count != p->op_count || s->dep_count != p->dep_count) {
+        free(buf);
+        report->violations = 1;
+        return pp_error_set(err, PP_INFEASIBLE, "the schedule has %d ops and %d dependencies, the problem %d and %d",
+                            s->op_count, s->dep_count, p->op_count, p->dep_count);
+    }
+    checker c = {p, s, report, err, 0};
+    measure(&c);
+    c.tol = 1e-9 * fmax(1, report->makespan);
+    check_ops(&c);
+    check_deps(&c);
+    check_devices(&c, buf);
+    check_channels(&c, buf);
+    check_memory(&c, buf);
+    free(buf);
+    return report->violations ? PP_INFEASIBLE : PP_OK;
+}
+
+void pp_sched_report_free(pp_sched_report *report)
+{
+    free(report->busy);
+    free(report->bubble);
+    free(report->peak_memory);
+    memset(report, 0, sizeof *report);
+}
