@@ -1,0 +1,164 @@
+/* bound.c: lower bounds on the makespan, so every answer can say how far
+ * from optimal it may be. Three arguments, the largest wins:
+ *  - the critical path (communication counted only where both ends are forced
+ *    onto different devices);
+ *  - total work spread over all devices;
+ *  - per device, over the ops forced onto it: for each release threshold r,
+ *    the ops with head >= r run one at a time after r and the last of them
+ *    still has its tail to go (the one-machine relaxation); and memory: until
+ *    the first op that lowers the level can have ended, only ops that raise
+ *    the level by at most the free capacity can run, so the rest of the work
+ *    waits for that moment (less one op that may straddle it). */
+#include <math.h>
+#include <stdlib.h>
+#include "sched/solver.h"
+
+int sched_forced_device(const pp_sched_problem *p, int op)
+{
+    int a = p->allowed_start[op], z = p->allowed_start[op + 1];
+    if (z - a == 1)
+        return p->allowed_device[a];
+    if (z == a && p->device_count == 1)
+        return 0;
+    return -1;
+}
+
+static double dep_delay(const pp_sched_problem *p, int e)
+{
+    int a = sched_forced_device(p, p->dep_from[e]), b = sched_forced_device(p, p->dep_to[e]);
+    return a >= 0 && b >= 0 && a != b ? p->dep_comm[e] : 0;
+}
+
+void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail)
+{
+    int n = p->op_count;
+    for (int k = 0; k < n; k++) {
+        int v = p->topo_order[k];
+        head[v] = 0;
+        for (int j = p->pred_start[v]; j < p->pred_start[v + 1]; j++) {
+            int e = p->pred_dep[j], u = p->dep_from[e];
+            head[v] = fmax(head[v], head[u] + p->duration[u] + dep_delay(p, e));
+        }
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        int u = p->topo_order[k];
+        tail[u] = 0;
+        for (int j = p->succ_start[u]; j < p->succ_start[u + 1]; j++) {
+            int e = p->succ_dep[j], v = p->dep_to[e];
+            tail[u] = fmax(tail[u], dep_delay(p, e) + p->duration[v] + tail[v]);
+        }
+    }
+}
+
+typedef struct {
+    double head, duration, tail;
+} job;
+
+static int by_head_desc(const void *a, const void *b)
+{
+    double x = ((const job *)a)->head, y = ((const job *)b)->head;
+    return (x < y) - (x > y);
+}
+
+static double one_machine_bound(job *jobs, int n)
+{
+    qsort(jobs, (size_t)n, sizeof *jobs, by_head_desc);
+    double work = 0, min_tail = INFINITY, best = 0;
+    for (int k = 0; k < n; k++) {
+        work += jobs[k].duration;
+        min_tail = fmin(min_tail, jobs[k].tail);
+        best = fmax(best, jobs[k].head + work + min_tail);
+    }
+    return best;
+}
+
+typedef struct {
+    double rise, duration;
+} raiser;
+
+static int by_density_desc(const void *a, const void *b)
+{
+    const raiser *x = a, *y = b;
+    double dx = x->duration / x->rise, dy = y->duration / y->rise;
+    return (dx < dy) - (dx > dy);
+}
+
+/* Work device d can do before `release` without lowering its level:
+ * ops that leave the level alone, plus raising ops up to the free capacity
+ * (taken fractionally, most duration per unit of memory first). */
+static double work_before_release(const pp_sched_problem *p, int d, const double *head, double release,
+                                  double free_memory, raiser *buf)
+{
+    double work = 0;
+    int n = 0;
+    for (int i = 0; i < p->op_count; i++) {
+        if (sched_forced_device(p, i) != d || head[i] + p->duration[i] > release)
+            continue;
+        if (p->adjust[i] == 0)
+            work += p->duration[i];
+        else if (p->adjust[i] > 0)
+            buf[n++] = (raiser){p->adjust[i], p->duration[i]};
+    }
+    qsort(buf, (size_t)n, sizeof *buf, by_density_desc);
+    for (int k = 0; k < n && free_memory > 0; k++) {
+        double share = fmin(1, free_memory / buf[k].rise);
+        work += share * buf[k].duration;
+        free_memory -= buf[k].rise;
+    }
+    return work;
+}
+
+static double memory_bound(const pp_sched_problem *p, int d, const double *head, raiser *buf)
+{
+    if (!isfinite(p->capacity[d]))
+        return 0;
+    double weights = 0, raised = 0, work = 0, release = INFINITY, first = INFINITY, longest = 0;
+    for (int i = 0; i < p->op_count; i++) {
+        if (sched_forced_device(p, i) != d)
+            continue;
+        weights += p->weight[i];
+        work += p->duration[i];
+        longest = fmax(longest, p->duration[i]);
+        first = fmin(first, head[i]);
+        if (p->adjust[i] > 0)
+            raised += p->adjust[i];
+        else if (p->adjust[i] < 0)
+            release = fmin(release, head[i] + p->duration[i]);
+    }
+    double free_memory = p->capacity[d] - weights;
+    if (!isfinite(release) || raised <= free_memory)
+        return 0;
+    /* One op may straddle the release: count all of it as done before. */
+    double before = fmin(release - first, work_before_release(p, d, head, release, free_memory, buf) + longest);
+    return release + work - fmax(0, before);
+}
+
+double pp_sched_lower_bound(const pp_sched_problem *p)
+{
+    int n = p->op_count;
+    double *head = malloc(((size_t)n + 1) * sizeof(double));
+    double *tail = malloc(((size_t)n + 1) * sizeof(double));
+    job *jobs = malloc(((size_t)n + 1) * sizeof(job));
+    raiser *buf = malloc(((size_t)n + 1) * sizeof(raiser));
+    if (!head || !tail || !jobs || !buf) {
+        free(head), free(tail), free(jobs), free(buf);
+        return 0;
+    }
+    sched_heads_tails(p, head, tail);
+    double bound = 0, work = 0;
+    for (int i = 0; i < n; i++) {
+        bound = fmax(bound, head[i] + p->duration[i] + tail[i]);
+        work += p->duration[i];
+    }
+    bound = fmax(bound, work / p->device_count);
+    for (int d = 0; d < p->device_count; d++) {
+        int count = 0;
+        for (int i = 0; i < n; i++)
+            if (sched_forced_device(p, i) == d)
+                jobs[count++] = (job){head[i], p->duration[i], tail[i]};
+        bound = fmax(bound, one_machine_bound(jobs, count));
+        bound = fmax(bound, memory_bound(p, d, head, buf));
+    }
+    free(head), free(tail), free(jobs), free(buf);
+    return bound;
+}

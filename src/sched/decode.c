@@ -1,0 +1,186 @@
+/* decode.c: turns a (device per op, priority list) solution into times. The
+ * list is run in order; each op goes after every earlier op of the list on
+ * its device, and its incoming transfers go on their channels after every
+ * earlier transfer there, the one whose source ends first first. The memory
+ * level of a device only changes by its own ops, so running ops in list
+ * order fixes each device's levels without looking at times: the overflow is
+ * measured in the same pass. O(ops + deps) per decode: the local search's
+ * inner loop. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sched/solver.h"
+
+bool sched_solution_alloc(sched_solution *s, int op_count)
+{
+    s->list = malloc(((size_t)op_count + 1) * sizeof(int));
+    s->device = malloc(((size_t)op_count + 1) * sizeof(int));
+    return s->list && s->device;
+}
+
+void sched_solution_free(sched_solution *s)
+{
+    free(s->list);
+    free(s->device);
+    s->list = s->device = NULL;
+}
+
+void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_count)
+{
+    memcpy(to->list, from->list, (size_t)op_count * sizeof(int));
+    memcpy(to->device, from->device, (size_t)op_count * sizeof(int));
+}
+
+bool sched_decoder_init(sched_decoder *d, const pp_sched_problem *p)
+{
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    size_t n = (size_t)p->op_count + 1, m = (size_t)p->dep_count + 1, D = (size_t)p->device_count;
+    d->start = malloc(n * sizeof(double));
+    d->end = malloc(n * sizeof(double));
+    d->transfer_start = malloc(m * sizeof(double));
+    d->transfer_end = malloc(m * sizeof(double));
+    d->device_free = malloc(D * sizeof(double));
+    d->channel_free = malloc(D * D * sizeof(double));
+    d->level = malloc(D * sizeof(double));
+    d->binding = malloc(n * sizeof(int));
+    d->bound_by_device = malloc(n);
+    d->device_last = malloc(D * sizeof(int));
+    d->order = malloc(m * sizeof(int));
+    if (!d->start || !d->end || !d->transfer_start || !d->transfer_end || !d->device_free ||
+        !d->channel_free || !d->level || !d->binding || !d->order ||
+        !d->bound_by_device || !d->device_last) {
+        sched_decoder_free(d);
+        return false;
+    }
+    return true;
+}
+
+void sched_decoder_free(sched_decoder *d)
+{
+    free(d->start);
+    free(d->end);
+    free(d->transfer_start);
+    free(d->transfer_end);
+    free(d->device_free);
+    free(d->channel_free);
+    free(d->level);
+    free(d->binding);
+    free(d->bound_by_device);
+    free(d->device_last);
+    free(d->order);
+    memset(d, 0, sizeof *d);
+}
+
+/* The incoming deps of v that cross devices, by their source's end time
+ * (insertion sort: in-degrees are small). */
+static int crossing_inputs(sched_decoder *d, const sched_solution *s, int v)
+{
+    const pp_sched_problem *p = d->p;
+    int count = 0;
+    for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
+        int e = p->pred_dep[k];
+        if (s->device[p->dep_from[e]] == s->device[v])
+            continue;
+        double t = d->end[p->dep_from[e]];
+        int at = count++;
+        while (at > 0 && d->end[p->dep_from[d->order[at - 1]]] > t) {
+            d->order[at] = d->order[at - 1];
+            at--;
+        }
+        d->order[at] = e;
+    }
+    return count;
+}
+
+/* Earliest start of v given its inputs; sets binding[v] to the input whose
+ * arrival decides it. */
+static double inputs_ready(sched_decoder *d, const sched_solution *s, int v)
+{
+    const pp_sched_problem *p = d->p;
+    int D = p->device_count, dv = s->device[v];
+    double ready = 0;
+    for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
+        int e = p->pred_dep[k], u = p->dep_from[e];
+        d->transfer_start[e] = d->transfer_end[e] = NAN;
+        if (s->device[u] == dv && d->end[u] > ready) {
+            ready = d->end[u];
+            d->binding[v] = u;
+        }
+    }
+    int count = crossing_inputs(d, s, v);
+    for (int k = 0; k < count; k++) {
+        int e = d->order[k], u = p->dep_from[e];
+        d->broken += !pp_sched_has_channel(p, s->device[u], dv);
+        double *channel = &d->channel_free[s->device[u] * D + dv];
+        double ts = fmax(d->end[u], *channel);
+        d->transfer_start[e] = ts;
+        d->transfer_end[e] = *channel = ts + p->dep_comm[e];
+        if (d->transfer_end[e] > ready) {
+            ready = d->transfer_end[e];
+            d->binding[v] = u;
+        }
+    }
+    return ready;
+}
+
+void sched_decode(sched_decoder *d, const sched_solution *s)
+{
+    const pp_sched_problem *p = d->p;
+    int D = p->device_count;
+    for (int j = 0; j < D; j++)
+        d->device_free[j] = d->level[j] = 0;
+    for (int j = 0; j < D * D; j++)
+        d->channel_free[j] = 0;
+    for (int i = 0; i < p->op_count; i++)
+        d->level[s->device[i]] += p->weight[i];
+    d->overflow = 0;
+    d->broken = 0;
+    for (int j = 0; j < D; j++)
+        d->overflow += fmax(0, d->level[j] - p->capacity[j]);
+    d->makespan = 0;
+    d->last_op = -1;
+    for (int j = 0; j < D; j++)
+        d->device_last[j] = -1;
+    for (int k = 0; k < p->op_count; k++) {
+        int v = s->list[k], dv = s->device[v];
+        d->binding[v] = -1;
+        d->bound_by_device[v] = 0;
+        double ready = inputs_ready(d, s, v);
+        if (d->device_free[dv] > ready) {
+            ready = d->device_free[dv];
+            d->binding[v] = d->device_last[dv];
+            d->bound_by_device[v] = 1;
+        }
+        d->device_last[dv] = v;
+        d->start[v] = ready;
+        d->end[v] = d->device_free[dv] = ready + p->duration[v];
+        d->level[dv] += p->adjust[v];
+        if (d->level[dv] > p->capacity[dv])
+            d->overflow += d->level[dv] - p->capacity[dv];
+        if (d->end[v] >= d->makespan) {
+            d->makespan = d->end[v];
+            d->last_op = v;
+        }
+    }
+}
+
+double sched_cost(const sched_decoder *d)
+{
+    double scale = 1e6 * (1 + d->makespan);
+    return d->makespan + (d->overflow + d->broken * 1e6) * scale;
+}
+
+void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sched_schedule *out)
+{
+    const pp_sched_problem *p = d->p;
+    for (int i = 0; i < p->op_count; i++) {
+        out->device[i] = s->device[i];
+        out->start[i] = d->start[i];
+        out->end[i] = d->end[i];
+    }
+    for (int e = 0; e < p->dep_count; e++) {
+        out->transfer_start[e] = d->transfer_start[e];
+        out->transfer_end[e] = d->transfer_end[e];
+    }
+}

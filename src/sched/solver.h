@@ -1,0 +1,73 @@
+/* solver.h: the scheduling solver's internal stages, shared by the files of
+ * src/sched/ that make up pp_sched_solve: bounds, the list decoder, the
+ * constructive start and the local search. */
+#ifndef PARPLAN_SCHED_SOLVER_H
+#define PARPLAN_SCHED_SOLVER_H
+
+#include "parplan/sched.h"
+
+/* The device an op must run on, or -1 when it has a choice. */
+int sched_forced_device(const pp_sched_problem *p, int op);
+
+/* head[i]: earliest start of i ignoring resources; tail[i]: the longest path
+ * from i's end to the end of the graph. Communication counts only between ops
+ * forced onto different devices: anything else may share a device. */
+void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail);
+
+/* A solution as the search sees it: a device per op and a priority list (a
+ * topological order). Decoding runs the list in order, each op appended to its
+ * device after every earlier op of the list there, each transfer appended to
+ * its channel; device and channel orders are the list's. */
+typedef struct {
+    int *list;      /* op indices, a topological order */
+    int *device;    /* per op */
+} sched_solution;
+
+/* Decoding also measures memory: per device, the level after each op in list
+ * order; `overflow` sums how far each level rises above capacity. */
+typedef struct {
+    const pp_sched_problem *p;
+    double *start, *end;         /* per op */
+    double *transfer_start, *transfer_end;   /* per dep */
+    double *device_free, *channel_free, *level;
+    int *binding;                /* op whose end fixed this op's start, -1 if none */
+    unsigned char *bound_by_device; /* 1 when that op is the device's previous op, 0 for an input */
+    int *device_last;            /* scratch: the last op decoded on each device */
+    int *order;                  /* scratch: deps of one op by source end */
+    double makespan, overflow;
+    int broken;                  /* crossing deps with no channel: never valid */
+    int last_op;                 /* an op that ends at the makespan */
+} sched_decoder;
+
+bool sched_decoder_init(sched_decoder *d, const pp_sched_problem *p);
+void sched_decoder_free(sched_decoder *d);
+void sched_decode(sched_decoder *d, const sched_solution *s);
+/* Writes the decoded times of the last sched_decode call into a schedule. */
+void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sched_schedule *out);
+
+/* Lower is better: a missing channel outweighs any overflow, and any
+ * overflow outweighs every makespan, so a valid schedule beats every invalid
+ * one and the search still sees which invalid one is closer. */
+double sched_cost(const sched_decoder *d);
+
+bool sched_solution_alloc(sched_solution *s, int op_count);
+void sched_solution_free(sched_solution *s);
+void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_count);
+
+/* The constructive start: time-driven list scheduling, earliest start first,
+ * ties by longest tail, placing each op on its earliest-finishing device and
+ * holding back ops that would overflow memory while any other op fits. */
+bool sched_construct(const pp_sched_problem *p, const double *tail, sched_solution *out); /* false: out of memory */
+
+/* Local search over (device, list): late-acceptance hill climbing with moves
+ * that shift an op within its precedence window, pull a critical op before
+ * its device predecessor, or move an op to another device. */
+typedef struct sched_search sched_search;
+sched_search *sched_search_new(const pp_sched_problem *p, const sched_solution *start, uint64_t seed, int worker);
+void sched_search_run(sched_search *s, long iterations);
+double sched_search_best_cost(const sched_search *s);
+const sched_solution *sched_search_best(const sched_search *s);
+void sched_search_restart_from(sched_search *s, const sched_solution *from);
+void sched_search_free(sched_search *s);
+
+#endif
