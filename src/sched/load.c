@@ -107,16 +107,16 @@ static pp_status read_ref(const loader *L, pp_json_at at, const json_t *obj, con
     return PP_OK;
 }
 
-/* An ordered pair (of devices or ops) listed once per list. */
-static pp_status add_pair(const loader *L, pp_json_at at, const char *list, int from, int to,
-                          long position)
+/* An ordered pair of devices (channels) or ops (deps) is listed once. */
+static pp_status add_pair(const loader *L, pp_json_at at, const char *list, const char *what,
+                          char **names, int from, int to, long position)
 {
     char key[32];
     snprintf(key, sizeof key, "%d>%d", from, to);
     int before = lookup(L->pair_index, key);
     if (before >= 0)
-        return pp_error_set(L->err, PP_EINPUT, "%s: %s: the same pair as %s[%d]", L->file, at.path,
-                            list, before);
+        return pp_error_set(L->err, PP_EINPUT, "%s: %s: the %s \"%s\" -> \"%s\" is already %s[%d]",
+                            L->file, at.path, what, names[from], names[to], list, before);
     if (json_object_set_new(L->pair_index, key, json_integer(position)) != 0)
         return out_of_memory(L);
     return PP_OK;
@@ -167,7 +167,7 @@ static pp_status read_channels(loader *L, const json_t *root)
     json_array_foreach(list, i, v) {
         char path[PATH_SIZE];
         pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", "channels", (long)i)};
-        int from, to;
+        int from = -1, to = -1;
         if ((st = pp_json_object(at, v, pair_keys, L->err)) ||
             (st = read_ref(L, at, v, "from", L->device_index, "device", &from)) ||
             (st = read_ref(L, at, v, "to", L->device_index, "device", &to)))
@@ -175,7 +175,7 @@ static pp_status read_channels(loader *L, const json_t *root)
         if (from == to)
             return pp_error_set(L->err, PP_EINPUT, "%s: %s: a channel from device \"%s\" to itself",
                                 L->file, at.path, L->p->device_name[from]);
-        if ((st = add_pair(L, at, "channels", from, to, (long)i)))
+        if ((st = add_pair(L, at, "channels", "channel", L->p->device_name, from, to, (long)i)))
             return st;
         pp_sched_add_channel(L->p, from, to);
     }
@@ -223,7 +223,7 @@ static pp_status read_placement(loader *L, pp_json_at at, const json_t *obj, int
         return read_device_set(L, at, obj, op);
     if (!one)
         return PP_OK;
-    int d;
+    int d = -1;
     pp_status st = read_ref(L, at, obj, "device", L->device_index, "device", &d);
     if (st == PP_OK)
         pp_sched_allow(L->p, op, d);
@@ -282,7 +282,7 @@ static pp_status read_deps(loader *L, const json_t *root)
     json_array_foreach(list, i, v) {
         char path[PATH_SIZE];
         pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", "deps", (long)i)};
-        int from, to;
+        int from = -1, to = -1;
         double comm = 0;
         if ((st = pp_json_object(at, v, dep_keys, L->err)) ||
             (st = read_ref(L, at, v, "from", L->op_index, "op", &from)) ||
@@ -292,7 +292,7 @@ static pp_status read_deps(loader *L, const json_t *root)
         if (from == to)
             return pp_error_set(L->err, PP_EINPUT, "%s: %s: op \"%s\" depends on itself", L->file,
                                 at.path, L->p->op_name[from]);
-        if ((st = add_pair(L, at, "deps", from, to, (long)i)))
+        if ((st = add_pair(L, at, "deps", "dependency", L->p->op_name, from, to, (long)i)))
             return st;
         if (pp_sched_add_dep(L->p, from, to, comm) < 0)
             return out_of_memory(L);

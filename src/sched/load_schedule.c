@@ -88,7 +88,7 @@ static pp_status read_interval(const loader *L, pp_json_at at, const json_t *obj
 
 static pp_status read_op(loader *L, pp_json_at at, const json_t *v, long position)
 {
-    int op, d;
+    int op = -1, d = -1;
     double start, end;
     pp_status st;
     if ((st = pp_json_object(at, v, op_keys, L->err)) ||
@@ -132,7 +132,7 @@ static pp_status find_dep(const loader *L, pp_json_at at, int from, int to, int 
 
 static pp_status read_transfer(loader *L, pp_json_at at, const json_t *v, long position)
 {
-    int from, to, e = -1;
+    int from = -1, to = -1, e = -1;
     double start, end;
     pp_status st;
     if ((st = pp_json_object(at, v, transfer_keys, L->err)) ||
