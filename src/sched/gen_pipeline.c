@@ -1,0 +1,457 @@
+/* gen_pipeline.c: the pipeline-parallel training problems of paper 002
+ * section V-A and, as references, the schedules of the schemes themselves:
+ * 1F1B, ZB1P (ZB-H1 of Qi et al., "Zero Bubble Pipeline Parallelism") and
+ * DualPipe (DeepSeek-V3; the step order of deepseek-ai/DualPipe's
+ * dualpipe.py).
+ *
+ * Per micro-batch m and stage s there are three ops of length 1: F{m}.{s}
+ * (forward), B{m}.{s} (backward for the input) and W{m}.{s} (backward for
+ * the weights). Every op's device is fixed by the scheme: stage s on device
+ * s, except DualPipe's second half of micro-batches, which flow the other
+ * way (stage s on device P-1-s), so each DualPipe device holds two stages.
+ *
+ * Activation accounting, our documented choice (the paper does not spell it
+ * out): one unit is one micro-batch's activations for one stage. A forward
+ * adds 1, the backward for the input frees it (-1), the backward for the
+ * weights changes nothing. With it the schemes' own schedules peak at what
+ * DeepSeek-V3's technical report (table 2) gives: PP units for 1F1B and
+ * ZB1P, PP+1 for DualPipe. Parameters: param_mem per stage copy a device
+ * holds (DualPipe two, the others one), carried as the weight of that
+ * stage's first forward on the device; placements are fixed, so this is
+ * exact. A device's capacity is its parameters plus mem_act. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "timing.h"
+
+enum { KIND_F, KIND_B, KIND_W };
+
+typedef struct {
+    int P, M;
+    bool dual;
+    double comm;
+} pipe;
+
+static int op_index(const pipe *q, int m, int s, int kind)
+{
+    return (m * q->P + s) * 3 + kind;
+}
+
+static int device_of(const pipe *q, int m, int s)
+{
+    return q->dual && m >= q->M / 2 ? q->P - 1 - s : s;
+}
+
+static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
+{
+    if (!spec)
+        return pp_error_set(err, PP_EARG, "pipeline: no spec given");
+    int P = spec->stages, M = spec->microbatches;
+    if (P < 2 || P > 4096)
+        return pp_error_set(err, PP_EARG, "pipeline: stages must be in 2..4096, not %d", P);
+    if (M < 1 || (long long)P * M > 10000000)
+        return pp_error_set(err, PP_EARG, "pipeline: micro-batches must be >= 1 and stages x "
+                            "micro-batches at most 10^7, not %d x %d", P, M);
+    if (spec->scheme != PP_PIPE_1F1B && spec->scheme != PP_PIPE_ZB1P && spec->scheme != PP_PIPE_DUALPIPE)
+        return pp_error_set(err, PP_EARG, "pipeline: unknown scheme %d", (int)spec->scheme);
+    if (!isfinite(spec->mem_act) || spec->mem_act <= 0)
+        return pp_error_set(err, PP_EARG, "pipeline: the activation budget must be a number > 0, not %g",
+                            spec->mem_act);
+    if (!isfinite(spec->param_mem))
+        return pp_error_set(err, PP_EARG, "pipeline: parameter memory must be finite, not %g", spec->param_mem);
+    if (!isfinite(spec->comm) || spec->comm < 0)
+        return pp_error_set(err, PP_EARG, "pipeline: the transfer time must be a number >= 0, not %g",
+                            spec->comm);
+    if (spec->scheme == PP_PIPE_DUALPIPE && (P % 2 != 0 || M % 2 != 0 || M < 2 * P))
+        return pp_error_set(err, PP_EARG, "pipeline: DualPipe needs an even number of stages and an even "
+                            "number of micro-batches at least twice the stages, not %d stages and %d "
+                            "micro-batches", P, M);
+    return PP_OK;
+}
+
+static void add_stage_ops(pp_sched_problem *p, const pipe *q, int m, int s, double param)
+{
+    static const char *const kinds[3] = {"forward", "backward_input", "backward_weight"};
+    static const char letters[3] = {'F', 'B', 'W'};
+    static const double adjust[3] = {1, -1, 0};
+    bool first = m == 0 || (q->dual && m == q->M / 2);
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "%c%d.%d", letters[k], m, s);
+        int op = pp_sched_add_op(p, name, kinds[k], 1, k == KIND_F && first ? param : 0, adjust[k]);
+        if (op >= 0)
+            pp_sched_allow(p, op, device_of(q, m, s));
+    }
+}
+
+static void add_deps(pp_sched_problem *p, const pipe *q, int m, int s)
+{
+    if (s + 1 < q->P) {
+        pp_sched_add_dep(p, op_index(q, m, s, KIND_F), op_index(q, m, s + 1, KIND_F), q->comm);
+        pp_sched_add_dep(p, op_index(q, m, s + 1, KIND_B), op_index(q, m, s, KIND_B), q->comm);
+    } else {
+        pp_sched_add_dep(p, op_index(q, m, s, KIND_F), op_index(q, m, s, KIND_B), 0);
+    }
+    pp_sched_add_dep(p, op_index(q, m, s, KIND_B), op_index(q, m, s, KIND_W), 0);
+}
+
+static pp_status build(const pp_pipe_spec *spec, const pipe *q, pp_sched_problem **out, pp_error *err)
+{
+    double param = spec->param_mem > 0 ? spec->param_mem : 1;
+    pp_sched_problem *p = pp_sched_problem_new();
+    if (!p)
+        return pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
+    for (int d = 0; d < q->P; d++) {
+        char name[32];
+        snprintf(name, sizeof name, "dev%d", d);
+        pp_sched_add_device(p, name, param * (q->dual ? 2 : 1) + spec->mem_act);
+        if (d + 1 < q->P) {
+            pp_sched_add_channel(p, d, d + 1);
+            pp_sched_add_channel(p, d + 1, d);
+        }
+    }
+    for (int m = 0; m < q->M; m++)
+        for (int s = 0; s < q->P; s++)
+            add_stage_ops(p, q, m, s, param);
+    for (int m = 0; m < q->M; m++)
+        for (int s = 0; s < q->P; s++)
+            add_deps(p, q, m, s);
+    pp_status st = pp_sched_problem_finish(p, "pipeline", err);
+    if (st != PP_OK) {
+        pp_sched_problem_free(p);
+        return st;
+    }
+    *out = p;
+    return PP_OK;
+}
+
+/* Per-device op orders of a reference schedule: every device runs 3M ops. */
+typedef struct {
+    int *ops;
+    int *length;
+} orders;
+
+static void push(orders *o, const pipe *q, int d, int m, int s, int kind)
+{
+    o->ops[d * 3 * q->M + o->length[d]++] = op_index(q, m, s, kind);
+}
+
+/* Warm-up forwards, then one forward and one full backward at a time, then
+ * the remaining backwards. */
+static void order_1f1b(orders *o, const pipe *q)
+{
+    for (int s = 0; s < q->P; s++) {
+        int warm = q->P - s - 1 < q->M ? q->P - s - 1 : q->M;
+        for (int i = 0; i < warm; i++)
+            push(o, q, s, i, s, KIND_F);
+        for (int i = 0; i < q->M - warm; i++) {
+            push(o, q, s, warm + i, s, KIND_F);
+            push(o, q, s, i, s, KIND_B);
+            push(o, q, s, i, s, KIND_W);
+        }
+        for (int i = q->M - warm; i < q->M; i++) {
+            push(o, q, s, i, s, KIND_B);
+            push(o, q, s, i, s, KIND_W);
+        }
+    }
+}
+
+/* ZB1P as a time-driven greedy per device: at its clock a device runs a
+ * ready backward, else a ready forward while fewer than P-s forwards are in
+ * flight (1F1B's limit), else its oldest deferred W. The device with the
+ * earliest clock decides first; its inputs still unknown come from a
+ * neighbour whose clock is no earlier, so they arrive at least one op
+ * length later, and waiting devices jump to the earliest time something
+ * could become ready. A device runs an op exactly when its order's earliest
+ * times say it starts, so timing the orders gives back these times. Under
+ * this file's accounting a deferred W holds no memory, so the Ws drift to
+ * the tail of each device's order; the bubble and peak are ZB-H1's. */
+typedef struct {
+    const pipe *q;
+    double *clock;
+    int *nf, *nb, *nw;       /* per device: forwards, backwards, Ws run */
+    double *f_arrive;        /* [m * P + s]: F{m}.{s-1}'s output at device s (NAN: not yet sent) */
+    double *b_arrive;        /* [m * P + s]: B{m}.{s+1}'s output at device s */
+    double *up_free, *down_free; /* per device: channel s->s+1 and s->s-1 free again */
+} zb;
+
+static double send(double *channel_free, double end, double comm)
+{
+    double start = end > *channel_free ? end : *channel_free;
+    *channel_free = start + comm;
+    return start + comm;
+}
+
+static void zb_run(zb *z, orders *o, int s, int kind)
+{
+    const pipe *q = z->q;
+    int P = q->P;
+    double end = z->clock[s] + 1;
+    if (kind == KIND_F) {
+        push(o, q, s, z->nf[s], s, KIND_F);
+        if (s + 1 < P)
+            z->f_arrive[z->nf[s] * P + s + 1] = send(&z->up_free[s], end, q->comm);
+        z->nf[s]++;
+    } else if (kind == KIND_B) {
+        push(o, q, s, z->nb[s], s, KIND_B);
+        if (s > 0)
+            z->b_arrive[z->nb[s] * P + s - 1] = send(&z->down_free[s], end, q->comm);
+        z->nb[s]++;
+    } else {
+        push(o, q, s, z->nw[s]++, s, KIND_W);
+    }
+    z->clock[s] = end;
+}
+
+/* When the next backward (kind B) or forward (kind F) of device s can be
+ * ready: its arrival if known, else the earliest its sender could deliver. */
+static double zb_ready(const zb *z, int s, int kind)
+{
+    const pipe *q = z->q;
+    int P = q->P;
+    if (kind == KIND_B) {
+        if (s == P - 1)
+            return z->clock[s];
+        double at = z->b_arrive[z->nb[s] * P + s];
+        return isnan(at) ? z->clock[s + 1] + 1 + q->comm : at;
+    }
+    if (s == 0)
+        return z->clock[s];
+    double at = z->f_arrive[z->nf[s] * P + s];
+    return isnan(at) ? z->clock[s - 1] + 1 + q->comm : at;
+}
+
+/* One decision of device s: run an op, or move its clock to the earliest
+ * time one could be ready. */
+static void zb_step(zb *z, orders *o, int s)
+{
+    const pipe *q = z->q;
+    bool has_b = z->nb[s] < z->nf[s];
+    bool has_f = z->nf[s] < q->M && z->nf[s] - z->nb[s] < q->P - s;
+    double rb = has_b ? zb_ready(z, s, KIND_B) : INFINITY;
+    double rf = has_f ? zb_ready(z, s, KIND_F) : INFINITY;
+    double now = z->clock[s];
+    if (rb <= now)
+        zb_run(z, o, s, KIND_B);
+    else if (rf <= now)
+        zb_run(z, o, s, KIND_F);
+    else if (z->nw[s] < z->nb[s])
+        zb_run(z, o, s, KIND_W);
+    else
+        z->clock[s] = rb < rf ? rb : rf;
+}
+
+static pp_status order_zb1p(orders *o, const pipe *q, pp_error *err)
+{
+    int P = q->P;
+    size_t cells = (size_t)q->M * P;
+    zb z = {.q = q};
+    z.clock = calloc((size_t)P, sizeof(double));
+    z.nf = calloc((size_t)P, sizeof(int));
+    z.nb = calloc((size_t)P, sizeof(int));
+    z.nw = calloc((size_t)P, sizeof(int));
+    z.up_free = calloc((size_t)P, sizeof(double));
+    z.down_free = calloc((size_t)P, sizeof(double));
+    z.f_arrive = malloc(cells * sizeof(double));
+    z.b_arrive = malloc(cells * sizeof(double));
+    pp_status st = PP_OK;
+    if (!z.clock || !z.nf || !z.nb || !z.nw || !z.up_free || !z.down_free || !z.f_arrive || !z.b_arrive)
+        st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
+    for (size_t i = 0; st == PP_OK && i < cells; i++)
+        z.f_arrive[i] = z.b_arrive[i] = NAN;
+    for (long steps = 0; st == PP_OK; steps++) {
+        int best = -1;
+        for (int s = 0; s < P; s++)
+            if (z.nw[s] < q->M && (best < 0 || z.clock[s] < z.clock[best]))
+                best = s;
+        if (best < 0)
+            break;
+        if (steps > 20 * (long)cells + 1000)
+            st = pp_error_set(err, PP_EARG, "pipeline: the ZB1P greedy made no progress (a bug)");
+        else
+            zb_step(&z, o, best);
+    }
+    free(z.clock);
+    free(z.nf);
+    free(z.nb);
+    free(z.nw);
+    free(z.up_free);
+    free(z.down_free);
+    free(z.f_arrive);
+    free(z.b_arrive);
+    return st;
+}
+
+/* DualPipe on one rank: two phases, each a direction of micro-batches with
+ * its own next-forward and next-backward counters, and a FIFO of deferred
+ * Ws (a backward "with W deferred" queues its W; "W" runs the oldest). */
+typedef struct {
+    orders *o;
+    const pipe *q;
+    int rank;
+    int base[2], stage[2];   /* per phase: first micro-batch, stage held here */
+    int next_f[2], next_b[2];
+    int *fifo;               /* deferred Ws' micro-batches and stages, in pairs */
+    int head, tail;
+} dual_rank;
+
+static void dp_forward(dual_rank *r, int phase)
+{
+    push(r->o, r->q, r->rank, r->base[phase] + r->next_f[phase]++, r->stage[phase], KIND_F);
+}
+
+static void dp_backward(dual_rank *r, int phase, bool defer)
+{
+    int m = r->base[phase] + r->next_b[phase]++, s = r->stage[phase];
+    push(r->o, r->q, r->rank, m, s, KIND_B);
+    if (defer) {
+        r->fifo[r->tail++] = m;
+        r->fifo[r->tail++] = s;
+    } else {
+        push(r->o, r->q, r->rank, m, s, KIND_W);
+    }
+}
+
+static void dp_weight(dual_rank *r)
+{
+    if (r->head < r->tail) {
+        push(r->o, r->q, r->rank, r->fifo[r->head], r->fifo[r->head + 1], KIND_W);
+        r->head += 2;
+    }
+}
+
+/* The eight steps of dualpipe.py's step() for one rank. */
+static void dp_steps(dual_rank *r, int h, int P2, int half)
+{
+    int P = r->q->P;
+    for (int i = 0; i < (P2 - h - 1) * 2; i++)
+        dp_forward(r, 0);
+    for (int i = 0; i < h + 1; i++) {
+        dp_forward(r, 0);
+        dp_forward(r, 1);
+    }
+    for (int i = 0; i < P2 - h - 1; i++) {
+        dp_backward(r, 1, true);
+        dp_weight(r);
+        dp_forward(r, 1);
+    }
+    for (int i = 0; i < half - P + h + 1; i++) {
+        dp_forward(r, 0);
+        dp_backward(r, 1, false);
+        dp_forward(r, 1);
+        dp_backward(r, 0, false);
+    }
+    for (int i = 0; i < P2 - h - 1; i++) {
+        dp_backward(r, 1, false);
+        dp_forward(r, 1);
+        dp_backward(r, 0, false);
+    }
+    bool defer = false;
+    for (int i = 0; i < h + 1; i++) {
+        defer |= i == (h + 1) / 2 && h % 2 == 1;
+        dp_backward(r, 1, defer);
+        defer |= i == (h + 1) / 2 && h % 2 == 0;
+        dp_backward(r, 0, defer);
+    }
+    for (int i = 0; i < P2 - h - 1; i++) {
+        dp_weight(r);
+        dp_backward(r, 0, true);
+    }
+    for (int i = 0; i < h + 1; i++)
+        dp_weight(r);
+}
+
+static pp_status order_dualpipe(orders *o, const pipe *q, pp_error *err)
+{
+    int P = q->P, half = q->M / 2;
+    int *fifo = malloc((size_t)q->M * 2 * sizeof(int));
+    if (!fifo)
+        return pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
+    pp_status st = PP_OK;
+    for (int rank = 0; rank < P && st == PP_OK; rank++) {
+        bool second = rank >= P / 2;
+        dual_rank r = {.o = o, .q = q, .rank = rank, .fifo = fifo};
+        r.base[second] = 0;
+        r.stage[second] = rank;
+        r.base[!second] = half;
+        r.stage[!second] = P - 1 - rank;
+        int h = rank < P - 1 - rank ? rank : P - 1 - rank;
+        dp_steps(&r, h, P / 2, half);
+        for (int k = 0; k < 2; k++)
+            if (r.next_f[k] != half || r.next_b[k] != half || r.head != r.tail)
+                st = pp_error_set(err, PP_EARG, "pipeline: DualPipe rank %d ran %d forwards and %d "
+                                  "backwards of a phase, not %d (a bug)", rank, r.next_f[k],
+                                  r.next_b[k], half);
+    }
+    free(fifo);
+    return st;
+}
+
+static pp_status time_orders(const pp_sched_problem *p, const pipe *q, const orders *o,
+                             pp_sched_schedule *s, pp_error *err)
+{
+    int *device = malloc((size_t)p->op_count * sizeof(int));
+    const int **rows = malloc((size_t)q->P * sizeof *rows);
+    pp_status st = PP_OK;
+    if (!device || !rows) {
+        st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
+    } else {
+        for (int m = 0; m < q->M; m++)
+            for (int stage = 0; stage < q->P; stage++)
+                for (int k = 0; k < 3; k++)
+                    device[op_index(q, m, stage, k)] = device_of(q, m, stage);
+        for (int d = 0; d < q->P; d++)
+            rows[d] = o->ops + (size_t)d * 3 * q->M;
+        st = sched_times_from_orders(p, device, rows, o->length, s, err);
+    }
+    free(device);
+    free(rows);
+    return st;
+}
+
+static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q,
+                           pp_sched_schedule **out, pp_error *err)
+{
+    orders o = {malloc((size_t)p->op_count * sizeof(int)), calloc((size_t)q->P, sizeof(int))};
+    pp_sched_schedule *s = pp_sched_schedule_new(p);
+    pp_status st = PP_OK;
+    if (!o.ops || !o.length || !s)
+        st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
+    else if (spec->scheme == PP_PIPE_1F1B)
+        order_1f1b(&o, q);
+    else if (spec->scheme == PP_PIPE_ZB1P)
+        st = order_zb1p(&o, q, err);
+    else
+        st = order_dualpipe(&o, q, err);
+    if (st == PP_OK)
+        st = time_orders(p, q, &o, s, err);
+    free(o.ops);
+    free(o.length);
+    if (st != PP_OK) {
+        pp_sched_schedule_free(s);
+        return st;
+    }
+    *out = s;
+    return PP_OK;
+}
+
+pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
+                                pp_sched_schedule **reference_out, pp_error *err)
+{
+    *out = NULL;
+    if (reference_out)
+        *reference_out = NULL;
+    pp_status st = check_spec(spec, err);
+    if (st != PP_OK)
+        return st;
+    pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm};
+    pp_sched_problem *p = NULL;
+    if ((st = build(spec, &q, &p, err)) != PP_OK)
+        return st;
+    if (reference_out && (st = reference(spec, p, &q, reference_out, err)) != PP_OK) {
+        pp_sched_problem_free(p);
+        return st;
+    }
+    *out = p;
+    return PP_OK;
+}

@@ -1,0 +1,285 @@
+/* test_gen.c: the generators of paper 002 section V. Pipeline problems: the
+ * schemes' reference schedules pass the checker, peak at DeepSeek-V3 table
+ * 2's activation memory (PP for 1F1B and ZB1P, PP+1 for DualPipe, which
+ * therefore fails at PP) and measure the bubbles model_bubble explains;
+ * bad specs are refused. Random graphs: degrees within the bound, acyclic,
+ * the same for a seed and different across seeds, with a critical path well
+ * below the work per device. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "parplan/sched.h"
+
+static const char *const scheme_name[] = {"1F1B", "ZB1P", "DualPipe"};
+
+/* Largest per-device bubble of DeepSeek-V3's table 2 with F = W = 1 and a
+ * full backward B = 2. */
+static double table2_bubble(pp_pipe_scheme scheme, int P)
+{
+    if (scheme == PP_PIPE_1F1B)
+        return (P - 1) * 3.0;
+    if (scheme == PP_PIPE_ZB1P)
+        return (P - 1) * 1.0;
+    return (P / 2 - 1) * 2.0;
+}
+
+/* What the references measure in this model. ZB1P meets table 2 exactly.
+ * 1F1B and DualPipe come out lower because here the input gradient leaves a
+ * stage when B ends, before that stage's W: 1F1B's backward chain costs
+ * F + B = 2 per stage, not 3, giving 2(P-1); DualPipe's order timed as
+ * early as possible gives P/2-1, half the table's figure (and the figure
+ * paper 002 reports its MIP reaching). Sending after W instead was tried:
+ * 1F1B then measures 3(P-1) exactly, and DualPipe's order deadlocks. */
+static double model_bubble(pp_pipe_scheme scheme, int P)
+{
+    if (scheme == PP_PIPE_1F1B)
+        return (P - 1) * 2.0;
+    if (scheme == PP_PIPE_ZB1P)
+        return (P - 1) * 1.0;
+    return P / 2 - 1;
+}
+
+/* Generates, checks and measures one reference; returns the checker's status. */
+static pp_status run_reference(pp_pipe_scheme scheme, int P, int M, double mem_act, double comm,
+                               double *peak_act, double *max_bubble)
+{
+    pp_pipe_spec spec = {.stages = P, .microbatches = M, .scheme = scheme, .mem_act = mem_act, .comm = comm};
+    pp_sched_problem *p = NULL;
+    pp_sched_schedule *s = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &s, &err), PP_OK);
+    if (!p || !s) {
+        fprintf(stderr, "%s P=%d M=%d: %s\n", scheme_name[scheme], P, M, err.message);
+        return PP_EARG;
+    }
+    CHECK_EQ_INT(p->op_count, 3 * P * M);
+    CHECK_EQ_INT(p->device_count, P);
+    double params = scheme == PP_PIPE_DUALPIPE ? 2 : 1;
+    pp_sched_report r;
+    pp_status st = pp_sched_check(p, s, &r, &err);
+    *peak_act = 0;
+    for (int d = 0; d < P; d++) {
+        CHECK(p->capacity[d] == params + mem_act);
+        *peak_act = fmax(*peak_act, r.peak_memory[d] - params);
+    }
+    *max_bubble = r.max_bubble;
+    if (st != PP_OK && mem_act > P)
+        fprintf(stderr, "%s P=%d M=%d comm=%g: %s\n", scheme_name[scheme], P, M, comm, err.message);
+    pp_sched_report_free(&r);
+    pp_sched_schedule_free(s);
+    pp_sched_problem_free(p);
+    return st;
+}
+
+static void pipeline_references(void)
+{
+    static const int cases[][2] = {{2, 4}, {4, 8}, {8, 16}, {8, 20}};
+    for (int c = 0; c < 4; c++)
+        for (int scheme = 0; scheme < 3; scheme++) {
+            int P = cases[c][0], M = cases[c][1];
+            double peak, bubble;
+            CHECK_EQ_INT(run_reference(scheme, P, M, P + 1, 0, &peak, &bubble), PP_OK);
+            double want_peak = scheme == PP_PIPE_DUALPIPE ? P + 1 : P;
+            fprintf(stderr, "%-8s P=%d M=%2d: peak activations %g (table 2: %g), largest bubble %g "
+                    "(table 2: %g)\n", scheme_name[scheme], P, M, peak, want_peak, bubble,
+                    table2_bubble(scheme, P));
+            CHECK(peak == want_peak);
+            CHECK(bubble == model_bubble(scheme, P));
+            if (scheme == PP_PIPE_DUALPIPE)
+                CHECK_EQ_INT(run_reference(scheme, P, M, P, 0, &peak, &bubble), PP_INFEASIBLE);
+        }
+}
+
+/* With transfer times the references still pass: the channels carry them. */
+static void pipeline_with_comm(void)
+{
+    for (int scheme = 0; scheme < 3; scheme++) {
+        double peak, bubble;
+        CHECK_EQ_INT(run_reference(scheme, 4, 10, 5, 0.5, &peak, &bubble), PP_OK);
+        CHECK_EQ_INT(run_reference(scheme, 4, 10, 5, 2, &peak, &bubble), PP_OK);
+    }
+}
+
+/* Names, kinds, dependencies and weights of one small problem, by hand. */
+static void pipeline_shape(void)
+{
+    pp_pipe_spec spec = {.stages = 4, .microbatches = 8, .scheme = PP_PIPE_DUALPIPE, .mem_act = 5,
+                         .param_mem = 3, .comm = 0.25};
+    pp_sched_problem *p = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, NULL, &err), PP_OK);
+    if (!p)
+        return;
+    int f = pp_sched_find_op(p, "F5.1"), b = pp_sched_find_op(p, "B5.1"), w = pp_sched_find_op(p, "W5.1");
+    CHECK(f >= 0 && b >= 0 && w >= 0);
+    CHECK(strcmp(p->op_kind[f], "forward") == 0 && strcmp(p->op_kind[b], "backward_input") == 0 &&
+          strcmp(p->op_kind[w], "backward_weight") == 0);
+    CHECK(p->adjust[f] == 1 && p->adjust[b] == -1 && p->adjust[w] == 0);
+    /* Micro-batch 5 flows up: stage 1 runs on dev2. */
+    CHECK(!pp_sched_op_allowed(p, f, 1) && pp_sched_op_allowed(p, f, 2));
+    CHECK(pp_sched_has_channel(p, 1, 2) && pp_sched_has_channel(p, 2, 1) && !pp_sched_has_channel(p, 0, 2));
+    double weight[4] = {0};
+    for (int i = 0; i < p->op_count; i++)
+        for (int d = 0; d < 4; d++)
+            if (pp_sched_op_allowed(p, i, d))
+                weight[d] += p->weight[i];
+    for (int d = 0; d < 4; d++)
+        CHECK(weight[d] == 6 && p->capacity[d] == 11);
+    int found = 0;
+    for (int e = 0; e < p->dep_count; e++) {
+        const char *from = p->op_name[p->dep_from[e]], *to = p->op_name[p->dep_to[e]];
+        found += strcmp(from, "F5.1") == 0 && strcmp(to, "F5.2") == 0 && p->dep_comm[e] == 0.25;
+        found += strcmp(from, "B5.2") == 0 && strcmp(to, "B5.1") == 0 && p->dep_comm[e] == 0.25;
+        found += strcmp(from, "F5.3") == 0 && strcmp(to, "B5.3") == 0 && p->dep_comm[e] == 0;
+        found += strcmp(from, "B5.1") == 0 && strcmp(to, "W5.1") == 0 && p->dep_comm[e] == 0;
+    }
+    CHECK_EQ_INT(found, 4);
+    CHECK_EQ_INT(p->dep_count, 8 * (2 * 3 + 1 + 4));
+    pp_sched_problem_free(p);
+}
+
+static void expect_refused(pp_pipe_spec spec, const char *needle)
+{
+    pp_sched_problem *p = NULL;
+    pp_sched_schedule *s = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &s, &err), PP_EARG);
+    CHECK(p == NULL && s == NULL);
+    if (!strstr(err.message, needle)) {
+        fprintf(stderr, "expected \"%s\" in \"%s\"\n", needle, err.message);
+        check_failures++;
+    }
+}
+
+static void pipeline_refusals(void)
+{
+    pp_pipe_spec ok = {.stages = 4, .microbatches = 8, .scheme = PP_PIPE_DUALPIPE, .mem_act = 5};
+    pp_pipe_spec bad = ok;
+    bad.stages = 1;
+    expect_refused(bad, "stages");
+    bad = ok;
+    bad.microbatches = 0;
+    expect_refused(bad, "micro-batches");
+    bad = ok;
+    bad.mem_act = 0;
+    expect_refused(bad, "activation");
+    bad = ok;
+    bad.comm = -1;
+    expect_refused(bad, "transfer");
+    bad = ok;
+    bad.microbatches = 6;
+    expect_refused(bad, "DualPipe");
+    bad = ok;
+    bad.stages = 3;
+    bad.microbatches = 12;
+    expect_refused(bad, "DualPipe");
+    bad = ok;
+    bad.scheme = (pp_pipe_scheme)7;
+    expect_refused(bad, "scheme");
+}
+
+/* Longest path through the ops' durations (transfers left out: both ends
+ * may share a device). */
+static double critical_path(const pp_sched_problem *p)
+{
+    double *finish = calloc((size_t)p->op_count, sizeof(double)), longest = 0;
+    for (int k = 0; k < p->op_count; k++) {
+        int v = p->topo_order[k];
+        double start = 0;
+        for (int j = p->pred_start[v]; j < p->pred_start[v + 1]; j++)
+            start = fmax(start, finish[p->dep_from[p->pred_dep[j]]]);
+        finish[v] = start + p->duration[v];
+        longest = fmax(longest, finish[v]);
+    }
+    free(finish);
+    return longest;
+}
+
+static bool same_graph(const pp_sched_problem *a, const pp_sched_problem *b)
+{
+    if (a->op_count != b->op_count || a->dep_count != b->dep_count)
+        return false;
+    for (int i = 0; i < a->op_count; i++)
+        if (a->duration[i] != b->duration[i] || a->weight[i] != b->weight[i])
+            return false;
+    for (int e = 0; e < a->dep_count; e++)
+        if (a->dep_from[e] != b->dep_from[e] || a->dep_to[e] != b->dep_to[e] || a->dep_comm[e] != b->dep_comm[e])
+            return false;
+    return true;
+}
+
+static void random_shape(const pp_sched_problem *p, int max_degree, int *sources, int *sinks)
+{
+    *sources = *sinks = 0;
+    for (int i = 0; i < p->op_count; i++) {
+        int in = p->pred_start[i + 1] - p->pred_start[i], out = p->succ_start[i + 1] - p->succ_start[i];
+        CHECK(in <= max_degree && out <= max_degree);
+        CHECK(p->duration[i] >= 1 && p->duration[i] <= 10 && p->duration[i] == floor(p->duration[i]));
+        *sources += in == 0;
+        *sinks += out == 0;
+    }
+    for (int e = 0; e < p->dep_count; e++)
+        CHECK(p->dep_comm[e] >= 1 && p->dep_comm[e] <= 3);
+    for (int a = 0; a < p->device_count; a++) {
+        CHECK(isinf(p->capacity[a]));
+        for (int b = 0; b < p->device_count; b++)
+            CHECK(pp_sched_has_channel(p, a, b) == (a != b));
+    }
+}
+
+static void random_graphs(void)
+{
+    pp_sched_problem *previous = NULL;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        pp_random_spec spec = {.ops = 200, .max_degree = 3, .devices = 2, .seed = seed};
+        pp_sched_problem *p = NULL, *again = NULL;
+        pp_error err = {0};
+        CHECK_EQ_INT(pp_sched_gen_random(&spec, &p, &err), PP_OK);
+        CHECK_EQ_INT(pp_sched_gen_random(&spec, &again, &err), PP_OK);
+        if (!p || !again)
+            break;
+        CHECK_EQ_INT(p->op_count, 200);
+        CHECK(same_graph(p, again));
+        CHECK(!previous || !same_graph(p, previous));
+        int sources, sinks;
+        random_shape(p, 3, &sources, &sinks);
+        double work = 0, path = critical_path(p);
+        for (int i = 0; i < p->op_count; i++)
+            work += p->duration[i];
+        fprintf(stderr, "random seed %2llu: %d deps, %d sources, %d sinks, critical path %g, "
+                "work / 2 devices %g\n", (unsigned long long)seed, p->dep_count, sources, sinks,
+                path, work / 2);
+        CHECK(sources <= 3 && sinks <= 5);
+        CHECK(path <= 0.5 * work / 2);
+        pp_sched_problem_free(again);
+        pp_sched_problem_free(previous);
+        previous = p;
+    }
+    pp_sched_problem_free(previous);
+    for (int degree = 1; degree <= 4; degree++) {
+        pp_random_spec spec = {.ops = 300, .max_degree = degree, .devices = 3, .seed = 99};
+        pp_sched_problem *p = NULL;
+        pp_error err = {0};
+        CHECK_EQ_INT(pp_sched_gen_random(&spec, &p, &err), PP_OK);
+        int sources, sinks;
+        if (p)
+            random_shape(p, degree, &sources, &sinks);
+        pp_sched_problem_free(p);
+    }
+    pp_random_spec bad = {.ops = 0, .max_degree = 3, .devices = 2, .seed = 1};
+    pp_sched_problem *p = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_gen_random(&bad, &p, &err), PP_EARG);
+    CHECK(p == NULL && strstr(err.message, "ops") != NULL);
+}
+
+int main(void)
+{
+    pipeline_references();
+    pipeline_with_comm();
+    pipeline_shape();
+    pipeline_refusals();
+    random_graphs();
+    return CHECK_DONE();
+}
