@@ -1,10 +1,12 @@
 /* parplan: the toolkit's command line. Each command parses its flags, calls
  * the library, and decides what goes to stdout (answers) and stderr (people's
- * text). Commands: solve, eval, help. */
+ * text). Commands: solve, eval (IOPDDL, here); schedule, check-schedule, gen
+ * (operator scheduling, sched_cmd.c); help. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "commands.h"
 
 typedef struct {
     const char *name;
@@ -194,6 +196,9 @@ static int run_help(int argc, char **argv);
 static const command commands[] = {
     {"solve", run_solve, solve_usage},
     {"eval", run_eval, eval_usage},
+    {"schedule", cmd_schedule, schedule_usage},
+    {"check-schedule", cmd_check_schedule, check_schedule_usage},
+    {"gen", cmd_gen, gen_usage},
     {"help", run_help, "parplan help [COMMAND]"},
 };
 
