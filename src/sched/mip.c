@@ -1,0 +1,1145 @@
+/* mip.c: owns the exact scheduling MIP (paper 002, section III) and its run
+ * through CBC. The paper's model, linearised and cut down to what can matter:
+ *  - x[i][j] binary, only for devices op i may use (eq. 6);
+ *  - a start time per op, its end being start + duration (eq. 3); the
+ *    makespan z above every end (eqs. 1-2) and above each device's work;
+ *  - one order binary y per unordered pair of ops that can share a device
+ *    (eqs. 7-8); a pair joined by a path in the DAG is ordered already;
+ *  - per dependency a transfer start, and per channel (a, b) the product
+ *    t = x[u][a] * x[v][b] (eqs. 9-10, linearised; pairs of devices with no
+ *    channel are forbidden), with precedence through the transfer (eqs.
+ *    11-13); one order binary per pair of transfers that can meet on a
+ *    channel and are not ordered by the DAG (eqs. 14-15);
+ *  - memory as the checker defines it instead of eqs. 16-19: the weights on
+ *    a device fit its capacity, and at the end of each op i with A_i > 0 the
+ *    weights plus the A of every op that ended no later on i's device fit
+ *    (levels only rise at such ends), "k ended no later than i on i's
+ *    device" being a variable p[k][i] held to y and x from the side its sign
+ *    of A_k needs.
+ * Zero-length ops and transfers collide with nothing (as in the checker):
+ * pairs of ops with a zero-length member get only an end-order binary, and
+ * only when memory needs it; zero-length transfers get no order at all.
+ * Big-M values come from a horizon (the warm start's makespan, or the sum of
+ * all durations and transfers) and each op's earliest start (head) and least
+ * time after its end (tail). Interchangeable devices are told apart by
+ * pinning the first op that may use them to the first of them.
+ *
+ * CBC runs in a child process (see cbc_run), and the schedule is rebuilt
+ * from its answer: devices from x, then the earliest times for the device
+ * and channel orders of the MIP's times, so that solver tolerances cannot
+ * leave overlaps or early starts; pp_sched_check confirms the result. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <coin/Cbc_C_Interface.h>
+#include "sched/mip.h"
+
+/* What a column stands for: X(i, j), S(i), Z, Y(i, k) = i before k (i < k),
+ * C(e) transfer start, T(e, a * D + b), W(e, f) = e before f (e < f),
+ * P(k, i) = k ended no later than i on i's device. */
+enum { COL_X, COL_S, COL_Z, COL_Y, COL_C, COL_T, COL_W, COL_P };
+
+typedef struct {
+    int cols, col_cap;
+    double *lo, *hi, *obj;
+    unsigned char *integer, *kind;
+    int *ca, *cb;
+    int rows, row_cap;
+    double *row_lo, *row_hi;
+    int nz, nz_cap;
+    int *nz_row, *nz_col;
+    double *nz_val;
+    bool oom;
+} lp;
+
+typedef struct {
+    const pp_sched_problem *p;
+    int n, m, D;
+    double horizon, lower;      /* z lies in [lower, horizon] */
+    bool integral;              /* durations and comms are integers: so is the optimum */
+    unsigned char *allow;       /* n * D, after symmetry breaking */
+    unsigned char *reach;       /* n * n: a path leads from i to k */
+    int *pin;                   /* D: per class's first device, the op pinned there, or -1 */
+    int *perm;                  /* D: warm start device -> model device */
+    double *head, *tail;
+    int *xcol, *scol, *ccol, *tcol, *ycol, *pcol;
+    int zcol;
+    lp lp;
+} model;
+
+static bool grow(void **p, int *cap, int need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    int next = *cap ? *cap : 64;
+    while (next < need)
+        next *= 2;
+    void *q = realloc(*p, (size_t)next * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = next;
+    return true;
+}
+
+static int lp_col(lp *l, int kind, int a, int b, double lo, double hi, bool integer)
+{
+    int c = l->cols, cap = l->col_cap, need = c + 1;
+    int c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
+    if (l->oom || !grow((void **)&l->lo, &c1, need, sizeof(double)) ||
+        !grow((void **)&l->hi, &c2, need, sizeof(double)) || !grow((void **)&l->obj, &c3, need, sizeof(double)) ||
+        !grow((void **)&l->integer, &c4, need, 1) || !grow((void **)&l->kind, &c5, need, 1) ||
+        !grow((void **)&l->ca, &c6, need, sizeof(int)) || !grow((void **)&l->cb, &l->col_cap, need, sizeof(int))) {
+        l->oom = true;
+        return -1;
+    }
+    l->lo[c] = lo;
+    l->hi[c] = hi;
+    l->obj[c] = 0;
+    l->integer[c] = integer;
+    l->kind[c] = (unsigned char)kind;
+    l->ca[c] = a;
+    l->cb[c] = b;
+    return l->cols++;
+}
+
+/* Adds a term to the row being built (the next lp_row call closes it). */
+static void lp_term(lp *l, int col, double value)
+{
+    int cap = l->nz_cap, c1 = cap, c2 = cap;
+    if (col < 0 || value == 0)
+        return;
+    if (l->oom || !grow((void **)&l->nz_row, &c1, l->nz + 1, sizeof(int)) ||
+        !grow((void **)&l->nz_col, &c2, l->nz + 1, sizeof(int)) ||
+        !grow((void **)&l->nz_val, &l->nz_cap, l->nz + 1, sizeof(double))) {
+        l->oom = true;
+        return;
+    }
+    l->nz_row[l->nz] = l->rows;
+    l->nz_col[l->nz] = col;
+    l->nz_val[l->nz++] = value;
+}
+
+static void lp_row(lp *l, double lo, double hi)
+{
+    int cap = l->row_cap;
+    if (l->oom || !grow((void **)&l->row_lo, &cap, l->rows + 1, sizeof(double)) ||
+        !grow((void **)&l->row_hi, &l->row_cap, l->rows + 1, sizeof(double))) {
+        l->oom = true;
+        return;
+    }
+    l->row_lo[l->rows] = lo;
+    l->row_hi[l->rows++] = hi;
+}
+
+static void lp_free(lp *l)
+{
+    free(l->lo);
+    free(l->hi);
+    free(l->obj);
+    free(l->integer);
+    free(l->kind);
+    free(l->ca);
+    free(l->cb);
+    free(l->row_lo);
+    free(l->row_hi);
+    free(l->nz_row);
+    free(l->nz_col);
+    free(l->nz_val);
+}
+
+/* ---- The model's scaffolding: symmetry, reachability, heads and tails. ---- */
+
+static bool allowed(const model *m, int i, int j) { return m->allow[i * m->D + j] != 0; }
+
+static bool share_device(const model *m, int i, int k, bool finite_only)
+{
+    for (int j = 0; j < m->D; j++)
+        if (allowed(m, i, j) && allowed(m, k, j) && (!finite_only || isfinite(m->p->capacity[j])))
+            return true;
+    return false;
+}
+
+/* Swapping the names of a and b maps every schedule to a valid one of the
+ * same makespan. */
+static bool interchangeable(const pp_sched_problem *p, int a, int b)
+{
+    if (p->capacity[a] != p->capacity[b] || pp_sched_has_channel(p, a, b) != pp_sched_has_channel(p, b, a))
+        return false;
+    for (int i = 0; i < p->op_count; i++)
+        if (pp_sched_op_allowed(p, i, a) != pp_sched_op_allowed(p, i, b))
+            return false;
+    for (int c = 0; c < p->device_count; c++)
+        if (c != a && c != b && (pp_sched_has_channel(p, a, c) != pp_sched_has_channel(p, b, c) ||
+                                 pp_sched_has_channel(p, c, a) != pp_sched_has_channel(p, c, b)))
+            return false;
+    return true;
+}
+
+/* Within each class of interchangeable devices, the first op that may use
+ * them is pinned to the class's first device (pin[first] = that op). */
+static void break_symmetry(model *m)
+{
+    const pp_sched_problem *p = m->p;
+    for (int first = 0; first < m->D; first++) {
+        m->pin[first] = -1;
+        bool leader = true;
+        for (int c = 0; c < first && leader; c++)
+            leader = !interchangeable(p, c, first);
+        int i0 = 0;
+        while (i0 < m->n && !allowed(m, i0, first))
+            i0++;
+        if (!leader || i0 == m->n)
+            continue;
+        for (int b = first + 1; b < m->D; b++)
+            if (interchangeable(p, first, b)) {
+                m->allow[i0 * m->D + b] = 0;
+                m->pin[first] = i0;
+            }
+    }
+}
+
+/* perm renames the warm start's devices to respect break_symmetry: within
+ * a class, the pinned op's device swaps names with the class's first. */
+static void warm_permutation(model *m, const pp_sched_schedule *w)
+{
+    for (int j = 0; j < m->D; j++)
+        m->perm[j] = j;
+    if (!w)
+        return;
+    for (int first = 0; first < m->D; first++) {
+        int i0 = m->pin[first];
+        int b = i0 >= 0 ? w->device[i0] : first;
+        if (b != first && interchangeable(m->p, first, b)) {
+            m->perm[first] = b;
+            m->perm[b] = first;
+        }
+    }
+}
+
+static void build_reach(model *m)
+{
+    const pp_sched_problem *p = m->p;
+    for (int t = m->n - 1; t >= 0; t--) {
+        int u = p->topo_order[t];
+        unsigned char *row = m->reach + (size_t)u * m->n;
+        for (int k = p->succ_start[u]; k < p->succ_start[u + 1]; k++) {
+            int v = p->dep_to[p->succ_dep[k]];
+            const unsigned char *below = m->reach + (size_t)v * m->n;
+            row[v] = 1;
+            for (int x = 0; x < m->n; x++)
+                row[x] |= below[x];
+        }
+    }
+}
+
+static bool reaches(const model *m, int i, int k) { return m->reach[(size_t)i * m->n + k] != 0; }
+
+/* A dependency costs its comm time on every path only if its ends can
+ * never share a device. */
+static double least_comm(const model *m, int e)
+{
+    const pp_sched_problem *p = m->p;
+    return share_device(m, p->dep_from[e], p->dep_to[e], false) ? 0 : p->dep_comm[e];
+}
+
+static void heads_and_tails(model *m)
+{
+    const pp_sched_problem *p = m->p;
+    for (int t = 0; t < m->n; t++) {
+        int v = p->topo_order[t];
+        m->head[v] = 0;
+        for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
+            int e = p->pred_dep[k], u = p->dep_from[e];
+            m->head[v] = fmax(m->head[v], m->head[u] + p->duration[u] + least_comm(m, e));
+        }
+    }
+    for (int t = m->n - 1; t >= 0; t--) {
+        int u = p->topo_order[t];
+        m->tail[u] = 0;
+        for (int k = p->succ_start[u]; k < p->succ_start[u + 1]; k++) {
+            int e = p->succ_dep[k], v = p->dep_to[e];
+            m->tail[u] = fmax(m->tail[u], least_comm(m, e) + p->duration[v] + m->tail[v]);
+        }
+    }
+}
+
+static bool is_integer(double x) { return x == floor(x); }
+
+static void set_horizon(model *m, const pp_sched_schedule *warm)
+{
+    const pp_sched_problem *p = m->p;
+    double total = 0;
+    m->integral = true;
+    m->lower = 0;
+    for (int i = 0; i < m->n; i++) {
+        total += p->duration[i];
+        m->integral &= is_integer(p->duration[i]);
+        m->lower = fmax(m->lower, m->head[i] + p->duration[i] + m->tail[i]);
+    }
+    for (int e = 0; e < m->m; e++) {
+        total += p->dep_comm[e];
+        m->integral &= is_integer(p->dep_comm[e]);
+    }
+    /* Any feasible set of orders, run one task at a time, ends by `total`. */
+    m->horizon = total;
+    if (warm) {
+        double w = pp_sched_makespan(warm);
+        w = m->integral ? ceil(w - 1e-6) : w + 1e-9 * fmax(1, w);
+        m->horizon = fmin(m->horizon, w);
+    }
+    if (m->integral)
+        m->lower = ceil(m->lower - 1e-6);
+    m->horizon = fmax(m->horizon, m->lower);
+}
+
+static double start_lo(const model *m, int i) { return m->head[i]; }
+static double end_hi(const model *m, int i) { return m->horizon - m->tail[i]; }
+static double start_hi(const model *m, int i) { return end_hi(m, i) - m->p->duration[i]; }
+static double transfer_lo(const model *m, int e)
+{
+    int u = m->p->dep_from[e];
+    return m->head[u] + m->p->duration[u];
+}
+
+/* ---- Columns and rows. ---- */
+
+static void add_placement(model *m)
+{
+    lp *l = &m->lp;
+    for (int i = 0; i < m->n; i++) {
+        int count = 0;
+        for (int j = 0; j < m->D; j++)
+            count += allowed(m, i, j);
+        for (int j = 0; j < m->D; j++)
+            if (allowed(m, i, j)) {
+                m->xcol[i * m->D + j] = lp_col(l, COL_X, i, j, count == 1 ? 1 : 0, 1, true);
+                lp_term(l, m->xcol[i * m->D + j], 1);
+            }
+        lp_row(l, 1, 1);
+    }
+}
+
+static int xcol(const model *m, int i, int j) { return m->xcol[i * m->D + j]; }
+
+static void add_times(model *m)
+{
+    const pp_sched_problem *p = m->p;
+    lp *l = &m->lp;
+    for (int i = 0; i < m->n; i++)
+        m->scol[i] = lp_col(l, COL_S, i, 0, start_lo(m, i), start_hi(m, i), false);
+    m->zcol = lp_col(l, COL_Z, 0, 0, m->lower, m->horizon, m->integral);
+    if (m->zcol >= 0)
+        l->obj[m->zcol] = 1;
+    for (int i = 0; i < m->n; i++)
+        if (p->succ_start[i] == p->succ_start[i + 1]) {
+            lp_term(l, m->zcol, 1);
+            lp_term(l, m->scol[i], -1);
+            lp_row(l, p->duration[i], INFINITY);
+        }
+    for (int j = 0; j < m->D; j++) {
+        lp_term(l, m->zcol, 1);
+        for (int i = 0; i < m->n; i++)
+            lp_term(l, xcol(m, i, j), -p->duration[i]);
+        lp_row(l, 0, INFINITY);
+    }
+}
+
+static bool memory_pair(const model *m, int i, int k)
+{
+    const double *A = m->p->adjust;
+    return ((A[i] > 0 && A[k] != 0) || (A[k] > 0 && A[i] != 0)) && share_device(m, i, k, true);
+}
+
+/* On device j, when y says a goes first (y_sign +1: y = 1; -1: y = 0), a
+ * must end before b starts (both have length) or no later than b ends. */
+static void order_row(model *m, int a, int b, int y, int y_sign, int j)
+{
+    const pp_sched_problem *p = m->p;
+    lp *l = &m->lp;
+    bool sequence = p->duration[a] > 0 && p->duration[b] > 0;
+    double gap = sequence ? p->duration[a] : p->duration[a] - p->duration[b];
+    double b_lo = sequence ? start_lo(m, b) : start_lo(m, b) + p->duration[b];
+    double M = fmax(0, end_hi(m, a) - b_lo);
+    lp_term(l, m->scol[a], 1);
+    lp_term(l, m->scol[b], -1);
+    lp_term(l, y, y_sign * M);
+    lp_term(l, xcol(m, a, j), M);
+    lp_term(l, xcol(m, b, j), M);
+    lp_row(l, -INFINITY, (y_sign > 0 ? 3 : 2) * M - gap);
+}
+
+static void add_op_pairs(model *m)
+{
+    const pp_sched_problem *p = m->p;
+    for (int i = 0; i < m->n; i++)
+        for (int k = i + 1; k < m->n; k++) {
+            if (reaches(m, i, k) || reaches(m, k, i) || !share_device(m, i, k, false))
+                continue;
+            bool sequence = p->duration[i] > 0 && p->duration[k] > 0;
+            if (!sequence && !memory_pair(m, i, k))
+                continue;
+            int y = lp_col(&m->lp, COL_Y, i, k, 0, 1, true);
+            m->ycol[(size_t)i * m->n + k] = y;
+            for (int j = 0; j < m->D; j++)
+                if (allowed(m, i, j) && allowed(m, k, j)) {
+                    order_row(m, i, k, y, 1, j);
+                    order_row(m, k, i, y, -1, j);
+                }
+        }
+}
+
+static int tcol(const model *m, int e, int a, int b) { return m->tcol[((size_t)e * m->D + a) * m->D + b]; }
+
+/* t[a][b] = x[u][a] * x[v][b]: at least their sum less one, and per device
+ * of each end, the t leaving it at most its x. */
+static void link_transfer(model *m, int e)
+{
+    const pp_sched_problem *p = m->p;
+    lp *l = &m->lp;
+    int u = p->dep_from[e], v = p->dep_to[e], D = m->D;
+    for (int a = 0; a < D; a++)
+        for (int b = 0; b < D; b++) {
+            if (a == b || !allowed(m, u, a) || !allowed(m, v, b))
+                continue;
+            if (!pp_sched_has_channel(p, a, b)) {
+                lp_term(l, xcol(m, u, a), 1);
+                lp_term(l, xcol(m, v, b), 1);
+                lp_row(l, -INFINITY, 1);
+                continue;
+            }
+            int t = lp_col(l, COL_T, e, a * D + b, 0, 1, false);
+            m->tcol[((size_t)e * D + a) * D + b] = t;
+            lp_term(l, t, 1);
+            lp_term(l, xcol(m, u, a), -1);
+            lp_term(l, xcol(m, v, b), -1);
+            lp_row(l, -1, INFINITY);
+        }
+    for (int side = 0; side < 2; side++)
+        for (int a = 0; a < D; a++) {
+            int op = side ? v : u, terms = 0;
+            for (int b = 0; b < D; b++)
+                terms += (side ? tcol(m, e, b, a) : tcol(m, e, a, b)) >= 0;
+            if (!allowed(m, op, a) || terms == 0)
+                continue;
+            for (int b = 0; b < D; b++)
+                lp_term(l, side ? tcol(m, e, b, a) : tcol(m, e, a, b), 1);
+            lp_term(l, xcol(m, op, a), -1);
+            lp_row(l, -INFINITY, 0);
+        }
+}
+
+static void add_transfers(model *m)
+{
+    const pp_sched_problem *p = m->p;
+    lp *l = &m->lp;
+    for (int e = 0; e < m->m; e++) {
+        int u = p->dep_from[e], v = p->dep_to[e];
+        m->ccol[e] = lp_col(l, COL_C, e, 0, transfer_lo(m, e), start_hi(m, v), false);
+        link_transfer(m, e);
+        lp_term(l, m->ccol[e], 1);
+        lp_term(l, m->scol[u], -1);
+        lp_row(l, p->duration[u], INFINITY);
+        lp_term(l, m->scol[v], 1);
+        lp_term(l, m->ccol[e], -1);
+        for (int t = 0; t < m->D * m->D; t++)
+            lp_term(l, m->tcol[(size_t)e * m->D * m->D + t], -p->dep_comm[e]);
+        lp_row(l, 0, INFINITY);
+    }
+}
+
+/* Transfer e surely ends before f starts when e's destination is, or leads
+ * to, f's source. */
+static bool transfer_before(const model *m, int e, int f)
+{
+    int v = m->p->dep_to[e], u = m->p->dep_from[f];
+    return v == u || reaches(m, v, u);
+}
+
+/* When w says e goes first on channel slot ab (w_sign as in order_row). */
+static void channel_row(model *m, int e, int f, int w, int w_sign, int ab)
+{
+    const pp_sched_problem *p = m->p;
+    lp *l = &m->lp;
+    double M = fmax(0, start_hi(m, p->dep_to[e]) + p->dep_comm[e] - transfer_lo(m, f));
+    lp_term(l, m->ccol[e], 1);
+    lp_term(l, m->ccol[f], -1);
+    lp_term(l, w, w_sign * M);
+    lp_term(l, m->tcol[(size_t)e * m->D * m->D + ab], M);
+    lp_term(l, m->tcol[(size_t)f * m->D * m->D + ab], M);
+    lp_row(l, -INFINITY, (w_sign > 0 ? 3 : 2) * M - p->dep_comm[e]);
+}
+
+static void add_channel_pairs(model *m)
+{
+    const pp_sched_problem *p = m->p;
+    int DD = m->D * m->D;
+    for (int e = 0; e < m->m; e++)
+        for (int f = e + 1; f < m->m; f++) {
+            if (p->dep_comm[e] <= 0 || p->dep_comm[f] <= 0 || transfer_before(m, e, f) || transfer_before(m, f, e))
+                continue;
+            int w = -1;
+            for (int ab = 0; ab < DD; ab++) {
+                if (m->tcol[(size_t)e * DD + ab] < 0 || m->tcol[(size_t)f * DD + ab] < 0)
+                    continue;
+                if (w < 0)
+                    w = lp_col(&m->lp, COL_W, e, f, 0, 1, true);
+                channel_row(m, e, f, w, 1, ab);
+                channel_row(m, f, e, w, -1, ab);
+            }
+        }
+}
+
+/* "k ended no later than i" as a column (y or its complement), or the
+ * constant 1 (ycol -1) when a path leads from k to i. */
+static void before_term(model *m, int k, int i, double coef, double *constant)
+{
+    if (reaches(m, k, i)) {
+        *constant += coef;
+        return;
+    }
+    if (k < i) {
+        lp_term(&m->lp, m->ycol[(size_t)k * m->n + i], coef);
+    } else {
+        *constant += coef;
+        lp_term(&m->lp, m->ycol[(size_t)i * m->n + k], -coef);
+    }
+}
+
+/* p[k][i] pinned from the side that A_k's sign makes the solver push it. */
+static void add_p_bounds(model *m, int k, int i, int pc)
+{
+    const pp_sched_problem *p = m->p;
+    lp *l = &m->lp;
+    for (int j = 0; j < m->D; j++) {
+        if (!allowed(m, i, j) || !isfinite(p->capacity[j]))
+            continue;
+        double constant = 0;
+        if (p->adjust[k] > 0 && allowed(m, k, j)) {
+            /* p >= before + x[k][j] + x[i][j] - 2 */
+            lp_term(l, pc, 1);
+            before_term(m, k, i, -1, &constant);
+            lp_term(l, xcol(m, k, j), -1);
+            lp_term(l, xcol(m, i, j), -1);
+            lp_row(l, -2 - constant, INFINITY);
+        } else if (p->adjust[k] < 0) {
+            /* p <= 1 - x[i][j] + x[k][j] */
+            lp_term(l, pc, 1);
+            lp_term(l, xcol(m, i, j), 1);
+            lp_term(l, allowed(m, k, j) ? xcol(m, k, j) : -1, -1);
+            lp_row(l, -INFINITY, 1);
+        }
+    }
+    if (p->adjust[k] < 0 && !reaches(m, k, i)) {
+        /* p <= before */
+        double constant = 0;
+        lp_term(l, pc, 1);
+        before_term(m, k, i, -1, &constant);
+        lp_row(l, -INFINITY, -constant);
+    }
+}
+
+static void memory_row(model *m, int i, int j)
+{
+    const pp_sched_problem *p = m->p;
+    lp *l = &m->lp;
+    double most = p->adjust[i];
+    for (int k = 0; k < m->n; k++)
+        if (allowed(m, k, j)) {
+            most += p->weight[k];
+            if (m->pcol[k] >= 0)
+                most += fmax(0, p->adjust[k]);
+        }
+    double M = most - p->capacity[j];
+    if (M <= 0)
+        return;
+    for (int k = 0; k < m->n; k++)
+        if (allowed(m, k, j)) {
+            lp_term(l, xcol(m, k, j), p->weight[k] + (k == i ? p->adjust[i] + M : 0));
+            if (m->pcol[k] >= 0)
+                lp_term(l, m->pcol[k], p->adjust[k]);
+        }
+    lp_row(l, -INFINITY, p->capacity[j] + M);
+}
+
+static void add_memory(model *m)
+{
+    const pp_sched_problem *p = m->p;
+    lp *l = &m->lp;
+    for (int j = 0; j < m->D; j++) {
+        double all = 0;
+        for (int k = 0; k < m->n; k++)
+            all += allowed(m, k, j) ? p->weight[k] : 0;
+        if (!isfinite(p->capacity[j]) || all <= p->capacity[j])
+            continue;
+        for (int k = 0; k < m->n; k++)
+            if (allowed(m, k, j))
+                lp_term(l, xcol(m, k, j), p->weight[k]);
+        lp_row(l, -INFINITY, p->capacity[j]);
+    }
+    for (int i = 0; i < m->n; i++) {
+        if (p->adjust[i] <= 0)
+            continue;
+        for (int k = 0; k < m->n; k++) {
+            m->pcol[k] = -1;
+            if (k == i || p->adjust[k] == 0 || reaches(m, i, k) || !share_device(m, i, k, true))
+                continue;
+            m->pcol[k] = lp_col(l, COL_P, k, i, 0, 1, false);
+            add_p_bounds(m, k, i, m->pcol[k]);
+        }
+        for (int j = 0; j < m->D; j++)
+            if (allowed(m, i, j) && isfinite(p->capacity[j]))
+                memory_row(m, i, j);
+    }
+}
+
+/* ---- The model as a whole. ---- */
+
+static void model_free(model *m)
+{
+    free(m->allow);
+    free(m->reach);
+    free(m->pin);
+    free(m->perm);
+    free(m->head);
+    free(m->tail);
+    free(m->xcol);
+    free(m->scol);
+    free(m->ccol);
+    free(m->tcol);
+    free(m->ycol);
+    free(m->pcol);
+    lp_free(&m->lp);
+}
+
+static int *minus_ones(size_t count)
+{
+    int *a = malloc((count + 1) * sizeof *a);
+    for (size_t k = 0; a && k < count; k++)
+        a[k] = -1;
+    return a;
+}
+
+static bool model_build(model *m, const pp_sched_problem *p, const pp_sched_schedule *warm)
+{
+    memset(m, 0, sizeof *m);
+    m->p = p;
+    m->n = p->op_count;
+    m->m = p->dep_count;
+    m->D = p->device_count;
+    size_t n = (size_t)m->n, D = (size_t)m->D;
+    m->allow = malloc(n * D + 1);
+    m->reach = calloc(n * n + 1, 1);
+    m->pin = malloc((D + 1) * sizeof *m->pin);
+    m->perm = malloc((D + 1) * sizeof *m->perm);
+    m->head = malloc((n + 1) * sizeof(double));
+    m->tail = malloc((n + 1) * sizeof(double));
+    m->xcol = minus_ones(n * D);
+    m->scol = minus_ones(n);
+    m->ccol = minus_ones((size_t)m->m);
+    m->tcol = minus_ones((size_t)m->m * D * D);
+    m->ycol = minus_ones(n * n);
+    m->pcol = minus_ones(n);
+    if (!m->allow || !m->reach || !m->pin || !m->perm || !m->head || !m->tail || !m->xcol || !m->scol || !m->ccol ||
+        !m->tcol || !m->ycol || !m->pcol)
+        return false;
+    for (int i = 0; i < m->n; i++)
+        for (int j = 0; j < m->D; j++)
+            m->allow[i * m->D + j] = pp_sched_op_allowed(p, i, j);
+    break_symmetry(m);
+    warm_permutation(m, warm);
+    build_reach(m);
+    heads_and_tails(m);
+    set_horizon(m, warm);
+    add_placement(m);
+    add_times(m);
+    add_op_pairs(m);
+    add_transfers(m);
+    add_channel_pairs(m);
+    add_memory(m);
+    return !m->lp.oom;
+}
+
+/* ---- The warm start as a full assignment of the columns. ---- */
+
+/* i before k in a schedule: by end, simultaneous ends with the lower A
+ * first (so no level between them is higher than both around them). */
+static bool ends_before(const model *m, const pp_sched_schedule *w, int i, int k)
+{
+    if (w->end[i] != w->end[k])
+        return w->end[i] < w->end[k];
+    const double *A = m->p->adjust;
+    return A[i] != A[k] ? A[i] < A[k] : i < k;
+}
+
+static bool crossing(const pp_sched_problem *p, const int *device, int e)
+{
+    return device[p->dep_from[e]] != device[p->dep_to[e]];
+}
+
+static double warm_value(const model *m, const pp_sched_schedule *w, const int *dev, int c)
+{
+    const pp_sched_problem *p = m->p;
+    int a = m->lp.ca[c], b = m->lp.cb[c];
+    switch (m->lp.kind[c]) {
+    case COL_X:
+        return dev[a] == b;
+    case COL_S:
+        return w->start[a];
+    case COL_Z:
+        return m->integral ? ceil(pp_sched_makespan(w) - 1e-6) : pp_sched_makespan(w);
+    case COL_Y:
+        return ends_before(m, w, a, b);
+    case COL_C:
+        return crossing(p, dev, a) ? w->transfer_start[a] : w->end[p->dep_from[a]];
+    case COL_T:
+        return dev[p->dep_from[a]] * m->D + dev[p->dep_to[a]] == b;
+    case COL_W:
+        return crossing(p, dev, a) && crossing(p, dev, b) && w->transfer_start[a] < w->transfer_start[b];
+    case COL_P:
+        return dev[a] == dev[b] && (reaches(m, a, b) || ends_before(m, w, a, b));
+    }
+    return 0;
+}
+
+static double *warm_values(const model *m, const pp_sched_schedule *w)
+{
+    double *values = malloc(((size_t)m->lp.cols + 1) * sizeof *values);
+    int *dev = malloc(((size_t)m->n + 1) * sizeof *dev);
+    if (values && dev) {
+        for (int i = 0; i < m->n; i++)
+            dev[i] = m->perm[w->device[i]];
+        for (int c = 0; c < m->lp.cols; c++)
+            values[c] = warm_value(m, w, dev, c);
+    }
+    free(dev);
+    return values;
+}
+
+/* ---- CBC. ---- */
+
+typedef struct {
+    bool found, optimal, infeasible;
+    double bound;
+} cbc_outcome;
+
+typedef struct {
+    int *start, *index;
+    double *value;
+} csc;
+
+static bool to_csc(const lp *l, csc *out)
+{
+    out->start = calloc((size_t)l->cols + 2, sizeof(int));
+    out->index = malloc(((size_t)l->nz + 1) * sizeof(int));
+    out->value = malloc(((size_t)l->nz + 1) * sizeof(double));
+    if (!out->start || !out->index || !out->value)
+        return false;
+    for (int k = 0; k < l->nz; k++)
+        out->start[l->nz_col[k] + 2]++;
+    for (int c = 0; c < l->cols; c++)
+        out->start[c + 2] += out->start[c + 1];
+    for (int k = 0; k < l->nz; k++) {
+        int at = out->start[l->nz_col[k] + 1]++;
+        out->index[at] = l->nz_row[k];
+        out->value[at] = l->nz_val[k];
+    }
+    return true;
+}
+
+static void csc_free(csc *c)
+{
+    free(c->start);
+    free(c->index);
+    free(c->value);
+}
+
+static void cbc_param_double(Cbc_Model *cbc, const char *name, double value)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.6f", value);
+    Cbc_setParameter(cbc, name, buf);
+}
+
+/* Runs CBC in this process; values receives the best solution when one is
+ * found. `safe` switches off preprocessing and cuts (the retry after a crash). */
+static void cbc_solve_here(const model *m, const csc *a, int threads, double seconds, const double *warm,
+                           bool safe, double *values, cbc_outcome *out)
+{
+    const lp *l = &m->lp;
+    memset(out, 0, sizeof *out);
+    out->bound = -INFINITY;
+    Cbc_Model *cbc = Cbc_newModel();
+    Cbc_loadProblem(cbc, l->cols, l->rows, a->start, a->index, a->value, l->lo, l->hi, l->obj, l->row_lo,
+                    l->row_hi);
+    for (int c = 0; c < l->cols; c++)
+        if (l->integer[c])
+            Cbc_setInteger(cbc, c);
+    Cbc_setParameter(cbc, "logLevel", "0");
+    Cbc_setParameter(cbc, "slogLevel", "0");
+    Cbc_setParameter(cbc, "timeMode", "elapsed");
+    if (seconds > 0)
+        cbc_param_double(cbc, "seconds", seconds);
+    /* As in the IOPDDL exact stage: serial CBC for one thread, else CBC's
+     * deterministic parallel mode (100 + n). */
+    if (threads >= 2) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d", 100 + threads);
+        Cbc_setParameter(cbc, "threads", buf);
+    }
+    if (m->integral)
+        Cbc_setParameter(cbc, "allowableGap", "0.999"); /* the makespan is an integer */
+    if (safe) {
+        Cbc_setParameter(cbc, "preprocess", "off");
+        Cbc_setParameter(cbc, "cuts", "off");
+    }
+    if (warm) {
+        int *idx = malloc(((size_t)l->cols + 1) * sizeof *idx);
+        for (int c = 0; idx && c < l->cols; c++)
+            idx[c] = c;
+        if (idx)
+            Cbc_setMIPStartI(cbc, l->cols, idx, warm);
+        free(idx);
+    }
+    Cbc_solve(cbc);
+    const double *x = Cbc_bestSolution(cbc);
+    if (x) {
+        out->found = true;
+        memcpy(values, x, (size_t)l->cols * sizeof *values);
+    }
+    out->optimal = Cbc_isProvenOptimal(cbc) != 0;
+    out->infeasible = Cbc_isProvenInfeasible(cbc) != 0;
+    double bound = Cbc_getBestPossibleObjValue(cbc);
+    if (isfinite(bound) && fabs(bound) < 1e300)
+        out->bound = bound;
+    Cbc_deleteModel(cbc);
+}
+
+static bool write_all(int fd, const void *data, size_t size)
+{
+    const char *at = data;
+    while (size > 0) {
+        ssize_t k = write(fd, at, size);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        at += k;
+        size -= (size_t)k;
+    }
+    return true;
+}
+
+/* Reads what the child sends until it is all there, the child ends, or the
+ * deadline (kill_at, 0: none) or a stop request comes first. */
+static size_t read_child(int fd, pid_t pid, unsigned char *buf, size_t need, double kill_at, bool *killed)
+{
+    size_t got = 0;
+    while (got < need) {
+        if (pp_stop_requested() || (kill_at > 0 && pp_now() > kill_at)) {
+            kill(pid, SIGKILL);
+            *killed = true;
+            break;
+        }
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int ready = poll(&pfd, 1, 50);
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (ready <= 0)
+            continue;
+        ssize_t k = read(fd, buf + got, need - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    return got;
+}
+
+/* CBC runs in a child process, for the reasons the IOPDDL exact stage gives
+ * (src/iopddl/exact.c): Debian's CBC is built with assertions, and one was
+ * seen to abort on a small MIP, which must cost one answer and not the
+ * caller's process; CBC's first LP and preprocessing cannot be interrupted,
+ * so only killing the child keeps the time limit firm (big-M scheduling
+ * models are the kind whose LPs and cut rounds overrun); a stop request is
+ * answered at once; CBC's log and its process-wide state stay away from
+ * the caller's stdout, which carries answers. A fork costs about a
+ * millisecond, nothing next to a MIP. The child sends back its outcome and
+ * the column values. Returns false when the child crashed. */
+static bool cbc_run(const model *m, const csc *a, int threads, double seconds, const double *warm, bool safe,
+                    double *values, cbc_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    out->bound = -INFINITY;
+    size_t need = sizeof *out + (size_t)m->lp.cols * sizeof *values;
+    unsigned char *buf = malloc(need);
+    int fds[2];
+    if (!buf || pipe(fds) != 0) {
+        free(buf);
+        cbc_solve_here(m, a, threads, seconds, warm, safe, values, out); /* no child to be had */
+        return true;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        free(buf);
+        cbc_solve_here(m, a, threads, seconds, warm, safe, values, out);
+        return true;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        int sink = open("/dev/null", O_WRONLY);
+        if (sink >= 0) {
+            dup2(sink, STDOUT_FILENO);
+            dup2(sink, STDERR_FILENO);
+        }
+        cbc_outcome mine;
+        cbc_solve_here(m, a, threads, seconds, warm, safe, values, &mine);
+        memcpy(buf, &mine, sizeof mine);
+        memcpy(buf + sizeof mine, values, (size_t)m->lp.cols * sizeof *values);
+        _exit(write_all(fds[1], buf, need) ? 0 : 1);
+    }
+    close(fds[1]);
+    /* CBC stops itself at `seconds` as a rule; the grace covers its last
+     * step before the child is killed. */
+    double kill_at = seconds > 0 ? pp_now() + seconds + 0.25 + 0.02 * seconds : 0;
+    bool killed = false;
+    size_t got = read_child(fds[0], pid, buf, need, kill_at, &killed);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got == need) {
+        memcpy(out, buf, sizeof *out);
+        memcpy(values, buf + sizeof *out, (size_t)m->lp.cols * sizeof *values);
+    }
+    free(buf);
+    return got == need || killed;
+}
+
+/* ---- From CBC's answer to a schedule. ---- */
+
+typedef struct {
+    int *device;          /* per op */
+    double *key;          /* per task (ops, then deps): the MIP's end time */
+    int *order;           /* tasks in run order */
+    int *waiting;         /* per task: inputs not yet in order */
+    unsigned char *done;
+} decoder;
+
+static bool crossing_dep(const model *m, const int *device, int e)
+{
+    return device[m->p->dep_from[e]] != device[m->p->dep_to[e]];
+}
+
+static void read_devices(const model *m, const double *x, int *device)
+{
+    for (int i = 0; i < m->n; i++) {
+        int best = -1;
+        for (int j = 0; j < m->D; j++) {
+            int c = xcol(m, i, j);
+            if (c >= 0 && (best < 0 || x[c] > x[xcol(m, i, best)]))
+                best = j;
+        }
+        device[i] = best;
+    }
+}
+
+/* Tasks in a run order: a topological order of ops and transfers that takes
+ * the ready task that ends first in the MIP, so the device and channel
+ * orders are the MIP's (ties within its tolerance go either way safely:
+ * the order is still topological). */
+static void run_order(const model *m, decoder *d)
+{
+    const pp_sched_problem *p = m->p;
+    int n = m->n, tasks = m->n + m->m;
+    for (int t = 0; t < tasks; t++) {
+        d->done[t] = 0;
+        d->waiting[t] = t < n ? p->pred_start[t + 1] - p->pred_start[t] : 1;
+    }
+    for (int placed = 0; placed < tasks; placed++) {
+        int pick = -1;
+        for (int t = 0; t < tasks; t++)
+            if (!d->done[t] && d->waiting[t] == 0 && (pick < 0 || d->key[t] < d->key[pick]))
+                pick = t;
+        d->done[pick] = 1;
+        d->order[placed] = pick;
+        if (pick >= n) {
+            d->waiting[p->dep_to[pick - n]]--;
+            continue;
+        }
+        for (int k = p->succ_start[pick]; k < p->succ_start[pick + 1]; k++)
+            d->waiting[n + p->succ_dep[k]]--;
+    }
+}
+
+/* The earliest times for the run order's device and channel orders: ops
+ * with length run one at a time per device, and every op ends no earlier
+ * than the op before it on its device (the end order memory was checked
+ * with); transfers with length run one at a time per channel. */
+static void earliest_times(const model *m, const decoder *d, double *free_at, pp_sched_schedule *s)
+{
+    const pp_sched_problem *p = m->p;
+    int n = m->n, D = m->D;
+    double *busy_until = free_at, *last_end = free_at + D, *channel_free = free_at + 2 * D;
+    for (int k = 0; k < 2 * D + D * D; k++)
+        free_at[k] = 0;
+    for (int e = 0; e < m->m; e++)
+        s->transfer_start[e] = s->transfer_end[e] = NAN;
+    for (int k = 0; k < n + m->m; k++) {
+        int t = d->order[k];
+        if (t >= n) {
+            int e = t - n, u = p->dep_from[e], v = p->dep_to[e];
+            if (!crossing_dep(m, d->device, e))
+                continue;
+            double *chan = &channel_free[d->device[u] * D + d->device[v]];
+            double start = p->dep_comm[e] > 0 ? fmax(s->end[u], *chan) : s->end[u];
+            s->transfer_start[e] = start;
+            s->transfer_end[e] = start + p->dep_comm[e];
+            if (p->dep_comm[e] > 0)
+                *chan = s->transfer_end[e];
+            continue;
+        }
+        int j = d->device[t];
+        double ready = p->duration[t] > 0 ? busy_until[j] : 0;
+        for (int q = p->pred_start[t]; q < p->pred_start[t + 1]; q++) {
+            int e = p->pred_dep[q];
+            ready = fmax(ready, crossing_dep(m, d->device, e) ? s->transfer_end[e] : s->end[p->dep_from[e]]);
+        }
+        s->device[t] = j;
+        if (ready + p->duration[t] < last_end[j]) {
+            s->end[t] = last_end[j];
+            s->start[t] = last_end[j] - p->duration[t];
+        } else {
+            s->start[t] = ready;
+            s->end[t] = ready + p->duration[t];
+        }
+        last_end[j] = s->end[t];
+        if (p->duration[t] > 0)
+            busy_until[j] = s->end[t];
+    }
+}
+
+static bool decode(const model *m, const double *x, pp_sched_schedule *s)
+{
+    const pp_sched_problem *p = m->p;
+    size_t tasks = (size_t)m->n + (size_t)m->m + 1;
+    decoder d;
+    d.device = malloc(((size_t)m->n + 1) * sizeof *d.device);
+    d.key = malloc(tasks * sizeof *d.key);
+    d.order = malloc(tasks * sizeof *d.order);
+    d.waiting = malloc(tasks * sizeof *d.waiting);
+    d.done = malloc(tasks);
+    double *free_at = malloc(((size_t)(2 * m->D + m->D * m->D) + 1) * sizeof *free_at);
+    bool ok = d.device && d.key && d.order && d.waiting && d.done && free_at;
+    if (ok) {
+        read_devices(m, x, d.device);
+        for (int i = 0; i < m->n; i++)
+            d.key[i] = x[m->scol[i]] + p->duration[i];
+        for (int e = 0; e < m->m; e++)
+            d.key[m->n + e] = x[m->ccol[e]] + (crossing_dep(m, d.device, e) ? p->dep_comm[e] : 0);
+        run_order(m, &d);
+        earliest_times(m, &d, free_at, s);
+    }
+    free(d.device);
+    free(d.key);
+    free(d.order);
+    free(d.waiting);
+    free(d.done);
+    free(free_at);
+    return ok;
+}
+
+static bool valid(const pp_sched_problem *p, const pp_sched_schedule *s)
+{
+    pp_sched_report report;
+    pp_error err;
+    pp_error_clear(&err);
+    pp_status st = pp_sched_check(p, s, &report, &err);
+    pp_sched_report_free(&report);
+    return st == PP_OK;
+}
+
+/* ---- The entry point. ---- */
+
+/* CBC once, and once more without preprocessing and cuts if it crashed. */
+static bool solve_model(const model *m, const sched_mip_options *o, const double *warm, double t0, double *values,
+                        cbc_outcome *out)
+{
+    csc a;
+    if (!to_csc(&m->lp, &a)) {
+        csc_free(&a);
+        return false;
+    }
+    int threads = o->threads > 0 ? o->threads : pp_cpu_count();
+    double seconds = o->time_limit > 0 ? fmax(0.05, o->time_limit - (pp_now() - t0)) : 0;
+    if (!cbc_run(m, &a, threads, seconds, warm, false, values, out)) {
+        seconds = o->time_limit > 0 ? o->time_limit - (pp_now() - t0) : 0;
+        if (o->time_limit <= 0 || seconds > 0.1)
+            cbc_run(m, &a, threads, seconds, warm, true, values, out);
+    }
+    csc_free(&a);
+    return true;
+}
+
+static void report(const model *m, const cbc_outcome *c, bool found, double makespan, sched_mip_result *r)
+{
+    r->found = found;
+    r->makespan = found ? makespan : NAN;
+    r->optimal = found ? c->optimal : c->infeasible;
+    double bound = fmax(m->lower, c->bound);
+    if (m->integral)
+        bound = ceil(bound - 1e-6);
+    if (found)
+        bound = r->optimal ? makespan : fmin(bound, makespan);
+    r->bound = !found && c->infeasible ? INFINITY : bound;
+}
+
+pp_status sched_mip_solve(const pp_sched_problem *p, const sched_mip_options *o, pp_sched_schedule *out,
+                          sched_mip_result *r, pp_error *err)
+{
+    double t0 = pp_now();
+    *r = (sched_mip_result){NAN, 0, false, false};
+    if (!p || !o || !out || out->op_count != p->op_count || out->dep_count != p->dep_count)
+        return pp_error_set(err, PP_EARG, "MIP: no problem, options or schedule of the problem's size");
+    const pp_sched_schedule *warm = o->warm_start && valid(p, o->warm_start) ? o->warm_start : NULL;
+    model m;
+    memset(&m, 0, sizeof m);
+    double *warm_x = NULL, *values = NULL;
+    pp_sched_schedule *s = pp_sched_schedule_new(p);
+    bool ok = s && model_build(&m, p, warm);
+    if (ok && warm)
+        ok = (warm_x = warm_values(&m, warm)) != NULL;
+    if (ok)
+        ok = (values = malloc(((size_t)m.lp.cols + 1) * sizeof *values)) != NULL;
+    cbc_outcome c = {false, false, false, -INFINITY};
+    if (ok && !pp_stop_requested())
+        ok = solve_model(&m, o, warm_x, t0, values, &c);
+    /* The warm start fits under the horizon: "infeasible" then only means
+     * CBC's tolerances disagreed with the checker's about it. */
+    c.infeasible &= warm == NULL;
+    bool found = ok && c.found && decode(&m, values, s) && valid(p, s);
+    if (found)
+        pp_sched_schedule_copy(out, s);
+    if (ok)
+        report(&m, &c, found, found ? pp_sched_makespan(s) : NAN, r);
+    pp_sched_schedule_free(s);
+    model_free(&m);
+    free(warm_x);
+    free(values);
+    if (!ok)
+        return pp_error_set(err, PP_ENOMEM, "MIP: out of memory building the model");
+    return !found && c.infeasible ? PP_INFEASIBLE : PP_OK;
+}
