@@ -8,7 +8,11 @@
  *    still has its tail to go (the one-machine relaxation); and memory: until
  *    the first op that lowers the level can have ended, only ops that raise
  *    the level by at most the free capacity can run, so the rest of the work
- *    waits for that moment (less one op that may straddle it). */
+ *    waits for that moment (less one op that may straddle it);
+ *  - energy: a makespan C is impossible when some window [a, b] must hold more
+ *    work than the devices can do in it, each op being confined to
+ *    [head, C - tail]. The smallest C that passes is found by bisection. On a
+ *    graph that ends in a chain this adds half the chain to work / devices. */
 #include <math.h>
 #include <stdlib.h>
 #include "sched/solver.h"
@@ -133,6 +137,65 @@ static double memory_bound(const pp_sched_problem *p, int d, const double *head,
     return release + work - fmax(0, before);
 }
 
+/* The part of an op confined to [r, d] that must fall inside [a, b]. */
+static double forced_work(double r, double d, double length, double a, double b)
+{
+    double w = fmin(fmin(length, b - a), fmin(r + length - a, b - d + length));
+    return w > 0 ? w : 0;
+}
+
+/* Graphs up to this size get all windows [head_i, C - tail_j]; larger ones
+ * only windows that start at 0 or end at C, which cost O(n^2) per test. */
+enum { ENERGY_TWO_SIDED = 60, ENERGY_MAX_OPS = 3000 };
+
+static bool energy_feasible(const pp_sched_problem *p, const double *head, const double *tail, double C)
+{
+    int n = p->op_count;
+    double D = p->device_count;
+    for (int j = 0; j < n; j++) {
+        double ends[2] = {C - tail[j], C - tail[j] - p->duration[j]};
+        double starts[2] = {head[j], head[j] + p->duration[j]};
+        for (int k = 0; k < 2; k++) {
+            double left = 0, right = 0;
+            for (int i = 0; i < n; i++) {
+                left += forced_work(head[i], C - tail[i], p->duration[i], 0, ends[k]);
+                right += forced_work(head[i], C - tail[i], p->duration[i], starts[k], C);
+            }
+            if (left > D * ends[k] * (1 + 1e-12) + 1e-9 || right > D * (C - starts[k]) * (1 + 1e-12) + 1e-9)
+                return false;
+        }
+    }
+    if (n > ENERGY_TWO_SIDED)
+        return true;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < n; k++) {
+            double a = head[j], b = C - tail[k], work = 0;
+            if (b <= a)
+                continue;
+            for (int i = 0; i < n; i++)
+                work += forced_work(head[i], C - tail[i], p->duration[i], a, b);
+            if (work > D * (b - a) * (1 + 1e-12) + 1e-9)
+                return false;
+        }
+    return true;
+}
+
+static double energy_bound(const pp_sched_problem *p, const double *head, const double *tail, double low,
+                           double work)
+{
+    if (p->op_count > ENERGY_MAX_OPS || energy_feasible(p, head, tail, low))
+        return low;
+    double high = low + work;
+    for (int k = 0; k < 60 && high - low > 1e-7 * fmax(1, high); k++) {
+        double mid = 0.5 * (low + high);
+        if (energy_feasible(p, head, tail, mid))
+            high = mid;
+        else
+            low = mid;
+    }
+    return low;
+}
+
 double pp_sched_lower_bound(const pp_sched_problem *p)
 {
     int n = p->op_count;
@@ -159,6 +222,7 @@ double pp_sched_lower_bound(const pp_sched_problem *p)
         bound = fmax(bound, one_machine_bound(jobs, count));
         bound = fmax(bound, memory_bound(p, d, head, buf));
     }
+    bound = energy_bound(p, head, tail, bound, work);
     free(head), free(tail), free(jobs), free(buf);
     return bound;
 }

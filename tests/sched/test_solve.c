@@ -85,6 +85,26 @@ static void fork_with_comm(void)
     pp_sched_problem_free(p);
 }
 
+/* Three independent ops of 2, then a sink of 2, on two devices: critical
+ * path 4, work / devices 4, but the three must end by C - 2, so the energy
+ * in [0, C - 2] gives C >= 5; non-preemptive, the optimum is 6. */
+static void energy_bound(void)
+{
+    pp_sched_problem *p = pp_sched_problem_new();
+    pp_sched_add_device(p, "a", INFINITY);
+    pp_sched_add_device(p, "b", INFINITY);
+    int sink = pp_sched_add_op(p, "sink", "op", 2, 0, 0);
+    for (int k = 0; k < 3; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "x%d", k);
+        pp_sched_add_dep(p, pp_sched_add_op(p, name, "op", 2, 0, 0), sink, 0);
+    }
+    finished(p);
+    CHECK(fabs(pp_sched_lower_bound(p) - 5) < 1e-6);
+    CHECK(solve(p, 1, 20000, NULL) == 6);
+    pp_sched_problem_free(p);
+}
+
 /* Memory forces an order: capacity 2, each "up" op adds 2 and only its "down"
  * op frees it. Up/down pairs must alternate on the one device. */
 static void memory_forces_order(void)
@@ -151,6 +171,7 @@ int main(void)
 {
     two_chains();
     fork_with_comm();
+    energy_bound();
     memory_forces_order();
     no_valid_schedule();
     dualpipe();
