@@ -210,7 +210,8 @@ static pp_status check_unique(char **names, int n, const char *what, const char 
     char **sorted = malloc((size_t)(n ? n : 1) * sizeof *sorted);
     if (!sorted)
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", where);
-    memcpy(sorted, names, (size_t)n * sizeof *sorted);
+    if (n)
+        memcpy(sorted, names, (size_t)n * sizeof *sorted);
     qsort(sorted, (size_t)n, sizeof *sorted, by_name);
     for (int i = 1; i < n; i++)
         if (strcmp(sorted[i - 1], sorted[i]) == 0) {
@@ -249,6 +250,31 @@ static pp_status check_numbers(const pp_sched_problem *p, const char *where, pp_
                                 where, p->op_name[u], p->op_name[v]);
     }
     return PP_OK;
+}
+
+static int by_pair(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The same dependency twice would mean two transfers for one edge, which no
+ * schedule file could tell apart: refused, as the loader does. */
+static pp_status check_repeated_deps(const pp_sched_problem *p, const char *where, pp_error *err)
+{
+    int *pairs = malloc(((size_t)p->dep_count + 1) * 2 * sizeof(int));
+    if (!pairs)
+        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", where);
+    for (int e = 0; e < p->dep_count; e++)
+        pairs[2 * e] = p->dep_from[e], pairs[2 * e + 1] = p->dep_to[e];
+    qsort(pairs, (size_t)p->dep_count, 2 * sizeof(int), by_pair);
+    pp_status st = PP_OK;
+    for (int e = 1; e < p->dep_count && st == PP_OK; e++)
+        if (pairs[2 * e] == pairs[2 * e - 2] && pairs[2 * e + 1] == pairs[2 * e - 1])
+            st = pp_error_set(err, PP_EINPUT, "%s: dependency \"%s\" -> \"%s\" is given twice", where,
+                              p->op_name[pairs[2 * e]], p->op_name[pairs[2 * e + 1]]);
+    free(pairs);
+    return st;
 }
 
 /* Sorts (op, device) pairs by op into the CSR allowed lists, dropping repeats. */
@@ -453,7 +479,8 @@ pp_status pp_sched_problem_finish(pp_sched_problem *p, const char *where, pp_err
     pp_status st;
     if ((st = check_unique(p->device_name, p->device_count, "device", where, err)) ||
         (st = check_unique(p->op_name, p->op_count, "op", where, err)) ||
-        (st = check_numbers(p, where, err)) || (st = build_allowed(p, where, err)) ||
+        (st = check_numbers(p, where, err)) || (st = check_repeated_deps(p, where, err)) ||
+        (st = build_allowed(p, where, err)) ||
         (st = build_channels(p, where, err)) || (st = build_adjacency(p, where, err)) ||
         (st = build_topo_order(p, where, err)) || (st = check_forced(p, where, err)))
         return st;
