@@ -20,8 +20,7 @@ typedef struct {
 
 static double pick(pp_rng *r, int n) { return (double)pp_rng_below(r, (uint32_t)n); }
 
-/* Deps: up to 3 inputs among the 20 previous ops (repeats allowed: two deps
- * between one pair are legal). On a hub every allowed set holds device 0, so
+/* Deps: up to 3 distinct inputs among the 20 previous ops. On a hub every allowed set holds device 0, so
  * the list scheduler below can always gather an op's inputs somewhere. Memory: an op may take 1..3 units that its
  * first successor gives back, like an activation freed by its backward. */
 static pp_sched_problem *random_problem(const spec *sp)
@@ -37,9 +36,14 @@ static pp_sched_problem *random_problem(const spec *sp)
         first_succ[i] = -1;
         weight[i] = pick(&r, 3);
         total_weight += weight[i];
-        int inputs = i ? (int)pick(&r, 4) : 0;
+        int inputs = i ? (int)pick(&r, 4) : 0, first_input = deps;
         for (int k = 0; k < inputs; k++) {
             int lo = i > 20 ? i - 20 : 0, u = lo + (int)pick(&r, i - lo);
+            bool repeat = false;
+            for (int j = first_input; j < deps; j++)
+                repeat |= from[j] == u;
+            if (repeat)
+                continue;
             from[deps] = u, to[deps++] = i;
             if (first_succ[u] < 0)
                 first_succ[u] = i;
