@@ -11,14 +11,17 @@
 #include "parplan/sched.h"
 
 const char schedule_usage[] =
-    "parplan schedule PROBLEM [--timeout S] [--threads N] [--seed K] [--rounds R] [--out SCHEDULE.json]\n"
-    "                 [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
+    "parplan schedule PROBLEM [--timeout S] [--threads N] [--seed K] [--rounds R] [--no-mip] [--coarsen N]\n"
+    "                 [--out SCHEDULE.json] [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
     "  Places and orders the ops of PROBLEM (JSON, see README) on its devices to minimise the\n"
     "  makespan. The schedule (JSON) goes to stdout or to --out; a summary to stderr.\n"
-    "  --timeout S  seconds to search (default 10); stops early when the lower bound is reached\n"
+    "  --timeout S  seconds for the whole run, reading and writing included (default 10); it\n"
+    "               stops early when the makespan reaches the lower bound\n"
     "  --threads N  workers (default: one per core)\n"
     "  --seed K     random seed (default 1); same seed, threads and rounds give the same schedule\n"
-    "  --rounds R   stop after R moves per worker (rounded up to whole epochs)\n"
+    "  --rounds R   stop after R moves per worker (rounded up to whole epochs; no MIP then)\n"
+    "  --no-mip     local search only, even on graphs small enough for the exact MIP (<= 40 ops)\n"
+    "  --coarsen N  above N ops, first schedule the graph coarsened to N ops (default 4000)\n"
     "  --trace F    also write a Chrome trace (chrome://tracing, Perfetto)\n"
     "  --svg F      also write an SVG Gantt chart\n"
     "  --json       print the summary as JSON on stdout (the schedule then only goes to --out)";
@@ -121,8 +124,8 @@ static void show_progress(void *ctx, double makespan, double lower_bound, double
 typedef struct {
     const char *file, *out, *trace, *svg;
     double timeout;
-    int64_t threads, seed, rounds;
-    bool json, quiet;
+    int64_t threads, seed, rounds, coarsen;
+    bool json, quiet, no_mip;
 } schedule_flags;
 
 static bool parse_schedule_flags(int argc, char **argv, schedule_flags *f)
@@ -143,6 +146,11 @@ static bool parse_schedule_flags(int argc, char **argv, schedule_flags *f)
         } else if (strcmp(a, "--rounds") == 0 && v) {
             if (!cli_parse_int64(argv[++i], &f->rounds) || f->rounds < 1)
                 return false;
+        } else if (strcmp(a, "--coarsen") == 0 && v) {
+            if (!cli_parse_int64(argv[++i], &f->coarsen) || f->coarsen < 1 || f->coarsen > INT32_MAX)
+                return false;
+        } else if (strcmp(a, "--no-mip") == 0) {
+            f->no_mip = true;
         } else if (strcmp(a, "--out") == 0 && v) {
             f->out = argv[++i];
         } else if (strcmp(a, "--trace") == 0 && v) {
@@ -172,6 +180,8 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
         json_object_set_new(summary, "lower_bound", json_real(r->lower_bound));
         json_object_set_new(summary, "gap_percent", json_real(gap));
         json_object_set_new(summary, "proven_optimal", json_boolean(r->proven_optimal));
+        if (!isnan(r->mip_bound))
+            json_object_set_new(summary, "mip_bound", json_real(r->mip_bound));
         json_object_set_new(summary, "time_to_first", json_real(r->time_to_first));
         json_object_set_new(summary, "time_to_best", json_real(r->time_to_best));
         json_object_set_new(summary, "elapsed", json_real(r->elapsed));
@@ -184,6 +194,8 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
     fprintf(stderr, "makespan        %g\n", r->makespan);
     fprintf(stderr, "lower bound     %g (gap %.3f%%)%s\n", r->lower_bound, gap,
             r->proven_optimal ? ", so the makespan is optimal" : "");
+    if (!isnan(r->mip_bound))
+        fprintf(stderr, "MIP bound       %g\n", r->mip_bound);
     fprintf(stderr, "largest bubble  %g\n", rep->max_bubble);
     fprintf(stderr, "checker         valid\n");
     fprintf(stderr, "first schedule  %.2f s\nbest found      %.2f s\ntotal           %.2f s (%ld moves)\n",
@@ -191,14 +203,16 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
     print_report(stderr, p, rep);
 }
 
-static int solve_and_write(const schedule_flags *f, pp_sched_problem *p)
+static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, double started)
 {
     pp_sched_options o;
     pp_sched_options_default(&o);
-    o.time_limit = f->timeout;
+    o.time_limit = cli_solve_budget(f->timeout, started);
     o.threads = (int)f->threads;
     o.seed = (uint64_t)f->seed;
     o.max_rounds = f->rounds;
+    o.no_mip = f->no_mip;
+    o.coarsen_to = (int)f->coarsen;
     progress live = {!f->quiet && isatty(2)};
     o.on_progress = show_progress;
     o.progress_ctx = &live;
@@ -231,6 +245,7 @@ static int solve_and_write(const schedule_flags *f, pp_sched_problem *p)
 
 int cmd_schedule(int argc, char **argv)
 {
+    double started = pp_now();
     pp_stop_install_signal_handlers();
     schedule_flags f;
     if (!parse_schedule_flags(argc, argv, &f))
@@ -239,7 +254,7 @@ int cmd_schedule(int argc, char **argv)
     pp_sched_problem *p;
     if (pp_sched_load(f.file, &p, &err) != PP_OK)
         return cli_fail("parplan", &err);
-    int code = solve_and_write(&f, p);
+    int code = solve_and_write(&f, p, started);
     pp_sched_problem_free(p);
     return code;
 }

@@ -144,27 +144,63 @@ static double forced_work(double r, double d, double length, double a, double b)
     return w > 0 ? w : 0;
 }
 
-/* Graphs up to this size get all windows [head_i, C - tail_j]; larger ones
- * only windows that start at 0 or end at C, which cost O(n^2) per test. */
-enum { ENERGY_TWO_SIDED = 60, ENERGY_MAX_OPS = 3000 };
+/* Graphs up to this size also get every window [head_i, C - tail_j], at
+ * O(n^3) per test; all get the windows that start at 0 or end at C. */
+enum { ENERGY_TWO_SIDED = 60 };
 
-static bool energy_feasible(const pp_sched_problem *p, const double *head, const double *tail, double C)
+typedef struct {
+    double at;
+    int slope;
+} ramp_event;
+
+static int by_at(const void *a, const void *b)
+{
+    double x = ((const ramp_event *)a)->at, y = ((const ramp_event *)b)->at;
+    return (x > y) - (x < y);
+}
+
+/* Op i has at least clamp(b - start_i, 0, length_i) of its work in [0, b]
+ * (start_i: its latest start). True when that never exceeds devices * b:
+ * the sum is piecewise linear, so checking at its breakpoints suffices. */
+static bool ramps_fit(ramp_event *ev, int n, double devices)
+{
+    qsort(ev, (size_t)n * 2, sizeof *ev, by_at);
+    double work = 0, at = 0;
+    int slope = 0;
+    for (int k = 0; k < 2 * n; k++) {
+        work += slope * (ev[k].at - at);
+        at = ev[k].at;
+        slope += ev[k].slope;
+        if (work > devices * at * (1 + 1e-12) + 1e-9)
+            return false;
+    }
+    return true;
+}
+
+/* Windows [0, b] and, mirrored in time, [a, C]. */
+static bool one_sided_fit(const pp_sched_problem *p, const double *head, const double *tail, double C,
+                          ramp_event *ev)
+{
+    int n = p->op_count;
+    for (int mirror = 0; mirror < 2; mirror++) {
+        for (int i = 0; i < n; i++) {
+            double latest = mirror ? C - head[i] - p->duration[i] : C - tail[i] - p->duration[i];
+            ev[2 * i] = (ramp_event){latest, 1};
+            ev[2 * i + 1] = (ramp_event){latest + p->duration[i], -1};
+        }
+        if (!ramps_fit(ev, n, p->device_count))
+            return false;
+    }
+    return true;
+}
+
+static bool energy_feasible(const pp_sched_problem *p, const double *head, const double *tail, double C,
+                            ramp_event *ev)
 {
     int n = p->op_count;
     double D = p->device_count;
-    for (int j = 0; j < n; j++) {
-        double ends[2] = {C - tail[j], C - tail[j] - p->duration[j]};
-        double starts[2] = {head[j], head[j] + p->duration[j]};
-        for (int k = 0; k < 2; k++) {
-            double left = 0, right = 0;
-            for (int i = 0; i < n; i++) {
-                left += forced_work(head[i], C - tail[i], p->duration[i], 0, ends[k]);
-                right += forced_work(head[i], C - tail[i], p->duration[i], starts[k], C);
-            }
-            if (left > D * ends[k] * (1 + 1e-12) + 1e-9 || right > D * (C - starts[k]) * (1 + 1e-12) + 1e-9)
-                return false;
-        }
-    }
+    if (!one_sided_fit(p, head, tail, C, ev))
+        return false;
     if (n > ENERGY_TWO_SIDED)
         return true;
     for (int j = 0; j < n; j++)
@@ -183,16 +219,20 @@ static bool energy_feasible(const pp_sched_problem *p, const double *head, const
 static double energy_bound(const pp_sched_problem *p, const double *head, const double *tail, double low,
                            double work)
 {
-    if (p->op_count > ENERGY_MAX_OPS || energy_feasible(p, head, tail, low))
+    ramp_event *ev = malloc(((size_t)p->op_count * 2 + 1) * sizeof *ev);
+    if (!ev || energy_feasible(p, head, tail, low, ev)) {
+        free(ev);
         return low;
+    }
     double high = low + work;
     for (int k = 0; k < 60 && high - low > 1e-7 * fmax(1, high); k++) {
         double mid = 0.5 * (low + high);
-        if (energy_feasible(p, head, tail, mid))
+        if (energy_feasible(p, head, tail, mid, ev))
             high = mid;
         else
             low = mid;
     }
+    free(ev);
     return low;
 }
 

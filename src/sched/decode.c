@@ -184,3 +184,40 @@ void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sc
         out->transfer_end[e] = d->transfer_end[e];
     }
 }
+
+/* The list of a schedule: its ops by start time (ties: end time, then the
+ * topological order), on the schedule's devices. Decoding that list gives
+ * each op a start no later than the schedule's, up to the order transfers
+ * take on a channel. */
+typedef struct {
+    double start, end;
+    int rank, op;
+} by_start_item;
+
+static int by_start(const void *a, const void *b)
+{
+    const by_start_item *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+bool sched_solution_from_schedule(const pp_sched_problem *p, const pp_sched_schedule *s, sched_solution *out)
+{
+    by_start_item *items = malloc(((size_t)p->op_count + 1) * sizeof *items);
+    if (!items)
+        return false;
+    for (int k = 0; k < p->op_count; k++) {
+        int v = p->topo_order[k];
+        items[k] = (by_start_item){s->start[v], s->end[v], k, v};
+    }
+    qsort(items, (size_t)p->op_count, sizeof *items, by_start);
+    for (int k = 0; k < p->op_count; k++) {
+        out->list[k] = items[k].op;
+        out->device[k] = s->device[k];
+    }
+    free(items);
+    return true;
+}

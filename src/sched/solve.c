@@ -1,18 +1,35 @@
-/* solve.c: the scheduling pipeline: lower bound -> constructive start ->
- * local search, one worker per thread, in epochs of a fixed number of moves
- * -> the best schedule, checked by the independent checker. Workers meet only
+/* solve.c: the scheduling pipeline: lower bound -> constructive start (for
+ * big graphs, also a schedule of the coarsened graph, expanded) -> local
+ * search, one worker per thread, in epochs of a fixed number of moves ->
+ * for small graphs, the exact MIP warm-started from the best schedule -> the
+ * best schedule, checked by the independent checker. Workers meet only
  * between epochs: the best so far is taken in worker order and the worst
  * worker restarts from it now and then, so a fixed number of epochs gives the
  * same answer for a seed and thread count whatever the machine's speed. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sched/coarsen.h"
+#include "sched/mip.h"
 #include "sched/solver.h"
 
 /* Epochs last about this many decoded ops and deps per worker (~0.1 s). */
 #define EPOCH_WORK 2e7
 enum { RESTART_EVERY = 5 };
+/* The MIP has an ordering binary per pair of ops that may share a device: up
+ * to a few dozen ops CBC proves optima in seconds (tests/sched/test_mip.c);
+ * it gets what the local search leaves, which is most of the time since the
+ * search settles small graphs in well under a second. */
+enum { MIP_MAX_OPS = 40 };
+#define MIP_SEARCH_SHARE 0.2
+/* Above this many ops the graph is first coarsened to it and scheduled
+ * whole (paper 002 Algorithm 1), and that schedule, expanded, competes with
+ * the constructive start. The coarsener's reachability matrix grows as
+ * ops^2 / 8 bytes, hence the upper end. */
+enum { COARSEN_DEFAULT = 4000, COARSEN_MAX_OPS = 40000 };
+#define COARSE_SHARE 0.3
 
 void pp_sched_options_default(pp_sched_options *o)
 {
@@ -72,7 +89,8 @@ typedef struct {
     const pp_sched_problem *p;
     const pp_sched_options *o;
     pp_sched_result *r;
-    pp_deadline deadline;
+    pp_deadline deadline;         /* the whole run */
+    pp_deadline search_deadline;  /* the local search's part of it */
     double started;
 } run;
 
@@ -81,8 +99,22 @@ static bool at_bound(const run *x, double makespan)
     return makespan <= x->r->lower_bound * (1 + 1e-9) + 1e-12;
 }
 
-/* Runs the workers until the deadline, the round budget or the bound;
- * leaves the best solution in `best`. */
+static bool mip_applies(const run *x)
+{
+    return !x->o->no_mip && x->o->time_limit > 0 && x->p->op_count <= MIP_MAX_OPS;
+}
+
+static void improved(run *x, double makespan)
+{
+    x->r->time_to_best = pp_now() - x->started;
+    if (isinf(x->r->time_to_first))
+        x->r->time_to_first = x->r->time_to_best;
+    if (x->o->on_progress)
+        x->o->on_progress(x->o->progress_ctx, makespan, x->r->lower_bound, pp_now() - x->started);
+}
+
+/* Runs the workers until the search deadline, the round budget or the
+ * bound; leaves the best solution in `best`. */
 static void search(run *x, worker *workers, int count, sched_solution *best)
 {
     const pp_sched_problem *p = x->p;
@@ -100,11 +132,7 @@ static void search(run *x, worker *workers, int count, sched_solution *best)
         if (c < best_cost) {
             best_cost = c;
             sched_solution_copy(best, sched_search_best(workers[b].search), p->op_count);
-            x->r->time_to_best = pp_now() - x->started;
-            if (isinf(x->r->time_to_first))
-                x->r->time_to_first = x->r->time_to_best;
-            if (x->o->on_progress)
-                x->o->on_progress(x->o->progress_ctx, c, x->r->lower_bound, pp_now() - x->started);
+            improved(x, c);
         }
         if (epoch % RESTART_EVERY == 0 && count > 1) {
             int w = worst_worker(workers, count);
@@ -112,36 +140,76 @@ static void search(run *x, worker *workers, int count, sched_solution *best)
                 sched_search_restart_from(workers[w].search, sched_search_best(workers[b].search));
         }
         bool budget = x->o->max_rounds > 0 && epoch * per_epoch >= x->o->max_rounds;
-        if (budget || at_bound(x, best_cost) || pp_deadline_passed(&x->deadline) ||
+        if (budget || at_bound(x, best_cost) || pp_deadline_passed(&x->search_deadline) ||
             (x->o->max_rounds <= 0 && x->o->time_limit <= 0))
             break;
     }
 }
 
-static pp_status finish(run *x, const sched_solution *best, pp_error *err)
+/* The schedule a solution decodes to, when it is valid (NULL otherwise, with
+ * the reason in err). */
+static pp_sched_schedule *schedule_of(const pp_sched_problem *p, const sched_solution *best, pp_error *err)
 {
-    const pp_sched_problem *p = x->p;
     sched_decoder dec;
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     if (!s || !sched_decoder_init(&dec, p)) {
         pp_sched_schedule_free(s);
-        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+        pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+        return NULL;
     }
     sched_decode(&dec, best);
     sched_decoder_export(&dec, best, s);
-    double overflow = dec.overflow;
-    int broken = dec.broken;
+    if (dec.broken || dec.overflow > 0) {
+        pp_sched_schedule_free(s);
+        if (dec.broken)
+            pp_error_set(err, PP_INFEASIBLE, "no schedule found: every one tried needs a missing channel");
+        else
+            pp_error_set(err, PP_INFEASIBLE,
+                         "no schedule within the devices' memory found in the time given "
+                         "(the best tried exceeds it by %g in total)", dec.overflow);
+        s = NULL;
+    }
     sched_decoder_free(&dec);
+    return s;
+}
+
+/* The exact MIP, warm-started from the search's schedule when there is one:
+ * replaces it when better, and proves optimality when it can. */
+static pp_status improve_by_mip(run *x, pp_sched_schedule **best, pp_error *err)
+{
+    const pp_sched_problem *p = x->p;
+    pp_sched_schedule *s = pp_sched_schedule_new(p);
+    if (!s)
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    sched_mip_options mo = {pp_deadline_left(&x->deadline), x->o->threads, *best};
+    sched_mip_result mr;
+    pp_error mip_err = {0};
+    pp_status st = sched_mip_solve(p, &mo, s, &mr, &mip_err);
+    if (st == PP_OK || st == PP_INFEASIBLE) {
+        x->r->mip_bound = mr.bound;
+        x->r->lower_bound = fmax(x->r->lower_bound, isfinite(mr.bound) ? mr.bound : x->r->lower_bound);
+    }
+    if (st == PP_INFEASIBLE) {
+        pp_sched_schedule_free(s);
+        return pp_error_set(err, PP_INFEASIBLE, "the problem has no valid schedule (proven by the MIP)");
+    }
+    if (st == PP_OK && mr.found && (!*best || mr.makespan < pp_sched_makespan(*best))) {
+        pp_sched_schedule_free(*best);
+        *best = s;
+        improved(x, mr.makespan);
+        s = NULL;
+    }
+    if (st == PP_OK && mr.optimal && *best)
+        x->r->lower_bound = fmax(x->r->lower_bound, pp_sched_makespan(*best));
+    pp_sched_schedule_free(s);
+    return st == PP_ENOMEM ? pp_error_set(err, PP_ENOMEM, "%s", mip_err.message) : PP_OK;
+}
+
+static pp_status finish(run *x, pp_sched_schedule *s, pp_error *err)
+{
+    const pp_sched_problem *p = x->p;
     pp_sched_result *r = x->r;
     r->elapsed = pp_now() - x->started;
-    if (broken || overflow > 0) {
-        pp_sched_schedule_free(s);
-        if (broken)
-            return pp_error_set(err, PP_INFEASIBLE, "no schedule found: every one tried needs a missing channel");
-        return pp_error_set(err, PP_INFEASIBLE,
-                            "no schedule within the devices' memory found in the time given "
-                            "(the best tried exceeds it by %g in total)", overflow);
-    }
     pp_sched_report report;
     pp_error check = {0};
     pp_status st = pp_sched_check(p, s, &report, &check);
@@ -157,21 +225,65 @@ static pp_status finish(run *x, const sched_solution *best, pp_error *err)
     return PP_OK;
 }
 
+/* Schedules the coarsened graph with part of the time, expands the answer,
+ * and makes it the start if it beats the constructive one. */
+static void coarse_start(run *x, sched_solution *start)
+{
+    const pp_sched_problem *p = x->p;
+    int target = x->o->coarsen_to > 0 ? x->o->coarsen_to : COARSEN_DEFAULT;
+    if (p->op_count <= target || p->op_count > COARSEN_MAX_OPS)
+        return;
+    sched_coarsening c;
+    pp_error err = {0};
+    if (sched_coarsen(p, target, &c, &err) != PP_OK)
+        return;
+    pp_sched_options o = *x->o;
+    o.time_limit = x->o->time_limit > 0 ? COARSE_SHARE * pp_deadline_left(&x->deadline) : 0;
+    o.coarsen_to = INT_MAX;
+    o.no_mip = true;
+    o.on_progress = NULL;
+    pp_sched_result cr;
+    pp_sched_schedule *fine = pp_sched_schedule_new(p);
+    sched_solution expanded = {0};
+    sched_decoder dec = {0};
+    if (fine && sched_solution_alloc(&expanded, p->op_count) && sched_decoder_init(&dec, p) &&
+        pp_sched_solve(c.coarse, &o, &cr, &err) == PP_OK) {
+        if (sched_expand(p, &c, cr.schedule, fine, &err) == PP_OK &&
+            sched_solution_from_schedule(p, fine, &expanded)) {
+            sched_decode(&dec, start);
+            double before = sched_cost(&dec);
+            sched_decode(&dec, &expanded);
+            if (sched_cost(&dec) < before)
+                sched_solution_copy(start, &expanded, p->op_count);
+        }
+        pp_sched_result_free(&cr);
+    }
+    if (dec.p)
+        sched_decoder_free(&dec);
+    sched_solution_free(&expanded);
+    pp_sched_schedule_free(fine);
+    sched_coarsening_free(&c);
+}
+
 pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, pp_sched_result *r,
                          pp_error *err)
 {
     memset(r, 0, sizeof *r);
     r->mip_bound = NAN;
     r->time_to_first = INFINITY;
-    run x = {p, o, r, pp_deadline_in(o->time_limit), pp_now()};
+    run x = {p, o, r, pp_deadline_in(o->time_limit), {0}, pp_now()};
     if (o->time_limit <= 0)
         x.deadline.at = 0;
+    x.search_deadline = x.deadline;
+    if (mip_applies(&x))
+        x.search_deadline = pp_deadline_in(MIP_SEARCH_SHARE * o->time_limit);
     r->lower_bound = pp_sched_lower_bound(p);
     int count = o->threads > 0 ? o->threads : pp_cpu_count();
     size_t n = (size_t)p->op_count + 1;
     double *head = malloc(n * sizeof(double)), *tail = malloc(n * sizeof(double));
     worker *workers = calloc((size_t)count, sizeof *workers);
     sched_solution start = {0}, best = {0};
+    pp_sched_schedule *answer = NULL;
     pp_status st = PP_OK;
     if (!head || !tail || !workers || !sched_solution_alloc(&start, p->op_count) ||
         !sched_solution_alloc(&best, p->op_count)) {
@@ -183,6 +295,7 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }
+    coarse_start(&x, &start);
     sched_solution_copy(&best, &start, p->op_count);
     for (int i = 0; i < count; i++)
         if (!(workers[i].search = sched_search_new(p, &start, o->seed, i))) {
@@ -190,11 +303,26 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
             goto done;
         }
     if (isfinite(sched_search_best_cost(workers[0].search)))
-        r->time_to_first = r->time_to_best = pp_now() - x.started;
+        improved(&x, sched_search_best_cost(workers[0].search));
     if (!at_bound(&x, sched_search_best_cost(workers[0].search)))
         search(&x, workers, count, &best);
-    st = finish(&x, &best, err);
+    pp_error why = {0};
+    answer = schedule_of(p, &best, &why);
+    if (!answer && why.status == PP_ENOMEM) {
+        st = pp_error_set(err, PP_ENOMEM, "%s", why.message);
+        goto done;
+    }
+    if (mip_applies(&x) && !(answer && at_bound(&x, pp_sched_makespan(answer))) &&
+        (st = improve_by_mip(&x, &answer, err)) != PP_OK)
+        goto done;
+    if (!answer) {
+        st = pp_error_set(err, why.status, "%s", why.message);
+        goto done;
+    }
+    st = finish(&x, answer, err);
+    answer = NULL;
 done:
+    pp_sched_schedule_free(answer);
     for (int i = 0; i < count && workers; i++)
         sched_search_free(workers[i].search);
     free(workers);

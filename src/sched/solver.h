@@ -50,6 +50,7 @@ void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sc
  * one and the search still sees which invalid one is closer. */
 double sched_cost(const sched_decoder *d);
 
+bool sched_solution_from_schedule(const pp_sched_problem *p, const pp_sched_schedule *s, sched_solution *out);
 bool sched_solution_alloc(sched_solution *s, int op_count);
 void sched_solution_free(sched_solution *s);
 void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_count);
