@@ -1,0 +1,138 @@
+/* test_cli.c: the scheduling commands as a user meets them. Every malformed
+ * problem exits 2 from `schedule` and `check-schedule` with a message naming
+ * the file; a schedule the checker rejects exits 1 and says why; `gen` then
+ * `schedule` then `check-schedule` agree; bad flags exit 2. */
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "check.h"
+
+/* Runs a shell command, returns its exit status and the first line of what
+ * it wrote (stdout and stderr together). */
+static int run(const char *command, char *first_line, size_t size)
+{
+    char full[2048];
+    snprintf(full, sizeof full, "%s 2>&1", command);
+    FILE *f = popen(full, "r");
+    if (!f)
+        return -1;
+    first_line[0] = 0;
+    char line[1024];
+    bool seen = false;
+    while (fgets(line, sizeof line, f))
+        if (!seen) {
+            snprintf(first_line, size, "%s", line);
+            seen = true;
+        }
+    int status = pclose(f);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void expect(const char *command, int code, const char *needle)
+{
+    char out[1024];
+    int got = run(command, out, sizeof out);
+    if (got != code || (needle && !strstr(out, needle))) {
+        fprintf(stderr, "%s\n  exit %d (expected %d), said: %s  expected to contain: %s\n", command, got, code,
+                out, needle ? needle : "-");
+        check_failures++;
+    }
+}
+
+static void malformed_problems(void)
+{
+    const char *dir = PP_DATA_DIR "/malformed";
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    int count = 0;
+    char command[1024];
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strstr(e->d_name, ".json"))
+            continue;
+        snprintf(command, sizeof command, "%s schedule %s/%s --timeout 1", PP_CLI, dir, e->d_name);
+        expect(command, 2, e->d_name);
+        snprintf(command, sizeof command, "%s check-schedule %s/%s %s/example_schedule.json", PP_CLI, dir,
+                 e->d_name, PP_DATA_DIR);
+        expect(command, 2, e->d_name);
+        count++;
+    }
+    closedir(d);
+    CHECK(count >= 30);
+}
+
+static void the_four_named_in_the_issue(void)
+{
+    char command[1024];
+    static const struct {
+        const char *file, *says;
+    } cases[] = {
+        {"cycle.json", "cycle"},
+        {"unknown_device.json", "unknown device"},
+        {"no_channel.json", "channel"},
+        {"capacity_below_forced.json", "below"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(command, sizeof command, "%s schedule %s/malformed/%s", PP_CLI, PP_DATA_DIR, cases[i].file);
+        expect(command, 2, cases[i].says);
+    }
+}
+
+static void round_trip(void)
+{
+    char command[2048];
+    const char *tmp = "sched_cli_tmp";
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme dualpipe --mem-act 5 --out %s-p.json "
+             "--reference %s-r.json",
+             PP_CLI, tmp, tmp);
+    expect(command, 0, NULL);
+    snprintf(command, sizeof command, "%s check-schedule %s-p.json %s-r.json", PP_CLI, tmp, tmp);
+    expect(command, 0, "valid");
+    snprintf(command, sizeof command,
+             "%s schedule %s-p.json --timeout 20 --out %s-s.json --svg %s.svg --trace %s-t.json --quiet", PP_CLI,
+             tmp, tmp, tmp, tmp);
+    expect(command, 0, NULL);
+    snprintf(command, sizeof command, "%s check-schedule %s-p.json %s-s.json", PP_CLI, tmp, tmp);
+    expect(command, 0, "valid");
+    /* The pipeline's reference against a budget it does not fit: invalid. */
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme dualpipe --mem-act 4 --out %s-p.json && "
+             "%s check-schedule %s-p.json %s-r.json",
+             PP_CLI, tmp, PP_CLI, tmp, tmp);
+    expect(command, 1, "INVALID");
+    snprintf(command, sizeof command, "grep -c '<rect' %s.svg > /dev/null && grep -q traceEvents %s-t.json", tmp,
+             tmp);
+    expect(command, 0, NULL);
+    snprintf(command, sizeof command, "rm -f %s-p.json %s-r.json %s-s.json %s.svg %s-t.json", tmp, tmp, tmp, tmp,
+             tmp);
+    expect(command, 0, NULL);
+}
+
+static void bad_flags(void)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "%s schedule", PP_CLI);
+    expect(command, 2, "usage");
+    snprintf(command, sizeof command, "%s schedule x.json --timeout -1", PP_CLI);
+    expect(command, 2, "usage");
+    snprintf(command, sizeof command, "%s gen pipeline --pp 4 --scheme nope --microbatches 8 --mem-act 5", PP_CLI);
+    expect(command, 2, "usage");
+    snprintf(command, sizeof command, "%s gen pipeline --pp 3 --microbatches 8 --scheme dualpipe --mem-act 5",
+             PP_CLI);
+    expect(command, 2, NULL);
+    snprintf(command, sizeof command, "%s schedule /nonexistent/problem.json", PP_CLI);
+    expect(command, 2, "/nonexistent/problem.json");
+}
+
+int main(void)
+{
+    malformed_problems();
+    the_four_named_in_the_issue();
+    round_trip();
+    bad_flags();
+    return CHECK_DONE();
+}
