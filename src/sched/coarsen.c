@@ -23,14 +23,16 @@
  * can still reach the target, and non-edge merges (which may lengthen the
  * critical path, so they are the riskier kind) get it. Edge merges join a
  * chain link, which lengthens no path, and may grow twice as large. The same
- * multiples bound the memory footprint (weight plus the highest rise of the
- * level inside the group) of ops that may land on a device of finite
- * capacity, so that memory-heavy ops do not pile up in a few coarse ops.
- * And such an op takes at most CAPACITY_SHARE of the smallest finite
- * capacity it may use: a device can then hold four of them at their peaks,
- * which leaves a schedule room to interleave (coarse ops of a third of a
- * device each made memory-limited random problems unschedulable for a list
- * scheduler in tests/sched/test_coarsen.c). */
+ * multiples bound the memory footprint of ops that may land on a device of
+ * finite capacity: weight plus the larger of the highest rise of the level
+ * inside the group and what it frees (a coarse op frees memory only at its
+ * end, so one that frees much holds it long), so that memory-heavy ops do
+ * not pile up in a few coarse ops. And such an op's footprint is at most
+ * CAPACITY_SHARE of the smallest finite capacity it may use: a device can
+ * then hold four of them, which leaves a schedule room to interleave. In
+ * tests/sched/test_coarsen.c coarse ops of a third of a device made
+ * memory-limited random problems unschedulable for a list scheduler, and
+ * coarse ops freeing four activations deadlocked 1F1B pipelines. */
 #define EDGE_SHARE 4.0
 #define PAIR_SHARE 2.0
 #define CAPACITY_SHARE 0.25
@@ -73,6 +75,7 @@ typedef struct {
     int *first, *last, *next; /* members as linked lists, in run order */
     double *forced;          /* per device: weight of the groups that may run only there */
     double *head, *tail;     /* longest paths before and after each group, durations only */
+    int *hint_next;          /* fine op -> the next fine op on its device in the hint; NULL without one */
     int *queue, *count;
     by_head *sorted;
     pool pool;               /* one scan's candidates */
@@ -173,6 +176,7 @@ static void merger_free(merger *m)
     free(m->next);
     free(m->forced);
     free(m->head);
+    free(m->hint_next);
     free(m->tail);
     free(m->queue);
     free(m->count);
@@ -317,7 +321,12 @@ static bool forced_fits(const merger *m, int a, int b)
  * members rises above max(0, total): then it is never above the level the
  * coarse op reaches at its end. A zero-duration op with a negative adjustment
  * could end at that same instant and hide that level from the checker, so
- * problems with such ops get the strict rule: no prefix above 0. */
+ * problems with such ops get the strict rule: no prefix above 0.
+ * With a hint, a's last op must also be followed directly by b's first on
+ * its device there: coarse ops are then runs of the hint's device orders, so
+ * the memory levels the hint passes through stay reachable. Without it,
+ * merges on full pipeline devices tied an op that frees memory to ops that
+ * need it (B0 + F5 + F6 for one activation) and no schedule was left. */
 static bool memory_fits(const merger *m, int a, int b, double max_mem)
 {
     if (!intersects(m->both, m->finite, m->dev_words))
@@ -325,11 +334,12 @@ static bool memory_fits(const merger *m, int a, int b, double max_mem)
     double total = m->adjust[a] + m->adjust[b];
     double peak = fmax(m->peak[a], m->adjust[a] + m->peak[b]);
     double limit = m->strict_memory ? 0 : fmax(0, total);
-    double footprint = m->weight[a] + m->weight[b] + peak;
+    double footprint = m->weight[a] + m->weight[b] + fmax(peak, -total);
     for (int d = 0; d < m->p->device_count; d++)
         if (has(m->both, d))
             max_mem = fmin(max_mem, CAPACITY_SHARE * m->p->capacity[d]);
-    return peak <= limit && footprint <= max_mem;
+    bool adjacent = !m->hint_next || m->hint_next[m->last[a]] == m->first[b];
+    return peak <= limit && footprint <= max_mem && adjacent;
 }
 
 /* Whether a's members followed by b's may become one op. */
@@ -398,13 +408,52 @@ static double heads_tails(merger *m)
     return critical;
 }
 
+typedef struct {
+    int device;
+    double start, end;
+    int op;
+} hint_slot;
+
+static int by_slot(const void *x, const void *y)
+{
+    const hint_slot *a = x, *b = y;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    if (a->end != b->end)
+        return a->end < b->end ? -1 : 1;
+    return (a->op > b->op) - (a->op < b->op);
+}
+
+/* The hint's device orders, as the next op of each (see memory_fits). Its
+ * times were also tried as releases and deadlines in the critical path
+ * ranking; coarse list schedules came out longer on random DAGs and on
+ * pipelines with comm, so only the orders are used. */
+static bool init_hint(merger *m, const pp_sched_schedule *hint)
+{
+    hint_slot *slots = malloc(((size_t)m->n + 1) * sizeof *slots);
+    m->hint_next = malloc(((size_t)m->n + 1) * sizeof *m->hint_next);
+    if (!slots || !m->hint_next) {
+        free(slots);
+        return false;
+    }
+    for (int i = 0; i < m->n; i++)
+        slots[i] = (hint_slot){hint->device[i], hint->start[i], hint->end[i], i};
+    qsort(slots, (size_t)m->n, sizeof *slots, by_slot);
+    for (int k = 0; k < m->n; k++)
+        m->hint_next[slots[k].op] = k + 1 < m->n && slots[k + 1].device == slots[k].device ? slots[k + 1].op : -1;
+    free(slots);
+    return true;
+}
+
 static void init_thresholds(merger *m, int target)
 {
     const pp_sched_problem *p = m->p;
     double work = 0, memory = 0;
     for (int i = 0; i < m->n; i++) {
         work += p->duration[i];
-        memory += p->weight[i] + fmax(0, p->adjust[i]);
+        memory += p->weight[i] + fabs(p->adjust[i]);
     }
     m->edge_dur = EDGE_SHARE * work / target;
     m->pair_dur = PAIR_SHARE * work / target;
@@ -903,13 +952,17 @@ static pp_status build_coarse(const merger *m, sched_coarsening *out, pp_error *
     return pp_sched_problem_finish(out->coarse, "coarsened problem", err);
 }
 
-pp_status sched_coarsen(const pp_sched_problem *p, int target_ops, sched_coarsening *out, pp_error *err)
+pp_status sched_coarsen_hinted(const pp_sched_problem *p, int target_ops, const pp_sched_schedule *hint,
+                               sched_coarsening *out, pp_error *err)
 {
     memset(out, 0, sizeof *out);
     if (target_ops < 1)
         return pp_error_set(err, PP_EARG, "coarsen: the target must be at least 1 op, not %d", target_ops);
     if (!p->topo_order)
         return pp_error_set(err, PP_EARG, "coarsen: the problem is not finished");
+    if (hint && hint->op_count != p->op_count)
+        return pp_error_set(err, PP_EARG, "coarsen: the hint has %d ops, the problem %d", hint->op_count,
+                            p->op_count);
     merger m = {.p = p, .n = p->op_count};
     m.words = (m.n + 63) / 64 + 1;
     m.dev_words = (p->device_count + 63) / 64;
@@ -920,6 +973,8 @@ pp_status sched_coarsen(const pp_sched_problem *p, int target_ops, sched_coarsen
         init_devices(&m);
         init_groups(&m);
         init_reach(&m);
+        if (hint && !init_hint(&m, hint))
+            m.failed = true;
         init_thresholds(&m, target_ops);
         run(&m, target_ops);
         st = m.failed ? pp_error_set(err, PP_ENOMEM, "coarsen: out of memory") : build_coarse(&m, out, err);
@@ -928,6 +983,11 @@ pp_status sched_coarsen(const pp_sched_problem *p, int target_ops, sched_coarsen
     if (st != PP_OK)
         sched_coarsening_free(out);
     return st;
+}
+
+pp_status sched_coarsen(const pp_sched_problem *p, int target_ops, sched_coarsening *out, pp_error *err)
+{
+    return sched_coarsen_hinted(p, target_ops, NULL, out, err);
 }
 
 void sched_coarsening_free(sched_coarsening *c)

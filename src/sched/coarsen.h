@@ -24,6 +24,15 @@ typedef struct {
  * target at or above the op count gives a copy with one op per coarse op. */
 pp_status sched_coarsen(const pp_sched_problem *p, int target_ops, sched_coarsening *out, pp_error *err);
 
+/* The same, guided by hint (may be NULL): a valid schedule of p. Ops that
+ * may run on a device of finite memory then merge only with their neighbours
+ * in the hint's device order, so the coarse problem keeps a schedule with
+ * the hint's orders and memory levels. On memory-bound problems such as
+ * pipelines this keeps an op that frees memory from being merged with ops
+ * that need it into a coarse op no schedule can place. */
+pp_status sched_coarsen_hinted(const pp_sched_problem *p, int target_ops, const pp_sched_schedule *hint,
+                               sched_coarsening *out, pp_error *err);
+
 /* Writes into fine_out (made for `fine`) the schedule the coarse one stands
  * for; the ops keep the coarse op's device. */
 pp_status sched_expand(const pp_sched_problem *fine, const sched_coarsening *c,
