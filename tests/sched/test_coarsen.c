@@ -150,21 +150,41 @@ static void place(asap_state *st, pp_sched_schedule *s, int i, int d)
     st->level[d] += w + p->adjust[i];
 }
 
-/* Topological order, each op appended on the allowed device where it ends
+/* A topological order: p's own, or with key, the ready op of least key first. */
+static void list_order(const pp_sched_problem *p, const double *key, int *order)
+{
+    int n = p->op_count, *missing = malloc(((size_t)n + 1) * sizeof *missing);
+    for (int i = 0; i < n; i++)
+        missing[i] = key ? p->pred_start[i + 1] - p->pred_start[i] : 0;
+    for (int k = 0; k < n; k++) {
+        int pick_op = p->topo_order[k];
+        for (int i = 0; key && i < n; i++)
+            if (missing[i] == 0 && (missing[pick_op] != 0 || key[i] < key[pick_op]))
+                pick_op = i;
+        order[k] = pick_op;
+        missing[pick_op] = -1;
+        for (int j = p->succ_start[pick_op]; key && j < p->succ_start[pick_op + 1]; j++)
+            missing[p->dep_to[p->succ_dep[j]]]--;
+    }
+    free(missing);
+}
+
+/* In list order, each op appended on the allowed device where it ends
  * first; a device's memory is tracked as the highest level so far and the
  * level after its last op, which is exact because ops are only appended.
  * False when some op fits no device. */
-static bool asap(const pp_sched_problem *p, pp_sched_schedule *s, int *refusals)
+static bool asap(const pp_sched_problem *p, const double *key, pp_sched_schedule *s, int *refusals)
 {
-    int D = p->device_count;
+    int D = p->device_count, *order = malloc(((size_t)p->op_count + 1) * sizeof *order);
     asap_state st = {p, calloc((size_t)D, sizeof(double)), calloc((size_t)D * D, sizeof(double)),
                      calloc((size_t)D, sizeof(double)), calloc((size_t)D, sizeof(double)),
                      calloc((size_t)D, sizeof(double)), 0};
+    list_order(p, key, order);
     for (int e = 0; e < p->dep_count; e++)
         s->transfer_start[e] = s->transfer_end[e] = NAN;
     bool ok = true;
     for (int k = 0; k < p->op_count && ok; k++) {
-        int i = p->topo_order[k], best = -1;
+        int i = order[k], best = -1;
         double best_end = INFINITY;
         for (int d = 0; d < D; d++) {
             double end = finish_on(&st, s, i, d);
@@ -176,7 +196,7 @@ static bool asap(const pp_sched_problem *p, pp_sched_schedule *s, int *refusals)
             place(&st, s, i, best);
     }
     *refusals += st.refusals;
-    free(st.device_free), free(st.channel_free), free(st.level), free(st.peak), free(st.column);
+    free(st.device_free), free(st.channel_free), free(st.level), free(st.peak), free(st.column), free(order);
     return ok;
 }
 
@@ -285,31 +305,43 @@ static void check_report(const pp_sched_problem *p, const pp_sched_schedule *s, 
     pp_sched_report_free(&report);
 }
 
-/* Schedules the coarse problem, expands, checks both. Returns whether the
- * list scheduler found a schedule (it may not, with finite memory). */
-static bool check_expansion(const pp_sched_problem *p, const sched_coarsening *c, int *refusals)
+/* Schedules the coarse problem (ready ops by least fine_key of their
+ * members, if given), checks it, expands it, and checks the expansion and
+ * its makespan. Returns the coarse makespan, NAN when the list scheduler
+ * found no schedule (it may not, with finite memory or sparse channels). */
+static double check_expansion(const pp_sched_problem *p, const sched_coarsening *c, const double *fine_key,
+                              int *refusals)
 {
-    pp_sched_schedule *cs = pp_sched_schedule_new(c->coarse), *fs = pp_sched_schedule_new(p);
-    bool scheduled = asap(c->coarse, cs, refusals);
-    if (scheduled) {
-        double coarse_makespan = -1, fine_makespan = -2;
+    const pp_sched_problem *q = c->coarse;
+    pp_sched_schedule *cs = pp_sched_schedule_new(q), *fs = pp_sched_schedule_new(p);
+    double *key = malloc(((size_t)q->op_count + 1) * sizeof *key), coarse_makespan = NAN;
+    for (int k = 0; k < q->op_count; k++) {
+        key[k] = INFINITY;
+        for (int at = c->member_start[k]; fine_key && at < c->member_start[k + 1]; at++)
+            key[k] = fmin(key[k], fine_key[c->member[at]]);
+    }
+    if (asap(q, fine_key ? key : NULL, cs, refusals)) {
+        double fine_makespan = -1;
         pp_error err = {0};
-        check_report(c->coarse, cs, &coarse_makespan);
+        check_report(q, cs, &coarse_makespan);
         CHECK_EQ_INT(sched_expand(p, c, cs, fs, &err), PP_OK);
         check_report(p, fs, &fine_makespan);
         CHECK(fine_makespan == coarse_makespan);
     }
+    free(key);
     pp_sched_schedule_free(cs);
     pp_sched_schedule_free(fs);
-    return scheduled;
+    return coarse_makespan;
 }
 
-/* Coarsens to target and checks everything; returns the coarse op count. */
-static int check_target(const pp_sched_problem *p, int target, int *scheduled, int *refusals)
+/* Coarsens to target (with the hint, if any, whose start times also order
+ * the list scheduler) and checks everything; returns the coarse op count. */
+static int check_target(const pp_sched_problem *p, int target, const pp_sched_schedule *hint, int *scheduled,
+                        int *refusals)
 {
     sched_coarsening c;
     pp_error err = {0};
-    pp_status st = sched_coarsen(p, target, &c, &err);
+    pp_status st = sched_coarsen_hinted(p, target, hint, &c, &err);
     if (st != PP_OK)
         fprintf(stderr, "coarsen to %d: %s\n", target, err.message);
     CHECK_EQ_INT(st, PP_OK);
@@ -322,14 +354,17 @@ static int check_target(const pp_sched_problem *p, int target, int *scheduled, i
     check_partition(p, &c);
     check_ops(p, &c);
     check_deps(p, &c);
-    *scheduled += check_expansion(p, &c, refusals);
+    *scheduled += !isnan(check_expansion(p, &c, hint ? hint->start : NULL, refusals));
     sched_coarsening_free(&c);
     return count;
 }
 
+/* Each random problem is coarsened without a hint, then with the list
+ * scheduler's fine schedule as the hint (when it finds one). */
 static void random_cases(void)
 {
     int tried = 0, scheduled = 0, refusals = 0, reached = 0, targets_below = 0;
+    int hinted = 0, hinted_scheduled = 0;
     uint64_t seed = 1;
     for (int size = 0; size < 2; size++)
         for (int devices = 1; devices <= 4; devices++)
@@ -343,23 +378,60 @@ static void random_cases(void)
                 CHECK(p != NULL);
                 if (!p)
                     continue;
+                pp_sched_schedule *hint = pp_sched_schedule_new(p);
+                int ignored = 0;
+                bool have_hint = asap(p, NULL, hint, &ignored);
                 int n = p->op_count, targets[] = {n + 5, n, n / 2, n / 5, 20, 5, 1};
                 for (int t = 0; t < (int)(sizeof targets / sizeof *targets); t++) {
-                    int count = check_target(p, targets[t], &scheduled, &refusals);
+                    int count = check_target(p, targets[t], NULL, &scheduled, &refusals);
                     tried++;
                     if (targets[t] < n) {
                         targets_below++;
                         reached += count >= 0 && count <= targets[t];
                     }
+                    if (have_hint) {
+                        check_target(p, targets[t], hint, &hinted_scheduled, &refusals);
+                        hinted++;
+                    }
                 }
+                pp_sched_schedule_free(hint);
                 pp_sched_problem_free(p);
             }
     fprintf(stderr, "random: %d coarsenings, %d scheduled and expanded, %d memory refusals, "
-                    "%d of %d targets reached\n", tried, scheduled, refusals, reached, targets_below);
+                    "%d of %d targets reached; with hints %d of %d scheduled and expanded\n", tried, scheduled,
+            refusals, reached, targets_below, hinted_scheduled, hinted);
     /* The checks above only bite when schedules exist and memory binds. */
     CHECK(scheduled >= tried * 3 / 4);
+    CHECK(hinted_scheduled >= hinted * 3 / 4);
     CHECK(refusals > 0);
     CHECK(reached >= targets_below / 2);
+}
+
+/* The pipeline problems of the generator, with their activation budgets as
+ * the schemes need them; the coarse list scheduler takes ready ops in the
+ * order of the scheme's own schedule, so memory works out as it does there. */
+static void pipeline_cases(void)
+{
+    pp_pipe_scheme schemes[] = {PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE};
+    int tried = 0, scheduled = 0, refusals = 0;
+    for (int k = 0; k < 3; k++)
+        for (int with_comm = 0; with_comm < 2; with_comm++) {
+            bool dual = schemes[k] == PP_PIPE_DUALPIPE;
+            pp_pipe_spec pipe = {4, 8, schemes[k], dual ? 5 : 4, 1, with_comm ? 0.5 : 0};
+            pp_sched_problem *p = NULL;
+            pp_sched_schedule *reference = NULL;
+            pp_error err = {0};
+            CHECK_EQ_INT(pp_sched_gen_pipeline(&pipe, &p, &reference, &err), PP_OK);
+            if (!p)
+                continue;
+            int n = p->op_count, targets[] = {n / 2, n / 4, n / 8, 12};
+            for (int t = 0; t < 4; t++, tried++)
+                check_target(p, targets[t], reference, &scheduled, &refusals);
+            pp_sched_schedule_free(reference);
+            pp_sched_problem_free(p);
+        }
+    fprintf(stderr, "pipelines: %d coarsenings, %d scheduled and expanded\n", tried, scheduled);
+    CHECK(scheduled >= tried * 3 / 4);
 }
 
 static pp_sched_problem *finished(pp_sched_problem *p)
@@ -390,7 +462,7 @@ static bool together(pp_sched_problem *p, int a, int b, bool must_schedule)
     check_partition(p, &c);
     check_ops(p, &c);
     check_deps(p, &c);
-    bool scheduled = check_expansion(p, &c, &refusals);
+    bool scheduled = !isnan(check_expansion(p, &c, NULL, &refusals));
     CHECK(scheduled || !must_schedule);
     bool same = c.group_of[a] == c.group_of[b];
     sched_coarsening_free(&c);
@@ -516,7 +588,8 @@ static void names_and_targets(void)
 
 /* The figures for a 2000-op graph: time, size, and the list scheduler's
  * makespan on the coarse problem against the fine one's (printed, not
- * asserted: no test asserts a time). The expansion is checked as above. */
+ * asserted: no test asserts a time). With memory, also with the fine list
+ * schedule as the hint. The expansion is checked as above. */
 static void large_case(bool memory)
 {
     spec sp = {2000, 2, memory, memory, false, 77};
@@ -526,25 +599,23 @@ static void large_case(bool memory)
         return;
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     int refusals = 0, scheduled = 0;
-    bool fine_ok = asap(p, s, &refusals);
+    bool fine_ok = asap(p, NULL, s, &refusals);
     fprintf(stderr, "2000 ops, %d deps, %s: fine list makespan %g, lower bound %g\n", p->dep_count,
             memory ? "finite memory, restricted devices" : "unlimited memory",
             fine_ok ? pp_sched_makespan(s) : NAN, pp_sched_lower_bound(p));
     int targets[] = {1000, 500, 200, 100, 40};
-    for (int t = 0; t < 5; t++) {
-        sched_coarsening c;
-        pp_error err = {0};
-        double t0 = pp_now();
-        CHECK_EQ_INT(sched_coarsen(p, targets[t], &c, &err), PP_OK);
-        double took = pp_now() - t0;
-        pp_sched_schedule *cs = pp_sched_schedule_new(c.coarse);
-        bool ok = asap(c.coarse, cs, &refusals);
-        scheduled += check_expansion(p, &c, &refusals);
-        fprintf(stderr, "  target %4d: %4d ops, %5d deps in %.3f s; coarse list makespan %g\n", targets[t],
-                c.coarse->op_count, c.coarse->dep_count, took, ok ? pp_sched_makespan(cs) : NAN);
-        pp_sched_schedule_free(cs);
-        sched_coarsening_free(&c);
-    }
+    for (int t = 0; t < 5; t++)
+        for (int hinted = 0; hinted < 1 + (fine_ok && memory); hinted++) {
+            sched_coarsening c;
+            pp_error err = {0};
+            double t0 = pp_now();
+            CHECK_EQ_INT(sched_coarsen_hinted(p, targets[t], hinted ? s : NULL, &c, &err), PP_OK);
+            double took = pp_now() - t0, makespan = check_expansion(p, &c, NULL, &refusals);
+            scheduled += !isnan(makespan);
+            fprintf(stderr, "  target %4d%s: %4d ops, %5d deps in %.3f s; coarse list makespan %g\n", targets[t],
+                    hinted ? ", hint" : "", c.coarse->op_count, c.coarse->dep_count, took, makespan);
+            sched_coarsening_free(&c);
+        }
     CHECK(scheduled >= 3);
     pp_sched_schedule_free(s);
     pp_sched_problem_free(p);
@@ -557,6 +628,7 @@ int main(void)
     channel_rule();
     names_and_targets();
     random_cases();
+    pipeline_cases();
     large_case(false);
     large_case(true);
     return CHECK_DONE();
