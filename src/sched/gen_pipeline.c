@@ -18,7 +18,22 @@
  * ZB1P, PP+1 for DualPipe. Parameters: param_mem per stage copy a device
  * holds (DualPipe two, the others one), carried as the weight of that
  * stage's first forward on the device; placements are fixed, so this is
- * exact. A device's capacity is its parameters plus mem_act. */
+ * exact. A device's capacity is its parameters plus mem_act.
+ *
+ * The problem lets B{m}.{s}'s input gradient leave as soon as B ends, which
+ * leaves the solver free to split every backward. The references are timed
+ * the way the schemes run: 1F1B, and DualPipe outside its zero-bubble
+ * chunks, run a fused backward chunk (B then W, dualpipe.py's
+ * _backward_chunk with enable_zb=False) and send the input gradient only
+ * when the chunk ends, after W; ZB1P's backwards and DualPipe's with W
+ * deferred send it when B ends. Sending every gradient after B would credit
+ * 1F1B with a split it does not make: its bubble would be 2(P-1), not table
+ * 2's 3(P-1) (F = W = 1, full backward 2). ZB1P measures table 2's P-1.
+ * DualPipe measures P/2-1 either way, not table 2's 2(P/2-1): its F&B
+ * chunks are two ops here, so F starts and sends without waiting for the
+ * chunk's B, where dualpipe.py's _forward_backward_chunk receives both
+ * inputs before and sends both outputs after the pair (test_gen.c has the
+ * figures). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,18 +99,22 @@ static void add_stage_ops(pp_sched_problem *p, const pipe *q, int m, int s, doub
     }
 }
 
-static void add_deps(pp_sched_problem *p, const pipe *q, int m, int s)
+/* fused (NULL: none) marks, per m * P + s, backwards that send their input
+ * gradient only after their W; their dependency B -> B leaves from W. */
+static void add_deps(pp_sched_problem *p, const pipe *q, const unsigned char *fused, int m, int s)
 {
     if (s + 1 < q->P) {
+        bool late = fused && fused[m * q->P + s + 1];
         pp_sched_add_dep(p, op_index(q, m, s, KIND_F), op_index(q, m, s + 1, KIND_F), q->comm);
-        pp_sched_add_dep(p, op_index(q, m, s + 1, KIND_B), op_index(q, m, s, KIND_B), q->comm);
+        pp_sched_add_dep(p, op_index(q, m, s + 1, late ? KIND_W : KIND_B), op_index(q, m, s, KIND_B), q->comm);
     } else {
         pp_sched_add_dep(p, op_index(q, m, s, KIND_F), op_index(q, m, s, KIND_B), 0);
     }
     pp_sched_add_dep(p, op_index(q, m, s, KIND_B), op_index(q, m, s, KIND_W), 0);
 }
 
-static pp_status build(const pp_pipe_spec *spec, const pipe *q, pp_sched_problem **out, pp_error *err)
+static pp_status build(const pp_pipe_spec *spec, const pipe *q, const unsigned char *fused,
+                       pp_sched_problem **out, pp_error *err)
 {
     double param = spec->param_mem > 0 ? spec->param_mem : 1;
     pp_sched_problem *p = pp_sched_problem_new();
@@ -115,7 +134,7 @@ static pp_status build(const pp_pipe_spec *spec, const pipe *q, pp_sched_problem
             add_stage_ops(p, q, m, s, param);
     for (int m = 0; m < q->M; m++)
         for (int s = 0; s < q->P; s++)
-            add_deps(p, q, m, s);
+            add_deps(p, q, fused, m, s);
     pp_status st = pp_sched_problem_finish(p, "pipeline", err);
     if (st != PP_OK) {
         pp_sched_problem_free(p);
@@ -129,6 +148,7 @@ static pp_status build(const pp_pipe_spec *spec, const pipe *q, pp_sched_problem
 typedef struct {
     int *ops;
     int *length;
+    unsigned char *fused;    /* per m * P + s: that backward runs fused */
 } orders;
 
 static void push(orders *o, const pipe *q, int d, int m, int s, int kind)
@@ -136,7 +156,15 @@ static void push(orders *o, const pipe *q, int d, int m, int s, int kind)
     o->ops[d * 3 * q->M + o->length[d]++] = op_index(q, m, s, kind);
 }
 
-/* Warm-up forwards, then one forward and one full backward at a time, then
+/* A fused backward chunk: B and W back to back, the gradient sent after W. */
+static void push_fused(orders *o, const pipe *q, int d, int m, int s)
+{
+    push(o, q, d, m, s, KIND_B);
+    push(o, q, d, m, s, KIND_W);
+    o->fused[m * q->P + s] = 1;
+}
+
+/* Warm-up forwards, then one forward and one fused backward at a time, then
  * the remaining backwards. */
 static void order_1f1b(orders *o, const pipe *q)
 {
@@ -146,13 +174,10 @@ static void order_1f1b(orders *o, const pipe *q)
             push(o, q, s, i, s, KIND_F);
         for (int i = 0; i < q->M - warm; i++) {
             push(o, q, s, warm + i, s, KIND_F);
-            push(o, q, s, i, s, KIND_B);
-            push(o, q, s, i, s, KIND_W);
+            push_fused(o, q, s, i, s);
         }
-        for (int i = q->M - warm; i < q->M; i++) {
-            push(o, q, s, i, s, KIND_B);
-            push(o, q, s, i, s, KIND_W);
-        }
+        for (int i = q->M - warm; i < q->M; i++)
+            push_fused(o, q, s, i, s);
     }
 }
 
@@ -284,7 +309,8 @@ static pp_status order_zb1p(orders *o, const pipe *q, pp_error *err)
 
 /* DualPipe on one rank: two phases, each a direction of micro-batches with
  * its own next-forward and next-backward counters, and a FIFO of deferred
- * Ws (a backward "with W deferred" queues its W; "W" runs the oldest). */
+ * Ws (a backward "with W deferred" queues its W; "W" runs the oldest; any
+ * other backward runs fused). */
 typedef struct {
     orders *o;
     const pipe *q;
@@ -303,12 +329,12 @@ static void dp_forward(dual_rank *r, int phase)
 static void dp_backward(dual_rank *r, int phase, bool defer)
 {
     int m = r->base[phase] + r->next_b[phase]++, s = r->stage[phase];
-    push(r->o, r->q, r->rank, m, s, KIND_B);
     if (defer) {
+        push(r->o, r->q, r->rank, m, s, KIND_B);
         r->fifo[r->tail++] = m;
         r->fifo[r->tail++] = s;
     } else {
-        push(r->o, r->q, r->rank, m, s, KIND_W);
+        push_fused(r->o, r->q, r->rank, m, s);
     }
 }
 
@@ -387,12 +413,22 @@ static pp_status order_dualpipe(orders *o, const pipe *q, pp_error *err)
     return st;
 }
 
-static pp_status time_orders(const pp_sched_problem *p, const pipe *q, const orders *o,
+/* Earliest times of the orders, with each fused backward's gradient sent
+ * after its W. Rather than teach the timer a second release time per
+ * transfer, the orders are timed on a copy of the problem whose fused B -> B
+ * dependencies leave from W instead. The copy has the same ops, devices and
+ * channels, and its dependencies in the same order, so its schedule is one
+ * of the problem itself: each moved transfer starts after W, so after B, and
+ * still ends before its destination starts. */
+static pp_status time_orders(const pp_pipe_spec *spec, const pipe *q, const orders *o,
                              pp_sched_schedule *s, pp_error *err)
 {
+    pp_sched_problem *p = NULL;
+    pp_status st = build(spec, q, o->fused, &p, err);
+    if (st != PP_OK)
+        return st;
     int *device = malloc((size_t)p->op_count * sizeof(int));
     const int **rows = malloc((size_t)q->P * sizeof *rows);
-    pp_status st = PP_OK;
     if (!device || !rows) {
         st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
     } else {
@@ -406,16 +442,18 @@ static pp_status time_orders(const pp_sched_problem *p, const pipe *q, const ord
     }
     free(device);
     free(rows);
+    pp_sched_problem_free(p);
     return st;
 }
 
 static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q,
                            pp_sched_schedule **out, pp_error *err)
 {
-    orders o = {malloc((size_t)p->op_count * sizeof(int)), calloc((size_t)q->P, sizeof(int))};
+    orders o = {malloc((size_t)p->op_count * sizeof(int)), calloc((size_t)q->P, sizeof(int)),
+                calloc((size_t)q->M * q->P, 1)};
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     pp_status st = PP_OK;
-    if (!o.ops || !o.length || !s)
+    if (!o.ops || !o.length || !o.fused || !s)
         st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
     else if (spec->scheme == PP_PIPE_1F1B)
         order_1f1b(&o, q);
@@ -424,9 +462,10 @@ static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, 
     else
         st = order_dualpipe(&o, q, err);
     if (st == PP_OK)
-        st = time_orders(p, q, &o, s, err);
+        st = time_orders(spec, q, &o, s, err);
     free(o.ops);
     free(o.length);
+    free(o.fused);
     if (st != PP_OK) {
         pp_sched_schedule_free(s);
         return st;
@@ -446,7 +485,7 @@ pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out
         return st;
     pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm};
     pp_sched_problem *p = NULL;
-    if ((st = build(spec, &q, &p, err)) != PP_OK)
+    if ((st = build(spec, &q, NULL, &p, err)) != PP_OK)
         return st;
     if (reference_out && (st = reference(spec, p, &q, reference_out, err)) != PP_OK) {
         pp_sched_problem_free(p);

@@ -1,7 +1,9 @@
 /* test_gen.c: the generators of paper 002 section V. Pipeline problems: the
- * schemes' reference schedules pass the checker, peak at DeepSeek-V3 table
- * 2's activation memory (PP for 1F1B and ZB1P, PP+1 for DualPipe, which
- * therefore fails at PP) and measure the bubbles model_bubble explains;
+ * schemes' reference schedules pass the checker on the problem itself, peak
+ * at DeepSeek-V3 table 2's activation memory (PP for 1F1B and ZB1P, PP+1
+ * for DualPipe, which therefore fails at PP) and measure table 2's bubbles
+ * (DualPipe half of it, reference_bubble says why); fused backwards send
+ * their gradient after W, zero-bubble ones after B;
  * bad specs are refused. Random graphs: degrees within the bound, acyclic,
  * the same for a seed and different across seeds, with a critical path well
  * below the work per device. */
@@ -24,20 +26,20 @@ static double table2_bubble(pp_pipe_scheme scheme, int P)
     return (P / 2 - 1) * 2.0;
 }
 
-/* What the references measure in this model. ZB1P meets table 2 exactly.
- * 1F1B and DualPipe come out lower because here the input gradient leaves a
- * stage when B ends, before that stage's W: 1F1B's backward chain costs
- * F + B = 2 per stage, not 3, giving 2(P-1); DualPipe's order timed as
- * early as possible gives P/2-1, half the table's figure (and the figure
- * paper 002 reports its MIP reaching). Sending after W instead was tried:
- * 1F1B then measures 3(P-1) exactly, and DualPipe's order deadlocks. */
-static double model_bubble(pp_pipe_scheme scheme, int P)
+/* What the references measure. 1F1B meets table 2 because its fused
+ * backwards send the gradient after W, ZB1P because its greedy is ZB-H1.
+ * DualPipe measures P/2-1, half the table, with gradients sent after W or
+ * after B alike: the two halves of an overlapped F&B chunk are separate ops
+ * here, and F neither waits for the chunk's incoming gradient nor holds its
+ * output until the chunk's B and W end, as dualpipe.py's
+ * _forward_backward_chunk does. Timing the chunks that way (the middle
+ * ranks' first pair left apart, as dualpipe.py does) was tried outside the
+ * generator: it measures exactly 2(P/2-1) at P = 4, 6, 8. */
+static double reference_bubble(pp_pipe_scheme scheme, int P)
 {
-    if (scheme == PP_PIPE_1F1B)
-        return (P - 1) * 2.0;
-    if (scheme == PP_PIPE_ZB1P)
-        return (P - 1) * 1.0;
-    return P / 2 - 1;
+    if (scheme == PP_PIPE_DUALPIPE)
+        return P / 2 - 1;
+    return table2_bubble(scheme, P);
 }
 
 /* Generates, checks and measures one reference; returns the checker's status. */
@@ -85,7 +87,7 @@ static void pipeline_references(void)
                     "(table 2: %g)\n", scheme_name[scheme], P, M, peak, want_peak, bubble,
                     table2_bubble(scheme, P));
             CHECK(peak == want_peak);
-            CHECK(bubble == model_bubble(scheme, P));
+            CHECK(bubble == reference_bubble(scheme, P));
             if (scheme == PP_PIPE_DUALPIPE)
                 CHECK_EQ_INT(run_reference(scheme, P, M, P, 0, &peak, &bubble), PP_INFEASIBLE);
         }
@@ -99,6 +101,55 @@ static void pipeline_with_comm(void)
         CHECK_EQ_INT(run_reference(scheme, 4, 10, 5, 0.5, &peak, &bubble), PP_OK);
         CHECK_EQ_INT(run_reference(scheme, 4, 10, 5, 2, &peak, &bubble), PP_OK);
     }
+}
+
+/* Of the reference's input-gradient transfers B{m}.{s} -> B{m}.{s-1}, how
+ * many start before W{m}.{s} ends (sent after B alone), and how many there
+ * are. */
+static void count_early_sends(pp_pipe_scheme scheme, int *early, int *total)
+{
+    pp_pipe_spec spec = {.stages = 4, .microbatches = 8, .scheme = scheme, .mem_act = 5, .comm = 0.5};
+    pp_sched_problem *p = NULL;
+    pp_sched_schedule *s = NULL;
+    pp_error err = {0};
+    *early = *total = 0;
+    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &s, &err), PP_OK);
+    if (!p || !s)
+        return;
+    pp_sched_report r;
+    CHECK_EQ_INT(pp_sched_check(p, s, &r, &err), PP_OK);
+    pp_sched_report_free(&r);
+    for (int e = 0; e < p->dep_count; e++) {
+        const char *from = p->op_name[p->dep_from[e]], *to = p->op_name[p->dep_to[e]];
+        if (from[0] != 'B' || to[0] != 'B')
+            continue;
+        char w[32];
+        snprintf(w, sizeof w, "W%s", from + 1);
+        int wop = pp_sched_find_op(p, w);
+        CHECK(wop >= 0);
+        CHECK(s->transfer_start[e] >= s->end[p->dep_from[e]]);
+        *early += wop >= 0 && s->transfer_start[e] < s->end[wop];
+        ++*total;
+    }
+    pp_sched_schedule_free(s);
+    pp_sched_problem_free(p);
+}
+
+/* 1F1B sends every gradient after W; ZB1P never waits for W (a transfer,
+ * 0.5, is shorter than the op before the next one, so the channel is free);
+ * DualPipe sends after W except where dualpipe.py defers W. At P = 4 it
+ * defers 10 backwards: ranks 0 and 3 one each in steps 3, 6 and 7, ranks 1
+ * and 2 two in step 6. Those of steps 6 and 7 on ranks 0 and 3 are a first
+ * stage's, which sends nothing, leaving 6. */
+static void pipeline_send_times(void)
+{
+    int early, total;
+    count_early_sends(PP_PIPE_1F1B, &early, &total);
+    CHECK(total == 8 * 3 && early == 0);
+    count_early_sends(PP_PIPE_ZB1P, &early, &total);
+    CHECK(total == 8 * 3 && early == total);
+    count_early_sends(PP_PIPE_DUALPIPE, &early, &total);
+    CHECK(total == 8 * 3 && early == 6);
 }
 
 /* Names, kinds, dependencies and weights of one small problem, by hand. */
@@ -278,6 +329,7 @@ int main(void)
 {
     pipeline_references();
     pipeline_with_comm();
+    pipeline_send_times();
     pipeline_shape();
     pipeline_refusals();
     random_graphs();
