@@ -296,6 +296,7 @@ static void set_horizon(model *m, const pp_sched_schedule *warm)
         w = m->integral ? ceil(w - 1e-6) : w + 1e-9 * fmax(1, w);
         m->horizon = fmin(m->horizon, w);
     }
+    m->lower = fmax(m->lower, pp_sched_lower_bound(p));
     if (m->integral)
         m->lower = ceil(m->lower - 1e-6);
     m->horizon = fmax(m->horizon, m->lower);
@@ -377,6 +378,20 @@ static void order_row(model *m, int a, int b, int y, int y_sign, int j)
     lp_row(l, -INFINITY, (y_sign > 0 ? 3 : 2) * M - gap);
 }
 
+/* The time windows may leave room for one order only (y fixed to it; with
+ * no room either way y = 1 and its rows keep the two ops apart). */
+static void order_window(const model *m, int i, int k, bool sequence, double *lo, double *hi)
+{
+    if (!sequence)
+        return;
+    const double *D = m->p->duration;
+    double slack = 1e-9 * fmax(1, m->horizon);
+    if (start_lo(m, k) + D[k] > start_hi(m, i) + slack)
+        *lo = 1;
+    else if (start_lo(m, i) + D[i] > start_hi(m, k) + slack)
+        *hi = 0;
+}
+
 static void add_op_pairs(model *m)
 {
     const pp_sched_problem *p = m->p;
@@ -387,7 +402,9 @@ static void add_op_pairs(model *m)
             bool sequence = p->duration[i] > 0 && p->duration[k] > 0;
             if (!sequence && !memory_pair(m, i, k))
                 continue;
-            int y = lp_col(&m->lp, COL_Y, i, k, 0, 1, true);
+            double lo = 0, hi = 1;
+            order_window(m, i, k, sequence, &lo, &hi);
+            int y = lp_col(&m->lp, COL_Y, i, k, lo, hi, true);
             m->ycol[(size_t)i * m->n + k] = y;
             for (int j = 0; j < m->D; j++)
                 if (allowed(m, i, j) && allowed(m, k, j)) {
@@ -478,6 +495,19 @@ static void channel_row(model *m, int e, int f, int w, int w_sign, int ab)
     lp_row(l, -INFINITY, (w_sign > 0 ? 3 : 2) * M - p->dep_comm[e]);
 }
 
+/* As order_window, for two transfers that both have length. */
+static int channel_order_col(model *m, int e, int f)
+{
+    const pp_sched_problem *p = m->p;
+    double slack = 1e-9 * fmax(1, m->horizon), lo = 0, hi = 1;
+    double e_last = start_hi(m, p->dep_to[e]) - p->dep_comm[e], f_last = start_hi(m, p->dep_to[f]) - p->dep_comm[f];
+    if (transfer_lo(m, f) + p->dep_comm[f] > e_last + slack)
+        lo = 1;
+    else if (transfer_lo(m, e) + p->dep_comm[e] > f_last + slack)
+        hi = 0;
+    return lp_col(&m->lp, COL_W, e, f, lo, hi, true);
+}
+
 static void add_channel_pairs(model *m)
 {
     const pp_sched_problem *p = m->p;
@@ -491,7 +521,7 @@ static void add_channel_pairs(model *m)
                 if (m->tcol[(size_t)e * DD + ab] < 0 || m->tcol[(size_t)f * DD + ab] < 0)
                     continue;
                 if (w < 0)
-                    w = lp_col(&m->lp, COL_W, e, f, 0, 1, true);
+                    w = channel_order_col(m, e, f);
                 channel_row(m, e, f, w, 1, ab);
                 channel_row(m, f, e, w, -1, ab);
             }
@@ -685,6 +715,12 @@ static bool crossing(const pp_sched_problem *p, const int *device, int e)
     return device[p->dep_from[e]] != device[p->dep_to[e]];
 }
 
+static bool same_channel(const pp_sched_problem *p, const int *device, int e, int f)
+{
+    return crossing(p, device, e) && device[p->dep_from[e]] == device[p->dep_from[f]] &&
+           device[p->dep_to[e]] == device[p->dep_to[f]];
+}
+
 static double warm_value(const model *m, const pp_sched_schedule *w, const int *dev, int c)
 {
     const pp_sched_problem *p = m->p;
@@ -696,18 +732,43 @@ static double warm_value(const model *m, const pp_sched_schedule *w, const int *
         return w->start[a];
     case COL_Z:
         return m->integral ? ceil(pp_sched_makespan(w) - 1e-6) : pp_sched_makespan(w);
-    case COL_Y:
-        return ends_before(m, w, a, b);
+    case COL_Y: /* free (or fixed by the windows) unless both share a device */
+        return dev[a] == dev[b] ? ends_before(m, w, a, b) : m->lp.lo[c];
     case COL_C:
         return crossing(p, dev, a) ? w->transfer_start[a] : w->end[p->dep_from[a]];
     case COL_T:
         return dev[p->dep_from[a]] * m->D + dev[p->dep_to[a]] == b;
     case COL_W:
-        return crossing(p, dev, a) && crossing(p, dev, b) && w->transfer_start[a] < w->transfer_start[b];
+        if (!same_channel(p, dev, a, b))
+            return m->lp.lo[c];
+        return w->transfer_start[a] < w->transfer_start[b];
     case COL_P:
         return dev[a] == dev[b] && (reaches(m, a, b) || ends_before(m, w, a, b));
     }
     return 0;
+}
+
+/* Does the assignment satisfy every bound and row (CBC's tolerance, a
+ * little wider)? A schedule the checker passes always should, within the
+ * horizon: the rows are the checker's rules. */
+static bool fits(const lp *l, const double *x)
+{
+    bool ok = true;
+    for (int c = 0; c < l->cols && ok; c++) {
+        double tol = 1e-6 * fmax(1, fabs(x[c]));
+        ok = x[c] >= l->lo[c] - tol && x[c] <= l->hi[c] + tol && (!l->integer[c] || x[c] == floor(x[c]));
+    }
+    double *activity = calloc((size_t)l->rows + 1, sizeof *activity);
+    if (!activity)
+        return false;
+    for (int k = 0; k < l->nz; k++)
+        activity[l->nz_row[k]] += l->nz_val[k] * x[l->nz_col[k]];
+    for (int r = 0; r < l->rows && ok; r++) {
+        double tol = 1e-6 * fmax(1, fabs(activity[r]));
+        ok = activity[r] >= l->row_lo[r] - tol && activity[r] <= l->row_hi[r] + tol;
+    }
+    free(activity);
+    return ok;
 }
 
 static double *warm_values(const model *m, const pp_sched_schedule *w)
@@ -1111,7 +1172,7 @@ pp_status sched_mip_solve(const pp_sched_problem *p, const sched_mip_options *o,
                           sched_mip_result *r, pp_error *err)
 {
     double t0 = pp_now();
-    *r = (sched_mip_result){NAN, 0, false, false};
+    *r = (sched_mip_result){NAN, 0, false, false, false};
     if (!p || !o || !out || out->op_count != p->op_count || out->dep_count != p->dep_count)
         return pp_error_set(err, PP_EARG, "MIP: no problem, options or schedule of the problem's size");
     const pp_sched_schedule *warm = o->warm_start && valid(p, o->warm_start) ? o->warm_start : NULL;
@@ -1122,6 +1183,11 @@ pp_status sched_mip_solve(const pp_sched_problem *p, const sched_mip_options *o,
     bool ok = s && model_build(&m, p, warm);
     if (ok && warm)
         ok = (warm_x = warm_values(&m, warm)) != NULL;
+    r->warm_start_fits = warm_x && fits(&m.lp, warm_x);
+    if (warm_x && !r->warm_start_fits) {
+        free(warm_x);
+        warm_x = NULL;
+    }
     if (ok)
         ok = (values = malloc(((size_t)m.lp.cols + 1) * sizeof *values)) != NULL;
     cbc_outcome c = {false, false, false, -INFINITY};

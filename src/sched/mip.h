@@ -21,6 +21,8 @@ typedef struct {
     double bound;      /* lower bound on every valid makespan (INFINITY: none exists) */
     bool optimal;      /* the search finished: makespan is optimal, or none exists */
     bool found;        /* out holds a valid schedule (it passed pp_sched_check) */
+    bool warm_start_fits; /* the warm start passed the checker and satisfied every
+                             row of the model, so CBC started from it */
 } sched_mip_result;
 
 /* Solves p exactly within the time limit. Returns PP_OK whether or not a

@@ -26,7 +26,9 @@ static double pick_time(pp_rng *rng, bool halves, int lo, int hi)
     return halves ? x / 2 : x;
 }
 
-static void add_ops(pp_sched_problem *p, pp_rng *rng, int n, int D, bool halves)
+/* uniform: every op may use every device (so, with equal capacities and
+ * all channels, the devices are interchangeable). */
+static void add_ops(pp_sched_problem *p, pp_rng *rng, int n, int D, bool halves, bool uniform)
 {
     for (int i = 0; i < n; i++) {
         char name[16];
@@ -34,7 +36,7 @@ static void add_ops(pp_sched_problem *p, pp_rng *rng, int n, int D, bool halves)
         double weight = pp_rng_below(rng, 4);
         double adjust = (double)pp_rng_below(rng, 7) - 3;
         pp_sched_add_op(p, name, "op", pick_time(rng, halves, 1, halves ? 9 : 5), weight, adjust);
-        if (pp_rng_below(rng, 2) == 0)
+        if (uniform || pp_rng_below(rng, 2) == 0)
             continue;
         for (int j = 0; j < D; j++)
             if (pp_rng_below(rng, 3) != 0)
@@ -58,21 +60,23 @@ static pp_sched_problem *random_problem(uint64_t seed)
     pp_rng_seed(&rng, seed, 7);
     int n = 3 + (int)pp_rng_below(&rng, MAX_OPS - 2);
     int D = 2 + (int)pp_rng_below(&rng, MAX_DEV - 1);
-    bool halves = pp_rng_below(&rng, 4) == 0;
+    bool halves = pp_rng_below(&rng, 4) == 0, uniform = pp_rng_below(&rng, 4) == 0;
     pp_sched_problem *p = pp_sched_problem_new();
     int tight = (int)pp_rng_below(&rng, 3);
+    double cap = 0;
     for (int j = 0; j < D; j++) {
         char name[16];
         snprintf(name, sizeof name, "d%d", j);
-        double cap = tight == 0 ? INFINITY : (double)(tight == 1 ? 3 + pp_rng_below(&rng, 4) : 6 + pp_rng_below(&rng, 8));
+        if (j == 0 || !uniform)
+            cap = tight == 0 ? INFINITY : (double)(tight == 1 ? 3 + pp_rng_below(&rng, 4) : 6 + pp_rng_below(&rng, 8));
         pp_sched_add_device(p, name, cap);
     }
-    if (pp_rng_below(&rng, 2) == 0)
+    if (!uniform && pp_rng_below(&rng, 2) == 0)
         for (int a = 0; a < D; a++)
             for (int b = 0; b < D; b++)
                 if (a != b && pp_rng_below(&rng, 10) < 6)
                     pp_sched_add_channel(p, a, b);
-    add_ops(p, &rng, n, D, halves);
+    add_ops(p, &rng, n, D, halves, uniform);
     add_deps(p, &rng, n, halves);
     pp_error err;
     pp_error_clear(&err);
@@ -291,8 +295,10 @@ static void check_against(const pp_sched_problem *p, const oracle *o, const pp_s
         }
         CHECK(fabs(r.makespan - o->best_makespan) < 1e-6);
         CHECK(r.bound <= o->best_makespan + 1e-6);
-        if (warm)
+        if (warm) {
+            CHECK(r.warm_start_fits);
             CHECK(r.makespan <= pp_sched_makespan(warm) + 1e-9);
+        }
         if (fabs(r.makespan - o->best_makespan) >= 1e-6)
             fprintf(stderr, "seed %llu: MIP %g, oracle %g (%s warm start)\n", (unsigned long long)seed, r.makespan,
                     o->best_makespan, warm ? "with" : "no");
@@ -376,7 +382,7 @@ static void check_time_limit(void)
 int main(void)
 {
     int infeasible = 0;
-    int tested = run_random(150, &infeasible);
+    int tested = run_random(120, &infeasible);
     fprintf(stderr, "%d random problems, %d without a valid schedule\n", tested, infeasible);
     CHECK(infeasible > 0 && infeasible < tested);
     check_time_limit();
