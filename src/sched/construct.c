@@ -3,7 +3,15 @@
  * (ties: the longest tail, then the one that frees the most memory), on the
  * allowed device where it finishes first. An op that would push a device
  * above its capacity waits while any other op fits; when none fits, the one
- * that overflows least goes, and the local search is left to repair it. */
+ * that overflows least goes, and the local search is left to repair it.
+ *
+ * Memory deadlock: greedily, a device fills up with ops whose memory comes
+ * back only after a long trip through other devices (a pipeline's first
+ * stage), and the ops that would free memory soon (its last stage) find no
+ * room: then nothing fits anywhere. So each device keeps room for one of its
+ * nearest-release ops: an op that raises the level and whose release (the
+ * earliest op on the same device, after it, that lowers the level) is further
+ * than the device's nearest may not take that last room. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +20,7 @@
 typedef struct {
     const pp_sched_problem *p;
     const double *tail;
+    double *reserve;             /* per op: memory it must leave free on its forced device */
     double *end, *device_free, *channel_free, *level, *peak;
     int *device, *missing;       /* per op: placement; inputs not yet scheduled */
     int *ready;
@@ -20,8 +29,58 @@ typedef struct {
 
 typedef struct {
     int op, device;
-    double start, overflow;
+    double start, overflow;      /* overflow: > 0 real, 0 fits, -1 fits only by using the reserve */
 } choice;
+
+/* release[v] = earliest head of an op forced onto d that lowers the level
+ * and is v or after v. One pass per device, in reverse topological order. */
+static void release_on(const pp_sched_problem *p, int d, const double *head, double *release)
+{
+    for (int k = p->op_count - 1; k >= 0; k--) {
+        int v = p->topo_order[k];
+        release[v] = sched_forced_device(p, v) == d && p->adjust[v] < 0 ? head[v] : INFINITY;
+        for (int j = p->succ_start[v]; j < p->succ_start[v + 1]; j++)
+            release[v] = fmin(release[v], release[p->dep_to[p->succ_dep[j]]]);
+    }
+}
+
+/* Per op forced onto a device of finite capacity that raises its level: how
+ * long until its memory can come back, from after its own end. */
+static void release_distances(const pp_sched_problem *p, const double *head, double *release, double *distance)
+{
+    for (int i = 0; i < p->op_count; i++)
+        distance[i] = INFINITY;
+    for (int d = 0; d < p->device_count; d++) {
+        if (!isfinite(p->capacity[d]))
+            continue;
+        release_on(p, d, head, release);
+        for (int v = 0; v < p->op_count; v++) {
+            if (sched_forced_device(p, v) != d || p->adjust[v] <= 0)
+                continue;
+            double r = INFINITY;
+            for (int j = p->succ_start[v]; j < p->succ_start[v + 1]; j++)
+                r = fmin(r, release[p->dep_to[p->succ_dep[j]]]);
+            distance[v] = r - head[v];
+        }
+    }
+}
+
+/* The reserve of each raising op: the largest rise among its device's
+ * nearest-release ops, unless it is one of them. */
+static void reserves(const pp_sched_problem *p, const double *distance, double *reserve)
+{
+    for (int d = 0; d < p->device_count; d++) {
+        double nearest = INFINITY, room = 0;
+        for (int v = 0; v < p->op_count; v++)
+            if (sched_forced_device(p, v) == d && p->adjust[v] > 0 && distance[v] <= nearest) {
+                room = distance[v] < nearest ? p->adjust[v] : fmax(room, p->adjust[v]);
+                nearest = distance[v];
+            }
+        for (int v = 0; v < p->op_count; v++)
+            if (sched_forced_device(p, v) == d)
+                reserve[v] = p->adjust[v] > 0 && distance[v] > nearest ? room : 0;
+    }
+}
 
 /* When v could start on device j, transfers taken in input order. */
 static double start_on(const builder *b, int v, int j)
@@ -45,7 +104,10 @@ static double overflow_on(const builder *b, int v, int j)
 {
     const pp_sched_problem *p = b->p;
     double w = p->weight[v], cap = p->capacity[j];
-    return fmax(0, fmax(b->peak[j] + w, b->level[j] + w + p->adjust[v]) - cap);
+    double over = fmax(b->peak[j] + w, b->level[j] + w + p->adjust[v]) - cap;
+    if (over > 0)
+        return over;
+    return b->level[j] + w + p->adjust[v] > cap - b->reserve[v] ? -1 : 0;
 }
 
 /* Is x a better choice than y? */
@@ -53,10 +115,13 @@ static bool better(const builder *b, const choice *x, const choice *y)
 {
     if (y->op < 0)
         return true;
-    if ((x->overflow > 0) != (y->overflow > 0))
-        return x->overflow == 0;
-    if (x->overflow != y->overflow)
+    if (x->overflow != y->overflow) {
+        /* Fits, then fits by the reserve, then overflows least. */
+        int cx = x->overflow > 0 ? 2 : x->overflow < 0, cy = y->overflow > 0 ? 2 : y->overflow < 0;
+        if (cx != cy)
+            return cx < cy;
         return x->overflow < y->overflow;
+    }
     double fx = x->start + b->p->duration[x->op], fy = y->start + b->p->duration[y->op];
     if (x->start != y->start)
         return x->start < y->start;
@@ -79,9 +144,7 @@ static choice best_choice(const builder *b)
             if (!isfinite(t))
                 continue;
             choice c = {v, j, t, overflow_on(b, v, j)};
-            bool sooner = c.overflow < mine.overflow ||
-                          (c.overflow == mine.overflow && t + p->duration[v] < mine.start + p->duration[v]);
-            if (mine.op < 0 || sooner)
+            if (mine.op < 0 || better(b, &c, &mine))
                 mine = c;
         }
         if (mine.op >= 0 && better(b, &mine, &best))
@@ -128,14 +191,22 @@ static choice any_choice(const builder *b)
     return (choice){v, j, b->device_free[j], 0};
 }
 
-bool sched_construct(const pp_sched_problem *p, const double *tail, sched_solution *out)
+bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail, sched_solution *out)
 {
     size_t n = (size_t)p->op_count + 1, D = (size_t)p->device_count;
-    builder b = {p, tail, calloc(n, sizeof(double)), calloc(D, sizeof(double)), calloc(D * D, sizeof(double)),
-                 calloc(D, sizeof(double)), calloc(D, sizeof(double)), out->device, calloc(n, sizeof(int)),
-                 malloc(n * sizeof(int)), 0};
-    bool ok = b.end && b.device_free && b.channel_free && b.level && b.peak && b.missing && b.ready;
+    builder b = {.p = p, .tail = tail, .reserve = calloc(n, sizeof(double)), .end = calloc(n, sizeof(double)),
+                 .device_free = calloc(D, sizeof(double)), .channel_free = calloc(D * D, sizeof(double)),
+                 .level = calloc(D, sizeof(double)), .peak = calloc(D, sizeof(double)), .device = out->device,
+                 .missing = calloc(n, sizeof(int)), .ready = malloc(n * sizeof(int))};
+    double *distance = malloc(n * sizeof(double));
+    bool ok = b.reserve && distance && b.end && b.device_free && b.channel_free && b.level && b.peak &&
+              b.missing && b.ready;
     if (ok) {
+        /* b.end is scratch until the schedule starts. */
+        release_distances(p, head, b.end, distance);
+        reserves(p, distance, b.reserve);
+        for (int i = 0; i < p->op_count; i++)
+            b.end[i] = 0;
         for (int e = 0; e < p->dep_count; e++)
             b.missing[p->dep_to[e]]++;
         for (int i = 0; i < p->op_count; i++)
@@ -150,6 +221,6 @@ bool sched_construct(const pp_sched_problem *p, const double *tail, sched_soluti
         }
     }
     free(b.end), free(b.device_free), free(b.channel_free), free(b.level), free(b.peak);
-    free(b.missing), free(b.ready);
+    free(b.missing), free(b.ready), free(b.reserve), free(distance);
     return ok;
 }

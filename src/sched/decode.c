@@ -140,6 +140,7 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
         d->overflow += fmax(0, d->level[j] - p->capacity[j]);
     d->makespan = 0;
     d->last_op = -1;
+    d->first_over = -1;
     for (int j = 0; j < D; j++)
         d->device_last[j] = -1;
     for (int k = 0; k < p->op_count; k++) {
@@ -156,8 +157,11 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
         d->start[v] = ready;
         d->end[v] = d->device_free[dv] = ready + p->duration[v];
         d->level[dv] += p->adjust[v];
-        if (d->level[dv] > p->capacity[dv])
+        if (d->level[dv] > p->capacity[dv]) {
             d->overflow += d->level[dv] - p->capacity[dv];
+            if (d->first_over < 0)
+                d->first_over = v;
+        }
         if (d->end[v] >= d->makespan) {
             d->makespan = d->end[v];
             d->last_op = v;

@@ -6,7 +6,9 @@
  *  - shift: an op to another place in its precedence window;
  *  - pull: an op on the critical chain whose start waits for its device's
  *    previous op is put before that op (or that op after it);
- *  - move: an op with a choice of devices to another one, shifted too. */
+ *  - move: an op with a choice of devices to another one, shifted too;
+ *  - relieve (while memory overflows): an op that raised the overflowing
+ *    device's level shortly before the overflow goes after it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,9 +216,32 @@ static move relocate(sched_search *s, int op)
     return m;
 }
 
+/* The last op before the first overflow that raised the same device's level
+ * and may move past it goes to a random place after it. */
+static move relieve(sched_search *s, int over)
+{
+    const int *list = s->cur.list;
+    int device = s->cur.device[over], lo, hi;
+    for (int k = s->pos[over]; k >= 0; k--) {
+        int u = list[k];
+        if (s->cur.device[u] != device || s->p->adjust[u] <= 0)
+            continue;
+        window(s, u, &lo, &hi);
+        if (hi > s->pos[over]) {
+            int to = s->pos[over] + 1 + (int)pp_rng_below(&s->rng, (uint32_t)(hi - s->pos[over]));
+            move m = {u, s->pos[u], to, device};
+            shift(s, m.from, m.to);
+            return m;
+        }
+    }
+    return random_shift(s, over);
+}
+
 static move propose(sched_search *s)
 {
     uint32_t r = pp_rng_below(&s->rng, 100);
+    if (s->cur_cost.overflow > 0 && s->dec.first_over >= 0 && r < 50)
+        return relieve(s, s->dec.first_over);
     if (s->flexible_count && r < 30)
         return relocate(s, s->flexible[pp_rng_below(&s->rng, (uint32_t)s->flexible_count)]);
     if (r < 65) {

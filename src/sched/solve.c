@@ -233,10 +233,25 @@ static void coarse_start(run *x, sched_solution *start)
     int target = x->o->coarsen_to > 0 ? x->o->coarsen_to : COARSEN_DEFAULT;
     if (p->op_count <= target || p->op_count > COARSEN_MAX_OPS)
         return;
+    /* With finite memory, coarsening follows the start's device orders when
+     * the start is valid, so the coarse problem keeps a schedule. */
+    sched_decoder dec = {0};
+    pp_sched_schedule *hint = pp_sched_schedule_new(p);
+    if (!hint || !sched_decoder_init(&dec, p)) {
+        pp_sched_schedule_free(hint);
+        return;
+    }
+    sched_decode(&dec, start);
+    sched_decoder_export(&dec, start, hint);
+    bool valid = dec.overflow == 0 && dec.broken == 0;
     sched_coarsening c;
     pp_error err = {0};
-    if (sched_coarsen(p, target, &c, &err) != PP_OK)
+    pp_status st = sched_coarsen_hinted(p, target, valid ? hint : NULL, &c, &err);
+    pp_sched_schedule_free(hint);
+    if (st != PP_OK) {
+        sched_decoder_free(&dec);
         return;
+    }
     pp_sched_options o = *x->o;
     o.time_limit = x->o->time_limit > 0 ? COARSE_SHARE * pp_deadline_left(&x->deadline) : 0;
     o.coarsen_to = INT_MAX;
@@ -245,9 +260,7 @@ static void coarse_start(run *x, sched_solution *start)
     pp_sched_result cr;
     pp_sched_schedule *fine = pp_sched_schedule_new(p);
     sched_solution expanded = {0};
-    sched_decoder dec = {0};
-    if (fine && sched_solution_alloc(&expanded, p->op_count) && sched_decoder_init(&dec, p) &&
-        pp_sched_solve(c.coarse, &o, &cr, &err) == PP_OK) {
+    if (fine && sched_solution_alloc(&expanded, p->op_count) && pp_sched_solve(c.coarse, &o, &cr, &err) == PP_OK) {
         if (sched_expand(p, &c, cr.schedule, fine, &err) == PP_OK &&
             sched_solution_from_schedule(p, fine, &expanded)) {
             sched_decode(&dec, start);
@@ -258,8 +271,7 @@ static void coarse_start(run *x, sched_solution *start)
         }
         pp_sched_result_free(&cr);
     }
-    if (dec.p)
-        sched_decoder_free(&dec);
+    sched_decoder_free(&dec);
     sched_solution_free(&expanded);
     pp_sched_schedule_free(fine);
     sched_coarsening_free(&c);
@@ -291,7 +303,7 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         goto done;
     }
     sched_heads_tails(p, head, tail);
-    if (!sched_construct(p, tail, &start)) {
+    if (!sched_construct(p, head, tail, &start)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }

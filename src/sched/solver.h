@@ -37,6 +37,7 @@ typedef struct {
     double makespan, overflow;
     int broken;                  /* crossing deps with no channel: never valid */
     int last_op;                 /* an op that ends at the makespan */
+    int first_over;              /* the first op of the list after which its device overflows, or -1 */
 } sched_decoder;
 
 bool sched_decoder_init(sched_decoder *d, const pp_sched_problem *p);
@@ -57,8 +58,10 @@ void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_
 
 /* The constructive start: time-driven list scheduling, earliest start first,
  * ties by longest tail, placing each op on its earliest-finishing device and
- * holding back ops that would overflow memory while any other op fits. */
-bool sched_construct(const pp_sched_problem *p, const double *tail, sched_solution *out); /* false: out of memory */
+ * holding back ops that would overflow memory while any other op fits, and
+ * keeping room on each device for the ops that give memory back soonest. */
+bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail,
+                     sched_solution *out); /* false: out of memory */
 
 /* Local search over (device, list): late-acceptance hill climbing with moves
  * that shift an op within its precedence window, pull a critical op before
