@@ -20,20 +20,28 @@
  * stage's first forward on the device; placements are fixed, so this is
  * exact. A device's capacity is its parameters plus mem_act.
  *
- * The problem lets B{m}.{s}'s input gradient leave as soon as B ends, which
- * leaves the solver free to split every backward. The references are timed
- * the way the schemes run: 1F1B, and DualPipe outside its zero-bubble
- * chunks, run a fused backward chunk (B then W, dualpipe.py's
- * _backward_chunk with enable_zb=False) and send the input gradient only
- * when the chunk ends, after W; ZB1P's backwards and DualPipe's with W
- * deferred send it when B ends. Sending every gradient after B would credit
- * 1F1B with a split it does not make: its bubble would be 2(P-1), not table
- * 2's 3(P-1) (F = W = 1, full backward 2). ZB1P measures table 2's P-1.
- * DualPipe measures P/2-1 either way, not table 2's 2(P/2-1): its F&B
- * chunks are two ops here, so F starts and sends without waiting for the
- * chunk's B, where dualpipe.py's _forward_backward_chunk receives both
- * inputs before and sends both outputs after the pair (test_gen.c has the
- * figures). */
+ * The problem keeps F, B and W separate ops and lets each output leave as
+ * soon as its op ends: that is the freedom the solver has (it may split any
+ * backward and send any output early). The references are timed the way
+ * the schemes' systems run them, which send some outputs later:
+ * - a fused backward chunk (B then W: 1F1B's backwards, DualPipe's outside
+ *   its zero-bubble ones; dualpipe.py's _backward_chunk with enable_zb=False)
+ *   sends the input gradient when the chunk ends, after W; ZB1P's backwards
+ *   and DualPipe's with W deferred send it when B ends;
+ * - DualPipe's F&B pairs (dualpipe.py's _forward_backward_chunk in steps 4
+ *   and 5) run a forward of one phase overlapped with a fused backward of
+ *   the other and send both outputs after the pair, so the forward's after
+ *   the backward's W. Only the sends are modelled: the pair's forward does
+ *   not wait for the backward's input. The middle ranks' first step-4 F and
+ *   B are not a pair (dualpipe.py: "We don't overlap these two chunks") and
+ *   that F sends when it ends; dualpipe.py issues that send after the B as
+ *   well, and holding it too gives the same bubbles and makespans (tried
+ *   at even P = 2 to 10).
+ * Sending every output when its op ends would credit the schemes with
+ * splits and early sends they do not make: 1F1B's bubble would be 2(P-1)
+ * instead of table 2's 3(P-1) (F = W = 1, full backward 2), DualPipe's P/2-1
+ * instead of 2(P/2-1). Timed as the schemes run, all three measure table 2:
+ * 3(P-1), P-1 and 2(P/2-1) (test_gen.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,13 +107,24 @@ static void add_stage_ops(pp_sched_problem *p, const pipe *q, int m, int s, doub
     }
 }
 
-/* fused (NULL: none) marks, per m * P + s, backwards that send their input
- * gradient only after their W; their dependency B -> B leaves from W. */
-static void add_deps(pp_sched_problem *p, const pipe *q, const unsigned char *fused, int m, int s)
+/* Per-device op orders of a reference schedule: every device runs 3M ops. */
+typedef struct {
+    int *ops;
+    int *length;
+    unsigned char *fused;    /* per m * P + s: that backward runs fused */
+    int *f_sender;           /* per m * P + s: the op whose end sends F{m}.{s}'s output */
+} orders;
+
+/* With a reference's orders (NULL: the problem itself), the transfers leave
+ * when the scheme sends them: a fused backward's B -> B from its W, a
+ * forward's F -> F from its f_sender. F -> B at the last stage stays on its
+ * device and is no transfer. */
+static void add_deps(pp_sched_problem *p, const pipe *q, const orders *o, int m, int s)
 {
     if (s + 1 < q->P) {
-        bool late = fused && fused[m * q->P + s + 1];
-        pp_sched_add_dep(p, op_index(q, m, s, KIND_F), op_index(q, m, s + 1, KIND_F), q->comm);
+        int f = o ? o->f_sender[m * q->P + s] : op_index(q, m, s, KIND_F);
+        bool late = o && o->fused[m * q->P + s + 1];
+        pp_sched_add_dep(p, f, op_index(q, m, s + 1, KIND_F), q->comm);
         pp_sched_add_dep(p, op_index(q, m, s + 1, late ? KIND_W : KIND_B), op_index(q, m, s, KIND_B), q->comm);
     } else {
         pp_sched_add_dep(p, op_index(q, m, s, KIND_F), op_index(q, m, s, KIND_B), 0);
@@ -113,7 +132,7 @@ static void add_deps(pp_sched_problem *p, const pipe *q, const unsigned char *fu
     pp_sched_add_dep(p, op_index(q, m, s, KIND_B), op_index(q, m, s, KIND_W), 0);
 }
 
-static pp_status build(const pp_pipe_spec *spec, const pipe *q, const unsigned char *fused,
+static pp_status build(const pp_pipe_spec *spec, const pipe *q, const orders *o,
                        pp_sched_problem **out, pp_error *err)
 {
     double param = spec->param_mem > 0 ? spec->param_mem : 1;
@@ -134,7 +153,7 @@ static pp_status build(const pp_pipe_spec *spec, const pipe *q, const unsigned c
             add_stage_ops(p, q, m, s, param);
     for (int m = 0; m < q->M; m++)
         for (int s = 0; s < q->P; s++)
-            add_deps(p, q, fused, m, s);
+            add_deps(p, q, o, m, s);
     pp_status st = pp_sched_problem_finish(p, "pipeline", err);
     if (st != PP_OK) {
         pp_sched_problem_free(p);
@@ -143,13 +162,6 @@ static pp_status build(const pp_pipe_spec *spec, const pipe *q, const unsigned c
     *out = p;
     return PP_OK;
 }
-
-/* Per-device op orders of a reference schedule: every device runs 3M ops. */
-typedef struct {
-    int *ops;
-    int *length;
-    unsigned char *fused;    /* per m * P + s: that backward runs fused */
-} orders;
 
 static void push(orders *o, const pipe *q, int d, int m, int s, int kind)
 {
@@ -338,6 +350,19 @@ static void dp_backward(dual_rank *r, int phase, bool defer)
     }
 }
 
+/* An overlapped F&B chunk (dualpipe.py's _forward_backward_chunk): a forward
+ * and a fused backward of the other phase, both outputs sent after the pair,
+ * so the forward's after the backward's W. */
+static void dp_pair(dual_rank *r, int f_phase, int b_phase)
+{
+    const pipe *q = r->q;
+    int f = (r->base[f_phase] + r->next_f[f_phase]) * q->P + r->stage[f_phase];
+    int w = op_index(q, r->base[b_phase] + r->next_b[b_phase], r->stage[b_phase], KIND_W);
+    dp_forward(r, f_phase);
+    dp_backward(r, b_phase, false);
+    r->o->f_sender[f] = w;
+}
+
 static void dp_weight(dual_rank *r)
 {
     if (r->head < r->tail) {
@@ -362,15 +387,17 @@ static void dp_steps(dual_rank *r, int h, int P2, int half)
         dp_forward(r, 1);
     }
     for (int i = 0; i < half - P + h + 1; i++) {
-        dp_forward(r, 0);
-        dp_backward(r, 1, false);
-        dp_forward(r, 1);
-        dp_backward(r, 0, false);
+        if (i == 0 && h == P2 - 1) {
+            dp_forward(r, 0);
+            dp_backward(r, 1, false);
+        } else {
+            dp_pair(r, 0, 1);
+        }
+        dp_pair(r, 1, 0);
     }
     for (int i = 0; i < P2 - h - 1; i++) {
         dp_backward(r, 1, false);
-        dp_forward(r, 1);
-        dp_backward(r, 0, false);
+        dp_pair(r, 1, 0);
     }
     bool defer = false;
     for (int i = 0; i < h + 1; i++) {
@@ -414,17 +441,20 @@ static pp_status order_dualpipe(orders *o, const pipe *q, pp_error *err)
 }
 
 /* Earliest times of the orders, with each fused backward's gradient sent
- * after its W. Rather than teach the timer a second release time per
- * transfer, the orders are timed on a copy of the problem whose fused B -> B
- * dependencies leave from W instead. The copy has the same ops, devices and
- * channels, and its dependencies in the same order, so its schedule is one
- * of the problem itself: each moved transfer starts after W, so after B, and
- * still ends before its destination starts. */
+ * after its W and each paired forward's output after its pair. Rather than
+ * teach the timer a second release time per transfer, the orders are timed
+ * on a copy of the problem whose fused B -> B dependencies leave from W and
+ * whose paired F -> F ones from the pair's W instead. The copy has the same
+ * ops, devices and channels, and its dependencies in the same order, so its
+ * schedule is one of the problem itself: each moved transfer leaves from an
+ * op on its source's device that runs after the source, so it starts after
+ * the source ends, on the same channel, and still ends before its
+ * destination starts. */
 static pp_status time_orders(const pp_pipe_spec *spec, const pipe *q, const orders *o,
                              pp_sched_schedule *s, pp_error *err)
 {
     pp_sched_problem *p = NULL;
-    pp_status st = build(spec, q, o->fused, &p, err);
+    pp_status st = build(spec, q, o, &p, err);
     if (st != PP_OK)
         return st;
     int *device = malloc((size_t)p->op_count * sizeof(int));
@@ -446,26 +476,38 @@ static pp_status time_orders(const pp_pipe_spec *spec, const pipe *q, const orde
     return st;
 }
 
+/* Every forward sends its output when it ends unless the scheme says later. */
+static pp_status order_scheme(pp_pipe_scheme scheme, const pipe *q, orders *o, pp_error *err)
+{
+    for (int c = 0; c < q->M * q->P; c++)
+        o->f_sender[c] = c * 3 + KIND_F;
+    if (scheme == PP_PIPE_1F1B) {
+        order_1f1b(o, q);
+        return PP_OK;
+    }
+    if (scheme == PP_PIPE_ZB1P)
+        return order_zb1p(o, q, err);
+    return order_dualpipe(o, q, err);
+}
+
 static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q,
                            pp_sched_schedule **out, pp_error *err)
 {
+    size_t cells = (size_t)q->M * q->P;
     orders o = {malloc((size_t)p->op_count * sizeof(int)), calloc((size_t)q->P, sizeof(int)),
-                calloc((size_t)q->M * q->P, 1)};
+                calloc(cells, 1), malloc(cells * sizeof(int))};
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     pp_status st = PP_OK;
-    if (!o.ops || !o.length || !o.fused || !s)
+    if (!o.ops || !o.length || !o.fused || !o.f_sender || !s)
         st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
-    else if (spec->scheme == PP_PIPE_1F1B)
-        order_1f1b(&o, q);
-    else if (spec->scheme == PP_PIPE_ZB1P)
-        st = order_zb1p(&o, q, err);
     else
-        st = order_dualpipe(&o, q, err);
+        st = order_scheme(spec->scheme, q, &o, err);
     if (st == PP_OK)
         st = time_orders(spec, q, &o, s, err);
     free(o.ops);
     free(o.length);
     free(o.fused);
+    free(o.f_sender);
     if (st != PP_OK) {
         pp_sched_schedule_free(s);
         return st;

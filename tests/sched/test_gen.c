@@ -1,9 +1,9 @@
 /* test_gen.c: the generators of paper 002 section V. Pipeline problems: the
  * schemes' reference schedules pass the checker on the problem itself, peak
  * at DeepSeek-V3 table 2's activation memory (PP for 1F1B and ZB1P, PP+1
- * for DualPipe, which therefore fails at PP) and measure table 2's bubbles
- * (DualPipe half of it, reference_bubble says why); fused backwards send
- * their gradient after W, zero-bubble ones after B;
+ * for DualPipe, which therefore fails at PP) and measure table 2's bubbles;
+ * fused backwards send their gradient after W, zero-bubble ones after B, and
+ * DualPipe's F&B pairs send the forward's output after the pair;
  * bad specs are refused. Random graphs: degrees within the bound, acyclic,
  * the same for a seed and different across seeds, with a critical path well
  * below the work per device. */
@@ -16,7 +16,10 @@
 static const char *const scheme_name[] = {"1F1B", "ZB1P", "DualPipe"};
 
 /* Largest per-device bubble of DeepSeek-V3's table 2 with F = W = 1 and a
- * full backward B = 2. */
+ * full backward B = 2. The references meet it because they send what the
+ * schemes send when they send it: 1F1B's fused backwards after W, ZB1P's
+ * backwards after B, DualPipe's forwards in an F&B pair after the pair.
+ * Sending those forwards when F ends halves DualPipe's bubble to P/2-1. */
 static double table2_bubble(pp_pipe_scheme scheme, int P)
 {
     if (scheme == PP_PIPE_1F1B)
@@ -24,22 +27,6 @@ static double table2_bubble(pp_pipe_scheme scheme, int P)
     if (scheme == PP_PIPE_ZB1P)
         return (P - 1) * 1.0;
     return (P / 2 - 1) * 2.0;
-}
-
-/* What the references measure. 1F1B meets table 2 because its fused
- * backwards send the gradient after W, ZB1P because its greedy is ZB-H1.
- * DualPipe measures P/2-1, half the table, with gradients sent after W or
- * after B alike: the two halves of an overlapped F&B chunk are separate ops
- * here, and F neither waits for the chunk's incoming gradient nor holds its
- * output until the chunk's B and W end, as dualpipe.py's
- * _forward_backward_chunk does. Timing the chunks that way (the middle
- * ranks' first pair left apart, as dualpipe.py does) was tried outside the
- * generator: it measures exactly 2(P/2-1) at P = 4, 6, 8. */
-static double reference_bubble(pp_pipe_scheme scheme, int P)
-{
-    if (scheme == PP_PIPE_DUALPIPE)
-        return P / 2 - 1;
-    return table2_bubble(scheme, P);
 }
 
 /* Generates, checks and measures one reference; returns the checker's status. */
@@ -87,7 +74,7 @@ static void pipeline_references(void)
                     "(table 2: %g)\n", scheme_name[scheme], P, M, peak, want_peak, bubble,
                     table2_bubble(scheme, P));
             CHECK(peak == want_peak);
-            CHECK(bubble == reference_bubble(scheme, P));
+            CHECK(bubble == table2_bubble(scheme, P));
             if (scheme == PP_PIPE_DUALPIPE)
                 CHECK_EQ_INT(run_reference(scheme, P, M, P, 0, &peak, &bubble), PP_INFEASIBLE);
         }
@@ -150,6 +137,49 @@ static void pipeline_send_times(void)
     CHECK(total == 8 * 3 && early == total);
     count_early_sends(PP_PIPE_DUALPIPE, &early, &total);
     CHECK(total == 8 * 3 && early == 6);
+}
+
+/* Of the reference's forward transfers F{m}.{s} -> F{m}.{s+1} at P = 4,
+ * M = 8 and no transfer time, how many leave after their F (held); every
+ * other one leaves as F ends, and a held one at least two ops later (the
+ * pair's B and W run after F). */
+static int count_held_forwards(pp_pipe_scheme scheme)
+{
+    pp_pipe_spec spec = {.stages = 4, .microbatches = 8, .scheme = scheme, .mem_act = 5};
+    pp_sched_problem *p = NULL;
+    pp_sched_schedule *s = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &s, &err), PP_OK);
+    if (!p || !s)
+        return -1;
+    pp_sched_report r;
+    CHECK_EQ_INT(pp_sched_check(p, s, &r, &err), PP_OK);
+    pp_sched_report_free(&r);
+    int held = 0;
+    for (int e = 0; e < p->dep_count; e++) {
+        int from = p->dep_from[e];
+        if (p->op_name[from][0] != 'F' || p->op_name[p->dep_to[e]][0] != 'F')
+            continue;
+        double start = s->transfer_start[e], end = s->end[from];
+        CHECK(start == end || start >= end + 2);
+        held += start > end;
+    }
+    pp_sched_schedule_free(s);
+    pp_sched_problem_free(p);
+    return held;
+}
+
+/* 1F1B and ZB1P send every forward's output when it ends. DualPipe at
+ * P = 4, M = 8 runs 12 F&B pairs, 3 per rank: ranks 0 and 3 one in step 4
+ * whose forward sends and two (one in step 4, one in step 5) whose forward
+ * is a last stage's, which sends nothing; the middle ranks 1 and 2 three in
+ * step 4 (its first F and B left apart, as dualpipe.py does), all sending.
+ * That holds 8. */
+static void pipeline_forward_sends(void)
+{
+    CHECK_EQ_INT(count_held_forwards(PP_PIPE_1F1B), 0);
+    CHECK_EQ_INT(count_held_forwards(PP_PIPE_ZB1P), 0);
+    CHECK_EQ_INT(count_held_forwards(PP_PIPE_DUALPIPE), 8);
 }
 
 /* Names, kinds, dependencies and weights of one small problem, by hand. */
@@ -330,6 +360,7 @@ int main(void)
     pipeline_references();
     pipeline_with_comm();
     pipeline_send_times();
+    pipeline_forward_sends();
     pipeline_shape();
     pipeline_refusals();
     random_graphs();
