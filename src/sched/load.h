@@ -1,6 +1,7 @@
-/* load.h: the scheduling problem reader for text already in memory (the
- * fuzzer feeds it without a file). Same format and errors as pp_sched_load,
- * with `name` standing for the file in messages. */
+/* load.h: the scheduling problem and schedule readers for text already in
+ * memory (the fuzzers feed them without a file). Same formats and errors as
+ * pp_sched_load and pp_sched_load_schedule, with `name` standing for the file
+ * in messages. */
 #ifndef PP_SCHED_LOAD_H
 #define PP_SCHED_LOAD_H
 
@@ -9,5 +10,8 @@
 
 pp_status pp_sched_load_buffer(const char *name, const void *data, size_t size,
                                pp_sched_problem **out, pp_error *err);
+pp_status pp_sched_load_schedule_buffer(const char *name, const void *data, size_t size,
+                                        const pp_sched_problem *p, pp_sched_schedule **out,
+                                        pp_error *err);
 
 #endif

@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "core/json.h"
-#include "parplan/sched.h"
+#include "sched/load.h"
 
 enum { PATH_SIZE = 96 };
 
@@ -181,22 +181,24 @@ static pp_status read_schedule(loader *L, const json_t *root)
     return PP_OK;
 }
 
-pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
-                                 pp_sched_schedule **out, pp_error *err)
+static pp_status unfinished(const char *file, const pp_sched_problem *p, pp_error *err)
 {
-    *out = NULL;
     if (p->builder)
-        return pp_error_set(err, PP_EARG, "%s: the problem is not finished (pp_sched_problem_finish)", path);
-    json_t *root = NULL;
-    pp_status st = pp_json_load_file(path, &root, err);
-    if (st)
-        return st;
-    loader L = {.file = path, .p = p, .err = err};
+        return pp_error_set(err, PP_EARG, "%s: the problem is not finished (pp_sched_problem_finish)", file);
+    return PP_OK;
+}
+
+/* Reads the parsed document as a schedule of p, and frees it. */
+static pp_status load_document(const char *file, json_t *root, const pp_sched_problem *p,
+                               pp_sched_schedule **out, pp_error *err)
+{
+    loader L = {.file = file, .p = p, .err = err};
     L.s = pp_sched_schedule_new(p);
     L.op_index = index_names(p->op_name, p->op_count);
     L.device_index = index_names(p->device_name, p->device_count);
     L.op_at = calloc((size_t)p->op_count + 1, sizeof(int));
     L.transfer_at = calloc((size_t)p->dep_count + 1, sizeof(int));
+    pp_status st;
     if (L.s && L.op_index && L.device_index && L.op_at && L.transfer_at)
         st = read_schedule(&L, root);
     else
@@ -211,4 +213,27 @@ pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
     else
         *out = L.s;
     return st;
+}
+
+pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
+                                 pp_sched_schedule **out, pp_error *err)
+{
+    *out = NULL;
+    json_t *root = NULL;
+    pp_status st;
+    if ((st = unfinished(path, p, err)) || (st = pp_json_load_file(path, &root, err)))
+        return st;
+    return load_document(path, root, p, out, err);
+}
+
+pp_status pp_sched_load_schedule_buffer(const char *name, const void *data, size_t size,
+                                        const pp_sched_problem *p, pp_sched_schedule **out,
+                                        pp_error *err)
+{
+    *out = NULL;
+    json_t *root = NULL;
+    pp_status st;
+    if ((st = unfinished(name, p, err)) || (st = pp_json_load_buffer(name, data, size, &root, err)))
+        return st;
+    return load_document(name, root, p, out, err);
 }
