@@ -13,12 +13,16 @@
  *  - memory as the checker defines it instead of eqs. 16-19: the weights on
  *    a device fit its capacity, and at the end of each op i with A_i > 0 the
  *    weights plus the A of every op that ended no later on i's device fit
- *    (levels only rise at such ends), "k ended no later than i on i's
- *    device" being a variable p[k][i] held to y and x from the side its sign
- *    of A_k needs.
+ *    (levels only rise at such ends). "k ended no later than i on i's
+ *    device" is a continuous p[k][i] bounded by y and x only from the side
+ *    the solver would push it: from below when A_k > 0, from above when
+ *    A_k < 0; either sign is then exact.
  * Zero-length ops and transfers collide with nothing (as in the checker):
  * pairs of ops with a zero-length member get only an end-order binary, and
  * only when memory needs it; zero-length transfers get no order at all.
+ * One corner stays stricter than the checker: a zero-length op that ends at
+ * the same instant as one of its own DAG ancestors on its device is counted
+ * after it, where the checker applies both adjustments at once.
  * Big-M values come from a horizon (the warm start's makespan, or the sum of
  * all durations and transfers) and each op's earliest start (head) and least
  * time after its end (tail). Interchangeable devices are told apart by
@@ -169,7 +173,8 @@ static bool share_device(const model *m, int i, int k, bool finite_only)
 }
 
 /* Swapping the names of a and b maps every schedule to a valid one of the
- * same makespan. */
+ * same makespan. The relation is an equivalence, so its classes can each
+ * pin an op of their own. */
 static bool interchangeable(const pp_sched_problem *p, int a, int b)
 {
     if (p->capacity[a] != p->capacity[b] || pp_sched_has_channel(p, a, b) != pp_sched_has_channel(p, b, a))

@@ -1,9 +1,10 @@
 /* mip.h: the exact scheduling MIP of paper 002 section III (eqs. 1-19),
  * linearised and solved by CBC (internal to sched; owned by mip.c).
  *
- * The model follows the checker's semantics (parplan/sched.h), so a solution
- * it proves optimal is optimal for the checker too, with one exception kept
- * on the safe side: it never accepts a schedule the checker would reject. */
+ * The model follows the checker's semantics (parplan/sched.h): every
+ * schedule it accepts passes the checker, and every schedule the checker
+ * passes satisfies it (but for one corner with zero-length ops, see mip.c),
+ * so what it proves optimal is optimal. */
 #ifndef PP_SCHED_MIP_H
 #define PP_SCHED_MIP_H
 
