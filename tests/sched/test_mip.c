@@ -253,6 +253,8 @@ static void place(oracle *o, int i)
         bool ok = true;
         for (int e = 0; e < p->dep_count; e++) {
             int u = p->dep_from[e], v = p->dep_to[e];
+            if (u < 0 || v < 0)
+                continue; /* never: it tells an optimising compiler the indices below are in range */
             if (v == i && u < i && o->dev[u] != j && !pp_sched_has_channel(p, o->dev[u], j))
                 ok = false;
             if (u == i && v < i && o->dev[v] != j && !pp_sched_has_channel(p, j, o->dev[v]))
