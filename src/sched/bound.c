@@ -12,7 +12,8 @@
  *  - energy: a makespan C is impossible when some window [a, b] must hold more
  *    work than the devices can do in it, each op being confined to
  *    [head, C - tail]. The smallest C that passes is found by bisection. On a
- *    graph that ends in a chain this adds half the chain to work / devices. */
+ *    graph that ends in a chain this adds half the chain to work / devices.
+ * With whole durations and comm times the bound rounds up. */
 #include <math.h>
 #include <stdlib.h>
 #include "sched/solver.h"
@@ -236,6 +237,19 @@ static double energy_bound(const pp_sched_problem *p, const double *head, const 
     return low;
 }
 
+/* With whole durations and comm times, the earliest times of any device and
+ * channel orders are whole, so some optimal makespan is: bounds round up. */
+static bool integral_times(const pp_sched_problem *p)
+{
+    for (int i = 0; i < p->op_count; i++)
+        if (p->duration[i] != floor(p->duration[i]))
+            return false;
+    for (int e = 0; e < p->dep_count; e++)
+        if (p->dep_comm[e] != floor(p->dep_comm[e]))
+            return false;
+    return true;
+}
+
 double pp_sched_lower_bound(const pp_sched_problem *p)
 {
     int n = p->op_count;
@@ -263,6 +277,8 @@ double pp_sched_lower_bound(const pp_sched_problem *p)
         bound = fmax(bound, memory_bound(p, d, head, buf));
     }
     bound = energy_bound(p, head, tail, bound, work);
+    if (integral_times(p))
+        bound = ceil(bound - 1e-6);
     free(head), free(tail), free(jobs), free(buf);
     return bound;
 }

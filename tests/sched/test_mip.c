@@ -307,6 +307,8 @@ static void check_against(const pp_sched_problem *p, const oracle *o, const pp_s
         CHECK(!exact || r.makespan > o->best_makespan - 1e-6);
         mip_better += r.makespan <= o->best_makespan - 1e-6;
         CHECK(r.bound <= o->best_makespan + 1e-6);
+        /* The search's bound (bound.c, which the MIP does not share) holds too. */
+        CHECK(pp_sched_lower_bound(p) <= fmin(r.makespan, o->best_makespan) + 1e-6);
         if (warm) {
             CHECK(r.warm_start_fits);
             CHECK(r.makespan <= pp_sched_makespan(warm) + 1e-9);
