@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "parplan/timeline.h"
 
 typedef struct {
@@ -25,22 +26,6 @@ struct pp_timeline {
     box *boxes;
     int box_count, box_cap;
 };
-
-/* Grows *array (element size `size`) to hold at least `need` elements. */
-static bool grow(void **array, int *cap, int need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    int n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*array, (size_t)n * size);
-    if (!q)
-        return false;
-    *array = q;
-    *cap = n;
-    return true;
-}
 
 /* Length of the valid UTF-8 sequence at s, 0 when it is not one. The XML
  * non-characters U+FFFE and U+FFFF count as invalid: no SVG may hold them. */
@@ -126,7 +111,7 @@ void pp_timeline_free(pp_timeline *t)
 int pp_timeline_add_row(pp_timeline *t, const char *name)
 {
     const char *copy = clean_copy(t->arena, name ? name : "");
-    if (!copy || !grow((void **)&t->row_name, &t->row_cap, t->row_count + 1, sizeof *t->row_name))
+    if (!copy || !pp_grow((void **)&t->row_name, &t->row_cap, t->row_count + 1, sizeof *t->row_name))
         return -1;
     t->row_name[t->row_count] = copy;
     return t->row_count++;
@@ -141,7 +126,7 @@ static int category_index(pp_timeline *t, const char *name)
     for (int c = 0; c < t->category_count; c++)
         if (strcmp(t->category[c], copy) == 0)
             return c;
-    if (!grow((void **)&t->category, &t->category_cap, t->category_count + 1, sizeof *t->category))
+    if (!pp_grow((void **)&t->category, &t->category_cap, t->category_count + 1, sizeof *t->category))
         return -1;
     t->category[t->category_count] = copy;
     return t->category_count++;
@@ -159,7 +144,7 @@ pp_status pp_timeline_add_box(pp_timeline *t, int row, double start, double end,
                             t->title, label ? label : "", t->row_name[row], start, end);
     int c = category_index(t, category ? category : "other");
     const char *copy = clean_copy(t->arena, label ? label : "");
-    if (c < 0 || !copy || !grow((void **)&t->boxes, &t->box_cap, t->box_count + 1, sizeof *t->boxes))
+    if (c < 0 || !copy || !pp_grow((void **)&t->boxes, &t->box_cap, t->box_count + 1, sizeof *t->boxes))
         return pp_error_set(err, PP_ENOMEM, "timeline \"%s\": out of memory", t->title);
     t->boxes[t->box_count++] = (box){row, c, start, end, copy};
     return PP_OK;

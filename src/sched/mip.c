@@ -44,6 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <coin/Cbc_C_Interface.h>
+#include "core/grow.h"
 #include "sched/mip.h"
 
 /* What a column stands for: X(i, j), S(i), Z, Y(i, k) = i before k (i < k),
@@ -79,29 +80,15 @@ typedef struct {
     lp lp;
 } model;
 
-static bool grow(void **p, int *cap, int need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    int next = *cap ? *cap : 64;
-    while (next < need)
-        next *= 2;
-    void *q = realloc(*p, (size_t)next * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = next;
-    return true;
-}
-
 static int lp_col(lp *l, int kind, int a, int b, double lo, double hi, bool integer)
 {
     int c = l->cols, cap = l->col_cap, need = c + 1;
     int c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
-    if (l->oom || !grow((void **)&l->lo, &c1, need, sizeof(double)) ||
-        !grow((void **)&l->hi, &c2, need, sizeof(double)) || !grow((void **)&l->obj, &c3, need, sizeof(double)) ||
-        !grow((void **)&l->integer, &c4, need, 1) || !grow((void **)&l->kind, &c5, need, 1) ||
-        !grow((void **)&l->ca, &c6, need, sizeof(int)) || !grow((void **)&l->cb, &l->col_cap, need, sizeof(int))) {
+    if (l->oom || !pp_grow((void **)&l->lo, &c1, need, sizeof(double)) ||
+        !pp_grow((void **)&l->hi, &c2, need, sizeof(double)) ||
+        !pp_grow((void **)&l->obj, &c3, need, sizeof(double)) || !pp_grow((void **)&l->integer, &c4, need, 1) ||
+        !pp_grow((void **)&l->kind, &c5, need, 1) || !pp_grow((void **)&l->ca, &c6, need, sizeof(int)) ||
+        !pp_grow((void **)&l->cb, &l->col_cap, need, sizeof(int))) {
         l->oom = true;
         return -1;
     }
@@ -121,9 +108,9 @@ static void lp_term(lp *l, int col, double value)
     int cap = l->nz_cap, c1 = cap, c2 = cap;
     if (col < 0 || value == 0)
         return;
-    if (l->oom || !grow((void **)&l->nz_row, &c1, l->nz + 1, sizeof(int)) ||
-        !grow((void **)&l->nz_col, &c2, l->nz + 1, sizeof(int)) ||
-        !grow((void **)&l->nz_val, &l->nz_cap, l->nz + 1, sizeof(double))) {
+    if (l->oom || !pp_grow((void **)&l->nz_row, &c1, l->nz + 1, sizeof(int)) ||
+        !pp_grow((void **)&l->nz_col, &c2, l->nz + 1, sizeof(int)) ||
+        !pp_grow((void **)&l->nz_val, &l->nz_cap, l->nz + 1, sizeof(double))) {
         l->oom = true;
         return;
     }
@@ -135,8 +122,8 @@ static void lp_term(lp *l, int col, double value)
 static void lp_row(lp *l, double lo, double hi)
 {
     int cap = l->row_cap;
-    if (l->oom || !grow((void **)&l->row_lo, &cap, l->rows + 1, sizeof(double)) ||
-        !grow((void **)&l->row_hi, &l->row_cap, l->rows + 1, sizeof(double))) {
+    if (l->oom || !pp_grow((void **)&l->row_lo, &cap, l->rows + 1, sizeof(double)) ||
+        !pp_grow((void **)&l->row_hi, &l->row_cap, l->rows + 1, sizeof(double))) {
         l->oom = true;
         return;
     }

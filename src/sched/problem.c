@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "parplan/sched.h"
 
 typedef struct pp_sched_builder {
@@ -62,21 +63,6 @@ void pp_sched_problem_free(pp_sched_problem *p)
     free(p);
 }
 
-/* Grows *array (element size `size`) to hold at least `need` elements. */
-static bool grow(void **array, int *cap, int need, size_t size)
-{
-    if (need <= *cap)
-        return true;
-    int n = *cap ? *cap * 2 : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*array, (size_t)n * size);
-    if (!q)
-        return false;
-    *array = q;
-    return true;
-}
-
 static char *arena_strdup(pp_arena *a, const char *s)
 {
     size_t n = strlen(s) + 1;
@@ -91,8 +77,8 @@ int pp_sched_add_device(pp_sched_problem *p, const char *name, double capacity)
     pp_sched_builder *b = p->builder;
     int cap = b->device_cap, n = p->device_count + 1;
     char *copy = arena_strdup(p->arena, name);
-    if (!copy || !grow((void **)&p->device_name, &cap, n, sizeof(char *)) ||
-        !grow((void **)&p->capacity, &b->device_cap, n, sizeof(double))) {
+    if (!copy || !pp_grow((void **)&p->device_name, &cap, n, sizeof(char *)) ||
+        !pp_grow((void **)&p->capacity, &b->device_cap, n, sizeof(double))) {
         b->failed = true;
         return -1;
     }
@@ -108,11 +94,11 @@ int pp_sched_add_op(pp_sched_problem *p, const char *name, const char *kind,
     int n = p->op_count + 1, c1 = b->op_cap, c2 = b->op_cap, c3 = b->op_cap, c4 = b->op_cap;
     char *name_copy = arena_strdup(p->arena, name);
     char *kind_copy = arena_strdup(p->arena, kind ? kind : "op");
-    if (!name_copy || !kind_copy || !grow((void **)&p->op_name, &c1, n, sizeof(char *)) ||
-        !grow((void **)&p->op_kind, &c2, n, sizeof(char *)) ||
-        !grow((void **)&p->duration, &c3, n, sizeof(double)) ||
-        !grow((void **)&p->weight, &c4, n, sizeof(double)) ||
-        !grow((void **)&p->adjust, &b->op_cap, n, sizeof(double))) {
+    if (!name_copy || !kind_copy || !pp_grow((void **)&p->op_name, &c1, n, sizeof(char *)) ||
+        !pp_grow((void **)&p->op_kind, &c2, n, sizeof(char *)) ||
+        !pp_grow((void **)&p->duration, &c3, n, sizeof(double)) ||
+        !pp_grow((void **)&p->weight, &c4, n, sizeof(double)) ||
+        !pp_grow((void **)&p->adjust, &b->op_cap, n, sizeof(double))) {
         b->failed = true;
         return -1;
     }
@@ -129,8 +115,8 @@ void pp_sched_allow(pp_sched_problem *p, int op, int device)
 {
     pp_sched_builder *b = p->builder;
     int n = b->allowed_count + 1, cap = b->allowed_cap;
-    if (!grow((void **)&b->allowed_op, &cap, n, sizeof(int)) ||
-        !grow((void **)&b->allowed_dev, &b->allowed_cap, n, sizeof(int))) {
+    if (!pp_grow((void **)&b->allowed_op, &cap, n, sizeof(int)) ||
+        !pp_grow((void **)&b->allowed_dev, &b->allowed_cap, n, sizeof(int))) {
         b->failed = true;
         return;
     }
@@ -142,9 +128,9 @@ int pp_sched_add_dep(pp_sched_problem *p, int from, int to, double comm)
 {
     pp_sched_builder *b = p->builder;
     int n = p->dep_count + 1, c1 = b->dep_cap, c2 = b->dep_cap;
-    if (!grow((void **)&p->dep_from, &c1, n, sizeof(int)) ||
-        !grow((void **)&p->dep_to, &c2, n, sizeof(int)) ||
-        !grow((void **)&p->dep_comm, &b->dep_cap, n, sizeof(double))) {
+    if (!pp_grow((void **)&p->dep_from, &c1, n, sizeof(int)) ||
+        !pp_grow((void **)&p->dep_to, &c2, n, sizeof(int)) ||
+        !pp_grow((void **)&p->dep_comm, &b->dep_cap, n, sizeof(double))) {
         b->failed = true;
         return -1;
     }
@@ -158,8 +144,8 @@ void pp_sched_add_channel(pp_sched_problem *p, int from_device, int to_device)
 {
     pp_sched_builder *b = p->builder;
     int n = b->channel_pairs + 1, cap = b->channel_cap;
-    if (!grow((void **)&b->channel_from, &cap, n, sizeof(int)) ||
-        !grow((void **)&b->channel_to, &b->channel_cap, n, sizeof(int))) {
+    if (!pp_grow((void **)&b->channel_from, &cap, n, sizeof(int)) ||
+        !pp_grow((void **)&b->channel_to, &b->channel_cap, n, sizeof(int))) {
         b->failed = true;
         return;
     }
