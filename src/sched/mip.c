@@ -32,18 +32,12 @@
  * from its answer: devices from x, then the earliest times for the device
  * and channel orders of the MIP's times, so that solver tolerances cannot
  * leave overlaps or early starts; pp_sched_check confirms the result. */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <coin/Cbc_C_Interface.h>
+#include "core/child.h"
 #include "core/grow.h"
 #include "sched/mip.h"
 
@@ -876,110 +870,59 @@ static void cbc_solve_here(const model *m, const csc *a, int threads, double sec
     Cbc_deleteModel(cbc);
 }
 
-static bool write_all(int fd, const void *data, size_t size)
+/* One CBC run for a child process: its inputs, and where the column values
+ * go in the process that solves. */
+typedef struct {
+    const model *m;
+    const csc *a;
+    int threads;
+    double seconds;
+    const double *warm;
+    bool safe;
+    double *values;
+} cbc_job;
+
+/* The answer: the outcome, then the column values. */
+static void cbc_child(void *ctx, void *buf, size_t size)
 {
-    const char *at = data;
-    while (size > 0) {
-        ssize_t k = write(fd, at, size);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        at += k;
-        size -= (size_t)k;
-    }
-    return true;
+    const cbc_job *j = ctx;
+    cbc_outcome mine;
+    cbc_solve_here(j->m, j->a, j->threads, j->seconds, j->warm, j->safe, j->values, &mine);
+    memcpy(buf, &mine, sizeof mine);
+    memcpy((unsigned char *)buf + sizeof mine, j->values, size - sizeof mine);
 }
 
-/* Reads what the child sends until it is all there, the child ends, or the
- * deadline (kill_at, 0: none) or a stop request comes first. */
-static size_t read_child(int fd, pid_t pid, unsigned char *buf, size_t need, double kill_at, bool *killed)
-{
-    size_t got = 0;
-    while (got < need) {
-        if (pp_stop_requested() || (kill_at > 0 && pp_now() > kill_at)) {
-            kill(pid, SIGKILL);
-            *killed = true;
-            break;
-        }
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int ready = poll(&pfd, 1, 50);
-        if (ready < 0 && errno != EINTR)
-            break;
-        if (ready <= 0)
-            continue;
-        ssize_t k = read(fd, buf + got, need - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    return got;
-}
-
-/* CBC runs in a child process, for the reasons the IOPDDL exact stage gives
- * (src/iopddl/exact.c): Debian's CBC is built with assertions, and one was
- * seen to abort on a small MIP, which must cost one answer and not the
- * caller's process; CBC's first LP and preprocessing cannot be interrupted,
- * so only killing the child keeps the time limit firm (big-M scheduling
- * models are the kind whose LPs and cut rounds overrun); a stop request is
- * answered at once; CBC's log and its process-wide state stay away from
- * the caller's stdout, which carries answers. A fork costs about a
- * millisecond, nothing next to a MIP. The child sends back its outcome and
- * the column values. Returns false when the child crashed. */
+/* CBC runs in a child process (src/core/child.h), for the reasons the
+ * IOPDDL exact stage gives (src/iopddl/exact.c): Debian's CBC is built with
+ * assertions, and one was seen to abort on a small MIP, which must cost one
+ * answer and not the caller's process; CBC's first LP and preprocessing
+ * cannot be interrupted, so only killing the child keeps the time limit
+ * firm (big-M scheduling models are the kind whose LPs and cut rounds
+ * overrun); a stop request is answered at once; CBC's log and its
+ * process-wide state stay away from the caller's stdout, which carries
+ * answers. Returns false when the child crashed. */
 static bool cbc_run(const model *m, const csc *a, int threads, double seconds, const double *warm, bool safe,
                     double *values, cbc_outcome *out)
 {
     memset(out, 0, sizeof *out);
     out->bound = -INFINITY;
-    size_t need = sizeof *out + (size_t)m->lp.cols * sizeof *values;
-    unsigned char *buf = malloc(need);
-    int fds[2];
-    if (!buf || pipe(fds) != 0) {
-        free(buf);
+    size_t cols = (size_t)m->lp.cols * sizeof *values;
+    unsigned char *buf = malloc(sizeof *out + cols);
+    if (!buf) {
         cbc_solve_here(m, a, threads, seconds, warm, safe, values, out); /* no child to be had */
         return true;
     }
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        free(buf);
-        cbc_solve_here(m, a, threads, seconds, warm, safe, values, out);
-        return true;
-    }
-    if (pid == 0) {
-        close(fds[0]);
-        int sink = open("/dev/null", O_WRONLY);
-        if (sink >= 0) {
-            dup2(sink, STDOUT_FILENO);
-            dup2(sink, STDERR_FILENO);
-        }
-        cbc_outcome mine;
-        cbc_solve_here(m, a, threads, seconds, warm, safe, values, &mine);
-        memcpy(buf, &mine, sizeof mine);
-        memcpy(buf + sizeof mine, values, (size_t)m->lp.cols * sizeof *values);
-        _exit(write_all(fds[1], buf, need) ? 0 : 1);
-    }
-    close(fds[1]);
-    /* CBC stops itself at `seconds` as a rule; the grace covers its last
+    cbc_job job = {m, a, threads, seconds, warm, safe, values};
+    /* CBC stops itself at `seconds` as a rule; the slack covers its last
      * step before the child is killed. */
-    double kill_at = seconds > 0 ? pp_now() + seconds + 0.25 + 0.02 * seconds : 0;
-    bool killed = false;
-    size_t got = read_child(fds[0], pid, buf, need, kill_at, &killed);
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (got == need) {
+    pp_child_options o = {seconds, 0.25 + 0.02 * seconds, false};
+    pp_child_status status = pp_child_run(cbc_child, &job, buf, sizeof *out + cols, &o);
+    if (status == PP_CHILD_DONE) {
         memcpy(out, buf, sizeof *out);
-        memcpy(values, buf + sizeof *out, (size_t)m->lp.cols * sizeof *values);
+        memcpy(values, buf + sizeof *out, cols);
     }
     free(buf);
-    return got == need || killed;
+    return status != PP_CHILD_FAILED;
 }
 
 /* ---- From CBC's answer to a schedule. ---- */
