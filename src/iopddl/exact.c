@@ -8,20 +8,14 @@
  * local-polytope marginal rows, one usage row per segment that can overflow
  * and is not implied by a neighbouring segment. Steps are logged so that a
  * warm start can be carried into the reduced model and the answer back out. */
-#include <errno.h>
-#include <fcntl.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <Cbc_C_Interface.h>
+#include "core/child.h"
 #include "iopddl/exact.h"
 
 #define FORBID PP_IOPDDL_FORBIDDEN
@@ -1572,29 +1566,43 @@ static void cbc_solve_here(const xctx *c, const mip *p, const iop_exact_options 
     Cbc_deleteModel(cbc);
 }
 
-static bool write_all(int fd, const void *data, size_t size)
+/* One CBC run for a child process: its inputs, and where the strategies go
+ * in the process that solves. */
+typedef struct {
+    const xctx *c;
+    const mip *p;
+    const iop_exact_options *o;
+    double seconds;
+    const uint32_t *warm_sr;
+    bool safe;
+    uint32_t *sr;
+} cbc_job;
+
+/* The answer: the outcome, then one strategy per free representative. */
+static void cbc_child(void *ctx, void *buf, size_t size)
 {
-    const char *p = data;
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        size -= (size_t)n;
-    }
-    return true;
+    const cbc_job *j = ctx;
+    const xctx *c = j->c;
+    cbc_outcome mine;
+    cbc_solve_here(c, j->p, j->o, j->seconds, j->warm_sr, j->safe, j->sr, &mine);
+    memcpy(buf, &mine, sizeof mine);
+    unsigned char *at = (unsigned char *)buf + sizeof mine;
+    for (uint32_t r = 0; r < c->n; r++)
+        if (c->state[r] == ST_FREE) {
+            memcpy(at, &j->sr[r], sizeof *j->sr);
+            at += sizeof *j->sr;
+        }
+    (void)size;
 }
 
-/* CBC runs in a child process. Debian's CBC is built with assertions, and
- * an assertion inside CLP was seen to abort on a 67-column MIP from the
- * random tests: a crash must cost one answer, not the caller's process.
- * The child also makes the time limit firm (CBC's first LP cannot be
- * interrupted: the child is killed at the deadline), answers a stop
- * request at once, keeps CBC's process-wide state and its stdout log away
- * from the caller, and lets several solves run side by side. The child
- * sends back a header and one strategy per free representative. */
+/* CBC runs in a child process (src/core/child.h). Debian's CBC is built
+ * with assertions, and an assertion inside CLP was seen to abort on a
+ * 67-column MIP from the random tests: a crash must cost one answer, not
+ * the caller's process. The child also makes the time limit firm (CBC's
+ * first LP cannot be interrupted: the child is killed at the deadline),
+ * answers a stop request at once, keeps CBC's process-wide state and its
+ * stdout log away from the caller (the log goes to stderr when asked for),
+ * and lets several solves run side by side. */
 static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double seconds,
                     const uint32_t *warm_sr, bool safe, uint32_t *sr, cbc_outcome *out)
 {
@@ -1605,72 +1613,15 @@ static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double se
         count += c->state[r] == ST_FREE;
     size_t need = sizeof *out + count * sizeof *sr;
     unsigned char *buf = malloc(need);
-    int fds[2];
-    if (!buf || pipe(fds) != 0) {
-        free(buf);
+    if (!buf) {
         cbc_solve_here(c, p, o, seconds, warm_sr, safe, sr, out); /* no child to be had */
         return;
     }
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        free(buf);
-        cbc_solve_here(c, p, o, seconds, warm_sr, safe, sr, out);
-        return;
-    }
-    if (pid == 0) {
-        /* The child: CBC's log goes to stderr when asked for; else CBC is
-         * silent, its assertion messages included. */
-        close(fds[0]);
-        int sink = o->verbose ? STDERR_FILENO : open("/dev/null", O_WRONLY);
-        if (sink >= 0) {
-            dup2(sink, STDOUT_FILENO);
-            if (!o->verbose)
-                dup2(sink, STDERR_FILENO);
-        }
-        cbc_outcome mine;
-        cbc_solve_here(c, p, o, seconds, warm_sr, safe, sr, &mine);
-        memcpy(buf, &mine, sizeof mine);
-        size_t at = sizeof mine;
-        for (uint32_t r = 0; r < c->n; r++)
-            if (c->state[r] == ST_FREE) {
-                memcpy(buf + at, &sr[r], sizeof *sr);
-                at += sizeof *sr;
-            }
-        fflush(stdout);
-        _exit(write_all(fds[1], buf, need) ? 0 : 1);
-    }
-    close(fds[1]);
+    cbc_job job = {c, p, o, seconds, warm_sr, safe, sr};
     /* The deadline: CBC's own limit plus a grace for its last step. */
-    double kill_at = seconds > 0 ? pp_now() + seconds + 0.5 + 0.05 * seconds : 0;
-    size_t got = 0;
-    while (got < need) {
-        if (pp_stop_requested() || (kill_at > 0 && pp_now() > kill_at)) {
-            kill(pid, SIGKILL);
-            out->killed = true;
-            break;
-        }
-        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
-        int ready = poll(&pfd, 1, 50);
-        if (ready < 0 && errno != EINTR)
-            break;
-        if (ready <= 0)
-            continue;
-        ssize_t n = read(fds[0], buf + got, need - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; /* the child ended without an answer */
-        got += (size_t)n;
-    }
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (got == need) {
+    pp_child_options co = {seconds, 0.5 + 0.05 * seconds, o->verbose};
+    pp_child_status status = pp_child_run(cbc_child, &job, buf, need, &co);
+    if (status == PP_CHILD_DONE) {
         memcpy(out, buf, sizeof *out);
         size_t at = sizeof *out;
         for (uint32_t r = 0; r < c->n; r++)
@@ -1678,9 +1629,9 @@ static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double se
                 memcpy(&sr[r], buf + at, sizeof *sr);
                 at += sizeof *sr;
             }
-    } else if (!out->killed) {
-        out->crashed = true;
     }
+    out->killed = status == PP_CHILD_KILLED;
+    out->crashed = status == PP_CHILD_FAILED;
     free(buf);
 }
 
