@@ -21,7 +21,8 @@ const char schedule_usage[] =
     "  --seed K     random seed (default 1); same seed, threads and rounds give the same schedule\n"
     "  --rounds R   stop after R moves per worker (rounded up to whole epochs; no MIP then)\n"
     "  --no-mip     local search only, even on graphs small enough for the exact MIP (<= 40 ops)\n"
-    "  --coarsen N  above N ops, first schedule the graph coarsened to N ops (default 4000)\n"
+    "  --coarsen N  above N ops, also start from the graph coarsened to N ops and scheduled\n"
+    "               (paper 002 Algorithm 1; off by default, see BENCHMARKS.md)\n"
     "  --trace F    also write a Chrome trace (chrome://tracing, Perfetto)\n"
     "  --svg F      also write an SVG Gantt chart\n"
     "  --json       print the summary as JSON on stdout (the schedule then only goes to --out)";

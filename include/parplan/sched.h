@@ -162,7 +162,7 @@ typedef struct {
     int threads;         /* 0 = one per core */
     uint64_t seed;
     long max_rounds;     /* per worker; 0 = until the time limit */
-    int coarsen_to;      /* coarsen graphs above this many ops first; 0 = default */
+    int coarsen_to;      /* above this many ops, start from the graph coarsened to it; 0 = never */
     bool no_mip;
     void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
     void *progress_ctx;

@@ -8,10 +8,11 @@
  * Memory deadlock: greedily, a device fills up with ops whose memory comes
  * back only after a long trip through other devices (a pipeline's first
  * stage), and the ops that would free memory soon (its last stage) find no
- * room: then nothing fits anywhere. So each device keeps room for one of its
- * nearest-release ops: an op that raises the level and whose release (the
- * earliest op on the same device, after it, that lowers the level) is further
- * than the device's nearest may not take that last room. */
+ * room: then nothing fits anywhere. So each device keeps room for `reserve`
+ * of its nearest-release ops: an op that raises the level and whose release
+ * (the earliest op on the same device, after it, that lowers the level) is
+ * further than the device's nearest may not take that last room. How much
+ * room a graph needs is found by trying (solve.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,7 @@ static void release_distances(const pp_sched_problem *p, const double *head, dou
 
 /* The reserve of each raising op: the largest rise among its device's
  * nearest-release ops, unless it is one of them. */
-static void reserves(const pp_sched_problem *p, const double *distance, double *reserve)
+static void reserves(const pp_sched_problem *p, const double *distance, double factor, double *reserve)
 {
     for (int d = 0; d < p->device_count; d++) {
         double nearest = INFINITY, room = 0;
@@ -78,7 +79,7 @@ static void reserves(const pp_sched_problem *p, const double *distance, double *
             }
         for (int v = 0; v < p->op_count; v++)
             if (sched_forced_device(p, v) == d)
-                reserve[v] = p->adjust[v] > 0 && distance[v] > nearest ? room : 0;
+                reserve[v] = p->adjust[v] > 0 && distance[v] > nearest ? factor * room : 0;
     }
 }
 
@@ -191,7 +192,8 @@ static choice any_choice(const builder *b)
     return (choice){v, j, b->device_free[j], 0};
 }
 
-bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail, sched_solution *out)
+bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail, double reserve,
+                     sched_solution *out)
 {
     size_t n = (size_t)p->op_count + 1, D = (size_t)p->device_count;
     builder b = {.p = p, .tail = tail, .reserve = calloc(n, sizeof(double)), .end = calloc(n, sizeof(double)),
@@ -204,7 +206,7 @@ bool sched_construct(const pp_sched_problem *p, const double *head, const double
     if (ok) {
         /* b.end is scratch until the schedule starts. */
         release_distances(p, head, b.end, distance);
-        reserves(p, distance, b.reserve);
+        reserves(p, distance, reserve, b.reserve);
         for (int i = 0; i < p->op_count; i++)
             b.end[i] = 0;
         for (int e = 0; e < p->dep_count; e++)

@@ -1,12 +1,11 @@
-/* solve.c: the scheduling pipeline: lower bound -> constructive start (for
- * big graphs, also a schedule of the coarsened graph, expanded) -> local
+/* solve.c: the scheduling pipeline: lower bound -> constructive start (when
+ * asked, also a schedule of the coarsened graph, expanded) -> local
  * search, one worker per thread, in epochs of a fixed number of moves ->
  * for small graphs, the exact MIP warm-started from the best schedule -> the
  * best schedule, checked by the independent checker. Workers meet only
  * between epochs: the best so far is taken in worker order and the worst
  * worker restarts from it now and then, so a fixed number of epochs gives the
  * same answer for a seed and thread count whatever the machine's speed. */
-#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -24,12 +23,17 @@ enum { RESTART_EVERY = 5 };
  * search settles small graphs in well under a second. */
 enum { MIP_MAX_OPS = 40 };
 #define MIP_SEARCH_SHARE 0.2
-/* Above this many ops the graph is first coarsened to it and scheduled
- * whole (paper 002 Algorithm 1), and that schedule, expanded, competes with
- * the constructive start. The coarsener's reachability matrix grows as
+/* With --coarsen N, graphs above N ops are first coarsened to N and
+ * scheduled whole (paper 002 Algorithm 1), and that schedule, expanded,
+ * competes with the constructive start. Not by default: on the graphs we
+ * measured (DualPipe with 4800 ops, random graphs of 3000 and 20000 ops) the
+ * local search alone did as well or better with the time the coarse stage
+ * takes (BENCHMARKS.md). The coarsener's reachability matrix grows as
  * ops^2 / 8 bytes, hence the upper end. */
-enum { COARSEN_DEFAULT = 4000, COARSEN_MAX_OPS = 40000 };
+enum { COARSEN_MAX_OPS = 40000 };
 #define COARSE_SHARE 0.3
+/* The most nearest-release ops a device keeps room for in the construction. */
+#define MAX_RESERVE 16
 
 void pp_sched_options_default(pp_sched_options *o)
 {
@@ -230,8 +234,8 @@ static pp_status finish(run *x, pp_sched_schedule *s, pp_error *err)
 static void coarse_start(run *x, sched_solution *start)
 {
     const pp_sched_problem *p = x->p;
-    int target = x->o->coarsen_to > 0 ? x->o->coarsen_to : COARSEN_DEFAULT;
-    if (p->op_count <= target || p->op_count > COARSEN_MAX_OPS)
+    int target = x->o->coarsen_to;
+    if (target <= 0 || p->op_count <= target || p->op_count > COARSEN_MAX_OPS)
         return;
     /* With finite memory, coarsening follows the start's device orders when
      * the start is valid, so the coarse problem keeps a schedule. */
@@ -254,7 +258,7 @@ static void coarse_start(run *x, sched_solution *start)
     }
     pp_sched_options o = *x->o;
     o.time_limit = x->o->time_limit > 0 ? COARSE_SHARE * pp_deadline_left(&x->deadline) : 0;
-    o.coarsen_to = INT_MAX;
+    o.coarsen_to = 0;
     o.no_mip = true;
     o.on_progress = NULL;
     pp_sched_result cr;
@@ -275,6 +279,45 @@ static void coarse_start(run *x, sched_solution *start)
     sched_solution_free(&expanded);
     pp_sched_schedule_free(fine);
     sched_coarsening_free(&c);
+}
+
+/* Counts a valid start as the first schedule found. */
+static void report_start(run *x, const sched_solution *start)
+{
+    sched_decoder dec;
+    if (!sched_decoder_init(&dec, x->p))
+        return;
+    sched_decode(&dec, start);
+    if (dec.overflow == 0 && !dec.broken)
+        improved(x, dec.makespan);
+    sched_decoder_free(&dec);
+}
+
+/* The constructive start, keeping more and more room for the ops that give
+ * memory back soonest until the start fits memory: the least room that works
+ * usually gives the shortest start (DualPipe, P = 8: 1 to 4 overflow, 5 fits
+ * in 69, 8 fits in 149). `scratch` is spare solution space. */
+static bool construct(const pp_sched_problem *p, const double *head, const double *tail, sched_solution *start,
+                      sched_solution *scratch)
+{
+    sched_decoder dec;
+    if (!sched_decoder_init(&dec, p) || !sched_construct(p, head, tail, 1, start)) {
+        sched_decoder_free(&dec);
+        return false;
+    }
+    sched_decode(&dec, start);
+    double cost = sched_cost(&dec);
+    for (double room = 2; room <= MAX_RESERVE && (dec.overflow > 0 || dec.broken); room++) {
+        if (!sched_construct(p, head, tail, room, scratch))
+            break;
+        sched_decode(&dec, scratch);
+        if (sched_cost(&dec) < cost) {
+            cost = sched_cost(&dec);
+            sched_solution_copy(start, scratch, p->op_count);
+        }
+    }
+    sched_decoder_free(&dec);
+    return true;
 }
 
 pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, pp_sched_result *r,
@@ -303,10 +346,11 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         goto done;
     }
     sched_heads_tails(p, head, tail);
-    if (!sched_construct(p, head, tail, &start)) {
+    if (!construct(p, head, tail, &start, &best)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }
+    report_start(&x, &start);
     coarse_start(&x, &start);
     sched_solution_copy(&best, &start, p->op_count);
     for (int i = 0; i < count; i++)

@@ -167,6 +167,29 @@ static void dualpipe(void)
     pp_sched_problem_free(p);
 }
 
+/* The coarsened start (--coarsen): a 300-op random graph coarsened to 60
+ * ops, scheduled, expanded; the answer still passes the checker. */
+static void coarsened_start(void)
+{
+    pp_random_spec spec = {300, 3, 2, 7};
+    pp_sched_problem *p;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_gen_random(&spec, &p, &err), PP_OK);
+    pp_sched_options o;
+    pp_sched_options_default(&o);
+    o.time_limit = 1;
+    o.threads = 1;
+    o.coarsen_to = 60;
+    pp_sched_result r;
+    CHECK_EQ_INT(pp_sched_solve(p, &o, &r, &err), PP_OK);
+    pp_sched_report rep;
+    CHECK_EQ_INT(pp_sched_check(p, r.schedule, &rep, &err), PP_OK);
+    CHECK(r.makespan >= r.lower_bound);
+    pp_sched_report_free(&rep);
+    pp_sched_result_free(&r);
+    pp_sched_problem_free(p);
+}
+
 int main(void)
 {
     two_chains();
@@ -175,5 +198,6 @@ int main(void)
     memory_forces_order();
     no_valid_schedule();
     dualpipe();
+    coarsened_start();
     return CHECK_DONE();
 }
