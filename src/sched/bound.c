@@ -278,7 +278,7 @@ double pp_sched_lower_bound(const pp_sched_problem *p)
     }
     bound = energy_bound(p, head, tail, bound, work);
     if (integral_times(p))
-        bound = ceil(bound - 1e-6);
+        bound = bound > 1e-6 ? ceil(bound - 1e-6) : 0;
     free(head), free(tail), free(jobs), free(buf);
     return bound;
 }
