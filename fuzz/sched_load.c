@@ -11,29 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched/load.h"
+#include "message.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static const char NAME[] = "input.json";
-
-static void check_message(const pp_error *err, pp_status status, const uint8_t *data, size_t size)
-{
-    size_t n = sizeof NAME - 1;
-    if ((status != PP_EINPUT && status != PP_ENOMEM) || err->status != status ||
-        strncmp(err->message, NAME, n) != 0)
-        abort();
-    const char *rest = err->message + n;
-    if (strncmp(rest, ": ", 2) == 0 && rest[2] != '\0')
-        return;
-    long lines = 1;
-    for (size_t k = 0; k < size; k++)
-        lines += data[k] == '\n';
-    long line, column;
-    int used = 0;
-    if (sscanf(rest, ":%ld:%ld: %n", &line, &column, &used) != 2 || used == 0 || line < 1 ||
-        line > lines || column < 1 || (size_t)column > size + 1)
-        abort();
-}
 
 static void check_problem(const pp_sched_problem *p)
 {
@@ -73,27 +53,6 @@ static void check_problem(const pp_sched_problem *p)
     free(position);
 }
 
-static bool same_problem(const pp_sched_problem *a, const pp_sched_problem *b)
-{
-    int n = a->op_count, m = a->dep_count, d = a->device_count;
-    if (n != b->op_count || m != b->dep_count || d != b->device_count ||
-        memcmp(a->allowed_start, b->allowed_start, (size_t)(n + 1) * sizeof(int)) != 0 ||
-        memcmp(a->allowed_device, b->allowed_device, (size_t)a->allowed_start[n] * sizeof(int)) != 0 ||
-        memcmp(a->channel, b->channel, (size_t)d * d) != 0)
-        return false;
-    for (int i = 0; i < n; i++)
-        if (strcmp(a->op_name[i], b->op_name[i]) || strcmp(a->op_kind[i], b->op_kind[i]) ||
-            a->duration[i] != b->duration[i] || a->weight[i] != b->weight[i] || a->adjust[i] != b->adjust[i])
-            return false;
-    for (int e = 0; e < m; e++)
-        if (a->dep_from[e] != b->dep_from[e] || a->dep_to[e] != b->dep_to[e] || a->dep_comm[e] != b->dep_comm[e])
-            return false;
-    for (int k = 0; k < d; k++)
-        if (strcmp(a->device_name[k], b->device_name[k]) || a->capacity[k] != b->capacity[k])
-            return false;
-    return true;
-}
-
 /* The problem as the writer puts it, in a malloc'd buffer (NULL if memory ran out). */
 static char *written(const pp_sched_problem *p, size_t *size)
 {
@@ -123,7 +82,7 @@ static void check_round_trip(const pp_sched_problem *p)
     pp_sched_problem *q = NULL;
     pp_status st = pp_sched_load_buffer("written", text, size, &q, &err);
     if (st == PP_OK) {
-        if (!same_problem(p, q))
+        if (!sched_problem_equal(p, q))
             abort();
         char *again = written(q, &again_size);
         if (again && (again_size != size || memcmp(again, text, size) != 0))

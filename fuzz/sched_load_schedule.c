@@ -14,10 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched/load.h"
+#include "message.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static const char NAME[] = "input.json";
 
 /* tests/sched/data/example_problem.json: two devices with one channel, a
  * memory cap, ops fixed to each device and one free op, two transfers. */
@@ -43,25 +42,6 @@ static const pp_sched_problem *the_problem(void)
             abort();
     }
     return problem;
-}
-
-static void check_message(const pp_error *err, pp_status status, const uint8_t *data, size_t size)
-{
-    size_t n = sizeof NAME - 1;
-    if ((status != PP_EINPUT && status != PP_ENOMEM) || err->status != status ||
-        strncmp(err->message, NAME, n) != 0)
-        abort();
-    const char *rest = err->message + n;
-    if (strncmp(rest, ": ", 2) == 0 && rest[2] != '\0')
-        return;
-    long lines = 1;
-    for (size_t k = 0; k < size; k++)
-        lines += data[k] == '\n';
-    long line, column;
-    int used = 0;
-    if (sscanf(rest, ":%ld:%ld: %n", &line, &column, &used) != 2 || used == 0 || line < 1 ||
-        line > lines || column < 1 || (size_t)column > size + 1)
-        abort();
 }
 
 static void check_schedule(const pp_sched_problem *p, const pp_sched_schedule *s)

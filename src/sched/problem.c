@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/grow.h"
 #include "parplan/sched.h"
+#include "sched/load.h"
 
 typedef struct pp_sched_builder {
     int op_cap, dep_cap, device_cap, allowed_cap, allowed_count;
@@ -472,4 +473,26 @@ pp_status pp_sched_problem_finish(pp_sched_problem *p, const char *where, pp_err
         return st;
     builder_free(p);
     return PP_OK;
+}
+
+/* Field by field, for round-trip checks of the writers and readers. */
+bool sched_problem_equal(const pp_sched_problem *a, const pp_sched_problem *b)
+{
+    int n = a->op_count, m = a->dep_count, d = a->device_count;
+    if (n != b->op_count || m != b->dep_count || d != b->device_count ||
+        memcmp(a->allowed_start, b->allowed_start, (size_t)(n + 1) * sizeof(int)) != 0 ||
+        memcmp(a->allowed_device, b->allowed_device, (size_t)a->allowed_start[n] * sizeof(int)) != 0 ||
+        memcmp(a->channel, b->channel, (size_t)d * d) != 0)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (strcmp(a->op_name[i], b->op_name[i]) || strcmp(a->op_kind[i], b->op_kind[i]) ||
+            a->duration[i] != b->duration[i] || a->weight[i] != b->weight[i] || a->adjust[i] != b->adjust[i])
+            return false;
+    for (int e = 0; e < m; e++)
+        if (a->dep_from[e] != b->dep_from[e] || a->dep_to[e] != b->dep_to[e] || a->dep_comm[e] != b->dep_comm[e])
+            return false;
+    for (int k = 0; k < d; k++)
+        if (strcmp(a->device_name[k], b->device_name[k]) || a->capacity[k] != b->capacity[k])
+            return false;
+    return true;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "parplan/sched.h"
+#include "sched/load.h"
 
 typedef struct {
     const char *file;
@@ -155,27 +156,6 @@ static void test_example_fields(const pp_sched_problem *p)
     CHECK(p->dep_from[1] == 0 && p->dep_to[1] == 2 && p->dep_comm[1] == 0.5);
 }
 
-static bool same_problem(const pp_sched_problem *a, const pp_sched_problem *b)
-{
-    int n = a->op_count, m = a->dep_count, d = a->device_count;
-    if (n != b->op_count || m != b->dep_count || d != b->device_count ||
-        memcmp(a->allowed_start, b->allowed_start, (size_t)(n + 1) * sizeof(int)) != 0 ||
-        memcmp(a->allowed_device, b->allowed_device, (size_t)a->allowed_start[n] * sizeof(int)) != 0 ||
-        memcmp(a->channel, b->channel, (size_t)d * d) != 0)
-        return false;
-    for (int i = 0; i < n; i++)
-        if (strcmp(a->op_name[i], b->op_name[i]) || strcmp(a->op_kind[i], b->op_kind[i]) ||
-            a->duration[i] != b->duration[i] || a->weight[i] != b->weight[i] || a->adjust[i] != b->adjust[i])
-            return false;
-    for (int e = 0; e < m; e++)
-        if (a->dep_from[e] != b->dep_from[e] || a->dep_to[e] != b->dep_to[e] || a->dep_comm[e] != b->dep_comm[e])
-            return false;
-    for (int k = 0; k < d; k++)
-        if (strcmp(a->device_name[k], b->device_name[k]) || a->capacity[k] != b->capacity[k])
-            return false;
-    return true;
-}
-
 static bool same_time(double x, double y)
 {
     return x == y || (isnan(x) && isnan(y));
@@ -232,7 +212,7 @@ static pp_sched_problem *round_trip_problem(const pp_sched_problem *p)
         fprintf(stderr, "reload: %s\n", err.message);
         check_failures++;
     } else {
-        CHECK(same_problem(p, q));
+        CHECK(sched_problem_equal(p, q));
         FILE *g = temp_file(again);
         CHECK_EQ_INT(pp_sched_write_problem(q, g, &err), PP_OK);
         fclose(g);
