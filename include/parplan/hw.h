@@ -1,0 +1,49 @@
+/* parplan hardware floor: the device catalog (built-in types from
+ * data/devices.json, plus users' files) and the roofline op time of paper 003
+ * section 2. The cluster planner and the auto-sharder both build on it. */
+#ifndef PARPLAN_HW_H
+#define PARPLAN_HW_H
+
+#include "parplan/core.h"
+
+/* One kind of accelerator. The efficiencies (in (0, 1], 1.0 unless a
+ * calibration file says otherwise) scale the peak figures in the roofline. */
+typedef struct {
+    const char *name;
+    double peak_flops;       /* FLOP/s, dense FP16/BF16 tensor math, FP32 accumulate */
+    double memory_bandwidth; /* bytes/s */
+    double memory_bytes;     /* capacity */
+    double efficiency_compute;
+    double efficiency_memory;
+} pp_hw_device_type;
+
+typedef struct pp_hw_catalog pp_hw_catalog;
+
+/* The catalog compiled into the library (data/devices.json). */
+pp_status pp_hw_catalog_builtin(pp_hw_catalog **out, pp_error *err);
+
+/* Reads a user's file in the same format: a type whose name or alias is
+ * already known gets the fields the file sets (e.g. only "efficiency": a
+ * calibration file); any other type is new and needs every figure. On error
+ * the catalog is left as it was. */
+pp_status pp_hw_catalog_add_file(pp_hw_catalog *cat, const char *path, pp_error *err);
+
+/* The type named `name` or one of its aliases, ignoring case; NULL if none.
+ * The pointer stays valid until the catalog changes or is freed. */
+const pp_hw_device_type *pp_hw_find(const pp_hw_catalog *cat, const char *name);
+
+size_t pp_hw_catalog_count(const pp_hw_catalog *cat);
+const pp_hw_device_type *pp_hw_catalog_type(const pp_hw_catalog *cat, size_t index);
+
+void pp_hw_catalog_free(pp_hw_catalog *cat);
+
+/* Time in seconds of an op doing `flops` floating-point operations and
+ * moving `bytes` to and from device memory on type t: the slower of its
+ * compute and its memory traffic at the calibrated rates (roofline). */
+double pp_hw_op_time(const pp_hw_device_type *t, double flops, double bytes);
+
+/* Arithmetic intensity (FLOP per byte) above which ops on t are
+ * compute-bound: the roofline's ridge point, at the calibrated rates. */
+double pp_hw_arithmetic_intensity_ridge(const pp_hw_device_type *t);
+
+#endif
