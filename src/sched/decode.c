@@ -169,10 +169,20 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
     }
 }
 
-double sched_cost(const sched_decoder *d)
+sched_cost sched_cost_of(const sched_decoder *d)
 {
-    double scale = 1e6 * (1 + d->makespan);
-    return d->makespan + (d->overflow + d->broken * 1e6) * scale;
+    return (sched_cost){d->broken, d->overflow, d->makespan};
+}
+
+int sched_cost_compare(sched_cost a, sched_cost b)
+{
+    if (a.broken != b.broken)
+        return a.broken < b.broken ? -1 : 1;
+    if (a.overflow != b.overflow)
+        return a.overflow < b.overflow ? -1 : 1;
+    if (a.makespan != b.makespan)
+        return a.makespan < b.makespan ? -1 : 1;
+    return 0;
 }
 
 void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sched_schedule *out)

@@ -16,17 +16,12 @@
 
 enum { HISTORY = 1000 };
 
-typedef struct {
-    int broken;
-    double overflow, makespan;
-} cost;
-
 struct sched_search {
     const pp_sched_problem *p;
     sched_decoder dec;
     sched_solution cur, best;
-    cost cur_cost, best_cost;
-    cost history[HISTORY];
+    sched_cost cur_cost, best_cost;
+    sched_cost history[HISTORY];
     long iteration;
     int *pos;         /* op -> index in cur.list */
     int *chain;       /* scratch: the critical chain */
@@ -35,26 +30,15 @@ struct sched_search {
     pp_rng rng;
 };
 
-static int compare(cost a, cost b)
-{
-    if (a.broken != b.broken)
-        return a.broken < b.broken ? -1 : 1;
-    if (a.overflow != b.overflow)
-        return a.overflow < b.overflow ? -1 : 1;
-    if (a.makespan != b.makespan)
-        return a.makespan < b.makespan ? -1 : 1;
-    return 0;
-}
-
-static cost evaluate(sched_search *s)
+static sched_cost evaluate(sched_search *s)
 {
     sched_decode(&s->dec, &s->cur);
-    return (cost){s->dec.broken, s->dec.overflow, s->dec.makespan};
+    return sched_cost_of(&s->dec);
 }
 
 double sched_search_best_cost(const sched_search *s)
 {
-    const cost *c = &s->best_cost;
+    const sched_cost *c = &s->best_cost;
     return c->broken || c->overflow > 0 ? INFINITY : c->makespan;
 }
 
@@ -264,18 +248,18 @@ void sched_search_run(sched_search *s, long iterations)
         return;
     for (long k = 0; k < iterations; k++, s->iteration++) {
         move m = propose(s);
-        cost c = evaluate(s);
-        cost *old = &s->history[s->iteration % HISTORY];
-        if (compare(c, s->cur_cost) <= 0 || compare(c, *old) <= 0) {
+        sched_cost c = evaluate(s);
+        sched_cost *old = &s->history[s->iteration % HISTORY];
+        if (sched_cost_compare(c, s->cur_cost) <= 0 || sched_cost_compare(c, *old) <= 0) {
             s->cur_cost = c;
-            if (compare(c, s->best_cost) < 0) {
+            if (sched_cost_compare(c, s->best_cost) < 0) {
                 s->best_cost = c;
                 sched_solution_copy(&s->best, &s->cur, s->p->op_count);
             }
         } else {
             undo(s, m);
         }
-        if (compare(s->cur_cost, *old) < 0)
+        if (sched_cost_compare(s->cur_cost, *old) < 0)
             *old = s->cur_cost;
     }
     /* The decoder's state must describe cur for the next pull. */

@@ -230,20 +230,20 @@ static pp_status finish(run *x, pp_sched_schedule *s, pp_error *err)
 }
 
 /* Schedules the coarsened graph with part of the time, expands the answer,
- * and makes it the start if it beats the constructive one. */
-static void coarse_start(run *x, sched_solution *start)
+ * and makes it the start if it beats the constructive one (then true). */
+static bool coarse_start(run *x, sched_solution *start)
 {
     const pp_sched_problem *p = x->p;
     int target = x->o->coarsen_to;
     if (target <= 0 || p->op_count <= target || p->op_count > COARSEN_MAX_OPS)
-        return;
+        return false;
     /* With finite memory, coarsening follows the start's device orders when
      * the start is valid, so the coarse problem keeps a schedule. */
     sched_decoder dec = {0};
     pp_sched_schedule *hint = pp_sched_schedule_new(p);
     if (!hint || !sched_decoder_init(&dec, p)) {
         pp_sched_schedule_free(hint);
-        return;
+        return false;
     }
     sched_decode(&dec, start);
     sched_decoder_export(&dec, start, hint);
@@ -254,7 +254,7 @@ static void coarse_start(run *x, sched_solution *start)
     pp_sched_schedule_free(hint);
     if (st != PP_OK) {
         sched_decoder_free(&dec);
-        return;
+        return false;
     }
     pp_sched_options o = *x->o;
     o.time_limit = x->o->time_limit > 0 ? COARSE_SHARE * pp_deadline_left(&x->deadline) : 0;
@@ -264,13 +264,15 @@ static void coarse_start(run *x, sched_solution *start)
     pp_sched_result cr;
     pp_sched_schedule *fine = pp_sched_schedule_new(p);
     sched_solution expanded = {0};
+    bool replaced = false;
     if (fine && sched_solution_alloc(&expanded, p->op_count) && pp_sched_solve(c.coarse, &o, &cr, &err) == PP_OK) {
         if (sched_expand(p, &c, cr.schedule, fine, &err) == PP_OK &&
             sched_solution_from_schedule(p, fine, &expanded)) {
             sched_decode(&dec, start);
-            double before = sched_cost(&dec);
+            sched_cost before = sched_cost_of(&dec);
             sched_decode(&dec, &expanded);
-            if (sched_cost(&dec) < before)
+            replaced = sched_cost_compare(sched_cost_of(&dec), before) < 0;
+            if (replaced)
                 sched_solution_copy(start, &expanded, p->op_count);
         }
         pp_sched_result_free(&cr);
@@ -279,6 +281,7 @@ static void coarse_start(run *x, sched_solution *start)
     sched_solution_free(&expanded);
     pp_sched_schedule_free(fine);
     sched_coarsening_free(&c);
+    return replaced;
 }
 
 /* Counts a valid start as the first schedule found. */
@@ -306,13 +309,13 @@ static bool construct(const pp_sched_problem *p, const double *head, const doubl
         return false;
     }
     sched_decode(&dec, start);
-    double cost = sched_cost(&dec);
+    sched_cost cost = sched_cost_of(&dec);
     for (double room = 2; room <= MAX_RESERVE && (dec.overflow > 0 || dec.broken); room++) {
         if (!sched_construct(p, head, tail, room, scratch))
             break;
         sched_decode(&dec, scratch);
-        if (sched_cost(&dec) < cost) {
-            cost = sched_cost(&dec);
+        if (sched_cost_compare(sched_cost_of(&dec), cost) < 0) {
+            cost = sched_cost_of(&dec);
             sched_solution_copy(start, scratch, p->op_count);
         }
     }
@@ -351,15 +354,14 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         goto done;
     }
     report_start(&x, &start);
-    coarse_start(&x, &start);
+    if (coarse_start(&x, &start))
+        report_start(&x, &start);
     sched_solution_copy(&best, &start, p->op_count);
     for (int i = 0; i < count; i++)
         if (!(workers[i].search = sched_search_new(p, &start, o->seed, i))) {
             st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
             goto done;
         }
-    if (isfinite(sched_search_best_cost(workers[0].search)))
-        improved(&x, sched_search_best_cost(workers[0].search));
     if (!at_bound(&x, sched_search_best_cost(workers[0].search)))
         search(&x, workers, count, &best);
     pp_error why = {0};

@@ -46,10 +46,16 @@ void sched_decode(sched_decoder *d, const sched_solution *s);
 /* Writes the decoded times of the last sched_decode call into a schedule. */
 void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sched_schedule *out);
 
-/* Lower is better: a missing channel outweighs any overflow, and any
- * overflow outweighs every makespan, so a valid schedule beats every invalid
- * one and the search still sees which invalid one is closer. */
-double sched_cost(const sched_decoder *d);
+/* What the last decode cost, compared in order: missing channels, then
+ * overflow, then makespan. A valid schedule beats every invalid one, and
+ * among invalid ones the search still sees which is closer. */
+typedef struct {
+    int broken;
+    double overflow, makespan;
+} sched_cost;
+
+sched_cost sched_cost_of(const sched_decoder *d);
+int sched_cost_compare(sched_cost a, sched_cost b); /* < 0: a is better */
 
 bool sched_solution_from_schedule(const pp_sched_problem *p, const pp_sched_schedule *s, sched_solution *out);
 bool sched_solution_alloc(sched_solution *s, int op_count);
