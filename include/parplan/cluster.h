@@ -1,6 +1,9 @@
-/* parplan cluster planner (paper 003, issue 7): the public API. So far the
- * workload arithmetic of a GPT-style transformer (parameters, FLOPs, memory)
- * that the planner and the simulator price plans with. */
+/* parplan cluster planner (paper 003, issue 7): the public API. Data flows
+ * one way: read a cluster (nodes of devices, links, bandwidth timeline) and a
+ * workload (a list of layers) -> plan (branch-and-bound, with the simulator as
+ * the judge) or take a plan -> simulate one training step -> report, write.
+ * The transformer arithmetic (parameters, FLOPs, memory) at the top prices
+ * GPT-style models; every other part sees only pp_cluster_workload. */
 #ifndef PARPLAN_CLUSTER_H
 #define PARPLAN_CLUSTER_H
 
@@ -8,6 +11,8 @@
 #include <stdint.h>
 
 #include "parplan/core.h"
+#include "parplan/hw.h"
+#include "parplan/timeline.h"
 
 /* A GPT-style decoder stack as the Megatron-LM papers describe it: `layers`
  * blocks of self-attention + MLP of width `hidden`, a learned position
@@ -73,5 +78,246 @@ double pp_cluster_step_flops(const pp_transformer *t, bool recompute);
  * With full recomputation only the layer's input is kept: 2 s b h. */
 double pp_cluster_layer_activation_bytes(const pp_transformer *t, int64_t micro_batch, int64_t tp,
                                          bool recompute);
+
+/* ---------------------------------------------------------------- workload */
+
+/* One block of the model, in pipeline order. Work and memory are per sample
+ * (one sequence); a stage running a micro-batch of b samples multiplies by b.
+ * Everything a tensor-parallel group shares out is split in proportion to
+ * each member's share (pp_cluster_plan.split); *_replicated parts are not. */
+typedef struct {
+    char *name;
+    double forward_flops;          /* per sample */
+    double backward_flops;         /* per sample, without recomputation */
+    bool recomputable;             /* recomputation replays the forward before the backward */
+    double weight_bytes;           /* 16-bit weights read once per pass per micro-batch (roofline) */
+    double traffic_bytes;          /* other memory traffic per sample per forward (roofline) */
+    double state_bytes;            /* resident: weights, gradients, optimizer state */
+    double gradient_bytes;         /* all-reduced across data-parallel replicas each step */
+    double activation_bytes;       /* per sample, kept from forward to backward, split part */
+    double activation_replicated_bytes; /* per sample, kept, not split by tensor parallelism */
+    double checkpoint_bytes;       /* per sample, kept instead of the above under recomputation */
+    double output_bytes;           /* per sample, sent to the next stage if a cut follows */
+    double tp_forward_bytes;       /* per sample, all-reduced inside a TP group per forward (tp > 1) */
+    double tp_backward_bytes;      /* likewise per backward */
+} pp_cluster_layer;
+
+typedef struct {
+    char *name;
+    int layer_count;
+    pp_cluster_layer *layers;
+    int64_t global_batch;  /* samples per training step */
+    int tp_divisor;        /* a TP degree must divide it (attention heads); 1 = no TP */
+    bool recompute;        /* default for plans that do not say */
+    /* FLOPs of one step as the throughput figure counts them (for a
+     * transformer, Narayanan et al. eq. 3 under recompute); 0 = the sum of the
+     * layers' work. */
+    double step_flops;
+    pp_arena *arena;       /* owns everything above and the struct itself */
+} pp_cluster_workload;
+
+/* A transformer as layer 0..layers-1, the embeddings folded into the first
+ * and the logit layer (tied embedding) into the last. */
+pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recompute,
+                                          pp_cluster_workload **out, pp_error *err);
+
+/* Reads a workload file: {"transformer": {...}, "recompute": bool, "name": s},
+ * a Piper profile (msr-fiddle/piper format, recognised by its "nodes",
+ * "edges" and "maxDevices"), or an op graph in the `parplan schedule` format.
+ * Formats in the README ("Cluster planner"). */
+pp_status pp_cluster_workload_load(const char *path, const pp_hw_catalog *cat,
+                                   pp_cluster_workload **out, pp_error *err);
+/* Frees w->arena (and so w); NULL is fine. */
+void pp_cluster_workload_free(pp_cluster_workload *w);
+
+/* ---------------------------------------------------------------- cluster */
+
+/* A kind of link a node has. Inside a node (inter_node false) every device
+ * has its own port of this class, `bandwidth` each way, and a transfer
+ * between two devices of the node uses the sender's and the receiver's port.
+ * Between nodes (inter_node true) the node has `ports` NICs of `bandwidth`
+ * each way, shared by all its devices; one transfer uses one NIC at a time.
+ * Several classes give several physical links per device pair (paper 003
+ * section 3.1); a transfer uses one of them. */
+typedef struct {
+    char *name;       /* class: "nvlink", "pcie", "ethernet", ... */
+    int node;         /* the node that has it */
+    bool inter_node;
+    int ports;        /* inter_node: NICs in the node; otherwise 1 per device */
+    double bandwidth; /* bytes/s per port and direction, before any event */
+    double latency;   /* s per message */
+} pp_cluster_link;
+
+typedef struct {
+    char *name;
+    const pp_hw_device_type *type; /* from the catalog the cluster was read with */
+    int first_device;              /* devices first_device .. first_device + device_count - 1 */
+    int device_count;
+} pp_cluster_node;
+
+/* A change of the network or the devices at `time` seconds after the run
+ * began: every link of class `link` (in node `node`, or all nodes when node
+ * is -1) gets `bandwidth` (0 = down); or, when lost_device >= 0, that device
+ * leaves the cluster. */
+typedef struct {
+    double time;
+    char *link;
+    int node;
+    double bandwidth;
+    int lost_device;
+} pp_cluster_event;
+
+typedef struct {
+    char *name;
+    int node_count;
+    pp_cluster_node *nodes;
+    int device_count;
+    int *device_node;        /* [device] */
+    int link_count;
+    pp_cluster_link *links;  /* grouped by node */
+    int event_count;
+    pp_cluster_event *events; /* sorted by time (stable) */
+    pp_arena *arena;          /* owns everything above and the struct itself */
+} pp_cluster;
+
+/* Reads a cluster file; device types are looked up in cat (which must outlive
+ * the cluster). Format in the README ("Cluster planner"). */
+pp_status pp_cluster_load(const char *path, const pp_hw_catalog *cat, pp_cluster **out,
+                          pp_error *err);
+/* Reads an events file ({"events": [...]}, the same entries as a cluster's
+ * "timeline") and appends its events to c, keeping them sorted. */
+pp_status pp_cluster_add_events_file(pp_cluster *c, const char *path, pp_error *err);
+/* Frees c->arena (and so c); NULL is fine. */
+void pp_cluster_free(pp_cluster *c);
+
+/* Bandwidth of link l at time t, after every event up to and including t. */
+double pp_cluster_link_bandwidth_at(const pp_cluster *c, int link, double t);
+/* Whether device d is still there at time t. */
+bool pp_cluster_device_alive_at(const pp_cluster *c, int device, double t);
+
+/* ---------------------------------------------------------------- plans */
+
+/* How one training step runs. replica_count data-parallel replicas, each a
+ * pipeline of stage_count stages; stage s holds stage_layers[s] consecutive
+ * layers and is a tensor-parallel group of stage_tp[s] devices, the same
+ * layers and degrees in every replica. Replica r runs micro_batches[r]
+ * micro-batches of micro_batch samples (1F1B); the replicas' samples add up to
+ * the global batch. devices and split have one entry per (replica, stage,
+ * member): index r * members + stage_offset(s) + j, members = sum of stage_tp.
+ * split[i] is the share of every layer's work and memory member j takes: a
+ * group of unlike devices may split unevenly (paper 003 section 2.3); each
+ * group's shares sum to 1. */
+typedef struct {
+    int micro_batch;
+    bool recompute;
+    int replica_count;
+    int stage_count;
+    int *micro_batches; /* [replica] */
+    int *stage_layers;  /* [stage] */
+    int *stage_tp;      /* [stage] */
+    int *devices;       /* [replica][stage][member] */
+    double *split;      /* same shape as devices */
+} pp_cluster_plan;
+
+/* One malloc'd block holding the struct and its arrays; split starts even
+ * (1 / tp), everything else zero. NULL when out of memory or a count < 1. */
+pp_cluster_plan *pp_cluster_plan_new(int replica_count, int stage_count, const int *stage_tp);
+pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p);
+void pp_cluster_plan_free(pp_cluster_plan *p);
+int pp_cluster_plan_members(const pp_cluster_plan *p);               /* devices per replica */
+int pp_cluster_plan_stage_offset(const pp_cluster_plan *p, int stage); /* within a replica */
+
+/* Megatron-LM's plan for (tp, pp, dp): equal layers per stage, equal
+ * micro-batches per replica, even splits, ranks in Megatron's order (tensor
+ * fastest, then data, then pipeline: rank = (s * dp + r) * tp + j).
+ * PP_EARG with the reason when the numbers do not fit the cluster or workload. */
+pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload *w, int tp,
+                                  int pp, int dp, int micro_batch, pp_cluster_plan **out,
+                                  pp_error *err);
+
+/* PP_EINPUT naming what is wrong when p does not fit c and w: devices out of
+ * range, lost or used twice, layers not adding up, samples not adding up to
+ * the global batch, a TP degree that does not divide tp_divisor, shares not
+ * summing to 1. */
+pp_status pp_cluster_plan_validate(const pp_cluster *c, const pp_cluster_workload *w,
+                                   const pp_cluster_plan *p, pp_error *err);
+
+/* Plan files: the full form above as JSON, or Megatron's shorthand
+ * {"tp": 8, "pp": 4, "dp": 2, "micro_batch": 1}. The reader validates. */
+pp_status pp_cluster_plan_load(const char *path, const pp_cluster *c,
+                               const pp_cluster_workload *w, pp_cluster_plan **out,
+                               pp_error *err);
+pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err);
+
+/* Peak bytes each device of the cluster holds under p (0 for unused ones):
+ * its share of its stage's state, plus the activations of the micro-batches
+ * 1F1B keeps in flight there, plus one layer's full activations when
+ * recomputing. peak must hold c->device_count entries. */
+void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
+                            const pp_cluster_plan *p, double *peak);
+
+/* ---------------------------------------------------------------- simulator */
+
+typedef struct {
+    double start_time;     /* the step begins this long after the run began */
+    pp_timeline *timeline; /* NULL, or receives a row per device and per link */
+} pp_cluster_sim_options;
+
+typedef struct {
+    double step_time;          /* s; INFINITY when a transfer needs a link that is down */
+    double samples_per_second;
+    double tflops_per_device;  /* step FLOPs / step time / devices the plan uses, in 1e12 */
+    int device_count;          /* of the cluster: the arrays below have this many entries */
+    double *compute;           /* s busy computing (TP collectives included) */
+    double *communication;     /* s with a pipeline or gradient transfer of its own in flight */
+    double *idle;              /* step_time - compute, for devices the plan uses */
+    double *peak_memory;       /* bytes (pp_cluster_plan_memory) */
+    bool fits;                 /* every device within its type's capacity */
+} pp_cluster_report;
+
+/* Discrete-event simulation of one training step of p on c: 1F1B pipelines,
+ * TP collectives inside a stage, data-parallel gradient all-reduce overlapped
+ * with the last backward, flows sharing links max-min fairly, bandwidth
+ * events applied when they happen. The plan must have passed validation. */
+pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
+                              const pp_cluster_plan *p, const pp_cluster_sim_options *o,
+                              pp_cluster_report *out, pp_error *err);
+void pp_cluster_report_free(pp_cluster_report *r);
+
+/* ---------------------------------------------------------------- planner */
+
+typedef struct {
+    double timeout;          /* s; 0 = run to the end of the search */
+    int threads;             /* 0 = the machine's cores */
+    uint64_t seed;
+    double start_time;       /* plan for the conditions at this time */
+    const pp_cluster_plan *warm_start; /* an earlier plan (re-planning), or NULL */
+} pp_cluster_plan_options;
+
+typedef struct {
+    pp_cluster_plan *best;     /* NULL when no plan fits in memory */
+    double best_time;          /* simulated step time of best */
+    pp_cluster_plan *uniform;  /* the best Megatron-uniform plan that fits, or NULL */
+    double uniform_time;
+    double warm_time;          /* the warm start under these conditions (INFINITY if none/invalid) */
+    double lower_bound;        /* no plan in the space is faster */
+    bool complete;             /* the search ran to its end: best is optimal in the space */
+    long nodes;                /* branch-and-bound nodes explored */
+    long simulations;          /* plans simulated */
+    double seconds;
+} pp_cluster_plan_result;
+
+/* Parallel branch-and-bound (paper 003 Alg. 1) over data, tensor and
+ * pipeline degrees, the devices of each stage, uneven layers per stage,
+ * uneven splits over unlike devices, micro-batch size and count. */
+pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload *w,
+                                 const pp_cluster_plan_options *o, pp_cluster_plan_result *out,
+                                 pp_error *err);
+/* Every valid Megatron-uniform (tp, pp, dp, micro_batch) simulated; the best
+ * that fits in *out (NULL if none), its time in *time. */
+pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w,
+                                  double start_time, pp_cluster_plan **out, double *time,
+                                  pp_error *err);
+void pp_cluster_plan_result_free(pp_cluster_plan_result *r);
 
 #endif
