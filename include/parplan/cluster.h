@@ -89,7 +89,8 @@ typedef struct {
     char *name;
     double forward_flops;          /* per sample */
     double backward_flops;         /* per sample, without recomputation */
-    bool recomputable;             /* recomputation replays the forward before the backward */
+    double recompute_flops;        /* per sample, added to the backward under recomputation
+                                    * (the forward of the parts that are replayed) */
     double weight_bytes;           /* 16-bit weights read once per pass per micro-batch (roofline) */
     double traffic_bytes;          /* other memory traffic per sample per forward (roofline) */
     double state_bytes;            /* resident: weights, gradients, optimizer state */

@@ -84,7 +84,7 @@ static inline pp_cluster_workload *fixture_workload(int layers, double flops, do
         l->name = "layer";
         l->forward_flops = flops;
         l->backward_flops = 2 * flops;
-        l->recomputable = true;
+        l->recompute_flops = flops;
         l->state_bytes = state;
         l->gradient_bytes = state / 8;
         l->activation_bytes = activation;
