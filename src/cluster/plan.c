@@ -1,7 +1,9 @@
-/* plan.c: the plan object (one block: the struct and its arrays) and the
- * index arithmetic of its flat [replica][stage][member] layout. */
+/* plan.c: the plan object (one block: the struct and its arrays), the index
+ * arithmetic of its flat [replica][stage][member] layout, Megatron's uniform
+ * plan and the check that a plan fits a cluster and a workload. */
 #include "parplan/cluster.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,4 +78,168 @@ int pp_cluster_plan_stage_offset(const pp_cluster_plan *p, int stage)
     for (int s = 0; s < stage; s++)
         offset += p->stage_tp[s];
     return offset;
+}
+
+/* Counts the uniform plan needs before anything is allocated; the first
+ * condition that fails is the reason. */
+static pp_status uniform_check(const pp_cluster *c, const pp_cluster_workload *w, int tp, int pp,
+                               int dp, int micro_batch, pp_error *err)
+{
+    if (tp < 1 || pp < 1 || dp < 1 || micro_batch < 1)
+        return pp_error_set(err, PP_EARG,
+                            "tp = %d, pp = %d, dp = %d and micro_batch = %d must all be at least 1",
+                            tp, pp, dp, micro_batch);
+    long devices = (long)tp * pp * dp;
+    if (devices > c->device_count)
+        return pp_error_set(err, PP_EARG, "tp * pp * dp = %d * %d * %d = %ld devices, the cluster has %d",
+                            tp, pp, dp, devices, c->device_count);
+    if (w->layer_count % pp != 0)
+        return pp_error_set(err, PP_EARG, "pp = %d does not divide the workload's %d layers", pp,
+                            w->layer_count);
+    if (w->tp_divisor % tp != 0)
+        return pp_error_set(err, PP_EARG, "tp = %d does not divide the workload's TP divisor %d", tp,
+                            w->tp_divisor);
+    int64_t samples = (int64_t)dp * micro_batch;
+    if (w->global_batch % samples != 0 || w->global_batch / samples > 1 << 30)
+        return pp_error_set(err, PP_EARG,
+                            "dp * micro_batch = %d * %d = %lld does not divide the global batch %lld "
+                            "into at most 2^30 micro-batches",
+                            dp, micro_batch, (long long)samples, (long long)w->global_batch);
+    return PP_OK;
+}
+
+/* Every device of the cluster counts, lost or not: the planner leaves lost
+ * devices out before it asks for uniform plans, and validation names them. */
+pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload *w, int tp,
+                                  int pp, int dp, int micro_batch, pp_cluster_plan **out,
+                                  pp_error *err)
+{
+    *out = NULL;
+    pp_status st = uniform_check(c, w, tp, pp, dp, micro_batch, err);
+    if (st)
+        return st;
+    int *stage_tp = malloc((size_t)pp * sizeof *stage_tp);
+    if (!stage_tp)
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    for (int s = 0; s < pp; s++)
+        stage_tp[s] = tp;
+    pp_cluster_plan *p = pp_cluster_plan_new(dp, pp, stage_tp);
+    free(stage_tp);
+    if (!p)
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    p->micro_batch = micro_batch;
+    p->recompute = w->recompute;
+    int members = pp_cluster_plan_members(p);
+    for (int r = 0; r < dp; r++) {
+        p->micro_batches[r] = (int)(w->global_batch / ((int64_t)dp * micro_batch));
+        for (int s = 0; s < pp; s++)
+            for (int j = 0; j < tp; j++)
+                p->devices[r * members + s * tp + j] = (s * dp + r) * tp + j;
+    }
+    for (int s = 0; s < pp; s++)
+        p->stage_layers[s] = w->layer_count / pp;
+    *out = p;
+    return PP_OK;
+}
+
+static pp_status check_shape(const pp_cluster_workload *w, const pp_cluster_plan *p, pp_error *err)
+{
+    if (p->replica_count < 1 || p->stage_count < 1)
+        return pp_error_set(err, PP_EINPUT, "the plan has %d replicas and %d stages, it needs at least 1 of each",
+                            p->replica_count, p->stage_count);
+    if (p->micro_batch < 1)
+        return pp_error_set(err, PP_EINPUT, "micro_batch is %d, it must be at least 1", p->micro_batch);
+    long layers = 0;
+    for (int s = 0; s < p->stage_count; s++) {
+        if (p->stage_layers[s] < 1)
+            return pp_error_set(err, PP_EINPUT, "stage %d has %d layers, it needs at least 1", s,
+                                p->stage_layers[s]);
+        if (p->stage_tp[s] < 1 || w->tp_divisor % p->stage_tp[s] != 0)
+            return pp_error_set(err, PP_EINPUT,
+                                "stage %d has tensor-parallel degree %d, which does not divide the "
+                                "workload's TP divisor %d", s, p->stage_tp[s], w->tp_divisor);
+        layers += p->stage_layers[s];
+    }
+    if (layers != w->layer_count)
+        return pp_error_set(err, PP_EINPUT, "the stages hold %ld layers, the workload has %d", layers,
+                            w->layer_count);
+    return PP_OK;
+}
+
+static pp_status check_samples(const pp_cluster_workload *w, const pp_cluster_plan *p, pp_error *err)
+{
+    int64_t samples = 0;
+    for (int r = 0; r < p->replica_count; r++) {
+        if (p->micro_batches[r] < 1)
+            return pp_error_set(err, PP_EINPUT, "replica %d runs %d micro-batches, it needs at least 1",
+                                r, p->micro_batches[r]);
+        samples += (int64_t)p->micro_batches[r] * p->micro_batch;
+    }
+    if (samples != w->global_batch)
+        return pp_error_set(err, PP_EINPUT,
+                            "the replicas' micro-batches hold %lld samples, the global batch is %lld",
+                            (long long)samples, (long long)w->global_batch);
+    return PP_OK;
+}
+
+/* used[d] is 1 + the slot that took device d. */
+static pp_status check_devices(const pp_cluster *c, const pp_cluster_plan *p, int *used,
+                               pp_error *err)
+{
+    int members = pp_cluster_plan_members(p);
+    for (int r = 0; r < p->replica_count; r++)
+        for (int s = 0; s < p->stage_count; s++)
+            for (int j = 0; j < p->stage_tp[s]; j++) {
+                int slot = r * members + pp_cluster_plan_stage_offset(p, s) + j;
+                int d = p->devices[slot];
+                if (d < 0 || d >= c->device_count)
+                    return pp_error_set(err, PP_EINPUT,
+                                        "replica %d stage %d member %d: device %d is out of range "
+                                        "(the cluster has %d)", r, s, j, d, c->device_count);
+                if (used[d])
+                    return pp_error_set(err, PP_EINPUT,
+                                        "replica %d stage %d member %d: device %d is used twice", r,
+                                        s, j, d);
+                if (!pp_cluster_device_alive_at(c, d, 0.0))
+                    return pp_error_set(err, PP_EINPUT,
+                                        "replica %d stage %d member %d: device %d is lost at time 0",
+                                        r, s, j, d);
+                used[d] = 1 + slot;
+            }
+    return PP_OK;
+}
+
+static pp_status check_splits(const pp_cluster_plan *p, pp_error *err)
+{
+    int members = pp_cluster_plan_members(p);
+    for (int r = 0; r < p->replica_count; r++)
+        for (int s = 0; s < p->stage_count; s++) {
+            const double *f = p->split + r * members + pp_cluster_plan_stage_offset(p, s);
+            double sum = 0;
+            for (int j = 0; j < p->stage_tp[s]; j++) {
+                if (!(f[j] > 0) || !isfinite(f[j]))
+                    return pp_error_set(err, PP_EINPUT,
+                                        "replica %d stage %d member %d: split %g is not a positive share",
+                                        r, s, j, f[j]);
+                sum += f[j];
+            }
+            if (fabs(sum - 1) > 1e-9)
+                return pp_error_set(err, PP_EINPUT,
+                                    "replica %d stage %d: the split shares sum to %.17g, not 1", r, s, sum);
+        }
+    return PP_OK;
+}
+
+pp_status pp_cluster_plan_validate(const pp_cluster *c, const pp_cluster_workload *w,
+                                   const pp_cluster_plan *p, pp_error *err)
+{
+    pp_status st = check_shape(w, p, err);
+    if (st || (st = check_samples(w, p, err)) || (st = check_splits(p, err)))
+        return st;
+    int *used = calloc((size_t)c->device_count + 1, sizeof *used);
+    if (!used)
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    st = check_devices(c, p, used, err);
+    free(used);
+    return st;
 }

@@ -1,0 +1,54 @@
+/* memory.c: the peak memory of every device under a plan, by the model of
+ * Narayanan et al. (SC'21) for 1F1B: the stage's model state, the
+ * activations of the micro-batches in flight, and under recomputation the
+ * one layer whose activations are rebuilt for its backward pass. */
+#include "parplan/cluster.h"
+
+#include <string.h>
+
+typedef struct {
+    double state;     /* per unit of share */
+    double kept;      /* bytes kept per sample per in-flight micro-batch */
+    double rebuilt;   /* per sample: the largest layer's full activations (recompute only) */
+} stage_memory;
+
+/* One member's figures for layers first .. first + count - 1, share f. */
+static stage_memory member_memory(const pp_cluster_workload *w, int first, int count, double f,
+                                  bool recompute)
+{
+    stage_memory m = {0, 0, 0};
+    for (int k = first; k < first + count; k++) {
+        const pp_cluster_layer *l = &w->layers[k];
+        double full = f * l->activation_bytes + l->activation_replicated_bytes;
+        m.state += f * l->state_bytes;
+        m.kept += recompute ? l->checkpoint_bytes : full;
+        if (recompute && full > m.rebuilt)
+            m.rebuilt = full;
+    }
+    return m;
+}
+
+/* 1F1B: stage s starts stage_count - s forwards before its first backward,
+ * fewer when the replica has fewer micro-batches. */
+void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
+                            const pp_cluster_plan *p, double *peak)
+{
+    memset(peak, 0, (size_t)c->device_count * sizeof *peak);
+    int members = pp_cluster_plan_members(p);
+    double b = p->micro_batch;
+    for (int r = 0; r < p->replica_count; r++) {
+        int first = 0;
+        for (int s = 0; s < p->stage_count; s++) {
+            int in_flight = p->stage_count - s;
+            if (p->micro_batches[r] < in_flight)
+                in_flight = p->micro_batches[r];
+            int slot = r * members + pp_cluster_plan_stage_offset(p, s);
+            for (int j = 0; j < p->stage_tp[s]; j++) {
+                stage_memory m = member_memory(w, first, p->stage_layers[s], p->split[slot + j],
+                                               p->recompute);
+                peak[p->devices[slot + j]] = m.state + in_flight * b * m.kept + b * m.rebuilt;
+            }
+            first += p->stage_layers[s];
+        }
+    }
+}

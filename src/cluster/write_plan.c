@@ -1,0 +1,46 @@
+/* write_plan.c: writes a plan in the full form of load_plan.c, one stage per
+ * line so that it can be edited by hand, with shares printed to 17
+ * significant digits so that reading it back gives the same plan. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "parplan/cluster.h"
+
+static void write_list_int(FILE *f, const int *v, int n)
+{
+    for (int j = 0; j < n; j++)
+        fprintf(f, "%s%d", j ? ", " : "", v[j]);
+}
+
+static void write_list_double(FILE *f, const double *v, int n)
+{
+    for (int j = 0; j < n; j++)
+        fprintf(f, "%s%.17g", j ? ", " : "", v[j]);
+}
+
+static void write_replica(const pp_cluster_plan *p, FILE *f, int r)
+{
+    int members = pp_cluster_plan_members(p);
+    fprintf(f, "    {\"micro_batches\": %d, \"stages\": [\n", p->micro_batches[r]);
+    for (int s = 0; s < p->stage_count; s++) {
+        int slot = r * members + pp_cluster_plan_stage_offset(p, s);
+        fprintf(f, "      {\"layers\": %d, \"devices\": [", p->stage_layers[s]);
+        write_list_int(f, p->devices + slot, p->stage_tp[s]);
+        fprintf(f, "], \"split\": [");
+        write_list_double(f, p->split + slot, p->stage_tp[s]);
+        fprintf(f, "]}%s\n", s + 1 < p->stage_count ? "," : "");
+    }
+    fprintf(f, "    ]}%s\n", r + 1 < p->replica_count ? "," : "");
+}
+
+pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err)
+{
+    fprintf(f, "{\n  \"micro_batch\": %d,\n  \"recompute\": %s,\n  \"replicas\": [\n",
+            p->micro_batch, p->recompute ? "true" : "false");
+    for (int r = 0; r < p->replica_count; r++)
+        write_replica(p, f, r);
+    fprintf(f, "  ]\n}\n");
+    if (fflush(f) != 0 || ferror(f))
+        return pp_error_set(err, PP_EIO, "writing the plan: %s", strerror(errno));
+    return PP_OK;
+}
