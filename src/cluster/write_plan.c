@@ -18,6 +18,16 @@ static void write_list_double(FILE *f, const double *v, int n)
         fprintf(f, "%s%.17g", j ? ", " : "", v[j]);
 }
 
+/* Shares exactly as pp_cluster_plan_new makes them are left out: the reader
+ * gives them back. */
+static bool even(const double *split, int tp)
+{
+    for (int j = 0; j < tp; j++)
+        if (split[j] != 1.0 / tp)
+            return false;
+    return true;
+}
+
 static void write_replica(const pp_cluster_plan *p, FILE *f, int r)
 {
     int members = pp_cluster_plan_members(p);
@@ -26,9 +36,13 @@ static void write_replica(const pp_cluster_plan *p, FILE *f, int r)
         int slot = r * members + pp_cluster_plan_stage_offset(p, s);
         fprintf(f, "      {\"layers\": %d, \"devices\": [", p->stage_layers[s]);
         write_list_int(f, p->devices + slot, p->stage_tp[s]);
-        fprintf(f, "], \"split\": [");
-        write_list_double(f, p->split + slot, p->stage_tp[s]);
-        fprintf(f, "]}%s\n", s + 1 < p->stage_count ? "," : "");
+        fprintf(f, "]");
+        if (!even(p->split + slot, p->stage_tp[s])) {
+            fprintf(f, ", \"split\": [");
+            write_list_double(f, p->split + slot, p->stage_tp[s]);
+            fprintf(f, "]");
+        }
+        fprintf(f, "}%s\n", s + 1 < p->stage_count ? "," : "");
     }
     fprintf(f, "    ]}%s\n", r + 1 < p->replica_count ? "," : "");
 }
