@@ -1,10 +1,148 @@
 /* workload.c: the workload object (a list of layers in pipeline order) and
  * the transformer as one: embeddings folded into the first layer, the logit
- * layer into the last. */
-#include "parplan/cluster.h"
+ * layer into the last.
+ *
+ * Per layer and per sample (one sequence of s positions; h hidden, a heads,
+ * V vocabulary), with transformer.c's arithmetic:
+ *   FLOPs: forward pp_cluster_layer_forward_flops(t, 1), backward twice
+ *     that, recomputation once more the forward.
+ *   weights 2 bytes per parameter; state PP_CLUSTER_STATE_BYTES_PER_PARAM
+ *     and gradient 2 bytes per parameter.
+ *   traffic: the layer's activation bytes without recomputation at tp 1, as
+ *     a proxy for the memory traffic of the forward (every activation kept
+ *     is written once); nothing finer is modelled.
+ *   activations (Korthikanti et al. section 4.2.1): the part tensor
+ *     parallelism splits, 8sh + 4sf + 5as^2 (= sh (24 + 5as/h) at f = 4h),
+ *     and the replicated part 10sh; a checkpoint (the layer's input) 2sh.
+ *   output to the next stage 2sh; tensor parallelism all-reduces the 2sh
+ *     output of attention and of the MLP in the forward, and their input
+ *     gradients in the backward: 4sh each way.
+ * The first layer also holds the word and position embeddings ((V + s) h
+ * parameters; their lookups cost no FLOPs worth counting). The last layer
+ * also holds the logit layer: 2shV forward FLOPs, backward twice that, never
+ * recomputed; its tied copy of the word embedding (V h parameters, with
+ * their state and gradients, as Megatron-LM keeps one on the last stage);
+ * and its 16-bit logits, 2sV bytes, split by tensor parallelism (the
+ * vocabulary-parallel cross entropy keeps them for the backward). */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include "cluster/workload_internal.h"
+
+/* Far above any real model's depth; keeps the layer array's size sane. */
+#define LAYER_LIMIT 1000000
 
 void pp_cluster_workload_free(pp_cluster_workload *w)
 {
     if (w)
         pp_arena_free(w->arena);
+}
+
+char *cluster_workload_strdup(pp_cluster_workload *w, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = pp_arena_alloc(w->arena, n);
+    if (copy)
+        memcpy(copy, s, n);
+    return copy;
+}
+
+pp_cluster_workload *cluster_workload_new(int layer_count, const char *name)
+{
+    pp_arena *a = pp_arena_new(1 << 14);
+    pp_cluster_workload *w = a ? pp_arena_calloc(a, 1, sizeof *w) : NULL;
+    if (!w) {
+        pp_arena_free(a);
+        return NULL;
+    }
+    w->arena = a;
+    w->layer_count = layer_count;
+    w->layers = pp_arena_calloc(a, (size_t)layer_count, sizeof *w->layers);
+    w->name = cluster_workload_strdup(w, name);
+    w->tp_divisor = 1;
+    if (!w->layers || !w->name) {
+        pp_arena_free(a);
+        return NULL;
+    }
+    return w;
+}
+
+static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
+{
+    double s = (double)t->sequence, h = (double)t->hidden, a = (double)t->heads;
+    double f = (double)pp_cluster_ffn_hidden(t);
+    double params = (double)pp_cluster_layer_parameters(t);
+    l->forward_flops = pp_cluster_layer_forward_flops(t, 1);
+    l->backward_flops = 2 * l->forward_flops;
+    l->recompute_flops = l->forward_flops;
+    l->weight_bytes = PP_CLUSTER_PARAM_BYTES * params;
+    l->traffic_bytes = pp_cluster_layer_activation_bytes(t, 1, 1, false);
+    l->state_bytes = PP_CLUSTER_STATE_BYTES_PER_PARAM * params;
+    l->gradient_bytes = PP_CLUSTER_GRAD_BYTES * params;
+    l->activation_bytes = 8 * s * h + 4 * s * f + 5 * a * s * s;
+    l->activation_replicated_bytes = 10 * s * h;
+    l->checkpoint_bytes = 2 * s * h;
+    l->output_bytes = 2 * s * h;
+    l->tp_forward_bytes = 4 * s * h;
+    l->tp_backward_bytes = 4 * s * h;
+}
+
+/* Parameters held beside a layer's own: their weights, state and gradients. */
+static void add_parameters(pp_cluster_layer *l, double params)
+{
+    l->weight_bytes += PP_CLUSTER_PARAM_BYTES * params;
+    l->state_bytes += PP_CLUSTER_STATE_BYTES_PER_PARAM * params;
+    l->gradient_bytes += PP_CLUSTER_GRAD_BYTES * params;
+}
+
+static void add_logits(const pp_transformer *t, pp_cluster_layer *l)
+{
+    double logit = pp_cluster_logit_forward_flops(t, 1);
+    l->forward_flops += logit;
+    l->backward_flops += 2 * logit;
+    add_parameters(l, (double)t->vocabulary * (double)t->hidden);
+    l->activation_bytes += 2 * (double)t->sequence * (double)t->vocabulary;
+}
+
+static pp_status name_layers(pp_cluster_workload *w, pp_error *err)
+{
+    for (int k = 0; k < w->layer_count; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "layer%d", k);
+        if (!(w->layers[k].name = cluster_workload_strdup(w, name)))
+            return pp_error_set(err, PP_ENOMEM, "transformer workload: out of memory");
+    }
+    return PP_OK;
+}
+
+pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recompute,
+                                          pp_cluster_workload **out, pp_error *err)
+{
+    *out = NULL;
+    pp_status st = pp_cluster_transformer_check(t, err);
+    if (st)
+        return st;
+    if (t->layers > LAYER_LIMIT || t->heads > INT_MAX)
+        return pp_error_set(err, PP_EARG, "transformer: %lld layers and %lld heads: at most %d and %d",
+                            (long long)t->layers, (long long)t->heads, LAYER_LIMIT, INT_MAX);
+    char name[96];
+    snprintf(name, sizeof name, "transformer l%lld h%lld", (long long)t->layers,
+             (long long)t->hidden);
+    pp_cluster_workload *w = cluster_workload_new((int)t->layers, name);
+    if (!w)
+        return pp_error_set(err, PP_ENOMEM, "transformer workload: out of memory");
+    for (int k = 0; k < w->layer_count; k++)
+        transformer_layer(t, &w->layers[k]);
+    add_parameters(&w->layers[0], ((double)t->vocabulary + (double)t->sequence) * (double)t->hidden);
+    add_logits(t, &w->layers[w->layer_count - 1]);
+    w->global_batch = t->global_batch;
+    w->tp_divisor = (int)t->heads;
+    w->recompute = recompute;
+    w->step_flops = pp_cluster_step_flops(t, recompute);
+    if ((st = name_layers(w, err))) {
+        pp_cluster_workload_free(w);
+        return st;
+    }
+    *out = w;
+    return PP_OK;
 }

@@ -1,0 +1,143 @@
+/* load_workload.c: reads a workload file, reporting every mistake with the
+ * file and the JSON path (transformer.hidden), or FILE:LINE:COL for bad
+ * JSON. Two kinds of file are read, told apart by their keys:
+ *
+ * A transformer, one JSON object:
+ *
+ *   {
+ *     "name": "LLaMA-7B-like", "comment": "any text",
+ *     "transformer": {"layers": 32, "hidden": 4096, "heads": 32, "sequence": 2048,
+ *                     "vocabulary": 32000, "global_batch": 64, "ffn_hidden": 16512},
+ *     "recompute": true
+ *   }
+ *
+ * - "transformer" is required; inside it every field is a JSON integer
+ *   (not 64.0, not a string) and required except "ffn_hidden" (the MLP's
+ *   inner width, default 0 = 4 x hidden); "comment" is allowed there too.
+ *   The whole is checked with pp_cluster_transformer_check: sizes positive,
+ *   heads dividing hidden.
+ * - "recompute" (boolean, default false): full activation recomputation for
+ *   plans that do not say.
+ * - "name" (text) names the workload, default "transformer"; "comment" is
+ *   text, checked and not kept.
+ * - Unknown keys are errors (a typo such as "hiden" would otherwise be
+ *   ignored), and so is a key repeated within one object.
+ * The layers are then pp_cluster_workload_transformer's (workload.c).
+ *
+ * A Piper profile (msr-fiddle/piper's format): an object with "nodes",
+ * "edges" and "maxDevices"; see piper.c.
+ *
+ * Anything else is refused with a message naming both formats. */
+#include <stdint.h>
+#include <string.h>
+#include "core/json.h"
+#include "cluster/workload_internal.h"
+
+enum { PATH_SIZE = 96 };
+
+static pp_status integer(pp_json_at at, const json_t *obj, const char *key, bool required,
+                         int64_t *out, pp_error *err)
+{
+    json_t *v = json_object_get(obj, key);
+    char path[PATH_SIZE];
+    if (!v && !required)
+        return PP_OK;
+    if (!v)
+        return pp_error_set(err, PP_EINPUT, "%s: %s: required", at.file,
+                            pp_json_path(path, sizeof path, at.path, key, -1));
+    if (!json_is_integer(v))
+        return pp_error_set(err, PP_EINPUT, "%s: %s: must be an integer", at.file,
+                            pp_json_path(path, sizeof path, at.path, key, -1));
+    *out = (int64_t)json_integer_value(v);
+    return PP_OK;
+}
+
+static pp_status read_transformer(const char *file, const json_t *root, pp_transformer *t,
+                                  pp_error *err)
+{
+    static const char *const keys[] = {"layers",     "hidden",       "heads",      "sequence",
+                                       "vocabulary", "global_batch", "ffn_hidden", "comment",
+                                       NULL};
+    pp_json_at at = {file, "transformer"};
+    json_t *v = json_object_get(root, "transformer");
+    const char *comment;
+    pp_status st = pp_json_object(at, v, keys, err);
+    if (!st)
+        st = pp_json_string(at, v, "comment", false, &comment, err);
+    int64_t *fields[] = {&t->layers,     &t->hidden,       &t->heads,     &t->sequence,
+                         &t->vocabulary, &t->global_batch, &t->ffn_hidden};
+    for (size_t i = 0; !st && i < sizeof fields / sizeof fields[0]; i++)
+        st = integer(at, v, keys[i], fields[i] != &t->ffn_hidden, fields[i], err);
+    if (st)
+        return st;
+    pp_error check = {0};
+    if (pp_cluster_transformer_check(t, &check))
+        return pp_error_set(err, PP_EINPUT, "%s: %s", file, check.message);
+    return PP_OK;
+}
+
+static pp_status read_recompute(const char *file, const json_t *root, bool *out, pp_error *err)
+{
+    json_t *v = json_object_get(root, "recompute");
+    if (!v)
+        return PP_OK;
+    if (!json_is_boolean(v))
+        return pp_error_set(err, PP_EINPUT, "%s: recompute: must be true or false", file);
+    *out = json_is_true(v);
+    return PP_OK;
+}
+
+static pp_status load_transformer(const char *file, const json_t *root, pp_cluster_workload **out,
+                                  pp_error *err)
+{
+    static const char *const keys[] = {"name", "comment", "transformer", "recompute", NULL};
+    pp_json_at at = {file, ""};
+    pp_transformer t = {0};
+    const char *name = "transformer", *comment;
+    bool recompute = false;
+    pp_status st;
+    if ((st = pp_json_object(at, root, keys, err)) ||
+        (st = pp_json_string(at, root, "name", false, &name, err)) ||
+        (st = pp_json_string(at, root, "comment", false, &comment, err)) ||
+        (st = read_recompute(file, root, &recompute, err)) ||
+        (st = read_transformer(file, root, &t, err)))
+        return st;
+    pp_cluster_workload *w;
+    pp_error made = {0};
+    if ((st = pp_cluster_workload_transformer(&t, recompute, &w, &made)))
+        return pp_error_set(err, st == PP_ENOMEM ? st : PP_EINPUT, "%s: %s", file, made.message);
+    if (!(w->name = cluster_workload_strdup(w, name))) {
+        pp_cluster_workload_free(w);
+        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", file);
+    }
+    *out = w;
+    return PP_OK;
+}
+
+static bool is_piper(const json_t *root)
+{
+    return json_object_get(root, "nodes") && json_object_get(root, "edges") &&
+           json_object_get(root, "maxDevices");
+}
+
+pp_status pp_cluster_workload_load(const char *path, const pp_hw_catalog *cat,
+                                   pp_cluster_workload **out, pp_error *err)
+{
+    *out = NULL;
+    json_t *root = NULL;
+    pp_status st = pp_json_load_file(path, &root, err);
+    if (st)
+        return st;
+    if (json_is_object(root) && json_object_get(root, "transformer"))
+        st = load_transformer(path, root, out, err);
+    else if (json_is_object(root) && is_piper(root))
+        st = cluster_piper_read(path, root, cat, out, err);
+    else
+        st = pp_error_set(err, PP_EINPUT,
+                          "%s: not a workload: expected an object with \"transformer\" (a "
+                          "transformer) or with \"nodes\", \"edges\" and \"maxDevices\" (a Piper "
+                          "profile)",
+                          path);
+    json_decref(root);
+    return st;
+}

@@ -1,0 +1,244 @@
+/* test_workload.c: the transformer as a list of layers (hand-checked on a
+ * tiny model; Narayanan et al. SC'21 table 1 rows summed back to eq. 3 and
+ * eq. 2), the transformer workload file and its errors, and every example
+ * workload in examples/cluster/. */
+#include <dirent.h>
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "parplan/cluster.h"
+
+static int close_to(double got, double want)
+{
+    return fabs(got - want) <= 1e-12 * fabs(want);
+}
+
+static pp_transformer tiny(void)
+{
+    pp_transformer t = {.layers = 2, .hidden = 8, .heads = 2, .sequence = 4, .vocabulary = 16,
+                        .global_batch = 3};
+    return t;
+}
+
+/* s = 4, h = 8, a = 2, V = 16, f = 32, worked by hand:
+ *   layer parameters 12h^2 + 13h = 872; embeddings (V + s) h = 160; tied
+ *     copy V h = 128
+ *   forward 8sh^2 + 4s^2h + 4shf = 2048 + 512 + 4096 = 6656; logits 2shV = 1024
+ *   activations split 8sh + 4sf + 5as^2 = 256 + 512 + 160 = 928, replicated
+ *     10sh = 320, logits 2sV = 128; checkpoint and output 2sh = 64; TP 4sh = 128. */
+static void check_tiny(const pp_cluster_workload *w)
+{
+    CHECK_EQ_INT(w->layer_count, 2);
+    CHECK_EQ_INT(w->global_batch, 3);
+    CHECK_EQ_INT(w->tp_divisor, 2);
+    CHECK(!w->recompute);
+    const pp_cluster_layer *first = &w->layers[0], *last = &w->layers[1];
+    CHECK(first->forward_flops == 6656 && first->backward_flops == 13312);
+    CHECK(first->recompute_flops == 6656);
+    CHECK(last->forward_flops == 7680 && last->backward_flops == 15360);
+    CHECK(last->recompute_flops == 6656);
+    CHECK(first->weight_bytes == 2 * 1032 && first->state_bytes == 16 * 1032);
+    CHECK(first->gradient_bytes == 2 * 1032);
+    CHECK(last->weight_bytes == 2 * 1000 && last->state_bytes == 16 * 1000);
+    CHECK(last->gradient_bytes == 2 * 1000);
+    CHECK(first->activation_bytes == 928 && last->activation_bytes == 928 + 128);
+    CHECK(first->activation_replicated_bytes == 320 && last->activation_replicated_bytes == 320);
+    CHECK(first->traffic_bytes == 1248);
+    CHECK(first->checkpoint_bytes == 64 && first->output_bytes == 64);
+    CHECK(first->tp_forward_bytes == 128 && last->tp_backward_bytes == 128);
+    /* (6656 + 13312 + 7680 + 15360) x 3 */
+    CHECK(w->step_flops == 129024);
+}
+
+static void test_tiny(void)
+{
+    pp_transformer t = tiny();
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_workload_transformer(&t, false, &w, &err), PP_OK);
+    if (w)
+        check_tiny(w);
+    pp_cluster_workload_free(w);
+
+    w = NULL;
+    CHECK_EQ_INT(pp_cluster_workload_load(PP_DATA_DIR "/workload-tiny.json", NULL, &w, &err), PP_OK);
+    if (w) {
+        check_tiny(w);
+        CHECK(strcmp(w->name, "tiny") == 0);
+        CHECK(strcmp(w->layers[1].name, "layer1") == 0);
+    }
+    pp_cluster_workload_free(w);
+}
+
+static double layer_work(const pp_cluster_layer *l, bool recompute)
+{
+    return l->forward_flops + l->backward_flops + (recompute ? l->recompute_flops : 0);
+}
+
+/* Table 1 rows: the layers add up to eq. 3 (and its no-recompute form) and
+ * to eq. 2's parameters plus the tied copy of the word embedding. */
+static void test_table1_sums(void)
+{
+    static const int64_t rows[][4] = {{24, 2304, 24, 512},   {32, 3072, 30, 512},
+                                      {32, 4096, 36, 512},   {48, 6144, 40, 1024},
+                                      {64, 8192, 48, 1536},  {80, 10240, 60, 1792},
+                                      {96, 12288, 80, 2304}, {128, 16384, 96, 2160}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        pp_transformer t = {.heads = rows[i][0], .hidden = rows[i][1], .layers = rows[i][2],
+                            .global_batch = rows[i][3], .sequence = 2048, .vocabulary = 51200};
+        for (int recompute = 0; recompute < 2; recompute++) {
+            pp_cluster_workload *w = NULL;
+            pp_error err = {0};
+            CHECK_EQ_INT(pp_cluster_workload_transformer(&t, recompute, &w, &err), PP_OK);
+            if (!w)
+                continue;
+            double flops = 0, params = 0, state = 0;
+            for (int k = 0; k < w->layer_count; k++) {
+                flops += layer_work(&w->layers[k], recompute) * (double)w->global_batch;
+                params += w->layers[k].gradient_bytes / PP_CLUSTER_GRAD_BYTES;
+                state += w->layers[k].state_bytes;
+            }
+            CHECK(close_to(flops, pp_cluster_step_flops(&t, recompute)));
+            CHECK(w->step_flops == pp_cluster_step_flops(&t, recompute));
+            double tied = (double)(pp_cluster_parameters(&t) + t.vocabulary * t.hidden);
+            CHECK(close_to(params, tied));
+            CHECK(close_to(state, PP_CLUSTER_STATE_BYTES_PER_PARAM * tied));
+            CHECK_EQ_INT(w->layer_count, t.layers);
+            CHECK_EQ_INT(w->tp_divisor, t.heads);
+            CHECK(w->recompute == (recompute != 0));
+            pp_cluster_workload_free(w);
+        }
+    }
+}
+
+/* A middle layer's split and replicated parts give Korthikanti et al.'s
+ * activation bytes at every TP degree. */
+static void test_activation_split(void)
+{
+    pp_transformer t = {.layers = 36, .hidden = 4096, .heads = 32, .sequence = 2048,
+                        .vocabulary = 51200, .global_batch = 512};
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_workload_transformer(&t, true, &w, &err), PP_OK);
+    if (!w)
+        return;
+    const pp_cluster_layer *l = &w->layers[5];
+    for (int64_t tp = 1; tp <= 32; tp *= 2)
+        CHECK(close_to(l->activation_replicated_bytes + l->activation_bytes / (double)tp,
+                       pp_cluster_layer_activation_bytes(&t, 1, tp, false)));
+    CHECK(l->checkpoint_bytes == pp_cluster_layer_activation_bytes(&t, 1, 1, true));
+    pp_cluster_workload_free(w);
+}
+
+static void expect_error(const char *file, pp_status status, const char *a, const char *b)
+{
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_workload_load(file, NULL, &w, &err), status);
+    CHECK(w == NULL);
+    CHECK(strstr(err.message, file) != NULL);
+    CHECK(strstr(err.message, a) != NULL);
+    CHECK(!b || strstr(err.message, b) != NULL);
+    if (!strstr(err.message, a))
+        fprintf(stderr, "message: %s\n", err.message);
+}
+
+static void test_errors(void)
+{
+    expect_error(PP_DATA_DIR "/workload-bad-key.json", PP_EINPUT, "transformer.hiden",
+                 "unknown key");
+    expect_error(PP_DATA_DIR "/workload-bad-heads.json", PP_EINPUT, "heads 3 does not divide", NULL);
+    expect_error(PP_DATA_DIR "/workload-real-layers.json", PP_EINPUT, "transformer.layers",
+                 "integer");
+    expect_error(PP_DATA_DIR "/workload-neither.json", PP_EINPUT, "not a workload", "Piper");
+    expect_error(PP_DATA_DIR "/workload-syntax.json", PP_EINPUT, "workload-syntax.json:2:", NULL);
+    expect_error(PP_DATA_DIR "/no-such-workload.json", PP_EIO, "no-such-workload", NULL);
+
+    pp_transformer t = tiny();
+    t.hidden = 0;
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_workload_transformer(&t, false, &w, &err), PP_EARG);
+    CHECK(w == NULL && strstr(err.message, "hidden") != NULL);
+}
+
+/* The example workloads load; those named here with the figures they state. */
+static void test_examples(void)
+{
+    static const struct {
+        const char *file;
+        int64_t layers, heads, batch, hidden, vocabulary;
+        double billions; /* eq. 2's parameters, rounded as table 1 rounds them */
+    } named[] = {
+        {"llama-7b.json", 32, 32, 64, 4096, 32000, 6.6},
+        {"gpt-13b.json", 40, 40, 64, 5120, 51200, 12.9},
+        {"gpt-1.7b.json", 24, 24, 512, 2304, 51200, 1.7},
+        {"gpt-3.6b.json", 30, 32, 512, 3072, 51200, 3.6},
+        {"gpt-7.5b.json", 36, 32, 512, 4096, 51200, 7.5},
+        {"gpt-18.4b.json", 40, 48, 1024, 6144, 51200, 18.4},
+        {"gpt-39.1b.json", 48, 64, 1536, 8192, 51200, 39.1},
+    };
+    char path[512];
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        snprintf(path, sizeof path, "%s/examples/cluster/%s", PP_SOURCE_DIR, named[i].file);
+        pp_cluster_workload *w = NULL;
+        pp_error err = {0};
+        CHECK_EQ_INT(pp_cluster_workload_load(path, NULL, &w, &err), PP_OK);
+        if (!w) {
+            fprintf(stderr, "%s\n", err.message);
+            continue;
+        }
+        CHECK_EQ_INT(w->layer_count, named[i].layers);
+        CHECK_EQ_INT(w->tp_divisor, named[i].heads);
+        CHECK_EQ_INT(w->global_batch, named[i].batch);
+        CHECK(w->recompute);
+        CHECK(w->layers[0].output_bytes == 2.0 * 2048 * (double)named[i].hidden);
+        double params = -(double)(named[i].vocabulary * named[i].hidden);
+        for (int k = 0; k < w->layer_count; k++)
+            params += w->layers[k].gradient_bytes / PP_CLUSTER_GRAD_BYTES;
+        CHECK_EQ_INT(llround(params / 1e8), llround(named[i].billions * 10));
+        pp_cluster_workload_free(w);
+    }
+}
+
+/* Every JSON file in examples/cluster/ is a workload or says it is not one
+ * (cluster and plan files live there too). */
+static void test_every_example(void)
+{
+    DIR *d = opendir(PP_SOURCE_DIR "/examples/cluster");
+    CHECK(d != NULL);
+    int workloads = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/examples/cluster/%s", PP_SOURCE_DIR, e->d_name);
+        pp_hw_catalog *cat = NULL;
+        pp_error err = {0};
+        CHECK_EQ_INT(pp_hw_catalog_builtin(&cat, &err), PP_OK);
+        pp_cluster_workload *w = NULL;
+        pp_status st = pp_cluster_workload_load(path, cat, &w, &err);
+        CHECK(st == PP_OK || strstr(err.message, "not a workload") != NULL);
+        if (st != PP_OK && !strstr(err.message, "not a workload"))
+            fprintf(stderr, "%s\n", err.message);
+        workloads += st == PP_OK;
+        pp_cluster_workload_free(w);
+        pp_hw_catalog_free(cat);
+    }
+    if (d)
+        closedir(d);
+    CHECK(workloads >= 7);
+}
+
+int main(void)
+{
+    test_tiny();
+    test_table1_sums();
+    test_activation_split();
+    test_errors();
+    test_examples();
+    test_every_example();
+    return CHECK_DONE();
+}
