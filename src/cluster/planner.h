@@ -1,0 +1,118 @@
+/* planner.h: what the planner's files (space.c, bound.c, search.c,
+ * uniform.c) share: the plan space of a cluster at one moment (kinds of
+ * nodes, tensor-parallel groups, branches) and the per-branch cost tables
+ * the branch-and-bound extends in O(1) per node. */
+#ifndef PP_CLUSTER_PLANNER_H
+#define PP_CLUSTER_PLANNER_H
+
+#include "parplan/cluster.h"
+#include "parplan/hw_net.h"
+
+/* Kinds beyond this many are merged into no branch: the stage orders are
+ * every permutation of the kinds, so the count must stay small. */
+#define CLUSTER_MAX_KINDS 4
+
+/* Nodes with the same device type, the same number of live devices and the
+ * same link classes (name and bandwidth at the start time) form a kind: their
+ * groups cost the same, so a branch picks one TP degree per kind. */
+typedef struct {
+    const pp_hw_device_type *type;
+    int live_per_node;
+    int node_count;
+    int *nodes;           /* [node_count], in node order */
+    /* The fastest any intra-node link of the kind gets from the start time
+     * on, with the least latency: TP collectives take at least this long. */
+    pp_hw_link tp_link;
+} cluster_kind;
+
+/* The live devices at the start time, by node and kind. */
+typedef struct {
+    const pp_cluster *cluster;
+    int kind_count;
+    cluster_kind kinds[CLUSTER_MAX_KINDS];
+    int live_count;
+    int *live;            /* [live_count] device ids, in node order */
+    int *node_live_first; /* [node] offset into live */
+    int *node_live_count; /* [node] */
+} cluster_space;
+
+/* One top-level branch: everything but the layers per stage. */
+typedef struct {
+    int index;                      /* enumeration order: the ties' key */
+    int tp[CLUSTER_MAX_KINDS];      /* per kind */
+    int order[CLUSTER_MAX_KINDS];   /* kinds in pipeline order */
+    int dp;
+    bool strided;                   /* replica r takes groups r, r + dp, ... */
+    int micro_batch;
+    int micro_batches;              /* per replica */
+    int stage_count;
+    double root_bound;
+} cluster_branch;
+
+/* Sizes a stage's memory and time need, per layer, as prefix sums. */
+typedef struct {
+    int layers;
+    double *work;        /* fwd + bwd (+ recompute) FLOPs per sample */
+    double *forward;     /* fwd FLOPs per sample */
+    double *backward;    /* bwd (+ recompute) FLOPs per sample */
+    double *weight;      /* bytes read once per pass */
+    double *traffic;     /* element-wise bytes per sample per pass */
+    double *tp_forward;  /* TP all-reduce bytes per sample, forward */
+    double *tp_backward; /* likewise backward (+ the replayed forward's) */
+    double *state;
+    double *activation;
+    double *replicated;
+    double *checkpoint;
+    bool recompute;
+} cluster_prefix;
+
+/* A branch's stages: kind, devices of replica 0's groups and the cost rates. */
+typedef struct {
+    const cluster_space *space;
+    const cluster_prefix *prefix;
+    const cluster_branch *branch;
+    int stage_count;
+    int *stage_kind;     /* [stage] */
+    int *stage_tp;       /* [stage] */
+    int *devices;        /* [replica][member] in the plan's layout */
+    double *rate;        /* [stage] summed FLOP/s of the group */
+    double *rate_suffix; /* [stage + 1] sum of rate from stage on */
+    double *capacity;    /* [stage] least member capacity */
+} cluster_stages;
+
+/* space.c */
+pp_status cluster_space_build(const pp_cluster *c, double start_time, pp_arena *a,
+                              cluster_space *out, pp_error *err);
+/* Every branch of the space (root_bound unset), in enumeration order. */
+pp_status cluster_branches(const cluster_space *sp, const pp_cluster_workload *w, pp_arena *a,
+                           cluster_branch **out, int *count, pp_error *err);
+/* Lays out a branch's stages and devices; false when out of memory. */
+bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
+                          const cluster_branch *b, pp_arena *a, cluster_stages *out);
+/* The plan of a branch with these layers per stage; NULL when out of memory. */
+pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers);
+
+/* bound.c */
+bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_prefix *out);
+/* F + B of stage s holding layers [first, first + count) per micro-batch:
+ * the passes as the simulator times them (cluster_pass_time) plus the TP
+ * all-reduces at the kind's best link. */
+double cluster_stage_time(const cluster_stages *st, int s, int first, int count);
+/* Flops of layers [first, first + count) per micro-batch (fwd + bwd). */
+double cluster_work(const cluster_stages *st, int first, int count);
+/* Bytes the most loaded member of stage s holds with these layers, from
+ * the terms every 1F1B memory count has (state, the in-flight micro-batches'
+ * kept activations); a lower bound of pp_cluster_plan_memory's figure, so
+ * pruning by it never drops a plan that fits. max_layer is the largest
+ * single layer's full activation bytes per sample (recompute only). */
+double cluster_stage_memory(const cluster_stages *st, int s, int first, int count,
+                            double max_layer);
+/* One layer's full activation bytes per sample per member share. */
+double cluster_layer_full_activation(const cluster_stages *st, int s, int layer);
+/* The schedule bound of a complete plan: max over stages of the earlier
+ * stages' F + B plus m times the stage's own F + B. */
+double cluster_plan_bound(const cluster_stages *st, const int *layers);
+/* The root bound of a branch: m * all work / all rate. */
+double cluster_root_bound(const cluster_stages *st);
+
+#endif

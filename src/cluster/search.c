@@ -1,0 +1,513 @@
+/* search.c: pp_cluster_plan_search, the parallel branch-and-bound of paper
+ * 003 Alg. 1. Incumbents first (the best uniform plan, the warm start, a
+ * greedy plan per branch), then the branches best root bound first, each a
+ * depth-first search over layers per stage with children tried by bound;
+ * every complete plan whose bound does not exceed the incumbent is simulated.
+ * Ties go to the smaller (branch index, layers) key, and pruning is strict,
+ * so the answer is the same whatever the threads and their timing. */
+#include "cluster/planner.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Relative slack on the prune test so rounding never drops a plan whose
+ * simulated time equals the incumbent's (that would make ties depend on
+ * timing). */
+#define PRUNE_SLACK 1e-9
+#define KEY_UNIFORM (-2)
+#define KEY_WARM (-1)
+
+typedef struct {
+    const pp_cluster *c;
+    const pp_cluster_workload *w;
+    const pp_cluster_plan_options *o;
+    const cluster_space *space;
+    const cluster_prefix *prefix;
+    cluster_branch *branches; /* sorted by root bound */
+    int branch_count;
+    pthread_mutex_t lock;
+    int next;
+    bool *done;               /* [sorted branch] searched to its end */
+    double best_time;
+    int best_branch;
+    int *best_layers;         /* [layers]: at most one stage per layer */
+    pp_cluster_plan *best;
+    pp_deadline deadline;
+    bool stop;
+    long nodes, simulations;
+    pp_status status;
+    pp_error err;
+} shared_state;
+
+typedef struct {
+    int n;
+    double bound, fixed_max, time;
+} child;
+
+typedef struct {
+    shared_state *sh;
+    cluster_stages st;
+    int *layers;     /* [stage] */
+    int *greedy;     /* [stage] */
+    child *children; /* [stage][layers] */
+    double *peak;    /* [device] */
+    long nodes, simulations;
+    bool stopped;
+} worker;
+
+static double incumbent(shared_state *sh)
+{
+    pthread_mutex_lock(&sh->lock);
+    double t = sh->best_time;
+    pthread_mutex_unlock(&sh->lock);
+    return t;
+}
+
+static bool pruned(double bound, double best)
+{
+    return bound * (1.0 - PRUNE_SLACK) > best;
+}
+
+static int compare_layers(const int *a, const int *b, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+/* Offers a simulated plan; takes ownership of plan. */
+static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int branch,
+                  const int *layers, int count)
+{
+    pthread_mutex_lock(&sh->lock);
+    bool better = time < sh->best_time;
+    if (time == sh->best_time && sh->best) {
+        int cmp = branch != sh->best_branch ? (branch < sh->best_branch ? -1 : 1)
+                  : branch < 0 ? 0 : compare_layers(layers, sh->best_layers, count);
+        better = cmp < 0;
+    }
+    if (better) {
+        pp_cluster_plan_free(sh->best);
+        sh->best = plan;
+        sh->best_time = time;
+        sh->best_branch = branch;
+        if (branch >= 0)
+            memcpy(sh->best_layers, layers, (size_t)count * sizeof(int));
+        plan = NULL;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    pp_cluster_plan_free(plan);
+}
+
+static void fail(shared_state *sh, const pp_error *e)
+{
+    pthread_mutex_lock(&sh->lock);
+    if (sh->status == PP_OK) {
+        sh->status = e->status;
+        sh->err = *e;
+    }
+    sh->stop = true;
+    pthread_mutex_unlock(&sh->lock);
+}
+
+static bool plan_fits(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
+                      double *peak)
+{
+    pp_cluster_plan_memory(c, w, p, peak);
+    for (int d = 0; d < c->device_count; d++)
+        if (peak[d] > c->nodes[c->device_node[d]].type->memory_bytes)
+            return false;
+    return true;
+}
+
+/* Simulates plan; its step time, or INFINITY when it does not fit or needs a
+ * link that is down. */
+static pp_status simulate(const pp_cluster *c, const pp_cluster_workload *w,
+                          const pp_cluster_plan *p, double start_time, double *time,
+                          pp_error *err)
+{
+    pp_cluster_sim_options so = {start_time, NULL};
+    pp_cluster_report rep;
+    memset(&rep, 0, sizeof rep);
+    pp_status s = pp_cluster_simulate(c, w, p, &so, &rep, err);
+    *time = s == PP_OK && rep.fits ? rep.step_time : INFINITY;
+    pp_cluster_report_free(&rep);
+    return s;
+}
+
+static void judge(worker *wk, const int *layers)
+{
+    shared_state *sh = wk->sh;
+    pp_cluster_plan *plan = cluster_stages_plan(&wk->st, layers);
+    if (!plan) {
+        pp_error e = {PP_ENOMEM, "out of memory building a plan"};
+        fail(sh, &e);
+        return;
+    }
+    if (!plan_fits(sh->c, sh->w, plan, wk->peak)) {
+        pp_cluster_plan_free(plan);
+        return;
+    }
+    pp_error e = {0};
+    double time;
+    wk->simulations++;
+    if (simulate(sh->c, sh->w, plan, sh->o->start_time, &time, &e) != PP_OK) {
+        pp_cluster_plan_free(plan);
+        fail(sh, &e);
+        return;
+    }
+    if (isinf(time)) {
+        pp_cluster_plan_free(plan);
+        return;
+    }
+    offer(sh, plan, time, wk->st.branch->index, layers, wk->st.stage_count);
+}
+
+static bool out_of_time(worker *wk)
+{
+    if (wk->stopped)
+        return true;
+    if (++wk->nodes % 1024 == 0) {
+        shared_state *sh = wk->sh;
+        bool late = pp_deadline_passed(&sh->deadline);
+        pthread_mutex_lock(&sh->lock);
+        sh->stop |= late;
+        wk->stopped = sh->stop;
+        pthread_mutex_unlock(&sh->lock);
+    }
+    return wk->stopped;
+}
+
+static int child_order(const void *a, const void *b)
+{
+    const child *x = a, *y = b;
+    if (x->bound != y->bound)
+        return x->bound < y->bound ? -1 : 1;
+    return x->n - y->n;
+}
+
+/* The children of stage s starting at layer `first`: every layer count that
+ * fits in memory, with its bound; returns how many. */
+static int expand(worker *wk, int s, int first, double prefix, double fixed_max, double best)
+{
+    const cluster_stages *st = &wk->st;
+    int p = st->stage_count, left = st->prefix->layers - first;
+    int hi = s == p - 1 ? left : left - (p - s - 1), lo = s == p - 1 ? left : 1;
+    int m = st->branch->micro_batches, count = 0;
+    child *out = wk->children + (size_t)s * (size_t)(st->prefix->layers + 1);
+    double max_layer = 0.0;
+    for (int n = 1; n <= hi; n++) {
+        max_layer = fmax(max_layer, cluster_layer_full_activation(st, s, first + n - 1));
+        if (n < lo)
+            continue;
+        /* memory only grows with the layers a stage holds */
+        if (cluster_stage_memory(st, s, first, n, max_layer) > st->capacity[s])
+            break;
+        double u = cluster_stage_time(st, s, first, n);
+        double fm = fmax(fixed_max, prefix + m * u), bound = fm;
+        if (s + 1 < p)
+            bound = fmax(bound, prefix + u + m * cluster_work(st, first + n, left - n) /
+                                                 st->rate_suffix[s + 1]);
+        if (!pruned(bound, best))
+            out[count++] = (child){n, bound, fm, u};
+    }
+    qsort(out, (size_t)count, sizeof *out, child_order);
+    return count;
+}
+
+static void dfs(worker *wk, int s, int first, double prefix, double fixed_max)
+{
+    if (out_of_time(wk))
+        return;
+    if (s == wk->st.stage_count) {
+        if (!pruned(fixed_max, incumbent(wk->sh)) &&
+            compare_layers(wk->layers, wk->greedy, s) != 0)
+            judge(wk, wk->layers);
+        return;
+    }
+    int count = expand(wk, s, first, prefix, fixed_max, incumbent(wk->sh));
+    const child *kids = wk->children + (size_t)s * (size_t)(wk->st.prefix->layers + 1);
+    for (int i = 0; i < count && !wk->stopped; i++) {
+        if (i > 0 && pruned(kids[i].bound, incumbent(wk->sh)))
+            continue;
+        wk->layers[s] = kids[i].n;
+        dfs(wk, s + 1, first + kids[i].n, prefix + kids[i].time, kids[i].fixed_max);
+    }
+}
+
+/* Layers in proportion to the stages' rates (largest remainders), at least
+ * one each; then layers move off stages over their memory onto the stage
+ * with the most room. */
+static void greedy_layers(const cluster_stages *st, int *layers)
+{
+    int p = st->stage_count, L = st->prefix->layers, given = 0;
+    double total = st->rate_suffix[0];
+    for (int s = 0; s < p; s++) {
+        layers[s] = 1 + (int)floor((L - p) * st->rate[s] / total);
+        given += layers[s];
+    }
+    for (; given < L; given++) {
+        int best = 0;
+        double most = -1.0;
+        for (int s = 0; s < p; s++) {
+            double want = (L - p) * st->rate[s] / total - (layers[s] - 1);
+            if (want > most) {
+                most = want;
+                best = s;
+            }
+        }
+        layers[best]++;
+    }
+    for (int round = 0; round < L * p; round++) {
+        int over = -1, room = -1, first = 0;
+        double worst = 0.0, slack = -INFINITY;
+        for (int s = 0; s < p; s++) {
+            double used = cluster_stage_memory(st, s, first, layers[s], 0.0) / st->capacity[s];
+            double more = cluster_stage_memory(st, s, first, layers[s] + 1, 0.0) / st->capacity[s];
+            if (used > 1.0 && used > worst && layers[s] > 1) {
+                worst = used;
+                over = s;
+            }
+            if (more <= 1.0 && 1.0 - more > slack) {
+                slack = 1.0 - more;
+                room = s;
+            }
+            first += layers[s];
+        }
+        if (over < 0 || room < 0)
+            return;
+        layers[over]--;
+        layers[room]++;
+    }
+}
+
+static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
+{
+    shared_state *sh = wk->sh;
+    int L = sh->prefix->layers;
+    if (!cluster_stages_build(sh->space, sh->prefix, b, a, &wk->st))
+        return false;
+    wk->layers = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
+    wk->greedy = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
+    wk->children = pp_arena_alloc(a, (size_t)b->stage_count * (size_t)(L + 1) * sizeof(child));
+    if (!wk->layers || !wk->greedy || !wk->children)
+        return false;
+    greedy_layers(&wk->st, wk->greedy);
+    if (!pruned(cluster_plan_bound(&wk->st, wk->greedy), incumbent(sh)))
+        judge(wk, wk->greedy);
+    dfs(wk, 0, 0, 0.0, 0.0);
+    return true;
+}
+
+static int take_branch(shared_state *sh)
+{
+    pthread_mutex_lock(&sh->lock);
+    int i = sh->stop || sh->next == sh->branch_count ? -1 : sh->next++;
+    pthread_mutex_unlock(&sh->lock);
+    return i;
+}
+
+static void *worker_main(void *arg)
+{
+    worker *wk = arg;
+    shared_state *sh = wk->sh;
+    for (int i; (i = take_branch(sh)) >= 0;) {
+        cluster_branch *b = &sh->branches[i];
+        if (pruned(b->root_bound, incumbent(sh))) {
+            sh->done[i] = true;
+            continue;
+        }
+        pp_arena *a = pp_arena_new(1 << 14);
+        bool ok = a && worker_branch(wk, b, a);
+        pp_arena_free(a);
+        if (!ok) {
+            pp_error e = {PP_ENOMEM, "out of memory searching a branch"};
+            fail(sh, &e);
+            break;
+        }
+        sh->done[i] = !wk->stopped;
+    }
+    return NULL;
+}
+
+static int branch_order(const void *a, const void *b)
+{
+    const cluster_branch *x = a, *y = b;
+    if (x->root_bound != y->root_bound)
+        return x->root_bound < y->root_bound ? -1 : 1;
+    return x->index - y->index;
+}
+
+/* Root bounds for every branch, then best first. */
+static bool rank_branches(shared_state *sh)
+{
+    for (int i = 0; i < sh->branch_count; i++) {
+        pp_arena *a = pp_arena_new(1 << 12);
+        cluster_stages st;
+        bool ok = a && cluster_stages_build(sh->space, sh->prefix, &sh->branches[i], a, &st);
+        if (ok)
+            sh->branches[i].root_bound = cluster_root_bound(&st);
+        pp_arena_free(a);
+        if (!ok)
+            return false;
+    }
+    qsort(sh->branches, (size_t)sh->branch_count, sizeof *sh->branches, branch_order);
+    return true;
+}
+
+static pp_status run_workers(shared_state *sh, int threads, pp_error *err)
+{
+    worker *workers = calloc((size_t)threads, sizeof *workers);
+    pthread_t *ids = calloc((size_t)threads, sizeof *ids);
+    double *peaks = calloc((size_t)threads * (size_t)sh->c->device_count + 1, sizeof(double));
+    if (!workers || !ids || !peaks) {
+        free(workers);
+        free(ids);
+        free(peaks);
+        return pp_error_set(err, PP_ENOMEM, "out of memory starting the search threads");
+    }
+    int started = 0;
+    for (int t = 0; t < threads; t++) {
+        workers[t] = (worker){.sh = sh, .peak = peaks + (size_t)t * (size_t)sh->c->device_count};
+        if (t > 0 && pthread_create(&ids[t], NULL, worker_main, &workers[t]) != 0)
+            break;
+        started++;
+    }
+    worker_main(&workers[0]);
+    for (int t = 1; t < started; t++)
+        pthread_join(ids[t], NULL);
+    for (int t = 0; t < started; t++) {
+        sh->nodes += workers[t].nodes;
+        sh->simulations += workers[t].simulations;
+    }
+    free(workers);
+    free(ids);
+    free(peaks);
+    return PP_OK;
+}
+
+/* The warm start counts when it is valid and every device it uses is there. */
+static pp_status warm_start(shared_state *sh, pp_cluster_plan_result *out, pp_error *err)
+{
+    const pp_cluster_plan *old = sh->o->warm_start;
+    pp_error ignored = {0};
+    if (!old || pp_cluster_plan_validate(sh->c, sh->w, old, &ignored) != PP_OK)
+        return PP_OK;
+    int slots = old->replica_count * pp_cluster_plan_members(old);
+    for (int i = 0; i < slots; i++)
+        if (!pp_cluster_device_alive_at(sh->c, old->devices[i], sh->o->start_time))
+            return PP_OK;
+    double time;
+    pp_status s = simulate(sh->c, sh->w, old, sh->o->start_time, &time, err);
+    if (s != PP_OK)
+        return s;
+    sh->simulations++;
+    out->warm_time = time;
+    if (isfinite(time)) {
+        pp_cluster_plan *copy = pp_cluster_plan_copy(old);
+        if (!copy)
+            return pp_error_set(err, PP_ENOMEM, "out of memory copying the warm start");
+        offer(sh, copy, time, KEY_WARM, NULL, 0);
+    }
+    return PP_OK;
+}
+
+static pp_status uniform_incumbent(shared_state *sh, pp_cluster_plan_result *out, pp_error *err)
+{
+    pp_status s = pp_cluster_uniform_best(sh->c, sh->w, sh->o->start_time, &out->uniform,
+                                          &out->uniform_time, err);
+    if (s != PP_OK || !out->uniform)
+        return s;
+    pp_cluster_plan *copy = pp_cluster_plan_copy(out->uniform);
+    if (!copy)
+        return pp_error_set(err, PP_ENOMEM, "out of memory copying the uniform plan");
+    offer(sh, copy, out->uniform_time, KEY_UNIFORM, NULL, 0);
+    return PP_OK;
+}
+
+static void finish(shared_state *sh, pp_cluster_plan_result *out)
+{
+    bool complete = true;
+    double lower = sh->best_time;
+    for (int i = 0; i < sh->branch_count; i++)
+        if (!sh->done[i]) {
+            complete = false;
+            lower = fmin(lower, sh->branches[i].root_bound);
+        }
+    out->complete = complete;
+    out->lower_bound = lower;
+    out->best = sh->best;
+    out->best_time = sh->best_time;
+    out->nodes = sh->nodes;
+    out->simulations = sh->simulations;
+    sh->best = NULL;
+}
+
+static pp_status search(shared_state *sh, pp_arena *a, pp_cluster_plan_result *out, pp_error *err)
+{
+    cluster_space space;
+    cluster_prefix prefix;
+    pp_status s = cluster_space_build(sh->c, sh->o->start_time, a, &space, err);
+    if (s != PP_OK)
+        return s;
+    if (!cluster_prefix_build(sh->w, a, &prefix))
+        return pp_error_set(err, PP_ENOMEM, "out of memory building the cost tables");
+    sh->space = &space;
+    sh->prefix = &prefix;
+    s = cluster_branches(&space, sh->w, a, &sh->branches, &sh->branch_count, err);
+    if (s != PP_OK)
+        return s;
+    sh->done = pp_arena_calloc(a, (size_t)sh->branch_count + 1, sizeof(bool));
+    sh->best_layers = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(int));
+    if (!sh->done || !sh->best_layers || !rank_branches(sh))
+        return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
+    if ((s = uniform_incumbent(sh, out, err)) != PP_OK || (s = warm_start(sh, out, err)) != PP_OK)
+        return s;
+    int threads = sh->o->threads > 0 ? sh->o->threads : pp_cpu_count();
+    if ((s = run_workers(sh, threads, err)) != PP_OK)
+        return s;
+    if (sh->status != PP_OK)
+        return pp_error_set(err, sh->status, "%s", sh->err.message);
+    finish(sh, out);
+    return PP_OK;
+}
+
+pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload *w,
+                                 const pp_cluster_plan_options *o, pp_cluster_plan_result *out,
+                                 pp_error *err)
+{
+    if (!c || !w || !o || !out)
+        return pp_error_set(err, PP_EARG, "pp_cluster_plan_search: NULL argument");
+    memset(out, 0, sizeof *out);
+    out->best_time = out->uniform_time = out->warm_time = out->lower_bound = INFINITY;
+    if (o->timeout < 0 || o->threads < 0 || w->layer_count < 1 || w->global_batch < 1)
+        return pp_error_set(err, PP_EARG,
+                            "pp_cluster_plan_search: negative timeout or threads, or an empty "
+                            "workload");
+    double started = pp_now();
+    shared_state sh = {.c = c, .w = w, .o = o, .best_time = INFINITY, .best_branch = INT32_MAX};
+    sh.deadline = o->timeout > 0 ? pp_deadline_in(o->timeout) : (pp_deadline){0};
+    pthread_mutex_init(&sh.lock, NULL);
+    pp_arena *a = pp_arena_new(1 << 16);
+    pp_status s = a ? search(&sh, a, out, err)
+                    : pp_error_set(err, PP_ENOMEM, "out of memory starting the search");
+    pp_cluster_plan_free(sh.best);
+    pp_arena_free(a);
+    pthread_mutex_destroy(&sh.lock);
+    out->seconds = pp_now() - started;
+    if (s != PP_OK)
+        pp_cluster_plan_result_free(out);
+    return s;
+}
+
+void pp_cluster_plan_result_free(pp_cluster_plan_result *r)
+{
+    if (!r)
+        return;
+    pp_cluster_plan_free(r->best);
+    pp_cluster_plan_free(r->uniform);
+    r->best = r->uniform = NULL;
+}

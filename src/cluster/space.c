@@ -1,0 +1,331 @@
+/* space.c: the planner's plan space at one moment: the live devices grouped
+ * into kinds of nodes, the top-level branches (a TP degree per kind, data
+ * parallelism, the kinds' order along a pipeline, how groups are dealt to
+ * replicas, the micro-batch size) and the stages and devices of a branch. */
+#include "cluster/planner.h"
+#include "parplan/hw_net.h"
+
+#include <math.h>
+#include <string.h>
+
+static double best_bandwidth_from(const pp_cluster *c, int link, double t)
+{
+    double best = pp_cluster_link_bandwidth_at(c, link, t);
+    for (int e = 0; e < c->event_count; e++)
+        if (c->events[e].time > t)
+            best = fmax(best, pp_cluster_link_bandwidth_at(c, link, c->events[e].time));
+    return best;
+}
+
+/* Merges node's intra-node links into the kind's TP link (see planner.h). */
+static void merge_intra_links(const pp_cluster *c, int node, double t, pp_hw_link *link)
+{
+    for (int l = 0; l < c->link_count; l++) {
+        const pp_cluster_link *k = &c->links[l];
+        if (k->node != node || k->inter_node)
+            continue;
+        link->bandwidth = fmax(link->bandwidth, best_bandwidth_from(c, l, t));
+        link->latency = fmin(link->latency, k->latency);
+    }
+}
+
+/* Two nodes are alike when their devices and links would cost the same. */
+static bool nodes_alike(const pp_cluster *c, const cluster_space *sp, int a, int b, double t)
+{
+    if (c->nodes[a].type != c->nodes[b].type ||
+        sp->node_live_count[a] != sp->node_live_count[b])
+        return false;
+    int la = 0, lb = 0;
+    for (;;) {
+        while (la < c->link_count && c->links[la].node != a)
+            la++;
+        while (lb < c->link_count && c->links[lb].node != b)
+            lb++;
+        if (la == c->link_count || lb == c->link_count)
+            return la == lb;
+        const pp_cluster_link *x = &c->links[la], *y = &c->links[lb];
+        if (strcmp(x->name, y->name) != 0 || x->inter_node != y->inter_node ||
+            x->ports != y->ports || x->latency != y->latency ||
+            pp_cluster_link_bandwidth_at(c, la, t) != pp_cluster_link_bandwidth_at(c, lb, t))
+            return false;
+        la++;
+        lb++;
+    }
+}
+
+static void count_live(const pp_cluster *c, double t, cluster_space *sp)
+{
+    sp->live_count = 0;
+    for (int n = 0; n < c->node_count; n++) {
+        const pp_cluster_node *node = &c->nodes[n];
+        sp->node_live_first[n] = sp->live_count;
+        for (int d = node->first_device; d < node->first_device + node->device_count; d++)
+            if (pp_cluster_device_alive_at(c, d, t))
+                sp->live[sp->live_count++] = d;
+        sp->node_live_count[n] = sp->live_count - sp->node_live_first[n];
+    }
+}
+
+pp_status cluster_space_build(const pp_cluster *c, double start_time, pp_arena *a,
+                              cluster_space *out, pp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->cluster = c;
+    out->live = pp_arena_alloc(a, (size_t)(c->device_count + 1) * sizeof(int));
+    out->node_live_first = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(int));
+    out->node_live_count = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(int));
+    int *nodes = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(int));
+    if (!out->live || !out->node_live_first || !out->node_live_count || !nodes)
+        return pp_error_set(err, PP_ENOMEM, "out of memory building the plan space");
+    count_live(c, start_time, out);
+    for (int n = 0; n < c->node_count; n++) {
+        if (out->node_live_count[n] == 0)
+            continue;
+        int k = 0;
+        while (k < out->kind_count && !nodes_alike(c, out, out->kinds[k].nodes[0], n, start_time))
+            k++;
+        if (k == out->kind_count) {
+            if (k == CLUSTER_MAX_KINDS)
+                return pp_error_set(err, PP_EARG,
+                                    "cluster %s: more than %d kinds of nodes (type, live devices, "
+                                    "links) at time %g; the planner orders kinds exhaustively",
+                                    c->name, CLUSTER_MAX_KINDS, start_time);
+            cluster_kind *kind = &out->kinds[out->kind_count++];
+            kind->type = c->nodes[n].type;
+            kind->live_per_node = out->node_live_count[n];
+            kind->nodes = nodes;
+            kind->tp_link = (pp_hw_link){0.0, INFINITY};
+            nodes += c->node_count;
+        }
+        out->kinds[k].nodes[out->kinds[k].node_count++] = n;
+        merge_intra_links(c, n, start_time, &out->kinds[k].tp_link);
+    }
+    /* every kind's node list was given room for all nodes */
+    if (out->kind_count == 0)
+        return pp_error_set(err, PP_INFEASIBLE, "cluster %s: no device is alive at time %g",
+                            c->name, start_time);
+    return PP_OK;
+}
+
+static int kind_groups(const cluster_kind *k, int tp)
+{
+    return k->node_count * (k->live_per_node / tp);
+}
+
+/* The enumeration state: a TP degree per kind as a mixed-radix counter. */
+typedef struct {
+    const cluster_space *sp;
+    const pp_cluster_workload *w;
+    int tp_choices[CLUSTER_MAX_KINDS][64];
+    int tp_count[CLUSTER_MAX_KINDS];
+    int perms[24][CLUSTER_MAX_KINDS];
+    int perm_count;
+    cluster_branch *list;
+    int count, room;
+    pp_arena *a;
+} enumeration;
+
+static void permutations(enumeration *e, int *cur, int depth, int used)
+{
+    int k = e->sp->kind_count;
+    if (depth == k) {
+        memcpy(e->perms[e->perm_count++], cur, (size_t)k * sizeof(int));
+        return;
+    }
+    for (int i = 0; i < k; i++)
+        if (!(used & (1 << i))) {
+            cur[depth] = i;
+            permutations(e, cur, depth + 1, used | (1 << i));
+        }
+}
+
+static bool push(enumeration *e, const cluster_branch *b)
+{
+    if (e->count == e->room) {
+        int room = e->room ? 2 * e->room : 256;
+        cluster_branch *grown = pp_arena_alloc(e->a, (size_t)room * sizeof *grown);
+        if (!grown)
+            return false;
+        if (e->count)
+            memcpy(grown, e->list, (size_t)e->count * sizeof *grown);
+        e->list = grown;
+        e->room = room;
+    }
+    e->list[e->count] = *b;
+    e->list[e->count].index = e->count;
+    e->count++;
+    return true;
+}
+
+/* Every (order, dealing, micro-batch) for fixed TP degrees and dp. */
+static bool branches_for_dp(enumeration *e, cluster_branch *b)
+{
+    const cluster_space *sp = e->sp;
+    bool dealing_matters = false;
+    b->stage_count = 0;
+    for (int k = 0; k < sp->kind_count; k++) {
+        int g = kind_groups(&sp->kinds[k], b->tp[k]);
+        b->stage_count += g / b->dp;
+        dealing_matters |= g > b->dp && b->dp > 1;
+    }
+    if (b->stage_count > e->w->layer_count)
+        return true;
+    for (int p = 0; p < e->perm_count; p++)
+        for (int strided = 0; strided <= (dealing_matters ? 1 : 0); strided++)
+            for (int64_t mb = 1; mb * b->dp <= e->w->global_batch; mb *= 2) {
+                if (e->w->global_batch % (mb * b->dp) != 0 || mb > (1 << 20))
+                    continue;
+                memcpy(b->order, e->perms[p], sizeof b->order);
+                b->strided = strided;
+                b->micro_batch = (int)mb;
+                b->micro_batches = (int)(e->w->global_batch / (mb * b->dp));
+                if (!push(e, b))
+                    return false;
+            }
+    return true;
+}
+
+static bool branches_for_tp(enumeration *e, cluster_branch *b)
+{
+    const cluster_space *sp = e->sp;
+    int most = 1 << 30;
+    for (int k = 0; k < sp->kind_count; k++) {
+        int g = kind_groups(&sp->kinds[k], b->tp[k]);
+        most = g < most ? g : most;
+    }
+    for (int dp = 1; dp <= most; dp++) {
+        bool divides = true;
+        for (int k = 0; k < sp->kind_count; k++)
+            divides &= kind_groups(&sp->kinds[k], b->tp[k]) % dp == 0;
+        if (!divides)
+            continue;
+        b->dp = dp;
+        if (!branches_for_dp(e, b))
+            return false;
+    }
+    return true;
+}
+
+static void tp_choices(enumeration *e)
+{
+    for (int k = 0; k < e->sp->kind_count; k++) {
+        const cluster_kind *kind = &e->sp->kinds[k];
+        e->tp_count[k] = 0;
+        for (int t = 1; t <= kind->live_per_node && e->tp_count[k] < 64; t++) {
+            bool fits = kind->live_per_node % t == 0 && e->w->tp_divisor % t == 0;
+            if (fits && (t == 1 || kind->tp_link.bandwidth > 0))
+                e->tp_choices[k][e->tp_count[k]++] = t;
+        }
+    }
+}
+
+pp_status cluster_branches(const cluster_space *sp, const pp_cluster_workload *w, pp_arena *a,
+                           cluster_branch **out, int *count, pp_error *err)
+{
+    enumeration e = {.sp = sp, .w = w, .a = a};
+    int cur[CLUSTER_MAX_KINDS];
+    permutations(&e, cur, 0, 0);
+    tp_choices(&e);
+    int digit[CLUSTER_MAX_KINDS] = {0};
+    for (;;) {
+        cluster_branch b = {0};
+        for (int k = 0; k < sp->kind_count; k++)
+            b.tp[k] = e.tp_choices[k][digit[k]];
+        if (!branches_for_tp(&e, &b))
+            return pp_error_set(err, PP_ENOMEM, "out of memory listing the plan space");
+        int k = 0;
+        while (k < sp->kind_count && ++digit[k] == e.tp_count[k])
+            digit[k++] = 0;
+        if (k == sp->kind_count)
+            break;
+    }
+    *out = e.list;
+    *count = e.count;
+    return PP_OK;
+}
+
+/* The device of group g (in node order) of kind k, member j. */
+static int group_device(const cluster_space *sp, const cluster_kind *k, int tp, int g, int j)
+{
+    int per_node = k->live_per_node / tp;
+    int node = k->nodes[g / per_node];
+    return sp->live[sp->node_live_first[node] + (g % per_node) * tp + j];
+}
+
+static double device_rate(const pp_hw_device_type *t)
+{
+    return t->peak_flops * t->efficiency_compute;
+}
+
+bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
+                          const cluster_branch *b, pp_arena *a, cluster_stages *out)
+{
+    int p = b->stage_count;
+    out->space = sp;
+    out->prefix = pre;
+    out->branch = b;
+    out->stage_count = p;
+    out->stage_kind = pp_arena_alloc(a, (size_t)p * sizeof(int));
+    out->stage_tp = pp_arena_alloc(a, (size_t)p * sizeof(int));
+    out->rate = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    out->rate_suffix = pp_arena_alloc(a, (size_t)(p + 1) * sizeof(double));
+    out->capacity = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    out->devices = pp_arena_alloc(a, (size_t)sp->live_count * sizeof(int));
+    if (!out->stage_kind || !out->stage_tp || !out->rate || !out->rate_suffix ||
+        !out->capacity || !out->devices)
+        return false;
+    int s = 0, slot = 0;
+    for (int r = 0; r < b->dp; r++)
+        for (int o = 0; o < sp->kind_count; o++) {
+            int k = b->order[o], tp = b->tp[k];
+            const cluster_kind *kind = &sp->kinds[k];
+            int per_replica = kind_groups(kind, tp) / b->dp;
+            for (int i = 0; i < per_replica; i++) {
+                int g = b->strided ? r + i * b->dp : r * per_replica + i;
+                for (int j = 0; j < tp; j++)
+                    out->devices[slot++] = group_device(sp, kind, tp, g, j);
+                if (r > 0)
+                    continue;
+                out->stage_kind[s] = k;
+                out->stage_tp[s] = tp;
+                out->rate[s] = tp * device_rate(kind->type);
+                out->capacity[s] = kind->type->memory_bytes;
+                s++;
+            }
+        }
+    out->rate_suffix[p] = 0.0;
+    for (int i = p - 1; i >= 0; i--)
+        out->rate_suffix[i] = out->rate_suffix[i + 1] + out->rate[i];
+    return true;
+}
+
+/* A member's share is its rate over its group's, so unlike members finish
+ * together; a node has one type, so today this is the even split. */
+static void set_shares(const pp_cluster *c, pp_cluster_plan *p, int first, int tp)
+{
+    double total = 0.0;
+    for (int j = 0; j < tp; j++)
+        total += device_rate(c->nodes[c->device_node[p->devices[first + j]]].type);
+    for (int j = 0; j < tp; j++)
+        p->split[first + j] = device_rate(c->nodes[c->device_node[p->devices[first + j]]].type) / total;
+}
+
+pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers)
+{
+    const cluster_branch *b = st->branch;
+    pp_cluster_plan *p = pp_cluster_plan_new(b->dp, st->stage_count, st->stage_tp);
+    if (!p)
+        return NULL;
+    int members = pp_cluster_plan_members(p);
+    p->micro_batch = b->micro_batch;
+    p->recompute = st->prefix->recompute;
+    for (int r = 0; r < b->dp; r++)
+        p->micro_batches[r] = b->micro_batches;
+    memcpy(p->stage_layers, layers, (size_t)st->stage_count * sizeof(int));
+    memcpy(p->devices, st->devices, (size_t)b->dp * (size_t)members * sizeof(int));
+    for (int r = 0; r < b->dp; r++)
+        for (int i = 0; i < st->stage_count; i++)
+            set_shares(st->space->cluster, p, r * members + pp_cluster_plan_stage_offset(p, i),
+                       st->stage_tp[i]);
+    return p;
+}
