@@ -70,6 +70,11 @@ typedef struct {
     pp_error *err;
 } loader;
 
+static const char *plural(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static pp_status as_int(const loader *L, pp_json_at at, const json_t *v, int min, int *out)
 {
     double x = 0;
@@ -172,8 +177,9 @@ static pp_status read_split(const loader *L, pp_json_at at, const json_t *stage,
     if (st || !list)
         return st;
     if ((int)json_array_size(list) != tp)
-        return pp_error_set(L->err, PP_EINPUT, "%s: %s.split: %zu shares for %d devices", L->file,
-                            at.path, json_array_size(list), tp);
+        return pp_error_set(L->err, PP_EINPUT, "%s: %s.split: %zu share%s for %d device%s", L->file,
+                            at.path, json_array_size(list), plural(json_array_size(list)), tp,
+                            plural((size_t)tp));
     size_t j;
     json_array_foreach(list, j, v) {
         char path[PATH_SIZE];
@@ -201,8 +207,9 @@ static pp_status read_stage(const loader *L, pp_json_at at, const json_t *stage,
         return pp_error_set(L->err, PP_EINPUT, "%s: %s.layers: %d, but replicas[0] has %d in stage %d",
                             L->file, at.path, layers, p->stage_layers[s], s);
     if ((int)json_array_size(devices) != p->stage_tp[s])
-        return pp_error_set(L->err, PP_EINPUT, "%s: %s.devices: %zu devices, but replicas[0] has %d in stage %d",
-                            L->file, at.path, json_array_size(devices), p->stage_tp[s], s);
+        return pp_error_set(L->err, PP_EINPUT, "%s: %s.devices: %zu device%s, but replicas[0] has %d in stage %d",
+                            L->file, at.path, json_array_size(devices),
+                            plural(json_array_size(devices)), p->stage_tp[s], s);
     size_t j;
     json_array_foreach(devices, j, v) {
         char path[PATH_SIZE];
@@ -224,8 +231,9 @@ static pp_status read_replica(const loader *L, const json_t *replica, int r, pp_
         (st = read_list(L, at, replica, "stages", &stages)))
         return st;
     if ((int)json_array_size(stages) != p->stage_count)
-        return pp_error_set(L->err, PP_EINPUT, "%s: %s.stages: %zu stages, but replicas[0] has %d",
-                            L->file, at.path, json_array_size(stages), p->stage_count);
+        return pp_error_set(L->err, PP_EINPUT, "%s: %s.stages: %zu stage%s, but replicas[0] has %d",
+                            L->file, at.path, json_array_size(stages),
+                            plural(json_array_size(stages)), p->stage_count);
     int members = pp_cluster_plan_members(p);
     for (int s = 0; s < p->stage_count; s++) {
         char stage_path[PATH_SIZE];
