@@ -1,7 +1,7 @@
 /* test_load_cluster.c: the cluster and events readers: a small file read
  * field by field (ranks, nodes of devices, links per node, copies' names,
  * events in order), bandwidths and lost devices before and after events, an
- * events file merged in, and malformed inputs, each checked for the file
+ * events file merged in, the bundled scenarios of examples/cluster, and malformed inputs, each checked for the file
  * name, the line:column of the culprit (found here by searching the text)
  * and the reason. */
 #include <math.h>
@@ -123,6 +123,77 @@ static void test_bad_file(void)
                               "unknown device type \"TPU-v9\"") != NULL);
     pp_error missing = {0};
     CHECK_EQ_INT(pp_cluster_load(PP_DATA_DIR "/no-such.json", cat, &c, &missing), PP_EIO);
+}
+
+/* The bundled scenarios: node layout from the file names, bandwidths from
+ * their sources (bytes/s each way), the Ethernet drop merged in. */
+static pp_cluster *load_example(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/cluster/%s", PP_SOURCE_DIR, name);
+    pp_cluster *c = NULL;
+    pp_error err = {0};
+    if (pp_cluster_load(path, cat, &c, &err) != PP_OK)
+        fprintf(stderr, "%s\n", err.message);
+    CHECK(c != NULL);
+    return c;
+}
+
+static void check_hetero(const char *other, const char *type, double intra, int total)
+{
+    char name[64];
+    snprintf(name, sizeof name, "hetero-%s-%d.json", other, total);
+    pp_cluster *c = load_example(name);
+    if (!c)
+        return;
+    int per = total == 8 ? 4 : 8, nodes = total / per;
+    CHECK_EQ_INT(c->device_count, total);
+    CHECK_EQ_INT(c->node_count, nodes);
+    CHECK_EQ_INT(c->link_count, 2 * nodes);
+    for (int d = 0; d < total; d++) {
+        const pp_cluster_node *n = &c->nodes[c->device_node[d]];
+        CHECK(n->type == pp_hw_find(cat, d < total / 2 ? "RTX-4090D" : type));
+        CHECK_EQ_INT(n->device_count, per);
+    }
+    for (int k = 0; k < c->link_count; k++) {
+        const pp_cluster_link *l = &c->links[k];
+        bool fast = c->nodes[l->node].type != pp_hw_find(cat, "RTX-4090D");
+        CHECK_EQ_INT(l->node, k / 2);
+        CHECK(l->inter_node == (k % 2 == 1));
+        CHECK(l->bandwidth == (l->inter_node ? 12.5e9 : fast ? intra : 12.9e9));
+    }
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_add_events_file(
+                     c, PP_SOURCE_DIR "/examples/cluster/ethernet-drop.events.json", &err), PP_OK);
+    CHECK(pp_cluster_link_bandwidth_at(c, 1, 1799) == 12.5e9);
+    CHECK(pp_cluster_link_bandwidth_at(c, 2 * nodes - 1, 1800) == 3.125e9);
+    CHECK(pp_cluster_link_bandwidth_at(c, 0, 1800) == c->links[0].bandwidth);
+    pp_cluster_free(c);
+}
+
+static void test_examples(void)
+{
+    const int totals[] = {8, 16, 32};
+    for (int k = 0; k < 3; k++) {
+        check_hetero("v100", "V100-32GB-SXM2", 150e9, totals[k]);
+        check_hetero("l20", "L20", 31.5e9, totals[k]);
+    }
+    const int dgx[] = {4, 8, 16, 32, 64};
+    for (int k = 0; k < 5; k++) {
+        char name[64], last[16];
+        snprintf(name, sizeof name, "dgx-a100-%d.json", dgx[k]);
+        pp_cluster *c = load_example(name);
+        if (!c)
+            continue;
+        CHECK_EQ_INT(c->node_count, dgx[k]);
+        CHECK_EQ_INT(c->device_count, 8 * dgx[k]);
+        snprintf(last, sizeof last, "dgx%d", dgx[k] - 1);
+        CHECK(strcmp(c->nodes[dgx[k] - 1].name, last) == 0);
+        CHECK_EQ_INT(c->nodes[dgx[k] - 1].first_device, 8 * (dgx[k] - 1));
+        CHECK(c->links[1].inter_node && c->links[1].ports == 8 && c->links[1].bandwidth == 25e9);
+        CHECK(!c->links[0].inter_node && c->links[0].bandwidth == 300e9);
+        pp_cluster_free(c);
+    }
 }
 
 typedef struct {
@@ -271,6 +342,7 @@ int main(void)
     }
     test_small_file();
     test_bad_file();
+    test_examples();
     test_bad_cases();
     test_bad_other();
     pp_hw_catalog_free(cat);
