@@ -1,0 +1,398 @@
+/* network.c: the simulator's flow-level network: resources from the
+ * cluster's links, the link a flow takes (paper 003 section 3.1's
+ * multi-edge), max-min fair rates by progressive filling, bandwidth events,
+ * and each device's time with a flow of its own in flight. */
+#include "cluster/network.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    double start, ready, end;  /* sent; latency over; finished (INFINITY before) */
+    double remaining, rate, finish;
+    int out, in;               /* resources */
+    int link_out, link_in;     /* links whose bandwidth caps the flow (inter-node) */
+    int owner, src, dst;
+    bool inter, moving, frozen, mark;
+} flow;
+
+struct cluster_net {
+    const pp_cluster *c;
+    double start_time, now;
+    int next_event;            /* first event of c not applied yet */
+    double *bw;                /* [link] now */
+    int *res_base;             /* [link] first resource */
+    int res_count;
+    int *res_link;             /* [resource] */
+    int *res_users;            /* [resource] flows in flight on it */
+    double *res_left;          /* scratch of the filling */
+    int *res_unfrozen;
+    int *match;                /* [link * node_count + node]: same inter class there, or -1 */
+    flow *flows;
+    int flow_count, max_flows;
+    int *active;               /* flows in flight, in the order they were sent */
+    int active_count;
+    int *finished;             /* scratch: owners finishing in one advance */
+    double *comm, *since;      /* [device] */
+    int *in_flight;            /* [device] */
+    bool dirty;                /* rates are stale */
+};
+
+static bool event_touches(const pp_cluster *c, const pp_cluster_event *e, int l)
+{
+    const pp_cluster_link *k = &c->links[l];
+    return e->lost_device < 0 && (e->node < 0 || e->node == k->node) && strcmp(e->link, k->name) == 0;
+}
+
+static int find_inter(const pp_cluster *c, const char *name, int node)
+{
+    for (int l = 0; l < c->link_count; l++)
+        if (c->links[l].inter_node && c->links[l].node == node && strcmp(c->links[l].name, name) == 0)
+            return l;
+    return -1;
+}
+
+static void build_resources(cluster_net *n, pp_arena *arena)
+{
+    const pp_cluster *c = n->c;
+    n->res_base = pp_arena_calloc(arena, (size_t)c->link_count + 1, sizeof(int));
+    int r = 0;
+    for (int l = 0; l < c->link_count; l++) {
+        n->res_base[l] = r;
+        r += c->links[l].inter_node ? 2 : 2 * c->nodes[c->links[l].node].device_count;
+    }
+    n->res_count = r;
+    n->res_link = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
+    n->res_users = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
+    n->res_left = pp_arena_calloc(arena, (size_t)r + 1, sizeof(double));
+    n->res_unfrozen = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
+    for (int l = 0; l < c->link_count; l++)
+        for (int k = n->res_base[l]; k < (l + 1 < c->link_count ? n->res_base[l + 1] : r); k++)
+            n->res_link[k] = l;
+    n->match = pp_arena_calloc(arena, (size_t)c->link_count * (size_t)c->node_count + 1, sizeof(int));
+    for (int l = 0; l < c->link_count; l++)
+        for (int node = 0; node < c->node_count; node++)
+            n->match[l * c->node_count + node] =
+                c->links[l].inter_node ? find_inter(c, c->links[l].name, node) : -1;
+}
+
+cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flows,
+                             pp_arena *arena)
+{
+    cluster_net *n = pp_arena_calloc(arena, 1, sizeof *n);
+    n->c = c;
+    n->start_time = start_time;
+    n->bw = pp_arena_calloc(arena, (size_t)c->link_count + 1, sizeof(double));
+    for (int l = 0; l < c->link_count; l++)
+        n->bw[l] = pp_cluster_link_bandwidth_at(c, l, start_time);
+    while (n->next_event < c->event_count && c->events[n->next_event].time <= start_time)
+        n->next_event++;
+    build_resources(n, arena);
+    n->max_flows = max_flows;
+    n->flows = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(flow));
+    n->active = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(int));
+    n->finished = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(int));
+    n->comm = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
+    n->since = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
+    n->in_flight = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(int));
+    return n;
+}
+
+double cluster_net_bandwidth(const cluster_net *n, int l)
+{
+    return n->bw[l];
+}
+
+static double capacity(const cluster_net *n, int r)
+{
+    const pp_cluster_link *l = &n->c->links[n->res_link[r]];
+    return l->inter_node ? l->ports * n->bw[n->res_link[r]] : n->bw[n->res_link[r]];
+}
+
+static double flow_cap(const cluster_net *n, const flow *f)
+{
+    return f->inter ? fmin(n->bw[f->link_out], n->bw[f->link_in]) : INFINITY;
+}
+
+static double level(const cluster_net *n, int r)
+{
+    return n->res_left[r] / n->res_unfrozen[r];
+}
+
+/* The smallest level at which an unfrozen flow meets a full resource or its
+ * own NIC's cap: every unfrozen flow grows together up to it. */
+static double fill_level(const cluster_net *n)
+{
+    double lambda = INFINITY;
+    for (int a = 0; a < n->active_count; a++) {
+        const flow *f = &n->flows[n->active[a]];
+        if (f->moving && !f->frozen)
+            lambda = fmin(lambda, fmin(flow_cap(n, f), fmin(level(n, f->out), level(n, f->in))));
+    }
+    return lambda;
+}
+
+/* Freezes at lambda every unfrozen flow that a saturated resource or its cap
+ * stops; the marks come first so that one pass does not see its own updates. */
+static int freeze_at(cluster_net *n, double lambda)
+{
+    double top = lambda * (1 + 1e-12);
+    int frozen = 0;
+    for (int a = 0; a < n->active_count; a++) {
+        flow *f = &n->flows[n->active[a]];
+        f->mark = f->moving && !f->frozen &&
+                  (flow_cap(n, f) <= top || level(n, f->out) <= top || level(n, f->in) <= top);
+    }
+    for (int a = 0; a < n->active_count; a++) {
+        flow *f = &n->flows[n->active[a]];
+        if (!f->mark)
+            continue;
+        f->frozen = true;
+        f->rate = lambda;
+        n->res_left[f->out] -= lambda;
+        n->res_left[f->in] -= lambda;
+        n->res_unfrozen[f->out]--;
+        n->res_unfrozen[f->in]--;
+        frozen++;
+    }
+    return frozen;
+}
+
+/* Max-min fair rates over the moving flows (progressive filling), then each
+ * moving flow's finish time at those rates. */
+static void recompute(cluster_net *n)
+{
+    int unfrozen = 0;
+    for (int a = 0; a < n->active_count; a++) {
+        flow *f = &n->flows[n->active[a]];
+        n->res_left[f->out] = capacity(n, f->out);
+        n->res_left[f->in] = capacity(n, f->in);
+        n->res_unfrozen[f->out] = n->res_unfrozen[f->in] = 0;
+    }
+    for (int a = 0; a < n->active_count; a++) {
+        flow *f = &n->flows[n->active[a]];
+        f->frozen = false;
+        if (f->moving) {
+            n->res_unfrozen[f->out]++;
+            n->res_unfrozen[f->in]++;
+            unfrozen++;
+        }
+    }
+    while (unfrozen > 0) {
+        int k = freeze_at(n, fill_level(n));
+        if (k == 0)
+            break;
+        unfrozen -= k;
+    }
+    for (int a = 0; a < n->active_count; a++) {
+        flow *f = &n->flows[n->active[a]];
+        if (f->moving)
+            f->finish = f->rate > 0 ? n->now + f->remaining / f->rate : INFINITY;
+    }
+    n->dirty = false;
+}
+
+typedef struct {
+    int link_out, link_in, out, in;
+    double share, latency;
+} route;
+
+/* Inside a node: the class whose sender port offers the most share now. */
+static bool route_intra(const cluster_net *n, int src, int dst, route *best)
+{
+    const pp_cluster *c = n->c;
+    int node = c->device_node[src];
+    int ls = src - c->nodes[node].first_device, ld = dst - c->nodes[node].first_device;
+    bool found = false;
+    for (int l = 0; l < c->link_count; l++) {
+        if (c->links[l].node != node || c->links[l].inter_node)
+            continue;
+        int out = n->res_base[l] + 2 * ls;
+        double share = n->bw[l] / (1 + n->res_users[out]);
+        if (!found || share > best->share) {
+            *best = (route){l, l, out, n->res_base[l] + 2 * ld + 1, share, c->links[l].latency};
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* Between nodes: the class both nodes have whose sender pool offers the most
+ * share to one more flow, no more than one NIC's bandwidth. */
+static bool route_inter(const cluster_net *n, int src, int dst, route *best)
+{
+    const pp_cluster *c = n->c;
+    int ns = c->device_node[src], nd = c->device_node[dst];
+    bool found = false;
+    for (int l = 0; l < c->link_count; l++) {
+        if (c->links[l].node != ns || !c->links[l].inter_node)
+            continue;
+        int m = n->match[l * c->node_count + nd];
+        if (m < 0)
+            continue;
+        int out = n->res_base[l];
+        double one = fmin(n->bw[l], n->bw[m]);
+        double share = fmin(one, c->links[l].ports * n->bw[l] / (1 + n->res_users[out]));
+        if (!found || share > best->share) {
+            double latency = fmax(c->links[l].latency, c->links[m].latency);
+            *best = (route){l, m, out, n->res_base[m] + 1, share, latency};
+            found = true;
+        }
+    }
+    return found;
+}
+
+static void device_busy(cluster_net *n, int d)
+{
+    if (n->in_flight[d]++ == 0)
+        n->since[d] = n->now;
+}
+
+static void device_free(cluster_net *n, int d)
+{
+    if (--n->in_flight[d] == 0)
+        n->comm[d] += n->now - n->since[d];
+}
+
+pp_status cluster_net_send(cluster_net *n, int src, int dst, double bytes, int latencies,
+                           int owner, int *flow_index, pp_error *err)
+{
+    const pp_cluster *c = n->c;
+    bool inter = c->device_node[src] != c->device_node[dst];
+    route r = {0, 0, 0, 0, 0, 0};
+    if (!(inter ? route_inter(n, src, dst, &r) : route_intra(n, src, dst, &r)))
+        return pp_error_set(err, PP_EINPUT, "cluster %s: no %s link joins device %d (node %s) and device %d (node %s)",
+                            c->name, inter ? "inter-node" : "intra-node", src,
+                            c->nodes[c->device_node[src]].name, dst, c->nodes[c->device_node[dst]].name);
+    if (n->flow_count >= n->max_flows)
+        return pp_error_set(err, PP_ENOMEM, "simulator: more than %d flows", n->max_flows);
+    int i = n->flow_count++;
+    flow *f = &n->flows[i];
+    *f = (flow){.start = n->now, .ready = n->now + latencies * r.latency, .end = INFINITY,
+                .remaining = bytes, .finish = INFINITY, .out = r.out, .in = r.in,
+                .link_out = r.link_out, .link_in = r.link_in, .owner = owner, .src = src,
+                .dst = dst, .inter = inter};
+    n->res_users[r.out]++;
+    n->res_users[r.in]++;
+    n->active[n->active_count++] = i;
+    device_busy(n, src);
+    device_busy(n, dst);
+    *flow_index = i;
+    return PP_OK;
+}
+
+double cluster_net_next(cluster_net *n)
+{
+    if (n->dirty)
+        recompute(n);
+    double t = n->next_event < n->c->event_count
+                   ? n->c->events[n->next_event].time - n->start_time
+                   : INFINITY;
+    for (int a = 0; a < n->active_count; a++) {
+        const flow *f = &n->flows[n->active[a]];
+        t = fmin(t, f->moving ? f->finish : f->ready);
+    }
+    return t;
+}
+
+static bool apply_events(cluster_net *n, double t)
+{
+    const pp_cluster *c = n->c;
+    bool changed = false;
+    for (; n->next_event < c->event_count && c->events[n->next_event].time - n->start_time <= t;
+         n->next_event++)
+        for (int l = 0; l < c->link_count; l++)
+            if (event_touches(c, &c->events[n->next_event], l)) {
+                n->bw[l] = c->events[n->next_event].bandwidth;
+                changed = true;
+            }
+    return changed;
+}
+
+/* Moves bytes to t, starts flows whose latency is over and takes out the
+ * finished ones; returns how many finished (their owners in n->finished). */
+static int settle(cluster_net *n, double t)
+{
+    int kept = 0, done = 0;
+    for (int a = 0; a < n->active_count; a++) {
+        flow *f = &n->flows[n->active[a]];
+        if (f->moving)
+            f->remaining = f->finish <= t ? 0 : f->remaining - f->rate * (t - n->now);
+        else if (f->ready <= t) {
+            f->moving = true;
+            f->finish = f->remaining <= 0 ? t : INFINITY;
+            n->dirty = true;
+        }
+        if (f->moving && f->finish <= t) {
+            n->finished[done++] = n->active[a];
+            continue;
+        }
+        n->active[kept++] = n->active[a];
+    }
+    n->active_count = kept;
+    n->now = t;
+    for (int k = 0; k < done; k++) {
+        flow *f = &n->flows[n->finished[k]];
+        f->end = t;
+        n->res_users[f->out]--;
+        n->res_users[f->in]--;
+        device_free(n, f->src);
+        device_free(n, f->dst);
+        n->finished[k] = f->owner;
+    }
+    if (done)
+        n->dirty = true;
+    return done;
+}
+
+bool cluster_net_advance(cluster_net *n, double t, cluster_flow_done done, void *ctx)
+{
+    if (n->dirty)
+        recompute(n);
+    int count = settle(n, t);
+    bool changed = apply_events(n, t);
+    if (changed)
+        n->dirty = true;
+    for (int k = 0; k < count; k++)
+        done(ctx, n->finished[k], t);
+    return changed;
+}
+
+double cluster_net_communication(const cluster_net *n, int d)
+{
+    return n->comm[d];
+}
+
+int cluster_net_flow_count(const cluster_net *n)
+{
+    return n->flow_count;
+}
+
+void cluster_net_flow(const cluster_net *n, int i, double *start, double *end, int *owner,
+                      int *out, int *in)
+{
+    const flow *f = &n->flows[i];
+    *start = f->start;
+    *end = f->end;
+    *owner = f->owner;
+    *out = f->out;
+    *in = f->in;
+}
+
+int cluster_net_resource_count(const cluster_net *n)
+{
+    return n->res_count;
+}
+
+void cluster_net_resource_name(const cluster_net *n, int r, char *buf, size_t size)
+{
+    const pp_cluster *c = n->c;
+    int l = n->res_link[r], k = r - n->res_base[l];
+    const pp_cluster_link *link = &c->links[l];
+    const char *dir = k % 2 ? "in" : "out";
+    if (link->inter_node)
+        snprintf(buf, size, "%s %s %s", c->nodes[link->node].name, link->name, dir);
+    else
+        snprintf(buf, size, "%s/%d %s %s", c->nodes[link->node].name, k / 2, link->name, dir);
+}
