@@ -1,0 +1,605 @@
+/* simulate.c: the discrete-event simulator of one training step (the
+ * planner's judge): each replica's stages run 1F1B, pipeline transfers and
+ * the data-parallel gradient rings are flows of the shared network
+ * (network.c), TP all-reduces occupy their group, optimizers run when a
+ * device's gradients are reduced; the report and the timeline. Events at the
+ * same time run in the order they were made (a sequence number), so a plan
+ * always gets the same report. */
+#include "parplan/cluster.h"
+#include "parplan/hw_net.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/network.h"
+#include "cluster/optime.h"
+
+enum { EV_OP, EV_GRAD, EV_OPT };
+
+typedef struct {
+    double time;
+    long seq;
+    int kind, a, b;
+} event;
+
+/* One stage of one replica: a TP group running its 1F1B order. */
+typedef struct {
+    int r, s, m, tp;
+    int next_op;          /* index in the 1F1B order */
+    bool busy, forward;   /* the op in progress */
+    int micro;
+    double fwd, bwd;      /* slowest member's pass */
+    double tp_fwd, tp_bwd; /* bytes of the TP all-reduce per pass */
+    int node;             /* the members' node, or -1 when they span nodes */
+} group;
+
+typedef struct {
+    const pp_cluster *c;
+    const pp_cluster_workload *w;
+    const pp_cluster_plan *p;
+    pp_timeline *tl;
+    cluster_net *net;
+    int R, P, members, mmax, tp_max;
+    int *first_layer;     /* [stage + 1] */
+    double *state;        /* [stage] state bytes */
+    group *groups;        /* [r * P + s] */
+    int *pending;         /* [transfer] flows still in flight */
+    unsigned char *arrived; /* [transfer] */
+    int bucket_base;      /* owners from here on are gradient buckets */
+    int *grad_ready;      /* [layer] replicas whose copy is ready */
+    int *bucket_flows;    /* [layer * tp_max + j] */
+    int *buckets_left;    /* [stage * tp_max + j] */
+    double *compute;      /* [device] */
+    int *dev_row;         /* [device] timeline row */
+    int opt_left;
+    double step;
+    event *heap;
+    int heap_count;
+    long seq;
+    double now;
+    pp_status status;
+    pp_error *err;
+} sim;
+
+/* ------------------------------------------------------------- event heap */
+
+static bool before(const event *a, const event *b)
+{
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static void push(sim *z, double time, int kind, int a, int b)
+{
+    int i = z->heap_count++;
+    z->heap[i] = (event){time, z->seq++, kind, a, b};
+    while (i > 0 && before(&z->heap[i], &z->heap[(i - 1) / 2])) {
+        event t = z->heap[i];
+        z->heap[i] = z->heap[(i - 1) / 2];
+        z->heap[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static event pop(sim *z)
+{
+    event top = z->heap[0];
+    z->heap[0] = z->heap[--z->heap_count];
+    for (int i = 0;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < z->heap_count && before(&z->heap[l], &z->heap[m]))
+            m = l;
+        if (r < z->heap_count && before(&z->heap[r], &z->heap[m]))
+            m = r;
+        if (m == i)
+            break;
+        event t = z->heap[i];
+        z->heap[i] = z->heap[m];
+        z->heap[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* ------------------------------------------------------------- plan lookups */
+
+static int slot(const sim *z, int r, int s, int j)
+{
+    return r * z->members + pp_cluster_plan_stage_offset(z->p, s) + j;
+}
+
+static int device_of(const sim *z, int r, int s, int j)
+{
+    return z->p->devices[slot(z, r, s, j)];
+}
+
+static const pp_hw_device_type *type_of(const sim *z, int d)
+{
+    return z->c->nodes[z->c->device_node[d]].type;
+}
+
+static int transfer_index(const sim *z, int r, int s, int micro, int dir)
+{
+    return ((r * z->P + s) * z->mmax + micro) * 2 + dir;
+}
+
+/* Op q of a stage's 1F1B order: min(P - s - 1, m) forwards, then forward and
+ * backward in turn, then the backwards left. */
+static void op_of(int P, int s, int m, int q, bool *forward, int *micro)
+{
+    int warm = P - s - 1 < m ? P - s - 1 : m, steady = 2 * (m - warm);
+    if (q < warm) {
+        *forward = true;
+        *micro = q;
+    } else if (q - warm < steady) {
+        *forward = (q - warm) % 2 == 0;
+        *micro = *forward ? warm + (q - warm) / 2 : (q - warm) / 2;
+    } else {
+        *forward = false;
+        *micro = (m - warm) + (q - warm - steady);
+    }
+}
+
+/* ------------------------------------------------------------- timeline */
+
+static void box(sim *z, int d, double start, double end, const char *label, const char *category)
+{
+    if (z->tl && z->status == PP_OK)
+        z->status = pp_timeline_add_box(z->tl, z->dev_row[d], start, end, label, category, z->err);
+}
+
+/* ------------------------------------------------------------- TP collectives */
+
+/* The link of the group's all-reduce now: the best intra-node class when the
+ * members share a node, else the inter-node class all their nodes have with
+ * the most bandwidth (its slowest node's figure). */
+static bool tp_link(sim *z, const group *g, pp_hw_link *out)
+{
+    const pp_cluster *c = z->c;
+    bool found = false;
+    for (int l = 0; l < c->link_count; l++) {
+        const pp_cluster_link *k = &c->links[l];
+        int home = g->node >= 0 ? g->node : c->device_node[device_of(z, g->r, g->s, 0)];
+        if (k->node != home || k->inter_node != (g->node < 0))
+            continue;
+        pp_hw_link link = {cluster_net_bandwidth(z->net, l), k->latency};
+        for (int j = 1; g->node < 0 && j < g->tp && link.bandwidth >= 0; j++) {
+            int node = c->device_node[device_of(z, g->r, g->s, j)], m = -1;
+            for (int q = 0; q < c->link_count && m < 0; q++)
+                if (c->links[q].node == node && c->links[q].inter_node &&
+                    strcmp(c->links[q].name, k->name) == 0)
+                    m = q;
+            link.bandwidth = m < 0 ? -1 : fmin(link.bandwidth, cluster_net_bandwidth(z->net, m));
+            link.latency = m < 0 ? link.latency : fmax(link.latency, c->links[m].latency);
+        }
+        if (link.bandwidth >= 0 && (!found || link.bandwidth > out->bandwidth)) {
+            *out = link;
+            found = true;
+        }
+    }
+    if (!found)
+        z->status = pp_error_set(z->err, PP_EINPUT, "cluster %s: no link for the TP group of stage %d of replica %d",
+                                 c->name, g->s, g->r);
+    return found;
+}
+
+/* ------------------------------------------------------------- steps */
+
+static void start_optimizer(sim *z, int r, int s, int j)
+{
+    int d = device_of(z, r, s, j);
+    double f = z->p->split[slot(z, r, s, j)];
+    double t = pp_hw_op_time(type_of(z, d), 0, 2 * f * z->state[s]);
+    z->compute[d] += t;
+    push(z, z->now + t, EV_OPT, d, 0);
+    box(z, d, z->now, z->now + t, "optimizer", "optimizer");
+}
+
+/* A stage's last backward began: with data parallelism each layer's
+ * gradients are ready as the backward passes it, last layer first. */
+static void last_backward(sim *z, const group *g, double start, double length)
+{
+    int L = z->first_layer[g->s + 1] - z->first_layer[g->s];
+    for (int k = 0; k < L; k++)
+        push(z, start + length * (double)(L - k) / L, EV_GRAD, z->first_layer[g->s] + k, g->s);
+}
+
+static void try_start(sim *z, group *g);
+
+static void send_transfer(sim *z, int r, int from, int to, int micro, int dir)
+{
+    const pp_cluster_plan *p = z->p;
+    int k = p->stage_tp[from] < p->stage_tp[to] ? p->stage_tp[from] : p->stage_tp[to];
+    int last = z->first_layer[(from < to ? from : to) + 1] - 1;
+    double bytes = p->micro_batch * z->w->layers[last].output_bytes / k;
+    int t = transfer_index(z, r, to, micro, dir), flow;
+    for (int j = 0; j < k && z->status == PP_OK; j++) {
+        int src = device_of(z, r, from, j), dst = device_of(z, r, to, j);
+        if (src == dst)
+            continue;
+        z->status = cluster_net_send(z->net, src, dst, bytes, 1, t, &flow, z->err);
+        z->pending[t]++;
+    }
+    if (z->pending[t] == 0) {
+        z->arrived[t] = 1;
+        try_start(z, &z->groups[r * z->P + to]);
+    }
+}
+
+static bool ready(const sim *z, const group *g, bool forward, int micro)
+{
+    if (forward)
+        return g->s == 0 || z->arrived[transfer_index(z, g->r, g->s, micro, 0)];
+    return g->s == z->P - 1 || z->arrived[transfer_index(z, g->r, g->s, micro, 1)];
+}
+
+static void try_start(sim *z, group *g)
+{
+    bool forward;
+    int micro;
+    if (g->busy || g->next_op >= 2 * g->m || z->status != PP_OK)
+        return;
+    op_of(z->P, g->s, g->m, g->next_op, &forward, &micro);
+    if (!ready(z, g, forward, micro))
+        return;
+    double length = forward ? g->fwd : g->bwd;
+    if (g->tp > 1) {
+        pp_hw_link link;
+        if (!tp_link(z, g, &link) || link.bandwidth <= 0)
+            return; /* a bandwidth event retries it */
+        length += pp_hw_allreduce_time(link, g->tp, forward ? g->tp_fwd : g->tp_bwd);
+    }
+    g->busy = true;
+    g->forward = forward;
+    g->micro = micro;
+    g->next_op++;
+    push(z, z->now + length, EV_OP, g->r * z->P + g->s, 0);
+    char label[48];
+    snprintf(label, sizeof label, "%c r%d s%d m%d", forward ? 'F' : 'B', g->r, g->s, micro);
+    for (int j = 0; j < g->tp; j++) {
+        int d = device_of(z, g->r, g->s, j);
+        z->compute[d] += length;
+        box(z, d, z->now, z->now + length, label, forward ? "forward" : "backward");
+    }
+    if (!forward && micro == g->m - 1 && z->R > 1)
+        last_backward(z, g, z->now, length);
+}
+
+/* A replica without micro-batches has its gradients (zero) at once. */
+static void no_work(sim *z, group *g)
+{
+    if (z->R > 1)
+        last_backward(z, g, 0, 0);
+    else
+        for (int j = 0; j < g->tp; j++)
+            start_optimizer(z, g->r, g->s, j);
+}
+
+static void op_done(sim *z, group *g)
+{
+    g->busy = false;
+    if (g->forward && g->s < z->P - 1)
+        send_transfer(z, g->r, g->s, g->s + 1, g->micro, 0);
+    if (!g->forward && g->s > 0)
+        send_transfer(z, g->r, g->s, g->s - 1, g->micro, 1);
+    if (!g->forward && g->micro == g->m - 1 && z->R == 1)
+        for (int j = 0; j < g->tp; j++)
+            start_optimizer(z, g->r, g->s, j);
+    try_start(z, g);
+}
+
+/* Every replica's copy of the layer is ready: a ring over the replicas for
+ * each member, one flow per hop carrying its 2 (n-1)/n share. */
+static void start_buckets(sim *z, int layer, int s)
+{
+    int n = z->R, flow;
+    for (int j = 0; j < z->p->stage_tp[s]; j++) {
+        int owner = z->bucket_base + layer * z->tp_max + j;
+        for (int r = 0; r < n && z->status == PP_OK; r++) {
+            double f = z->p->split[slot(z, r, s, j)];
+            double bytes = 2.0 * (n - 1) / n * f * z->w->layers[layer].gradient_bytes;
+            z->status = cluster_net_send(z->net, device_of(z, r, s, j), device_of(z, (r + 1) % n, s, j),
+                                         bytes, 2 * (n - 1), owner, &flow, z->err);
+            z->bucket_flows[layer * z->tp_max + j]++;
+        }
+    }
+}
+
+static void stage_of_layer_done(sim *z, int layer, int j)
+{
+    int s = 0;
+    while (z->first_layer[s + 1] <= layer)
+        s++;
+    if (--z->buckets_left[s * z->tp_max + j] == 0)
+        for (int r = 0; r < z->R; r++)
+            start_optimizer(z, r, s, j);
+}
+
+static void flow_done(void *ctx, int owner, double now)
+{
+    sim *z = ctx;
+    z->now = now;
+    if (z->status != PP_OK)
+        return;
+    if (owner < z->bucket_base) {
+        if (--z->pending[owner] == 0) {
+            z->arrived[owner] = 1;
+            int gi = owner / 2 / z->mmax;
+            try_start(z, &z->groups[gi]);
+        }
+        return;
+    }
+    int b = owner - z->bucket_base;
+    if (--z->bucket_flows[b] == 0)
+        stage_of_layer_done(z, b / z->tp_max, b % z->tp_max);
+}
+
+static void handle(sim *z, event e)
+{
+    if (e.kind == EV_OP)
+        op_done(z, &z->groups[e.a]);
+    else if (e.kind == EV_GRAD) {
+        if (++z->grad_ready[e.a] == z->R)
+            start_buckets(z, e.a, e.b);
+    } else {
+        z->opt_left--;
+        z->step = fmax(z->step, e.time);
+    }
+}
+
+/* Runs events until every optimizer is done; INFINITY when nothing more can
+ * happen before that (a link down for good). */
+static void run(sim *z)
+{
+    while (z->opt_left > 0 && z->status == PP_OK) {
+        double th = z->heap_count ? z->heap[0].time : INFINITY;
+        double tn = cluster_net_next(z->net);
+        double t = fmin(th, tn);
+        if (isinf(t)) {
+            z->step = INFINITY;
+            return;
+        }
+        z->now = t;
+        if (cluster_net_advance(z->net, t, flow_done, z))
+            for (int g = 0; g < z->R * z->P; g++)
+                try_start(z, &z->groups[g]);
+        z->now = t;
+        if (th <= t && z->status == PP_OK)
+            handle(z, pop(z));
+    }
+}
+
+/* ------------------------------------------------------------- setup */
+
+static void setup_group(sim *z, group *g, int r, int s)
+{
+    const pp_cluster_plan *p = z->p;
+    double b = p->micro_batch, F = 0, B = 0, W = 0, T = 0, tf = 0, tb = 0;
+    for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++) {
+        const pp_cluster_layer *l = &z->w->layers[k];
+        F += l->forward_flops;
+        B += l->backward_flops + (p->recompute ? l->recompute_flops : 0);
+        W += l->weight_bytes;
+        T += l->traffic_bytes;
+        tf += l->tp_forward_bytes;
+        tb += l->tp_backward_bytes + (p->recompute ? l->tp_forward_bytes : 0);
+    }
+    *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s],
+                 .tp_fwd = b * tf, .tp_bwd = b * tb};
+    g->node = z->c->device_node[device_of(z, r, s, 0)];
+    for (int j = 0; j < g->tp; j++) {
+        int d = device_of(z, r, s, j);
+        double f = p->split[slot(z, r, s, j)];
+        g->fwd = fmax(g->fwd, cluster_pass_time(type_of(z, d), f * b * F, f * W, f * b * T));
+        g->bwd = fmax(g->bwd, cluster_pass_time(type_of(z, d), f * b * B, f * W, f * b * T));
+        if (z->c->device_node[d] != g->node)
+            g->node = -1;
+    }
+}
+
+static bool setup(sim *z, pp_arena *a, double start_time)
+{
+    const pp_cluster_plan *p = z->p;
+    z->R = p->replica_count;
+    z->P = p->stage_count;
+    z->members = pp_cluster_plan_members(p);
+    for (int r = 0; r < z->R; r++)
+        z->mmax = p->micro_batches[r] > z->mmax ? p->micro_batches[r] : z->mmax;
+    z->mmax = z->mmax < 1 ? 1 : z->mmax;
+    for (int s = 0; s < z->P; s++)
+        z->tp_max = p->stage_tp[s] > z->tp_max ? p->stage_tp[s] : z->tp_max;
+    z->first_layer = pp_arena_calloc(a, (size_t)z->P + 1, sizeof(int));
+    z->state = pp_arena_calloc(a, (size_t)z->P, sizeof(double));
+    for (int s = 0; s < z->P; s++) {
+        z->first_layer[s + 1] = z->first_layer[s] + p->stage_layers[s];
+        for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++)
+            z->state[s] += z->w->layers[k].state_bytes;
+    }
+    int transfers = z->R * z->P * z->mmax * 2, layers = z->first_layer[z->P];
+    z->bucket_base = transfers;
+    z->pending = pp_arena_calloc(a, (size_t)transfers, sizeof(int));
+    z->arrived = pp_arena_calloc(a, (size_t)transfers, 1);
+    z->grad_ready = pp_arena_calloc(a, (size_t)layers + 1, sizeof(int));
+    z->bucket_flows = pp_arena_calloc(a, (size_t)layers * z->tp_max + 1, sizeof(int));
+    z->buckets_left = pp_arena_calloc(a, (size_t)z->P * z->tp_max, sizeof(int));
+    for (int s = 0; s < z->P; s++)
+        for (int j = 0; j < p->stage_tp[s]; j++)
+            z->buckets_left[s * z->tp_max + j] = p->stage_layers[s];
+    z->groups = pp_arena_calloc(a, (size_t)z->R * z->P, sizeof(group));
+    for (int r = 0; r < z->R; r++)
+        for (int s = 0; s < z->P; s++)
+            setup_group(z, &z->groups[r * z->P + s], r, s);
+    z->heap = pp_arena_calloc(a, (size_t)(z->R * z->P + z->R * layers + z->R * z->members + 16),
+                              sizeof(event));
+    z->compute = pp_arena_calloc(a, (size_t)z->c->device_count + 1, sizeof(double));
+    z->opt_left = z->R * z->members;
+    int flows = transfers * z->tp_max + (z->R > 1 ? layers * z->tp_max * z->R : 0);
+    z->net = cluster_net_new(z->c, start_time, flows, a);
+    return z->first_layer && z->state && z->pending && z->arrived && z->grad_ready &&
+           z->bucket_flows && z->buckets_left && z->groups && z->heap && z->compute && z->net;
+}
+
+static pp_status add_device_rows(sim *z, pp_arena *a)
+{
+    const pp_cluster *c = z->c;
+    z->dev_row = pp_arena_calloc(a, (size_t)c->device_count + 1, sizeof(int));
+    if (!z->dev_row)
+        return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
+    for (int d = 0; d < c->device_count; d++)
+        z->dev_row[d] = -1;
+    for (int i = 0; i < z->R * z->members; i++) {
+        int d = z->p->devices[i];
+        z->dev_row[d] = 0;
+    }
+    for (int d = 0; d < c->device_count; d++) {
+        if (z->dev_row[d] < 0)
+            continue;
+        const pp_cluster_node *node = &c->nodes[c->device_node[d]];
+        char name[160];
+        snprintf(name, sizeof name, "%s/%d %s", node->name, d - node->first_device, node->type->name);
+        z->dev_row[d] = pp_timeline_add_row(z->tl, name);
+        if (z->dev_row[d] < 0)
+            return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
+    }
+    return PP_OK;
+}
+
+static void flow_label(const sim *z, int owner, char *label, size_t size, const char **category)
+{
+    if (owner >= z->bucket_base) {
+        int b = owner - z->bucket_base, layer = b / z->tp_max, s = 0;
+        while (z->first_layer[s + 1] <= layer)
+            s++;
+        snprintf(label, size, "AR s%d l%d j%d", s, layer - z->first_layer[s], b % z->tp_max);
+        *category = "allreduce";
+        return;
+    }
+    int dir = owner % 2, micro = owner / 2 % z->mmax, g = owner / 2 / z->mmax;
+    int s = g % z->P + (dir ? 1 : -1);
+    snprintf(label, size, "%c r%d s%d m%d", dir ? 'G' : 'A', g / z->P, s, micro);
+    *category = dir ? "gradient" : "activation";
+}
+
+/* A row per resource that carried a flow, in resource order, and a box per
+ * flow on its sender's and its receiver's resource. */
+static pp_status add_link_rows(sim *z, pp_arena *a)
+{
+    int nres = cluster_net_resource_count(z->net), nflows = cluster_net_flow_count(z->net);
+    int *row = pp_arena_calloc(a, (size_t)nres + 1, sizeof(int));
+    if (!row)
+        return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
+    double start, end;
+    int owner, out, in;
+    for (int i = 0; i < nflows; i++) {
+        cluster_net_flow(z->net, i, &start, &end, &owner, &out, &in);
+        row[out] = row[in] = 1;
+    }
+    for (int r = 0; r < nres; r++) {
+        char name[160];
+        cluster_net_resource_name(z->net, r, name, sizeof name);
+        row[r] = row[r] ? pp_timeline_add_row(z->tl, name) : -1;
+    }
+    for (int i = 0; i < nflows; i++) {
+        cluster_net_flow(z->net, i, &start, &end, &owner, &out, &in);
+        if (!isfinite(end))
+            continue;
+        char label[48];
+        const char *category;
+        flow_label(z, owner, label, sizeof label, &category);
+        pp_status st = pp_timeline_add_box(z->tl, row[out], start, end, label, category, z->err);
+        if (st == PP_OK)
+            st = pp_timeline_add_box(z->tl, row[in], start, end, label, category, z->err);
+        if (st != PP_OK)
+            return st;
+    }
+    return PP_OK;
+}
+
+/* ------------------------------------------------------------- report */
+
+static double step_work(const sim *z, double samples)
+{
+    if (z->w->step_flops > 0)
+        return z->w->step_flops;
+    double work = 0;
+    for (int k = 0; k < z->w->layer_count; k++) {
+        const pp_cluster_layer *l = &z->w->layers[k];
+        work += l->forward_flops + l->backward_flops + (z->p->recompute ? l->recompute_flops : 0);
+    }
+    return work * samples;
+}
+
+static pp_status fill_report(const sim *z, pp_cluster_report *out)
+{
+    const pp_cluster *c = z->c;
+    int n = c->device_count;
+    double *block = calloc((size_t)4 * (size_t)n + 1, sizeof(double));
+    bool *used = calloc((size_t)n + 1, sizeof(bool));
+    if (!block || !used) {
+        free(block);
+        free(used);
+        return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
+    }
+    double samples = 0;
+    for (int r = 0; r < z->R; r++)
+        samples += (double)z->p->micro_batches[r] * z->p->micro_batch;
+    int devices = z->R * z->members;
+    for (int i = 0; i < devices; i++)
+        used[z->p->devices[i]] = true;
+    *out = (pp_cluster_report){.step_time = z->step, .device_count = n, .compute = block,
+                               .communication = block + n, .idle = block + 2 * n,
+                               .peak_memory = block + 3 * n, .fits = true};
+    out->samples_per_second = samples / z->step;
+    out->tflops_per_device = step_work(z, samples) / z->step / devices / 1e12;
+    pp_cluster_plan_memory(c, z->w, z->p, out->peak_memory);
+    for (int d = 0; d < n; d++) {
+        if (!used[d])
+            continue;
+        out->compute[d] = z->compute[d];
+        out->communication[d] = cluster_net_communication(z->net, d);
+        out->idle[d] = z->step - z->compute[d];
+        if (out->peak_memory[d] > type_of(z, d)->memory_bytes)
+            out->fits = false;
+    }
+    free(used);
+    return PP_OK;
+}
+
+pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
+                              const pp_cluster_plan *p, const pp_cluster_sim_options *o,
+                              pp_cluster_report *out, pp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    pp_arena *a = pp_arena_new(1 << 16);
+    if (!a)
+        return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
+    sim z = {.c = c, .w = w, .p = p, .tl = o ? o->timeline : NULL, .err = err};
+    if (!setup(&z, a, o ? o->start_time : 0)) {
+        pp_arena_free(a);
+        return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
+    }
+    if (z.tl)
+        z.status = add_device_rows(&z, a);
+    for (int g = 0; g < z.R * z.P && z.status == PP_OK; g++) {
+        try_start(&z, &z.groups[g]);
+        if (z.groups[g].m == 0)
+            no_work(&z, &z.groups[g]);
+    }
+    if (z.status == PP_OK)
+        run(&z);
+    if (z.status == PP_OK && z.tl)
+        z.status = add_link_rows(&z, a);
+    if (z.status == PP_OK)
+        z.status = fill_report(&z, out);
+    pp_arena_free(a);
+    return z.status;
+}
+
+void pp_cluster_report_free(pp_cluster_report *r)
+{
+    if (!r)
+        return;
+    free(r->compute);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,414 @@
+/* test_simulate.c: the step simulator against hand-computed step times (one
+ * device; a balanced 2-stage 1F1B; a transfer's latency and bytes; a
+ * bandwidth event mid-transfer; a link down for good; a TP group waiting for
+ * its link; data-parallel sync of 2 replicas; an uneven TP split over unlike
+ * devices), the report's figures, determinism, the timeline, and random plans
+ * against an independent 1F1B recurrence and a lower bound. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "cluster/fixture.h"
+#include "parplan/hw_net.h"
+
+static pp_hw_device_type types[4], pair[2]; /* pair: two nodes of one type */
+
+static bool near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(1, fabs(b));
+}
+
+/* One replica of `stages` stages with tp 1, layers_each layers each, devices
+ * in the order given. */
+static pp_cluster_plan *pipeline(int stages, int layers_each, int micro_batch, int micro_batches,
+                                 const int *devices)
+{
+    int tp[16] = {0};
+    for (int s = 0; s < stages; s++)
+        tp[s] = 1;
+    pp_cluster_plan *p = pp_cluster_plan_new(1, stages, tp);
+    p->micro_batch = micro_batch;
+    p->micro_batches[0] = micro_batches;
+    for (int s = 0; s < stages; s++) {
+        p->stage_layers[s] = layers_each;
+        p->devices[s] = devices[s];
+    }
+    return p;
+}
+
+static double simulate(const pp_cluster *c, const pp_cluster_workload *w,
+                       const pp_cluster_plan *p, pp_cluster_report *r)
+{
+    pp_error err;
+    pp_cluster_sim_options o = {0, NULL};
+    pp_status st = pp_cluster_simulate(c, w, p, &o, r, &err);
+    CHECK(st == PP_OK);
+    if (st != PP_OK)
+        fprintf(stderr, "%s\n", err.message);
+    return r->step_time;
+}
+
+/* 4 layers of 1e9 FLOPs a sample on 1e12 FLOP/s; 1e9 state bytes each read
+ * and written by the optimizer at 1e11 B/s. */
+static void test_one_device(void)
+{
+    int counts[1] = {1};
+    pp_cluster *c = fixture_cluster(1, counts, types + 1, 1e9, 1e9);
+    pp_cluster_workload *w = fixture_workload(4, 1e9, 1e9, 0, 0, 8);
+    int dev[1] = {0};
+    pp_cluster_plan *p = pipeline(1, 4, 2, 4, dev);
+    pp_cluster_report r;
+    double F = 2 * 4e9 / 1e12, B = 2 * F, opt = 2 * 4e9 / 1e11;
+    CHECK(near(simulate(c, w, p, &r), 4 * (F + B) + opt));
+    CHECK(near(r.samples_per_second, 8 / r.step_time));
+    CHECK(near(r.tflops_per_device, 3 * 4e9 * 8 / r.step_time / 1e12));
+    CHECK(near(r.compute[0], r.step_time));
+    CHECK(near(r.idle[0], 0));
+    CHECK(r.communication[0] == 0);
+    CHECK(r.peak_memory[0] >= 4e9);
+    CHECK(r.fits);
+    pp_cluster_report_free(&r);
+    w->step_flops = 1e12;
+    CHECK(near(simulate(c, w, p, &r), 4 * (F + B) + opt));
+    CHECK(near(r.tflops_per_device, 1 / r.step_time));
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* Balanced stages, transfers of 0 bytes: (m + p - 1)(F + B), then stage 0's
+ * optimizer. */
+static void test_two_stage_1f1b(void)
+{
+    int counts[1] = {2};
+    pp_cluster *c = fixture_cluster(1, counts, types + 1, 1e9, 1e9);
+    pp_cluster_workload *w = fixture_workload(4, 1e9, 1e9, 0, 0, 4);
+    int dev[2] = {0, 1};
+    pp_cluster_plan *p = pipeline(2, 2, 1, 4, dev);
+    pp_cluster_report r;
+    double F = 2e9 / 1e12, B = 2 * F, opt = 2 * 2e9 / 1e11;
+    CHECK(near(simulate(c, w, p, &r), (4 + 2 - 1) * (F + B) + opt));
+    CHECK(near(r.compute[0], 4 * (F + B) + opt));
+    CHECK(near(r.idle[1], r.step_time - r.compute[1]));
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* Two nodes, one micro-batch: F0, activation (latency + bytes / bw), F1,
+ * B1, gradient back, B0, optimizer 0. */
+static void test_transfer(void)
+{
+    int counts[2] = {1, 1};
+    pp_cluster *c = fixture_cluster(2, counts, pair, 1e10, 1e9);
+    c->links[1].latency = c->links[3].latency = 1e-3;
+    pp_cluster_workload *w = fixture_workload(2, 1e9, 1e9, 0, 2.5e8, 2);
+    int dev[2] = {0, 1};
+    pp_cluster_plan *p = pipeline(2, 1, 2, 1, dev);
+    pp_cluster_report r;
+    double F = 2e9 / 1e12, B = 2 * F, T = 1e-3 + 5e8 / 1e9, opt = 2e9 / 1e11;
+    CHECK(near(simulate(c, w, p, &r), 2 * (F + B) + 2 * T + opt));
+    CHECK(near(r.communication[0], 2 * T));
+    CHECK(near(r.communication[1], 2 * T));
+    CHECK(near(r.compute[1], F + B + opt));
+    pp_cluster_report_free(&r);
+
+    /* The NIC of node 1 halves 0.1 s into the activation (run time 5.1; the
+     * step starts at 5): 1e8 bytes went at 1e9, 4e8 go at 5e8. */
+    fixture_event(c, 5 + F + 1e-3 + 0.1, "nic", 1, 5e8, -1);
+    pp_cluster_sim_options o = {5.0, NULL};
+    pp_error err;
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+    double T1 = 1e-3 + 0.1 + 4e8 / 5e8, T2 = 1e-3 + 5e8 / 5e8;
+    CHECK(near(r.step_time, 2 * (F + B) + T1 + T2 + opt));
+    pp_cluster_report_free(&r);
+
+    /* Down for good before the step: the pipeline never gets its input. */
+    fixture_event(c, 5.5, "nic", -1, 0, -1);
+    o.start_time = 6;
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+    CHECK(isinf(r.step_time) && r.step_time > 0);
+    CHECK(r.samples_per_second == 0);
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* One stage, tp 2 in one node; the node's link is down from 0 to 0.5 s, so
+ * the group starts at 0.5; each pass adds the ring all-reduce. */
+static void test_tp_waits(void)
+{
+    int counts[1] = {2};
+    pp_cluster *c = fixture_cluster(1, counts, types + 1, 1e9, 1e9);
+    fixture_event(c, 0, "fast", -1, 0, -1);
+    fixture_event(c, 0.5, "fast", 0, 2e9, -1);
+    pp_cluster_workload *w = fixture_workload(1, 1e9, 0, 0, 0, 2);
+    w->layers[0].tp_forward_bytes = 1e7;
+    w->layers[0].tp_backward_bytes = 3e7;
+    int tp[1] = {2};
+    pp_cluster_plan *p = pp_cluster_plan_new(1, 1, tp);
+    p->micro_batch = 1;
+    p->micro_batches[0] = 2;
+    p->stage_layers[0] = 1;
+    p->devices[0] = 0;
+    p->devices[1] = 1;
+    pp_cluster_report r;
+    pp_hw_link link = {2e9, 0};
+    double F = 0.5e9 / 1e12 + pp_hw_allreduce_time(link, 2, 1e7);
+    double B = 1e9 / 1e12 + pp_hw_allreduce_time(link, 2, 3e7);
+    CHECK(near(simulate(c, w, p, &r), 0.5 + 2 * (F + B)));
+    CHECK(near(r.compute[1], 2 * (F + B)));
+    pp_cluster_report_free(&r);
+    /* With recomputation the backward replays the forward's all-reduce too. */
+    p->recompute = true;
+    double Br = 1.5e9 / 1e12 + pp_hw_allreduce_time(link, 2, 4e7);
+    CHECK(near(simulate(c, w, p, &r), 0.5 + 2 * (F + Br)));
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* Two replicas of one stage (2 layers) on two nodes. The last backward
+ * starts at t0 = m F + (m - 1) B; layer 1's gradients are ready at t0 + B/2,
+ * layer 0's at t0 + B; each bucket is a 2-hop ring, hop bytes 2 (n-1)/n g = g
+ * in opposite directions (full bandwidth each) plus 2 latencies. */
+static void test_dp_sync(void)
+{
+    int counts[2] = {1, 1};
+    pp_cluster *c = fixture_cluster(2, counts, pair, 1e10, 1e9);
+    c->links[1].latency = c->links[3].latency = 1e-4;
+    pp_cluster_workload *w = fixture_workload(2, 1e11, 8e8, 0, 0, 6); /* g = 1e8 */
+    int tp[1] = {1};
+    pp_cluster_plan *p = pp_cluster_plan_new(2, 1, tp);
+    p->micro_batch = 1;
+    p->micro_batches[0] = p->micro_batches[1] = 3;
+    p->stage_layers[0] = 2;
+    p->devices[0] = 0;
+    p->devices[1] = 1;
+    pp_cluster_report r;
+    double F = 2e11 / 1e12, B = 2 * F, t0 = 3 * F + 2 * B, ring = 2 * 1e-4 + 1e8 / 1e9;
+    double opt = 2 * 1.6e9 / 1e11;
+    CHECK(ring < B / 2); /* the two buckets do not overlap */
+    CHECK(near(simulate(c, w, p, &r), t0 + B + ring + opt));
+    CHECK(near(r.communication[0], 2 * ring));
+    CHECK(near(r.samples_per_second, 6 / r.step_time));
+    pp_cluster_report_free(&r);
+
+    /* Gradients 16x larger: bucket 1 (ready at t0 + B/2) is still moving
+     * when bucket 0 starts at t0 + B; opposite flows share nothing, the two
+     * same-direction flows halve each NIC. */
+    for (int k = 0; k < 2; k++)
+        w->layers[k].gradient_bytes = 1.6e9;
+    double lat = 2e-4, g = 1.6e9, bw = 1e9;
+    double moved = B / 2 * bw;                    /* bucket 1 alone until t0 + B + lat */
+    double left1 = g - moved;                     /* then two flows a direction */
+    double done1 = t0 + B + lat + 2 * left1 / bw; /* at half speed */
+    double left0 = g - left1;                     /* bucket 0 moved as much meanwhile */
+    double done0 = done1 + left0 / bw;
+    CHECK(near(simulate(c, w, p, &r), done0 + opt));
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* A TP group of a 1e12 and a 3e12 FLOP/s device (two nodes, no TP bytes):
+ * split 1/4 : 3/4 balances it, twice as fast as 1/2 : 1/2. */
+static void test_uneven_split(void)
+{
+    int counts[2] = {1, 1};
+    pp_cluster *c = fixture_cluster(2, counts, types + 1, 1e9, 1e9);
+    pp_cluster_workload *w = fixture_workload(2, 1e9, 0, 0, 0, 8);
+    int tp[1] = {2};
+    pp_cluster_plan *p = pp_cluster_plan_new(1, 1, tp);
+    p->micro_batch = 2;
+    p->micro_batches[0] = 4;
+    p->stage_layers[0] = 2;
+    p->devices[0] = 0;
+    p->devices[1] = 1;
+    pp_cluster_report r;
+    double even = simulate(c, w, p, &r);
+    CHECK(near(even, 4 * 3 * 0.5 * 2 * 2e9 / 1e12));
+    pp_cluster_report_free(&r);
+    p->split[0] = 0.25;
+    p->split[1] = 0.75;
+    double uneven = simulate(c, w, p, &r);
+    CHECK(near(even / uneven, 2));
+    CHECK(near(r.compute[0], r.compute[1]));
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* dp 2 x pp 2 x tp 2 over 2 nodes of 4, with transfers, buckets and a
+ * timeline: the same input twice gives the same report, bit for bit. */
+static pp_cluster_plan *mixed_plan(void)
+{
+    int tp[2] = {2, 2};
+    pp_cluster_plan *p = pp_cluster_plan_new(2, 2, tp);
+    p->micro_batch = 1;
+    p->micro_batches[0] = 3;
+    p->micro_batches[1] = 5;
+    p->stage_layers[0] = 3;
+    p->stage_layers[1] = 1;
+    int devices[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+    for (int i = 0; i < 8; i++)
+        p->devices[i] = devices[i];
+    p->split[0] = 0.4;
+    p->split[1] = 0.6;
+    return p;
+}
+
+static void test_determinism_and_timeline(void)
+{
+    int counts[2] = {4, 4};
+    pp_cluster *c = fixture_cluster(2, counts, types, 1e10, 2e9);
+    c->links[1].latency = c->links[3].latency = 1e-5;
+    pp_cluster_workload *w = fixture_workload(4, 1e9, 4e8, 0, 3e6, 8);
+    for (int k = 0; k < 4; k++)
+        w->layers[k].tp_forward_bytes = w->layers[k].tp_backward_bytes = 1e6;
+    pp_cluster_plan *p = mixed_plan();
+    pp_error err;
+    CHECK(pp_cluster_plan_validate(c, w, p, &err) == PP_OK);
+    pp_cluster_report a, b;
+    pp_timeline *tl = pp_timeline_new("step", 1e6);
+    pp_cluster_sim_options o = {0, tl};
+    CHECK(pp_cluster_simulate(c, w, p, &o, &a, &err) == PP_OK);
+    o.timeline = NULL;
+    CHECK(pp_cluster_simulate(c, w, p, &o, &b, &err) == PP_OK);
+    CHECK(isfinite(a.step_time) && a.step_time > 0);
+    CHECK(a.step_time == b.step_time && a.fits == b.fits);
+    CHECK(memcmp(a.compute, b.compute, 8 * sizeof(double)) == 0);
+    CHECK(memcmp(a.communication, b.communication, 8 * sizeof(double)) == 0);
+    for (int d = 0; d < 8; d++)
+        CHECK(a.communication[d] > 0 && a.compute[d] > 0);
+    /* 8 devices; both NICs' out and in pools (stage 0 in node 0, stage 1 in
+     * node 1); the rings stay inside a node: every device's fast out and in. */
+    CHECK_EQ_INT(pp_timeline_row_count(tl), 8 + 4 + 16);
+    /* forward, backward, optimizer, activation, gradient, allreduce */
+    CHECK_EQ_INT(pp_timeline_category_count(tl), 6);
+    /* device boxes: 2 per micro-batch per member + optimizers; flow boxes:
+     * 2 rows each for 2 flows per transfer, (3 + 5) * 2 transfers, and 2
+     * hops x 2 members x 4 layers ring flows */
+    int ops = 2 * (3 + 5) * 2 * 2 + 8, flows = 2 * 2 * (3 + 5) * 2 + 2 * 2 * 4 * 2;
+    CHECK_EQ_INT(pp_timeline_box_count(tl), ops + flows);
+    pp_timeline_free(tl);
+    pp_cluster_report_free(&a);
+    pp_cluster_report_free(&b);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* ------------------------------------------------ random plans vs. oracles */
+
+/* 1F1B of one replica by recurrence: an op starts when its stage's previous
+ * op and its dependency are done (transfers free). */
+static double recurrence(int P, int m, const double *F, const double *B, double *last)
+{
+    double end_f[8][16], end_b[8][16], free_at[8];
+    int nf[8] = {0}, nb[8] = {0}, q[8] = {0};
+    for (int s = 0; s < P; s++)
+        free_at[s] = 0;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int s = 0; s < P; s++) {
+            if (q[s] == 2 * m)
+                continue;
+            int warm = P - s - 1 < m ? P - s - 1 : m;
+            bool fwd = q[s] < warm || (nf[s] < m && (q[s] - warm) % 2 == 0);
+            if (fwd && (s == 0 || nf[s - 1] > nf[s])) {
+                double start = fmax(free_at[s], s ? end_f[s - 1][nf[s]] : 0);
+                free_at[s] = end_f[s][nf[s]++] = start + F[s];
+            } else if (!fwd && (s == P - 1 || nb[s + 1] > nb[s])) {
+                double start = fmax(free_at[s], s < P - 1 ? end_b[s + 1][nb[s]] : 0);
+                free_at[s] = end_b[s][nb[s]++] = start + B[s];
+            } else
+                continue;
+            q[s]++;
+            moved = true;
+        }
+    }
+    double step = 0;
+    for (int s = 0; s < P; s++) {
+        last[s] = free_at[s];
+        step = fmax(step, free_at[s]);
+    }
+    return step;
+}
+
+static void test_random_plans(void)
+{
+    srand(7);
+    int counts[3] = {3, 3, 2};
+    pp_cluster *c = fixture_cluster(3, counts, types, 2e9, 5e8);
+    for (int trial = 0; trial < 200; trial++) {
+        int P = 1 + rand() % 4, m = 1 + rand() % 6, b = 1 + rand() % 3, layers[4], total = 0;
+        for (int s = 0; s < P; s++)
+            total += layers[s] = 1 + rand() % 3;
+        bool free_transfers = trial % 2 == 0;
+        pp_cluster_workload *w =
+            fixture_workload(total, 1e9, 0, 0, free_transfers ? 0 : 1e6 * (1 + rand() % 50), m * b);
+        for (int k = 0; k < total; k++) {
+            w->layers[k].forward_flops = 1e9 * (1 + rand() % 5);
+            w->layers[k].backward_flops = 2 * w->layers[k].forward_flops;
+        }
+        int perm[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+        for (int i = 7; i > 0; i--) {
+            int j = rand() % (i + 1), t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        pp_cluster_plan *p = pipeline(P, 1, b, m, perm);
+        double F[4] = {0}, B[4] = {0}, last[4];
+        for (int s = 0, k = 0; s < P; s++) {
+            p->stage_layers[s] = layers[s];
+            double rate = c->nodes[c->device_node[perm[s]]].type->peak_flops;
+            for (int e = 0; e < layers[s]; e++, k++) {
+                F[s] += b * w->layers[k].forward_flops / rate;
+                B[s] += b * 2 * w->layers[k].forward_flops / rate;
+            }
+        }
+        pp_cluster_report r;
+        double step = simulate(c, w, p, &r);
+        if (free_transfers) {
+            recurrence(P, m, F, B, last);
+            double expect = 0;
+            for (int s = 0; s < P; s++)
+                expect = fmax(expect, last[s] + r.compute[perm[s]] - m * (F[s] + B[s]));
+            CHECK(near(step, expect));
+        }
+        double before = 0;
+        for (int s = 0; s < P; s++) {
+            CHECK(step >= before + m * (F[s] + B[s]) - 1e-12);
+            before += F[s] + B[s];
+        }
+        pp_cluster_report_free(&r);
+        pp_cluster_plan_free(p);
+        pp_cluster_workload_free(w);
+    }
+    pp_cluster_free(c);
+}
+
+int main(void)
+{
+    types[0] = fixture_type("T1", 1e12, 80e9);
+    types[1] = (pp_hw_device_type){"slowmem", 1e12, 1e11, 80e9, 1.0, 1.0};
+    types[2] = (pp_hw_device_type){"fast", 3e12, 1e11, 80e9, 1.0, 1.0};
+    types[3] = fixture_type("T3", 2e12, 80e9);
+    pair[0] = pair[1] = types[1];
+    test_one_device();
+    test_two_stage_1f1b();
+    test_transfer();
+    test_tp_waits();
+    test_dp_sync();
+    test_uneven_split();
+    test_determinism_and_timeline();
+    test_random_plans();
+    return CHECK_DONE();
+}
