@@ -10,7 +10,7 @@
 
 typedef struct {
     double start, ready, end;  /* sent; latency over; finished (INFINITY before) */
-    double remaining, rate, finish;
+    double remaining, rate, finish; /* remaining as of the last rate change */
     int out, in;               /* resources */
     int link_out, link_in;     /* links whose bandwidth caps the flow (inter-node) */
     int owner, src, dst;
@@ -20,6 +20,8 @@ typedef struct {
 struct cluster_net {
     const pp_cluster *c;
     double start_time, now;
+    double rated_at;           /* when the rates were last set */
+    double next;               /* the next change, while the rates are fresh */
     int next_event;            /* first event of c not applied yet */
     double *bw;                /* [link] now */
     int *res_base;             /* [link] first resource */
@@ -38,6 +40,18 @@ struct cluster_net {
     int *in_flight;            /* [device] */
     bool dirty;                /* rates are stale */
 };
+
+/* fmin and fmax without their NaN handling: nothing here is NaN, and these
+ * run in the simulator's inner loop. */
+static inline double least(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+static inline double most(double a, double b)
+{
+    return a > b ? a : b;
+}
 
 static bool event_touches(const pp_cluster *c, const pp_cluster_event *e, int l)
 {
@@ -96,6 +110,7 @@ cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flo
     n->comm = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
     n->since = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
     n->in_flight = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(int));
+    n->dirty = true;
     return n;
 }
 
@@ -112,7 +127,7 @@ static double capacity(const cluster_net *n, int r)
 
 static double flow_cap(const cluster_net *n, const flow *f)
 {
-    return f->inter ? fmin(n->bw[f->link_out], n->bw[f->link_in]) : INFINITY;
+    return f->inter ? least(n->bw[f->link_out], n->bw[f->link_in]) : INFINITY;
 }
 
 static double level(const cluster_net *n, int r)
@@ -128,7 +143,7 @@ static double fill_level(const cluster_net *n)
     for (int a = 0; a < n->active_count; a++) {
         const flow *f = &n->flows[n->active[a]];
         if (f->moving && !f->frozen)
-            lambda = fmin(lambda, fmin(flow_cap(n, f), fmin(level(n, f->out), level(n, f->in))));
+            lambda = least(lambda, least(flow_cap(n, f), least(level(n, f->out), level(n, f->in))));
     }
     return lambda;
 }
@@ -159,10 +174,23 @@ static int freeze_at(cluster_net *n, double lambda)
     return frozen;
 }
 
+/* Bytes move lazily: a flow's remaining bytes are brought up to date only
+ * when its rate changes, so time passing between changes costs nothing. */
+static void catch_up(cluster_net *n)
+{
+    for (int a = 0; a < n->active_count; a++) {
+        flow *f = &n->flows[n->active[a]];
+        if (f->moving && f->rate > 0)
+            f->remaining = f->finish <= n->now ? 0 : f->remaining - f->rate * (n->now - n->rated_at);
+    }
+    n->rated_at = n->now;
+}
+
 /* Max-min fair rates over the moving flows (progressive filling), then each
- * moving flow's finish time at those rates. */
+ * moving flow's finish time at those rates and the network's next change. */
 static void recompute(cluster_net *n)
 {
+    catch_up(n);
     int unfrozen = 0;
     for (int a = 0; a < n->active_count; a++) {
         flow *f = &n->flows[n->active[a]];
@@ -185,10 +213,14 @@ static void recompute(cluster_net *n)
             break;
         unfrozen -= k;
     }
+    n->next = n->next_event < n->c->event_count
+                  ? n->c->events[n->next_event].time - n->start_time
+                  : INFINITY;
     for (int a = 0; a < n->active_count; a++) {
         flow *f = &n->flows[n->active[a]];
         if (f->moving)
             f->finish = f->rate > 0 ? n->now + f->remaining / f->rate : INFINITY;
+        n->next = least(n->next, f->moving ? f->finish : f->ready);
     }
     n->dirty = false;
 }
@@ -232,10 +264,10 @@ static bool route_inter(const cluster_net *n, int src, int dst, route *best)
         if (m < 0)
             continue;
         int out = n->res_base[l];
-        double one = fmin(n->bw[l], n->bw[m]);
-        double share = fmin(one, c->links[l].ports * n->bw[l] / (1 + n->res_users[out]));
+        double one = least(n->bw[l], n->bw[m]);
+        double share = least(one, c->links[l].ports * n->bw[l] / (1 + n->res_users[out]));
         if (!found || share > best->share) {
-            double latency = fmax(c->links[l].latency, c->links[m].latency);
+            double latency = most(c->links[l].latency, c->links[m].latency);
             *best = (route){l, m, out, n->res_base[m] + 1, share, latency};
             found = true;
         }
@@ -276,6 +308,7 @@ pp_status cluster_net_send(cluster_net *n, int src, int dst, double bytes, int l
     n->res_users[r.out]++;
     n->res_users[r.in]++;
     n->active[n->active_count++] = i;
+    n->next = least(n->next, f->ready); /* waiting its latency changes no rate */
     device_busy(n, src);
     device_busy(n, dst);
     *flow_index = i;
@@ -286,14 +319,7 @@ double cluster_net_next(cluster_net *n)
 {
     if (n->dirty)
         recompute(n);
-    double t = n->next_event < n->c->event_count
-                   ? n->c->events[n->next_event].time - n->start_time
-                   : INFINITY;
-    for (int a = 0; a < n->active_count; a++) {
-        const flow *f = &n->flows[n->active[a]];
-        t = fmin(t, f->moving ? f->finish : f->ready);
-    }
-    return t;
+    return n->next;
 }
 
 static bool apply_events(cluster_net *n, double t)
@@ -310,19 +336,17 @@ static bool apply_events(cluster_net *n, double t)
     return changed;
 }
 
-/* Moves bytes to t, starts flows whose latency is over and takes out the
- * finished ones; returns how many finished (their owners in n->finished). */
+/* At t: starts flows whose latency is over and takes out the finished
+ * ones; returns how many finished (their owners in n->finished). */
 static int settle(cluster_net *n, double t)
 {
     int kept = 0, done = 0;
     for (int a = 0; a < n->active_count; a++) {
         flow *f = &n->flows[n->active[a]];
-        if (f->moving)
-            f->remaining = f->finish <= t ? 0 : f->remaining - f->rate * (t - n->now);
-        else if (f->ready <= t) {
+        if (!f->moving && f->ready <= t) {
             f->moving = true;
+            f->rate = 0;
             f->finish = f->remaining <= 0 ? t : INFINITY;
-            n->dirty = true;
         }
         if (f->moving && f->finish <= t) {
             n->finished[done++] = n->active[a];
@@ -341,8 +365,7 @@ static int settle(cluster_net *n, double t)
         device_free(n, f->dst);
         n->finished[k] = f->owner;
     }
-    if (done)
-        n->dirty = true;
+    n->dirty = true;
     return done;
 }
 
@@ -350,10 +373,12 @@ bool cluster_net_advance(cluster_net *n, double t, cluster_flow_done done, void 
 {
     if (n->dirty)
         recompute(n);
+    if (t < n->next) {
+        n->now = t;
+        return false;
+    }
     int count = settle(n, t);
     bool changed = apply_events(n, t);
-    if (changed)
-        n->dirty = true;
     for (int k = 0; k < count; k++)
         done(ctx, n->finished[k], t);
     return changed;

@@ -43,6 +43,7 @@ typedef struct {
     cluster_net *net;
     int R, P, members, mmax, tp_max;
     int *first_layer;     /* [stage + 1] */
+    int *offset;          /* [stage] first member within a replica */
     double *state;        /* [stage] state bytes */
     group *groups;        /* [r * P + s] */
     int *pending;         /* [transfer] flows still in flight */
@@ -106,7 +107,7 @@ static event pop(sim *z)
 
 static int slot(const sim *z, int r, int s, int j)
 {
-    return r * z->members + pp_cluster_plan_stage_offset(z->p, s) + j;
+    return r * z->members + z->offset[s] + j;
 }
 
 static int device_of(const sim *z, int r, int s, int j)
@@ -255,8 +256,9 @@ static void try_start(sim *z, group *g)
     g->micro = micro;
     g->next_op++;
     push(z, z->now + length, EV_OP, g->r * z->P + g->s, 0);
-    char label[48];
-    snprintf(label, sizeof label, "%c r%d s%d m%d", forward ? 'F' : 'B', g->r, g->s, micro);
+    char label[48] = "";
+    if (z->tl)
+        snprintf(label, sizeof label, "%c r%d s%d m%d", forward ? 'F' : 'B', g->r, g->s, micro);
     for (int j = 0; j < g->tp; j++) {
         int d = device_of(z, g->r, g->s, j);
         z->compute[d] += length;
@@ -409,6 +411,9 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     z->mmax = z->mmax < 1 ? 1 : z->mmax;
     for (int s = 0; s < z->P; s++)
         z->tp_max = p->stage_tp[s] > z->tp_max ? p->stage_tp[s] : z->tp_max;
+    z->offset = pp_arena_calloc(a, (size_t)z->P + 1, sizeof(int));
+    for (int s = 0; z->offset && s < z->P; s++)
+        z->offset[s + 1] = z->offset[s] + p->stage_tp[s];
     z->first_layer = pp_arena_calloc(a, (size_t)z->P + 1, sizeof(int));
     z->state = pp_arena_calloc(a, (size_t)z->P, sizeof(double));
     for (int s = 0; s < z->P; s++) {
@@ -436,7 +441,7 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     z->opt_left = z->R * z->members;
     int flows = transfers * z->tp_max + (z->R > 1 ? layers * z->tp_max * z->R : 0);
     z->net = cluster_net_new(z->c, start_time, flows, a);
-    return z->first_layer && z->state && z->pending && z->arrived && z->grad_ready &&
+    return z->offset && z->first_layer && z->state && z->pending && z->arrived && z->grad_ready &&
            z->bucket_flows && z->buckets_left && z->groups && z->heap && z->compute && z->net;
 }
 
