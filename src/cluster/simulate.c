@@ -400,6 +400,22 @@ static void setup_group(sim *z, group *g, int r, int s)
     }
 }
 
+/* Every flow the step can start: k per pipeline transfer each way, and
+ * with data parallelism one per replica, member and layer. */
+static int flow_count(const sim *z)
+{
+    const pp_cluster_plan *p = z->p;
+    int flows = 0;
+    for (int s = 0; s + 1 < z->P; s++) {
+        int k = p->stage_tp[s] < p->stage_tp[s + 1] ? p->stage_tp[s] : p->stage_tp[s + 1];
+        for (int r = 0; r < z->R; r++)
+            flows += 2 * k * p->micro_batches[r];
+    }
+    for (int s = 0; z->R > 1 && s < z->P; s++)
+        flows += z->R * p->stage_tp[s] * p->stage_layers[s];
+    return flows;
+}
+
 static bool setup(sim *z, pp_arena *a, double start_time)
 {
     const pp_cluster_plan *p = z->p;
@@ -439,8 +455,7 @@ static bool setup(sim *z, pp_arena *a, double start_time)
                               sizeof(event));
     z->compute = pp_arena_calloc(a, (size_t)z->c->device_count + 1, sizeof(double));
     z->opt_left = z->R * z->members;
-    int flows = transfers * z->tp_max + (z->R > 1 ? layers * z->tp_max * z->R : 0);
-    z->net = cluster_net_new(z->c, start_time, flows, a);
+    z->net = cluster_net_new(z->c, start_time, flow_count(z), a);
     return z->offset && z->first_layer && z->state && z->pending && z->arrived && z->grad_ready &&
            z->bucket_flows && z->buckets_left && z->groups && z->heap && z->compute && z->net;
 }
