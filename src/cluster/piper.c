@@ -251,7 +251,7 @@ static pp_status read_node(piper *P, size_t i, const json_t *node)
 /* An edge's endpoint as a node index, or an error naming the edge. */
 static pp_status endpoint(piper *P, pp_json_at at, const json_t *edge, const char *key, int *out)
 {
-    int64_t id;
+    int64_t id = 0;
     char name[32], path[PATH_SIZE];
     pp_status st = whole_number(at, edge, key, 0.0, &id, P->err);
     if (st)
@@ -406,7 +406,7 @@ static pp_status read_top(const char *file, const json_t *root, json_t **nodes, 
                           int64_t *batch, const char **name, pp_error *err)
 {
     pp_json_at at = {file, ""};
-    int64_t devices;
+    int64_t devices = 0;
     pp_status st;
     if ((st = pp_json_array(at, root, "nodes", true, nodes, err)) ||
         (st = pp_json_array(at, root, "edges", true, edges, err)) ||
@@ -433,7 +433,7 @@ static const char *base_name(const char *path)
 static pp_status read_piper(piper *P, const json_t *root, double rate, pp_cluster_workload **out)
 {
     json_t *nodes, *edges;
-    int64_t batch;
+    int64_t batch = 0;
     const char *name = base_name(P->file);
     pp_status st = read_top(P->file, root, &nodes, &edges, &batch, &name, P->err);
     if (st)
