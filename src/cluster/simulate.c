@@ -159,9 +159,9 @@ static bool tp_link(sim *z, const group *g, pp_hw_link *out)
 {
     const pp_cluster *c = z->c;
     bool found = false;
+    int home = g->node >= 0 ? g->node : c->device_node[device_of(z, g->r, g->s, 0)];
     for (int l = 0; l < c->link_count; l++) {
         const pp_cluster_link *k = &c->links[l];
-        int home = g->node >= 0 ? g->node : c->device_node[device_of(z, g->r, g->s, 0)];
         if (k->node != home || k->inter_node != (g->node < 0))
             continue;
         pp_hw_link link = {cluster_net_bandwidth(z->net, l), k->latency};

@@ -210,6 +210,7 @@ static void test_dp_sync(void)
     double left0 = g - left1;                     /* bucket 0 moved as much meanwhile */
     double done0 = done1 + left0 / bw;
     CHECK(near(simulate(c, w, p, &r), done0 + opt));
+    CHECK(near(r.communication[0], done0 - (t0 + B / 2))); /* overlaps counted once */
     pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
@@ -221,7 +222,7 @@ static void test_dp_sync(void)
 static void test_uneven_split(void)
 {
     int counts[2] = {1, 1};
-    pp_cluster *c = fixture_cluster(2, counts, types + 1, 1e9, 1e9);
+    pp_cluster *c = fixture_cluster(2, counts, types + 1, 5e9, 1e9);
     pp_cluster_workload *w = fixture_workload(2, 1e9, 0, 0, 0, 8);
     int tp[1] = {2};
     pp_cluster_plan *p = pp_cluster_plan_new(1, 1, tp);
@@ -239,6 +240,13 @@ static void test_uneven_split(void)
     double uneven = simulate(c, w, p, &r);
     CHECK(near(even / uneven, 2));
     CHECK(near(r.compute[0], r.compute[1]));
+    pp_cluster_report_free(&r);
+    /* The group spans two nodes: its all-reduces go over the NIC class. */
+    for (int k = 0; k < 2; k++)
+        w->layers[k].tp_forward_bytes = w->layers[k].tp_backward_bytes = 1e7;
+    pp_hw_link nic = {1e9, 0};
+    double ar = pp_hw_allreduce_time(nic, 2, 2 * 2e7);
+    CHECK(near(simulate(c, w, p, &r), uneven + 4 * 2 * ar));
     pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
@@ -297,6 +305,22 @@ static void test_determinism_and_timeline(void)
      * hops x 2 members x 4 layers ring flows */
     int ops = 2 * (3 + 5) * 2 * 2 + 8, flows = 2 * 2 * (3 + 5) * 2 + 2 * 2 * 4 * 2;
     CHECK_EQ_INT(pp_timeline_box_count(tl), ops + flows);
+    FILE *f = tmpfile();
+    CHECK(f && pp_timeline_write_trace(tl, f, &err) == PP_OK);
+    long size = ftell(f);
+    char *text = calloc((size_t)size + 1, 1);
+    rewind(f);
+    CHECK(fread(text, 1, (size_t)size, f) == (size_t)size);
+    const char *names[] = {"\"n0/3 T1\"", "\"n1/2 slowmem\"", "\"n0 nic out\"", "\"n1 nic in\"",
+                           "\"n1/3 fast in\"", "\"F r1 s0 m4\"", "\"B r0 s1 m2\"",
+                           "\"A r1 s0 m4\"", "\"G r0 s1 m2\"", "\"AR s0 l2 j1\"", "\"optimizer\""};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (!strstr(text, names[k])) {
+            fprintf(stderr, "timeline lacks %s\n", names[k]);
+            CHECK(false);
+        }
+    free(text);
+    fclose(f);
     pp_timeline_free(tl);
     pp_cluster_report_free(&a);
     pp_cluster_report_free(&b);
