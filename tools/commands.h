@@ -8,4 +8,7 @@ int cmd_schedule(int argc, char **argv);
 int cmd_check_schedule(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 
+extern const char cluster_usage[];
+int cmd_cluster(int argc, char **argv);
+
 #endif

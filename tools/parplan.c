@@ -1,7 +1,8 @@
 /* parplan: the toolkit's command line. Each command parses its flags, calls
  * the library, and decides what goes to stdout (answers) and stderr (people's
  * text). Commands: solve, eval (IOPDDL, here); schedule, check-schedule, gen
- * (operator scheduling, sched_cmd.c); help. */
+ * (operator scheduling, sched_cmd.c); cluster plan|simulate|replan (the
+ * cluster planner, cluster_cmd.c); help. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,7 @@ static const command commands[] = {
     {"schedule", cmd_schedule, schedule_usage},
     {"check-schedule", cmd_check_schedule, check_schedule_usage},
     {"gen", cmd_gen, gen_usage},
+    {"cluster", cmd_cluster, cluster_usage},
     {"help", run_help, "parplan help [COMMAND]"},
 };
 

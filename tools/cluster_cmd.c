@@ -1,0 +1,412 @@
+/* cluster_cmd.c: the cluster planner's commands of the parplan CLI:
+ * cluster plan, cluster simulate and cluster replan. Flags in, library calls,
+ * plans to stdout or files, people's text to stderr. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "cli.h"
+#include "commands.h"
+#include "parplan/cluster.h"
+
+const char cluster_usage[] =
+    "parplan cluster plan CLUSTER WORKLOAD [--timeout S] [--threads N] [--seed K] [--devices F]\n"
+    "                     [--at T] [--out PLAN.json] [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
+    "parplan cluster simulate CLUSTER WORKLOAD PLAN [--devices F] [--at T] [--trace F] [--svg F] [--json]\n"
+    "parplan cluster replan CLUSTER WORKLOAD PLAN --event EVENTS [--timeout S] [--threads N] [--seed K]\n"
+    "                       [--devices F] [--out PLAN.json] [--trace F] [--svg F] [--json] [--quiet]\n"
+    "  plan: the fastest way found to split WORKLOAD over CLUSTER (branch-and-bound, paper 003), beside\n"
+    "  the best Megatron-uniform plan. simulate: one training step of PLAN (the planner's output or the\n"
+    "  shorthand {\"tp\": 8, \"pp\": 4, \"dp\": 2, \"micro_batch\": 1}). replan: the conditions after EVENTS\n"
+    "  (bandwidth changes, lost devices), the old plan under them, and a new plan started from it.\n"
+    "  Plans go to stdout or --out; the summary to stderr (stdout with --json). Formats: README.\n"
+    "  --timeout S  seconds for the search (default 60); it stops early when the search is complete\n"
+    "  --threads N  workers (default: one per core); --seed K (default 1)\n"
+    "  --devices F  more device types, or a calibration file that sets efficiencies (README)\n"
+    "  --at T       the step starts T seconds into the run: the timeline's events up to T apply\n"
+    "  --trace F    Chrome trace of the simulated step; --svg F  SVG Gantt chart (devices and links)";
+
+typedef struct {
+    const char *command;
+    const char *files[3];
+    int file_count;
+    const char *devices, *out, *trace, *svg, *event;
+    double timeout, at;
+    int64_t threads, seed;
+    bool json, quiet;
+} cluster_flags;
+
+static bool parse_flag(int argc, char **argv, int *i, cluster_flags *f)
+{
+    const char *a = argv[*i];
+    bool v = *i + 1 < argc;
+    const char **text = NULL;
+    if (strcmp(a, "--devices") == 0)
+        text = &f->devices;
+    else if (strcmp(a, "--out") == 0)
+        text = &f->out;
+    else if (strcmp(a, "--trace") == 0)
+        text = &f->trace;
+    else if (strcmp(a, "--svg") == 0)
+        text = &f->svg;
+    else if (strcmp(a, "--event") == 0)
+        text = &f->event;
+    if (text) {
+        if (!v)
+            return false;
+        *text = argv[++*i];
+        return true;
+    }
+    if (strcmp(a, "--timeout") == 0 && v)
+        return cli_parse_double(argv[++*i], &f->timeout) && f->timeout > 0;
+    if (strcmp(a, "--at") == 0 && v)
+        return cli_parse_double(argv[++*i], &f->at) && f->at >= 0 && isfinite(f->at);
+    if (strcmp(a, "--threads") == 0 && v)
+        return cli_parse_int64(argv[++*i], &f->threads) && f->threads >= 1 && f->threads <= 1024;
+    if (strcmp(a, "--seed") == 0 && v)
+        return cli_parse_int64(argv[++*i], &f->seed);
+    if (strcmp(a, "--json") == 0)
+        return f->json = true;
+    if (strcmp(a, "--quiet") == 0)
+        return f->quiet = true;
+    return false;
+}
+
+static bool parse_flags(int argc, char **argv, cluster_flags *f)
+{
+    *f = (cluster_flags){.timeout = 60, .seed = 1};
+    if (argc < 1)
+        return false;
+    f->command = argv[0];
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] != '-') {
+            if (f->file_count == 3)
+                return false;
+            f->files[f->file_count++] = argv[i];
+        } else if (!parse_flag(argc, argv, &i, f)) {
+            return false;
+        }
+    }
+    if (strcmp(f->command, "plan") == 0)
+        return f->file_count == 2 && !f->event;
+    if (strcmp(f->command, "simulate") == 0)
+        return f->file_count == 3 && !f->event;
+    if (strcmp(f->command, "replan") == 0)
+        return f->file_count == 3 && f->event;
+    return false;
+}
+
+/* Everything a command reads, freed in one place. */
+typedef struct {
+    pp_hw_catalog *catalog;
+    pp_cluster *cluster;
+    pp_cluster_workload *workload;
+    pp_cluster_plan *plan;
+} inputs;
+
+static void inputs_free(inputs *in)
+{
+    pp_cluster_plan_free(in->plan);
+    pp_cluster_workload_free(in->workload);
+    pp_cluster_free(in->cluster);
+    pp_hw_catalog_free(in->catalog);
+}
+
+static pp_status read_inputs(const cluster_flags *f, inputs *in, pp_error *err)
+{
+    *in = (inputs){0};
+    if (pp_hw_catalog_builtin(&in->catalog, err) != PP_OK)
+        return err->status;
+    if (f->devices && pp_hw_catalog_add_file(in->catalog, f->devices, err) != PP_OK)
+        return err->status;
+    if (pp_cluster_load(f->files[0], in->catalog, &in->cluster, err) != PP_OK)
+        return err->status;
+    if (f->event && pp_cluster_add_events_file(in->cluster, f->event, err) != PP_OK)
+        return err->status;
+    if (pp_cluster_workload_load(f->files[1], in->catalog, &in->workload, err) != PP_OK)
+        return err->status;
+    if (f->file_count == 3 &&
+        pp_cluster_plan_load(f->files[2], in->cluster, in->workload, &in->plan, err) != PP_OK)
+        return err->status;
+    return PP_OK;
+}
+
+static FILE *open_out(const char *path, pp_error *err)
+{
+    if (!path)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        pp_error_set(err, PP_EIO, "%s: cannot write", path);
+    return f;
+}
+
+static pp_status close_out(FILE *f, const char *path, pp_error *err)
+{
+    if (f == stdout)
+        return fflush(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
+    return fclose(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "%s: write failed", path);
+}
+
+static pp_status write_plan(const pp_cluster_plan *p, const char *path, pp_error *err)
+{
+    FILE *f = open_out(path, err);
+    if (!f)
+        return err->status;
+    pp_status st = pp_cluster_plan_write(p, f, err);
+    pp_status closed = close_out(f, path, err);
+    return st != PP_OK ? st : closed;
+}
+
+typedef pp_status (*timeline_writer)(const pp_timeline *, FILE *, pp_error *);
+
+static pp_status write_picture(timeline_writer write, const pp_timeline *t, const char *path, pp_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return pp_error_set(err, PP_EIO, "%s: cannot write", path);
+    pp_status st = write(t, f, err);
+    pp_status closed = close_out(f, path, err);
+    return st != PP_OK ? st : closed;
+}
+
+/* Simulates p at `at`, writing the pictures the flags ask for. */
+static pp_status simulate(const cluster_flags *f, const inputs *in, const pp_cluster_plan *p, double at,
+                          bool pictures, pp_cluster_report *rep, pp_error *err)
+{
+    pp_cluster_sim_options o = {.start_time = at};
+    if (pictures && (f->trace || f->svg)) {
+        o.timeline = pp_timeline_new(in->cluster->name ? in->cluster->name : "cluster", 1e6);
+        if (!o.timeline)
+            return pp_error_set(err, PP_ENOMEM, "out of memory for the timeline");
+    }
+    pp_status st = pp_cluster_simulate(in->cluster, in->workload, p, &o, rep, err);
+    if (st == PP_OK && f->trace)
+        st = write_picture(pp_timeline_write_trace, o.timeline, f->trace, err);
+    if (st == PP_OK && f->svg)
+        st = write_picture(pp_timeline_write_svg, o.timeline, f->svg, err);
+    pp_timeline_free(o.timeline);
+    return st;
+}
+
+/* "dp 2, pp 2, tp 4/4, layers 10/14, micro-batch 1 x 16, recompute". */
+static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size)
+{
+    size_t n = 0;
+    n += (size_t)snprintf(buf, size, "dp %d, pp %d, tp ", p->replica_count, p->stage_count);
+    for (int s = 0; s < p->stage_count && n < size; s++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%d", s ? "/" : "", p->stage_tp[s]);
+    if (n < size)
+        n += (size_t)snprintf(buf + n, size - n, ", layers ");
+    for (int s = 0; s < p->stage_count && n < size; s++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%d", s ? "/" : "", p->stage_layers[s]);
+    if (n < size)
+        snprintf(buf + n, size - n, ", micro-batch %d x %d%s", p->micro_batch, p->micro_batches[0],
+                 p->recompute ? ", recompute" : "");
+}
+
+static void print_devices(const inputs *in, const pp_cluster_report *r)
+{
+    const pp_cluster *c = in->cluster;
+    fprintf(stderr, "%-10s %-16s %9s %9s %9s %12s %12s\n", "device", "type", "compute", "comm", "idle",
+            "peak memory", "capacity");
+    for (int d = 0; d < c->device_count; d++) {
+        const pp_cluster_node *n = &c->nodes[c->device_node[d]];
+        if (r->peak_memory[d] == 0)
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "%s/%d", n->name, d - n->first_device);
+        fprintf(stderr, "%-10s %-16s %8.3fs %8.3fs %8.3fs %10.2f GiB %8.2f GiB\n", name, n->type->name,
+                r->compute[d], r->communication[d], r->idle[d], r->peak_memory[d] / 1073741824.0,
+                n->type->memory_bytes / 1073741824.0);
+    }
+}
+
+static void print_step(const char *label, const pp_cluster_plan *p, const pp_cluster_report *r)
+{
+    char what[1024];
+    describe_plan(p, what, sizeof what);
+    fprintf(stderr, "%-9s %.4f s per step, %.2f samples/s, %.1f TFLOP/s per GPU%s\n          (%s)\n", label,
+            r->step_time, r->samples_per_second, r->tflops_per_device,
+            r->fits ? "" : ", DOES NOT FIT in memory", what);
+}
+
+static json_t *step_json(const pp_cluster_plan *p, const pp_cluster_report *r)
+{
+    char what[1024];
+    describe_plan(p, what, sizeof what);
+    return json_pack("{s:f, s:f, s:f, s:b, s:s}", "step_time", r->step_time, "samples_per_second",
+                     r->samples_per_second, "tflops_per_device", r->tflops_per_device, "fits", r->fits,
+                     "plan", what);
+}
+
+static json_t *devices_json(const inputs *in, const pp_cluster_report *r)
+{
+    json_t *devices = json_array();
+    for (int d = 0; d < in->cluster->device_count; d++) {
+        const pp_cluster_node *n = &in->cluster->nodes[in->cluster->device_node[d]];
+        json_array_append_new(devices, json_pack("{s:i, s:s, s:s, s:f, s:f, s:f, s:f}", "device", d, "node",
+                                                 n->name, "type", n->type->name, "compute", r->compute[d],
+                                                 "communication", r->communication[d], "idle", r->idle[d],
+                                                 "peak_memory", r->peak_memory[d]));
+    }
+    return devices;
+}
+
+static void print_json(json_t *summary)
+{
+    json_dumpf(summary, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    printf("\n");
+    json_decref(summary);
+}
+
+static int run_simulate(const cluster_flags *f, inputs *in)
+{
+    pp_error err = {0};
+    pp_cluster_report rep = {0};
+    pp_status st = simulate(f, in, in->plan, f->at, true, &rep, &err);
+    if (st != PP_OK) {
+        pp_cluster_report_free(&rep);
+        return cli_fail("parplan", &err);
+    }
+    if (f->json) {
+        json_t *summary = step_json(in->plan, &rep);
+        json_object_set_new(summary, "devices", devices_json(in, &rep));
+        print_json(summary);
+    } else {
+        print_step("plan", in->plan, &rep);
+        print_devices(in, &rep);
+    }
+    pp_cluster_report_free(&rep);
+    return 0;
+}
+
+static void print_search(const pp_cluster_plan_result *r)
+{
+    fprintf(stderr, "search    %.2f s, %ld nodes, %ld plans simulated, %s (lower bound %.4f s)\n", r->seconds,
+            r->nodes, r->simulations, r->complete ? "complete: the best of its space" : "stopped by the time limit",
+            r->lower_bound);
+}
+
+static json_t *search_json(const pp_cluster_plan_result *r)
+{
+    return json_pack("{s:f, s:I, s:I, s:b, s:f}", "seconds", r->seconds, "nodes", (json_int_t)r->nodes,
+                     "simulations", (json_int_t)r->simulations, "complete", r->complete, "lower_bound",
+                     r->lower_bound);
+}
+
+/* The best plan, simulated with pictures, beside the uniform baseline. */
+static int report_plan(const cluster_flags *f, inputs *in, const pp_cluster_plan_result *r, double at,
+                       json_t *summary)
+{
+    pp_error err = {0};
+    pp_cluster_report best = {0}, uniform = {0};
+    pp_status st = simulate(f, in, r->best, at, true, &best, &err);
+    if (st == PP_OK && r->uniform)
+        st = simulate(f, in, r->uniform, at, false, &uniform, &err);
+    if (st == PP_OK && (f->out || !f->json))
+        st = write_plan(r->best, f->out, &err);
+    double speedup = r->uniform ? uniform.step_time / best.step_time : INFINITY;
+    if (st == PP_OK && f->json) {
+        json_t *step = step_json(r->best, &best);
+        json_object_update(summary, step);
+        json_decref(step);
+        json_object_set_new(summary, "uniform_step_time", r->uniform ? json_real(uniform.step_time) : json_null());
+        json_object_set_new(summary, "speedup_over_uniform", r->uniform ? json_real(speedup) : json_null());
+        json_object_set_new(summary, "uniform", r->uniform ? step_json(r->uniform, &uniform) : json_null());
+        json_object_set_new(summary, "search_seconds", json_real(r->seconds));
+        json_object_set_new(summary, "complete", json_boolean(r->complete));
+        json_object_set_new(summary, "search", search_json(r));
+        json_object_set_new(summary, "devices", devices_json(in, &best));
+        print_json(summary);
+    } else if (st == PP_OK && !f->quiet) {
+        print_step("plan", r->best, &best);
+        if (r->uniform)
+            print_step("uniform", r->uniform, &uniform);
+        else
+            fprintf(stderr, "uniform   no Megatron-uniform plan fits in memory\n");
+        if (r->uniform)
+            fprintf(stderr, "speed-up  %.2fx over the best Megatron-uniform plan\n", speedup);
+        print_search(r);
+        print_devices(in, &best);
+    }
+    if (f->json && st != PP_OK)
+        json_decref(summary);
+    pp_cluster_report_free(&best);
+    pp_cluster_report_free(&uniform);
+    return st == PP_OK ? 0 : cli_fail("parplan", &err);
+}
+
+static int search_and_report(const cluster_flags *f, inputs *in, double at, double started, json_t *summary)
+{
+    pp_cluster_plan_options o = {.timeout = cli_solve_budget(f->timeout, started),
+                                 .threads = (int)f->threads,
+                                 .seed = (uint64_t)f->seed,
+                                 .start_time = at,
+                                 .warm_start = in->plan};
+    pp_cluster_plan_result r = {0};
+    pp_error err = {0};
+    if (pp_cluster_plan_search(in->cluster, in->workload, &o, &r, &err) != PP_OK) {
+        json_decref(summary);
+        pp_cluster_plan_result_free(&r);
+        return cli_fail("parplan", &err);
+    }
+    if (!r.best) {
+        json_decref(summary);
+        pp_cluster_plan_result_free(&r);
+        fprintf(stderr, "parplan: no plan fits the workload in the cluster's memory\n");
+        return 1;
+    }
+    if (in->plan && !f->json && !f->quiet) {
+        if (isfinite(r.warm_time))
+            fprintf(stderr, "old plan  %.4f s per step under the new conditions\n", r.warm_time);
+        else
+            fprintf(stderr, "old plan  cannot run under the new conditions (a device is lost or a link down)\n");
+        if (isfinite(r.warm_time))
+            fprintf(stderr, "gain      %.2fx (%.1f%% less time per step)\n", r.warm_time / r.best_time,
+                    100 * (1 - r.best_time / r.warm_time));
+    }
+    if (in->plan && f->json) {
+        json_object_set_new(summary, "old_step_time", isfinite(r.warm_time) ? json_real(r.warm_time) : json_null());
+        json_object_set_new(summary, "gain", isfinite(r.warm_time) ? json_real(r.warm_time / r.best_time) : json_null());
+    }
+    int code = report_plan(f, in, &r, at, summary);
+    pp_cluster_plan_result_free(&r);
+    return code;
+}
+
+/* The moment every event of the events file has happened. */
+static double last_event_time(const pp_cluster *c)
+{
+    double t = 0;
+    for (int k = 0; k < c->event_count; k++)
+        t = c->events[k].time > t ? c->events[k].time : t;
+    return t;
+}
+
+int cmd_cluster(int argc, char **argv)
+{
+    double started = pp_now();
+    pp_stop_install_signal_handlers();
+    cluster_flags f;
+    if (!parse_flags(argc, argv, &f)) {
+        fprintf(stderr, "usage: %s\n", cluster_usage);
+        return 2;
+    }
+    inputs in;
+    pp_error err = {0};
+    if (read_inputs(&f, &in, &err) != PP_OK) {
+        inputs_free(&in);
+        return cli_fail("parplan", &err);
+    }
+    int code;
+    if (strcmp(f.command, "simulate") == 0) {
+        code = run_simulate(&f, &in);
+    } else {
+        double at = strcmp(f.command, "replan") == 0 ? last_event_time(in.cluster) : f.at;
+        json_t *summary = f.json ? json_pack("{s:s, s:f}", "command", f.command, "at", at) : NULL;
+        code = search_and_report(&f, &in, at, started, summary);
+    }
+    inputs_free(&in);
+    return code;
+}
