@@ -4,18 +4,24 @@
  * github.com/msr-fiddle/piper) and turns its layer graph into our list of
  * layers.
  *
- * The fields read: "nodes" (each "id", an integer, unique; "name",
- * optional; "TMPCs", per tensor-parallel degree ("1", "2", ...) a list of
- * options, each "id" ("vanilla", "activation recomp"), "timePerSample"
- * (forward + backward of one sample on the profiling device), "parameterSize"
+ * The fields read, all required unless said: "maxDevices" (1 to 10000),
+ * "bandwidth" and "maxMemoryPerDevice" (> 0; checked, not kept: the cluster
+ * says these), "mbsInBatch" (>= 1; Piper's code reads this name where its
+ * README says "maxBatchSize"), "name" (optional), "nodes" (at least one) and
+ * "edges" (at least one). A node: "id" (a whole number >= 0, unique), "name"
+ * (optional), "TMPCs": per tensor-parallel degree ("1" to "10000") a list
+ * of options, each "id" (non-empty, unique within the degree; "vanilla" and
+ * "activation recomp" are the ones used), "timePerSample" (seconds of
+ * forward + backward of one sample on the profiling device), "parameterSize"
  * (bytes of weights), "memoryUsageA" (bytes per sample in flight),
- * "memoryUsageB" (bytes, constant), "syncTimeFw" and "syncTimeBw" (per
- * neighbour, what the degree's collectives move)), "edges" ("sourceId",
- * "destId", "communicationCost": bytes per sample), "maxDevices", and
- * "mbsInBatch" (or Piper's "maxBatchSize" when absent). Piper allows other
- * debug fields, so keys not named here are ignored; the named ones are
- * checked as Piper's own input check does: numbers non-negative, edge
- * endpoints known, no edge twice, no self-loop, no cycle.
+ * "memoryUsageB" (bytes, constant), "syncTimeFw" (keyed by the source of
+ * every incoming edge, no other) and "syncTimeBw" (keyed by the head of
+ * every outgoing edge). An edge: "sourceId" and "destId" (ids of two
+ * different nodes, the pair at most once), "communicationCost" (bytes per
+ * sample). Every number is >= 0 and the edges form no cycle. These are the
+ * checks of Piper's Instance::checkInputCorrectness; errors name the file and
+ * the JSON path. Piper allows other debug fields, so other keys are ignored.
+ * Every node needs a degree-1 "vanilla" option.
  *
  * The conversion, per node, from the degree-1 "vanilla" option:
  * - FLOPs: Piper gives times measured on A100s (bert32a100; we take the
@@ -38,9 +44,10 @@
  *   algorithm, smallest id first): the communicationCost of every edge that
  *   crosses a cut after k, which is what a pipeline cut there sends.
  * The workload's tp_divisor is the largest degree the file profiles; its
- * global batch is mbsInBatch, Piper's number of samples per batch (taken as
- * samples; Piper's micro-batches are of one sample in its files); recompute
- * is false; its name is "name" or the file's. */
+ * global batch is mbsInBatch, Piper's micro-batches per batch, taken as
+ * samples because Piper prices everything per sample and calls the two the
+ * same (its data-parallel resync cost is "per sample (microbatch)");
+ * recompute is false; its name is "name" or the file's. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +57,8 @@
 #include "cluster/workload_internal.h"
 
 #define PROFILING_DEVICE "A100-80GB-SXM"
+/* Piper's DEVICES_LIMIT: bounds maxDevices and the tensor-parallel degrees. */
+#define DEGREE_LIMIT 10000
 
 enum { PATH_SIZE = 128 };
 
@@ -73,6 +82,8 @@ typedef struct {
     piper_node *nodes;
     piper_edge *edges;
     json_t *index; /* "id" -> node index */
+    json_t *edge_index; /* "sourceId>destId" -> edge index */
+    int *in_count, *out_count; /* edges into and out of each node */
     int *order;    /* [position] -> node index */
     int *position; /* [node index] -> position */
 } piper;
@@ -106,10 +117,8 @@ static pp_status sync_sum(pp_json_at at, const json_t *option, const char *key, 
     pp_json_at sat = {at.file, pp_json_path(path, sizeof path, at.path, key, -1)};
     json_t *map = json_object_get(option, key);
     *out = 0;
-    if (!map)
-        return PP_OK;
     if (!json_is_object(map))
-        return pp_error_set(err, PP_EINPUT, "%s: %s: expected an object", at.file, sat.path);
+        return pp_error_set(err, PP_EINPUT, "%s: %s: required, an object", at.file, sat.path);
     const char *k;
     json_t *v;
     json_object_foreach(map, k, v) {
@@ -144,12 +153,25 @@ static pp_status read_option(pp_json_at at, const json_t *option, const char **i
     return PP_OK;
 }
 
-/* A TMPCs key: a tensor-parallel degree, a positive integer. */
+/* A TMPCs key: a tensor-parallel degree, 1 to DEGREE_LIMIT; 0 if not. */
 static int degree_of(const char *key)
 {
     char *end;
     long d = strtol(key, &end, 10);
-    return key[0] >= '1' && key[0] <= '9' && !*end && d <= INT_MAX ? (int)d : 0;
+    return key[0] >= '1' && key[0] <= '9' && !*end && d <= DEGREE_LIMIT ? (int)d : 0;
+}
+
+/* Piper tells a degree's options apart by their ids. */
+static pp_status check_option_id(pp_json_at at, const json_t *options, size_t k, const char *id,
+                                 pp_error *err)
+{
+    if (!id[0])
+        return pp_error_set(err, PP_EINPUT, "%s: %s.id: is empty", at.file, at.path);
+    for (size_t j = 0; j < k; j++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(options, j), "id")), id) == 0)
+            return pp_error_set(err, PP_EINPUT, "%s: %s.id: \"%s\" is also option %zu's id",
+                                at.file, at.path, id, j);
+    return PP_OK;
 }
 
 static void keep_option(piper_node *n, int degree, int lowest_tp, const char *id,
@@ -199,8 +221,8 @@ static pp_status read_tmpcs(pp_json_at at, const json_t *node, piper_node *n, pp
         int degree = degree_of(key);
         pp_json_at lat = {at.file, pp_json_path(list_path, sizeof list_path, tat.path, key, -1)};
         if (!degree)
-            return pp_error_set(err, PP_EINPUT, "%s: %s: a tensor-parallel degree must be a "
-                                "positive integer", at.file, lat.path);
+            return pp_error_set(err, PP_EINPUT, "%s: %s: a tensor-parallel degree must be an "
+                                "integer from 1 to %d", at.file, lat.path, DEGREE_LIMIT);
         if (!json_is_array(options))
             return pp_error_set(err, PP_EINPUT, "%s: %s: expected an array", at.file, lat.path);
         n->max_degree = degree > n->max_degree ? degree : n->max_degree;
@@ -209,6 +231,8 @@ static pp_status read_tmpcs(pp_json_at at, const json_t *node, piper_node *n, pp
             option_figures f;
             const char *id;
             pp_status st = read_option(oat, json_array_get(options, k), &id, &f, err);
+            if (!st)
+                st = check_option_id(oat, options, k, id, err);
             if (st)
                 return st;
             keep_option(n, degree, lowest_tp, id, &f, &vanilla, &recomp);
@@ -265,7 +289,7 @@ static pp_status endpoint(piper *P, pp_json_at at, const json_t *edge, const cha
     return PP_OK;
 }
 
-static pp_status read_edge(piper *P, size_t i, const json_t *edge, json_t *seen)
+static pp_status read_edge(piper *P, size_t i, const json_t *edge)
 {
     char path[PATH_SIZE], key[64];
     pp_json_at at = {P->file, pp_json_path(path, sizeof path, "edges", "", (long)i)};
@@ -282,12 +306,67 @@ static pp_status read_edge(piper *P, size_t i, const json_t *edge, json_t *seen)
         return pp_error_set(P->err, PP_EINPUT, "%s: %s: edge from node %lld to itself (a cycle)",
                             P->file, at.path, from);
     snprintf(key, sizeof key, "%lld>%lld", from, to);
-    json_t *before = json_object_get(seen, key);
+    json_t *before = json_object_get(P->edge_index, key);
     if (before)
         return pp_error_set(P->err, PP_EINPUT, "%s: %s: edge %lld -> %lld is also edges[%lld]",
                             P->file, at.path, from, to, (long long)json_integer_value(before));
-    if (json_object_set_new(seen, key, json_integer((json_int_t)i)))
+    if (json_object_set_new(P->edge_index, key, json_integer((json_int_t)i)))
         return out_of_memory(P);
+    P->out_count[e->source]++;
+    P->in_count[e->dest]++;
+    return PP_OK;
+}
+
+/* As Piper checks: node v's syncTimeFw names exactly the sources of its
+ * incoming edges, and its syncTimeBw exactly the heads of its outgoing ones. */
+static pp_status check_sync_map(const piper *P, pp_json_at at, const json_t *map, int v,
+                                bool incoming)
+{
+    long long self = (long long)P->nodes[v].id;
+    int count = 0;
+    const char *key;
+    json_t *x;
+    json_object_foreach((json_t *)map, key, x) {
+        char *end, pair[64];
+        long long other = strtoll(key, &end, 10);
+        snprintf(pair, sizeof pair, "%lld>%lld", incoming ? other : self, incoming ? self : other);
+        if (end == key || *end || !json_object_get(P->edge_index, pair)) {
+            snprintf(pair, sizeof pair, "%s -> %lld", key, self);
+            if (!incoming)
+                snprintf(pair, sizeof pair, "%lld -> %s", self, key);
+            return pp_error_set(P->err, PP_EINPUT, "%s: %s: key \"%s\": there is no edge %s",
+                                P->file, at.path, key, pair);
+        }
+        count++;
+    }
+    int want = incoming ? P->in_count[v] : P->out_count[v];
+    if (count != want)
+        return pp_error_set(P->err, PP_EINPUT, "%s: %s: names %d of node %lld's %d %s edges; "
+                            "it must name them all", P->file, at.path, count, self, want,
+                            incoming ? "incoming" : "outgoing");
+    return PP_OK;
+}
+
+static pp_status check_sync(const piper *P, int v, const json_t *node)
+{
+    char path[PATH_SIZE], fw[PATH_SIZE + 16], bw[PATH_SIZE + 16];
+    const char *key;
+    json_t *options;
+    json_object_foreach(json_object_get(node, "TMPCs"), key, options) {
+        for (size_t k = 0; k < json_array_size(options); k++) {
+            json_t *option = json_array_get(options, k);
+            char at_path[PATH_SIZE];
+            snprintf(at_path, sizeof at_path, "nodes[%d].TMPCs", v);
+            pp_json_path(path, sizeof path, at_path, key, (long)k);
+            pp_json_at fat = {P->file, pp_json_path(fw, sizeof fw, path, "syncTimeFw", -1)};
+            pp_json_at bat = {P->file, pp_json_path(bw, sizeof bw, path, "syncTimeBw", -1)};
+            pp_status st = check_sync_map(P, fat, json_object_get(option, "syncTimeFw"), v, true);
+            if (!st)
+                st = check_sync_map(P, bat, json_object_get(option, "syncTimeBw"), v, false);
+            if (st)
+                return st;
+        }
+    }
     return PP_OK;
 }
 
@@ -296,12 +375,10 @@ static pp_status read_graph(piper *P, const json_t *nodes, const json_t *edges)
     pp_status st = PP_OK;
     for (size_t i = 0; !st && i < json_array_size(nodes); i++)
         st = read_node(P, i, json_array_get(nodes, i));
-    json_t *seen = json_object();
-    if (!seen)
-        return out_of_memory(P);
     for (size_t i = 0; !st && i < json_array_size(edges); i++)
-        st = read_edge(P, i, json_array_get(edges, i), seen);
-    json_decref(seen);
+        st = read_edge(P, i, json_array_get(edges, i));
+    for (int v = 0; !st && v < P->node_count; v++)
+        st = check_sync(P, v, json_array_get(nodes, (size_t)v));
     return st;
 }
 
@@ -402,6 +479,16 @@ static pp_status profiling_rate(const char *file, const pp_hw_catalog *cat, doub
     return PP_OK;
 }
 
+/* Piper refuses a bandwidth or memory size of 0; we read neither further. */
+static pp_status positive(pp_json_at at, const json_t *root, const char *key, pp_error *err)
+{
+    double x = 0;
+    pp_status st = pp_json_number(at, root, key, true, 0.0, &x, err);
+    if (!st && x <= 0)
+        st = pp_error_set(err, PP_EINPUT, "%s: %s: must be > 0", at.file, key);
+    return st;
+}
+
 static pp_status read_top(const char *file, const json_t *root, json_t **nodes, json_t **edges,
                           int64_t *batch, const char **name, pp_error *err)
 {
@@ -411,16 +498,18 @@ static pp_status read_top(const char *file, const json_t *root, json_t **nodes, 
     if ((st = pp_json_array(at, root, "nodes", true, nodes, err)) ||
         (st = pp_json_array(at, root, "edges", true, edges, err)) ||
         (st = whole_number(at, root, "maxDevices", 1.0, &devices, err)) ||
+        (st = positive(at, root, "bandwidth", err)) ||
+        (st = positive(at, root, "maxMemoryPerDevice", err)) ||
+        (st = whole_number(at, root, "mbsInBatch", 1.0, batch, err)) ||
         (st = pp_json_string(at, root, "name", false, name, err)))
         return st;
-    const char *batch_key = json_object_get(root, "mbsInBatch") ? "mbsInBatch" : "maxBatchSize";
-    if ((st = whole_number(at, root, batch_key, 1.0, batch, err)))
-        return st;
-    if (json_array_size(*nodes) == 0 || json_array_size(*nodes) > INT_MAX / 4 ||
-        json_array_size(*edges) > INT_MAX / 4)
-        return pp_error_set(err, PP_EINPUT, "%s: nodes: %zu nodes and %zu edges; need 1 or more "
-                            "nodes and fewer than %d of each", file, json_array_size(*nodes),
-                            json_array_size(*edges), INT_MAX / 4);
+    if (devices > DEGREE_LIMIT)
+        return pp_error_set(err, PP_EINPUT, "%s: maxDevices: at most %d, got %lld", file,
+                            DEGREE_LIMIT, (long long)devices);
+    if (json_array_size(*nodes) == 0 || json_array_size(*edges) == 0 ||
+        json_array_size(*nodes) > INT_MAX / 4 || json_array_size(*edges) > INT_MAX / 4)
+        return pp_error_set(err, PP_EINPUT, "%s: %zu nodes and %zu edges; Piper needs at least one "
+                            "of each", file, json_array_size(*nodes), json_array_size(*edges));
     return PP_OK;
 }
 
@@ -444,9 +533,13 @@ static pp_status read_piper(piper *P, const json_t *root, double rate, pp_cluste
     P->edges = calloc((size_t)P->edge_count + 1, sizeof *P->edges);
     P->order = calloc((size_t)P->node_count, sizeof *P->order);
     P->position = calloc((size_t)P->node_count, sizeof *P->position);
+    P->in_count = calloc((size_t)P->node_count, sizeof *P->in_count);
+    P->out_count = calloc((size_t)P->node_count, sizeof *P->out_count);
     int *indegree = calloc((size_t)P->node_count, sizeof *indegree);
     P->index = json_object();
-    if (!P->nodes || !P->edges || !P->order || !P->position || !indegree || !P->index)
+    P->edge_index = json_object();
+    if (!P->nodes || !P->edges || !P->order || !P->position || !P->in_count || !P->out_count ||
+        !indegree || !P->index || !P->edge_index)
         st = out_of_memory(P);
     if (!st && !(st = read_graph(P, nodes, edges)) && !(st = topological_order(P, indegree)))
         st = build(P, name, rate, batch, out);
@@ -467,6 +560,9 @@ pp_status cluster_piper_read(const char *file, const json_t *root, const pp_hw_c
     free(P.edges);
     free(P.order);
     free(P.position);
+    free(P.in_count);
+    free(P.out_count);
     json_decref(P.index);
+    json_decref(P.edge_index);
     return st;
 }

@@ -1,7 +1,9 @@
 /* test_piper.c: Piper profiles as workloads: both profiles shipped in
  * /work/shared/models/piper (bert32a100, gnmt) checked against an
  * independent reading of the same JSON, a hand-made three-node graph with a
- * skip edge worked by hand, and malformed graphs refused with their place. */
+ * skip edge worked by hand, and malformed graphs refused with their place
+ * (a cycle, an unknown endpoint, a negative number, an edge twice, a sync
+ * map naming a missing edge). */
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -102,7 +104,10 @@ static void test_skip_edge(const pp_hw_catalog *cat)
     CHECK(l->gradient_bytes == 1000 && l->state_bytes == 2000);
     CHECK(l->activation_bytes == 100 && l->checkpoint_bytes == 10);
     CHECK(l->weight_bytes == 0 && l->traffic_bytes == 0);
-    CHECK(l->tp_forward_bytes == 7 && l->tp_backward_bytes == 7);
+    /* degree 2's syncTimeFw is 7 per incoming edge, syncTimeBw 3 per outgoing */
+    CHECK(l->tp_forward_bytes == 0 && l->tp_backward_bytes == 6);
+    CHECK(w->layers[1].tp_forward_bytes == 7 && w->layers[1].tp_backward_bytes == 3);
+    CHECK(w->layers[2].tp_forward_bytes == 14 && w->layers[2].tp_backward_bytes == 0);
     /* node 2 (position 1): 0.006 s */
     CHECK(close_to(w->layers[1].forward_flops, 0.002 * rate));
     CHECK(w->layers[1].state_bytes == 6000);
@@ -135,6 +140,8 @@ static void test_errors(const pp_hw_catalog *cat)
                  "nodes[1].TMPCs.1[0].memoryUsageA", ">= 0");
     expect_error(cat, PP_DATA_DIR "/workload-piper-duplicate.json", PP_EINPUT, "edges[1]",
                  "also edges[0]");
+    expect_error(cat, PP_DATA_DIR "/workload-piper-sync.json", PP_EINPUT,
+                 "nodes[0].TMPCs.2[0].syncTimeFw", "there is no edge 1 -> 0");
     /* Without the profiling device FLOPs cannot be priced. */
     expect_error(NULL, PP_DATA_DIR "/workload-piper-skip.json", PP_EARG, "A100-80GB-SXM", NULL);
 }
