@@ -175,15 +175,16 @@ static pp_status simulate(const cluster_flags *f, const inputs *in, const pp_clu
                           bool pictures, pp_cluster_report *rep, pp_error *err)
 {
     pp_cluster_sim_options o = {.start_time = at};
-    if (pictures && (f->trace || f->svg)) {
+    pictures = pictures && (f->trace || f->svg);
+    if (pictures) {
         o.timeline = pp_timeline_new(in->cluster->name ? in->cluster->name : "cluster", 1e6);
         if (!o.timeline)
             return pp_error_set(err, PP_ENOMEM, "out of memory for the timeline");
     }
     pp_status st = pp_cluster_simulate(in->cluster, in->workload, p, &o, rep, err);
-    if (st == PP_OK && f->trace)
+    if (st == PP_OK && pictures && f->trace)
         st = write_picture(pp_timeline_write_trace, o.timeline, f->trace, err);
-    if (st == PP_OK && f->svg)
+    if (st == PP_OK && pictures && f->svg)
         st = write_picture(pp_timeline_write_svg, o.timeline, f->svg, err);
     pp_timeline_free(o.timeline);
     return st;

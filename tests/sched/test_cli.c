@@ -6,40 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include "check.h"
-
-/* Runs a shell command, returns its exit status and the first line of what
- * it wrote (stdout and stderr together). */
-static int run(const char *command, char *first_line, size_t size)
-{
-    char full[2048];
-    snprintf(full, sizeof full, "%s 2>&1", command);
-    FILE *f = popen(full, "r");
-    if (!f)
-        return -1;
-    first_line[0] = 0;
-    char line[1024];
-    bool seen = false;
-    while (fgets(line, sizeof line, f))
-        if (!seen) {
-            snprintf(first_line, size, "%s", line);
-            seen = true;
-        }
-    int status = pclose(f);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static void expect(const char *command, int code, const char *needle)
-{
-    char out[1024];
-    int got = run(command, out, sizeof out);
-    if (got != code || (needle && !strstr(out, needle))) {
-        fprintf(stderr, "%s\n  exit %d (expected %d), said: %s  expected to contain: %s\n", command, got, code,
-                out, needle ? needle : "-");
-        check_failures++;
-    }
-}
+#include "cli_run.h"
 
 static void malformed_problems(void)
 {
