@@ -308,10 +308,12 @@ static int report_plan(const cluster_flags *f, inputs *in, const pp_cluster_plan
     if (st == PP_OK && (f->out || !f->json))
         st = write_plan(r->best, f->out, &err);
     double speedup = r->uniform ? uniform.step_time / best.step_time : INFINITY;
+    double ideal = pp_cluster_ideal_step_time(in->cluster, in->workload, at);
     if (st == PP_OK && f->json) {
         json_t *step = step_json(r->best, &best);
         json_object_update(summary, step);
         json_decref(step);
+        json_object_set_new(summary, "ideal_step_time", json_real(ideal));
         json_object_set_new(summary, "uniform_step_time", r->uniform ? json_real(uniform.step_time) : json_null());
         json_object_set_new(summary, "speedup_over_uniform", r->uniform ? json_real(speedup) : json_null());
         json_object_set_new(summary, "uniform", r->uniform ? step_json(r->uniform, &uniform) : json_null());
@@ -328,6 +330,8 @@ static int report_plan(const cluster_flags *f, inputs *in, const pp_cluster_plan
             fprintf(stderr, "uniform   no Megatron-uniform plan fits in memory\n");
         if (r->uniform)
             fprintf(stderr, "speed-up  %.2fx over the best Megatron-uniform plan\n", speedup);
+        fprintf(stderr, "ideal     %.4f s per step: every device computing all the time (the plan reaches %.0f%%)\n",
+                ideal, 100 * ideal / best.step_time);
         print_search(r);
         print_devices(in, &best);
     }

@@ -257,6 +257,13 @@ pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err
 void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
                             const pp_cluster_plan *p, double *peak);
 
+/* The step time if every device alive at time t computed all the time at
+ * its calibrated rate (peak_flops * efficiency_compute) on the workload's
+ * forward and backward FLOPs: no recomputation, memory traffic,
+ * communication or bubble. No plan is faster, so uniform time / ideal time
+ * is the most any plan can gain over a uniform one. */
+double pp_cluster_ideal_step_time(const pp_cluster *c, const pp_cluster_workload *w, double t);
+
 /* ---------------------------------------------------------------- simulator */
 
 typedef struct {

@@ -1,6 +1,7 @@
-/* cluster.c: what a cluster is at a given moment: the bandwidth of a link and
+/* cluster.c: what a cluster is at a given moment: the bandwidth of a link,
  * whether a device is still there once the timeline's events up to that
- * moment have happened. The reader (load_cluster.c) builds the cluster. */
+ * moment have happened, and the compute rate of the devices left. The reader
+ * (load_cluster.c) builds the cluster. */
 #include "parplan/cluster.h"
 
 #include <string.h>
@@ -32,4 +33,17 @@ bool pp_cluster_device_alive_at(const pp_cluster *c, int device, double t)
         if (c->events[k].lost_device == device)
             return false;
     return true;
+}
+
+double pp_cluster_ideal_step_time(const pp_cluster *c, const pp_cluster_workload *w, double t)
+{
+    double work = 0, rate = 0;
+    for (int k = 0; k < w->layer_count; k++)
+        work += w->layers[k].forward_flops + w->layers[k].backward_flops;
+    for (int d = 0; d < c->device_count; d++)
+        if (pp_cluster_device_alive_at(c, d, t)) {
+            const pp_hw_device_type *type = c->nodes[c->device_node[d]].type;
+            rate += type->peak_flops * type->efficiency_compute;
+        }
+    return work * (double)w->global_batch / rate;
 }
