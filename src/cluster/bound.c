@@ -30,9 +30,11 @@ bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_pre
     out->activation = prefix_array(a, n);
     out->replicated = prefix_array(a, n);
     out->checkpoint = prefix_array(a, n);
+    out->gradient = prefix_array(a, n);
+    out->w = w;
     if (!out->work || !out->forward || !out->backward || !out->weight ||
         !out->traffic || !out->tp_forward || !out->tp_backward || !out->state || !out->activation ||
-        !out->replicated || !out->checkpoint)
+        !out->replicated || !out->checkpoint || !out->gradient)
         return false;
     for (int l = 0; l < n; l++) {
         const pp_cluster_layer *y = &w->layers[l];
@@ -49,6 +51,7 @@ bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_pre
         out->activation[l + 1] = out->activation[l] + y->activation_bytes;
         out->replicated[l + 1] = out->replicated[l] + y->activation_replicated_bytes;
         out->checkpoint[l + 1] = out->checkpoint[l] + y->checkpoint_bytes;
+        out->gradient[l + 1] = out->gradient[l] + y->gradient_bytes;
     }
     return true;
 }
@@ -63,29 +66,179 @@ double cluster_work(const cluster_stages *st, int first, int count)
     return st->branch->micro_batch * range(st->prefix->work, first, count);
 }
 
-/* The simulator runs one all-reduce per pass over the stage's summed bytes. */
-static double tp_time(const cluster_stages *st, int s, int first, int count)
+/* The gradient rings (each layer's starts once the last backward has
+ * passed it, the stage's first layer last) and then the optimizer, which
+ * reads and writes the member's state. */
+static double tail_time(const cluster_stages *st, int s, int first, int count, double backward)
 {
-    int tp = st->stage_tp[s];
-    if (tp == 1)
-        return 0.0;
     const cluster_prefix *p = st->prefix;
-    pp_hw_link link = st->space->kinds[st->stage_kind[s]].tp_link;
-    double b = st->branch->micro_batch;
-    return pp_hw_allreduce_time(link, tp, b * range(p->tp_forward, first, count)) +
-           pp_hw_allreduce_time(link, tp, b * range(p->tp_backward, first, count));
+    double share = 1.0 / st->stage_tp[s];
+    const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
+    double optimizer = pp_hw_op_time(type, 0, 2 * share * range(p->state, first, count));
+    int n = st->branch->dp;
+    if (n == 1)
+        return optimizer;
+    double ring = 2.0 * (n - 1) / n * share / st->ring_bandwidth[s];
+    double last = ring * range(p->gradient, first, 1);
+    double all = ring * range(p->gradient, first, count) - backward;
+    return (last > all ? last : all) + optimizer;
 }
 
-double cluster_stage_time(const cluster_stages *st, int s, int first, int count)
+static double hop_time(const cluster_stages *st, int s, int last)
+{
+    if (s + 1 == st->stage_count)
+        return 0.0;
+    int k = st->stage_tp[s] < st->stage_tp[s + 1] ? st->stage_tp[s] : st->stage_tp[s + 1];
+    double bytes = st->branch->micro_batch * st->prefix->w->layers[last].output_bytes / k;
+    return bytes > 0 ? bytes / st->hop_bandwidth[s] : 0.0;
+}
+
+cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count)
 {
     const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
     const cluster_prefix *p = st->prefix;
-    double share = st->branch->micro_batch / (double)st->stage_tp[s];
-    double weight = range(p->weight, first, count) / st->stage_tp[s];
+    int tp = st->stage_tp[s];
+    double share = st->branch->micro_batch / (double)tp;
+    double weight = range(p->weight, first, count) / tp;
     double traffic = share * range(p->traffic, first, count);
-    return cluster_pass_time(type, share * range(p->forward, first, count), weight, traffic) +
-           cluster_pass_time(type, share * range(p->backward, first, count), weight, traffic) +
-           tp_time(st, s, first, count);
+    cluster_cost c;
+    c.forward = cluster_pass_time(type, share * range(p->forward, first, count), weight, traffic);
+    c.backward = cluster_pass_time(type, share * range(p->backward, first, count), weight, traffic);
+    if (tp > 1) {
+        pp_hw_link link = st->space->kinds[st->stage_kind[s]].tp_link;
+        double b = st->branch->micro_batch;
+        c.forward += pp_hw_allreduce_time(link, tp, b * range(p->tp_forward, first, count));
+        c.backward += pp_hw_allreduce_time(link, tp, b * range(p->tp_backward, first, count));
+    }
+    c.tail = tail_time(st, s, first, count, c.backward);
+    c.hop = hop_time(st, s, first + count - 1);
+    return c;
+}
+
+cluster_walk cluster_walk_extend(const cluster_stages *st, cluster_walk w, cluster_cost c)
+{
+    double m = st->branch->micro_batches;
+    double term = w.in + m * (c.forward + c.backward) + fmax(w.out, c.tail);
+    return (cluster_walk){w.in + c.forward + c.hop, w.out + c.backward + c.hop, fmax(w.fixed, term)};
+}
+
+/* The least T with sum over stages from `from` on of min(cap_work, T rate)
+ * >= work: no split of that work among them, within their memory, keeps
+ * every one of them below T. */
+static double water_level(const cluster_stages *st, int from, double work)
+{
+    double held = 0.0, rate = st->rate_suffix[from];
+    for (int i = 0; i < st->stage_count; i++) {
+        int s = st->by_ratio[i];
+        if (s < from)
+            continue;
+        double level = st->cap_work[s] / st->rate[s];
+        if (held + level * rate >= work)
+            return (work - held) / rate;
+        held += st->cap_work[s];
+        rate -= st->rate[s];
+    }
+    return INFINITY;
+}
+
+/* The least sum of the stages' times (from `from` on) that holds `work`:
+ * the fastest stages filled to their memory first. */
+static double least_sum(const cluster_stages *st, int from, double work)
+{
+    double sum = 0.0;
+    for (int i = 0; i < st->stage_count && work > 0; i++) {
+        int s = st->by_rate[i];
+        if (s < from)
+            continue;
+        double take = fmin(work, st->cap_work[s]);
+        sum += take / st->rate[s];
+        work -= take;
+    }
+    return work > 0 ? INFINITY : sum;
+}
+
+/* With n stages left running m micro-batches, every schedule has some stage
+ * k with in + out + (its predecessors' u) + m u_k >= T. If all stayed below
+ * T, each u_k < (T - P_k) / m and the prefix sums P would obey
+ * P_{k+1} < P_k (1 - 1/m) + T / m, so the sum of all u, at least least_sum,
+ * would stay below T (1 - (1 - 1/m)^n): the pipeline's fill and drain. */
+static double fill_bound(const cluster_stages *st, int from, double work)
+{
+    double m = st->branch->micro_batches, n = st->stage_count - from;
+    double filled = 1.0 - pow(1.0 - 1.0 / m, n);
+    return filled > 0 ? least_sum(st, from, work) / filled : 0.0;
+}
+
+double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first)
+{
+    if (s == st->stage_count)
+        return w.fixed;
+    double m = st->branch->micro_batches;
+    double work = cluster_work(st, first, st->prefix->layers - first);
+    double rest = fmax(m * water_level(st, s, work), fill_bound(st, s, work));
+    return fmax(w.fixed, w.in + rest + w.out);
+}
+
+/* The most layers stage s can hold: the longest run of layers whose memory
+ * (without the recompute term, so never over the true figure) fits. */
+static int most_layers(const cluster_stages *st, int s)
+{
+    int L = st->prefix->layers, best = 0;
+    for (int n = 1; n <= L; n++) {
+        bool some = false;
+        for (int first = 0; first + n <= L && !some; first++)
+            some = cluster_stage_memory(st, s, first, n, 0.0) <= st->capacity[s];
+        if (!some)
+            break;
+        best = n;
+    }
+    return best;
+}
+
+static double ratio(const cluster_stages *st, int s)
+{
+    return st->cap_work[s] / st->rate[s];
+}
+
+static bool ratio_before(const cluster_stages *st, int x, int y)
+{
+    return ratio(st, x) < ratio(st, y) || (ratio(st, x) == ratio(st, y) && x < y);
+}
+
+static bool rate_before(const cluster_stages *st, int x, int y)
+{
+    return st->rate[x] > st->rate[y] || (st->rate[x] == st->rate[y] && x < y);
+}
+
+/* Insertion sort: a pipeline has few stages. */
+static void sort_stages(const cluster_stages *st, int *order,
+                        bool (*before)(const cluster_stages *, int, int))
+{
+    for (int i = 0; i < st->stage_count; i++) {
+        int j = i;
+        for (; j > 0 && before(st, i, order[j - 1]); j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+}
+
+bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
+{
+    int p = st->stage_count, L = st->prefix->layers;
+    st->cap_work = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    st->by_ratio = pp_arena_alloc(a, (size_t)p * sizeof(int));
+    st->by_rate = pp_arena_alloc(a, (size_t)p * sizeof(int));
+    if (!st->cap_work || !st->by_ratio || !st->by_rate)
+        return false;
+    for (int s = 0; s < p; s++) {
+        int n = most_layers(st, s);
+        st->cap_work[s] = 0.0;
+        for (int first = 0; n > 0 && first + n <= L; first++)
+            st->cap_work[s] = fmax(st->cap_work[s], cluster_work(st, first, n));
+    }
+    sort_stages(st, st->by_ratio, ratio_before);
+    sort_stages(st, st->by_rate, rate_before);
+    return true;
 }
 
 double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)
@@ -111,18 +264,13 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
 
 double cluster_plan_bound(const cluster_stages *st, const int *layers)
 {
-    double prefix = 0.0, bound = 0.0;
-    int m = st->branch->micro_batches, first = 0;
-    for (int s = 0; s < st->stage_count; s++) {
-        double u = cluster_stage_time(st, s, first, layers[s]);
-        bound = fmax(bound, prefix + m * u);
-        prefix += u;
-        first += layers[s];
-    }
-    return bound;
+    cluster_walk w = {0, 0, 0};
+    for (int s = 0, first = 0; s < st->stage_count; first += layers[s++])
+        w = cluster_walk_extend(st, w, cluster_stage_cost(st, s, first, layers[s]));
+    return w.fixed;
 }
 
 double cluster_root_bound(const cluster_stages *st)
 {
-    return st->branch->micro_batches * cluster_work(st, 0, st->prefix->layers) / st->rate_suffix[0];
+    return cluster_walk_bound(st, (cluster_walk){0, 0, 0}, 0, 0);
 }

@@ -34,6 +34,10 @@ typedef struct {
     int *live;            /* [live_count] device ids, in node order */
     int *node_live_first; /* [node] offset into live */
     int *node_live_count; /* [node] */
+    /* Per node, the most any intra-node (per port) and inter-node (per NIC)
+     * link of it offers from the start time on. */
+    double *node_intra;
+    double *node_inter;
 } cluster_space;
 
 /* One top-level branch: everything but the layers per stage. */
@@ -63,6 +67,8 @@ typedef struct {
     double *activation;
     double *replicated;
     double *checkpoint;
+    double *gradient;
+    const pp_cluster_workload *w;
     bool recompute;
 } cluster_prefix;
 
@@ -78,7 +84,32 @@ typedef struct {
     double *rate;        /* [stage] summed FLOP/s of the group */
     double *rate_suffix; /* [stage + 1] sum of rate from stage on */
     double *capacity;    /* [stage] least member capacity */
+    /* The most bandwidth a transfer could get (over the step's events):
+     * pipeline hop s -> s + 1 in the best replica, the data-parallel ring
+     * of stage s at its slowest hop. */
+    double *hop_bandwidth;  /* [stage] */
+    double *ring_bandwidth; /* [stage] */
+    /* The most work (FLOPs per micro-batch) stage s could hold within its
+     * memory, and the stages by cap_work / rate: a water-filling bound on
+     * the remaining stages' busiest one. */
+    double *cap_work;       /* [stage] */
+    int *by_ratio;          /* [stage] */
+    int *by_rate;           /* [stage] fastest first */
 } cluster_stages;
+
+/* What stage s costs with some layers, each a least time per the simulator. */
+typedef struct {
+    double forward, backward; /* one micro-batch's passes, TP all-reduces included */
+    double tail;  /* after its last backward: gradient rings (dp > 1) and optimizer */
+    double hop;   /* the activation transfer to the next stage (and gradient back) */
+} cluster_cost;
+
+/* The bound's running state along a pipeline: the first micro-batch's way
+ * in (forward passes and hops before a stage), its way out (backward passes
+ * and hops after it), and the largest stage term so far. */
+typedef struct {
+    double in, out, fixed;
+} cluster_walk;
 
 /* space.c */
 pp_status cluster_space_build(const pp_cluster *c, double start_time, pp_arena *a,
@@ -86,7 +117,8 @@ pp_status cluster_space_build(const pp_cluster *c, double start_time, pp_arena *
 /* Every branch of the space (root_bound unset), in enumeration order. */
 pp_status cluster_branches(const cluster_space *sp, const pp_cluster_workload *w, pp_arena *a,
                            cluster_branch **out, int *count, pp_error *err);
-/* Lays out a branch's stages and devices; false when out of memory. */
+/* Lays out a branch's stages, devices, bandwidths and memory limits;
+ * false when out of memory. */
 bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
                           const cluster_branch *b, pp_arena *a, cluster_stages *out);
 /* The plan of a branch with these layers per stage; NULL when out of memory. */
@@ -94,10 +126,19 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
 
 /* bound.c */
 bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_prefix *out);
-/* F + B of stage s holding layers [first, first + count) per micro-batch:
- * the passes as the simulator times them (cluster_pass_time) plus the TP
- * all-reduces at the kind's best link. */
-double cluster_stage_time(const cluster_stages *st, int s, int first, int count);
+/* Stage s holding layers [first, first + count): the passes as the
+ * simulator times them (cluster_pass_time) plus the TP all-reduces at the
+ * kind's best link; the tail and hop at the best bandwidths. */
+cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count);
+/* Fixes the next stage at cost c. Any schedule needs in + m (F + B) +
+ * max(out, tail) for it: its first forward waits for the first micro-batch
+ * to arrive, it runs m forwards and m backwards, and after its last backward
+ * the earlier stages' last backwards and its own gradient sync and
+ * optimizer still have to run. */
+cluster_walk cluster_walk_extend(const cluster_stages *st, cluster_walk w, cluster_cost c);
+/* Stages 0..s-1 fixed in w: the bound over every completion with the
+ * remaining layers from `first` on. */
+double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first);
 /* Flops of layers [first, first + count) per micro-batch (fwd + bwd). */
 double cluster_work(const cluster_stages *st, int first, int count);
 /* Bytes the most loaded member of stage s holds with these layers, from
@@ -112,7 +153,10 @@ double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)
 /* The schedule bound of a complete plan: max over stages of the earlier
  * stages' F + B plus m times the stage's own F + B. */
 double cluster_plan_bound(const cluster_stages *st, const int *layers);
-/* The root bound of a branch: m * all work / all rate. */
+/* Fills cap_work and by_ratio; false when out of memory. */
+bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
+/* The root bound of a branch: cluster_walk_bound before any stage
+ * (INFINITY if the work does not fit in the stages' memory). */
 double cluster_root_bound(const cluster_stages *st);
 
 #endif

@@ -43,7 +43,8 @@ typedef struct {
 
 typedef struct {
     int n;
-    double bound, fixed_max, time;
+    double bound;
+    cluster_walk walk;
 } child;
 
 typedef struct {
@@ -190,13 +191,13 @@ static int child_order(const void *a, const void *b)
 }
 
 /* The children of stage s starting at layer `first`: every layer count that
- * fits in memory, with its bound; returns how many. */
-static int expand(worker *wk, int s, int first, double prefix, double fixed_max, double best)
+ * fits in memory and is not pruned, with its bound, best first. */
+static int expand(worker *wk, int s, int first, cluster_walk walk, double best)
 {
     const cluster_stages *st = &wk->st;
     int p = st->stage_count, left = st->prefix->layers - first;
     int hi = s == p - 1 ? left : left - (p - s - 1), lo = s == p - 1 ? left : 1;
-    int m = st->branch->micro_batches, count = 0;
+    int count = 0;
     child *out = wk->children + (size_t)s * (size_t)(st->prefix->layers + 1);
     double max_layer = 0.0;
     for (int n = 1; n <= hi; n++) {
@@ -206,35 +207,32 @@ static int expand(worker *wk, int s, int first, double prefix, double fixed_max,
         /* memory only grows with the layers a stage holds */
         if (cluster_stage_memory(st, s, first, n, max_layer) > st->capacity[s])
             break;
-        double u = cluster_stage_time(st, s, first, n);
-        double fm = fmax(fixed_max, prefix + m * u), bound = fm;
-        if (s + 1 < p)
-            bound = fmax(bound, prefix + u + m * cluster_work(st, first + n, left - n) /
-                                                 st->rate_suffix[s + 1]);
+        cluster_walk next = cluster_walk_extend(st, walk, cluster_stage_cost(st, s, first, n));
+        double bound = cluster_walk_bound(st, next, s + 1, first + n);
         if (!pruned(bound, best))
-            out[count++] = (child){n, bound, fm, u};
+            out[count++] = (child){n, bound, next};
     }
     qsort(out, (size_t)count, sizeof *out, child_order);
     return count;
 }
 
-static void dfs(worker *wk, int s, int first, double prefix, double fixed_max)
+static void dfs(worker *wk, int s, int first, cluster_walk walk)
 {
     if (out_of_time(wk))
         return;
     if (s == wk->st.stage_count) {
-        if (!pruned(fixed_max, incumbent(wk->sh)) &&
+        if (!pruned(walk.fixed, incumbent(wk->sh)) &&
             compare_layers(wk->layers, wk->greedy, s) != 0)
             judge(wk, wk->layers);
         return;
     }
-    int count = expand(wk, s, first, prefix, fixed_max, incumbent(wk->sh));
+    int count = expand(wk, s, first, walk, incumbent(wk->sh));
     const child *kids = wk->children + (size_t)s * (size_t)(wk->st.prefix->layers + 1);
     for (int i = 0; i < count && !wk->stopped; i++) {
         if (i > 0 && pruned(kids[i].bound, incumbent(wk->sh)))
             continue;
         wk->layers[s] = kids[i].n;
-        dfs(wk, s + 1, first + kids[i].n, prefix + kids[i].time, kids[i].fixed_max);
+        dfs(wk, s + 1, first + kids[i].n, kids[i].walk);
     }
 }
 
@@ -298,7 +296,7 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
     greedy_layers(&wk->st, wk->greedy);
     if (!pruned(cluster_plan_bound(&wk->st, wk->greedy), incumbent(sh)))
         judge(wk, wk->greedy);
-    dfs(wk, 0, 0, 0.0, 0.0);
+    dfs(wk, 0, 0, (cluster_walk){0, 0, 0});
     return true;
 }
 

@@ -30,9 +30,19 @@ static void merge_intra_links(const pp_cluster *c, int node, double t, pp_hw_lin
 }
 
 /* Two nodes are alike when their devices and links would cost the same. */
+/* By figures, not by pointer: clusters built in code may repeat a type. */
+static bool same_type(const pp_hw_device_type *x, const pp_hw_device_type *y)
+{
+    return x == y || (strcmp(x->name, y->name) == 0 && x->peak_flops == y->peak_flops &&
+                      x->memory_bandwidth == y->memory_bandwidth &&
+                      x->memory_bytes == y->memory_bytes &&
+                      x->efficiency_compute == y->efficiency_compute &&
+                      x->efficiency_memory == y->efficiency_memory);
+}
+
 static bool nodes_alike(const pp_cluster *c, const cluster_space *sp, int a, int b, double t)
 {
-    if (c->nodes[a].type != c->nodes[b].type ||
+    if (!same_type(c->nodes[a].type, c->nodes[b].type) ||
         sp->node_live_count[a] != sp->node_live_count[b])
         return false;
     int la = 0, lb = 0;
@@ -51,6 +61,26 @@ static bool nodes_alike(const pp_cluster *c, const cluster_space *sp, int a, int
         la++;
         lb++;
     }
+}
+
+static void node_bandwidths(const pp_cluster *c, double t, cluster_space *sp)
+{
+    for (int n = 0; n < c->node_count; n++)
+        sp->node_intra[n] = sp->node_inter[n] = 0.0;
+    for (int l = 0; l < c->link_count; l++) {
+        double *most = c->links[l].inter_node ? sp->node_inter : sp->node_intra;
+        int n = c->links[l].node;
+        most[n] = fmax(most[n], best_bandwidth_from(c, l, t));
+    }
+}
+
+/* The most bandwidth one transfer from a to b could get. */
+static double pair_bandwidth(const cluster_space *sp, int a, int b)
+{
+    int na = sp->cluster->device_node[a], nb = sp->cluster->device_node[b];
+    if (na == nb)
+        return sp->node_intra[na];
+    return fmin(sp->node_inter[na], sp->node_inter[nb]);
 }
 
 static void count_live(const pp_cluster *c, double t, cluster_space *sp)
@@ -74,10 +104,14 @@ pp_status cluster_space_build(const pp_cluster *c, double start_time, pp_arena *
     out->live = pp_arena_alloc(a, (size_t)(c->device_count + 1) * sizeof(int));
     out->node_live_first = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(int));
     out->node_live_count = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(int));
-    int *nodes = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(int));
-    if (!out->live || !out->node_live_first || !out->node_live_count || !nodes)
+    out->node_intra = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(double));
+    out->node_inter = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(double));
+    int *nodes = pp_arena_alloc(a, (size_t)(c->node_count + 1) * (size_t)CLUSTER_MAX_KINDS * sizeof(int));
+    if (!out->live || !out->node_live_first || !out->node_live_count || !nodes ||
+        !out->node_intra || !out->node_inter)
         return pp_error_set(err, PP_ENOMEM, "out of memory building the plan space");
     count_live(c, start_time, out);
+    node_bandwidths(c, start_time, out);
     for (int n = 0; n < c->node_count; n++) {
         if (out->node_live_count[n] == 0)
             continue;
@@ -257,6 +291,28 @@ static double device_rate(const pp_hw_device_type *t)
     return t->peak_flops * t->efficiency_compute;
 }
 
+/* Fills hop_bandwidth and ring_bandwidth (see planner.h). */
+static void transfer_bandwidths(cluster_stages *st, int members)
+{
+    const cluster_space *sp = st->space;
+    int dp = st->branch->dp;
+    for (int s = 0, offset = 0; s < st->stage_count; offset += st->stage_tp[s++]) {
+        st->hop_bandwidth[s] = 0.0;
+        st->ring_bandwidth[s] = INFINITY;
+        for (int r = 0; r < dp; r++) {
+            const int *mine = st->devices + r * members + offset;
+            const int *next_replica = st->devices + ((r + 1) % dp) * members + offset;
+            double hop = INFINITY;
+            for (int j = 0; s + 1 < st->stage_count && j < st->stage_tp[s] && j < st->stage_tp[s + 1]; j++)
+                hop = fmin(hop, pair_bandwidth(sp, mine[j], mine[st->stage_tp[s] + j]));
+            st->hop_bandwidth[s] = fmax(st->hop_bandwidth[s], hop);
+            for (int j = 0; dp > 1 && j < st->stage_tp[s]; j++)
+                st->ring_bandwidth[s] = fmin(st->ring_bandwidth[s],
+                                             pair_bandwidth(sp, mine[j], next_replica[j]));
+        }
+    }
+}
+
 bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
                           const cluster_branch *b, pp_arena *a, cluster_stages *out)
 {
@@ -296,7 +352,12 @@ bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
     out->rate_suffix[p] = 0.0;
     for (int i = p - 1; i >= 0; i--)
         out->rate_suffix[i] = out->rate_suffix[i + 1] + out->rate[i];
-    return true;
+    out->hop_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    out->ring_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    if (!out->hop_bandwidth || !out->ring_bandwidth)
+        return false;
+    transfer_bandwidths(out, slot / b->dp);
+    return cluster_stages_limits(out, a);
 }
 
 /* A member's share is its rate over its group's, so unlike members finish

@@ -1,0 +1,387 @@
+/* test_search.c: the branch-and-bound planner against an exhaustive
+ * enumerator of the same plan space written here (every plan simulated),
+ * its schedule bound against the simulator on random plans, its memory
+ * figure against pp_cluster_plan_memory, and the planner's promises:
+ * validity, memory, heterogeneous and memory-tight gains, the same answer on
+ * 1 and 2 threads, the warm start's time, lost devices left out. */
+#include <math.h>
+
+#include "check.h"
+#include "cluster/fixture.h"
+#include "cluster/planner.h"
+
+static pp_hw_device_type types[2];
+
+/* Two nodes of unlike types, `per` devices each. */
+static pp_cluster *two_nodes(int per0, int per1, double fast, double memory0, double memory1)
+{
+    types[0] = fixture_type("slow", 1e12, memory0);
+    types[1] = fixture_type("fast", fast, memory1);
+    int per[2] = {per0, per1};
+    return fixture_cluster(2, per, types, 50e9, 5e9);
+}
+
+static pp_cluster_workload *small_workload(int layers, int64_t batch)
+{
+    pp_cluster_workload *w = fixture_workload(layers, 2e9, 4e6, 1e5, 2e5, batch);
+    for (int l = 0; l < layers; l++) {
+        w->layers[l].tp_forward_bytes = 1e5;
+        w->layers[l].tp_backward_bytes = 1e5;
+        w->layers[l].weight_bytes = 1e6;
+    }
+    return w;
+}
+
+static double simulated(const pp_cluster *c, const pp_cluster_workload *w,
+                        const pp_cluster_plan *p, double start)
+{
+    pp_cluster_sim_options o = {start, NULL};
+    pp_cluster_report r;
+    pp_error err = {0};
+    if (pp_cluster_simulate(c, w, p, &o, &r, &err) != PP_OK) {
+        fprintf(stderr, "simulate: %s\n", err.message);
+        return NAN;
+    }
+    double t = r.fits ? r.step_time : INFINITY;
+    pp_cluster_report_free(&r);
+    return t;
+}
+
+static bool fits(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p)
+{
+    double peak[64];
+    pp_cluster_plan_memory(c, w, p, peak);
+    for (int d = 0; d < c->device_count; d++)
+        if (peak[d] > c->nodes[c->device_node[d]].type->memory_bytes)
+            return false;
+    return true;
+}
+
+/* ------------------------------------------------ the independent enumerator */
+
+/* The plan space of a two-node cluster, spelled out: TP degree per node,
+ * dp, which node's groups come first, contiguous or strided dealing of each
+ * node's groups, micro-batch size, and every composition of the layers. */
+typedef struct {
+    const pp_cluster *c;
+    const pp_cluster_workload *w;
+    int tp[2], dp, first, strided, mb, p;
+    int layers[64];
+    double best;
+    long plans;
+} enumerator;
+
+static pp_cluster_plan *enumerated_plan(const enumerator *e)
+{
+    int stage_tp[64], node_of[64], s = 0;
+    for (int k = 0; k < 2; k++) {
+        int n = k == 0 ? e->first : 1 - e->first;
+        int groups = e->c->nodes[n].device_count / e->tp[n] / e->dp;
+        for (int i = 0; i < groups; i++) {
+            node_of[s] = n;
+            stage_tp[s++] = e->tp[n];
+        }
+    }
+    pp_cluster_plan *p = pp_cluster_plan_new(e->dp, e->p, stage_tp);
+    int members = pp_cluster_plan_members(p), slot = 0;
+    p->micro_batch = e->mb;
+    p->recompute = e->w->recompute;
+    for (int r = 0; r < e->dp; r++) {
+        p->micro_batches[r] = (int)(e->w->global_batch / (e->dp * e->mb));
+        int seen[2] = {0, 0};
+        for (int i = 0; i < e->p; i++) {
+            int n = node_of[i], per = e->c->nodes[n].device_count / e->tp[n] / e->dp;
+            int g = e->strided ? r + seen[n] * e->dp : r * per + seen[n];
+            seen[n]++;
+            for (int j = 0; j < e->tp[n]; j++)
+                p->devices[slot++] = e->c->nodes[n].first_device + g * e->tp[n] + j;
+        }
+    }
+    CHECK_EQ_INT(slot, e->dp * members);
+    memcpy(p->stage_layers, e->layers, (size_t)e->p * sizeof(int));
+    return p;
+}
+
+static void compositions(enumerator *e, int s, int left)
+{
+    if (s == e->p - 1) {
+        e->layers[s] = left;
+        pp_cluster_plan *p = enumerated_plan(e);
+        pp_error err = {0};
+        CHECK(pp_cluster_plan_validate(e->c, e->w, p, &err) == PP_OK);
+        if (fits(e->c, e->w, p)) {
+            double t = simulated(e->c, e->w, p, 0.0);
+            e->best = fmin(e->best, t);
+            e->plans++;
+        }
+        pp_cluster_plan_free(p);
+        return;
+    }
+    for (int n = 1; n <= left - (e->p - s - 1); n++) {
+        e->layers[s] = n;
+        compositions(e, s + 1, left - n);
+    }
+}
+
+static double enumerate_all(const pp_cluster *c, const pp_cluster_workload *w, long *plans)
+{
+    enumerator e = {.c = c, .w = w, .best = INFINITY};
+    int n0 = c->nodes[0].device_count, n1 = c->nodes[1].device_count;
+    for (e.tp[0] = 1; e.tp[0] <= n0; e.tp[0]++)
+        for (e.tp[1] = 1; e.tp[1] <= n1; e.tp[1]++) {
+            if (n0 % e.tp[0] || n1 % e.tp[1] || 8 % e.tp[0] || 8 % e.tp[1])
+                continue;
+            int g0 = n0 / e.tp[0], g1 = n1 / e.tp[1];
+            for (e.dp = 1; e.dp <= g0 && e.dp <= g1; e.dp++) {
+                e.p = g0 / e.dp + g1 / e.dp;
+                if (g0 % e.dp || g1 % e.dp || e.p > w->layer_count)
+                    continue;
+                for (e.first = 0; e.first < 2; e.first++)
+                    for (e.strided = 0; e.strided < 2; e.strided++)
+                        for (e.mb = 1; e.mb * e.dp <= w->global_batch; e.mb *= 2)
+                            if (w->global_batch % (e.mb * e.dp) == 0)
+                                compositions(&e, 0, w->layer_count);
+            }
+        }
+    *plans = e.plans;
+    return e.best;
+}
+
+static pp_cluster_plan_result plan(const pp_cluster *c, const pp_cluster_workload *w, int threads,
+                                   double start, const pp_cluster_plan *warm)
+{
+    pp_cluster_plan_options o = {0, threads, 1, start, warm};
+    pp_cluster_plan_result r;
+    pp_error err = {0};
+    pp_status s = pp_cluster_plan_search(c, w, &o, &r, &err);
+    if (s != PP_OK)
+        fprintf(stderr, "search: %s\n", err.message);
+    CHECK(s == PP_OK);
+    return r;
+}
+
+static void check_plan(const pp_cluster *c, const pp_cluster_workload *w,
+                       const pp_cluster_plan_result *r, double start)
+{
+    CHECK(r->best != NULL);
+    if (!r->best)
+        return;
+    pp_error err = {0};
+    CHECK(pp_cluster_plan_validate(c, w, r->best, &err) == PP_OK);
+    CHECK(fits(c, w, r->best));
+    CHECK(simulated(c, w, r->best, start) == r->best_time);
+    CHECK(r->complete);
+    CHECK(r->lower_bound <= r->best_time);
+    CHECK(r->best_time <= r->uniform_time);
+}
+
+static void test_exhaustive(int per0, int per1, int layers, int64_t batch, double fast)
+{
+    pp_cluster *c = two_nodes(per0, per1, fast, 1e9, 1e9);
+    pp_cluster_workload *w = small_workload(layers, batch);
+    long plans = 0;
+    double oracle = enumerate_all(c, w, &plans);
+    pp_cluster_plan_result r = plan(c, w, 2, 0.0, NULL);
+    check_plan(c, w, &r, 0.0);
+    /* the uniform incumbent is outside the space; the search keeps the better */
+    double expected = fmin(oracle, r.uniform_time);
+    if (r.best_time != expected)
+        fprintf(stderr, "%d+%d devices, %d layers: search %.9g, enumeration %.9g (%ld plans), "
+                        "uniform %.9g\n",
+                per0, per1, layers, r.best_time, oracle, plans, r.uniform_time);
+    CHECK(r.best_time == expected);
+    CHECK(plans > 0);
+    CHECK(r.simulations < plans);
+    pp_cluster_plan_result_free(&r);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* ------------------------------------------------ bound and memory tables */
+
+static void random_layers(pp_rng *rng, int L, int p, int *layers)
+{
+    for (int s = 0; s < p; s++)
+        layers[s] = 1;
+    for (int k = p; k < L; k++)
+        layers[pp_rng_below(rng, (uint32_t)p)]++;
+}
+
+/* For many random plans of every branch of random fixtures: the bound never
+ * exceeds the simulated step, and the incremental stage memory equals
+ * pp_cluster_plan_memory's. */
+static void test_bound_and_memory(void)
+{
+    pp_rng rng;
+    pp_rng_seed(&rng, 7, 0);
+    long checked = 0;
+    for (int trial = 0; trial < 6; trial++) {
+        int per0 = 2 + 2 * (int)pp_rng_below(&rng, 2), per1 = 2 + 2 * (int)pp_rng_below(&rng, 2);
+        pp_cluster *c = two_nodes(per0, per1, 1e12 * (1 + pp_rng_below(&rng, 4)), 1e12, 1e12);
+        pp_cluster_workload *w = small_workload(6 + (int)pp_rng_below(&rng, 5), 16);
+        w->recompute = trial % 2;
+        for (int l = 0; l < w->layer_count; l++) {
+            w->layers[l].forward_flops *= 0.5 + pp_rng_unit(&rng);
+            w->layers[l].traffic_bytes = 1e6 * pp_rng_unit(&rng);
+            w->layers[l].activation_replicated_bytes = 1e4 * pp_rng_unit(&rng);
+            w->layers[l].output_bytes *= 10 * pp_rng_unit(&rng);
+        }
+        pp_arena *a = pp_arena_new(1 << 14);
+        cluster_space sp;
+        cluster_prefix pre;
+        cluster_branch *br;
+        int count;
+        pp_error err = {0};
+        CHECK(cluster_space_build(c, 0.0, a, &sp, &err) == PP_OK);
+        CHECK(cluster_prefix_build(w, a, &pre));
+        CHECK(cluster_branches(&sp, w, a, &br, &count, &err) == PP_OK);
+        for (int i = 0; i < count; i++) {
+            cluster_stages st;
+            CHECK(cluster_stages_build(&sp, &pre, &br[i], a, &st));
+            for (int k = 0; k < 3; k++) {
+                int layers[64];
+                random_layers(&rng, w->layer_count, st.stage_count, layers);
+                pp_cluster_plan *p = cluster_stages_plan(&st, layers);
+                CHECK(pp_cluster_plan_validate(c, w, p, &err) == PP_OK);
+                double t = simulated(c, w, p, 0.0), bound = cluster_plan_bound(&st, layers);
+                if (!(bound <= t * (1 + 1e-12)))
+                    fprintf(stderr, "bound %.9g above simulated %.9g\n", bound, t);
+                CHECK(bound <= t * (1 + 1e-12));
+                CHECK(cluster_root_bound(&st) <= bound * (1 + 1e-12));
+                double peak[64];
+                pp_cluster_plan_memory(c, w, p, peak);
+                for (int s = 0, first = 0; s < st.stage_count; first += layers[s++]) {
+                    double max_layer = 0;
+                    for (int l = first; l < first + layers[s]; l++)
+                        max_layer = fmax(max_layer, cluster_layer_full_activation(&st, s, l));
+                    double mine = cluster_stage_memory(&st, s, first, layers[s], max_layer);
+                    int d = p->devices[pp_cluster_plan_stage_offset(p, s)];
+                    CHECK(fabs(mine - peak[d]) <= 1e-9 * peak[d]);
+                }
+                pp_cluster_plan_free(p);
+                checked++;
+            }
+        }
+        pp_arena_free(a);
+        pp_cluster_workload_free(w);
+        pp_cluster_free(c);
+    }
+    CHECK(checked > 100);
+}
+
+/* ------------------------------------------------ the planner's promises */
+
+static int layers_on(const pp_cluster_plan *p, int node_type_index, const pp_cluster *c)
+{
+    int total = 0;
+    for (int s = 0; s < p->stage_count; s++) {
+        int d = p->devices[pp_cluster_plan_stage_offset(p, s)];
+        if (c->nodes[c->device_node[d]].type == &types[node_type_index])
+            total += p->stage_layers[s] * p->stage_tp[s];
+    }
+    return total;
+}
+
+static void test_heterogeneous(void)
+{
+    pp_cluster *c = two_nodes(2, 2, 3e12, 1e9, 1e9);
+    pp_cluster_workload *w = small_workload(8, 16);
+    pp_cluster_plan_result r = plan(c, w, 2, 0.0, NULL);
+    check_plan(c, w, &r, 0.0);
+    CHECK(r.uniform != NULL);
+    CHECK(r.best_time < r.uniform_time);
+    /* layer-devices: the fast node holds more of the model per device */
+    if (r.best)
+        CHECK(layers_on(r.best, 1, c) > layers_on(r.best, 0, c));
+    pp_cluster_plan_result_free(&r);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* Node 0's devices hold 1.5 layers of state, node 1's 3.5: every uniform
+ * plan puts two layers' worth on node 0; 1, 1, 3, 3 fits. */
+static void test_memory_tight(void)
+{
+    pp_cluster *c = two_nodes(2, 2, 1e12, 6.1e6, 14.1e6);
+    pp_cluster_workload *w = fixture_workload(8, 2e9, 4e6, 0.0, 1e3, 8);
+    pp_cluster_plan_result r = plan(c, w, 2, 0.0, NULL);
+    CHECK(r.uniform == NULL);
+    CHECK(isinf(r.uniform_time));
+    check_plan(c, w, &r, 0.0);
+    pp_cluster_plan_result_free(&r);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
+{
+    if (!a || !b || a->replica_count != b->replica_count || a->stage_count != b->stage_count ||
+        a->micro_batch != b->micro_batch)
+        return false;
+    int slots = a->replica_count * pp_cluster_plan_members(a);
+    return pp_cluster_plan_members(a) == pp_cluster_plan_members(b) &&
+           memcmp(a->stage_layers, b->stage_layers, (size_t)a->stage_count * sizeof(int)) == 0 &&
+           memcmp(a->stage_tp, b->stage_tp, (size_t)a->stage_count * sizeof(int)) == 0 &&
+           memcmp(a->devices, b->devices, (size_t)slots * sizeof(int)) == 0;
+}
+
+static void test_threads_and_warm_start(void)
+{
+    pp_cluster *c = two_nodes(4, 4, 2e12, 1e9, 1e9);
+    pp_cluster_workload *w = small_workload(12, 32);
+    pp_cluster_plan_result one = plan(c, w, 1, 0.0, NULL);
+    pp_cluster_plan_result two = plan(c, w, 2, 0.0, NULL);
+    CHECK(one.best_time == two.best_time);
+    CHECK(same_plan(one.best, two.best));
+    /* the inter-node link slows down; re-plan from the old plan */
+    fixture_event(c, 1.0, "nic", -1, 0.5e9, -1);
+    double old_time = simulated(c, w, one.best, 2.0);
+    pp_cluster_plan_result re = plan(c, w, 2, 2.0, one.best);
+    CHECK(re.warm_time == old_time);
+    CHECK(re.best_time <= old_time);
+    check_plan(c, w, &re, 2.0);
+    pp_cluster_plan_result_free(&re);
+    pp_cluster_plan_result_free(&one);
+    pp_cluster_plan_result_free(&two);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+static void test_lost_device(void)
+{
+    pp_cluster *c = two_nodes(4, 4, 2e12, 1e9, 1e9);
+    pp_cluster_workload *w = small_workload(8, 16);
+    fixture_event(c, 1.0, "", -1, 0, 5);
+    pp_cluster_plan_result before = plan(c, w, 2, 0.0, NULL);
+    pp_cluster_plan_result r = plan(c, w, 2, 1.0, before.best);
+    CHECK(isinf(r.warm_time) || !before.best);
+    check_plan(c, w, &r, 1.0);
+    if (r.best) {
+        int slots = r.best->replica_count * pp_cluster_plan_members(r.best);
+        for (int i = 0; i < slots; i++)
+            CHECK(r.best->devices[i] != 5);
+    }
+    if (r.uniform) {
+        int slots = r.uniform->replica_count * pp_cluster_plan_members(r.uniform);
+        for (int i = 0; i < slots; i++)
+            CHECK(r.uniform->devices[i] != 5);
+    }
+    pp_cluster_plan_result_free(&before);
+    pp_cluster_plan_result_free(&r);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+int main(void)
+{
+    test_bound_and_memory();
+    test_exhaustive(2, 2, 6, 8, 3e12);
+    test_exhaustive(2, 2, 8, 8, 2e12);
+    test_exhaustive(2, 4, 7, 8, 3e12);
+    test_exhaustive(4, 4, 6, 4, 1.5e12);
+    test_heterogeneous();
+    test_memory_tight();
+    test_threads_and_warm_start();
+    test_lost_device();
+    return CHECK_DONE();
+}

@@ -1,0 +1,133 @@
+/* test_uniform.c: pp_cluster_uniform_best against plans built here by hand
+ * in Megatron's rank order (rank = (s dp + r) tp + j) for every (tp, pp, dp,
+ * micro-batch) and simulated; no plan that fits gives NULL; a lost device's
+ * rank moves to the next live device. */
+#include <math.h>
+
+#include "check.h"
+#include "cluster/fixture.h"
+
+static pp_hw_device_type types[2];
+
+static pp_cluster *cluster(double memory)
+{
+    types[0] = fixture_type("a", 1e12, memory);
+    types[1] = fixture_type("a", 1e12, memory);
+    int per[2] = {2, 2};
+    return fixture_cluster(2, per, types, 50e9, 5e9);
+}
+
+static double step(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
+                   double start)
+{
+    pp_cluster_sim_options o = {start, NULL};
+    pp_cluster_report r;
+    pp_error err = {0};
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+    double t = r.fits ? r.step_time : INFINITY;
+    pp_cluster_report_free(&r);
+    return t;
+}
+
+/* Megatron's plan spelled out, on the devices listed in `devices`. */
+static pp_cluster_plan *by_hand(const pp_cluster_workload *w, int tp, int pp, int dp, int mb,
+                                const int *devices)
+{
+    int stage_tp[8];
+    for (int s = 0; s < pp; s++)
+        stage_tp[s] = tp;
+    pp_cluster_plan *p = pp_cluster_plan_new(dp, pp, stage_tp);
+    p->micro_batch = mb;
+    p->recompute = w->recompute;
+    for (int r = 0; r < dp; r++) {
+        p->micro_batches[r] = (int)(w->global_batch / (dp * mb));
+        for (int s = 0; s < pp; s++)
+            for (int j = 0; j < tp; j++)
+                p->devices[r * pp * tp + s * tp + j] = devices[(s * dp + r) * tp + j];
+    }
+    for (int s = 0; s < pp; s++)
+        p->stage_layers[s] = w->layer_count / pp;
+    return p;
+}
+
+static double best_by_hand(const pp_cluster *c, const pp_cluster_workload *w, double start,
+                           const int *devices, int live)
+{
+    double best = INFINITY;
+    for (int tp = 1; tp <= live; tp++)
+        for (int pp = 1; tp * pp <= live; pp++)
+            for (int dp = 1; tp * pp * dp <= live; dp++)
+                for (int mb = 1; mb * dp <= w->global_batch; mb *= 2) {
+                    if (8 % tp || w->layer_count % pp || w->global_batch % (mb * dp))
+                        continue;
+                    pp_cluster_plan *p = by_hand(w, tp, pp, dp, mb, devices);
+                    best = fmin(best, step(c, w, p, start));
+                    pp_cluster_plan_free(p);
+                }
+    return best;
+}
+
+static void test_best(void)
+{
+    pp_cluster *c = cluster(1e9);
+    pp_cluster_workload *w = fixture_workload(4, 2e9, 4e6, 1e5, 2e6, 8);
+    int devices[4] = {0, 1, 2, 3};
+    pp_cluster_plan *p = NULL;
+    double t = 0;
+    pp_error err = {0};
+    CHECK(pp_cluster_uniform_best(c, w, 0.0, &p, &t, &err) == PP_OK);
+    CHECK(p != NULL);
+    CHECK(t == best_by_hand(c, w, 0.0, devices, 4));
+    if (p) {
+        CHECK(pp_cluster_plan_validate(c, w, p, &err) == PP_OK);
+        CHECK(step(c, w, p, 0.0) == t);
+    }
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+static void test_nothing_fits(void)
+{
+    pp_cluster *c = cluster(1e6);
+    pp_cluster_workload *w = fixture_workload(4, 2e9, 4e6, 1e5, 2e6, 8);
+    pp_cluster_plan *p = NULL;
+    double t = 0;
+    pp_error err = {0};
+    CHECK(pp_cluster_uniform_best(c, w, 0.0, &p, &t, &err) == PP_OK);
+    CHECK(p == NULL);
+    CHECK(isinf(t));
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+static void test_lost_device(void)
+{
+    pp_cluster *c = cluster(1e9);
+    pp_cluster_workload *w = fixture_workload(4, 2e9, 4e6, 1e5, 2e6, 8);
+    fixture_event(c, 1.0, "", -1, 0, 0);
+    int live[3] = {1, 2, 3};
+    pp_cluster_plan *p = NULL;
+    double t = 0;
+    pp_error err = {0};
+    CHECK(pp_cluster_uniform_best(c, w, 2.0, &p, &t, &err) == PP_OK);
+    CHECK(p != NULL);
+    CHECK(t == best_by_hand(c, w, 2.0, live, 3));
+    if (p) {
+        int slots = p->replica_count * pp_cluster_plan_members(p);
+        for (int i = 0; i < slots; i++)
+            CHECK(p->devices[i] != 0);
+        CHECK(step(c, w, p, 2.0) == t);
+    }
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+int main(void)
+{
+    test_best();
+    test_nothing_fits();
+    test_lost_device();
+    return CHECK_DONE();
+}
