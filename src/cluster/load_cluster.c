@@ -53,7 +53,6 @@
  *   CLUSTER_MAX_DEVICES devices, CLUSTER_MAX_NODES nodes, CLUSTER_MAX_LINKS
  *   links (classes times nodes) and CLUSTER_MAX_PORTS ports per class
  *   (load_cluster.h). */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -64,7 +63,6 @@
 #include "core/json.h"
 
 enum { PATH_SIZE = 160 };
-#define NOWHERE SIZE_MAX
 
 typedef struct {
     const char *file;
@@ -81,130 +79,6 @@ static const char *const event_keys[] = {"time", "comment", "link", "node", "ban
                                          "lost_device", NULL};
 static const char *const events_root_keys[] = {"name", "comment", "events", NULL};
 
-/* ---------------------------------------------------------------- positions */
-
-static char at(const reader *R, size_t p)
-{
-    return p < R->size ? R->text[p] : '\0';
-}
-
-static size_t skip_space(const reader *R, size_t p)
-{
-    while (p < R->size && strchr(" \t\r\n", R->text[p]) && R->text[p])
-        p++;
-    return p;
-}
-
-static size_t skip_string(const reader *R, size_t p)
-{
-    for (p++; p < R->size; p++) {
-        if (R->text[p] == '\\')
-            p++;
-        else if (R->text[p] == '"')
-            return p + 1;
-    }
-    return R->size;
-}
-
-static size_t skip_value(const reader *R, size_t p)
-{
-    char c = at(R, p);
-    if (c == '"')
-        return skip_string(R, p);
-    if (c != '{' && c != '[') {
-        while (p < R->size && R->text[p] && !strchr(",}] \t\r\n", R->text[p]))
-            p++;
-        return p;
-    }
-    int depth = 0;
-    while (p < R->size) {
-        c = R->text[p];
-        if (c == '"') {
-            p = skip_string(R, p);
-            continue;
-        }
-        if (c == '{' || c == '[')
-            depth++;
-        else if ((c == '}' || c == ']') && --depth == 0)
-            return p + 1;
-        p++;
-    }
-    return R->size;
-}
-
-/* p is at '{': the value of the member whose key starts *rest (and *rest
- * moves past the key), or NOWHERE. */
-static size_t find_member(const reader *R, size_t p, const char **rest)
-{
-    size_t rest_len = strlen(*rest);
-    for (p = skip_space(R, p + 1); at(R, p) == '"'; p = skip_space(R, p + 1)) {
-        size_t key = p + 1, end = skip_string(R, p), len = end - 1 - key;
-        p = skip_space(R, end);
-        if (at(R, p) != ':')
-            return NOWHERE;
-        p = skip_space(R, p + 1);
-        if (len <= rest_len && memcmp(*rest, R->text + key, len) == 0 &&
-            strchr(".[", (*rest)[len])) {
-            *rest += len;
-            return p;
-        }
-        p = skip_space(R, skip_value(R, p));
-        if (at(R, p) != ',')
-            return NOWHERE;
-    }
-    return NOWHERE;
-}
-
-/* p is at '[': element `index`, or NOWHERE. */
-static size_t find_element(const reader *R, size_t p, long index)
-{
-    p = skip_space(R, p + 1);
-    if (at(R, p) == ']')
-        return NOWHERE;
-    for (long k = 0; k < index; k++) {
-        p = skip_space(R, skip_value(R, p));
-        if (at(R, p) != ',')
-            return NOWHERE;
-        p = skip_space(R, p + 1);
-    }
-    return p;
-}
-
-/* Offset of the value at a JSON path (ops[3].name), or of the deepest part
- * of the path that exists (a missing key is reported at its object). */
-static size_t locate(const reader *R, const char *path)
-{
-    size_t p = skip_space(R, 0), next;
-    while (*path) {
-        if (*path == '[') {
-            char *end;
-            long index = strtol(path + 1, &end, 10);
-            if (at(R, p) != '[' || *end != ']' || (next = find_element(R, p, index)) == NOWHERE)
-                break;
-            path = end + 1;
-        } else {
-            if (*path == '.')
-                path++;
-            if (at(R, p) != '{' || (next = find_member(R, p, &path)) == NOWHERE)
-                break;
-        }
-        p = next;
-    }
-    return p;
-}
-
-static void line_column(const reader *R, const char *path, int *line, int *column)
-{
-    size_t p = locate(R, path);
-    *line = 1;
-    *column = 1;
-    for (size_t k = 0; k < p && k < R->size; k++) {
-        bool newline = R->text[k] == '\n';
-        *line = newline ? *line + 1 : *line;
-        *column = newline ? 1 : *column + 1;
-    }
-}
-
 /* ---------------------------------------------------------------- errors */
 
 static pp_status fail(const reader *R, const char *path, const char *fmt, ...)
@@ -218,7 +92,7 @@ static pp_status fail(const reader *R, const char *path, const char *fmt, ...)
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
     int line, column;
-    line_column(R, path, &line, &column);
+    pp_json_locate(R->text, R->size, path, &line, &column);
     return pp_error_set(R->err, PP_EINPUT, "%s:%d:%d: %s%s%s", R->file, line, column, path,
                         path[0] ? ": " : "", reason);
 }
@@ -232,23 +106,7 @@ static pp_status out_of_memory(const reader *R)
  * of `path` after FILE. */
 static pp_status relocate(const reader *R, const char *path, pp_status st)
 {
-    if (st != PP_EINPUT || !R->err)
-        return st;
-    char *message = R->err->message, place[32];
-    size_t n = strlen(R->file), cap = sizeof R->err->message;
-    if (n + sizeof place + 2 >= cap || strncmp(message, R->file, n) != 0 ||
-        strncmp(message + n, ": ", 2) != 0)
-        return st;
-    int line, column;
-    line_column(R, path, &line, &column);
-    size_t k = (size_t)snprintf(place, sizeof place, ":%d:%d", line, column);
-    size_t len = strlen(message);
-    if (len + k >= cap)
-        len = cap - 1 - k;
-    memmove(message + n + k, message + n, len - n);
-    message[len + k] = '\0';
-    memcpy(message + n, place, k);
-    return st;
+    return pp_json_relocate(R->err, st, R->file, R->text, R->size, path);
 }
 
 static pp_status relocate_member(const reader *R, const char *path, const char *key, pp_status st)
@@ -785,43 +643,13 @@ pp_status cluster_add_events_buffer(pp_cluster *c, const char *name, const void 
     return st;
 }
 
-/* The whole file in a malloc'd buffer: the reader needs the text again to
- * find the position of an error. */
-static pp_status read_file(const char *path, char **out, size_t *size, pp_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pp_error_set(err, PP_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0, got;
-    char *text = malloc(cap);
-    while (text && (got = fread(text + n, 1, cap - n, f)) > 0) {
-        n += got;
-        char *grown = n == cap ? realloc(text, cap *= 2) : text;
-        if (!grown)
-            free(text);
-        text = grown;
-    }
-    int read_errno = errno;
-    bool failed = ferror(f);
-    fclose(f);
-    if (!text)
-        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
-    if (failed) {
-        free(text);
-        return pp_error_set(err, PP_EIO, "%s: read error: %s", path, strerror(read_errno));
-    }
-    *out = text;
-    *size = n;
-    return PP_OK;
-}
-
 pp_status pp_cluster_load(const char *path, const pp_hw_catalog *cat, pp_cluster **out,
                           pp_error *err)
 {
     char *text = NULL;
     size_t size = 0;
     *out = NULL;
-    pp_status st = read_file(path, &text, &size, err);
+    pp_status st = pp_json_read_text(path, &text, &size, err);
     if (!st)
         st = cluster_load_buffer(path, text, size, cat, out, err);
     free(text);
@@ -832,7 +660,7 @@ pp_status pp_cluster_add_events_file(pp_cluster *c, const char *path, pp_error *
 {
     char *text = NULL;
     size_t size = 0;
-    pp_status st = read_file(path, &text, &size, err);
+    pp_status st = pp_json_read_text(path, &text, &size, err);
     if (!st)
         st = cluster_add_events_buffer(c, path, text, size, err);
     free(text);

@@ -1,9 +1,12 @@
 /* json.c: loading JSON with jansson and reading typed values out of it, with
  * messages that say where (FILE:LINE:COLUMN for syntax, FILE: PATH for
- * meaning) and what was found instead of what was expected. */
+ * meaning, FILE:LINE:COLUMN: PATH once a reader finds the path again in its
+ * text) and what was found instead of what was expected. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/json.h"
 
@@ -187,4 +190,316 @@ pp_status pp_json_array(pp_json_at at, const json_t *obj, const char *key, bool 
         return type_error(at, v, "an array", err);
     *out = v;
     return PP_OK;
+}
+
+pp_status pp_json_read_text(const char *path, char **text, size_t *size, pp_error *err)
+{
+    *text = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return pp_error_set(err, PP_EIO, "%s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = malloc(cap);
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        char *grown = n == cap ? realloc(buf, cap *= 2) : buf;
+        if (!grown)
+            free(buf);
+        buf = grown;
+    }
+    int read_errno = errno;
+    bool failed = ferror(f);
+    fclose(f);
+    if (!buf)
+        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
+    if (failed) {
+        free(buf);
+        return pp_error_set(err, PP_EIO, "%s: read error: %s", path, strerror(read_errno));
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *size = n;
+    return PP_OK;
+}
+
+/* ---------------------------------------------------------------- positions */
+
+/* The locator walks the text of a document jansson has already accepted (or
+ * refused: then it stops early, wherever the text ends or goes wrong). */
+typedef struct {
+    const char *text;
+    size_t size;
+} doc;
+
+#define NOWHERE SIZE_MAX
+
+static char char_at(const doc *D, size_t p)
+{
+    return p < D->size ? D->text[p] : '\0';
+}
+
+static size_t skip_space(const doc *D, size_t p)
+{
+    while (p < D->size && D->text[p] && strchr(" \t\r\n", D->text[p]))
+        p++;
+    return p;
+}
+
+/* p is at '"': just past the closing quote. */
+static size_t skip_string(const doc *D, size_t p)
+{
+    for (p++; p < D->size; p++) {
+        if (D->text[p] == '\\')
+            p++;
+        else if (D->text[p] == '"')
+            return p + 1;
+    }
+    return D->size;
+}
+
+static size_t skip_value(const doc *D, size_t p)
+{
+    char c = char_at(D, p);
+    if (c == '"')
+        return skip_string(D, p);
+    if (c != '{' && c != '[') {
+        while (p < D->size && D->text[p] && !strchr(",}] \t\r\n", D->text[p]))
+            p++;
+        return p;
+    }
+    int depth = 0;
+    while (p < D->size) {
+        c = D->text[p];
+        if (c == '"') {
+            p = skip_string(D, p);
+            continue;
+        }
+        if (c == '{' || c == '[')
+            depth++;
+        else if ((c == '}' || c == ']') && --depth == 0)
+            return p + 1;
+        p++;
+    }
+    return D->size;
+}
+
+static bool hex4(const doc *D, size_t p, unsigned *out)
+{
+    *out = 0;
+    for (size_t k = p; k < p + 4; k++) {
+        char c = char_at(D, k);
+        const char *digits = "0123456789abcdef", *d = c ? strchr(digits, c | 0x20) : NULL;
+        if (!d)
+            return false;
+        *out = *out * 16 + (unsigned)(d - digits);
+    }
+    return true;
+}
+
+static int utf8(unsigned u, char out[4])
+{
+    if (u < 0x80) {
+        out[0] = (char)u;
+        return 1;
+    }
+    if (u < 0x800) {
+        out[0] = (char)(0xC0 | u >> 6);
+        out[1] = (char)(0x80 | (u & 0x3F));
+        return 2;
+    }
+    if (u < 0x10000) {
+        out[0] = (char)(0xE0 | u >> 12);
+        out[1] = (char)(0x80 | (u >> 6 & 0x3F));
+        out[2] = (char)(0x80 | (u & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | u >> 18);
+    out[1] = (char)(0x80 | (u >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (u >> 6 & 0x3F));
+    out[3] = (char)(0x80 | (u & 0x3F));
+    return 4;
+}
+
+/* *p is just after a backslash: the escaped character in UTF-8 (0 bytes for
+ * a bad escape), with *p moved past it. Surrogate pairs make one character,
+ * as jansson decodes them. */
+static int unescape(const doc *D, size_t *p, char out[4])
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    char c = char_at(D, *p);
+    const char *k = c ? strchr(from, c) : NULL;
+    if (k) {
+        (*p)++;
+        out[0] = to[k - from];
+        return 1;
+    }
+    unsigned u, low;
+    if (c != 'u' || !hex4(D, *p + 1, &u))
+        return 0;
+    *p += 5;
+    if (u >= 0xD800 && u < 0xDC00 && char_at(D, *p) == '\\' && char_at(D, *p + 1) == 'u' &&
+        hex4(D, *p + 2, &low) && low >= 0xDC00 && low < 0xE000) {
+        u = 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00);
+        *p += 6;
+    }
+    return utf8(u, out);
+}
+
+/* p is at the '"' of a key: how many characters of path the unescaped key
+ * matches when path goes on with the key and then ends or a '.' or '['
+ * follows; NOWHERE when it does not. */
+static size_t key_length(const doc *D, size_t p, const char *path)
+{
+    size_t n = 0;
+    for (p++; p < D->size && D->text[p] != '"';) {
+        char piece[4];
+        int len = 1;
+        piece[0] = D->text[p++];
+        if (piece[0] == '\\' && !(len = unescape(D, &p, piece)))
+            return NOWHERE;
+        for (int k = 0; k < len; k++)
+            if (!piece[k] || path[n++] != piece[k])
+                return NOWHERE;
+    }
+    return path[n] == '\0' || path[n] == '.' || path[n] == '[' ? n : NOWHERE;
+}
+
+/* p is at '{': the value of the member whose key starts *rest (and *rest
+ * moves past the key), or NOWHERE. A key that is a longer part of the path
+ * wins ("a.b" over "a" for the path a.b), then the last of equal ones. */
+static size_t find_member(const doc *D, size_t p, const char **rest)
+{
+    size_t best = NOWHERE, best_len = 0;
+    for (p = skip_space(D, p + 1); char_at(D, p) == '"'; p = skip_space(D, p + 1)) {
+        size_t len = key_length(D, p, *rest);
+        p = skip_space(D, skip_string(D, p));
+        if (char_at(D, p) != ':')
+            break;
+        p = skip_space(D, p + 1);
+        if (len != NOWHERE && (best == NOWHERE || len >= best_len)) {
+            best = p;
+            best_len = len;
+        }
+        p = skip_space(D, skip_value(D, p));
+        if (char_at(D, p) != ',')
+            break;
+    }
+    if (best != NOWHERE)
+        *rest += best_len;
+    return best;
+}
+
+/* p is at '[': element `index`, or NOWHERE. */
+static size_t find_element(const doc *D, size_t p, long index)
+{
+    p = skip_space(D, p + 1);
+    if (char_at(D, p) == ']' || index < 0)
+        return NOWHERE;
+    for (long k = 0; k < index; k++) {
+        p = skip_space(D, skip_value(D, p));
+        if (char_at(D, p) != ',')
+            return NOWHERE;
+        p = skip_space(D, p + 1);
+    }
+    return p;
+}
+
+/* Offset of the value at path, or of the deepest part of it that exists;
+ * *found is how much of path that is. */
+static size_t locate(const doc *D, const char *path, size_t *found)
+{
+    const char *start = path;
+    size_t p = skip_space(D, 0), next;
+    while (*path) {
+        const char *rest = path;
+        if (*rest == '[') {
+            char *end;
+            long index = strtol(rest + 1, &end, 10);
+            if (char_at(D, p) != '[' || *end != ']' || end == rest + 1 ||
+                (next = find_element(D, p, index)) == NOWHERE)
+                break;
+            rest = end + 1;
+        } else {
+            rest += *rest == '.';
+            if (char_at(D, p) != '{' || (next = find_member(D, p, &rest)) == NOWHERE)
+                break;
+        }
+        path = rest;
+        p = next;
+    }
+    *found = (size_t)(path - start);
+    return p;
+}
+
+size_t pp_json_locate(const char *text, size_t size, const char *path, int *line, int *column)
+{
+    doc D = {text, size};
+    size_t found, p = locate(&D, path, &found);
+    *line = 1;
+    *column = 1;
+    for (size_t k = 0; k < p && k < size; k++) {
+        unsigned char c = (unsigned char)text[k];
+        if (c == '\n') {
+            ++*line;
+            *column = 1;
+        } else if ((c & 0xC0) != 0x80) {
+            ++*column;
+        }
+    }
+    return found;
+}
+
+pp_status pp_json_relocate(pp_error *err, pp_status st, const char *file, const char *text,
+                           size_t size, const char *path)
+{
+    if (st != PP_EINPUT || !err)
+        return st;
+    char *message = err->message, place[32];
+    size_t n = strlen(file), cap = sizeof err->message;
+    if (n + sizeof place + 2 >= cap || strncmp(message, file, n) != 0 ||
+        strncmp(message + n, ": ", 2) != 0)
+        return st;
+    int line, column;
+    pp_json_locate(text, size, path, &line, &column);
+    size_t k = (size_t)snprintf(place, sizeof place, ":%d:%d", line, column);
+    size_t len = strlen(message);
+    if (len + k >= cap)
+        len = cap - 1 - k;
+    memmove(message + n + k, message + n, len - n);
+    message[len + k] = '\0';
+    memcpy(message + n, place, k);
+    return st;
+}
+
+/* What is left of a path after the part found: one key or one index, so the
+ * error is about something missing from a value that exists. */
+static bool one_part(const char *rest)
+{
+    if (*rest == '[') {
+        const char *end = strchr(rest, ']');
+        return end && end[1] == '\0';
+    }
+    rest += *rest == '.';
+    return *rest && !strpbrk(rest, ".[");
+}
+
+pp_status pp_json_place(pp_error *err, pp_status st, const char *file, const char *text,
+                        size_t size)
+{
+    if (st != PP_EINPUT || !err)
+        return st;
+    size_t n = strlen(file);
+    const char *message = err->message, *start = message + n + 2, *end;
+    if (strncmp(message, file, n) != 0 || strncmp(message + n, ": ", 2) != 0 ||
+        !(end = strstr(start, ": ")))
+        return st;
+    char path[sizeof err->message];
+    memcpy(path, start, (size_t)(end - start));
+    path[end - start] = '\0';
+    int line, column;
+    size_t found = pp_json_locate(text, size, path, &line, &column);
+    if (path[found] && (strpbrk(path, " \t\n") || !one_part(path + found)))
+        return st;
+    return pp_json_relocate(err, st, file, text, size, path);
 }

@@ -1,7 +1,10 @@
 /* json.h: jansson glue for our own small JSON formats. Loading turns
  * jansson's errors into "FILE:LINE:COLUMN: reason"; the typed getters and the
  * key check report "FILE: PATH: reason" with the JSON path of the value
- * (ops[3].duration), so every reader words its errors the same way. */
+ * (ops[3].duration), so every reader words its errors the same way. Jansson
+ * keeps no positions, so a reader that keeps the text finds the line and
+ * column again from the path, only when there is an error to report, and
+ * says "FILE:LINE:COLUMN: PATH: reason". */
 #ifndef PP_CORE_JSON_H
 #define PP_CORE_JSON_H
 
@@ -47,5 +50,33 @@ pp_status pp_json_number(pp_json_at at, const json_t *obj, const char *key, bool
                          double min, double *out, pp_error *err);
 pp_status pp_json_array(pp_json_at at, const json_t *obj, const char *key, bool required,
                         json_t **out, pp_error *err);
+
+/* The whole file as text, malloc'd and NUL-terminated (the terminator is not
+ * counted in *size), for readers that locate their errors. PP_EIO when the
+ * file cannot be opened or read. */
+pp_status pp_json_read_text(const char *path, char **text, size_t *size, pp_error *err);
+
+/* Where the value at `path` (as pp_json_path writes it) begins in the JSON
+ * `text`: *line and *column from 1, columns counting characters (UTF-8
+ * sequences), as jansson counts them. Keys are compared unescaped; a key
+ * repeated within an object is found at its last occurrence (the one jansson
+ * keeps when repeats are allowed). When the path goes further than the text,
+ * the position is that of the deepest part that exists (a missing key is
+ * reported at its object). Returns how many characters of `path` were found:
+ * strlen(path) when all of it. */
+size_t pp_json_locate(const char *text, size_t size, const char *path, int *line, int *column);
+
+/* When st is PP_EINPUT and err's message reads "FILE: ...", puts the
+ * position of `path` in text after FILE: "FILE:LINE:COLUMN: ...". Returns
+ * st. */
+pp_status pp_json_relocate(pp_error *err, pp_status st, const char *file, const char *text,
+                           size_t size, const char *path);
+
+/* The same for a message "FILE: PATH: reason" from any reader: the path is
+ * the message's own, and the position is put in when the path leads into the
+ * text (all of it, or all but a missing last key); other messages are left
+ * as they are. Readers call it once, where they return. */
+pp_status pp_json_place(pp_error *err, pp_status st, const char *file, const char *text,
+                        size_t size);
 
 #endif
