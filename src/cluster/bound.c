@@ -262,12 +262,38 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
                        (share * range(p->activation, first, count) + range(p->replicated, first, count));
 }
 
+/* Node n's NICs carry every ring flow of its devices that leaves the node;
+ * none starts before its stage's last backward does. */
+static double nic_bound(const cluster_stages *st, int n, const double *start, const int *layers)
+{
+    const pp_cluster *c = st->space->cluster;
+    int dp = st->branch->dp;
+    double bytes = 0.0, earliest = INFINITY;
+    for (int s = 0, first = 0; s < st->stage_count; first += layers[s++]) {
+        int flows = st->ring_out[s * c->node_count + n];
+        if (flows == 0)
+            continue;
+        double share = 1.0 / st->stage_tp[s];
+        bytes += flows * 2.0 * (dp - 1) / dp * share * range(st->prefix->gradient, first, layers[s]);
+        earliest = fmin(earliest, start[s]);
+    }
+    return bytes > 0 ? earliest + bytes / st->space->node_nic[n] : 0.0;
+}
+
 double cluster_plan_bound(const cluster_stages *st, const int *layers)
 {
     cluster_walk w = {0, 0, 0};
-    for (int s = 0, first = 0; s < st->stage_count; first += layers[s++])
-        w = cluster_walk_extend(st, w, cluster_stage_cost(st, s, first, layers[s]));
-    return w.fixed;
+    double start[st->stage_count];
+    double m = st->branch->micro_batches;
+    for (int s = 0, first = 0; s < st->stage_count; first += layers[s++]) {
+        cluster_cost cost = cluster_stage_cost(st, s, first, layers[s]);
+        start[s] = w.in + m * (cost.forward + cost.backward) - cost.backward;
+        w = cluster_walk_extend(st, w, cost);
+    }
+    double bound = w.fixed;
+    for (int n = 0; st->branch->dp > 1 && n < st->space->cluster->node_count; n++)
+        bound = fmax(bound, nic_bound(st, n, start, layers));
+    return bound;
 }
 
 double cluster_root_bound(const cluster_stages *st)

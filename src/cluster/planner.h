@@ -38,6 +38,7 @@ typedef struct {
      * link of it offers from the start time on. */
     double *node_intra;
     double *node_inter;
+    double *node_nic;     /* [node] all its NICs together (ports x bandwidth) */
 } cluster_space;
 
 /* One top-level branch: everything but the layers per stage. */
@@ -89,6 +90,9 @@ typedef struct {
      * of stage s at its slowest hop. */
     double *hop_bandwidth;  /* [stage] */
     double *ring_bandwidth; /* [stage] */
+    /* Ring flows of stage s that leave node n through its NICs, over all
+     * replicas and members: [stage * node_count + n]. */
+    int *ring_out;
     /* The most work (FLOPs per micro-batch) stage s could hold within its
      * memory, and the stages by cap_work / rate: a water-filling bound on
      * the remaining stages' busiest one. */
@@ -150,8 +154,9 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
                             double max_layer);
 /* One layer's full activation bytes per sample per member share. */
 double cluster_layer_full_activation(const cluster_stages *st, int s, int layer);
-/* The schedule bound of a complete plan: max over stages of the earlier
- * stages' F + B plus m times the stage's own F + B. */
+/* The bound of a complete plan: the walk over its stages, and for every
+ * node the gradient bytes its NICs must send once the earliest of those
+ * stages' last backward begins. */
 double cluster_plan_bound(const cluster_stages *st, const int *layers);
 /* Fills cap_work and by_ratio; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);

@@ -56,6 +56,8 @@ typedef struct {
     double *peak;    /* [device] */
     long nodes, simulations;
     bool stopped;
+    bool diving;     /* first pass: stop at the first plan judged */
+    bool landed;
 } worker;
 
 static double incumbent(shared_state *sh)
@@ -222,13 +224,16 @@ static void dfs(worker *wk, int s, int first, cluster_walk walk)
         return;
     if (s == wk->st.stage_count) {
         if (!pruned(walk.fixed, incumbent(wk->sh)) &&
-            compare_layers(wk->layers, wk->greedy, s) != 0)
+            compare_layers(wk->layers, wk->greedy, s) != 0 &&
+            !pruned(cluster_plan_bound(&wk->st, wk->layers), incumbent(wk->sh))) {
             judge(wk, wk->layers);
+            wk->landed = wk->diving;
+        }
         return;
     }
     int count = expand(wk, s, first, walk, incumbent(wk->sh));
     const child *kids = wk->children + (size_t)s * (size_t)(wk->st.prefix->layers + 1);
-    for (int i = 0; i < count && !wk->stopped; i++) {
+    for (int i = 0; i < count && !wk->stopped && !wk->landed; i++) {
         if (i > 0 && pruned(kids[i].bound, incumbent(wk->sh)))
             continue;
         wk->layers[s] = kids[i].n;
@@ -294,16 +299,21 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
     if (!wk->layers || !wk->greedy || !wk->children)
         return false;
     greedy_layers(&wk->st, wk->greedy);
-    if (!pruned(cluster_plan_bound(&wk->st, wk->greedy), incumbent(sh)))
+    if (wk->diving && !pruned(cluster_plan_bound(&wk->st, wk->greedy), incumbent(sh)))
         judge(wk, wk->greedy);
+    wk->landed = false;
     dfs(wk, 0, 0, (cluster_walk){0, 0, 0});
     return true;
 }
 
+/* Two passes over the branches, best root bound first: a dive (the greedy
+ * plan and the first plan the depth-first search reaches) in every branch,
+ * so the incumbent is good before any branch is searched to its end; then
+ * the full searches. */
 static int take_branch(shared_state *sh)
 {
     pthread_mutex_lock(&sh->lock);
-    int i = sh->stop || sh->next == sh->branch_count ? -1 : sh->next++;
+    int i = sh->stop || sh->next == 2 * sh->branch_count ? -1 : sh->next++;
     pthread_mutex_unlock(&sh->lock);
     return i;
 }
@@ -312,10 +322,12 @@ static void *worker_main(void *arg)
 {
     worker *wk = arg;
     shared_state *sh = wk->sh;
-    for (int i; (i = take_branch(sh)) >= 0;) {
+    for (int k; (k = take_branch(sh)) >= 0;) {
+        wk->diving = k < sh->branch_count;
+        int i = wk->diving ? k : k - sh->branch_count;
         cluster_branch *b = &sh->branches[i];
         if (pruned(b->root_bound, incumbent(sh))) {
-            sh->done[i] = true;
+            sh->done[i] |= !wk->diving;
             continue;
         }
         pp_arena *a = pp_arena_new(1 << 14);
@@ -326,7 +338,7 @@ static void *worker_main(void *arg)
             fail(sh, &e);
             break;
         }
-        sh->done[i] = !wk->stopped;
+        sh->done[i] = !wk->diving && !wk->stopped;
     }
     return NULL;
 }

@@ -66,11 +66,14 @@ static bool nodes_alike(const pp_cluster *c, const cluster_space *sp, int a, int
 static void node_bandwidths(const pp_cluster *c, double t, cluster_space *sp)
 {
     for (int n = 0; n < c->node_count; n++)
-        sp->node_intra[n] = sp->node_inter[n] = 0.0;
+        sp->node_intra[n] = sp->node_inter[n] = sp->node_nic[n] = 0.0;
     for (int l = 0; l < c->link_count; l++) {
         double *most = c->links[l].inter_node ? sp->node_inter : sp->node_intra;
         int n = c->links[l].node;
-        most[n] = fmax(most[n], best_bandwidth_from(c, l, t));
+        double bw = best_bandwidth_from(c, l, t);
+        most[n] = fmax(most[n], bw);
+        if (c->links[l].inter_node)
+            sp->node_nic[n] += c->links[l].ports * bw;
     }
 }
 
@@ -106,9 +109,10 @@ pp_status cluster_space_build(const pp_cluster *c, double start_time, pp_arena *
     out->node_live_count = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(int));
     out->node_intra = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(double));
     out->node_inter = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(double));
+    out->node_nic = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(double));
     int *nodes = pp_arena_alloc(a, (size_t)(c->node_count + 1) * (size_t)CLUSTER_MAX_KINDS * sizeof(int));
     if (!out->live || !out->node_live_first || !out->node_live_count || !nodes ||
-        !out->node_intra || !out->node_inter)
+        !out->node_intra || !out->node_inter || !out->node_nic)
         return pp_error_set(err, PP_ENOMEM, "out of memory building the plan space");
     count_live(c, start_time, out);
     node_bandwidths(c, start_time, out);
@@ -306,9 +310,13 @@ static void transfer_bandwidths(cluster_stages *st, int members)
             for (int j = 0; s + 1 < st->stage_count && j < st->stage_tp[s] && j < st->stage_tp[s + 1]; j++)
                 hop = fmin(hop, pair_bandwidth(sp, mine[j], mine[st->stage_tp[s] + j]));
             st->hop_bandwidth[s] = fmax(st->hop_bandwidth[s], hop);
-            for (int j = 0; dp > 1 && j < st->stage_tp[s]; j++)
+            for (int j = 0; dp > 1 && j < st->stage_tp[s]; j++) {
                 st->ring_bandwidth[s] = fmin(st->ring_bandwidth[s],
                                              pair_bandwidth(sp, mine[j], next_replica[j]));
+                int from = sp->cluster->device_node[mine[j]];
+                if (from != sp->cluster->device_node[next_replica[j]])
+                    st->ring_out[s * sp->cluster->node_count + from]++;
+            }
         }
     }
 }
@@ -354,7 +362,8 @@ bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
         out->rate_suffix[i] = out->rate_suffix[i + 1] + out->rate[i];
     out->hop_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
-    if (!out->hop_bandwidth || !out->ring_bandwidth)
+    out->ring_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
+    if (!out->hop_bandwidth || !out->ring_bandwidth || !out->ring_out)
         return false;
     transfer_bandwidths(out, slot / b->dp);
     return cluster_stages_limits(out, a);
