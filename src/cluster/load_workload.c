@@ -1,6 +1,7 @@
-/* load_workload.c: reads a workload file, reporting every mistake with the
- * file and the JSON path (transformer.hidden), or FILE:LINE:COL for bad
- * JSON. Two kinds of file are read, told apart by their keys:
+/* load_workload.c: reads a workload file, reporting every mistake as
+ * FILE:LINE:COL: and the JSON path (transformer.hidden) when it is about a
+ * value (the position found again from the path in the text, core/json.h),
+ * FILE:LINE:COL for bad JSON. Two kinds of file are read, told apart by their keys:
  *
  * A transformer, one JSON object:
  *
@@ -29,6 +30,7 @@
  *
  * Anything else is refused with a message naming both formats. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/json.h"
 #include "cluster/workload_internal.h"
@@ -120,24 +122,43 @@ static bool is_piper(const json_t *root)
            json_object_get(root, "maxDevices");
 }
 
-pp_status pp_cluster_workload_load(const char *path, const pp_hw_catalog *cat,
-                                   pp_cluster_workload **out, pp_error *err)
+static pp_status read_workload(const char *name, const json_t *root, const pp_hw_catalog *cat,
+                               pp_cluster_workload **out, pp_error *err)
+{
+    if (json_is_object(root) && json_object_get(root, "transformer"))
+        return load_transformer(name, root, out, err);
+    if (json_is_object(root) && is_piper(root))
+        return cluster_piper_read(name, root, cat, out, err);
+    return pp_error_set(err, PP_EINPUT,
+                        "%s: not a workload: expected an object with \"transformer\" (a "
+                        "transformer) or with \"nodes\", \"edges\" and \"maxDevices\" (a Piper "
+                        "profile)",
+                        name);
+}
+
+pp_status cluster_workload_load_buffer(const char *name, const void *data, size_t size,
+                                       const pp_hw_catalog *cat, pp_cluster_workload **out,
+                                       pp_error *err)
 {
     *out = NULL;
     json_t *root = NULL;
-    pp_status st = pp_json_load_file(path, &root, err);
+    pp_status st = pp_json_load_buffer(name, data, size, &root, err);
     if (st)
         return st;
-    if (json_is_object(root) && json_object_get(root, "transformer"))
-        st = load_transformer(path, root, out, err);
-    else if (json_is_object(root) && is_piper(root))
-        st = cluster_piper_read(path, root, cat, out, err);
-    else
-        st = pp_error_set(err, PP_EINPUT,
-                          "%s: not a workload: expected an object with \"transformer\" (a "
-                          "transformer) or with \"nodes\", \"edges\" and \"maxDevices\" (a Piper "
-                          "profile)",
-                          path);
+    st = read_workload(name, root, cat, out, err);
     json_decref(root);
+    return pp_json_place(err, st, name, data, size);
+}
+
+pp_status pp_cluster_workload_load(const char *path, const pp_hw_catalog *cat,
+                                   pp_cluster_workload **out, pp_error *err)
+{
+    char *text = NULL;
+    size_t size = 0;
+    *out = NULL;
+    pp_status st = pp_json_read_text(path, &text, &size, err);
+    if (!st)
+        st = cluster_workload_load_buffer(path, text, size, cat, out, err);
+    free(text);
     return st;
 }

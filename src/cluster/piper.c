@@ -20,7 +20,7 @@
  * different nodes, the pair at most once), "communicationCost" (bytes per
  * sample). Every number is >= 0 and the edges form no cycle. These are the
  * checks of Piper's Instance::checkInputCorrectness; errors name the file and
- * the JSON path. Piper allows other debug fields, so other keys are ignored.
+ * the JSON path, and load_workload.c puts the line and column in. Piper allows other debug fields, so other keys are ignored.
  * Every node needs a degree-1 "vanilla" option.
  *
  * The conversion, per node, from the degree-1 "vanilla" option:

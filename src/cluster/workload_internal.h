@@ -1,6 +1,7 @@
 /* workload_internal.h: what the workload files share across src/cluster/:
- * the empty workload in its own arena, and the Piper profile reader that
- * load_workload.c hands a parsed file to. */
+ * the empty workload in its own arena, the Piper profile reader that
+ * load_workload.c hands a parsed file to, and the workload reader for text
+ * already in memory (the fuzzer feeds it without a file). */
 #ifndef PP_CLUSTER_WORKLOAD_INTERNAL_H
 #define PP_CLUSTER_WORKLOAD_INTERNAL_H
 
@@ -19,5 +20,11 @@ char *cluster_workload_strdup(pp_cluster_workload *w, const char *s);
  * on. */
 pp_status cluster_piper_read(const char *file, const json_t *root, const pp_hw_catalog *cat,
                              pp_cluster_workload **out, pp_error *err);
+
+/* pp_cluster_workload_load for text in memory, `name` standing for the file
+ * in messages. */
+pp_status cluster_workload_load_buffer(const char *name, const void *data, size_t size,
+                                       const pp_hw_catalog *cat, pp_cluster_workload **out,
+                                       pp_error *err);
 
 #endif

@@ -132,16 +132,19 @@ static void expect_error(const pp_hw_catalog *cat, const char *file, pp_status s
 
 static void test_errors(const pp_hw_catalog *cat)
 {
-    expect_error(cat, PP_DATA_DIR "/workload-piper-cycle.json", PP_EINPUT, "edges: a cycle",
+    expect_error(cat, PP_DATA_DIR "/workload-piper-cycle.json", PP_EINPUT,
+                 "workload-piper-cycle.json:194:11: edges: a cycle",
                  "through node");
-    expect_error(cat, PP_DATA_DIR "/workload-piper-unknown.json", PP_EINPUT, "edges[1].destId",
+    expect_error(cat, PP_DATA_DIR "/workload-piper-unknown.json", PP_EINPUT,
+                 "workload-piper-unknown.json:112:14: edges[1].destId",
                  "no node has id 7");
     expect_error(cat, PP_DATA_DIR "/workload-piper-negative.json", PP_EINPUT,
-                 "nodes[1].TMPCs.1[0].memoryUsageA", ">= 0");
-    expect_error(cat, PP_DATA_DIR "/workload-piper-duplicate.json", PP_EINPUT, "edges[1]",
+                 "workload-piper-negative.json:57:23: nodes[1].TMPCs.1[0].memoryUsageA", ">= 0");
+    expect_error(cat, PP_DATA_DIR "/workload-piper-duplicate.json", PP_EINPUT,
+                 "workload-piper-duplicate.json:98:3: edges[1]",
                  "also edges[0]");
     expect_error(cat, PP_DATA_DIR "/workload-piper-sync.json", PP_EINPUT,
-                 "nodes[0].TMPCs.2[0].syncTimeFw", "there is no edge 1 -> 0");
+                 "workload-piper-sync.json:41:21: nodes[0].TMPCs.2[0].syncTimeFw", "there is no edge 1 -> 0");
     /* Without the profiling device FLOPs cannot be priced. */
     expect_error(NULL, PP_DATA_DIR "/workload-piper-skip.json", PP_EARG, "A100-80GB-SXM", NULL);
 }

@@ -1,12 +1,14 @@
 /* test_workload.c: the transformer as a list of layers (hand-checked on a
  * tiny model; Narayanan et al. SC'21 table 1 rows summed back to eq. 3 and
- * eq. 2), the transformer workload file and its errors, and every example
+ * eq. 2), the transformer workload file and its errors (with the line and
+ * column of the value, counted by hand), and every example
  * workload in examples/cluster/. */
 #include <dirent.h>
 #include <math.h>
 #include <string.h>
 
 #include "check.h"
+#include "cluster/workload_internal.h"
 #include "parplan/cluster.h"
 
 static int close_to(double got, double want)
@@ -146,12 +148,12 @@ static void expect_error(const char *file, pp_status status, const char *a, cons
 
 static void test_errors(void)
 {
-    expect_error(PP_DATA_DIR "/workload-bad-key.json", PP_EINPUT, "transformer.hiden",
+    expect_error(PP_DATA_DIR "/workload-bad-key.json", PP_EINPUT, "workload-bad-key.json:2:41: transformer.hiden",
                  "unknown key");
-    expect_error(PP_DATA_DIR "/workload-bad-heads.json", PP_EINPUT, "heads 3 does not divide", NULL);
-    expect_error(PP_DATA_DIR "/workload-real-layers.json", PP_EINPUT, "transformer.layers",
+    expect_error(PP_DATA_DIR "/workload-bad-heads.json", PP_EINPUT, "workload-bad-heads.json:1:17: transformer: heads 3 does not divide", NULL);
+    expect_error(PP_DATA_DIR "/workload-real-layers.json", PP_EINPUT, "workload-real-layers.json:1:28: transformer.layers",
                  "integer");
-    expect_error(PP_DATA_DIR "/workload-neither.json", PP_EINPUT, "not a workload", "Piper");
+    expect_error(PP_DATA_DIR "/workload-neither.json", PP_EINPUT, "workload-neither.json: not a workload", "Piper");
     expect_error(PP_DATA_DIR "/workload-syntax.json", PP_EINPUT, "workload-syntax.json:2:", NULL);
     expect_error(PP_DATA_DIR "/no-such-workload.json", PP_EIO, "no-such-workload", NULL);
 
@@ -161,6 +163,33 @@ static void test_errors(void)
     pp_error err = {0};
     CHECK_EQ_INT(pp_cluster_workload_transformer(&t, false, &w, &err), PP_EARG);
     CHECK(w == NULL && strstr(err.message, "hidden") != NULL);
+}
+
+static void expect_text_error(const char *text, const char *want)
+{
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(cluster_workload_load_buffer("mem", text, strlen(text), NULL, &w, &err),
+                 PP_EINPUT);
+    CHECK(w == NULL);
+    CHECK(strncmp(err.message, want, strlen(want)) == 0);
+    if (strncmp(err.message, want, strlen(want)) != 0)
+        fprintf(stderr, "message: %s\nwanted:  %s\n", err.message, want);
+}
+
+/* Errors in text held in memory: a missing key is placed at its object, a
+ * wrong value at the value. */
+static void test_text_errors(void)
+{
+    expect_text_error("{\n  \"name\": \"x\",\n  \"transformer\": {\"layers\": 2, \"hidden\": 8}\n}",
+                      "mem:3:18: transformer.heads: required");
+    expect_text_error("{\"transformer\": {\"layers\": 2, \"hidden\": 8, \"heads\": 2, \"sequence\": 4,\n"
+                      "  \"vocabulary\": 16, \"global_batch\": 3},\n \"recompute\": \"yes\"}",
+                      "mem:3:15: recompute: must be true or false");
+    expect_text_error("{\"name\": 7, \"transformer\": {}}", "mem:1:10: name: expected a string, got 7");
+    /* Columns count characters: the two bytes of the e-acute are one. */
+    expect_text_error("{\"transformer\": {\"comment\": \"\xc3\xa9\", \"layers\": \"2\"}}",
+                      "mem:1:44: transformer.layers: must be an integer");
 }
 
 /* The example workloads load; those named here with the figures they state. */
@@ -238,6 +267,7 @@ int main(void)
     test_table1_sums();
     test_activation_split();
     test_errors();
+    test_text_errors();
     test_examples();
     test_every_example();
     return CHECK_DONE();
