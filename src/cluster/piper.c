@@ -20,8 +20,9 @@
  * different nodes, the pair at most once), "communicationCost" (bytes per
  * sample). Every number is >= 0 and the edges form no cycle. These are the
  * checks of Piper's Instance::checkInputCorrectness; errors name the file and
- * the JSON path, and load_workload.c puts the line and column in. Piper allows other debug fields, so other keys are ignored.
- * Every node needs a degree-1 "vanilla" option.
+ * the JSON path, and load_workload.c puts the line and column in. Piper
+ * allows other debug fields, so other keys are ignored. Every node needs a
+ * degree-1 "vanilla" option.
  *
  * The conversion, per node, from the degree-1 "vanilla" option:
  * - FLOPs: Piper gives times measured on A100s (bert32a100; we take the
