@@ -1,6 +1,8 @@
 /* load_plan.c: reads a plan file, in the full form or Megatron's shorthand,
  * naming the file and the place of every mistake, then validates the plan
- * against the cluster and the workload.
+ * against the cluster and the workload. A mistake in a value is reported as
+ * FILE:LINE:COL: PATH: reason, the position found again from the path in the
+ * text (core/json.h).
  *
  * The format, one JSON object. The full form:
  *
@@ -52,8 +54,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "cluster/load_plan.h"
 #include "core/json.h"
-#include "parplan/cluster.h"
 
 enum { PATH_SIZE = 96 };
 
@@ -288,26 +290,47 @@ static pp_status read_plan(const loader *L, const json_t *root, pp_cluster_plan 
                         L->file);
 }
 
+/* The plan read and validated; errors as "FILE: PATH: reason". */
+static pp_status read_valid_plan(const loader *L, const json_t *root, pp_cluster_plan **out)
+{
+    pp_cluster_plan *p = NULL;
+    pp_status st = read_plan(L, root, &p);
+    if (st)
+        return st;
+    pp_error why = {0};
+    if ((st = pp_cluster_plan_validate(L->c, L->w, p, &why))) {
+        pp_cluster_plan_free(p);
+        return pp_error_set(L->err, st, "%s: %s", L->file, why.message);
+    }
+    *out = p;
+    return PP_OK;
+}
+
+pp_status cluster_plan_load_buffer(const char *name, const void *data, size_t size,
+                                   const pp_cluster *c, const pp_cluster_workload *w,
+                                   pp_cluster_plan **out, pp_error *err)
+{
+    *out = NULL;
+    json_t *root = NULL;
+    pp_status st = pp_json_load_buffer(name, data, size, &root, err);
+    if (st)
+        return st;
+    loader L = {name, c, w, err};
+    st = read_valid_plan(&L, root, out);
+    json_decref(root);
+    return pp_json_place(err, st, name, data, size);
+}
+
 pp_status pp_cluster_plan_load(const char *path, const pp_cluster *c,
                                const pp_cluster_workload *w, pp_cluster_plan **out,
                                pp_error *err)
 {
+    char *text = NULL;
+    size_t size = 0;
     *out = NULL;
-    json_t *root = NULL;
-    pp_status st = pp_json_load_file(path, &root, err);
-    if (st)
-        return st;
-    loader L = {path, c, w, err};
-    pp_cluster_plan *p = NULL;
-    st = read_plan(&L, root, &p);
-    json_decref(root);
-    if (st)
-        return st;
-    pp_error why = {0};
-    if ((st = pp_cluster_plan_validate(c, w, p, &why))) {
-        pp_cluster_plan_free(p);
-        return pp_error_set(err, st, "%s: %s", path, why.message);
-    }
-    *out = p;
-    return PP_OK;
+    pp_status st = pp_json_read_text(path, &text, &size, err);
+    if (!st)
+        st = cluster_plan_load_buffer(path, text, size, c, w, out, err);
+    free(text);
+    return st;
 }

@@ -1,6 +1,7 @@
 /* test_plan.c: Megatron's uniform plan (device placement worked out by hand),
  * validation (each rule broken alone), the plan file reader (the full form,
- * the shorthand, and malformed files checked for place and reason) and
+ * the shorthand, and malformed files checked for line, column, path and
+ * reason) and
  * write -> load giving back the same plan. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cluster/load_plan.h"
 #include "fixture.h"
 
 static const pp_hw_device_type types[2] = {
@@ -236,24 +238,24 @@ static void test_load_errors(void)
         {"plan-bad-duplicate-key.json", "plan-bad-duplicate-key.json:3:", "duplicate"},
         {"plan-bad-root-array.json", "plan-bad-root-array.json:", "expected an object"},
         {"plan-bad-neither.json", "plan-bad-neither.json:", "neither \"replicas\""},
-        {"plan-bad-unknown-key.json", "plan-bad-unknown-key.json: stage:", "unknown key"},
-        {"plan-bad-shorthand-key.json", "plan-bad-shorthand-key.json: layers:", "unknown key"},
-        {"plan-bad-tp-type.json", "plan-bad-tp-type.json: tp:", "expected a number >= 1, got \"2\""},
-        {"plan-bad-tp-fraction.json", "plan-bad-tp-fraction.json: tp:", "expected an integer >= 1, got 1.5"},
+        {"plan-bad-unknown-key.json", "plan-bad-unknown-key.json:3:30: stage:", "unknown key"},
+        {"plan-bad-shorthand-key.json", "plan-bad-shorthand-key.json:1:57: layers:", "unknown key"},
+        {"plan-bad-tp-type.json", "plan-bad-tp-type.json:1:8: tp:", "expected a number >= 1, got \"2\""},
+        {"plan-bad-tp-fraction.json", "plan-bad-tp-fraction.json:1:8: tp:", "expected an integer >= 1, got 1.5"},
         {"plan-bad-shorthand-divide.json", "plan-bad-shorthand-divide.json:", "pp = 3 does not divide the workload's 4 layers"},
-        {"plan-bad-shorthand-missing.json", "plan-bad-shorthand-missing.json: dp:", "missing"},
-        {"plan-bad-recompute.json", "plan-bad-recompute.json: recompute:", "expected true or false"},
-        {"plan-bad-missing-micro-batch.json", "plan-bad-missing-micro-batch.json: micro_batch:", "missing"},
-        {"plan-bad-replicas-empty.json", "plan-bad-replicas-empty.json: replicas:", "empty"},
-        {"plan-bad-replica-type.json", "plan-bad-replica-type.json: replicas[0]:", "expected an object, got 3"},
-        {"plan-bad-stage-key.json", "plan-bad-stage-key.json: replicas[0].stages[0].layer:", "unknown key"},
-        {"plan-bad-device-negative.json", "plan-bad-device-negative.json: replicas[0].stages[0].devices[0]:", "got -1"},
-        {"plan-bad-split-length.json", "plan-bad-split-length.json: replicas[0].stages[0].split:", "1 share for 2 devices"},
+        {"plan-bad-shorthand-missing.json", "plan-bad-shorthand-missing.json:1:1: dp:", "missing"},
+        {"plan-bad-recompute.json", "plan-bad-recompute.json:3:34: recompute:", "expected true or false"},
+        {"plan-bad-missing-micro-batch.json", "plan-bad-missing-micro-batch.json:1:1: micro_batch:", "missing"},
+        {"plan-bad-replicas-empty.json", "plan-bad-replicas-empty.json:1:32: replicas:", "empty"},
+        {"plan-bad-replica-type.json", "plan-bad-replica-type.json:1:33: replicas[0]:", "expected an object, got 3"},
+        {"plan-bad-stage-key.json", "plan-bad-stage-key.json:6:17: replicas[0].stages[0].layer:", "unknown key"},
+        {"plan-bad-device-negative.json", "plan-bad-device-negative.json:6:33: replicas[0].stages[0].devices[0]:", "got -1"},
+        {"plan-bad-split-length.json", "plan-bad-split-length.json:6:49: replicas[0].stages[0].split:", "1 share for 2 devices"},
         {"plan-bad-split-zero.json", "plan-bad-split-zero.json: replica 0 stage 0 member 1:", "split 0 is not a positive share"},
         {"plan-bad-split-sum.json", "plan-bad-split-sum.json: replica 0 stage 0:", "sum to 1.25"},
-        {"plan-bad-stage-count.json", "plan-bad-stage-count.json: replicas[1].stages:", "1 stage, but replicas[0] has 2"},
-        {"plan-bad-layers-differ.json", "plan-bad-layers-differ.json: replicas[1].stages[0].layers:", "2, but replicas[0] has 1"},
-        {"plan-bad-tp-differ.json", "plan-bad-tp-differ.json: replicas[1].stages[0].devices:", "1 device, but replicas[0] has 2"},
+        {"plan-bad-stage-count.json", "plan-bad-stage-count.json:9:36: replicas[1].stages:", "1 stage, but replicas[0] has 2"},
+        {"plan-bad-layers-differ.json", "plan-bad-layers-differ.json:10:18: replicas[1].stages[0].layers:", "2, but replicas[0] has 1"},
+        {"plan-bad-tp-differ.json", "plan-bad-tp-differ.json:10:32: replicas[1].stages[0].devices:", "1 device, but replicas[0] has 2"},
         {"plan-bad-device-twice.json", "plan-bad-device-twice.json: replica 1 stage 0 member 0:", "device 0 is used twice"},
         {"plan-bad-device-range.json", "plan-bad-device-range.json: replica 1 stage 1 member 0:", "device 8 is out of range"},
         {"plan-bad-samples.json", "plan-bad-samples.json:", "hold 10 samples, the global batch is 8"},
@@ -270,8 +272,28 @@ static void test_load_errors(void)
         CHECK(contains(err.message, cases[i].where));
         CHECK(contains(err.message, cases[i].why));
         if (check_failures != before)
-            fprintf(stderr, "  in %s\n", cases[i].file);
+            fprintf(stderr, "  in %s: %s\n", cases[i].file, err.message);
     }
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* A key missing deep inside is placed at the object that lacks it. */
+static void test_text_error(void)
+{
+    static const char text[] = "{\"micro_batch\": 1,\n"
+                               " \"replicas\": [\n"
+                               "  {\"micro_batches\": 8, \"stages\": [\n"
+                               "    {\"layers\": 2, \"devices\": [0]},\n"
+                               "    {\"layers\": 2}]}]}\n";
+    static const char want[] = "mem:5:5: replicas[0].stages[1].devices: missing";
+    pp_cluster *c = cluster8();
+    pp_cluster_workload *w = fixture_workload(4, 1e9, 1e6, 1e3, 1e3, 8);
+    pp_cluster_plan *p = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(cluster_plan_load_buffer("mem", text, strlen(text), c, w, &p, &err), PP_EINPUT);
+    CHECK(p == NULL);
+    CHECK(contains(err.message, want));
     pp_cluster_workload_free(w);
     pp_cluster_free(c);
 }
@@ -329,6 +351,7 @@ int main(void)
     test_validate();
     test_load_full();
     test_load_errors();
+    test_text_error();
     test_write_round_trip();
     return CHECK_DONE();
 }
