@@ -166,7 +166,7 @@ typedef struct {
 static void permutations(enumeration *e, int *cur, int depth, int used)
 {
     int k = e->sp->kind_count;
-    if (depth == k) {
+    if (depth >= k || depth >= CLUSTER_MAX_KINDS) {
         memcpy(e->perms[e->perm_count++], cur, (size_t)k * sizeof(int));
         return;
     }
