@@ -262,22 +262,33 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
                        (share * range(p->activation, first, count) + range(p->replicated, first, count));
 }
 
-/* Node n's NICs carry every ring flow of its devices that leaves the node;
- * none starts before its stage's last backward does. */
+/* Node n's NICs carry every ring flow of its devices that leaves the node,
+ * and none starts before its stage's last backward does: with the stages
+ * by that start, latest first, the NICs still have every byte released at
+ * or after a start to send from then on. */
 static double nic_bound(const cluster_stages *st, int n, const double *start, const int *layers)
 {
     const pp_cluster *c = st->space->cluster;
-    int dp = st->branch->dp;
-    double bytes = 0.0, earliest = INFINITY;
-    for (int s = 0, first = 0; s < st->stage_count; first += layers[s++]) {
+    int dp = st->branch->dp, p = st->stage_count, count = 0;
+    int order[p];
+    double bytes[p];
+    for (int s = 0, first = 0; s < p; first += layers[s++]) {
         int flows = st->ring_out[s * c->node_count + n];
-        if (flows == 0)
+        bytes[s] = flows * 2.0 * (dp - 1) / dp / st->stage_tp[s] *
+                   range(st->prefix->gradient, first, layers[s]);
+        if (bytes[s] <= 0)
             continue;
-        double share = 1.0 / st->stage_tp[s];
-        bytes += flows * 2.0 * (dp - 1) / dp * share * range(st->prefix->gradient, first, layers[s]);
-        earliest = fmin(earliest, start[s]);
+        int k = count++;
+        for (; k > 0 && start[order[k - 1]] < start[s]; k--)
+            order[k] = order[k - 1];
+        order[k] = s;
     }
-    return bytes > 0 ? earliest + bytes / st->space->node_nic[n] : 0.0;
+    double bound = 0.0, sent = 0.0;
+    for (int k = 0; k < count; k++) {
+        sent += bytes[order[k]];
+        bound = fmax(bound, start[order[k]] + sent / st->space->node_nic[n]);
+    }
+    return bound;
 }
 
 double cluster_plan_bound(const cluster_stages *st, const int *layers)
