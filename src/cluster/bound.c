@@ -262,48 +262,71 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
                        (share * range(p->activation, first, count) + range(p->replicated, first, count));
 }
 
-/* Node n's NICs carry every ring flow of its devices that leaves the node,
- * and none starts before its stage's last backward does: with the stages
- * by that start, latest first, the NICs still have every byte released at
- * or after a start to send from then on. */
-static double nic_bound(const cluster_stages *st, int n, const double *start, const int *layers)
+/* Bytes node n's NICs must send, and when they exist at the earliest. */
+typedef struct {
+    double release, bytes;
+} nic_item;
+
+/* Every item released at or after some time still has to go out from
+ * then on: with the items by release, latest first, that gives a bound per
+ * item. */
+static double release_bound(nic_item *items, int count, double capacity)
 {
-    const pp_cluster *c = st->space->cluster;
-    int dp = st->branch->dp, p = st->stage_count, count = 0;
-    int order[p];
-    double bytes[p];
-    for (int s = 0, first = 0; s < p; first += layers[s++]) {
-        int flows = st->ring_out[s * c->node_count + n];
-        bytes[s] = flows * 2.0 * (dp - 1) / dp / st->stage_tp[s] *
-                   range(st->prefix->gradient, first, layers[s]);
-        if (bytes[s] <= 0)
-            continue;
-        int k = count++;
-        for (; k > 0 && start[order[k - 1]] < start[s]; k--)
-            order[k] = order[k - 1];
-        order[k] = s;
+    for (int i = 1; i < count; i++) {
+        nic_item x = items[i];
+        int k = i;
+        for (; k > 0 && items[k - 1].release < x.release; k--)
+            items[k] = items[k - 1];
+        items[k] = x;
     }
     double bound = 0.0, sent = 0.0;
     for (int k = 0; k < count; k++) {
-        sent += bytes[order[k]];
-        bound = fmax(bound, start[order[k]] + sent / st->space->node_nic[n]);
+        sent += items[k].bytes;
+        bound = fmax(bound, items[k].release + sent / capacity);
     }
     return bound;
+}
+
+/* Node n's NICs carry every ring flow of its devices that leaves the node
+ * (none before its stage's last backward begins) and every pipeline flow
+ * between its stages and another node's (none before the stage's first
+ * forward is done). */
+static double nic_bound(const cluster_stages *st, int n, const double *ring_release,
+                        const double *hop_release, const int *layers)
+{
+    const pp_cluster *c = st->space->cluster;
+    int dp = st->branch->dp, p = st->stage_count, count = 0;
+    double m = st->branch->micro_batches, b = st->branch->micro_batch;
+    nic_item items[2 * p];
+    for (int s = 0, first = 0; s < p; first += layers[s++]) {
+        int rings = st->ring_out[s * c->node_count + n], hops = st->hop_out[s * c->node_count + n];
+        if (rings > 0 && dp > 1)
+            items[count++] = (nic_item){ring_release[s], rings * 2.0 * (dp - 1) / dp /
+                                                             st->stage_tp[s] *
+                                                             range(st->prefix->gradient, first, layers[s])};
+        if (hops > 0) {
+            int k = st->stage_tp[s] < st->stage_tp[s + 1] ? st->stage_tp[s] : st->stage_tp[s + 1];
+            double bytes = b * st->prefix->w->layers[first + layers[s] - 1].output_bytes / k;
+            items[count++] = (nic_item){hop_release[s], hops * m * bytes};
+        }
+    }
+    return count ? release_bound(items, count, st->space->node_nic[n]) : 0.0;
 }
 
 double cluster_plan_bound(const cluster_stages *st, const int *layers)
 {
     cluster_walk w = {0, 0, 0};
-    double start[st->stage_count];
+    double ring_release[st->stage_count], hop_release[st->stage_count];
     double m = st->branch->micro_batches;
     for (int s = 0, first = 0; s < st->stage_count; first += layers[s++]) {
         cluster_cost cost = cluster_stage_cost(st, s, first, layers[s]);
-        start[s] = w.in + m * (cost.forward + cost.backward) - cost.backward;
+        ring_release[s] = w.in + m * (cost.forward + cost.backward) - cost.backward;
+        hop_release[s] = w.in + cost.forward;
         w = cluster_walk_extend(st, w, cost);
     }
     double bound = w.fixed;
-    for (int n = 0; st->branch->dp > 1 && n < st->space->cluster->node_count; n++)
-        bound = fmax(bound, nic_bound(st, n, start, layers));
+    for (int n = 0; n < st->space->cluster->node_count; n++)
+        bound = fmax(bound, nic_bound(st, n, ring_release, hop_release, layers));
     return bound;
 }
 

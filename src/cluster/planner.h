@@ -93,6 +93,9 @@ typedef struct {
     /* Ring flows of stage s that leave node n through its NICs, over all
      * replicas and members: [stage * node_count + n]. */
     int *ring_out;
+    /* Pipeline flows between stage s and s + 1 (both ways) that leave node
+     * n: [stage * node_count + n]. */
+    int *hop_out;
     /* The most work (FLOPs per micro-batch) stage s could hold within its
      * memory, and the stages by cap_work / rate: a water-filling bound on
      * the remaining stages' busiest one. */
@@ -155,8 +158,8 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
 /* One layer's full activation bytes per sample per member share. */
 double cluster_layer_full_activation(const cluster_stages *st, int s, int layer);
 /* The bound of a complete plan: the walk over its stages, and for every
- * node the gradient bytes its NICs must send once the earliest of those
- * stages' last backward begins. */
+ * node the pipeline and gradient bytes its NICs must send, each no earlier
+ * than it can exist. */
 double cluster_plan_bound(const cluster_stages *st, const int *layers);
 /* Fills cap_work and by_ratio; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);

@@ -307,8 +307,15 @@ static void transfer_bandwidths(cluster_stages *st, int members)
             const int *mine = st->devices + r * members + offset;
             const int *next_replica = st->devices + ((r + 1) % dp) * members + offset;
             double hop = INFINITY;
-            for (int j = 0; s + 1 < st->stage_count && j < st->stage_tp[s] && j < st->stage_tp[s + 1]; j++)
-                hop = fmin(hop, pair_bandwidth(sp, mine[j], mine[st->stage_tp[s] + j]));
+            for (int j = 0; s + 1 < st->stage_count && j < st->stage_tp[s] && j < st->stage_tp[s + 1]; j++) {
+                int src = mine[j], dst = mine[st->stage_tp[s] + j];
+                hop = fmin(hop, pair_bandwidth(sp, src, dst));
+                int from = sp->cluster->device_node[src], to = sp->cluster->device_node[dst];
+                if (from != to) {
+                    st->hop_out[s * sp->cluster->node_count + from]++;
+                    st->hop_out[s * sp->cluster->node_count + to]++;
+                }
+            }
             st->hop_bandwidth[s] = fmax(st->hop_bandwidth[s], hop);
             for (int j = 0; dp > 1 && j < st->stage_tp[s]; j++) {
                 st->ring_bandwidth[s] = fmin(st->ring_bandwidth[s],
@@ -363,7 +370,8 @@ bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
     out->hop_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
-    if (!out->hop_bandwidth || !out->ring_bandwidth || !out->ring_out)
+    out->hop_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
+    if (!out->hop_bandwidth || !out->ring_bandwidth || !out->ring_out || !out->hop_out)
         return false;
     transfer_bandwidths(out, slot / b->dp);
     return cluster_stages_limits(out, a);
