@@ -1,6 +1,8 @@
 /* load.c: reads a scheduling problem from our JSON format, reporting every
- * mistake with the file and the JSON path (ops[5].device), then validates
- * the whole with pp_sched_problem_finish.
+ * mistake with the file, the line and column and the JSON path
+ * (FILE:12:20: ops[5].device: ...; the position found again from the path in
+ * the text, core/json.h), then validates the whole with
+ * pp_sched_problem_finish.
  *
  * The problem format, one JSON object:
  *
@@ -342,9 +344,14 @@ static pp_status load_document(const char *file, json_t *root, pp_status parsed,
 
 pp_status pp_sched_load(const char *path, pp_sched_problem **out, pp_error *err)
 {
-    json_t *root = NULL;
-    pp_status parsed = pp_json_load_file(path, &root, err);
-    return load_document(path, root, parsed, out, err);
+    char *text = NULL;
+    size_t size = 0;
+    *out = NULL;
+    pp_status st = pp_json_read_text(path, &text, &size, err);
+    if (!st)
+        st = pp_sched_load_buffer(path, text, size, out, err);
+    free(text);
+    return st;
 }
 
 pp_status pp_sched_load_buffer(const char *name, const void *data, size_t size,
@@ -352,5 +359,6 @@ pp_status pp_sched_load_buffer(const char *name, const void *data, size_t size,
 {
     json_t *root = NULL;
     pp_status parsed = pp_json_load_buffer(name, data, size, &root, err);
-    return load_document(name, root, parsed, out, err);
+    pp_status st = load_document(name, root, parsed, out, err);
+    return pp_json_place(err, st, name, data, size);
 }

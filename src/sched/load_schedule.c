@@ -1,4 +1,6 @@
-/* load_schedule.c: reads a schedule for a given problem from JSON.
+/* load_schedule.c: reads a schedule for a given problem from JSON; a
+ * mistake in a value is reported as FILE:LINE:COL: PATH: reason (the
+ * position found again from the path in the text, core/json.h).
  *
  * The schedule format, one JSON object:
  *
@@ -218,12 +220,16 @@ static pp_status load_document(const char *file, json_t *root, const pp_sched_pr
 pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
                                  pp_sched_schedule **out, pp_error *err)
 {
+    char *text = NULL;
+    size_t size = 0;
     *out = NULL;
-    json_t *root = NULL;
-    pp_status st;
-    if ((st = unfinished(path, p, err)) || (st = pp_json_load_file(path, &root, err)))
-        return st;
-    return load_document(path, root, p, out, err);
+    pp_status st = unfinished(path, p, err);
+    if (!st)
+        st = pp_json_read_text(path, &text, &size, err);
+    if (!st)
+        st = pp_sched_load_schedule_buffer(path, text, size, p, out, err);
+    free(text);
+    return st;
 }
 
 pp_status pp_sched_load_schedule_buffer(const char *name, const void *data, size_t size,
@@ -235,5 +241,6 @@ pp_status pp_sched_load_schedule_buffer(const char *name, const void *data, size
     pp_status st;
     if ((st = unfinished(name, p, err)) || (st = pp_json_load_buffer(name, data, size, &root, err)))
         return st;
-    return load_document(name, root, p, out, err);
+    st = load_document(name, root, p, out, err);
+    return pp_json_place(err, st, name, data, size);
 }
