@@ -4,10 +4,10 @@
  * with the file and names the right line:column (for a value, the line and
  * column of the value, or of the object missing a key, then its JSON path);
  * the example loads to the fields written in it; problems and schedules,
- * including
- * random ones with numbers that need all 17 digits, survive write -> load
- * unchanged; the example schedule passes the checker before and after its
- * round trip, and one with an op left out loads and fails the checker. */
+ * including random ones with numbers that need all 17 digits, survive write
+ * -> load unchanged; the example schedule passes the checker before and
+ * after its round trip, and one with an op left out loads and fails the
+ * checker. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
