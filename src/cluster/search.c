@@ -327,7 +327,8 @@ static void *worker_main(void *arg)
         int i = wk->diving ? k : k - sh->branch_count;
         cluster_branch *b = &sh->branches[i];
         if (pruned(b->root_bound, incumbent(sh))) {
-            sh->done[i] |= !wk->diving;
+            if (!wk->diving)
+                sh->done[i] = true;
             continue;
         }
         pp_arena *a = pp_arena_new(1 << 14);
@@ -338,7 +339,9 @@ static void *worker_main(void *arg)
             fail(sh, &e);
             break;
         }
-        sh->done[i] = !wk->diving && !wk->stopped;
+        /* a dive may still run while another worker finishes the full search */
+        if (!wk->diving)
+            sh->done[i] = !wk->stopped;
     }
     return NULL;
 }
