@@ -372,6 +372,27 @@ static void test_lost_device(void)
     pp_cluster_free(c);
 }
 
+/* A search stopped by its timeout still answers, with a lower bound no
+ * plan of the space beats. */
+static void test_timeout(void)
+{
+    pp_cluster *c = two_nodes(4, 4, 2e12, 1e9, 1e9);
+    pp_cluster_workload *w = small_workload(12, 32);
+    pp_cluster_plan_options o = {1e-9, 1, 1, 0.0, NULL};
+    pp_cluster_plan_result r;
+    pp_error err = {0};
+    CHECK(pp_cluster_plan_search(c, w, &o, &r, &err) == PP_OK);
+    CHECK(r.best != NULL);
+    CHECK(r.lower_bound <= r.best_time);
+    pp_cluster_plan_result full = plan(c, w, 1, 0.0, NULL);
+    CHECK(r.lower_bound <= full.best_time);
+    CHECK(full.best_time <= r.best_time);
+    pp_cluster_plan_result_free(&full);
+    pp_cluster_plan_result_free(&r);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 int main(void)
 {
     test_bound_and_memory();
@@ -383,5 +404,6 @@ int main(void)
     test_memory_tight();
     test_threads_and_warm_start();
     test_lost_device();
+    test_timeout();
     return CHECK_DONE();
 }
