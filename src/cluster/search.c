@@ -1,10 +1,12 @@
 /* search.c: pp_cluster_plan_search, the parallel branch-and-bound of paper
- * 003 Alg. 1. Incumbents first (the best uniform plan, the warm start, a
- * greedy plan per branch), then the branches best root bound first, each a
- * depth-first search over layers per stage with children tried by bound;
- * every complete plan whose bound does not exceed the incumbent is simulated.
- * Ties go to the smaller (branch index, layers) key, and pruning is strict,
- * so the answer is the same whatever the threads and their timing. */
+ * 003 Alg. 1. Incumbents first (the best uniform plan, the warm start), then
+ * two passes over the branches, best root bound first: a dive per branch
+ * (its greedy plan and the first plan its search reaches), then each
+ * branch's full depth-first search over layers per stage with children
+ * tried by bound; every complete plan whose bound does not exceed the
+ * incumbent is simulated. Ties go to the smaller (branch index, layers)
+ * key, and pruning is strict, so a complete search gives the same answer
+ * whatever the threads and their timing. */
 #include "cluster/planner.h"
 
 #include <math.h>
