@@ -313,18 +313,40 @@ static double nic_bound(const cluster_stages *st, int n, const double *ring_rele
     return count ? release_bound(items, count, st->space->node_nic[n]) : 0.0;
 }
 
+/* The last micro-batch's trip below stage k: in 1F1B stage k runs, after
+ * its last forward, `between` backwards and then the last one, which waits
+ * for that micro-batch's forward and backward on every later stage and the
+ * hops between them. */
+static double drain_term(const cluster_stages *st, const cluster_cost *c, const cluster_walk *w,
+                         int k, double below)
+{
+    int m = st->branch->micro_batches, p = st->stage_count;
+    int warm = p - k - 1 < m ? p - k - 1 : m;
+    int between = warm < m - 1 ? warm : m - 1, before = m - 1 - between;
+    double wait = fmax(below, between * c[k].backward);
+    return w[k].in + m * c[k].forward + before * c[k].backward + wait + c[k].backward +
+           fmax(w[k].out, c[k].tail);
+}
+
 double cluster_plan_bound(const cluster_stages *st, const int *layers)
 {
-    cluster_walk w = {0, 0, 0};
-    double ring_release[st->stage_count], hop_release[st->stage_count];
+    int p = st->stage_count;
+    cluster_walk walk[p + 1];
+    cluster_cost cost[p];
+    double ring_release[p], hop_release[p];
     double m = st->branch->micro_batches;
-    for (int s = 0, first = 0; s < st->stage_count; first += layers[s++]) {
-        cluster_cost cost = cluster_stage_cost(st, s, first, layers[s]);
-        ring_release[s] = w.in + m * (cost.forward + cost.backward) - cost.backward;
-        hop_release[s] = w.in + cost.forward;
-        w = cluster_walk_extend(st, w, cost);
+    walk[0] = (cluster_walk){0, 0, 0};
+    for (int s = 0, first = 0; s < p; first += layers[s++]) {
+        cost[s] = cluster_stage_cost(st, s, first, layers[s]);
+        ring_release[s] = walk[s].in + m * (cost[s].forward + cost[s].backward) - cost[s].backward;
+        hop_release[s] = walk[s].in + cost[s].forward;
+        walk[s + 1] = cluster_walk_extend(st, walk[s], cost[s]);
     }
-    double bound = w.fixed;
+    double bound = walk[p].fixed, below = 0.0;
+    for (int k = p - 1; k >= 0; k--) {
+        bound = fmax(bound, drain_term(st, cost, walk, k, below));
+        below += cost[k].forward + cost[k].backward + 2 * (k > 0 ? cost[k - 1].hop : 0.0);
+    }
     for (int n = 0; n < st->space->cluster->node_count; n++)
         bound = fmax(bound, nic_bound(st, n, ring_release, hop_release, layers));
     return bound;

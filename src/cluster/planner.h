@@ -157,9 +157,10 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
                             double max_layer);
 /* One layer's full activation bytes per sample per member share. */
 double cluster_layer_full_activation(const cluster_stages *st, int s, int layer);
-/* The bound of a complete plan: the walk over its stages, and for every
- * node the pipeline and gradient bytes its NICs must send, each no earlier
- * than it can exist. */
+/* The bound of a complete plan: the walk over its stages, the 1F1B drain
+ * of each stage (its last backward waits for the last micro-batch to go
+ * down the pipeline and back), and for every node the pipeline and
+ * gradient bytes its NICs must send, each no earlier than it can exist. */
 double cluster_plan_bound(const cluster_stages *st, const int *layers);
 /* Fills cap_work and by_ratio; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
