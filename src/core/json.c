@@ -490,9 +490,11 @@ pp_status pp_json_place(pp_error *err, pp_status st, const char *file, const cha
     if (st != PP_EINPUT || !err)
         return st;
     size_t n = strlen(file);
-    const char *message = err->message, *start = message + n + 2, *end;
-    if (strncmp(message, file, n) != 0 || strncmp(message + n, ": ", 2) != 0 ||
-        !(end = strstr(start, ": ")))
+    const char *message = err->message, *start, *end;
+    if (strncmp(message, file, n) != 0 || strncmp(message + n, ": ", 2) != 0)
+        return st;
+    start = message + n + 2;
+    if (!(end = strstr(start, ": ")))
         return st;
     char path[sizeof err->message];
     memcpy(path, start, (size_t)(end - start));
