@@ -158,6 +158,15 @@ static void judge(worker *wk, const int *layers)
     }
     pp_error e = {0};
     double time;
+    /* a simulation costs as much as thousands of nodes: look at the clock */
+    if (pp_deadline_passed(&sh->deadline)) {
+        pp_cluster_plan_free(plan);
+        pthread_mutex_lock(&sh->lock);
+        sh->stop = true;
+        pthread_mutex_unlock(&sh->lock);
+        wk->stopped = true;
+        return;
+    }
     wk->simulations++;
     if (simulate(sh->c, sh->w, plan, sh->o->start_time, &time, &e) != PP_OK) {
         pp_cluster_plan_free(plan);
