@@ -2,7 +2,8 @@
  * naming the file and the place of every mistake, then validates the plan
  * against the cluster and the workload. A mistake in a value is reported as
  * FILE:LINE:COL: PATH: reason, the position found again from the path in the
- * text (core/json.h).
+ * text (core/json.h); a validation error about a device, a split share or a
+ * stage as FILE:LINE:COL: and the validator's words.
  *
  * The format, one JSON object. The full form:
  *
@@ -54,6 +55,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cluster/load_plan.h"
 #include "core/json.h"
 
@@ -67,6 +69,8 @@ static const char *const stage_keys[] = {"layers", "devices", "split", NULL};
 
 typedef struct {
     const char *file;
+    const char *text; /* to find the position of a validation error */
+    size_t size;
     const pp_cluster *c;
     const pp_cluster_workload *w;
     pp_error *err;
@@ -290,7 +294,25 @@ static pp_status read_plan(const loader *L, const json_t *root, pp_cluster_plan 
                         L->file);
 }
 
-/* The plan read and validated; errors as "FILE: PATH: reason". */
+/* The validator names a place as "replica R stage S member J" (plan.c); in
+ * the full form that is a place in the file: the member's device or split
+ * share, the stage, the replica's micro-batches. "" when it names none. */
+static void validation_path(const char *why, char *path, size_t size)
+{
+    int r, s, j, used = 0;
+    path[0] = '\0';
+    if (sscanf(why, "replica %d stage %d member %d: %n", &r, &s, &j, &used) == 3 && used)
+        snprintf(path, size, "replicas[%d].stages[%d].%s[%d]", r, s,
+                 strncmp(why + used, "split", 5) == 0 ? "split" : "devices", j);
+    else if (sscanf(why, "replica %d stage %d: %n", &r, &s, &used) == 2 && used)
+        snprintf(path, size, "replicas[%d].stages[%d]", r, s);
+    else if (sscanf(why, "replica %d runs %n", &r, &used) == 1 && used)
+        snprintf(path, size, "replicas[%d].micro_batches", r);
+}
+
+/* The plan read and validated; errors as "FILE: PATH: reason", or
+ * "FILE:LINE:COL: reason" for a validation error about a place the file
+ * has. */
 static pp_status read_valid_plan(const loader *L, const json_t *root, pp_cluster_plan **out)
 {
     pp_cluster_plan *p = NULL;
@@ -298,12 +320,18 @@ static pp_status read_valid_plan(const loader *L, const json_t *root, pp_cluster
     if (st)
         return st;
     pp_error why = {0};
-    if ((st = pp_cluster_plan_validate(L->c, L->w, p, &why))) {
-        pp_cluster_plan_free(p);
-        return pp_error_set(L->err, st, "%s: %s", L->file, why.message);
+    if (!(st = pp_cluster_plan_validate(L->c, L->w, p, &why))) {
+        *out = p;
+        return PP_OK;
     }
-    *out = p;
-    return PP_OK;
+    pp_cluster_plan_free(p);
+    st = pp_error_set(L->err, st, "%s: %s", L->file, why.message);
+    char path[PATH_SIZE];
+    int line, column;
+    validation_path(why.message, path, sizeof path);
+    if (path[0] && !path[pp_json_locate(L->text, L->size, path, &line, &column)])
+        st = pp_json_relocate(L->err, st, L->file, L->text, L->size, path);
+    return st;
 }
 
 pp_status cluster_plan_load_buffer(const char *name, const void *data, size_t size,
@@ -315,7 +343,7 @@ pp_status cluster_plan_load_buffer(const char *name, const void *data, size_t si
     pp_status st = pp_json_load_buffer(name, data, size, &root, err);
     if (st)
         return st;
-    loader L = {name, c, w, err};
+    loader L = {name, data, size, c, w, err};
     st = read_valid_plan(&L, root, out);
     json_decref(root);
     return pp_json_place(err, st, name, data, size);
