@@ -62,8 +62,8 @@ pp_status pp_json_read_text(const char *path, char **text, size_t *size, pp_erro
  * repeated within an object is found at its last occurrence (the one jansson
  * keeps when repeats are allowed). When the path goes further than the text,
  * the position is that of the deepest part that exists (a missing key is
- * reported at its object). Returns how many characters of `path` were found:
- * strlen(path) when all of it. */
+ * reported at its object). Returns the length in bytes of the part of
+ * `path` found: strlen(path) when all of it. */
 size_t pp_json_locate(const char *text, size_t size, const char *path, int *line, int *column);
 
 /* When st is PP_EINPUT and err's message reads "FILE: ...", puts the
@@ -74,8 +74,9 @@ pp_status pp_json_relocate(pp_error *err, pp_status st, const char *file, const 
 
 /* The same for a message "FILE: PATH: reason" from any reader: the path is
  * the message's own, and the position is put in when the path leads into the
- * text (all of it, or all but a missing last key); other messages are left
- * as they are. Readers call it once, where they return. */
+ * text: all of it, or all but a missing last key or element when it has no
+ * space (so that "FILE: some words: ..." is not taken for a path). Other
+ * messages are left as they are. Readers call it once, where they return. */
 pp_status pp_json_place(pp_error *err, pp_status st, const char *file, const char *text,
                         size_t size);
 
