@@ -97,3 +97,20 @@ double cli_solve_budget(double timeout, double started)
     double left = timeout - margin - (pp_now() - started);
     return left > 0.01 ? left : 0.01;
 }
+
+FILE *cli_open_out(const char *path, pp_error *err)
+{
+    if (!path)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        pp_error_set(err, PP_EIO, "%s: cannot write", path);
+    return f;
+}
+
+pp_status cli_close_out(FILE *f, const char *path, pp_error *err)
+{
+    if (f == stdout)
+        return fflush(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
+    return fclose(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "%s: write failed", path);
+}

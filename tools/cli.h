@@ -12,6 +12,12 @@ int cli_exit_code(pp_status status);
 /* Prints "prog: message" to stderr and returns the exit code. */
 int cli_fail(const char *prog, const pp_error *err);
 
+/* The file an answer goes to: path, or stdout when path is NULL; NULL and
+ * PP_EIO in err when it cannot be opened. cli_close_out flushes stdout or
+ * closes the file, reporting a failed write. */
+FILE *cli_open_out(const char *path, pp_error *err);
+pp_status cli_close_out(FILE *f, const char *path, pp_error *err);
+
 bool cli_parse_double(const char *text, double *out);
 bool cli_parse_int64(const char *text, int64_t *out);
 

@@ -131,30 +131,13 @@ static pp_status read_inputs(const cluster_flags *f, inputs *in, pp_error *err)
     return PP_OK;
 }
 
-static FILE *open_out(const char *path, pp_error *err)
-{
-    if (!path)
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        pp_error_set(err, PP_EIO, "%s: cannot write", path);
-    return f;
-}
-
-static pp_status close_out(FILE *f, const char *path, pp_error *err)
-{
-    if (f == stdout)
-        return fflush(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
-    return fclose(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "%s: write failed", path);
-}
-
 static pp_status write_plan(const pp_cluster_plan *p, const char *path, pp_error *err)
 {
-    FILE *f = open_out(path, err);
+    FILE *f = cli_open_out(path, err);
     if (!f)
         return err->status;
     pp_status st = pp_cluster_plan_write(p, f, err);
-    pp_status closed = close_out(f, path, err);
+    pp_status closed = cli_close_out(f, path, err);
     return st != PP_OK ? st : closed;
 }
 
@@ -166,7 +149,7 @@ static pp_status write_picture(timeline_writer write, const pp_timeline *t, cons
     if (!f)
         return pp_error_set(err, PP_EIO, "%s: cannot write", path);
     pp_status st = write(t, f, err);
-    pp_status closed = close_out(f, path, err);
+    pp_status closed = cli_close_out(f, path, err);
     return st != PP_OK ? st : closed;
 }
 

@@ -49,33 +49,16 @@ static int usage_error(const char *usage)
     return 2;
 }
 
-static FILE *open_out(const char *path, pp_error *err)
-{
-    if (!path)
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        pp_error_set(err, PP_EIO, "%s: cannot write", path);
-    return f;
-}
-
-static pp_status close_out(FILE *f, const char *path, pp_error *err)
-{
-    if (f == stdout)
-        return fflush(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
-    return fclose(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "%s: write failed", path);
-}
-
 typedef pp_status (*schedule_writer)(const pp_sched_problem *, const pp_sched_schedule *, FILE *, pp_error *);
 
 static pp_status write_file(schedule_writer write, const pp_sched_problem *p, const pp_sched_schedule *s,
                             const char *path, pp_error *err)
 {
-    FILE *f = open_out(path, err);
+    FILE *f = cli_open_out(path, err);
     if (!f)
         return err->status;
     pp_status st = write(p, s, f, err);
-    pp_status closed = close_out(f, path, err);
+    pp_status closed = cli_close_out(f, path, err);
     return st != PP_OK ? st : closed;
 }
 
@@ -305,11 +288,11 @@ int cmd_check_schedule(int argc, char **argv)
 
 static pp_status write_problem(const pp_sched_problem *p, const char *path, pp_error *err)
 {
-    FILE *f = open_out(path, err);
+    FILE *f = cli_open_out(path, err);
     if (!f)
         return err->status;
     pp_status st = pp_sched_write_problem(p, f, err);
-    pp_status closed = close_out(f, path, err);
+    pp_status closed = cli_close_out(f, path, err);
     return st != PP_OK ? st : closed;
 }
 
