@@ -121,10 +121,13 @@ static char *written(const pp_cluster_plan *p, size_t *size)
 static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
 {
     int n = a->replica_count * pp_cluster_plan_members(a);
-    if (a->micro_batch != b->micro_batch || a->recompute != b->recompute ||
+    if (a->micro_batch != b->micro_batch ||
         a->replica_count != b->replica_count || a->stage_count != b->stage_count ||
         n != b->replica_count * pp_cluster_plan_members(b))
         return false;
+    for (int s = 0; s < a->stage_count; s++)
+        if (a->stage_recompute[s] != b->stage_recompute[s])
+            return false;
     for (int r = 0; r < a->replica_count; r++)
         if (a->micro_batches[r] != b->micro_batches[r])
             return false;

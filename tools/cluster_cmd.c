@@ -173,7 +173,22 @@ static pp_status simulate(const cluster_flags *f, const inputs *in, const pp_clu
     return st;
 }
 
-/* "dp 2, pp 2, tp 4/4, layers 10/14, micro-batch 1 x 16, recompute". */
+/* Stages that recompute: "" for none, ", recompute" for all, otherwise
+ * ", recompute 1/1/0/0" (one flag per stage). */
+static size_t describe_recompute(const pp_cluster_plan *p, char *buf, size_t size)
+{
+    int on = 0;
+    for (int s = 0; s < p->stage_count; s++)
+        on += p->stage_recompute[s];
+    if (on == 0)
+        return 0;
+    size_t n = (size_t)snprintf(buf, size, ", recompute");
+    for (int s = 0; on < p->stage_count && s < p->stage_count && n < size; s++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%d", s ? "/" : " ", p->stage_recompute[s]);
+    return n;
+}
+
+/* "dp 2, pp 2, tp 4/4, layers 10/14, micro-batch 1 x 16, recompute 1/0". */
 static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size)
 {
     size_t n = 0;
@@ -185,8 +200,10 @@ static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size)
     for (int s = 0; s < p->stage_count && n < size; s++)
         n += (size_t)snprintf(buf + n, size - n, "%s%d", s ? "/" : "", p->stage_layers[s]);
     if (n < size)
-        snprintf(buf + n, size - n, ", micro-batch %d x %d%s", p->micro_batch, p->micro_batches[0],
-                 p->recompute ? ", recompute" : "");
+        n += (size_t)snprintf(buf + n, size - n, ", micro-batch %d x %d", p->micro_batch,
+                              p->micro_batches[0]);
+    if (n < size)
+        describe_recompute(p, buf + n, size - n);
 }
 
 static void print_devices(const inputs *in, const pp_cluster_report *r)

@@ -207,10 +207,12 @@ bool pp_cluster_device_alive_at(const pp_cluster *c, int device, double t);
  * member): index r * members + stage_offset(s) + j, members = sum of stage_tp.
  * split[i] is the share of every layer's work and memory member j takes: a
  * group of unlike devices may split unevenly (paper 003 section 2.3); each
- * group's shares sum to 1. */
+ * group's shares sum to 1. stage_recompute[s] says whether stage s (in every
+ * replica) replays its layers' forward passes in the backward pass instead
+ * of keeping their activations: devices with room keep them, others
+ * recompute. */
 typedef struct {
     int micro_batch;
-    bool recompute;
     int replica_count;
     int stage_count;
     int *micro_batches; /* [replica] */
@@ -218,6 +220,7 @@ typedef struct {
     int *stage_tp;      /* [stage] */
     int *devices;       /* [replica][stage][member] */
     double *split;      /* same shape as devices */
+    bool *stage_recompute; /* [stage] */
 } pp_cluster_plan;
 
 /* One malloc'd block holding the struct and its arrays; split starts even
@@ -229,7 +232,8 @@ int pp_cluster_plan_members(const pp_cluster_plan *p);               /* devices 
 int pp_cluster_plan_stage_offset(const pp_cluster_plan *p, int stage); /* within a replica */
 
 /* Megatron-LM's plan for (tp, pp, dp): equal layers per stage, equal
- * micro-batches per replica, even splits, ranks in Megatron's order (tensor
+ * micro-batches per replica, even splits, every stage recomputing as the
+ * workload says (w->recompute), ranks in Megatron's order (tensor
  * fastest, then data, then pipeline: rank = (s * dp + r) * tp + j).
  * PP_EARG with the reason when the numbers do not fit the cluster or workload. */
 pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload *w, int tp,
@@ -252,8 +256,8 @@ pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err
 
 /* Peak bytes each device of the cluster holds under p (0 for unused ones):
  * its share of its stage's state, plus the activations of the micro-batches
- * 1F1B keeps in flight there, plus one layer's full activations when
- * recomputing. peak must hold c->device_count entries. */
+ * 1F1B keeps in flight there, plus one layer's full activations when its
+ * stage recomputes. peak must hold c->device_count entries. */
 void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
                             const pp_cluster_plan *p, double *peak);
 
@@ -317,12 +321,14 @@ typedef struct {
 
 /* Parallel branch-and-bound (paper 003 Alg. 1) over data, tensor and
  * pipeline degrees, the devices of each stage, uneven layers per stage,
- * uneven splits over unlike devices, micro-batch size and count. */
+ * uneven splits over unlike devices, micro-batch size and count, and
+ * recomputation per stage (off only where the activations fit). */
 pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload *w,
                                  const pp_cluster_plan_options *o, pp_cluster_plan_result *out,
                                  pp_error *err);
-/* Every valid Megatron-uniform (tp, pp, dp, micro_batch) simulated; the best
- * that fits in *out (NULL if none), its time in *time. */
+/* Every valid Megatron-uniform (tp, pp, dp, micro_batch) simulated, each
+ * with recomputation on and off in all stages (Megatron has one flag); the
+ * best that fits in *out (NULL if none), its time in *time. */
 pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w,
                                   double start_time, pp_cluster_plan **out, double *time,
                                   pp_error *err);

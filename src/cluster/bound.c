@@ -8,6 +8,7 @@
 #include "parplan/hw_net.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static double *prefix_array(pp_arena *a, int n)
 {
@@ -18,10 +19,11 @@ bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_pre
 {
     int n = w->layer_count;
     out->layers = n;
-    out->recompute = w->recompute;
+    out->replay_ratio = INFINITY;
     out->work = prefix_array(a, n);
     out->forward = prefix_array(a, n);
     out->backward = prefix_array(a, n);
+    out->replay = prefix_array(a, n);
     out->weight = prefix_array(a, n);
     out->traffic = prefix_array(a, n);
     out->tp_forward = prefix_array(a, n);
@@ -32,27 +34,31 @@ bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_pre
     out->checkpoint = prefix_array(a, n);
     out->gradient = prefix_array(a, n);
     out->w = w;
-    if (!out->work || !out->forward || !out->backward || !out->weight ||
+    if (!out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
         !out->traffic || !out->tp_forward || !out->tp_backward || !out->state || !out->activation ||
         !out->replicated || !out->checkpoint || !out->gradient)
         return false;
     for (int l = 0; l < n; l++) {
         const pp_cluster_layer *y = &w->layers[l];
-        double backward = y->backward_flops + (w->recompute ? y->recompute_flops : 0);
-        out->work[l + 1] = out->work[l] + y->forward_flops + backward;
+        double work = y->forward_flops + y->backward_flops;
+        out->work[l + 1] = out->work[l] + work;
         out->forward[l + 1] = out->forward[l] + y->forward_flops;
-        out->backward[l + 1] = out->backward[l] + backward;
+        out->backward[l + 1] = out->backward[l] + y->backward_flops;
+        out->replay[l + 1] = out->replay[l] + y->recompute_flops;
+        if (work > 0)
+            out->replay_ratio = fmin(out->replay_ratio, (work + y->recompute_flops) / work);
         out->weight[l + 1] = out->weight[l] + y->weight_bytes;
         out->traffic[l + 1] = out->traffic[l] + y->traffic_bytes;
         out->tp_forward[l + 1] = out->tp_forward[l] + y->tp_forward_bytes;
-        out->tp_backward[l + 1] = out->tp_backward[l] + y->tp_backward_bytes +
-                                  (w->recompute ? y->tp_forward_bytes : 0);
+        out->tp_backward[l + 1] = out->tp_backward[l] + y->tp_backward_bytes;
         out->state[l + 1] = out->state[l] + y->state_bytes;
         out->activation[l + 1] = out->activation[l] + y->activation_bytes;
         out->replicated[l + 1] = out->replicated[l] + y->activation_replicated_bytes;
         out->checkpoint[l + 1] = out->checkpoint[l] + y->checkpoint_bytes;
         out->gradient[l + 1] = out->gradient[l] + y->gradient_bytes;
     }
+    if (!isfinite(out->replay_ratio) || out->replay_ratio < 1.0)
+        out->replay_ratio = 1.0;
     return true;
 }
 
@@ -93,7 +99,8 @@ static double hop_time(const cluster_stages *st, int s, int last)
     return bytes > 0 ? bytes / st->hop_bandwidth[s] : 0.0;
 }
 
-cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count)
+cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count,
+                                bool replay)
 {
     const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
     const cluster_prefix *p = st->prefix;
@@ -103,12 +110,14 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     double traffic = share * range(p->traffic, first, count);
     cluster_cost c;
     c.forward = cluster_pass_time(type, share * range(p->forward, first, count), weight, traffic);
-    c.backward = cluster_pass_time(type, share * range(p->backward, first, count), weight, traffic);
+    double backward = range(p->backward, first, count) + (replay ? range(p->replay, first, count) : 0);
+    c.backward = cluster_pass_time(type, share * backward, weight, traffic);
     if (tp > 1) {
         pp_hw_link link = st->space->kinds[st->stage_kind[s]].tp_link;
-        double b = st->branch->micro_batch;
-        c.forward += pp_hw_allreduce_time(link, tp, b * range(p->tp_forward, first, count));
-        c.backward += pp_hw_allreduce_time(link, tp, b * range(p->tp_backward, first, count));
+        double b = st->branch->micro_batch, forward = range(p->tp_forward, first, count);
+        double back = range(p->tp_backward, first, count) + (replay ? forward : 0);
+        c.forward += pp_hw_allreduce_time(link, tp, b * forward);
+        c.backward += pp_hw_allreduce_time(link, tp, b * back);
     }
     c.tail = tail_time(st, s, first, count, c.backward);
     c.hop = hop_time(st, s, first + count - 1);
@@ -122,23 +131,24 @@ cluster_walk cluster_walk_extend(const cluster_stages *st, cluster_walk w, clust
     return (cluster_walk){w.in + c.forward + c.hop, w.out + c.backward + c.hop, fmax(w.fixed, term)};
 }
 
-/* The least T with sum over stages from `from` on of min(cap_work, T rate)
- * >= work: no split of that work among them, within their memory, keeps
- * every one of them below T. */
+/* The least T with sum over stages from `from` on of held_s(T) >= work,
+ * held_s(T) being the most work stage s can do within T and its memory:
+ * T rate up to cap_kept; beyond, it must recompute, so T rate / ratio up
+ * to cap_work. No split of that work among them keeps all below T. */
 static double water_level(const cluster_stages *st, int from, double work)
 {
-    double held = 0.0, rate = st->rate_suffix[from];
-    for (int i = 0; i < st->stage_count; i++) {
-        int s = st->by_ratio[i];
-        if (s < from)
+    double held = 0.0, rate = st->rate_suffix[from], at = 0.0;
+    for (int i = 0; i < 3 * st->stage_count; i++) {
+        const cluster_kink *k = &st->kinks[i];
+        if (k->stage < from)
             continue;
-        double level = st->cap_work[s] / st->rate[s];
-        if (held + level * rate >= work)
-            return (work - held) / rate;
-        held += st->cap_work[s];
-        rate -= st->rate[s];
+        if (held + (k->time - at) * rate >= work)
+            return at + (work - held) / rate;
+        held += (k->time - at) * rate;
+        at = k->time;
+        rate += k->slope;
     }
-    return INFINITY;
+    return rate > 0 ? at + (work - held) / rate : INFINITY;
 }
 
 /* The least sum of the stages' times (from `from` on) that holds `work`:
@@ -180,14 +190,14 @@ double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int f
 }
 
 /* The most layers stage s can hold: the longest run of layers whose memory
- * (without the recompute term, so never over the true figure) fits. */
-static int most_layers(const cluster_stages *st, int s)
+ * (without the rebuilt layer's term, so never over the true figure) fits. */
+static int most_layers(const cluster_stages *st, int s, bool replay)
 {
     int L = st->prefix->layers, best = 0;
     for (int n = 1; n <= L; n++) {
         bool some = false;
         for (int first = 0; first + n <= L && !some; first++)
-            some = cluster_stage_memory(st, s, first, n, 0.0) <= st->capacity[s];
+            some = cluster_stage_memory(st, s, first, n, 0.0, replay) <= st->capacity[s];
         if (!some)
             break;
         best = n;
@@ -195,14 +205,33 @@ static int most_layers(const cluster_stages *st, int s)
     return best;
 }
 
-static double ratio(const cluster_stages *st, int s)
+/* The most work any run of n layers holds. */
+static double most_work(const cluster_stages *st, int n)
 {
-    return st->cap_work[s] / st->rate[s];
+    double most = 0.0;
+    for (int first = 0; n > 0 && first + n <= st->prefix->layers; first++)
+        most = fmax(most, cluster_work(st, first, n));
+    return most;
 }
 
-static bool ratio_before(const cluster_stages *st, int x, int y)
+static int kink_order(const void *a, const void *b)
 {
-    return ratio(st, x) < ratio(st, y) || (ratio(st, x) == ratio(st, y) && x < y);
+    const cluster_kink *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->stage != y->stage ? x->stage - y->stage : (x->slope < y->slope) - (x->slope > y->slope);
+}
+
+/* held_s (see water_level) rises at rate until cap_kept, stays flat until
+ * recomputing at rate / ratio catches up, rises to cap_work, stays. */
+static void stage_kinks(const cluster_stages *st, int s, cluster_kink *k)
+{
+    double rate = st->rate[s], ratio = st->prefix->replay_ratio;
+    double kept = fmin(st->cap_kept[s], st->cap_work[s]);
+    double joins = kept * ratio / rate, full = st->cap_work[s] * ratio / rate;
+    k[0] = (cluster_kink){kept / rate, -rate, s};
+    k[1] = (cluster_kink){joins, rate / ratio, s};
+    k[2] = (cluster_kink){full, -rate / ratio, s};
 }
 
 static bool rate_before(const cluster_stages *st, int x, int y)
@@ -224,19 +253,20 @@ static void sort_stages(const cluster_stages *st, int *order,
 
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
 {
-    int p = st->stage_count, L = st->prefix->layers;
+    int p = st->stage_count;
     st->cap_work = pp_arena_alloc(a, (size_t)p * sizeof(double));
-    st->by_ratio = pp_arena_alloc(a, (size_t)p * sizeof(int));
+    st->cap_kept = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    st->kinks = pp_arena_alloc(a, 3 * (size_t)p * sizeof(cluster_kink));
     st->by_rate = pp_arena_alloc(a, (size_t)p * sizeof(int));
-    if (!st->cap_work || !st->by_ratio || !st->by_rate)
+    if (!st->cap_work || !st->cap_kept || !st->kinks || !st->by_rate)
         return false;
     for (int s = 0; s < p; s++) {
-        int n = most_layers(st, s);
-        st->cap_work[s] = 0.0;
-        for (int first = 0; n > 0 && first + n <= L; first++)
-            st->cap_work[s] = fmax(st->cap_work[s], cluster_work(st, first, n));
+        int replayed = most_layers(st, s, true), kept = most_layers(st, s, false);
+        st->cap_work[s] = most_work(st, replayed > kept ? replayed : kept);
+        st->cap_kept[s] = most_work(st, kept);
+        stage_kinks(st, s, st->kinks + 3 * s);
     }
-    sort_stages(st, st->by_ratio, ratio_before);
+    qsort(st->kinks, 3 * (size_t)p, sizeof *st->kinks, kink_order);
     sort_stages(st, st->by_rate, rate_before);
     return true;
 }
@@ -248,7 +278,7 @@ double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)
 }
 
 double cluster_stage_memory(const cluster_stages *st, int s, int first, int count,
-                            double max_layer)
+                            double max_layer, bool replay)
 {
     const cluster_prefix *p = st->prefix;
     double share = 1.0 / st->stage_tp[s];
@@ -256,7 +286,7 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
     int in_flight = st->stage_count - s < m ? st->stage_count - s : m;
     double b = st->branch->micro_batch;
     double bytes = share * range(p->state, first, count);
-    if (p->recompute)
+    if (replay)
         return bytes + in_flight * b * range(p->checkpoint, first, count) + b * max_layer;
     return bytes + in_flight * b *
                        (share * range(p->activation, first, count) + range(p->replicated, first, count));
@@ -328,7 +358,7 @@ static double drain_term(const cluster_stages *st, const cluster_cost *c, const 
            fmax(w[k].out, c[k].tail);
 }
 
-double cluster_plan_bound(const cluster_stages *st, const int *layers)
+double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay)
 {
     int p = st->stage_count;
     cluster_walk walk[p + 1];
@@ -337,7 +367,7 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers)
     double m = st->branch->micro_batches;
     walk[0] = (cluster_walk){0, 0, 0};
     for (int s = 0, first = 0; s < p; first += layers[s++]) {
-        cost[s] = cluster_stage_cost(st, s, first, layers[s]);
+        cost[s] = cluster_stage_cost(st, s, first, layers[s], replay[s]);
         ring_release[s] = walk[s].in + m * (cost[s].forward + cost[s].backward) - cost[s].backward;
         hop_release[s] = walk[s].in + cost[s].forward;
         walk[s + 1] = cluster_walk_extend(st, walk[s], cost[s]);

@@ -14,18 +14,18 @@
  *     "replicas": [
  *       {"micro_batches": 16, "stages": [
  *         {"layers": 16, "devices": [0, 1], "split": [0.6, 0.4]},
- *         {"layers": 16, "devices": [2, 3]}
+ *         {"layers": 16, "devices": [2, 3], "recompute": false}
  *       ]},
  *       {"micro_batches": 16, "stages": [
  *         {"layers": 16, "devices": [4, 5]},
- *         {"layers": 16, "devices": [6, 7]}
+ *         {"layers": 16, "devices": [6, 7], "recompute": false}
  *       ]}
  *     ]
  *   }
  *
  * - "micro_batch" (integer >= 1, required): samples per micro-batch.
- * - "recompute" (true or false): full activation recomputation; absent means
- *   the workload's default.
+ * - "recompute" (true or false): full activation recomputation in every
+ *   stage that does not say otherwise; absent means the workload's default.
  * - "replicas" (at least one): the data-parallel replicas. Each has
  *   "micro_batches" (integer >= 1, required), the micro-batches it runs per
  *   step, and "stages" (at least one, required), its pipeline in order.
@@ -35,8 +35,11 @@
  *   group; "split" (optional, one number > 0 per device, summing to 1), the
  *   share of the stage's work and memory each device takes; absent means
  *   even shares.
+ *   "recompute" (true or false, optional) overrides the top-level one for
+ *   this stage.
  * - Every replica has the same number of stages, and stage s has the same
- *   "layers" and number of devices in every replica.
+ *   "layers", number of devices and recomputation (its own "recompute" or
+ *   the top-level one) in every replica.
  *
  * The shorthand, Megatron-LM's uniform plan (pp_cluster_plan_uniform):
  *
@@ -65,7 +68,7 @@ static const char *const full_keys[] = {"comment", "micro_batch", "recompute", "
 static const char *const short_keys[] = {"comment", "micro_batch", "recompute", "tp", "pp", "dp",
                                          NULL};
 static const char *const replica_keys[] = {"micro_batches", "stages", NULL};
-static const char *const stage_keys[] = {"layers", "devices", "split", NULL};
+static const char *const stage_keys[] = {"layers", "devices", "split", "recompute", NULL};
 
 typedef struct {
     const char *file;
@@ -107,11 +110,13 @@ static pp_status read_int(const loader *L, pp_json_at at, const json_t *obj, con
     return v ? as_int(L, item, v, min, out) : PP_OK;
 }
 
-static pp_status read_recompute(const loader *L, const json_t *root, bool *out)
+/* Member "recompute" of obj at `at`; absent leaves *out as it is. */
+static pp_status read_recompute(const loader *L, pp_json_at at, const json_t *obj, bool *out)
 {
-    const json_t *v = json_object_get(root, "recompute");
+    const json_t *v = json_object_get(obj, "recompute");
     if (v && !json_is_boolean(v))
-        return pp_error_set(L->err, PP_EINPUT, "%s: recompute: expected true or false", L->file);
+        return pp_error_set(L->err, PP_EINPUT, "%s: %s%srecompute: expected true or false", L->file,
+                            at.path, at.path[0] ? "." : "");
     if (v)
         *out = json_is_true(v);
     return PP_OK;
@@ -139,12 +144,13 @@ static pp_status read_shorthand(const loader *L, const json_t *root, pp_cluster_
         (st = read_int(L, top, root, "pp", true, 1, &pp)) ||
         (st = read_int(L, top, root, "dp", true, 1, &dp)) ||
         (st = read_int(L, top, root, "micro_batch", true, 1, &micro_batch)) ||
-        (st = read_recompute(L, root, &recompute)))
+        (st = read_recompute(L, top, root, &recompute)))
         return st;
     pp_error why = {0};
     if ((st = pp_cluster_plan_uniform(L->c, L->w, tp, pp, dp, micro_batch, out, &why)))
         return pp_error_set(L->err, st == PP_EARG ? PP_EINPUT : st, "%s: %s", L->file, why.message);
-    (*out)->recompute = recompute;
+    for (int s = 0; s < pp; s++)
+        (*out)->stage_recompute[s] = recompute;
     return PP_OK;
 }
 
@@ -196,22 +202,31 @@ static pp_status read_split(const loader *L, pp_json_at at, const json_t *stage,
     return PP_OK;
 }
 
-/* Stage s of replica r, whose first slot is `slot`. */
+/* Stage s of replica r, whose first slot is `slot`; `recompute` is the
+ * top-level default. */
 static pp_status read_stage(const loader *L, pp_json_at at, const json_t *stage, int r, int s,
-                            pp_cluster_plan *p, int slot)
+                            pp_cluster_plan *p, int slot, bool recompute)
 {
     int layers = 0;
     json_t *devices = NULL, *v;
     pp_status st;
     if ((st = pp_json_object(at, stage, stage_keys, L->err)) ||
         (st = read_int(L, at, stage, "layers", true, 1, &layers)) ||
+        (st = read_recompute(L, at, stage, &recompute)) ||
         (st = read_list(L, at, stage, "devices", &devices)))
         return st;
-    if (r == 0)
+    if (r == 0) {
         p->stage_layers[s] = layers;
-    else if (layers != p->stage_layers[s])
+        p->stage_recompute[s] = recompute;
+    } else if (layers != p->stage_layers[s]) {
         return pp_error_set(L->err, PP_EINPUT, "%s: %s.layers: %d, but replicas[0] has %d in stage %d",
                             L->file, at.path, layers, p->stage_layers[s], s);
+    } else if (recompute != p->stage_recompute[s]) {
+        return pp_error_set(L->err, PP_EINPUT,
+                            "%s: %s.recompute: %s, but replicas[0] has %s in stage %d", L->file,
+                            at.path, recompute ? "true" : "false",
+                            p->stage_recompute[s] ? "true" : "false", s);
+    }
     if ((int)json_array_size(devices) != p->stage_tp[s])
         return pp_error_set(L->err, PP_EINPUT, "%s: %s.devices: %zu device%s, but replicas[0] has %d in stage %d",
                             L->file, at.path, json_array_size(devices),
@@ -226,7 +241,8 @@ static pp_status read_stage(const loader *L, pp_json_at at, const json_t *stage,
     return read_split(L, at, stage, p->stage_tp[s], p->split + slot);
 }
 
-static pp_status read_replica(const loader *L, const json_t *replica, int r, pp_cluster_plan *p)
+static pp_status read_replica(const loader *L, const json_t *replica, int r, pp_cluster_plan *p,
+                              bool recompute)
 {
     char path[PATH_SIZE];
     pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", "replicas", r)};
@@ -245,7 +261,8 @@ static pp_status read_replica(const loader *L, const json_t *replica, int r, pp_
         char stage_path[PATH_SIZE];
         pp_json_at item = {L->file, pp_json_path(stage_path, sizeof stage_path, at.path, "stages", s)};
         int slot = r * members + pp_cluster_plan_stage_offset(p, s);
-        if ((st = read_stage(L, item, json_array_get(stages, (size_t)s), r, s, p, slot)))
+        if ((st = read_stage(L, item, json_array_get(stages, (size_t)s), r, s, p, slot,
+                             recompute)))
             return st;
     }
     return PP_OK;
@@ -260,7 +277,7 @@ static pp_status read_full(const loader *L, const json_t *root, pp_cluster_plan 
     pp_status st;
     if ((st = pp_json_object(top, root, full_keys, L->err)) ||
         (st = read_int(L, top, root, "micro_batch", true, 1, &micro_batch)) ||
-        (st = read_recompute(L, root, &recompute)) ||
+        (st = read_recompute(L, top, root, &recompute)) ||
         (st = read_list(L, top, root, "replicas", &replicas)) ||
         (st = read_shape(L, replicas, &stage_tp, &stages))) {
         free(stage_tp);
@@ -271,9 +288,8 @@ static pp_status read_full(const loader *L, const json_t *root, pp_cluster_plan 
     if (!p)
         return pp_error_set(L->err, PP_ENOMEM, "%s: out of memory (or a plan too large)", L->file);
     p->micro_batch = micro_batch;
-    p->recompute = recompute;
     for (int r = 0; r < p->replica_count && !st; r++)
-        st = read_replica(L, json_array_get(replicas, (size_t)r), r, p);
+        st = read_replica(L, json_array_get(replicas, (size_t)r), r, p, recompute);
     if (st)
         pp_cluster_plan_free(p);
     else

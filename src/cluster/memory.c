@@ -45,7 +45,7 @@ void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
             int slot = r * members + pp_cluster_plan_stage_offset(p, s);
             for (int j = 0; j < p->stage_tp[s]; j++) {
                 stage_memory m = member_memory(w, first, p->stage_layers[s], p->split[slot + j],
-                                               p->recompute);
+                                               p->stage_recompute[s]);
                 peak[p->devices[slot + j]] = m.state + in_flight * b * m.kept + b * m.rebuilt;
             }
             first += p->stage_layers[s];

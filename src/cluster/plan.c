@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The arrays follow the struct in one allocation, doubles first: the struct
- * holds pointers, so its size keeps them aligned. */
+/* The arrays follow the struct in one allocation, doubles first, bools
+ * last: the struct holds pointers, so its size keeps them aligned. */
 static size_t plan_bytes(int replicas, int stages, int members)
 {
     size_t slots = (size_t)replicas * (size_t)members;
     return sizeof(pp_cluster_plan) + slots * sizeof(double) +
-           ((size_t)replicas + 2 * (size_t)stages + slots) * sizeof(int);
+           ((size_t)replicas + 2 * (size_t)stages + slots) * sizeof(int) +
+           (size_t)stages * sizeof(bool);
 }
 
 pp_cluster_plan *pp_cluster_plan_new(int replica_count, int stage_count, const int *stage_tp)
@@ -39,6 +40,7 @@ pp_cluster_plan *pp_cluster_plan_new(int replica_count, int stage_count, const i
     p->stage_layers = p->micro_batches + replica_count;
     p->stage_tp = p->stage_layers + stage_count;
     p->devices = p->stage_tp + stage_count;
+    p->stage_recompute = (bool *)(p->devices + slots);
     memcpy(p->stage_tp, stage_tp, (size_t)stage_count * sizeof(int));
     for (int r = 0; r < replica_count; r++)
         for (int s = 0; s < stage_count; s++)
@@ -54,7 +56,7 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p)
         return NULL;
     size_t slots = (size_t)p->replica_count * (size_t)pp_cluster_plan_members(p);
     q->micro_batch = p->micro_batch;
-    q->recompute = p->recompute;
+    memcpy(q->stage_recompute, p->stage_recompute, (size_t)p->stage_count * sizeof(bool));
     memcpy(q->micro_batches, p->micro_batches, (size_t)p->replica_count * sizeof(int));
     memcpy(q->stage_layers, p->stage_layers, (size_t)p->stage_count * sizeof(int));
     memcpy(q->devices, p->devices, slots * sizeof(int));
@@ -128,7 +130,6 @@ pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload
     if (!p)
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     p->micro_batch = micro_batch;
-    p->recompute = w->recompute;
     int members = pp_cluster_plan_members(p);
     for (int r = 0; r < dp; r++) {
         p->micro_batches[r] = (int)(w->global_batch / ((int64_t)dp * micro_batch));
@@ -136,8 +137,10 @@ pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload
             for (int j = 0; j < tp; j++)
                 p->devices[r * members + s * tp + j] = (s * dp + r) * tp + j;
     }
-    for (int s = 0; s < pp; s++)
+    for (int s = 0; s < pp; s++) {
         p->stage_layers[s] = w->layer_count / pp;
+        p->stage_recompute[s] = w->recompute;
+    }
     *out = p;
     return PP_OK;
 }

@@ -54,23 +54,27 @@ typedef struct {
     double root_bound;
 } cluster_branch;
 
-/* Sizes a stage's memory and time need, per layer, as prefix sums. */
+/* Sizes a stage's memory and time need, per layer, as prefix sums; work
+ * and backward leave recomputation out, replay is what it adds. */
 typedef struct {
     int layers;
-    double *work;        /* fwd + bwd (+ recompute) FLOPs per sample */
+    double *work;        /* fwd + bwd FLOPs per sample */
     double *forward;     /* fwd FLOPs per sample */
-    double *backward;    /* bwd (+ recompute) FLOPs per sample */
+    double *backward;    /* bwd FLOPs per sample */
+    double *replay;      /* FLOPs per sample recomputation adds to the backward */
     double *weight;      /* bytes read once per pass */
     double *traffic;     /* element-wise bytes per sample per pass */
     double *tp_forward;  /* TP all-reduce bytes per sample, forward */
-    double *tp_backward; /* likewise backward (+ the replayed forward's) */
+    double *tp_backward; /* likewise backward (recomputation adds tp_forward) */
     double *state;
     double *activation;
     double *replicated;
     double *checkpoint;
     double *gradient;
     const pp_cluster_workload *w;
-    bool recompute;
+    /* The least (work + replay) / work of any layer: a recomputing stage
+     * does at least this many times its work. */
+    double replay_ratio;
 } cluster_prefix;
 
 /* A branch's stages: kind, devices of replica 0's groups and the cost rates. */
@@ -96,13 +100,23 @@ typedef struct {
     /* Pipeline flows between stage s and s + 1 (both ways) that leave node
      * n: [stage * node_count + n]. */
     int *hop_out;
-    /* The most work (FLOPs per micro-batch) stage s could hold within its
-     * memory, and the stages by cap_work / rate: a water-filling bound on
-     * the remaining stages' busiest one. */
+    /* The most work (FLOPs per micro-batch, without recomputation) stage s
+     * could hold within its memory recomputing (cap_work) and keeping its
+     * activations (cap_kept): a stage holding more than cap_kept must
+     * recompute. */
     double *cap_work;       /* [stage] */
-    int *by_ratio;          /* [stage] */
+    double *cap_kept;       /* [stage] */
+    /* Where the stages' held work as a function of time changes slope,
+     * sorted by time: the water-filling bound on the busiest stage. */
+    struct cluster_kink *kinks; /* [3 stage] */
     int *by_rate;           /* [stage] fastest first */
 } cluster_stages;
+
+/* At `time`, stage `stage`'s held work changes slope by `slope`. */
+typedef struct cluster_kink {
+    double time, slope;
+    int stage;
+} cluster_kink;
 
 /* What stage s costs with some layers, each a least time per the simulator. */
 typedef struct {
@@ -128,15 +142,18 @@ pp_status cluster_branches(const cluster_space *sp, const pp_cluster_workload *w
  * false when out of memory. */
 bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
                           const cluster_branch *b, pp_arena *a, cluster_stages *out);
-/* The plan of a branch with these layers per stage; NULL when out of memory. */
-pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers);
+/* The plan of a branch with these layers per stage, recomputing where
+ * replay[s]; NULL when out of memory. */
+pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers,
+                                     const bool *replay);
 
 /* bound.c */
 bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_prefix *out);
 /* Stage s holding layers [first, first + count): the passes as the
  * simulator times them (cluster_pass_time) plus the TP all-reduces at the
  * kind's best link; the tail and hop at the best bandwidths. */
-cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count);
+cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count,
+                                bool replay);
 /* Fixes the next stage at cost c. Any schedule needs in + m (F + B) +
  * max(out, tail) for it: its first forward waits for the first micro-batch
  * to arrive, it runs m forwards and m backwards, and after its last backward
@@ -146,23 +163,24 @@ cluster_walk cluster_walk_extend(const cluster_stages *st, cluster_walk w, clust
 /* Stages 0..s-1 fixed in w: the bound over every completion with the
  * remaining layers from `first` on. */
 double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first);
-/* Flops of layers [first, first + count) per micro-batch (fwd + bwd). */
+/* Flops of layers [first, first + count) per micro-batch (fwd + bwd, no
+ * recomputation). */
 double cluster_work(const cluster_stages *st, int first, int count);
 /* Bytes the most loaded member of stage s holds with these layers, from
  * the terms every 1F1B memory count has (state, the in-flight micro-batches'
  * kept activations); a lower bound of pp_cluster_plan_memory's figure, so
  * pruning by it never drops a plan that fits. max_layer is the largest
- * single layer's full activation bytes per sample (recompute only). */
+ * single layer's full activation bytes per sample (counted when replay). */
 double cluster_stage_memory(const cluster_stages *st, int s, int first, int count,
-                            double max_layer);
+                            double max_layer, bool replay);
 /* One layer's full activation bytes per sample per member share. */
 double cluster_layer_full_activation(const cluster_stages *st, int s, int layer);
 /* The bound of a complete plan: the walk over its stages, the 1F1B drain
  * of each stage (its last backward waits for the last micro-batch to go
  * down the pipeline and back), and for every node the pipeline and
  * gradient bytes its NICs must send, each no earlier than it can exist. */
-double cluster_plan_bound(const cluster_stages *st, const int *layers);
-/* Fills cap_work and by_ratio; false when out of memory. */
+double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay);
+/* Fills cap_work, cap_kept, kinks and by_rate; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
 /* The root bound of a branch: cluster_walk_bound before any stage
  * (INFINITY if the work does not fit in the stages' memory). */

@@ -35,6 +35,7 @@ typedef struct {
     double best_time;
     int best_branch;
     int *best_layers;         /* [layers]: at most one stage per layer */
+    bool *best_replay;        /* [layers] */
     pp_cluster_plan *best;
     pp_deadline deadline;
     bool stop;
@@ -45,6 +46,7 @@ typedef struct {
 
 typedef struct {
     int n;
+    bool replay;
     double bound;
     cluster_walk walk;
 } child;
@@ -53,8 +55,10 @@ typedef struct {
     shared_state *sh;
     cluster_stages st;
     int *layers;     /* [stage] */
+    bool *replay;    /* [stage] */
     int *greedy;     /* [stage] */
-    child *children; /* [stage][layers] */
+    bool *greedy_replay; /* [stage] */
+    child *children; /* [stage][2 layers] */
     double *peak;    /* [device] */
     long nodes, simulations;
     bool stopped;
@@ -75,23 +79,29 @@ static bool pruned(double bound, double best)
     return bound * (1.0 - PRUNE_SLACK) > best;
 }
 
-static int compare_layers(const int *a, const int *b, int count)
+/* The order of plans within a branch: layers per stage, then the stages'
+ * recomputation (keeping before recomputing). */
+static int compare_key(const int *a, const bool *ra, const int *b, const bool *rb, int count)
 {
     for (int i = 0; i < count; i++)
         if (a[i] != b[i])
             return a[i] < b[i] ? -1 : 1;
+    for (int i = 0; i < count; i++)
+        if (ra[i] != rb[i])
+            return ra[i] ? 1 : -1;
     return 0;
 }
 
 /* Offers a simulated plan; takes ownership of plan. */
 static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int branch,
-                  const int *layers, int count)
+                  const int *layers, const bool *replay, int count)
 {
     pthread_mutex_lock(&sh->lock);
     bool better = time < sh->best_time;
     if (time == sh->best_time && sh->best) {
         int cmp = branch != sh->best_branch ? (branch < sh->best_branch ? -1 : 1)
-                  : branch < 0 ? 0 : compare_layers(layers, sh->best_layers, count);
+                  : branch < 0 ? 0
+                  : compare_key(layers, replay, sh->best_layers, sh->best_replay, count);
         better = cmp < 0;
     }
     if (better) {
@@ -99,8 +109,10 @@ static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int bran
         sh->best = plan;
         sh->best_time = time;
         sh->best_branch = branch;
-        if (branch >= 0)
+        if (branch >= 0) {
             memcpy(sh->best_layers, layers, (size_t)count * sizeof(int));
+            memcpy(sh->best_replay, replay, (size_t)count * sizeof(bool));
+        }
         plan = NULL;
     }
     pthread_mutex_unlock(&sh->lock);
@@ -143,10 +155,10 @@ static pp_status simulate(const pp_cluster *c, const pp_cluster_workload *w,
     return s;
 }
 
-static void judge(worker *wk, const int *layers)
+static void judge(worker *wk, const int *layers, const bool *replay)
 {
     shared_state *sh = wk->sh;
-    pp_cluster_plan *plan = cluster_stages_plan(&wk->st, layers);
+    pp_cluster_plan *plan = cluster_stages_plan(&wk->st, layers, replay);
     if (!plan) {
         pp_error e = {PP_ENOMEM, "out of memory building a plan"};
         fail(sh, &e);
@@ -177,7 +189,7 @@ static void judge(worker *wk, const int *layers)
         pp_cluster_plan_free(plan);
         return;
     }
-    offer(sh, plan, time, wk->st.branch->index, layers, wk->st.stage_count);
+    offer(sh, plan, time, wk->st.branch->index, layers, replay, wk->st.stage_count);
 }
 
 static bool out_of_time(worker *wk)
@@ -200,30 +212,43 @@ static int child_order(const void *a, const void *b)
     const child *x = a, *y = b;
     if (x->bound != y->bound)
         return x->bound < y->bound ? -1 : 1;
-    return x->n - y->n;
+    return x->n != y->n ? x->n - y->n : (int)x->replay - (int)y->replay;
 }
 
-/* The children of stage s starting at layer `first`: every layer count that
- * fits in memory and is not pruned, with its bound, best first. */
+/* Adds the child (n, replay) unless pruned. */
+static void consider(const cluster_stages *st, int s, int first, int n, bool replay,
+                     cluster_walk walk, double best, child *out, int *count)
+{
+    cluster_walk next = cluster_walk_extend(st, walk, cluster_stage_cost(st, s, first, n, replay));
+    double bound = cluster_walk_bound(st, next, s + 1, first + n);
+    if (!pruned(bound, best))
+        out[(*count)++] = (child){n, replay, bound, next};
+}
+
+/* The children of stage s starting at layer `first`: every layer count,
+ * recomputing or (where the activations fit) not, that fits in memory and
+ * is not pruned, with its bound, best first. */
 static int expand(worker *wk, int s, int first, cluster_walk walk, double best)
 {
     const cluster_stages *st = &wk->st;
     int p = st->stage_count, left = st->prefix->layers - first;
     int hi = s == p - 1 ? left : left - (p - s - 1), lo = s == p - 1 ? left : 1;
     int count = 0;
-    child *out = wk->children + (size_t)s * (size_t)(st->prefix->layers + 1);
+    child *out = wk->children + (size_t)s * 2 * (size_t)(st->prefix->layers + 1);
     double max_layer = 0.0;
     for (int n = 1; n <= hi; n++) {
         max_layer = fmax(max_layer, cluster_layer_full_activation(st, s, first + n - 1));
         if (n < lo)
             continue;
         /* memory only grows with the layers a stage holds */
-        if (cluster_stage_memory(st, s, first, n, max_layer) > st->capacity[s])
+        bool keeps = cluster_stage_memory(st, s, first, n, 0.0, false) <= st->capacity[s];
+        bool replays = cluster_stage_memory(st, s, first, n, max_layer, true) <= st->capacity[s];
+        if (!keeps && !replays)
             break;
-        cluster_walk next = cluster_walk_extend(st, walk, cluster_stage_cost(st, s, first, n));
-        double bound = cluster_walk_bound(st, next, s + 1, first + n);
-        if (!pruned(bound, best))
-            out[count++] = (child){n, bound, next};
+        if (keeps)
+            consider(st, s, first, n, false, walk, best, out, &count);
+        if (replays)
+            consider(st, s, first, n, true, walk, best, out, &count);
     }
     qsort(out, (size_t)count, sizeof *out, child_order);
     return count;
@@ -235,27 +260,29 @@ static void dfs(worker *wk, int s, int first, cluster_walk walk)
         return;
     if (s == wk->st.stage_count) {
         if (!pruned(walk.fixed, incumbent(wk->sh)) &&
-            compare_layers(wk->layers, wk->greedy, s) != 0 &&
-            !pruned(cluster_plan_bound(&wk->st, wk->layers), incumbent(wk->sh))) {
-            judge(wk, wk->layers);
+            compare_key(wk->layers, wk->replay, wk->greedy, wk->greedy_replay, s) != 0 &&
+            !pruned(cluster_plan_bound(&wk->st, wk->layers, wk->replay), incumbent(wk->sh))) {
+            judge(wk, wk->layers, wk->replay);
             wk->landed = wk->diving;
         }
         return;
     }
     int count = expand(wk, s, first, walk, incumbent(wk->sh));
-    const child *kids = wk->children + (size_t)s * (size_t)(wk->st.prefix->layers + 1);
+    const child *kids = wk->children + (size_t)s * 2 * (size_t)(wk->st.prefix->layers + 1);
     for (int i = 0; i < count && !wk->stopped && !wk->landed; i++) {
         if (i > 0 && pruned(kids[i].bound, incumbent(wk->sh)))
             continue;
         wk->layers[s] = kids[i].n;
+        wk->replay[s] = kids[i].replay;
         dfs(wk, s + 1, first + kids[i].n, kids[i].walk);
     }
 }
 
 /* Layers in proportion to the stages' rates (largest remainders), at least
- * one each; then layers move off stages over their memory onto the stage
- * with the most room. */
-static void greedy_layers(const cluster_stages *st, int *layers)
+ * one each; then layers move off stages over their memory (recomputing)
+ * onto the stage with the most room; stages whose activations fit keep
+ * them. */
+static void greedy_layers(const cluster_stages *st, int *layers, bool *replay)
 {
     int p = st->stage_count, L = st->prefix->layers, given = 0;
     double total = st->rate_suffix[0];
@@ -279,8 +306,8 @@ static void greedy_layers(const cluster_stages *st, int *layers)
         int over = -1, room = -1, first = 0;
         double worst = 0.0, slack = -INFINITY;
         for (int s = 0; s < p; s++) {
-            double used = cluster_stage_memory(st, s, first, layers[s], 0.0) / st->capacity[s];
-            double more = cluster_stage_memory(st, s, first, layers[s] + 1, 0.0) / st->capacity[s];
+            double used = cluster_stage_memory(st, s, first, layers[s], 0.0, true) / st->capacity[s];
+            double more = cluster_stage_memory(st, s, first, layers[s] + 1, 0.0, true) / st->capacity[s];
             if (used > 1.0 && used > worst && layers[s] > 1) {
                 worst = used;
                 over = s;
@@ -292,10 +319,12 @@ static void greedy_layers(const cluster_stages *st, int *layers)
             first += layers[s];
         }
         if (over < 0 || room < 0)
-            return;
+            break;
         layers[over]--;
         layers[room]++;
     }
+    for (int s = 0, first = 0; s < p; first += layers[s++])
+        replay[s] = cluster_stage_memory(st, s, first, layers[s], 0.0, false) > st->capacity[s];
 }
 
 static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
@@ -305,13 +334,16 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
     if (!cluster_stages_build(sh->space, sh->prefix, b, a, &wk->st))
         return false;
     wk->layers = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
+    wk->replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
     wk->greedy = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
-    wk->children = pp_arena_alloc(a, (size_t)b->stage_count * (size_t)(L + 1) * sizeof(child));
-    if (!wk->layers || !wk->greedy || !wk->children)
+    wk->greedy_replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
+    wk->children = pp_arena_alloc(a, (size_t)b->stage_count * 2 * (size_t)(L + 1) * sizeof(child));
+    if (!wk->layers || !wk->replay || !wk->greedy || !wk->greedy_replay || !wk->children)
         return false;
-    greedy_layers(&wk->st, wk->greedy);
-    if (wk->diving && !pruned(cluster_plan_bound(&wk->st, wk->greedy), incumbent(sh)))
-        judge(wk, wk->greedy);
+    greedy_layers(&wk->st, wk->greedy, wk->greedy_replay);
+    if (wk->diving &&
+        !pruned(cluster_plan_bound(&wk->st, wk->greedy, wk->greedy_replay), incumbent(sh)))
+        judge(wk, wk->greedy, wk->greedy_replay);
     wk->landed = false;
     dfs(wk, 0, 0, (cluster_walk){0, 0, 0});
     return true;
@@ -434,7 +466,7 @@ static pp_status warm_start(shared_state *sh, pp_cluster_plan_result *out, pp_er
         pp_cluster_plan *copy = pp_cluster_plan_copy(old);
         if (!copy)
             return pp_error_set(err, PP_ENOMEM, "out of memory copying the warm start");
-        offer(sh, copy, time, KEY_WARM, NULL, 0);
+        offer(sh, copy, time, KEY_WARM, NULL, NULL, 0);
     }
     return PP_OK;
 }
@@ -448,7 +480,7 @@ static pp_status uniform_incumbent(shared_state *sh, pp_cluster_plan_result *out
     pp_cluster_plan *copy = pp_cluster_plan_copy(out->uniform);
     if (!copy)
         return pp_error_set(err, PP_ENOMEM, "out of memory copying the uniform plan");
-    offer(sh, copy, out->uniform_time, KEY_UNIFORM, NULL, 0);
+    offer(sh, copy, out->uniform_time, KEY_UNIFORM, NULL, NULL, 0);
     return PP_OK;
 }
 
@@ -486,7 +518,8 @@ static pp_status search(shared_state *sh, pp_arena *a, pp_cluster_plan_result *o
         return s;
     sh->done = pp_arena_calloc(a, (size_t)sh->branch_count + 1, sizeof(bool));
     sh->best_layers = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(int));
-    if (!sh->done || !sh->best_layers || !rank_branches(sh))
+    sh->best_replay = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(bool));
+    if (!sh->done || !sh->best_layers || !sh->best_replay || !rank_branches(sh))
         return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
     if ((s = uniform_incumbent(sh, out, err)) != PP_OK || (s = warm_start(sh, out, err)) != PP_OK)
         return s;

@@ -378,14 +378,15 @@ static void setup_group(sim *z, group *g, int r, int s)
 {
     const pp_cluster_plan *p = z->p;
     double b = p->micro_batch, F = 0, B = 0, W = 0, T = 0, tf = 0, tb = 0;
+    bool replay = p->stage_recompute[s];
     for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++) {
         const pp_cluster_layer *l = &z->w->layers[k];
         F += l->forward_flops;
-        B += l->backward_flops + (p->recompute ? l->recompute_flops : 0);
+        B += l->backward_flops + (replay ? l->recompute_flops : 0);
         W += l->weight_bytes;
         T += l->traffic_bytes;
         tf += l->tp_forward_bytes;
-        tb += l->tp_backward_bytes + (p->recompute ? l->tp_forward_bytes : 0);
+        tb += l->tp_backward_bytes + (replay ? l->tp_forward_bytes : 0);
     }
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s],
                  .tp_fwd = b * tf, .tp_bwd = b * tb};
@@ -543,10 +544,12 @@ static double step_work(const sim *z, double samples)
     if (z->w->step_flops > 0)
         return z->w->step_flops;
     double work = 0;
-    for (int k = 0; k < z->w->layer_count; k++) {
-        const pp_cluster_layer *l = &z->w->layers[k];
-        work += l->forward_flops + l->backward_flops + (z->p->recompute ? l->recompute_flops : 0);
-    }
+    for (int s = 0; s < z->p->stage_count; s++)
+        for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++) {
+            const pp_cluster_layer *l = &z->w->layers[k];
+            work += l->forward_flops + l->backward_flops +
+                    (z->p->stage_recompute[s] ? l->recompute_flops : 0);
+        }
     return work * samples;
 }
 

@@ -388,7 +388,8 @@ static void set_shares(const pp_cluster *c, pp_cluster_plan *p, int first, int t
         p->split[first + j] = device_rate(c->nodes[c->device_node[p->devices[first + j]]].type) / total;
 }
 
-pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers)
+pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers,
+                                     const bool *replay)
 {
     const cluster_branch *b = st->branch;
     pp_cluster_plan *p = pp_cluster_plan_new(b->dp, st->stage_count, st->stage_tp);
@@ -396,10 +397,10 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
         return NULL;
     int members = pp_cluster_plan_members(p);
     p->micro_batch = b->micro_batch;
-    p->recompute = st->prefix->recompute;
     for (int r = 0; r < b->dp; r++)
         p->micro_batches[r] = b->micro_batches;
     memcpy(p->stage_layers, layers, (size_t)st->stage_count * sizeof(int));
+    memcpy(p->stage_recompute, replay, (size_t)st->stage_count * sizeof(bool));
     memcpy(p->devices, st->devices, (size_t)b->dp * (size_t)members * sizeof(int));
     for (int r = 0; r < b->dp; r++)
         for (int i = 0; i < st->stage_count; i++)

@@ -4,7 +4,9 @@
  * goes to the next live one), simulated; the fastest that fits wins. Plans
  * on fewer devices than are alive are tried too (tp * pp * dp below the live
  * count), as a user with 12 devices and a model that splits 8 ways would
- * run; the first in (tp, pp, dp, micro-batch) order wins ties. */
+ * run. Megatron has one recomputation flag for all stages: both values are
+ * tried. The first in (tp, pp, dp, micro-batch, recompute off then on)
+ * order wins ties. */
 #include "cluster/planner.h"
 
 #include <math.h>
@@ -42,12 +44,15 @@ typedef struct {
     double best_time;
 } uniform_search;
 
-static pp_status try_one(uniform_search *u, int tp, int pp, int dp, int mb, pp_error *err)
+static pp_status try_one(uniform_search *u, int tp, int pp, int dp, int mb, bool recompute,
+                         pp_error *err)
 {
     pp_cluster_plan *p = NULL;
     pp_error ignored = {0};
     if (pp_cluster_plan_uniform(u->c, u->w, tp, pp, dp, mb, &p, &ignored) != PP_OK)
         return PP_OK;
+    for (int s = 0; s < pp; s++)
+        p->stage_recompute[s] = recompute;
     int slots = dp * pp_cluster_plan_members(p);
     for (int i = 0; i < slots; i++)
         p->devices[i] = u->live[p->devices[i]];
@@ -78,9 +83,11 @@ static pp_status try_all(uniform_search *u, int live, pp_error *err)
                 for (int64_t mb = 1; mb * dp <= w->global_batch && mb <= (1 << 20); mb *= 2) {
                     if (w->global_batch % (mb * dp) != 0)
                         continue;
-                    pp_status s = try_one(u, tp, pp, dp, (int)mb, err);
-                    if (s != PP_OK)
-                        return s;
+                    for (int rc = 0; rc <= 1; rc++) {
+                        pp_status s = try_one(u, tp, pp, dp, (int)mb, rc == 1, err);
+                        if (s != PP_OK)
+                            return s;
+                    }
                 }
         }
     }

@@ -1,6 +1,8 @@
 /* write_plan.c: writes a plan in the full form of load_plan.c, one stage per
  * line so that it can be edited by hand, with shares printed to 17
- * significant digits so that reading it back gives the same plan. */
+ * significant digits and every stage's recomputation said (the top-level
+ * default, or the stage's own where it differs) so that reading it back
+ * gives the same plan. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +30,16 @@ static bool even(const double *split, int tp)
     return true;
 }
 
+/* The top-level "recompute": what most stages do (true on a tie); the
+ * others say their own. */
+static bool usual_recompute(const pp_cluster_plan *p)
+{
+    int on = 0;
+    for (int s = 0; s < p->stage_count; s++)
+        on += p->stage_recompute[s];
+    return 2 * on >= p->stage_count;
+}
+
 static void write_replica(const pp_cluster_plan *p, FILE *f, int r)
 {
     int members = pp_cluster_plan_members(p);
@@ -42,6 +54,8 @@ static void write_replica(const pp_cluster_plan *p, FILE *f, int r)
             write_list_double(f, p->split + slot, p->stage_tp[s]);
             fprintf(f, "]");
         }
+        if (p->stage_recompute[s] != usual_recompute(p))
+            fprintf(f, ", \"recompute\": %s", p->stage_recompute[s] ? "true" : "false");
         fprintf(f, "}%s\n", s + 1 < p->stage_count ? "," : "");
     }
     fprintf(f, "    ]}%s\n", r + 1 < p->replica_count ? "," : "");
@@ -50,7 +64,7 @@ static void write_replica(const pp_cluster_plan *p, FILE *f, int r)
 pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err)
 {
     fprintf(f, "{\n  \"micro_batch\": %d,\n  \"recompute\": %s,\n  \"replicas\": [\n",
-            p->micro_batch, p->recompute ? "true" : "false");
+            p->micro_batch, usual_recompute(p) ? "true" : "false");
     for (int r = 0; r < p->replica_count; r++)
         write_replica(p, f, r);
     fprintf(f, "  ]\n}\n");

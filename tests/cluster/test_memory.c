@@ -44,7 +44,7 @@ static pp_cluster_plan *plan(bool recompute)
     p->micro_batches[1] = 1;
     p->stage_layers[0] = 1;
     p->stage_layers[1] = 3;
-    p->recompute = recompute;
+    p->stage_recompute[0] = p->stage_recompute[1] = recompute;
     return p;
 }
 

@@ -35,12 +35,13 @@ static int contains(const char *text, const char *part)
 
 static int plans_equal(const pp_cluster_plan *a, const pp_cluster_plan *b)
 {
-    if (a->micro_batch != b->micro_batch || a->recompute != b->recompute ||
+    if (a->micro_batch != b->micro_batch ||
         a->replica_count != b->replica_count || a->stage_count != b->stage_count)
         return 0;
     size_t slots = (size_t)a->replica_count * (size_t)pp_cluster_plan_members(a);
     for (int s = 0; s < a->stage_count; s++)
-        if (a->stage_tp[s] != b->stage_tp[s] || a->stage_layers[s] != b->stage_layers[s])
+        if (a->stage_tp[s] != b->stage_tp[s] || a->stage_layers[s] != b->stage_layers[s] ||
+            a->stage_recompute[s] != b->stage_recompute[s])
             return 0;
     for (int r = 0; r < a->replica_count; r++)
         if (a->micro_batches[r] != b->micro_batches[r])
@@ -71,7 +72,7 @@ static void test_uniform_placement(void)
     CHECK_EQ_INT(p->stage_layers[0], 4);
     CHECK_EQ_INT(p->stage_layers[1], 4);
     CHECK_EQ_INT(p->micro_batch, 2);
-    CHECK(p->recompute);
+    CHECK(p->stage_recompute[0] && p->stage_recompute[1]);
     CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_OK);
     pp_cluster_plan_free(p);
 
@@ -210,7 +211,8 @@ static void test_load_full(void)
     w->recompute = true;
     pp_error err = {0};
     pp_cluster_plan *p = NULL, *want = two_by_two();
-    want->recompute = true; /* the file leaves it to the workload */
+    /* the file leaves stage 0 to the workload and keeps stage 1's activations */
+    want->stage_recompute[0] = true;
     CHECK_EQ_INT(pp_cluster_plan_load(data("plan-full.json"), c, w, &p, &err), PP_OK);
     CHECK(p && plans_equal(p, want));
     pp_cluster_plan_free(p);
@@ -245,6 +247,8 @@ static void test_load_errors(void)
         {"plan-bad-shorthand-divide.json", "plan-bad-shorthand-divide.json:", "pp = 3 does not divide the workload's 4 layers"},
         {"plan-bad-shorthand-missing.json", "plan-bad-shorthand-missing.json:1:1: dp:", "missing"},
         {"plan-bad-recompute.json", "plan-bad-recompute.json:3:34: recompute:", "expected true or false"},
+        {"plan-bad-stage-recompute.json", "plan-bad-stage-recompute.json:5:50: replicas[0].stages[0].recompute:", "expected true or false"},
+        {"plan-bad-recompute-differ.json", "plan-bad-recompute-differ.json:", "replicas[1].stages[1].recompute: true, but replicas[0] has false in stage 1"},
         {"plan-bad-missing-micro-batch.json", "plan-bad-missing-micro-batch.json:1:1: micro_batch:", "missing"},
         {"plan-bad-replicas-empty.json", "plan-bad-replicas-empty.json:1:32: replicas:", "empty"},
         {"plan-bad-replica-type.json", "plan-bad-replica-type.json:1:33: replicas[0]:", "expected an object, got 3"},
@@ -323,9 +327,11 @@ static void test_write_round_trip(void)
     pp_cluster_plan *p = two_by_two();
     p->split[3] = 1.0 / 3; /* shares that need all 17 digits */
     p->split[4] = 2.0 / 3;
-    round_trip(c, w, p);
-    p->recompute = !p->recompute;
-    round_trip(c, w, p);
+    for (int flags = 0; flags < 4; flags++) {
+        p->stage_recompute[0] = flags & 1;
+        p->stage_recompute[1] = flags >> 1;
+        round_trip(c, w, p);
+    }
     pp_cluster_plan_free(p);
 
     static const int tp[1] = {4};

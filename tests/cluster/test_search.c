@@ -1,5 +1,6 @@
 /* test_search.c: the branch-and-bound planner against an exhaustive
- * enumerator of the same plan space written here (every plan simulated),
+ * enumerator of the same plan space written here (every plan, with every
+ * stage recomputing or not, simulated),
  * its schedule bound against the simulator on random plans, its memory
  * figure against pp_cluster_plan_memory, and the planner's promises:
  * validity, memory, heterogeneous and memory-tight gains, the same answer on
@@ -67,6 +68,7 @@ typedef struct {
     const pp_cluster_workload *w;
     int tp[2], dp, first, strided, mb, p;
     int layers[64];
+    bool replay[64];
     double best;
     long plans;
 } enumerator;
@@ -85,7 +87,7 @@ static pp_cluster_plan *enumerated_plan(const enumerator *e)
     pp_cluster_plan *p = pp_cluster_plan_new(e->dp, e->p, stage_tp);
     int members = pp_cluster_plan_members(p), slot = 0;
     p->micro_batch = e->mb;
-    p->recompute = e->w->recompute;
+    memcpy(p->stage_recompute, e->replay, (size_t)e->p * sizeof(bool));
     for (int r = 0; r < e->dp; r++) {
         p->micro_batches[r] = (int)(e->w->global_batch / (e->dp * e->mb));
         int seen[2] = {0, 0};
@@ -102,10 +104,11 @@ static pp_cluster_plan *enumerated_plan(const enumerator *e)
     return p;
 }
 
-static void compositions(enumerator *e, int s, int left)
+static void judge_all_flags(enumerator *e)
 {
-    if (s == e->p - 1) {
-        e->layers[s] = left;
+    for (int flags = 0; flags < 1 << e->p; flags++) {
+        for (int s = 0; s < e->p; s++)
+            e->replay[s] = flags >> s & 1;
         pp_cluster_plan *p = enumerated_plan(e);
         pp_error err = {0};
         CHECK(pp_cluster_plan_validate(e->c, e->w, p, &err) == PP_OK);
@@ -115,6 +118,14 @@ static void compositions(enumerator *e, int s, int left)
             e->plans++;
         }
         pp_cluster_plan_free(p);
+    }
+}
+
+static void compositions(enumerator *e, int s, int left)
+{
+    if (s == e->p - 1) {
+        e->layers[s] = left;
+        judge_all_flags(e);
         return;
     }
     for (int n = 1; n <= left - (e->p - s - 1); n++) {
@@ -175,10 +186,21 @@ static void check_plan(const pp_cluster *c, const pp_cluster_workload *w,
     CHECK(r->best_time <= r->uniform_time);
 }
 
-static void test_exhaustive(int per0, int per1, int layers, int64_t batch, double fast)
+/* activation > 0 gives every layer that many activation bytes per sample,
+ * a small checkpoint and a cheap recomputation, so that keeping the
+ * activations fits on node 1 (1e9 bytes) but not on node 0 (memory0) for
+ * more than a layer: the best plans mix recomputing and keeping stages.
+ * recomputing >= 0: the best plan has that many stages recomputing. */
+static void test_exhaustive(int per0, int per1, int layers, int64_t batch, double fast,
+                            double memory0, double activation, int recomputing)
 {
-    pp_cluster *c = two_nodes(per0, per1, fast, 1e9, 1e9);
+    pp_cluster *c = two_nodes(per0, per1, fast, memory0, 1e9);
     pp_cluster_workload *w = small_workload(layers, batch);
+    for (int l = 0; activation > 0 && l < layers; l++) {
+        w->layers[l].activation_bytes = activation;
+        w->layers[l].checkpoint_bytes = activation / 100;
+        w->layers[l].recompute_flops = 0.1 * w->layers[l].forward_flops;
+    }
     long plans = 0;
     double oracle = enumerate_all(c, w, &plans);
     pp_cluster_plan_result r = plan(c, w, 2, 0.0, NULL);
@@ -191,6 +213,13 @@ static void test_exhaustive(int per0, int per1, int layers, int64_t batch, doubl
                 per0, per1, layers, r.best_time, oracle, plans, r.uniform_time);
     CHECK(r.best_time == expected);
     CHECK(plans > 0);
+    if (recomputing >= 0 && r.best) {
+        int on = 0;
+        for (int s = 0; s < r.best->stage_count; s++)
+            on += r.best->stage_recompute[s];
+        CHECK_EQ_INT(on, recomputing);
+        CHECK(on < r.best->stage_count);
+    }
     CHECK(r.simulations < plans);
     pp_cluster_plan_result_free(&r);
     pp_cluster_workload_free(w);
@@ -219,8 +248,9 @@ static void test_bound_and_memory(void)
         int per0 = 2 + 2 * (int)pp_rng_below(&rng, 2), per1 = 2 + 2 * (int)pp_rng_below(&rng, 2);
         pp_cluster *c = two_nodes(per0, per1, 1e12 * (1 + pp_rng_below(&rng, 4)), 1e12, 1e12);
         pp_cluster_workload *w = small_workload(6 + (int)pp_rng_below(&rng, 5), 16);
-        w->recompute = trial % 2;
         for (int l = 0; l < w->layer_count; l++) {
+            if (trial % 2)
+                w->layers[l].activation_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].forward_flops *= 0.5 + pp_rng_unit(&rng);
             w->layers[l].traffic_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].activation_replicated_bytes = 1e4 * pp_rng_unit(&rng);
@@ -240,10 +270,13 @@ static void test_bound_and_memory(void)
             CHECK(cluster_stages_build(&sp, &pre, &br[i], a, &st));
             for (int k = 0; k < 3; k++) {
                 int layers[64];
+                bool replay[64];
                 random_layers(&rng, w->layer_count, st.stage_count, layers);
-                pp_cluster_plan *p = cluster_stages_plan(&st, layers);
+                for (int s = 0; s < st.stage_count; s++)
+                    replay[s] = pp_rng_below(&rng, 2);
+                pp_cluster_plan *p = cluster_stages_plan(&st, layers, replay);
                 CHECK(pp_cluster_plan_validate(c, w, p, &err) == PP_OK);
-                double t = simulated(c, w, p, 0.0), bound = cluster_plan_bound(&st, layers);
+                double t = simulated(c, w, p, 0.0), bound = cluster_plan_bound(&st, layers, replay);
                 if (!(bound <= t * (1 + 1e-12)))
                     fprintf(stderr, "bound %.9g above simulated %.9g\n", bound, t);
                 CHECK(bound <= t * (1 + 1e-12));
@@ -254,7 +287,8 @@ static void test_bound_and_memory(void)
                     double max_layer = 0;
                     for (int l = first; l < first + layers[s]; l++)
                         max_layer = fmax(max_layer, cluster_layer_full_activation(&st, s, l));
-                    double mine = cluster_stage_memory(&st, s, first, layers[s], max_layer);
+                    double mine =
+                        cluster_stage_memory(&st, s, first, layers[s], max_layer, replay[s]);
                     int d = p->devices[pp_cluster_plan_stage_offset(p, s)];
                     CHECK(fabs(mine - peak[d]) <= 1e-9 * peak[d]);
                 }
@@ -322,6 +356,7 @@ static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
     return pp_cluster_plan_members(a) == pp_cluster_plan_members(b) &&
            memcmp(a->stage_layers, b->stage_layers, (size_t)a->stage_count * sizeof(int)) == 0 &&
            memcmp(a->stage_tp, b->stage_tp, (size_t)a->stage_count * sizeof(int)) == 0 &&
+           memcmp(a->stage_recompute, b->stage_recompute, (size_t)a->stage_count) == 0 &&
            memcmp(a->devices, b->devices, (size_t)slots * sizeof(int)) == 0;
 }
 
@@ -396,10 +431,13 @@ static void test_timeout(void)
 int main(void)
 {
     test_bound_and_memory();
-    test_exhaustive(2, 2, 6, 8, 3e12);
-    test_exhaustive(2, 2, 8, 8, 2e12);
-    test_exhaustive(2, 4, 7, 8, 3e12);
-    test_exhaustive(4, 4, 6, 4, 1.5e12);
+    test_exhaustive(2, 2, 6, 8, 3e12, 1e9, 0, -1);
+    test_exhaustive(2, 2, 8, 8, 2e12, 1e9, 0, -1);
+    test_exhaustive(2, 4, 7, 8, 3e12, 1e9, 0, -1);
+    test_exhaustive(4, 4, 6, 4, 1.5e12, 1e9, 0, -1);
+    test_exhaustive(2, 2, 6, 8, 2e12, 6e7, 1e8, 1);
+    test_exhaustive(2, 2, 8, 8, 1e12, 8e7, 1e8, -1);
+    test_exhaustive(2, 4, 7, 8, 1.5e12, 8e7, 1e8, -1);
     test_heterogeneous();
     test_memory_tight();
     test_threads_and_warm_start();

@@ -163,7 +163,7 @@ static void test_tp_waits(void)
     CHECK(near(r.compute[1], 2 * (F + B)));
     pp_cluster_report_free(&r);
     /* With recomputation the backward replays the forward's all-reduce too. */
-    p->recompute = true;
+    p->stage_recompute[0] = true;
     double Br = 1.5e9 / 1e12 + pp_hw_allreduce_time(link, 2, 4e7);
     CHECK(near(simulate(c, w, p, &r), 0.5 + 2 * (F + Br)));
     pp_cluster_report_free(&r);

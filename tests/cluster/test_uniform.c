@@ -1,7 +1,8 @@
 /* test_uniform.c: pp_cluster_uniform_best against plans built here by hand
  * in Megatron's rank order (rank = (s dp + r) tp + j) for every (tp, pp, dp,
- * micro-batch) and simulated; no plan that fits gives NULL; a lost device's
- * rank moves to the next live device. */
+ * micro-batch), recomputing and not, and simulated; no plan that fits gives
+ * NULL; a lost device's rank moves to the next live device; the baseline's
+ * one recomputation flag follows memory, not the workload's default. */
 #include <math.h>
 
 #include "check.h"
@@ -31,22 +32,23 @@ static double step(const pp_cluster *c, const pp_cluster_workload *w, const pp_c
 
 /* Megatron's plan spelled out, on the devices listed in `devices`. */
 static pp_cluster_plan *by_hand(const pp_cluster_workload *w, int tp, int pp, int dp, int mb,
-                                const int *devices)
+                                bool recompute, const int *devices)
 {
     int stage_tp[8];
     for (int s = 0; s < pp; s++)
         stage_tp[s] = tp;
     pp_cluster_plan *p = pp_cluster_plan_new(dp, pp, stage_tp);
     p->micro_batch = mb;
-    p->recompute = w->recompute;
     for (int r = 0; r < dp; r++) {
         p->micro_batches[r] = (int)(w->global_batch / (dp * mb));
         for (int s = 0; s < pp; s++)
             for (int j = 0; j < tp; j++)
                 p->devices[r * pp * tp + s * tp + j] = devices[(s * dp + r) * tp + j];
     }
-    for (int s = 0; s < pp; s++)
+    for (int s = 0; s < pp; s++) {
         p->stage_layers[s] = w->layer_count / pp;
+        p->stage_recompute[s] = recompute;
+    }
     return p;
 }
 
@@ -60,9 +62,11 @@ static double best_by_hand(const pp_cluster *c, const pp_cluster_workload *w, do
                 for (int mb = 1; mb * dp <= w->global_batch; mb *= 2) {
                     if (8 % tp || w->layer_count % pp || w->global_batch % (mb * dp))
                         continue;
-                    pp_cluster_plan *p = by_hand(w, tp, pp, dp, mb, devices);
-                    best = fmin(best, step(c, w, p, start));
-                    pp_cluster_plan_free(p);
+                    for (int rc = 0; rc <= 1; rc++) {
+                        pp_cluster_plan *p = by_hand(w, tp, pp, dp, mb, rc, devices);
+                        best = fmin(best, step(c, w, p, start));
+                        pp_cluster_plan_free(p);
+                    }
                 }
     return best;
 }
@@ -124,9 +128,34 @@ static void test_lost_device(void)
     pp_cluster_free(c);
 }
 
+/* Megatron's one flag: the workload's default does not bind the baseline.
+ * With room, keeping the activations (no replayed forward) is faster; with
+ * activations too large to keep, every stage recomputes. */
+static void test_recompute_flag(void)
+{
+    for (int tight = 0; tight <= 1; tight++) {
+        pp_cluster *c = cluster(tight ? 8e7 : 1e10);
+        pp_cluster_workload *w = fixture_workload(4, 2e9, 4e6, 1e8, 2e6, 8);
+        w->recompute = !tight;
+        int devices[4] = {0, 1, 2, 3};
+        pp_cluster_plan *p = NULL;
+        double t = 0;
+        pp_error err = {0};
+        CHECK(pp_cluster_uniform_best(c, w, 0.0, &p, &t, &err) == PP_OK);
+        CHECK(p != NULL);
+        CHECK(t == best_by_hand(c, w, 0.0, devices, 4));
+        for (int s = 0; p && s < p->stage_count; s++)
+            CHECK(p->stage_recompute[s] == (tight == 1));
+        pp_cluster_plan_free(p);
+        pp_cluster_workload_free(w);
+        pp_cluster_free(c);
+    }
+}
+
 int main(void)
 {
     test_best();
+    test_recompute_flag();
     test_nothing_fits();
     test_lost_device();
     return CHECK_DONE();
