@@ -1,0 +1,277 @@
+/* parplan auto-sharder (issue 8, paper 004 TOAST): the StableHLO module as
+ * read from JAX's text, and its flattened form (private functions inlined at
+ * every call site, each op knowing its call path) that the named-dimension
+ * analysis and the search work on. */
+#ifndef PARPLAN_SHARD_H
+#define PARPLAN_SHARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "parplan/core.h"
+
+/* A list of integers (dimension numbers, sizes, strides). */
+typedef struct {
+    int32_t n;
+    int64_t *v;
+} pp_shard_ints;
+
+/* A tensor type. rank < 0 marks a non-tensor type (a token, a tuple), kept
+ * only on opaque ops. A dynamic dimension ('?') is -1. */
+typedef struct {
+    int32_t rank;
+    int64_t *dims;
+    char elem[16]; /* element type as written: "f32", "bf16", "i1", "ui8" */
+    int32_t bits;  /* bits per element, 0 when unknown */
+} pp_shard_type;
+
+/* Kinds of ops. The unary elementwise kinds lie between
+ * PP_SHARD_OP_FIRST_UNARY and PP_SHARD_OP_LAST_UNARY, the binary ones between
+ * PP_SHARD_OP_FIRST_BINARY and PP_SHARD_OP_LAST_BINARY. */
+typedef enum {
+    PP_SHARD_OP_OPAQUE = 0, /* unknown: operands and results kept, no attributes */
+    PP_SHARD_OP_CONSTANT,
+    PP_SHARD_OP_IOTA,
+    PP_SHARD_OP_BROADCAST_IN_DIM,
+    PP_SHARD_OP_RESHAPE,
+    PP_SHARD_OP_TRANSPOSE,
+    PP_SHARD_OP_CONVERT,
+    PP_SHARD_OP_SLICE,
+    PP_SHARD_OP_CONCATENATE,
+    PP_SHARD_OP_GATHER,
+    PP_SHARD_OP_SELECT,
+    PP_SHARD_OP_COMPARE,
+    PP_SHARD_OP_DOT_GENERAL,
+    PP_SHARD_OP_CONVOLUTION,
+    PP_SHARD_OP_REDUCE,
+    PP_SHARD_OP_REDUCE_WINDOW,
+    PP_SHARD_OP_CALL,
+    PP_SHARD_OP_RETURN, /* func.return, or stablehlo.return ending a region */
+    PP_SHARD_OP_ABS,
+    PP_SHARD_OP_NEGATE,
+    PP_SHARD_OP_EXPONENTIAL,
+    PP_SHARD_OP_LOG,
+    PP_SHARD_OP_LOGISTIC,
+    PP_SHARD_OP_RSQRT,
+    PP_SHARD_OP_SQRT,
+    PP_SHARD_OP_TANH,
+    PP_SHARD_OP_SIGN,
+    PP_SHARD_OP_FLOOR,
+    PP_SHARD_OP_CEIL,
+    PP_SHARD_OP_COSINE,
+    PP_SHARD_OP_SINE,
+    PP_SHARD_OP_NOT,
+    PP_SHARD_OP_EXPM1,
+    PP_SHARD_OP_LOG1P,
+    PP_SHARD_OP_ADD,
+    PP_SHARD_OP_SUBTRACT,
+    PP_SHARD_OP_MULTIPLY,
+    PP_SHARD_OP_DIVIDE,
+    PP_SHARD_OP_MAXIMUM,
+    PP_SHARD_OP_MINIMUM,
+    PP_SHARD_OP_POWER,
+    PP_SHARD_OP_REMAINDER,
+    PP_SHARD_OP_AND,
+    PP_SHARD_OP_OR,
+    PP_SHARD_OP_XOR,
+    PP_SHARD_OP_ATAN2,
+    PP_SHARD_OP_KIND_COUNT
+} pp_shard_op_kind;
+
+#define PP_SHARD_OP_FIRST_UNARY PP_SHARD_OP_ABS
+#define PP_SHARD_OP_LAST_UNARY PP_SHARD_OP_LOG1P
+#define PP_SHARD_OP_FIRST_BINARY PP_SHARD_OP_ADD
+#define PP_SHARD_OP_LAST_BINARY PP_SHARD_OP_ATAN2
+
+typedef enum {
+    PP_SHARD_CMP_NONE = 0,
+    PP_SHARD_CMP_EQ,
+    PP_SHARD_CMP_NE,
+    PP_SHARD_CMP_LT,
+    PP_SHARD_CMP_LE,
+    PP_SHARD_CMP_GT,
+    PP_SHARD_CMP_GE
+} pp_shard_compare;
+
+/* dot_general: the batching and contracting dimensions of each side. */
+typedef struct {
+    pp_shard_ints lhs_batch, rhs_batch, lhs_contract, rhs_contract;
+} pp_shard_dot_dims;
+
+/* convolution dimension numbers: which dimension of the input, the kernel
+ * and the output is the batch, the feature, and each spatial dimension. */
+typedef struct {
+    int64_t in_batch, in_feature;
+    pp_shard_ints in_spatial;
+    int64_t kernel_in, kernel_out;
+    pp_shard_ints kernel_spatial;
+    int64_t out_batch, out_feature;
+    pp_shard_ints out_spatial;
+    int64_t feature_group_count, batch_group_count;
+} pp_shard_conv_dims;
+
+/* gather dimension numbers as StableHLO names them (empty lists when absent;
+ * index_vector_dim -1 when absent). */
+typedef struct {
+    pp_shard_ints offset_dims, collapsed_slice_dims, start_index_map;
+    pp_shard_ints operand_batching_dims, start_indices_batching_dims, slice_sizes;
+    int64_t index_vector_dim;
+} pp_shard_gather_dims;
+
+/* A value of a function: an argument (op -1, index = argument number), a
+ * block argument of a region (op -2, index = its number), or result `index`
+ * of op `op`. */
+typedef struct {
+    const char *name; /* as written, without '%' ("arg0", "12", "cst_3") */
+    pp_shard_type type;
+    int32_t op;
+    int32_t index;
+    int32_t in_body; /* 1 when op indexes the function's body_ops, not its ops */
+} pp_shard_value;
+
+/* One op. Which attribute fields are meaningful depends on kind:
+ *   dims:   broadcast_in_dim dimensions, transpose permutation, reduce
+ *           dimensions, reduce_window window_dimensions
+ *   strides: slice and reduce_window strides (empty = all 1)
+ *   start, limit: slice
+ *   dim:    concatenate dimension, iota dimension
+ *   reducer: the combining op of a reduce or reduce_window body (ADD, MAXIMUM,
+ *            ...; OPAQUE when the body is something else)
+ *   compare, compare_type: compare's direction and its type ("FLOAT", "SIGNED", or "")
+ *   dot, conv, gather: their dimension numbers
+ *   callee: the function index for CALL
+ * name is the op name as written ("stablehlo.add", "call", "func.return"),
+ * attrs the raw text of the op's attributes (a constant's value, properties
+ * of the generic form, padding), kept for the writer. */
+typedef struct {
+    pp_shard_op_kind kind;
+    const char *name;
+    int32_t line, col;
+    int32_t n_operands;
+    int32_t *operands; /* value indices in the function */
+    int32_t n_results;
+    int32_t *results;
+    pp_shard_ints dims, strides, start, limit;
+    int64_t dim;
+    pp_shard_op_kind reducer;
+    pp_shard_compare compare;
+    const char *compare_type;
+    pp_shard_dot_dims dot;
+    pp_shard_conv_dims conv;
+    pp_shard_gather_dims gather;
+    int32_t callee;
+    const char *attrs;
+    int32_t body_first, body_count; /* this op's region ops in the function's body_ops */
+} pp_shard_op;
+
+/* An argument or a result of a function with its attribute dictionary kept
+ * as text, and the mhlo.sharding string alone when there is one. */
+typedef struct {
+    pp_shard_type type;
+    const char *attrs;    /* "{mhlo.sharding = \"{replicated}\"}" or NULL */
+    const char *sharding; /* "{replicated}" or NULL */
+} pp_shard_param;
+
+typedef struct {
+    const char *name; /* without '@' */
+    int is_public;
+    int32_t line, col;
+    int32_t n_args;
+    pp_shard_param *args; /* argument k is value k */
+    int32_t n_results;
+    pp_shard_param *results;
+    int32_t n_values;
+    pp_shard_value *values;
+    int32_t n_ops; /* top-level ops in source order, the last one a RETURN */
+    pp_shard_op *ops;
+    int32_t n_body_ops; /* ops inside regions (reduce bodies), grouped per parent op */
+    pp_shard_op *body_ops;
+} pp_shard_func;
+
+/* A warning: an op the reader does not know, kept as an opaque node. One per
+ * op name, at its first use; count is the number of uses. */
+typedef struct {
+    const char *message; /* "NAME:LINE:COL: unknown op 'x.y' kept as opaque" */
+    const char *op_name;
+    int32_t count;
+} pp_shard_warning;
+
+/* A module lives entirely in its arena (the struct too). */
+typedef struct {
+    pp_arena *arena;
+    const char *file; /* the name used in messages */
+    const char *name; /* module @name without '@', "" when unnamed */
+    const char *attrs;
+    int32_t n_funcs;
+    pp_shard_func *funcs;
+    int32_t entry; /* @main, else the first public function, else the first */
+    int32_t n_warnings;
+    pp_shard_warning *warnings;
+} pp_shard_module;
+
+/* Reads StableHLO text. PP_EIO when the file cannot be read, PP_EINPUT with
+ * "FILE:LINE:COL: reason" for malformed text, type mismatches between an op
+ * and its operands, undefined or redefined values and unknown or recursive
+ * callees. The grammar is in the top comment of src/shard/reader.c. */
+pp_status pp_shard_module_load(const char *path, pp_shard_module **out, pp_error *err);
+pp_status pp_shard_module_parse(const char *name, const char *text, size_t size,
+                                pp_shard_module **out, pp_error *err);
+void pp_shard_module_free(pp_shard_module *module);
+
+/* The function named `name` (without '@'), or -1. */
+int32_t pp_shard_module_find_func(const pp_shard_module *module, const char *name);
+
+const char *pp_shard_op_kind_name(pp_shard_op_kind kind); /* "dot_general", ... */
+int pp_shard_op_is_unary(pp_shard_op_kind kind);
+int pp_shard_op_is_binary(pp_shard_op_kind kind);
+
+/* Elements of a tensor type (1 for a scalar, 0 when not a tensor or dynamic). */
+int64_t pp_shard_type_elements(const pp_shard_type *type);
+int pp_shard_type_equal(const pp_shard_type *a, const pp_shard_type *b);
+
+/* The flattened entry function: every call inlined, call and return ops
+ * dropped (a call's results are the values the callee returns), region ops
+ * left inside their parent op. Ops are in topological order (source order
+ * with callees expanded in place). Each op and value knows the call path it
+ * came from, so a function called n times appears as n paths with the same
+ * ops: the repeated layers of a model. */
+typedef struct {
+    int32_t parent;           /* enclosing path, -1 for the entry function's own path 0 */
+    int32_t caller_func, call_op; /* the call op (in caller_func's ops) that entered it; -1 for path 0 */
+    int32_t func;             /* the function this path runs */
+    int32_t depth;            /* 0 for the entry */
+} pp_shard_path;
+
+typedef struct {
+    int32_t func, op; /* module->funcs[func].ops[op] */
+    int32_t path;
+    int32_t *operands, *results; /* flat value indices, counts as in the op */
+} pp_shard_flat_op;
+
+typedef struct {
+    pp_shard_type type;
+    int32_t op;    /* defining flat op, -1 for an argument of the entry */
+    int32_t index; /* result number, or the argument number */
+    int32_t func, value; /* the value it was in its function */
+    int32_t path;
+} pp_shard_flat_value;
+
+typedef struct {
+    pp_arena *arena;
+    const pp_shard_module *module; /* borrowed: free the flat view first or keep the module alive */
+    int32_t n_ops;
+    pp_shard_flat_op *ops;
+    int32_t n_values;
+    pp_shard_flat_value *values;
+    int32_t n_paths;
+    pp_shard_path *paths;
+    int32_t n_inputs; /* the entry's arguments: flat values 0 .. n_inputs-1 */
+    int32_t n_outputs;
+    int32_t *outputs; /* flat values the entry returns */
+} pp_shard_flat;
+
+/* PP_EINPUT when the inlined module would exceed max_ops ops (0 = 1<<24). */
+pp_status pp_shard_module_flatten(const pp_shard_module *module, int32_t max_ops,
+                                  pp_shard_flat **out, pp_error *err);
+void pp_shard_flat_free(pp_shard_flat *flat);
+
+#endif
