@@ -124,11 +124,24 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     return c;
 }
 
+cluster_walk cluster_walk_start(void)
+{
+    return (cluster_walk){0, 0, 0, -INFINITY, 0, 0, 0};
+}
+
+/* Stage k's 1F1B drain (drain_term) is A + max(below, between B): the
+ * second part is known now, the first once the stages below are. */
 cluster_walk cluster_walk_extend(const cluster_stages *st, cluster_walk w, cluster_cost c)
 {
-    double m = st->branch->micro_batches;
+    int m = st->branch->micro_batches, k = w.stages;
+    int warm = st->stage_count - k - 1 < m ? st->stage_count - k - 1 : m;
+    int between = warm < m - 1 ? warm : m - 1, before = m - 1 - between;
     double term = w.in + m * (c.forward + c.backward) + fmax(w.out, c.tail);
-    return (cluster_walk){w.in + c.forward + c.hop, w.out + c.backward + c.hop, fmax(w.fixed, term)};
+    double a = w.in + m * c.forward + before * c.backward + c.backward + fmax(w.out, c.tail);
+    double path = w.path + c.forward + c.backward + 2 * w.last_hop;
+    return (cluster_walk){w.in + c.forward + c.hop, w.out + c.backward + c.hop,
+                          fmax(fmax(w.fixed, term), a + between * c.backward),
+                          fmax(w.drain, a - path), path, c.hop, k + 1};
 }
 
 /* The least T with sum over stages from `from` on of held_s(T) >= work,
@@ -182,11 +195,12 @@ static double fill_bound(const cluster_stages *st, int from, double work)
 double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first)
 {
     if (s == st->stage_count)
-        return w.fixed;
+        return fmax(w.fixed, w.drain + w.path);
     double m = st->branch->micro_batches;
     double work = cluster_work(st, first, st->prefix->layers - first);
     double rest = fmax(m * water_level(st, s, work), fill_bound(st, s, work));
-    return fmax(w.fixed, w.in + rest + w.out);
+    double below = w.path + 2 * w.last_hop + least_sum(st, s, work);
+    return fmax(fmax(w.fixed, w.in + rest + w.out), w.drain + below);
 }
 
 /* The most layers stage s can hold: the longest run of layers whose memory
@@ -365,7 +379,7 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
     cluster_cost cost[p];
     double ring_release[p], hop_release[p];
     double m = st->branch->micro_batches;
-    walk[0] = (cluster_walk){0, 0, 0};
+    walk[0] = cluster_walk_start();
     for (int s = 0, first = 0; s < p; first += layers[s++]) {
         cost[s] = cluster_stage_cost(st, s, first, layers[s], replay[s]);
         ring_release[s] = walk[s].in + m * (cost[s].forward + cost[s].backward) - cost[s].backward;
@@ -384,5 +398,5 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
 
 double cluster_root_bound(const cluster_stages *st)
 {
-    return cluster_walk_bound(st, (cluster_walk){0, 0, 0}, 0, 0);
+    return cluster_walk_bound(st, cluster_walk_start(), 0, 0);
 }

@@ -127,9 +127,15 @@ typedef struct {
 
 /* The bound's running state along a pipeline: the first micro-batch's way
  * in (forward passes and hops before a stage), its way out (backward passes
- * and hops after it), and the largest stage term so far. */
+ * and hops after it), and the largest stage term so far. The 1F1B drain of
+ * a fixed stage k waits for the last micro-batch's trip below it: with
+ * path = sum over fixed j of (F_j + B_j + 2 hop_{j-1}), that term is
+ * drain - path_k + path + (the trip below the fixed stages), so the walk
+ * keeps the largest drain - path_k (drain), the path and the last hop. */
 typedef struct {
     double in, out, fixed;
+    double drain, path, last_hop;
+    int stages;
 } cluster_walk;
 
 /* space.c */
@@ -160,6 +166,8 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
  * the earlier stages' last backwards and its own gradient sync and
  * optimizer still have to run. */
 cluster_walk cluster_walk_extend(const cluster_stages *st, cluster_walk w, cluster_cost c);
+/* The walk before any stage. */
+cluster_walk cluster_walk_start(void);
 /* Stages 0..s-1 fixed in w: the bound over every completion with the
  * remaining layers from `first` on. */
 double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first);

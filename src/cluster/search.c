@@ -225,9 +225,12 @@ static void consider(const cluster_stages *st, int s, int first, int n, bool rep
         out[(*count)++] = (child){n, replay, bound, next};
 }
 
-/* The children of stage s starting at layer `first`: every layer count,
- * recomputing or (where the activations fit) not, that fits in memory and
- * is not pruned, with its bound, best first. */
+/* The children of stage s starting at layer `first`: every layer count
+ * that fits in memory and is not pruned, with its bound, best first. A
+ * stage recomputes only when its activations do not fit: where they fit,
+ * recomputing costs the same memory check and strictly more work in the
+ * same schedule, so it never gives a faster step (the enumeration test
+ * checks this against every flag). */
 static int expand(worker *wk, int s, int first, cluster_walk walk, double best)
 {
     const cluster_stages *st = &wk->st;
@@ -247,7 +250,7 @@ static int expand(worker *wk, int s, int first, cluster_walk walk, double best)
             break;
         if (keeps)
             consider(st, s, first, n, false, walk, best, out, &count);
-        if (replays)
+        else if (replays)
             consider(st, s, first, n, true, walk, best, out, &count);
     }
     qsort(out, (size_t)count, sizeof *out, child_order);
@@ -345,7 +348,7 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
         !pruned(cluster_plan_bound(&wk->st, wk->greedy, wk->greedy_replay), incumbent(sh)))
         judge(wk, wk->greedy, wk->greedy_replay);
     wk->landed = false;
-    dfs(wk, 0, 0, (cluster_walk){0, 0, 0});
+    dfs(wk, 0, 0, cluster_walk_start());
     return true;
 }
 

@@ -236,17 +236,38 @@ static void random_layers(pp_rng *rng, int L, int p, int *layers)
         layers[pp_rng_below(rng, (uint32_t)p)]++;
 }
 
-/* For many random plans of every branch of random fixtures: the bound never
- * exceeds the simulated step, and the incremental stage memory equals
- * pp_cluster_plan_memory's. */
+/* Every partial plan's bound (the stages before s fixed, the rest open)
+ * stays at or below the plan's simulated step t. */
+static void check_walk_bounds(const cluster_stages *st, const int *layers, const bool *replay,
+                              double t)
+{
+    cluster_walk walk = cluster_walk_start();
+    for (int s = 0, first = 0; s <= st->stage_count; first += layers[s++]) {
+        double bound = cluster_walk_bound(st, walk, s, first);
+        if (!(bound <= t * (1 + 1e-12)))
+            fprintf(stderr, "stage %d: walk bound %.9g above simulated %.9g\n", s, bound, t);
+        CHECK(bound <= t * (1 + 1e-12));
+        if (s == st->stage_count)
+            break;
+        walk = cluster_walk_extend(st, walk, cluster_stage_cost(st, s, first, layers[s], replay[s]));
+    }
+}
+
+/* For many random plans (stages recomputing at random) of every branch of
+ * random fixtures: the bounds, of the plan and of each of its partial
+ * plans, never exceed the simulated step, and the incremental stage memory
+ * equals pp_cluster_plan_memory's. */
 static void test_bound_and_memory(void)
 {
     pp_rng rng;
     pp_rng_seed(&rng, 7, 0);
-    long checked = 0;
+    long checked = 0, fitting = 0;
     for (int trial = 0; trial < 6; trial++) {
         int per0 = 2 + 2 * (int)pp_rng_below(&rng, 2), per1 = 2 + 2 * (int)pp_rng_below(&rng, 2);
-        pp_cluster *c = two_nodes(per0, per1, 1e12 * (1 + pp_rng_below(&rng, 4)), 1e12, 1e12);
+        /* odd trials: node 0 keeps few layers' activations, so the bounds'
+         * memory limits (recompute beyond cap_kept) bind */
+        double memory0 = trial % 2 ? 1e7 + 1e7 * pp_rng_unit(&rng) : 1e12;
+        pp_cluster *c = two_nodes(per0, per1, 1e12 * (1 + pp_rng_below(&rng, 4)), memory0, 1e12);
         pp_cluster_workload *w = small_workload(6 + (int)pp_rng_below(&rng, 5), 16);
         for (int l = 0; l < w->layer_count; l++) {
             if (trial % 2)
@@ -277,10 +298,12 @@ static void test_bound_and_memory(void)
                 pp_cluster_plan *p = cluster_stages_plan(&st, layers, replay);
                 CHECK(pp_cluster_plan_validate(c, w, p, &err) == PP_OK);
                 double t = simulated(c, w, p, 0.0), bound = cluster_plan_bound(&st, layers, replay);
+                fitting += isfinite(t);
                 if (!(bound <= t * (1 + 1e-12)))
                     fprintf(stderr, "bound %.9g above simulated %.9g\n", bound, t);
                 CHECK(bound <= t * (1 + 1e-12));
                 CHECK(cluster_root_bound(&st) <= bound * (1 + 1e-12));
+                check_walk_bounds(&st, layers, replay, t);
                 double peak[64];
                 pp_cluster_plan_memory(c, w, p, peak);
                 for (int s = 0, first = 0; s < st.stage_count; first += layers[s++]) {
@@ -301,6 +324,7 @@ static void test_bound_and_memory(void)
         pp_cluster_free(c);
     }
     CHECK(checked > 100);
+    CHECK(fitting > 50 && fitting < checked);
 }
 
 /* ------------------------------------------------ the planner's promises */
