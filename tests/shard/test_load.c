@@ -493,6 +493,33 @@ static void test_unknown(void)
     pp_shard_module_free(m);
 }
 
+static void test_generic(void)
+{
+    pp_shard_module *m = load(PP_DATA_DIR "/generic.mlir");
+    if (!m)
+        return;
+    const pp_shard_func *f = &m->funcs[0];
+    const pp_shard_op *g = def_op(f, "0");
+    CHECK(g && g->kind == PP_SHARD_OP_GATHER && INTS(&g->gather.offset_dims, 1) && INTS(&g->gather.slice_sizes, 1, 8));
+    const pp_shard_op *r = def_op(f, "1");
+    CHECK(r && r->kind == PP_SHARD_OP_REDUCE && INTS(&r->dims, 1) && r->reducer == PP_SHARD_OP_ADD);
+    CHECK(r && r->body_count == 2 && f->body_ops[r->body_first + 1].kind == PP_SHARD_OP_RETURN);
+    CHECK(value(f, "x") && value(f, "x")->op == -2 && value(f, "y")->index == 1);
+    CHECK(value(f, "m") && value(f, "m")->in_body == 1);
+    const pp_shard_op *sl = def_op(f, "2");
+    CHECK(sl && INTS(&sl->start, 0, 0) && INTS(&sl->limit, 4, 8) && INTS(&sl->strides, 2, 1));
+    const pp_shard_op *cmp = def_op(f, "3");
+    CHECK(cmp && cmp->compare == PP_SHARD_CMP_GE && strcmp(cmp->compare_type, "") == 0);
+    CHECK(DIMS(&value(f, "3")->type, 2, 8) && strcmp(value(f, "3")->type.elem, "i1") == 0 &&
+          value(f, "3")->type.bits == 1);
+    const pp_shard_op *io = def_op(f, "5");
+    CHECK(io && io->kind == PP_SHARD_OP_IOTA && io->dim == 1);
+    CHECK(value(f, "7#1") && value(f, "7#1")->index == 1);
+    CHECK_EQ_INT(m->n_warnings, 2);
+    CHECK_EQ_INT(count_kind(f, PP_SHARD_OP_OPAQUE), 2);
+    pp_shard_module_free(m);
+}
+
 /* A module around one function body, for the malformed cases. Line 1 is
  * "module {", line 2 the func header, the body starts on line 3. */
 #define HEAD "module {\n  func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {\n"
@@ -599,6 +626,7 @@ int main(void)
     test_attention();
     test_layers();
     test_unknown();
+    test_generic();
     test_malformed();
     return CHECK_DONE();
 }

@@ -1,0 +1,2 @@
+module {
+  func.func @main(%a: tensor<4x

@@ -1,0 +1,31 @@
+module @jit__unnamed_wrapped_function_ attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<1x3x224x224xf32>) -> (tensor<1x2048x7x7xf32> {jax.result_info = ".last_hidden_state"}, tensor<1x2048x1x1xf32> {jax.result_info = ".pooler_output"}) {
+    %c = stablehlo.constant dense<49> : tensor<i32>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %cst_0 = stablehlo.constant dense<0xFF800000> : tensor<f32>
+    %cst_1 = stablehlo.constant dense<9.99999974E-6> : tensor<f32>
+    %cst_2 = stablehlo.constant dense_resource<__elided__> : tensor<7x7x3x64xf32>
+    %cst_3 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_4 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_5 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_6 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_7 = stablehlo.constant dense_resource<__elided__> : tensor<1x1x64x256xf32>
+    %cst_8 = stablehlo.constant dense_resource<__elided__> : tensor<256xf32>
+    %cst_9 = stablehlo.constant dense_resource<__elided__> : tensor<256xf32>
+    %cst_10 = stablehlo.constant dense_resource<__elided__> : tensor<256xf32>
+    %cst_11 = stablehlo.constant dense_resource<__elided__> : tensor<256xf32>
+    %cst_12 = stablehlo.constant dense_resource<__elided__> : tensor<1x1x64x64xf32>
+    %cst_13 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_14 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_15 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_16 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_17 = stablehlo.constant dense_resource<__elided__> : tensor<3x3x64x64xf32>
+    %cst_18 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_19 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_20 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_21 = stablehlo.constant dense_resource<__elided__> : tensor<64xf32>
+    %cst_22 = stablehlo.constant dense_resource<__elided__> : tensor<1x1x64x256xf32>
+    %cst_23 = stablehlo.constant dense_resource<__elided__> : tensor<256xf32>
+    %cst_24 = stablehlo.constant dense_resource<__elided__> : tensor<256xf32>
+    %cst_25 = stablehlo.constant dense_resource<__elided__> : tensor<256xf32>
+    %cst_26 = stablehlo.constan
