@@ -361,15 +361,14 @@ static double nic_bound(const cluster_stages *st, int n, const double *ring_rele
  * its last forward, `between` backwards and then the last one, which waits
  * for that micro-batch's forward and backward on every later stage and the
  * hops between them. */
-static double drain_term(const cluster_stages *st, const cluster_cost *c, const cluster_walk *w,
-                         int k, double below)
+static double last_backward_start(const cluster_stages *st, const cluster_cost *c,
+                                  const cluster_walk *w, int k, double below)
 {
     int m = st->branch->micro_batches, p = st->stage_count;
     int warm = p - k - 1 < m ? p - k - 1 : m;
     int between = warm < m - 1 ? warm : m - 1, before = m - 1 - between;
     double wait = fmax(below, between * c[k].backward);
-    return w[k].in + m * c[k].forward + before * c[k].backward + wait + c[k].backward +
-           fmax(w[k].out, c[k].tail);
+    return w[k].in + m * c[k].forward + before * c[k].backward + wait;
 }
 
 double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay)
@@ -378,17 +377,17 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
     cluster_walk walk[p + 1];
     cluster_cost cost[p];
     double ring_release[p], hop_release[p];
-    double m = st->branch->micro_batches;
     walk[0] = cluster_walk_start();
     for (int s = 0, first = 0; s < p; first += layers[s++]) {
         cost[s] = cluster_stage_cost(st, s, first, layers[s], replay[s]);
-        ring_release[s] = walk[s].in + m * (cost[s].forward + cost[s].backward) - cost[s].backward;
         hop_release[s] = walk[s].in + cost[s].forward;
         walk[s + 1] = cluster_walk_extend(st, walk[s], cost[s]);
     }
     double bound = walk[p].fixed, below = 0.0;
     for (int k = p - 1; k >= 0; k--) {
-        bound = fmax(bound, drain_term(st, cost, walk, k, below));
+        /* no gradient of the stage is ready before its last backward */
+        ring_release[k] = last_backward_start(st, cost, walk, k, below);
+        bound = fmax(bound, ring_release[k] + cost[k].backward + fmax(walk[k].out, cost[k].tail));
         below += cost[k].forward + cost[k].backward + 2 * (k > 0 ? cost[k - 1].hop : 0.0);
     }
     for (int n = 0; n < st->space->cluster->node_count; n++)
