@@ -141,7 +141,9 @@ typedef struct {
  *   callee: the function index for CALL
  * name is the op name as written ("stablehlo.add", "call", "func.return"),
  * attrs the raw text of the op's attributes (a constant's value, properties
- * of the generic form, padding), kept for the writer. */
+ * of the generic form, a convolution's window and padding; for a call the
+ * callee "@name"), kept for the writer; NULL when there are none. Region
+ * (body) ops use values of the same function: block arguments have op -2. */
 typedef struct {
     pp_shard_op_kind kind;
     const char *name;
