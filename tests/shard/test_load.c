@@ -207,6 +207,34 @@ static void check_topological(const pp_shard_flat *flat)
     }
 }
 
+/* The eight layers are written out inline in apply_fn; each calls @silu
+ * once, so the stretches of ops from one silu call to the next are whole
+ * layers: the seven stretches must hold the same sequence of kinds (with the
+ * same attributes' sizes), 9 dot_generals each (q, k, v, two attention
+ * products, output projection, three of the gated MLP). */
+static void check_layer_windows(const pp_shard_module *m, const pp_shard_func *f)
+{
+    int32_t silu = pp_shard_module_find_func(m, "silu"), at[8], n = 0;
+    for (int32_t k = 0; k < f->n_ops && n < 8; k++)
+        if (f->ops[k].kind == PP_SHARD_OP_CALL && f->ops[k].callee == silu)
+            at[n++] = k;
+    CHECK_EQ_INT(n, 8);
+    if (n != 8)
+        return;
+    int32_t len = at[1] - at[0];
+    for (int w = 1; w < 7; w++) {
+        CHECK_EQ_INT(at[w + 1] - at[w], len);
+        for (int32_t j = 0; j < len && at[w + 1] - at[w] == len; j++) {
+            const pp_shard_op *a = &f->ops[at[0] + j], *b = &f->ops[at[w] + j];
+            CHECK(a->kind == b->kind && a->n_operands == b->n_operands && a->dims.n == b->dims.n);
+        }
+    }
+    int dots = 0;
+    for (int32_t j = at[0]; j < at[1]; j++)
+        dots += f->ops[j].kind == PP_SHARD_OP_DOT_GENERAL;
+    CHECK_EQ_INT(dots, 9);
+}
+
 static void test_chess(void)
 {
     size_t size;
@@ -276,6 +304,8 @@ static void test_chess(void)
     CHECK(sel && sel->kind == PP_SHARD_OP_SELECT && sel->n_operands == 3);
     const pp_shard_op *cst = def_op(f, "cst");
     CHECK(cst && cst->kind == PP_SHARD_OP_CONSTANT && strcmp(cst->attrs, "dense<0xFF800000>") == 0);
+
+    check_layer_windows(m, f);
 
     pp_shard_flat *flat = NULL;
     pp_error err = {0};
