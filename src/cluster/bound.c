@@ -126,22 +126,41 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
 
 cluster_walk cluster_walk_start(void)
 {
-    return (cluster_walk){0, 0, 0, -INFINITY, 0, 0, 0};
+    return (cluster_walk){0, 0, 0, -INFINITY, -INFINITY, 0, 0, 0};
 }
 
-/* Stage k's 1F1B drain (drain_term) is A + max(below, between B): the
- * second part is known now, the first once the stages below are. */
+/* Stage k in 1F1B: `warm` forwards, then forward-backward pairs, then
+ * `between` backwards. When some backward comes before the last forward,
+ * its timeline has four parts in order: the first forward; the wait for
+ * micro-batch 0's backward, max(below, the other warm-up forwards); the
+ * `before` backwards and the remaining forwards; the wait for the last
+ * micro-batch's backward, max(below, between B); then the last backward
+ * and the tail. max(b, x) + max(b, y) = max(x + y, b + max(x, y), 2 b).
+ * Otherwise every forward precedes every backward: a + max(below,
+ * between B). */
 cluster_walk cluster_walk_extend(const cluster_stages *st, cluster_walk w, cluster_cost c)
 {
     int m = st->branch->micro_batches, k = w.stages;
     int warm = st->stage_count - k - 1 < m ? st->stage_count - k - 1 : m;
     int between = warm < m - 1 ? warm : m - 1, before = m - 1 - between;
     double term = w.in + m * (c.forward + c.backward) + fmax(w.out, c.tail);
-    double a = w.in + m * c.forward + before * c.backward + c.backward + fmax(w.out, c.tail);
     double path = w.path + c.forward + c.backward + 2 * w.last_hop;
-    return (cluster_walk){w.in + c.forward + c.hop, w.out + c.backward + c.hop,
-                          fmax(fmax(w.fixed, term), a + between * c.backward),
-                          fmax(w.drain, a - path), path, c.hop, k + 1};
+    double end = c.backward + fmax(w.out, c.tail);
+    cluster_walk next = {w.in + c.forward + c.hop, w.out + c.backward + c.hop, fmax(w.fixed, term),
+                         w.drain, w.drain2, path, c.hop, k + 1};
+    if (before == 0) {
+        double a = w.in + m * c.forward + end;
+        next.fixed = fmax(next.fixed, a + between * c.backward);
+        next.drain = fmax(next.drain, a - path);
+        return next;
+    }
+    int first = warm + 1;
+    double x = (first - 1) * c.forward, y = between * c.backward;
+    double a = w.in + c.forward + before * c.backward + (m - first) * c.forward + end;
+    next.fixed = fmax(next.fixed, a + x + y);
+    next.drain = fmax(next.drain, a + fmax(x, y) - path);
+    next.drain2 = fmax(next.drain2, a - 2 * path);
+    return next;
 }
 
 /* The least T with sum over stages from `from` on of held_s(T) >= work,
@@ -195,12 +214,12 @@ static double fill_bound(const cluster_stages *st, int from, double work)
 double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first)
 {
     if (s == st->stage_count)
-        return fmax(w.fixed, w.drain + w.path);
+        return fmax(fmax(w.fixed, w.drain + w.path), w.drain2 + 2 * w.path);
     double m = st->branch->micro_batches;
     double work = cluster_work(st, first, st->prefix->layers - first);
     double rest = fmax(m * water_level(st, s, work), fill_bound(st, s, work));
     double below = w.path + 2 * w.last_hop + least_sum(st, s, work);
-    return fmax(fmax(w.fixed, w.in + rest + w.out), w.drain + below);
+    return fmax(fmax(w.fixed, w.in + rest + w.out), fmax(w.drain + below, w.drain2 + 2 * below));
 }
 
 /* The most layers stage s can hold: the longest run of layers whose memory
@@ -383,7 +402,7 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
         hop_release[s] = walk[s].in + cost[s].forward;
         walk[s + 1] = cluster_walk_extend(st, walk[s], cost[s]);
     }
-    double bound = walk[p].fixed, below = 0.0;
+    double bound = cluster_walk_bound(st, walk[p], p, st->prefix->layers), below = 0.0;
     for (int k = p - 1; k >= 0; k--) {
         /* no gradient of the stage is ready before its last backward */
         ring_release[k] = last_backward_start(st, cost, walk, k, below);

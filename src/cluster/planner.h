@@ -127,14 +127,16 @@ typedef struct {
 
 /* The bound's running state along a pipeline: the first micro-batch's way
  * in (forward passes and hops before a stage), its way out (backward passes
- * and hops after it), and the largest stage term so far. The 1F1B drain of
- * a fixed stage k waits for the last micro-batch's trip below it: with
- * path = sum over fixed j of (F_j + B_j + 2 hop_{j-1}), that term is
- * drain - path_k + path + (the trip below the fixed stages), so the walk
- * keeps the largest drain - path_k (drain), the path and the last hop. */
+ * and hops after it), and the largest stage term so far. In 1F1B a fixed
+ * stage k waits for a micro-batch's trip below it (`below`) before its
+ * first backward and before its last: its terms are a + below + c and
+ * a + 2 below. With path = sum over fixed j of (F_j + B_j + 2 hop_{j-1}),
+ * below = path + (the trip below the fixed stages) - path_k, so the walk
+ * keeps the largest a + c - path_k (drain) and a - 2 path_k (drain2), the
+ * path and the last hop. */
 typedef struct {
     double in, out, fixed;
-    double drain, path, last_hop;
+    double drain, drain2, path, last_hop;
     int stages;
 } cluster_walk;
 
