@@ -1145,6 +1145,24 @@ static bool parse_slice(reader *R, stmt *s)
 
 /* An op the reader does not know, in pretty form: uses up to the top-level
  * ':', the types, then the rest of the line with any regions it opens. */
+/* The first character after the current token and any blanks is c. */
+static bool next_char_is(const reader *R, char c)
+{
+    size_t k = R->pos;
+    while (k < R->size && (R->text[k] == ' ' || R->text[k] == '\t' || R->text[k] == '\n' || R->text[k] == '\r'))
+        k++;
+    return k < R->size && R->text[k] == c;
+}
+
+/* "%iterArg = %x" inside an op: %iterArg is a new name for a region, not a use. */
+static bool binds_name(const reader *R)
+{
+    size_t k = R->pos;
+    while (k < R->size && R->text[k] == ' ')
+        k++;
+    return k + 1 < R->size && R->text[k] == '=' && R->text[k + 1] != '=';
+}
+
 static bool parse_unknown_pretty(reader *R, stmt *s)
 {
     int depth = 0, braces = 0;
@@ -1154,7 +1172,7 @@ static bool parse_unknown_pretty(reader *R, stmt *s)
             return expected(R, "':' and the op's types");
         bool open = R->tok.kind == T_PUNCT && R->tok.len == 1 && strchr("([{<", R->tok.s[0]);
         bool close = R->tok.kind == T_PUNCT && R->tok.len == 1 && strchr(")]}>", R->tok.s[0]);
-        if (R->tok.kind == T_VALUE && braces == 0) { /* values inside braces may be a region's own */
+        if (R->tok.kind == T_VALUE && braces == 0 && !binds_name(R)) { /* values in braces may be a region's own */
             int32_t v;
             if (!parse_use(R, &v) || !vec_push(R, &s->operands, &v, sizeof v))
                 return false;
@@ -1169,9 +1187,16 @@ static bool parse_unknown_pretty(reader *R, stmt *s)
     }
     if (!parse_op_types(R, s))
         return false;
-    while (R->tok.kind != T_EOF && R->tok.line == R->prev_line && !is_word(R, "loc"))
+    /* the rest of the line, then regions: "{...}" or "cond {...} do {...}" */
+    while (R->tok.kind != T_EOF && !is_word(R, "loc")) {
+        bool same_line = R->tok.line == R->prev_line;
+        bool region = is_punct(R, "{") || (R->tok.kind == T_IDENT && !memchr(R->tok.s, '.', R->tok.len) &&
+                                           next_char_is(R, '{'));
+        if (!same_line && !region)
+            break;
         if (!skip_group(R))
             return false;
+    }
     return true;
 }
 
@@ -1443,6 +1468,11 @@ static bool settle_types(reader *R, stmt *s, const pp_shard_type **out_types, in
                 return type_mismatch(R, s, k, &in[k]);
         *out_types = s->out_types.data;
         *n_out = s->out_types.n;
+        return true;
+    }
+    if (s->op.kind == PP_SHARD_OP_OPAQUE) { /* "t1, t2": the results' types, nothing said of the operands */
+        *out_types = in;
+        *n_out = n_in;
         return true;
     }
     /* "t": every operand and the result; select's "pred_t, t" */

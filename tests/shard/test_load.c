@@ -508,13 +508,22 @@ static void test_unknown(void)
     if (!m)
         return;
     const pp_shard_func *f = &m->funcs[0];
-    CHECK_EQ_INT(m->n_warnings, 2);
-    if (m->n_warnings == 2) {
+    CHECK_EQ_INT(m->n_warnings, 4);
+    if (m->n_warnings == 4) {
         CHECK(strcmp(m->warnings[0].op_name, "stablehlo.custom_call") == 0 && m->warnings[0].count == 2);
         CHECK(strstr(m->warnings[0].message, "unknown_op.mlir:4:10: unknown op 'stablehlo.custom_call'"));
         CHECK(strcmp(m->warnings[1].op_name, "mydialect.split") == 0 && m->warnings[1].count == 1);
+        CHECK(strcmp(m->warnings[2].op_name, "stablehlo.while") == 0 && m->warnings[2].count == 1);
+        CHECK(strcmp(m->warnings[3].op_name, "stablehlo.clamp") == 0 && m->warnings[3].count == 1);
     }
-    CHECK_EQ_INT(f->n_ops, 5);
+    CHECK_EQ_INT(f->n_ops, 8);
+    /* the while: its two initial values as operands, its regions skipped, two results */
+    const pp_shard_op *w = def_op(f, "4#0");
+    CHECK(w && w->kind == PP_SHARD_OP_OPAQUE && w->n_operands == 2 && w->n_results == 2 && w->body_count == 0);
+    CHECK(w && w->operands[0] == value(f, "c") - f->values && w->operands[1] == f->ops[3].results[0]);
+    CHECK(w && DIMS(&f->values[w->results[1]].type, 4, 8) && f->values[w->results[0]].type.rank == 0);
+    const pp_shard_op *cl = def_op(f, "6");
+    CHECK(cl && cl->kind == PP_SHARD_OP_OPAQUE && cl->n_operands == 3 && cl->operands[1] == w->results[1]);
     CHECK(f->ops[0].kind == PP_SHARD_OP_OPAQUE && f->ops[0].n_operands == 1 && f->ops[0].operands[0] == 0);
     CHECK(f->ops[1].kind == PP_SHARD_OP_OPAQUE && f->ops[1].operands[0] == f->ops[0].results[0]);
     CHECK(f->ops[2].kind == PP_SHARD_OP_OPAQUE && f->ops[2].n_operands == 2 && f->ops[2].n_results == 2);
