@@ -1114,7 +1114,6 @@ static bool parse_compare(reader *R, stmt *s)
               .line = R->tok.line, .col = R->tok.col};
     if (R->tok.kind != T_IDENT)
         return expected(R, "the comparison direction (EQ, NE, LT, LE, GT, GE)");
-    bool ok = true;
     if (!vec_push(R, &s->attrs, &a, sizeof a) || !lex_next(R) || !expect(R, ",", "',' after the direction"))
         return false;
     if (!parse_uses(R, s, NULL))
@@ -1125,7 +1124,6 @@ static bool parse_compare(reader *R, stmt *s)
         if (!vec_push(R, &s->attrs, &t, sizeof t) || !lex_next(R))
             return false;
     }
-    (void)ok;
     return parse_pretty_tail(R, s);
 }
 
@@ -1249,6 +1247,7 @@ static bool conv_list(reader *R, const attr *a, const char **p, const char *end,
                       int64_t *d1, int64_t *d2, pp_shard_ints *spatial)
 {
     int64_t sp[MAX_RANK];
+    bool seen[MAX_RANK] = {false};
     int n = 0, pos = 0, spatial_n = 0;
     *d1 = *d2 = -1;
     while (*p < end && **p != '[')
@@ -1274,6 +1273,9 @@ static bool conv_list(reader *R, const attr *a, const char **p, const char *end,
             (*p)--;
             if (v >= MAX_RANK)
                 return fail_at(R, a->line, a->col, "convolution dim_numbers: spatial dimension too large");
+            if (seen[v])
+                return fail_at(R, a->line, a->col, "convolution dim_numbers: spatial dimension %d appears twice", v);
+            seen[v] = true;
             sp[v] = pos++;
             spatial_n = v + 1 > spatial_n ? v + 1 : spatial_n;
             n++;
@@ -1364,20 +1366,18 @@ static bool slice_bounds(reader *R, const vec *attrs, pp_shard_op *op)
                attr_ints(R, attrs, "limit_indices", &op->limit) && attr_ints(R, attrs, "strides", &op->strides);
     /* "[lo:hi(:st)?, ...]": split the integers by position within each range */
     int64_t lo[MAX_RANK], hi[MAX_RANK], st[MAX_RANK];
-    int n = 0, field = 0;
-    bool strided = false;
+    int n = 0, field = 0, got = 0; /* got: bit f set once field f of the range has its number */
     pp_shard_ints *lists[3] = {&op->start, &op->limit, &op->strides};
-    for (size_t k = 1; k < a->val_len; k++) {
+    for (size_t k = 1; k < a->val_len && !(k == 1 && a->val_len == 2); k++) {
         char c = a->val[k];
         if (c == ',' || c == ']') {
-            if (field < 1 || n >= MAX_RANK)
+            if (field < 1 || n >= MAX_RANK || got != (1 << (field + 1)) - 1)
                 return fail_at(R, a->line, a->col, "slice: expected 'start:limit' for each dimension");
             if (field == 1)
                 st[n] = 1;
-            else
-                strided = true;
             n++;
             field = 0;
+            got = 0;
         } else if (c == ':') {
             field++;
             if (field > 2)
@@ -1390,11 +1390,11 @@ static bool slice_bounds(reader *R, const vec *attrs, pp_shard_op *op)
             if (n >= MAX_RANK || v > MAX_INT_ATTR)
                 return fail_at(R, a->line, a->col, "slice: bound too large");
             (field == 0 ? lo : field == 1 ? hi : st)[n] = v;
+            got |= 1 << field;
         } else if (c != ' ') {
             return fail_at(R, a->line, a->col, "slice: unexpected '%c' in the bounds", c);
         }
     }
-    (void)strided;
     int64_t *src[3] = {lo, hi, st};
     for (int l = 0; l < 3; l++) {
         lists[l]->n = n;
