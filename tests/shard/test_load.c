@@ -630,6 +630,10 @@ static const struct {
     {"module {\n  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n    %0 = stablehlo.negate %a : tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n} junk\n",
      "6:3: ", "expected module or func.func, got 'junk'"},
     {"", "1:1: ", "no function in the input"},
+    {HEAD "    %d = stablehlo.slice %a [0:, 0:8] : (tensor<4x8xf32>) -> tensor<4x8xf32>\n" TAIL, "3:29: ",
+     "slice: expected 'start:limit' for each dimension"},
+    {HEAD "    %d = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 0, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>\n" RET TAIL,
+     "3:40: ", "spatial dimension 0 appears twice"},
     {"module { func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> { return %a : tensor<4xf32> } } \"open", "1:94: ",
      "unterminated string"},
 };
