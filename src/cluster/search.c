@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,9 @@ typedef struct {
     int next;
     bool *done;               /* [sorted branch] searched to its end */
     double best_time;
+    /* best_time for the prune tests, read without the lock: every node
+     * reads it, and two workers taking turns at the lock left one idle */
+    _Atomic double best_seen;
     int best_branch;
     int *best_layers;         /* [layers]: at most one stage per layer */
     bool *best_replay;        /* [layers] */
@@ -68,10 +72,7 @@ typedef struct {
 
 static double incumbent(shared_state *sh)
 {
-    pthread_mutex_lock(&sh->lock);
-    double t = sh->best_time;
-    pthread_mutex_unlock(&sh->lock);
-    return t;
+    return atomic_load_explicit(&sh->best_seen, memory_order_relaxed);
 }
 
 static bool pruned(double bound, double best)
@@ -108,6 +109,7 @@ static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int bran
         pp_cluster_plan_free(sh->best);
         sh->best = plan;
         sh->best_time = time;
+        atomic_store_explicit(&sh->best_seen, time, memory_order_relaxed);
         sh->best_branch = branch;
         if (branch >= 0) {
             memcpy(sh->best_layers, layers, (size_t)count * sizeof(int));
@@ -548,7 +550,8 @@ pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload 
                             "pp_cluster_plan_search: negative timeout or threads, or an empty "
                             "workload");
     double started = pp_now();
-    shared_state sh = {.c = c, .w = w, .o = o, .best_time = INFINITY, .best_branch = INT32_MAX};
+    shared_state sh = {.c = c, .w = w, .o = o, .best_time = INFINITY, .best_seen = INFINITY,
+                       .best_branch = INT32_MAX};
     sh.deadline = o->timeout > 0 ? pp_deadline_in(o->timeout) : (pp_deadline){0};
     pthread_mutex_init(&sh.lock, NULL);
     pp_arena *a = pp_arena_new(1 << 16);
