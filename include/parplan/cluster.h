@@ -110,10 +110,6 @@ typedef struct {
     int64_t global_batch;  /* samples per training step */
     int tp_divisor;        /* a TP degree must divide it (attention heads); 1 = no TP */
     bool recompute;        /* default for plans that do not say */
-    /* FLOPs of one step as the throughput figure counts them (for a
-     * transformer, Narayanan et al. eq. 3 under recompute); 0 = the sum of the
-     * layers' work. */
-    double step_flops;
     pp_arena *arena;       /* owns everything above and the struct itself */
 } pp_cluster_workload;
 

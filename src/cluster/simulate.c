@@ -539,10 +539,12 @@ static pp_status add_link_rows(sim *z, pp_arena *a)
 
 /* ------------------------------------------------------------- report */
 
+/* The FLOPs the plan executes: a recomputing stage's replayed forward counts,
+ * as Narayanan et al.'s eq. 3 counts it (the layers of a transformer add up
+ * to eq. 3 exactly when every stage recomputes), and a stage that keeps its
+ * activations is not credited with work it does not do. */
 static double step_work(const sim *z, double samples)
 {
-    if (z->w->step_flops > 0)
-        return z->w->step_flops;
     double work = 0;
     for (int s = 0; s < z->p->stage_count; s++)
         for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++) {

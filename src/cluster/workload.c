@@ -138,7 +138,6 @@ pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recomput
     w->global_batch = t->global_batch;
     w->tp_divisor = (int)t->heads;
     w->recompute = recompute;
-    w->step_flops = pp_cluster_step_flops(t, recompute);
     if ((st = name_layers(w, err))) {
         pp_cluster_workload_free(w);
         return st;

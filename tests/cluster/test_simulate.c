@@ -68,10 +68,6 @@ static void test_one_device(void)
     CHECK(r.peak_memory[0] >= 4e9);
     CHECK(r.fits);
     pp_cluster_report_free(&r);
-    w->step_flops = 1e12;
-    CHECK(near(simulate(c, w, p, &r), 4 * (F + B) + opt));
-    CHECK(near(r.tflops_per_device, 1 / r.step_time));
-    pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
     pp_cluster_free(c);

@@ -49,8 +49,6 @@ static void check_tiny(const pp_cluster_workload *w)
     CHECK(first->traffic_bytes == 1248);
     CHECK(first->checkpoint_bytes == 64 && first->output_bytes == 64);
     CHECK(first->tp_forward_bytes == 128 && last->tp_backward_bytes == 128);
-    /* (6656 + 13312 + 7680 + 15360) x 3 */
-    CHECK(w->step_flops == 129024);
 }
 
 static void test_tiny(void)
@@ -102,7 +100,6 @@ static void test_table1_sums(void)
                 state += w->layers[k].state_bytes;
             }
             CHECK(close_to(flops, pp_cluster_step_flops(&t, recompute)));
-            CHECK(w->step_flops == pp_cluster_step_flops(&t, recompute));
             double tied = (double)(pp_cluster_parameters(&t) + t.vocabulary * t.hidden);
             CHECK(close_to(params, tied));
             CHECK(close_to(state, PP_CLUSTER_STATE_BYTES_PER_PARAM * tied));
