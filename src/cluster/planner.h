@@ -196,4 +196,12 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
  * (INFINITY if the work does not fit in the stages' memory). */
 double cluster_root_bound(const cluster_stages *st);
 
+/* simulate.c */
+/* pp_cluster_simulate's step time of plan p, without the report and
+ * without checking memory; INFINITY when a link stays down, or as soon as
+ * the step is certain to take longer than cutoff. */
+pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *w,
+                                const pp_cluster_plan *p, double start_time, double cutoff,
+                                double *step, pp_error *err);
+
 #endif

@@ -142,18 +142,15 @@ static bool plan_fits(const pp_cluster *c, const pp_cluster_workload *w, const p
     return true;
 }
 
-/* Simulates plan; its step time, or INFINITY when it does not fit or needs a
- * link that is down. */
+/* Simulates a plan that fits; its step time, or INFINITY when it needs a
+ * link that is down or certainly takes longer than cutoff. */
 static pp_status simulate(const pp_cluster *c, const pp_cluster_workload *w,
-                          const pp_cluster_plan *p, double start_time, double *time,
-                          pp_error *err)
+                          const pp_cluster_plan *p, double start_time, double cutoff,
+                          double *time, pp_error *err)
 {
-    pp_cluster_sim_options so = {start_time, NULL};
-    pp_cluster_report rep;
-    memset(&rep, 0, sizeof rep);
-    pp_status s = pp_cluster_simulate(c, w, p, &so, &rep, err);
-    *time = s == PP_OK && rep.fits ? rep.step_time : INFINITY;
-    pp_cluster_report_free(&rep);
+    pp_status s = cluster_simulate_step(c, w, p, start_time, cutoff, time, err);
+    if (s != PP_OK)
+        *time = INFINITY;
     return s;
 }
 
@@ -182,7 +179,8 @@ static void judge(worker *wk, const int *layers, const bool *replay)
         return;
     }
     wk->simulations++;
-    if (simulate(sh->c, sh->w, plan, sh->o->start_time, &time, &e) != PP_OK) {
+    /* a plan slower than the incumbent could never win, ties included */
+    if (simulate(sh->c, sh->w, plan, sh->o->start_time, incumbent(sh), &time, &e) != PP_OK) {
         pp_cluster_plan_free(plan);
         fail(sh, &e);
         return;
@@ -451,7 +449,8 @@ static pp_status run_workers(shared_state *sh, int threads, pp_error *err)
 }
 
 /* The warm start counts when it is valid and every device it uses is there. */
-static pp_status warm_start(shared_state *sh, pp_cluster_plan_result *out, pp_error *err)
+static pp_status warm_start(shared_state *sh, pp_arena *a, pp_cluster_plan_result *out,
+                            pp_error *err)
 {
     const pp_cluster_plan *old = sh->o->warm_start;
     pp_error ignored = {0};
@@ -461,8 +460,13 @@ static pp_status warm_start(shared_state *sh, pp_cluster_plan_result *out, pp_er
     for (int i = 0; i < slots; i++)
         if (!pp_cluster_device_alive_at(sh->c, old->devices[i], sh->o->start_time))
             return PP_OK;
-    double time;
-    pp_status s = simulate(sh->c, sh->w, old, sh->o->start_time, &time, err);
+    double *peak = pp_arena_calloc(a, (size_t)sh->c->device_count + 1, sizeof(double));
+    if (!peak)
+        return pp_error_set(err, PP_ENOMEM, "out of memory judging the warm start");
+    double time = INFINITY;
+    pp_status s = plan_fits(sh->c, sh->w, old, peak)
+                      ? simulate(sh->c, sh->w, old, sh->o->start_time, INFINITY, &time, err)
+                      : PP_OK;
     if (s != PP_OK)
         return s;
     sh->simulations++;
@@ -526,7 +530,7 @@ static pp_status search(shared_state *sh, pp_arena *a, pp_cluster_plan_result *o
     sh->best_replay = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(bool));
     if (!sh->done || !sh->best_layers || !sh->best_replay || !rank_branches(sh))
         return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
-    if ((s = uniform_incumbent(sh, out, err)) != PP_OK || (s = warm_start(sh, out, err)) != PP_OK)
+    if ((s = uniform_incumbent(sh, out, err)) != PP_OK || (s = warm_start(sh, a, out, err)) != PP_OK)
         return s;
     int threads = sh->o->threads > 0 ? sh->o->threads : pp_cpu_count();
     if ((s = run_workers(sh, threads, err)) != PP_OK)

@@ -15,6 +15,7 @@
 
 #include "cluster/network.h"
 #include "cluster/optime.h"
+#include "cluster/planner.h"
 
 enum { EV_OP, EV_GRAD, EV_OPT };
 
@@ -30,7 +31,9 @@ typedef struct {
     int next_op;          /* index in the 1F1B order */
     bool busy, forward;   /* the op in progress */
     int micro;
+    int forwards, backwards; /* ops started */
     double fwd, bwd;      /* slowest member's pass */
+    double optimizer;     /* the quickest member's optimizer */
     double tp_fwd, tp_bwd; /* bytes of the TP all-reduce per pass */
     int node;             /* the members' node, or -1 when they span nodes */
 } group;
@@ -56,6 +59,10 @@ typedef struct {
     int *dev_row;         /* [device] timeline row */
     int opt_left;
     double step;
+    /* A step certainly longer than this stops the run (the search's
+     * incumbent); over says it did. */
+    double cutoff;
+    bool over;
     event *heap;
     int heap_count;
     long seq;
@@ -235,6 +242,16 @@ static bool ready(const sim *z, const group *g, bool forward, int micro)
     return g->s == z->P - 1 || z->arrived[transfer_index(z, g->r, g->s, micro, 1)];
 }
 
+/* The group's ops run one at a time and its optimizers after its last
+ * backward, so the step ends no earlier than the op it starts now, its ops
+ * not yet started (TP all-reduces left out) and its quickest optimizer. */
+static void cut_short(sim *z, const group *g, double length)
+{
+    double rest = (g->m - g->forwards) * g->fwd + (g->m - g->backwards) * g->bwd;
+    if (z->now + length + rest + g->optimizer > z->cutoff * (1 + 1e-9))
+        z->over = true;
+}
+
 static void try_start(sim *z, group *g)
 {
     bool forward;
@@ -255,6 +272,9 @@ static void try_start(sim *z, group *g)
     g->forward = forward;
     g->micro = micro;
     g->next_op++;
+    g->forwards += forward;
+    g->backwards += !forward;
+    cut_short(z, g, length);
     push(z, z->now + length, EV_OP, g->r * z->P + g->s, 0);
     char label[48] = "";
     if (z->tl)
@@ -355,6 +375,10 @@ static void handle(sim *z, event e)
 static void run(sim *z)
 {
     while (z->opt_left > 0 && z->status == PP_OK) {
+        if (z->over) {
+            z->step = INFINITY;
+            return;
+        }
         double th = z->heap_count ? z->heap[0].time : INFINITY;
         double tn = cluster_net_next(z->net);
         double t = fmin(th, tn);
@@ -391,9 +415,11 @@ static void setup_group(sim *z, group *g, int r, int s)
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s],
                  .tp_fwd = b * tf, .tp_bwd = b * tb};
     g->node = z->c->device_node[device_of(z, r, s, 0)];
+    g->optimizer = INFINITY;
     for (int j = 0; j < g->tp; j++) {
         int d = device_of(z, r, s, j);
         double f = p->split[slot(z, r, s, j)];
+        g->optimizer = fmin(g->optimizer, pp_hw_op_time(type_of(z, d), 0, 2 * f * z->state[s]));
         g->fwd = fmax(g->fwd, cluster_pass_time(type_of(z, d), f * b * F, f * W, f * b * T));
         g->bwd = fmax(g->bwd, cluster_pass_time(type_of(z, d), f * b * B, f * W, f * b * T));
         if (z->c->device_node[d] != g->node)
@@ -591,6 +617,25 @@ static pp_status fill_report(const sim *z, pp_cluster_report *out)
     return PP_OK;
 }
 
+/* Sets the step up and runs it; the caller frees a. */
+static pp_status simulate_in(sim *z, pp_arena *a, double start_time)
+{
+    if (!setup(z, a, start_time))
+        return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
+    if (z->tl)
+        z->status = add_device_rows(z, a);
+    for (int g = 0; g < z->R * z->P && z->status == PP_OK; g++) {
+        try_start(z, &z->groups[g]);
+        if (z->groups[g].m == 0)
+            no_work(z, &z->groups[g]);
+    }
+    if (z->status == PP_OK)
+        run(z);
+    if (z->status == PP_OK && z->tl)
+        z->status = add_link_rows(z, a);
+    return z->status;
+}
+
 pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
                               const pp_cluster_plan *p, const pp_cluster_sim_options *o,
                               pp_cluster_report *out, pp_error *err)
@@ -599,26 +644,27 @@ pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
     pp_arena *a = pp_arena_new(1 << 16);
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
-    sim z = {.c = c, .w = w, .p = p, .tl = o ? o->timeline : NULL, .err = err};
-    if (!setup(&z, a, o ? o->start_time : 0)) {
-        pp_arena_free(a);
-        return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
-    }
-    if (z.tl)
-        z.status = add_device_rows(&z, a);
-    for (int g = 0; g < z.R * z.P && z.status == PP_OK; g++) {
-        try_start(&z, &z.groups[g]);
-        if (z.groups[g].m == 0)
-            no_work(&z, &z.groups[g]);
-    }
-    if (z.status == PP_OK)
-        run(&z);
-    if (z.status == PP_OK && z.tl)
-        z.status = add_link_rows(&z, a);
-    if (z.status == PP_OK)
-        z.status = fill_report(&z, out);
+    sim z = {.c = c, .w = w, .p = p, .tl = o ? o->timeline : NULL, .err = err,
+             .cutoff = INFINITY};
+    pp_status s = simulate_in(&z, a, o ? o->start_time : 0);
+    if (s == PP_OK)
+        s = fill_report(&z, out);
     pp_arena_free(a);
-    return z.status;
+    return s;
+}
+
+pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *w,
+                                const pp_cluster_plan *p, double start_time, double cutoff,
+                                double *step, pp_error *err)
+{
+    pp_arena *a = pp_arena_new(1 << 16);
+    if (!a)
+        return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
+    sim z = {.c = c, .w = w, .p = p, .err = err, .cutoff = cutoff};
+    pp_status s = simulate_in(&z, a, start_time);
+    *step = z.step;
+    pp_arena_free(a);
+    return s;
 }
 
 void pp_cluster_report_free(pp_cluster_report *r)
