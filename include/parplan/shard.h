@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "parplan/core.h"
 
 /* A list of integers (dimension numbers, sizes, strides). */
@@ -275,5 +276,118 @@ typedef struct {
 pp_status pp_shard_module_flatten(const pp_shard_module *module, int32_t max_ops,
                                   pp_shard_flat **out, pp_error *err);
 void pp_shard_flat_free(pp_shard_flat *flat);
+
+/* Named-dimension analysis (paper 004 section 3) of a flattened module.
+ *
+ * Every dimension of every tensor occurrence gets its own name. The tensor
+ * occurrences are the definitions (tensor t = flat value t, for t <
+ * n_values), then the uses: operand k of flat op i is tensor
+ * op_use[i] + k, and output k of the entry is tensor out_use + k (the
+ * return is a use, as in the paper's ANF where the returned variable is
+ * one). Names of tensor t are tensors[t].first .. first + rank - 1.
+ *
+ * iclass: names identified by the op rules I only (figure 5c);
+ * color:  names identified by I and the definition-to-use map M (figure 4c),
+ *         the sets of dimensions to shard together.
+ * M itself, as a graph over iclasses, is the dimension graph: an edge from
+ * each definition name to the corresponding name of each use. */
+typedef struct {
+    int32_t value;   /* the flat value defined or used */
+    int32_t op;      /* -1 for a definition, the flat op for a use, n_ops for an output */
+    int32_t operand; /* operand (or output) number of a use, -1 for a definition */
+    int32_t rank;
+    int32_t first;   /* its first name */
+} pp_shard_nda_tensor;
+
+typedef struct {
+    int64_t size;      /* the dimension's size (-1 when dynamic) */
+    int32_t n_names;   /* names of this color, in definitions and uses */
+    int32_t n_values;  /* distinct values whose definition has a dimension of it */
+    int32_t n_conflicts;
+    int32_t first_value; /* the first such value (flat index), -1 when none */
+} pp_shard_nda_color;
+
+/* A conflict (section 3.4): two different iclasses of one color on the same
+ * definition or use. Resolving it shards the dimensions of one side. The
+ * sides are oriented so that within a compatibility set resolution 0 shards
+ * side a of every conflict and resolution 1 side b (compatible conflicts are
+ * resolved the same way, section 3.5). */
+typedef struct {
+    int32_t a, b;    /* iclasses */
+    int32_t color;
+    int32_t set;     /* its compatibility set */
+    int32_t tensor;  /* the first tensor occurrence it was found on */
+    int32_t dim_a, dim_b; /* the dimensions of that tensor carrying a and b */
+} pp_shard_nda_conflict;
+
+typedef struct {
+    int32_t color;
+    int32_t n_conflicts;
+    int32_t *conflicts;  /* conflict indices */
+    int32_t consistent;  /* 0 when the box relation forces one conflict both ways
+                            (an odd cycle); resolution 0/1 then follow the BFS order */
+} pp_shard_nda_set;
+
+/* Repeated layers (sections 3.6, 4.4): `copies` equal stretches of
+ * `length` flat ops starting at starts[0] < starts[1] < ...; ops at the
+ * same offset in two copies have the same kind, types and attributes. The
+ * colors, compatibility sets and entry arguments local to one copy
+ * correspond by position: color_map[c * n_copy_colors + j] is the j-th
+ * local color of copy c (likewise set_map and arg_map). */
+typedef struct {
+    int32_t copies, length;
+    int32_t *starts;
+    int32_t n_copy_colors;
+    int32_t *color_map;
+    int32_t n_copy_sets;
+    int32_t *set_map;
+    int32_t n_copy_args;
+    int32_t *arg_map;
+} pp_shard_nda_layers;
+
+typedef struct {
+    pp_arena *arena;
+    const pp_shard_flat *flat; /* borrowed */
+    int32_t n_tensors;
+    pp_shard_nda_tensor *tensors;
+    int32_t *op_use;   /* per flat op, its first use tensor */
+    int32_t out_use;
+    int32_t n_names;
+    int32_t *name_tensor, *name_dim;
+    int32_t *iclass;   /* per name */
+    int32_t n_iclasses;
+    int32_t *color;    /* per name */
+    int32_t n_colors;
+    pp_shard_nda_color *colors;
+    int32_t *iclass_color;
+    int32_t n_edges;   /* the dimension graph: M as pairs of names */
+    int32_t *edge_def, *edge_use;
+    int32_t n_conflicts;
+    pp_shard_nda_conflict *conflicts;
+    int32_t *iclass_conflict_first; /* n_iclasses + 1 offsets into iclass_conflicts */
+    int32_t *iclass_conflicts;      /* the conflicts each iclass is a side of */
+    int32_t n_sets;
+    pp_shard_nda_set *sets;
+    int32_t n_layer_groups;
+    pp_shard_nda_layers *layer_groups; /* largest coverage first */
+} pp_shard_nda;
+
+pp_status pp_shard_nda_run(const pp_shard_flat *flat, pp_shard_nda **out, pp_error *err);
+void pp_shard_nda_free(pp_shard_nda *nda);
+
+/* Which dimension of tensor occurrence `tensor` is sharded when color
+ * `color` is sharded with resolution bits[s] (0 or 1) for each
+ * compatibility set s (bits may be NULL when the color has no conflicts:
+ * all zeros); -1 when none. A name is sharded when its color is `color`
+ * and its iclass is not the losing side of any of the color's conflicts. */
+int32_t pp_shard_nda_sharded_dim(const pp_shard_nda *nda, int32_t color, const uint8_t *bits, int32_t tensor);
+
+/* The text of `parplan shard MODEL.mlir --explain`: colors with sizes and
+ * the tensors they touch, conflicts, compatibility sets with their two
+ * resolutions, repeated-layer groups. */
+void pp_shard_write_explain(const pp_shard_nda *nda, FILE *out);
+
+/* A label for a flat value: "%x" in the entry, "@func/%name#path" inside an inlined call. */
+const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char *buf, size_t size);
 
 #endif
