@@ -14,7 +14,7 @@ typedef struct {
     int out, in;               /* resources */
     int link_out, link_in;     /* links whose bandwidth caps the flow (inter-node) */
     int owner, src, dst;
-    bool inter, moving, frozen, mark;
+    bool inter, moving, mark;
 } flow;
 
 struct cluster_net {
@@ -28,6 +28,7 @@ struct cluster_net {
     int res_count;
     int *res_link;             /* [resource] */
     int *res_users;            /* [resource] flows in flight on it */
+    double *res_cap;           /* [resource] its bandwidth now */
     double *res_left;          /* scratch of the filling */
     int *res_unfrozen;
     int *match;                /* [link * node_count + node]: same inter class there, or -1 */
@@ -35,6 +36,7 @@ struct cluster_net {
     int flow_count, max_flows;
     int *active;               /* flows in flight, in the order they were sent */
     int active_count;
+    int *filling;              /* scratch: the unfrozen moving flows, in active order */
     int *finished;             /* scratch: owners finishing in one advance */
     double *comm, *since;      /* [device] */
     int *in_flight;            /* [device] */
@@ -79,6 +81,7 @@ static void build_resources(cluster_net *n, pp_arena *arena)
     n->res_count = r;
     n->res_link = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
     n->res_users = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
+    n->res_cap = pp_arena_calloc(arena, (size_t)r + 1, sizeof(double));
     n->res_left = pp_arena_calloc(arena, (size_t)r + 1, sizeof(double));
     n->res_unfrozen = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
     for (int l = 0; l < c->link_count; l++)
@@ -89,6 +92,15 @@ static void build_resources(cluster_net *n, pp_arena *arena)
         for (int node = 0; node < c->node_count; node++)
             n->match[l * c->node_count + node] =
                 c->links[l].inter_node ? find_inter(c, c->links[l].name, node) : -1;
+}
+
+/* A node's pool carries all its NICs; a device's port one link. */
+static void set_capacities(cluster_net *n)
+{
+    for (int r = 0; r < n->res_count; r++) {
+        const pp_cluster_link *l = &n->c->links[n->res_link[r]];
+        n->res_cap[r] = l->inter_node ? l->ports * n->bw[n->res_link[r]] : n->bw[n->res_link[r]];
+    }
 }
 
 cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flows,
@@ -103,9 +115,11 @@ cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flo
     while (n->next_event < c->event_count && c->events[n->next_event].time <= start_time)
         n->next_event++;
     build_resources(n, arena);
+    set_capacities(n);
     n->max_flows = max_flows;
     n->flows = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(flow));
     n->active = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(int));
+    n->filling = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(int));
     n->finished = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(int));
     n->comm = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
     n->since = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
@@ -117,12 +131,6 @@ cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flo
 double cluster_net_bandwidth(const cluster_net *n, int l)
 {
     return n->bw[l];
-}
-
-static double capacity(const cluster_net *n, int r)
-{
-    const pp_cluster_link *l = &n->c->links[n->res_link[r]];
-    return l->inter_node ? l->ports * n->bw[n->res_link[r]] : n->bw[n->res_link[r]];
 }
 
 static double flow_cap(const cluster_net *n, const flow *f)
@@ -137,41 +145,40 @@ static double level(const cluster_net *n, int r)
 
 /* The smallest level at which an unfrozen flow meets a full resource or its
  * own NIC's cap: every unfrozen flow grows together up to it. */
-static double fill_level(const cluster_net *n)
+static double fill_level(const cluster_net *n, int count)
 {
     double lambda = INFINITY;
-    for (int a = 0; a < n->active_count; a++) {
-        const flow *f = &n->flows[n->active[a]];
-        if (f->moving && !f->frozen)
-            lambda = least(lambda, least(flow_cap(n, f), least(level(n, f->out), level(n, f->in))));
+    for (int a = 0; a < count; a++) {
+        const flow *f = &n->flows[n->filling[a]];
+        lambda = least(lambda, least(flow_cap(n, f), least(level(n, f->out), level(n, f->in))));
     }
     return lambda;
 }
 
 /* Freezes at lambda every unfrozen flow that a saturated resource or its cap
- * stops; the marks come first so that one pass does not see its own updates. */
-static int freeze_at(cluster_net *n, double lambda)
+ * stops, and keeps the others in order; the marks come first so that one
+ * pass does not see its own updates. Returns how many stay unfrozen. */
+static int freeze_at(cluster_net *n, double lambda, int count)
 {
     double top = lambda * (1 + 1e-12);
-    int frozen = 0;
-    for (int a = 0; a < n->active_count; a++) {
-        flow *f = &n->flows[n->active[a]];
-        f->mark = f->moving && !f->frozen &&
-                  (flow_cap(n, f) <= top || level(n, f->out) <= top || level(n, f->in) <= top);
+    for (int a = 0; a < count; a++) {
+        flow *f = &n->flows[n->filling[a]];
+        f->mark = flow_cap(n, f) <= top || level(n, f->out) <= top || level(n, f->in) <= top;
     }
-    for (int a = 0; a < n->active_count; a++) {
-        flow *f = &n->flows[n->active[a]];
-        if (!f->mark)
+    int kept = 0;
+    for (int a = 0; a < count; a++) {
+        flow *f = &n->flows[n->filling[a]];
+        if (!f->mark) {
+            n->filling[kept++] = n->filling[a];
             continue;
-        f->frozen = true;
+        }
         f->rate = lambda;
         n->res_left[f->out] -= lambda;
         n->res_left[f->in] -= lambda;
         n->res_unfrozen[f->out]--;
         n->res_unfrozen[f->in]--;
-        frozen++;
     }
-    return frozen;
+    return kept;
 }
 
 /* Bytes move lazily: a flow's remaining bytes are brought up to date only
@@ -194,24 +201,23 @@ static void recompute(cluster_net *n)
     int unfrozen = 0;
     for (int a = 0; a < n->active_count; a++) {
         flow *f = &n->flows[n->active[a]];
-        n->res_left[f->out] = capacity(n, f->out);
-        n->res_left[f->in] = capacity(n, f->in);
+        n->res_left[f->out] = n->res_cap[f->out];
+        n->res_left[f->in] = n->res_cap[f->in];
         n->res_unfrozen[f->out] = n->res_unfrozen[f->in] = 0;
     }
     for (int a = 0; a < n->active_count; a++) {
         flow *f = &n->flows[n->active[a]];
-        f->frozen = false;
         if (f->moving) {
             n->res_unfrozen[f->out]++;
             n->res_unfrozen[f->in]++;
-            unfrozen++;
+            n->filling[unfrozen++] = n->active[a];
         }
     }
     while (unfrozen > 0) {
-        int k = freeze_at(n, fill_level(n));
-        if (k == 0)
+        int kept = freeze_at(n, fill_level(n, unfrozen), unfrozen);
+        if (kept == unfrozen)
             break;
-        unfrozen -= k;
+        unfrozen = kept;
     }
     n->next = n->next_event < n->c->event_count
                   ? n->c->events[n->next_event].time - n->start_time
@@ -379,6 +385,8 @@ bool cluster_net_advance(cluster_net *n, double t, cluster_flow_done done, void 
     }
     int count = settle(n, t);
     bool changed = apply_events(n, t);
+    if (changed)
+        set_capacities(n);
     for (int k = 0; k < count; k++)
         done(ctx, n->finished[k], t);
     return changed;
