@@ -94,7 +94,8 @@ static bool find_conflicts(conflict_ctx *X)
     nda->conflicts = shard_nda_alloc(nda, (size_t)n, sizeof *nda->conflicts, X->err);
     if (!nda->conflicts)
         return false;
-    memcpy(nda->conflicts, X->found, (size_t)n * sizeof *X->found);
+    if (n)
+        memcpy(nda->conflicts, X->found, (size_t)n * sizeof *X->found);
     return true;
 }
 
