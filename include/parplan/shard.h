@@ -303,7 +303,8 @@ typedef struct {
     int64_t size;      /* the dimension's size (-1 when dynamic) */
     int32_t n_names;   /* names of this color, in definitions and uses */
     int32_t n_values;  /* distinct values whose definition has a dimension of it */
-    int32_t n_conflicts;
+    int32_t n_conflicts; /* conflicts of the dimension graph (section 3.4) */
+    int32_t n_twice;     /* definitions annotated with it twice or more (section 3.3's view) */
     int32_t first_value; /* the first such value (flat index), -1 when none */
 } pp_shard_nda_color;
 

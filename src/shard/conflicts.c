@@ -72,6 +72,21 @@ static int by_tensor(const void *p, const void *q)
     return (a->dim_a > b->dim_a) - (a->dim_a < b->dim_a);
 }
 
+/* Section 3.3's view, with I and M applied: definitions whose names repeat a color. */
+static void count_twice(pp_shard_nda *nda)
+{
+    for (int32_t t = 0; t < nda->flat->n_values; t++)
+        for (int32_t d = 0; d < nda->tensors[t].rank; d++) {
+            int32_t c = nda->color[nda->tensors[t].first + d], before = 0, after = 0;
+            for (int32_t e = 0; e < nda->tensors[t].rank; e++)
+                if (nda->color[nda->tensors[t].first + e] == c) {
+                    before += e < d;
+                    after += e > d;
+                }
+            nda->colors[c].n_twice += before == 0 && after > 0;
+        }
+}
+
 /* Every pair of iclasses of one color on one tensor occurrence, kept once,
  * numbered in the order of the first tensor they appear on. */
 static bool find_conflicts(conflict_ctx *X)
@@ -289,6 +304,7 @@ static bool close_sets(conflict_ctx *X)
 bool shard_nda_conflicts(pp_shard_nda *nda, pp_error *err)
 {
     conflict_ctx X = {.nda = nda, .err = err};
+    count_twice(nda);
     bool ok = find_conflicts(&X) && index_conflicts(&X) && build_graph(&X) && find_boxes(&X) && close_sets(&X);
     free(X.found);
     free(X.adj_first);

@@ -49,8 +49,8 @@ static void write_colors(const pp_shard_nda *nda, FILE *out)
     int32_t *listed = calloc((size_t)nda->n_colors + 1, sizeof *listed);
     for (int32_t c = 0; c < nda->n_colors; c++) {
         const pp_shard_nda_color *C = &nda->colors[c];
-        fprintf(out, "  color %d: size %" PRId64 ", %d names, %d tensors, %d conflicts:", (int)c, C->size,
-                (int)C->n_names, (int)C->n_values, (int)C->n_conflicts);
+        fprintf(out, "  color %d: size %" PRId64 ", %d names, %d tensors (%d with it twice), %d conflicts:", (int)c,
+                C->size, (int)C->n_names, (int)C->n_values, (int)C->n_twice, (int)C->n_conflicts);
         for (int32_t v = C->first_value; listed && v >= 0 && v < nda->flat->n_values && listed[c] < MAX_LISTED; v++)
             for (int32_t d = 0; d < nda->tensors[v].rank; d++)
                 if (nda->color[nda->tensors[v].first + d] == c) {
@@ -96,7 +96,8 @@ static void write_resolution(const pp_shard_nda *nda, int32_t s, uint8_t *bits, 
     int gathers, a2a;
     char buf[160];
     count_resharding(nda, S->color, bits, &gathers, &a2a);
-    fprintf(out, "    resolution %d: %d all_gather, %d all_to_all at uses; shards", (int)bits[s], gathers, a2a);
+    fprintf(out, "    resolution %d: %d all_gather, %d all_to_all at uses of the color (other sets at 0); shards",
+            (int)bits[s], gathers, a2a);
     for (int32_t k = 0; k < S->n_conflicts && k < MAX_LISTED; k++) {
         const pp_shard_nda_conflict *c = &nda->conflicts[S->conflicts[k]];
         if (c->tensor < nda->flat->n_values)

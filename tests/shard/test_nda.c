@@ -153,6 +153,7 @@ static void test_transpose_matmul(void)
     }
     CHECK(on_y);
     CHECK_EQ_INT(A.nda->colors[S].n_conflicts, A.nda->n_conflicts);
+    CHECK_EQ_INT(A.nda->colors[S].n_twice, 1); /* y */
     CHECK_EQ_INT(A.nda->colors[T].n_conflicts, 0);
     uint8_t bits[8] = {0};
     int32_t d0 = pp_shard_nda_sharded_dim(A.nda, S, bits, y);
@@ -202,6 +203,7 @@ static void test_attention(void)
     CHECK_EQ_INT(nda->sets[0].n_conflicts, 5);
     CHECK_EQ_INT(nda->sets[0].color, S);
     CHECK(nda->sets[0].consistent);
+    CHECK_EQ_INT(nda->colors[S].n_twice, 3); /* a, c, d as figure 5a shows them */
     int32_t want[5] = {a, c, d, use(&A, "b", 0), use(&A, "z", 0)}, found = 0;
     for (int32_t k = 0; k < 5; k++)
         for (int32_t j = 0; j < nda->n_conflicts; j++)
