@@ -11,4 +11,7 @@ int cmd_gen(int argc, char **argv);
 extern const char cluster_usage[];
 int cmd_cluster(int argc, char **argv);
 
+extern const char shard_usage[];
+int cmd_shard(int argc, char **argv);
+
 #endif

@@ -2,7 +2,8 @@
  * the library, and decides what goes to stdout (answers) and stderr (people's
  * text). Commands: solve, eval (IOPDDL, here); schedule, check-schedule, gen
  * (operator scheduling, sched_cmd.c); cluster plan|simulate|replan (the
- * cluster planner, cluster_cmd.c); help. */
+ * cluster planner, cluster_cmd.c); shard --explain (the auto-sharder,
+ * shard_cmd.c); help. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,7 @@ static const command commands[] = {
     {"check-schedule", cmd_check_schedule, check_schedule_usage},
     {"gen", cmd_gen, gen_usage},
     {"cluster", cmd_cluster, cluster_usage},
+    {"shard", cmd_shard, shard_usage},
     {"help", run_help, "parplan help [COMMAND]"},
 };
 

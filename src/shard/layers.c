@@ -155,11 +155,16 @@ static bool best_group(const layer_ctx *X, int32_t *copies, int32_t *len, int32_
     for (int32_t lo = 0, hi; lo < n; lo = hi) {
         for (hi = lo + 1; hi < n && X->sig[X->order[hi]] == X->sig[X->order[lo]];)
             hi++;
-        int32_t L, start;
-        if (hi - lo < 2 || !candidate(X, lo, hi, &L, &start))
+        if (hi - lo < 2)
             continue;
+        /* the checks are the costly part: skip signatures that cannot beat the best */
+        int32_t L = X->order[lo + 1] - X->order[lo], start;
         int64_t cover = (int64_t)(hi - lo) * L * 1024 + (hi - lo);
-        if (cover > best || (cover == best && start < *first)) {
+        if (cover < best || (cover == best && X->order[lo] - L >= *first))
+            continue;
+        if (!candidate(X, lo, hi, &L, &start))
+            continue;
+        if (cover > best || start < *first) {
             best = cover;
             *copies = hi - lo;
             *len = L;
