@@ -310,7 +310,9 @@ static void greedy_layers(const cluster_stages *st, int *layers, bool *replay)
         double worst = 0.0, slack = -INFINITY;
         for (int s = 0; s < p; s++) {
             double used = cluster_stage_memory(st, s, first, layers[s], 0.0, true) / st->capacity[s];
-            double more = cluster_stage_memory(st, s, first, layers[s] + 1, 0.0, true) / st->capacity[s];
+            /* One layer more, read from the next stage's first: no stage reads past the model. */
+            int from = first + layers[s] < L ? first : first - 1;
+            double more = cluster_stage_memory(st, s, from, layers[s] + 1, 0.0, true) / st->capacity[s];
             if (used > 1.0 && used > worst && layers[s] > 1) {
                 worst = used;
                 over = s;
