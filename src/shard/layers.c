@@ -199,9 +199,12 @@ static void color_homes(const pp_shard_nda *nda, const pp_shard_nda_layers *G, i
     }
 }
 
-/* Tensor r of op i: its uses, then its results' definitions. */
+/* Tensor r of op i: its uses, then its results' definitions; r = -1 - k
+ * is the definition of operand k (an entry argument, a layer's weight). */
 static int32_t tensor_at(const pp_shard_nda *nda, int32_t i, int32_t r)
 {
+    if (r < 0)
+        return nda->flat->ops[i].operands[-1 - r];
     int32_t last = i + 1 < nda->flat->n_ops ? nda->op_use[i + 1] : nda->out_use;
     int32_t n_uses = last - nda->op_use[i];
     return r < n_uses ? nda->op_use[i] + r : nda->flat->ops[i].results[r - n_uses];
@@ -272,6 +275,27 @@ static bool map_colors(pp_shard_nda *nda, pp_shard_nda_layers *G, const int32_t 
     return true;
 }
 
+/* An entry argument belongs to the copy that alone uses it, placed as the
+ * definition of the operand at its first use. */
+static int32_t arg_place(const pp_shard_nda *nda, const pp_shard_nda_layers *G, int32_t v, int32_t *off, int32_t *r)
+{
+    int32_t home = -1;
+    for (int32_t t = nda->flat->n_values; t < nda->n_tensors; t++) {
+        const pp_shard_nda_tensor *U = &nda->tensors[t];
+        if (U->value != v)
+            continue;
+        int32_t c = U->op < nda->flat->n_ops ? copy_of(G, U->op) : -1;
+        if (c < 0 || (home >= 0 && c != home))
+            return -1;
+        if (home < 0) {
+            *off = U->op - G->starts[c];
+            *r = -1 - U->operand;
+        }
+        home = c;
+    }
+    return home;
+}
+
 /* The copy holding tensor t (a use by one of its ops or the definition of
  * one of its ops' results) and t's position there, or -1. */
 static int32_t tensor_place(const pp_shard_nda *nda, const pp_shard_nda_layers *G, int32_t t, int32_t *off,
@@ -279,6 +303,8 @@ static int32_t tensor_place(const pp_shard_nda *nda, const pp_shard_nda_layers *
 {
     const pp_shard_nda_tensor *T = &nda->tensors[t];
     int32_t op = T->op >= 0 ? T->op : nda->flat->values[T->value].op;
+    if (op < 0 && T->op < 0 && T->value < nda->flat->n_inputs)
+        return arg_place(nda, G, T->value, off, r);
     if (op < 0 || op >= nda->flat->n_ops)
         return -1;
     int32_t c = copy_of(G, op);

@@ -371,12 +371,69 @@ static void test_resnet(void)
     release(&A);
 }
 
+/* Four inline residual layers d = x.w, t = tanh d, o = (t.t^T).t, x' = x + o
+ * with square weights: every 64-wide dim is one color, so each weight and
+ * each t.t^T carries a conflict; each layer's two compatibility sets (one
+ * through its weight, one through t.t^T) correspond across the layers. */
+static void test_inline_layers(void)
+{
+    enum { N = 4 };
+    char *text = malloc(16384);
+    if (!text)
+        return;
+    int n = snprintf(text, 16384, "func.func @main(%%x: tensor<32x64xf32>");
+    for (int i = 0; i < N; i++)
+        n += snprintf(text + n, 16384 - (size_t)n, ", %%w%d: tensor<64x64xf32>", i);
+    n += snprintf(text + n, 16384 - (size_t)n, ") -> tensor<32x64xf32> {\n");
+    for (int i = 0; i < N; i++) {
+        char prev[16];
+        snprintf(prev, sizeof prev, i ? "%%r%d" : "%%x", i - 1);
+        n += snprintf(text + n, 16384 - (size_t)n,
+                      "  %%d%d = stablehlo.dot_general %s, %%w%d, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x64xf32>) -> tensor<32x64xf32>\n"
+                      "  %%t%d = stablehlo.tanh %%d%d : tensor<32x64xf32>\n"
+                      "  %%u%d = stablehlo.transpose %%t%d, dims = [1, 0] : (tensor<32x64xf32>) -> tensor<64x32xf32>\n"
+                      "  %%a%d = stablehlo.dot_general %%t%d, %%u%d, contracting_dims = [1] x [0] : (tensor<32x64xf32>, tensor<64x32xf32>) -> tensor<32x32xf32>\n"
+                      "  %%o%d = stablehlo.dot_general %%a%d, %%t%d, contracting_dims = [1] x [0] : (tensor<32x32xf32>, tensor<32x64xf32>) -> tensor<32x64xf32>\n"
+                      "  %%r%d = stablehlo.add %s, %%o%d : tensor<32x64xf32>\n",
+                      i, prev, i, i, i, i, i, i, i, i, i, i, i, i, prev, i);
+    }
+    snprintf(text + n, 16384 - (size_t)n, "  return %%r%d : tensor<32x64xf32>\n}\n", N - 1);
+    analysed A;
+    bool ok = analyse_text(&A, text);
+    free(text);
+    if (!ok)
+        return;
+    const pp_shard_nda *nda = A.nda;
+    CHECK_EQ_INT(nda->n_layer_groups, 1);
+    CHECK_EQ_INT(nda->n_sets, 2 * N);
+    if (nda->n_layer_groups == 1) {
+        const pp_shard_nda_layers *G = &nda->layer_groups[0];
+        CHECK_EQ_INT(G->copies, N);
+        CHECK_EQ_INT(G->length, 6);
+        CHECK_EQ_INT(G->n_copy_sets, 2);
+        CHECK_EQ_INT(G->n_copy_args, 1);
+        uint8_t seen[2 * N] = {0};
+        for (int32_t c = 0; c < G->copies * G->n_copy_sets && G->n_copy_sets == 2; c++) {
+            int32_t s = G->set_map[c];
+            CHECK(s >= 0 && s < 2 * N && !seen[s]);
+            seen[s % (2 * N)] = 1;
+        }
+        for (int32_t c = 0; c < G->copies && G->n_copy_args == 1; c++) {
+            char w[16];
+            snprintf(w, sizeof w, "w%d", (int)c);
+            CHECK_EQ_INT(G->arg_map[c], val(&A, w));
+        }
+    }
+    release(&A);
+}
+
 int main(void)
 {
     test_mlp();
     test_transpose_matmul();
     test_attention();
     test_rules();
+    test_inline_layers();
     test_chess();
     test_resnet();
     return CHECK_DONE();
