@@ -138,6 +138,11 @@ static void write_layers(const pp_shard_nda *nda, FILE *out)
             fprintf(out, " %d", (int)G->starts[c]);
         fprintf(out, "\n    per layer: %d colors, %d compatibility sets, %d arguments", (int)G->n_copy_colors,
                 (int)G->n_copy_sets, (int)G->n_copy_args);
+        for (int32_t c = 0; c < G->copies && G->n_copy_sets; c++) {
+            fprintf(out, "\n    layer %d sets:", (int)c);
+            for (int32_t k = 0; k < G->n_copy_sets; k++)
+                fprintf(out, " %d", (int)G->set_map[(size_t)c * (size_t)G->n_copy_sets + (size_t)k]);
+        }
         for (int32_t c = 0; c < G->copies && G->n_copy_args; c++) {
             fprintf(out, "\n    layer %d arguments:", (int)c);
             for (int32_t k = 0; k < G->n_copy_args && k < MAX_LISTED; k++)

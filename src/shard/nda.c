@@ -229,13 +229,31 @@ static void rule_gather(rule_ctx *R)
     }
 }
 
+/* Elementwise StableHLO ops the reader keeps opaque (it has no kind for
+ * them) but whose rule is plain: position by position. Any other opaque op
+ * identifies nothing. */
+static bool elementwise_by_name(const char *name)
+{
+    static const char *const NAMES[] = {"stablehlo.clamp", "stablehlo.round_nearest_even",
+                                        "stablehlo.round_nearest_afz", "stablehlo.cbrt", "stablehlo.is_finite",
+                                        "stablehlo.exponential_minus_one", "stablehlo.log_plus_one",
+                                        "stablehlo.shift_left", "stablehlo.shift_right_logical",
+                                        "stablehlo.shift_right_arithmetic", "stablehlo.popcnt", "stablehlo.tan",
+                                        "stablehlo.bitcast_convert", "stablehlo.reduce_precision"};
+    for (size_t k = 0; name && k < sizeof NAMES / sizeof *NAMES; k++)
+        if (strcmp(name, NAMES[k]) == 0)
+            return true;
+    return false;
+}
+
 static void apply_rule(rule_ctx *R)
 {
     pp_shard_op_kind k = R->op->kind;
     if (R->op->n_results < 1)
         return;
     if (pp_shard_op_is_unary(k) || pp_shard_op_is_binary(k) || k == PP_SHARD_OP_CONVERT ||
-        k == PP_SHARD_OP_SELECT || k == PP_SHARD_OP_COMPARE)
+        k == PP_SHARD_OP_SELECT || k == PP_SHARD_OP_COMPARE ||
+        (k == PP_SHARD_OP_OPAQUE && elementwise_by_name(R->op->name)))
         rule_elementwise(R);
     else if (k == PP_SHARD_OP_BROADCAST_IN_DIM)
         rule_broadcast(R);

@@ -249,12 +249,15 @@ static const char RULES[] =
     "  %red = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<4x6x8xf32>, tensor<f32>) -> tensor<4x8xf32>\n"
     "  %cv = stablehlo.convolution(%img, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} "
     "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x9x9x3xf32>, tensor<3x3x3x5xf32>) -> tensor<2x7x7x5xf32>\n"
+    "  %cl = stablehlo.clamp %z, %b, %z : (tensor<f32>, tensor<4x6xf32>, tensor<f32>) -> tensor<4x6xf32>\n"
+    "  %op = \"foo.bar\"(%b) : (tensor<4x6xf32>) -> tensor<4x6xf32>\n"
     "  return %r1, %r2 : tensor<24x8xf32>, tensor<4x2x3xf32>\n"
     "}\n";
 
 /* One rule at a time: reshape identifies only dims whose sizes factor at
  * the same point, broadcast_in_dim not a size-1 dim, concatenate all but
- * its dim, reduce the kept dims, convolution batch/feature but not spatial. */
+ * its dim, reduce the kept dims, convolution batch/feature but not spatial,
+ * clamp position by position, an unknown op nothing. */
 static void test_rules(void)
 {
     analysed A;
@@ -275,6 +278,11 @@ static void test_rules(void)
     CHECK(color(&A, img, 0) == color(&A, cv, 0) && color(&A, k, 3) == color(&A, cv, 3));
     CHECK(color(&A, img, 3) == color(&A, k, 2));
     CHECK(color(&A, img, 1) != color(&A, cv, 1) && color(&A, k, 0) != color(&A, cv, 1));
+    /* clamp (opaque to the reader) is elementwise; an unknown op identifies nothing */
+    int32_t cl = val(&A, "cl"), op = val(&A, "op");
+    CHECK(color(&A, b, 0) == color(&A, cl, 0) && color(&A, b, 1) == color(&A, cl, 1));
+    CHECK(color(&A, b, 0) != color(&A, op, 0) && color(&A, b, 1) != color(&A, op, 1));
+    CHECK(color(&A, op, 0) != color(&A, op, 1));
     release(&A);
 }
 
