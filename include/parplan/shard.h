@@ -1,7 +1,8 @@
 /* parplan auto-sharder (issue 8, paper 004 TOAST): the StableHLO module as
  * read from JAX's text, and its flattened form (private functions inlined at
- * every call site, each op knowing its call path) that the named-dimension
- * analysis and the search work on. */
+ * every call site, each op knowing its call path), and the named-dimension
+ * analysis on it (colors, conflicts, compatibility sets, repeated layers)
+ * that the search works from. */
 #ifndef PARPLAN_SHARD_H
 #define PARPLAN_SHARD_H
 

@@ -340,6 +340,12 @@ static void test_chess(void)
         CHECK(s >= 0 && s < 8 && !seen[s]);
         seen[s & 63] = 1;
         CHECK_EQ_INT(nda->sets[s].n_conflicts, nda->sets[G->set_map[0]].n_conflicts);
+        /* oriented alike: resolution r of one layer's set is resolution r of the others' */
+        const pp_shard_nda_set *S0 = &nda->sets[G->set_map[0]], *S = &nda->sets[s];
+        for (int32_t k = 0; k < S->n_conflicts && k < S0->n_conflicts; k++) {
+            CHECK_EQ_INT(nda->conflicts[S->conflicts[k]].dim_a, nda->conflicts[S0->conflicts[k]].dim_a);
+            CHECK_EQ_INT(nda->conflicts[S->conflicts[k]].dim_b, nda->conflicts[S0->conflicts[k]].dim_b);
+        }
     }
     /* the weights: per layer q, k, v, o (256x256) and the MLP's, each used by one layer only */
     CHECK(G->n_copy_args >= 4);
