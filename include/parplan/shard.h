@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "parplan/core.h"
+#include "parplan/hw.h"
+#include "parplan/hw_net.h"
 
 /* A list of integers (dimension numbers, sizes, strides). */
 typedef struct {
@@ -391,5 +393,93 @@ void pp_shard_write_explain(const pp_shard_nda *nda, FILE *out);
 
 /* A label for a flat value: "%x" in the entry, "@func/%name#path" inside an inlined call. */
 const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char *buf, size_t size);
+
+/* ---- Cost model (paper 004 section 4.5): meshes, sharding states, costs. */
+
+#define PP_SHARD_MAX_AXES 8
+#define PP_SHARD_MAX_ACTIONS 32 /* the search's depth is at most 30 */
+
+/* A device mesh: named axes with sizes, one device type (borrowed from a
+ * catalog that must outlive the mesh), one link per axis. */
+typedef struct {
+    int32_t n_axes;
+    char names[PP_SHARD_MAX_AXES][16];
+    int32_t sizes[PP_SHARD_MAX_AXES];
+    pp_hw_link links[PP_SHARD_MAX_AXES];
+    const pp_hw_device_type *device;
+} pp_shard_mesh;
+
+/* The link every axis gets unless told otherwise: NVLink 3 as on an A100
+ * SXM node, 300e9 bytes/s each way and 5e-6 s per message (NCCL's latency
+ * on one node is a few microseconds). */
+pp_hw_link pp_shard_default_link(void);
+
+/* Parses "b=2,m=4" (axis names: letters, digits, '_'; sizes >= 1; at most
+ * PP_SHARD_MAX_AXES axes, names distinct). Every axis gets `link`.
+ * PP_EINPUT with the text and what is wrong in it. */
+pp_status pp_shard_mesh_parse(const char *text, const pp_hw_device_type *device, pp_hw_link link,
+                              pp_shard_mesh *out, pp_error *err);
+int64_t pp_shard_mesh_devices(const pp_shard_mesh *mesh);
+
+/* One action: shard color `color` over mesh axis `axis`, conflicts resolved
+ * by bits (one byte per compatibility set, borrowed; NULL = all 0). */
+typedef struct {
+    int32_t color;
+    int32_t axis;
+    const uint8_t *bits;
+} pp_shard_action;
+
+/* A sharding state: the actions applied. Each dimension of each tensor
+ * occurrence ends up sharded over the axes of the actions that reach it. */
+typedef struct {
+    int32_t n;
+    pp_shard_action actions[PP_SHARD_MAX_ACTIONS];
+} pp_shard_state;
+
+typedef enum {
+    PP_SHARD_ALL_REDUCE = 0,
+    PP_SHARD_REDUCE_SCATTER,
+    PP_SHARD_ALL_GATHER,
+    PP_SHARD_ALL_TO_ALL,
+    PP_SHARD_COLLECTIVE_KINDS
+} pp_shard_collective;
+
+/* What a state costs on a mesh. Runtime is the sum over ops in topological
+ * order of compute and collective times: one stream per device, no overlap,
+ * so the critical path is the whole sequence. Collective bytes are the
+ * pp_hw_* buffer sizes (per device). */
+typedef struct {
+    double runtime;       /* s */
+    double compute_time;  /* s, part of runtime */
+    double collective_time; /* s, part of runtime */
+    double flops;         /* per device */
+    double peak_memory;   /* bytes per device */
+    int32_t collectives[PP_SHARD_COLLECTIVE_KINDS];
+    double collective_bytes[PP_SHARD_COLLECTIVE_KINDS];
+} pp_shard_cost;
+
+/* Evaluates `state`. PP_EINPUT when an action is invalid: a color or axis
+ * out of range, a mesh axis sharding two dimensions of one tensor, or a
+ * dimension whose size is not divisible by the product of its axes' sizes
+ * (the message names the tensor, the dimension and the sizes). */
+pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                             const pp_shard_state *state, pp_shard_cost *out, pp_error *err);
+
+/* C(s) = RT(s) + MP(s) of section 4.5: runtime relative to `initial` plus
+ * penalty * (peak - memory) / initial peak when the peak exceeds `memory`
+ * (bytes per device). */
+double pp_shard_cost_relative(const pp_shard_cost *cost, const pp_shard_cost *initial, double memory,
+                              double penalty);
+
+/* Expert baselines (colors chosen as documented in src/shard/baseline.c).
+ * PP_EINPUT when the model has no such color (no output, no MLP/heads). */
+int32_t pp_shard_batch_color(const pp_shard_nda *nda);
+pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                                          pp_shard_state *out, pp_error *err);
+pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
+                                     pp_error *err);
+/* Batch on the first axis, Megatron's colors on the last (needs two axes). */
+pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
+                                     pp_error *err);
 
 #endif

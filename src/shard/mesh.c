@@ -1,0 +1,87 @@
+/* mesh.c: the device mesh of the auto-sharder (`--mesh b=2,m=4`): parsing
+ * the axes, their default link, the device count. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "parplan/shard.h"
+
+pp_hw_link pp_shard_default_link(void)
+{
+    pp_hw_link link = {300e9, 5e-6};
+    return link;
+}
+
+int64_t pp_shard_mesh_devices(const pp_shard_mesh *mesh)
+{
+    int64_t n = 1;
+    for (int32_t a = 0; a < mesh->n_axes; a++)
+        n *= mesh->sizes[a];
+    return n;
+}
+
+static bool name_known(const pp_shard_mesh *m, const char *name)
+{
+    for (int32_t a = 0; a < m->n_axes; a++)
+        if (strcmp(m->names[a], name) == 0)
+            return true;
+    return false;
+}
+
+/* One "name=size" of length len starting at p. */
+static pp_status parse_axis(const char *text, const char *p, size_t len, pp_shard_mesh *m, pp_error *err)
+{
+    const char *eq = memchr(p, '=', len);
+    size_t nlen = eq ? (size_t)(eq - p) : len;
+    if (!eq || nlen == 0 || nlen >= sizeof m->names[0])
+        return pp_error_set(err, PP_EINPUT, "mesh '%s': '%.*s' is not NAME=SIZE (a name of 1 to %d characters)",
+                            text, (int)len, p, (int)sizeof m->names[0] - 1);
+    for (size_t k = 0; k < nlen; k++)
+        if (!isalnum((unsigned char)p[k]) && p[k] != '_')
+            return pp_error_set(err, PP_EINPUT, "mesh '%s': axis name '%.*s' has '%c' (letters, digits, '_' only)",
+                                text, (int)nlen, p, p[k]);
+    if (m->n_axes == PP_SHARD_MAX_AXES)
+        return pp_error_set(err, PP_EINPUT, "mesh '%s': more than %d axes", text, PP_SHARD_MAX_AXES);
+    char name[sizeof m->names[0]];
+    memcpy(name, p, nlen);
+    name[nlen] = '\0';
+    if (name_known(m, name))
+        return pp_error_set(err, PP_EINPUT, "mesh '%s': axis '%s' given twice", text, name);
+    const char *s = eq + 1;
+    size_t slen = len - nlen - 1;
+    long size = 0;
+    bool digits = slen > 0 && slen <= 9;
+    for (size_t k = 0; digits && k < slen; k++) {
+        digits = isdigit((unsigned char)s[k]);
+        size = size * 10 + (s[k] - '0');
+    }
+    if (!digits || size < 1)
+        return pp_error_set(err, PP_EINPUT, "mesh '%s': axis '%s' size '%.*s' is not a positive integer", text,
+                            name, (int)slen, s);
+    memcpy(m->names[m->n_axes], name, nlen + 1);
+    m->sizes[m->n_axes++] = (int32_t)size;
+    return PP_OK;
+}
+
+pp_status pp_shard_mesh_parse(const char *text, const pp_hw_device_type *device, pp_hw_link link,
+                              pp_shard_mesh *out, pp_error *err)
+{
+    pp_shard_mesh m;
+    memset(&m, 0, sizeof m);
+    m.device = device;
+    if (!text || !*text)
+        return pp_error_set(err, PP_EINPUT, "mesh '': expected NAME=SIZE[,NAME=SIZE...] such as b=2,m=4");
+    for (const char *p = text;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        pp_status st = parse_axis(text, p, len, &m, err);
+        if (st != PP_OK)
+            return st;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    for (int32_t a = 0; a < m.n_axes; a++)
+        m.links[a] = link;
+    *out = m;
+    return PP_OK;
+}

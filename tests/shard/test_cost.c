@@ -1,0 +1,313 @@
+/* test_cost.c: the cost model of paper 004 section 4.5 (src/shard/cost.c,
+ * mesh.c, baseline.c) against hand-computed figures: the MLP of figure 2
+ * (x[256,32] . w1[32,64] -> max(.,0) -> . w2[64,16], f32) unsharded, batch
+ * sharded and Megatron-sharded on 1-D and 2x2 meshes, on a test device with
+ * round figures; a chain's peak memory; refusals; the chess model's
+ * baselines on A100s. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "parplan/shard.h"
+
+#define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
+
+/* 1e11 FLOP/s and 1e11 bytes/s: the MLP's dots are compute-bound, the rest memory-bound. */
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0};
+static const pp_hw_link link1 = {1e9, 1e-6};
+
+typedef struct {
+    pp_shard_module *m;
+    pp_shard_flat *flat;
+    pp_shard_nda *nda;
+} analysed;
+
+static bool open_model(analysed *A, const char *path, const char *text)
+{
+    pp_error err = {0};
+    memset(A, 0, sizeof *A);
+    pp_status st = path ? pp_shard_module_load(path, &A->m, &err)
+                        : pp_shard_module_parse("inline.mlir", text, strlen(text), &A->m, &err);
+    if (st == PP_OK)
+        st = pp_shard_module_flatten(A->m, 0, &A->flat, &err);
+    if (st == PP_OK)
+        st = pp_shard_nda_run(A->flat, &A->nda, &err);
+    if (st != PP_OK)
+        fprintf(stderr, "%s\n", err.message);
+    CHECK(st == PP_OK);
+    return st == PP_OK;
+}
+
+static void release(analysed *A)
+{
+    pp_shard_nda_free(A->nda);
+    pp_shard_flat_free(A->flat);
+    pp_shard_module_free(A->m);
+}
+
+static pp_shard_mesh mesh_of(const char *text, const pp_hw_device_type *d)
+{
+    pp_shard_mesh m;
+    pp_error err = {0};
+    memset(&m, 0, sizeof m);
+    pp_status st = pp_shard_mesh_parse(text, d, link1, &m, &err);
+    CHECK(st == PP_OK);
+    return m;
+}
+
+static bool near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fabs(b) + 1e-18;
+}
+
+#define CHECK_NEAR(a, b)                                                                         \
+    do {                                                                                         \
+        double a__ = (a), b__ = (b);                                                             \
+        if (!near(a__, b__)) {                                                                   \
+            fprintf(stderr, "%s:%d: %s == %.12g, expected %.12g\n", __FILE__, __LINE__, #a, a__, b__); \
+            check_failures++;                                                                    \
+        }                                                                                        \
+    } while (0)
+
+static pp_shard_cost eval(const analysed *A, const pp_shard_mesh *mesh, const pp_shard_state *s)
+{
+    pp_shard_cost c;
+    pp_error err = {0};
+    memset(&c, 0, sizeof c);
+    pp_status st = pp_shard_cost_eval(A->flat, A->nda, mesh, s, &c, &err);
+    if (st != PP_OK)
+        fprintf(stderr, "%s\n", err.message);
+    CHECK(st == PP_OK);
+    return c;
+}
+
+static int32_t total_collectives(const pp_shard_cost *c)
+{
+    int32_t n = 0;
+    for (int k = 0; k < PP_SHARD_COLLECTIVE_KINDS; k++)
+        n += c->collectives[k];
+    return n;
+}
+
+static void test_mesh_parse(void)
+{
+    pp_shard_mesh m;
+    pp_error err = {0};
+    CHECK(pp_shard_mesh_parse("b=2,m=4", &dev, link1, &m, &err) == PP_OK);
+    CHECK_EQ_INT(m.n_axes, 2);
+    CHECK(strcmp(m.names[0], "b") == 0 && strcmp(m.names[1], "m") == 0);
+    CHECK_EQ_INT(m.sizes[0], 2);
+    CHECK_EQ_INT(m.sizes[1], 4);
+    CHECK_EQ_INT(pp_shard_mesh_devices(&m), 8);
+    CHECK(m.links[1].bandwidth == 1e9 && m.device == &dev);
+    const char *bad[] = {"", "b", "b=0", "b=x", "b=2,b=2", "b=2,", "=2", "b-1=2"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        pp_error_clear(&err);
+        CHECK(pp_shard_mesh_parse(bad[k], &dev, link1, &m, &err) == PP_EINPUT);
+        char quoted[32];
+        snprintf(quoted, sizeof quoted, "'%s'", bad[k]);
+        CHECK(strstr(err.message, quoted) != NULL);
+    }
+    CHECK(strstr(err.message, "'b-1'") != NULL);
+    CHECK(pp_shard_default_link().bandwidth == 300e9);
+}
+
+/* Unsharded MLP, ops in order y, zero, zeros, z, w (bytes f32):
+ * y: 2*256*64*32 FLOPs; zero: 4 bytes; zeros: 4 + 65536 bytes;
+ * z: 3 * 65536 bytes; w: 2*256*16*64 FLOPs. Peak: the arguments
+ * (32768 + 8192 + 4096) and, at z, y + zeros + z live (3 * 65536). */
+static void test_mlp_unsharded(const analysed *A, const pp_shard_mesh *mesh, pp_shard_cost *base)
+{
+    pp_shard_state none = {0};
+    pp_shard_cost c = eval(A, mesh, &none);
+    double rt = 2.0 * 256 * 64 * 32 / 1e11 + 4 / 1e11 + 65540 / 1e11 + 3 * 65536 / 1e11 + 2.0 * 256 * 16 * 64 / 1e11;
+    CHECK_NEAR(c.runtime, rt);
+    CHECK_NEAR(c.flops, 2.0 * 256 * 64 * 32 + 2.0 * 256 * 16 * 64);
+    CHECK_NEAR(c.peak_memory, 45056 + 3 * 65536);
+    CHECK_EQ_INT(total_collectives(&c), 0);
+    CHECK(c.collective_time == 0);
+    *base = c;
+}
+
+/* Batch on the axis of 2: activations (x too) and compute halved, weights whole, no collective. */
+static void test_mlp_batch(const analysed *A, const pp_shard_mesh *mesh, const pp_shard_cost *base)
+{
+    pp_shard_state s = {0};
+    pp_error err = {0};
+    CHECK(pp_shard_baseline_data_parallel(A->nda, mesh, &s, &err) == PP_OK);
+    CHECK_EQ_INT(s.n, 1);
+    CHECK_EQ_INT(s.actions[0].color, pp_shard_batch_color(A->nda));
+    CHECK_EQ_INT(A->nda->colors[s.actions[0].color].size, 256);
+    pp_shard_cost c = eval(A, mesh, &s);
+    double rt = 2.0 * 128 * 64 * 32 / 1e11 + 4 / 1e11 + 32772 / 1e11 + 3 * 32768 / 1e11 + 2.0 * 128 * 16 * 64 / 1e11;
+    CHECK_NEAR(c.runtime, rt);
+    CHECK_NEAR(c.flops, base->flops / 2);
+    CHECK_NEAR(c.peak_memory, 16384 + 8192 + 4096 + 3 * 32768); /* x is batch-sharded too */
+    CHECK_EQ_INT(total_collectives(&c), 0);
+    /* C(s): relative runtime, no penalty under the memory, penalty above */
+    CHECK_NEAR(pp_shard_cost_relative(&c, base, 1e9, 10), rt / base->runtime);
+    CHECK_NEAR(pp_shard_cost_relative(&c, base, 100000, 10),
+               rt / base->runtime + 10 * (c.peak_memory - 100000) / base->peak_memory);
+}
+
+/* Megatron on the hidden color (64): w1[32,32], w2[32,16], y/zeros/z
+ * [256,32] local; w's contraction is split, so one all_reduce of w
+ * (256*16*4 = 16384 bytes) over the axis. */
+static void test_mlp_megatron(const analysed *A, const pp_shard_mesh *mesh)
+{
+    pp_shard_state s = {0};
+    pp_error err = {0};
+    CHECK(pp_shard_baseline_megatron(A->nda, mesh, &s, &err) == PP_OK);
+    CHECK_EQ_INT(s.n, 1);
+    CHECK_EQ_INT(A->nda->colors[s.actions[0].color].size, 64);
+    CHECK_EQ_INT(s.actions[0].axis, mesh->n_axes - 1);
+    pp_shard_cost c = eval(A, mesh, &s);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_REDUCE], 1);
+    CHECK_EQ_INT(total_collectives(&c), 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_REDUCE], 16384);
+    double ar = pp_hw_allreduce_time(link1, 2, 16384);
+    CHECK_NEAR(c.collective_time, ar);
+    double compute = 2.0 * 256 * 32 * 32 / 1e11 + 4 / 1e11 + 32772 / 1e11 + 3 * 32768 / 1e11 + 2.0 * 256 * 16 * 32 / 1e11;
+    CHECK_NEAR(c.runtime, compute + ar);
+    CHECK_NEAR(c.peak_memory, 32768 + 4096 + 2048 + 3 * 32768);
+}
+
+/* 2x2 mesh: data parallel over both axes (batch 64 per device, no
+ * collective); combined: batch on b, hidden on m, one all_reduce of the
+ * local w [128,16] over m. */
+static void test_mlp_2d(const analysed *A)
+{
+    pp_shard_mesh mesh = mesh_of("b=2,m=2", &dev);
+    pp_shard_state s = {0};
+    pp_error err = {0};
+    CHECK(pp_shard_baseline_data_parallel(A->nda, &mesh, &s, &err) == PP_OK);
+    CHECK_EQ_INT(s.n, 2);
+    pp_shard_cost c = eval(A, &mesh, &s);
+    CHECK_EQ_INT(total_collectives(&c), 0);
+    CHECK_NEAR(c.flops, (2.0 * 64 * 64 * 32 + 2.0 * 64 * 16 * 64));
+    CHECK_NEAR(c.peak_memory, 8192 + 8192 + 4096 + 3 * 16384);
+    CHECK(pp_shard_baseline_combined(A->nda, &mesh, &s, &err) == PP_OK);
+    CHECK_EQ_INT(s.n, 2);
+    c = eval(A, &mesh, &s);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_REDUCE], 1);
+    CHECK_EQ_INT(total_collectives(&c), 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_REDUCE], 8192);
+    CHECK_NEAR(c.flops, 2.0 * 128 * 32 * 32 + 2.0 * 128 * 16 * 32);
+    CHECK_NEAR(c.peak_memory, 32768 / 2 + 4096 + 2048 + 3 * 16384);
+    pp_shard_mesh line = mesh_of("m=2", &dev);
+    CHECK(pp_shard_baseline_combined(A->nda, &line, &s, &err) == PP_EINPUT);
+}
+
+/* Sizes that do not divide, and an axis used twice on one tensor. */
+static void test_mlp_refused(const analysed *A)
+{
+    pp_shard_mesh m3 = mesh_of("b=3", &dev);
+    pp_shard_state s = {0};
+    pp_shard_cost c;
+    pp_error err = {0};
+    CHECK(pp_shard_baseline_data_parallel(A->nda, &m3, &s, &err) == PP_OK);
+    CHECK(pp_shard_cost_eval(A->flat, A->nda, &m3, &s, &c, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "256") && strstr(err.message, "not divisible"));
+    pp_shard_mesh m2 = mesh_of("b=2", &dev);
+    s.n = 2;
+    s.actions[0] = (pp_shard_action){pp_shard_batch_color(A->nda), 0, NULL};
+    s.actions[1] = s.actions[0];
+    pp_error_clear(&err);
+    CHECK(pp_shard_cost_eval(A->flat, A->nda, &m2, &s, &c, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "already uses axis 'b'") != NULL);
+    s.n = 1;
+    s.actions[0].axis = 1;
+    CHECK(pp_shard_cost_eval(A->flat, A->nda, &m2, &s, &c, &err) == PP_EINPUT);
+}
+
+static void test_mlp(void)
+{
+    analysed A;
+    if (!open_model(&A, PP_DATA_DIR "/mlp.mlir", NULL))
+        return;
+    pp_shard_mesh mesh = mesh_of("b=2", &dev);
+    pp_shard_cost base;
+    test_mlp_unsharded(&A, &mesh, &base);
+    test_mlp_batch(&A, &mesh, &base);
+    test_mlp_megatron(&A, &mesh);
+    test_mlp_2d(&A);
+    test_mlp_refused(&A);
+    release(&A);
+}
+
+/* x[4,4]f32 -> a = exp x -> b = exp a -> c = a + b: at c, x (an argument),
+ * a, b and c are live: 4 * 64 bytes; batch-sharded on 2, half. */
+static void test_chain_peak(void)
+{
+    static const char text[] =
+        "func.func public @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+        "  %a = stablehlo.exponential %x : tensor<4x4xf32>\n"
+        "  %b = stablehlo.exponential %a : tensor<4x4xf32>\n"
+        "  %c = stablehlo.add %a, %b : tensor<4x4xf32>\n"
+        "  return %c : tensor<4x4xf32>\n"
+        "}\n";
+    analysed A;
+    if (!open_model(&A, NULL, text))
+        return;
+    pp_shard_mesh mesh = mesh_of("b=2", &dev);
+    pp_shard_state s = {0};
+    CHECK_NEAR(eval(&A, &mesh, &s).peak_memory, 256);
+    pp_error err = {0};
+    CHECK(pp_shard_baseline_data_parallel(A.nda, &mesh, &s, &err) == PP_OK);
+    pp_shard_cost c = eval(&A, &mesh, &s);
+    CHECK_NEAR(c.peak_memory, 128);
+    CHECK_NEAR(c.runtime, (64 + 64 + 96) / 1e11); /* bytes moved by exp, exp, add on [2,4] */
+    release(&A);
+}
+
+static void test_chess(void)
+{
+    analysed A;
+    if (!open_model(&A, SHARED "searchless_chess_9m.mlir", NULL))
+        return;
+    pp_hw_catalog *cat = NULL;
+    pp_error err = {0};
+    CHECK(pp_hw_catalog_builtin(&cat, &err) == PP_OK);
+    const pp_hw_device_type *a100 = cat ? pp_hw_find(cat, "a100-80gb") : NULL;
+    CHECK(a100 != NULL);
+    if (!a100) {
+        pp_hw_catalog_free(cat);
+        release(&A);
+        return;
+    }
+    pp_shard_mesh mesh = mesh_of("b=2,m=4", a100);
+    for (int32_t a = 0; a < mesh.n_axes; a++)
+        mesh.links[a] = pp_shard_default_link();
+    pp_shard_state s = {0};
+    pp_shard_cost base = eval(&A, &mesh, &s), c;
+    CHECK(isfinite(base.runtime) && base.runtime > 0 && base.peak_memory > 0);
+    /* the batch is 33: 8 devices do not divide it, 3 do */
+    CHECK_EQ_INT(A.nda->colors[pp_shard_batch_color(A.nda)].size, 33);
+    CHECK(pp_shard_baseline_data_parallel(A.nda, &mesh, &s, &err) == PP_OK);
+    CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &s, &c, &err) == PP_EINPUT);
+    pp_shard_mesh m3 = mesh_of("b=3", a100);
+    CHECK(pp_shard_baseline_data_parallel(A.nda, &m3, &s, &err) == PP_OK);
+    c = eval(&A, &m3, &s);
+    CHECK_EQ_INT(total_collectives(&c), 0);
+    CHECK(c.runtime < base.runtime && c.peak_memory < base.peak_memory);
+    CHECK(pp_shard_baseline_megatron(A.nda, &mesh, &s, &err) == PP_OK);
+    c = eval(&A, &mesh, &s);
+    CHECK(isfinite(c.runtime) && c.runtime > 0 && c.peak_memory < base.peak_memory);
+    CHECK(c.collectives[PP_SHARD_ALL_REDUCE] > 0);
+    fprintf(stderr, "chess megatron: %d actions, %.3g s (unsharded %.3g s), %d collectives\n", (int)s.n,
+            c.runtime, base.runtime, (int)total_collectives(&c));
+    CHECK(pp_shard_baseline_combined(A.nda, &mesh, &s, &err) == PP_OK);
+    CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &s, &c, &err) == PP_EINPUT); /* 33 again */
+    pp_hw_catalog_free(cat);
+    release(&A);
+}
+
+int main(void)
+{
+    test_mesh_parse();
+    test_mlp();
+    test_chain_peak();
+    test_chess();
+    return CHECK_DONE();
+}
