@@ -29,6 +29,8 @@ typedef struct {
     const pp_shard_mesh *mesh;
     uint8_t *axes; /* per name: the mesh axes sharding it, one bit each */
     pp_shard_cost *cost;
+    int32_t *use_first; /* per value, its use tensors: use_list[use_first[v] .. use_first[v + 1]) */
+    int32_t *use_list;
 } model;
 
 static const pp_shard_type *tensor_type(const model *M, int32_t t)
@@ -150,11 +152,24 @@ static void reshard(model *M, int32_t def, int32_t use)
     }
 }
 
-/* A partial sum over axis a of the op's result tensor `res`. */
+/* Every use of value v has a dimension on axis a (and there is one). */
+static bool uses_sharded(const model *M, int32_t v, int32_t a)
+{
+    int32_t first = M->use_first[v], end = M->use_first[v + 1];
+    for (int32_t k = first; k < end; k++)
+        if (dim_on_axis(M, M->use_list[k], a) < 0)
+            return false;
+    return end > first;
+}
+
+/* A partial sum over axis a of the op's result `res`: scattered when the
+ * result, or every use of it, is sharded on a (the uses would slice it). */
 static void partial_sum(model *M, int32_t res, int32_t a)
 {
     if (dim_on_axis(M, res, a) >= 0)
         add_collective(M, PP_SHARD_REDUCE_SCATTER, a, local_bytes(M, res) * M->mesh->sizes[a]);
+    else if (uses_sharded(M, res, a))
+        add_collective(M, PP_SHARD_REDUCE_SCATTER, a, local_bytes(M, res));
     else
         add_collective(M, PP_SHARD_ALL_REDUCE, a, local_bytes(M, res));
 }
@@ -293,15 +308,32 @@ static double peak_memory(const model *M)
     return args + peak;
 }
 
+static bool index_uses(model *M)
+{
+    const pp_shard_nda *nda = M->nda;
+    int32_t nv = M->flat->n_values;
+    M->use_first = calloc((size_t)nv + 1, sizeof *M->use_first);
+    M->use_list = malloc(sizeof *M->use_list * (size_t)(nda->n_tensors - nv + 1));
+    if (!M->use_first || !M->use_list)
+        return false;
+    for (int32_t t = nv; t < nda->n_tensors; t++)
+        M->use_first[nda->tensors[t].value]++;
+    for (int32_t v = 1; v <= nv; v++)
+        M->use_first[v] += M->use_first[v - 1]; /* now the end of each value's uses */
+    for (int32_t t = nda->n_tensors - 1; t >= nv; t--)
+        M->use_list[--M->use_first[nda->tensors[t].value]] = t;
+    return true;
+}
+
 pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                              const pp_shard_state *state, pp_shard_cost *out, pp_error *err)
 {
     pp_shard_cost cost;
     memset(&cost, 0, sizeof cost);
-    model M = {flat, nda, mesh, calloc((size_t)nda->n_names + 1, 1), &cost};
-    if (!M.axes)
-        return pp_error_set(err, PP_ENOMEM, "cost model: out of memory");
+    model M = {flat, nda, mesh, calloc((size_t)nda->n_names + 1, 1), &cost, NULL, NULL};
     pp_status st = PP_OK;
+    if (!M.axes || !index_uses(&M))
+        st = pp_error_set(err, PP_ENOMEM, "cost model: out of memory");
     for (int32_t k = 0; st == PP_OK && k < state->n; k++)
         st = apply_action(&M, &state->actions[k], err);
     if (st == PP_OK)
@@ -316,6 +348,8 @@ pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda,
         *out = cost;
     }
     free(M.axes);
+    free(M.use_first);
+    free(M.use_list);
     return st;
 }
 

@@ -261,6 +261,49 @@ static void test_chain_peak(void)
     release(&A);
 }
 
+/* Figure 5's attention, sequence color S (128) on an axis of 2 with the
+ * resolution that shards a's second dimension: k is gathered for a = k.qt
+ * (its full [128,32] f32: 16384 bytes); b sums a over its sharded
+ * dimension (an all_reduce of b[128]: 512 bytes, b's use by c being
+ * unsharded); z = d.v contracts the sharded dimension and its use by return
+ * is sharded, so z [128,48] (24576 bytes) is reduce-scattered. */
+static void test_attention(void)
+{
+    analysed A;
+    if (!open_model(&A, PP_DATA_DIR "/attention.mlir", NULL))
+        return;
+    int32_t x = 0, a = -1;
+    for (int32_t v = 0; v < A.flat->n_values; v++)
+        if (A.flat->values[v].op >= 0 && A.flat->values[v].type.rank == 2 && A.flat->values[v].type.dims[0] == 128 &&
+            A.flat->values[v].type.dims[1] == 128 && a < 0)
+            a = v;
+    int32_t S = A.nda->color[A.nda->tensors[x].first];
+    uint8_t seq = pp_shard_nda_sharded_dim(A.nda, S, &(uint8_t){0}, a) == 1 ? 0 : 1;
+    pp_shard_mesh mesh = mesh_of("s=2", &dev);
+    pp_shard_state s = {1, {{S, 0, &seq}}};
+    pp_shard_cost c = eval(&A, &mesh, &s);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_GATHER], 16384);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_REDUCE], 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_REDUCE], 512);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_REDUCE_SCATTER], 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_REDUCE_SCATTER], 24576);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_TO_ALL], 0);
+    CHECK_NEAR(c.collective_time, pp_hw_allgather_time(link1, 2, 16384) + pp_hw_allreduce_time(link1, 2, 512) +
+                                      pp_hw_reduce_scatter_time(link1, 2, 24576));
+    /* k, v, q on 64 rows; a = k.qt on [128,64]; z = d.v contracting 64 */
+    CHECK_NEAR(c.flops, 2.0 * 64 * 32 * 64 * 2 + 2.0 * 64 * 48 * 64 + 2.0 * 128 * 64 * 32 + 2.0 * 128 * 48 * 64);
+    /* the other resolution: two all_gathers (section 3.5), of qt [32,128]
+     * and v [128,48]: 16384 + 24576 bytes, and no reduction */
+    uint8_t other = (uint8_t)!seq;
+    s.actions[0].bits = &other;
+    c = eval(&A, &mesh, &s);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 2);
+    CHECK_EQ_INT(total_collectives(&c), 2);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_GATHER], 16384 + 24576);
+    release(&A);
+}
+
 static void test_chess(void)
 {
     analysed A;
@@ -308,6 +351,7 @@ int main(void)
     test_mesh_parse();
     test_mlp();
     test_chain_peak();
+    test_attention();
     test_chess();
     return CHECK_DONE();
 }
