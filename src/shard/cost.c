@@ -14,7 +14,10 @@
  *   definition lacks is a local slice, free;
  * - a partial sum (a contracted or reduced dimension sharded on an axis)
  *   costs an all_reduce of the local result, or a reduce_scatter when the
- *   result is itself sharded on that axis;
+ *   result, or every use of it, is sharded on that axis;
+ * - an operand sharded on an axis that none of the op's results keeps (and
+ *   not summed over) is gathered before the op; compute is then still
+ *   priced on the local shapes, an underestimate of that op alone;
  * - peak memory counts the local definitions only (arguments live
  *   throughout, a value from its op to its last use, outputs to the end);
  *   resharding buffers are transient and left out. */
@@ -242,6 +245,37 @@ static void reduced(model *M, const pp_shard_op *op, int32_t in, int32_t res)
     }
 }
 
+/* Dimension d of operand k is summed over by the op (contracted or reduced). */
+static bool summed(const pp_shard_op *op, int32_t k, int32_t d)
+{
+    switch (op->kind) {
+    case PP_SHARD_OP_DOT_GENERAL:
+        return in_list(k == 0 ? &op->dot.lhs_contract : &op->dot.rhs_contract, d);
+    case PP_SHARD_OP_CONVOLUTION:
+        return d == (k == 0 ? op->conv.in_feature : op->conv.kernel_in);
+    case PP_SHARD_OP_REDUCE:
+        return k < op->n_results && in_list(&op->dims, d);
+    default:
+        return false;
+    }
+}
+
+/* An operand sharded on an axis that no result of the op is sharded on
+ * (a reshape that merges a sharded dimension, an opaque op): the op needs
+ * the whole operand along that axis, so it is gathered first. */
+static void gather_lost_axes(model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use)
+{
+    uint8_t kept = 0;
+    for (int32_t k = 0; k < op->n_results; k++)
+        kept |= tensor_axes(M, fo->results[k]);
+    for (int32_t k = 0; k < op->n_operands; k++)
+        for (int32_t a = 0; a < M->mesh->n_axes; a++) {
+            int32_t d = dim_on_axis(M, use + k, a);
+            if (d >= 0 && !(kept & (1u << a)) && !summed(op, k, d))
+                add_collective(M, PP_SHARD_ALL_GATHER, a, local_bytes(M, use + k) * M->mesh->sizes[a]);
+        }
+}
+
 static void cost_op(model *M, int32_t i)
 {
     const pp_shard_flat_op *fo = &M->flat->ops[i];
@@ -261,6 +295,7 @@ static void cost_op(model *M, int32_t i)
     else if (op->kind == PP_SHARD_OP_REDUCE && op->n_operands >= 2)
         for (int32_t k = 0; k < op->n_results && k < op->n_operands; k++)
             reduced(M, op, use + k, fo->results[k]);
+    gather_lost_axes(M, op, fo, use);
     double t = pp_hw_op_time(M->mesh->device, flops, bytes);
     M->cost->flops += flops;
     M->cost->compute_time += t;

@@ -304,6 +304,31 @@ static void test_attention(void)
     release(&A);
 }
 
+/* An opaque op keeps no identity: sharding x's rows (through exp) leaves the
+ * custom_call's result whole, so its operand a [4,8] f32 is gathered over the
+ * axis first: one all_gather of 128 bytes. */
+static void test_opaque_gather(void)
+{
+    static const char text[] =
+        "func.func public @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {\n"
+        "  %a = stablehlo.exponential %x : tensor<4x8xf32>\n"
+        "  %b = stablehlo.custom_call @k(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+        "  return %b : tensor<4x8xf32>\n"
+        "}\n";
+    analysed A;
+    if (!open_model(&A, NULL, text))
+        return;
+    pp_shard_mesh mesh = mesh_of("b=2", &dev);
+    pp_shard_state s = {1, {{A.nda->color[A.nda->tensors[0].first], 0, NULL}}};
+    CHECK(s.actions[0].color != pp_shard_batch_color(A.nda));
+    pp_shard_cost c = eval(&A, &mesh, &s);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 1);
+    CHECK_EQ_INT(total_collectives(&c), 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_GATHER], 128);
+    CHECK_NEAR(c.collective_time, pp_hw_allgather_time(link1, 2, 128));
+    release(&A);
+}
+
 static void test_chess(void)
 {
     analysed A;
@@ -352,6 +377,7 @@ int main(void)
     test_mlp();
     test_chain_peak();
     test_attention();
+    test_opaque_gather();
     test_chess();
     return CHECK_DONE();
 }
