@@ -465,6 +465,12 @@ typedef struct {
 pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                              const pp_shard_state *state, pp_shard_cost *out, pp_error *err);
 
+/* The constant C of section 4.5 when the caller has none: the paper gives
+ * no value; with 10, exceeding the memory by a tenth of the unsharded peak
+ * costs as much as the whole unsharded runtime, so the search leaves an
+ * over-memory state whenever any fitting state exists. */
+#define PP_SHARD_MEMORY_PENALTY 10.0
+
 /* C(s) = RT(s) + MP(s) of section 4.5: runtime relative to `initial` plus
  * penalty * (peak - memory) / initial peak when the peak exceeds `memory`
  * (bytes per device). */

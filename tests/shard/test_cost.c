@@ -147,8 +147,9 @@ static void test_mlp_batch(const analysed *A, const pp_shard_mesh *mesh, const p
     CHECK_EQ_INT(total_collectives(&c), 0);
     /* C(s): relative runtime, no penalty under the memory, penalty above */
     CHECK_NEAR(pp_shard_cost_relative(&c, base, 1e9, 10), rt / base->runtime);
-    CHECK_NEAR(pp_shard_cost_relative(&c, base, 100000, 10),
+    CHECK_NEAR(pp_shard_cost_relative(&c, base, 100000, PP_SHARD_MEMORY_PENALTY),
                rt / base->runtime + 10 * (c.peak_memory - 100000) / base->peak_memory);
+    CHECK_NEAR(pp_shard_cost_relative(base, base, 1e9, 10), 1);
 }
 
 /* Megatron on the hidden color (64): w1[32,32], w2[32,16], y/zeros/z
