@@ -368,6 +368,16 @@ static void test_chess(void)
             c.runtime, base.runtime, (int)total_collectives(&c));
     CHECK(pp_shard_baseline_combined(A.nda, &mesh, &s, &err) == PP_OK);
     CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &s, &c, &err) == PP_EINPUT); /* 33 again */
+    pp_shard_mesh m34 = mesh_of("b=3,m=4", a100);
+    CHECK(pp_shard_baseline_megatron(A.nda, &m34, &s, &err) == PP_OK);
+    pp_shard_cost mega = eval(&A, &m34, &s);
+    CHECK(pp_shard_baseline_combined(A.nda, &m34, &s, &err) == PP_OK);
+    CHECK_EQ_INT(s.n, 9); /* the eight layers' MLP hidden colors on m, the batch on b */
+    c = eval(&A, &m34, &s);
+    CHECK(isfinite(c.runtime) && c.runtime > 0);
+    CHECK_NEAR(c.flops, mega.flops / 3);
+    CHECK(c.peak_memory < mega.peak_memory);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_REDUCE], mega.collectives[PP_SHARD_ALL_REDUCE]);
     pp_hw_catalog_free(cat);
     release(&A);
 }
