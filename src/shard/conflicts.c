@@ -5,6 +5,7 @@
 #include "shard/nda_internal.h"
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 
 typedef struct {
     pp_shard_nda *nda;
@@ -25,19 +26,10 @@ static bool oom(conflict_ctx *X)
     return false;
 }
 
+/* pp_grow, with the conflict analysis's out-of-memory message. */
 static bool grow(conflict_ctx *X, void **data, int32_t need, int32_t *cap, size_t size)
 {
-    if (need <= *cap)
-        return true;
-    int32_t c = *cap ? *cap * 2 : 64;
-    while (c < need)
-        c *= 2;
-    void *p = realloc(*data, (size_t)c * size);
-    if (!p)
-        return oom(X);
-    *data = p;
-    *cap = c;
-    return true;
+    return pp_grow(data, cap, need, size) || oom(X);
 }
 
 static bool note_occurrence(conflict_ctx *X, int32_t t, int32_t d, int32_t e)

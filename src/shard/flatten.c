@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 
 typedef struct {
     const pp_shard_module *m;
@@ -14,19 +15,13 @@ typedef struct {
     int32_t cap_ops, cap_values, cap_paths;
 } flattener;
 
+/* Room for element n (pp_grow), with the flattener's out-of-memory message. */
 static bool grow(flattener *F, void **data, int32_t n, int32_t *cap, size_t size)
 {
-    if (n < *cap)
+    if (pp_grow(data, cap, n + 1, size))
         return true;
-    int32_t c = *cap ? *cap * 2 : 256;
-    void *grown = realloc(*data, (size_t)c * size);
-    if (!grown) {
-        pp_error_set(F->err, PP_ENOMEM, "%s: out of memory", F->m->file);
-        return false;
-    }
-    *data = grown;
-    *cap = c;
-    return true;
+    pp_error_set(F->err, PP_ENOMEM, "%s: out of memory", F->m->file);
+    return false;
 }
 
 static bool too_big(flattener *F)
