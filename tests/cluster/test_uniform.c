@@ -34,7 +34,7 @@ static double step(const pp_cluster *c, const pp_cluster_workload *w, const pp_c
 static pp_cluster_plan *by_hand(const pp_cluster_workload *w, int tp, int pp, int dp, int mb,
                                 bool recompute, const int *devices)
 {
-    int stage_tp[8];
+    int stage_tp[8] = {0};
     for (int s = 0; s < pp; s++)
         stage_tp[s] = tp;
     pp_cluster_plan *p = pp_cluster_plan_new(dp, pp, stage_tp);
