@@ -465,6 +465,19 @@ typedef struct {
 pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                              const pp_shard_state *state, pp_shard_cost *out, pp_error *err);
 
+/* A layout: for each name of the NDA (nda->n_names bytes), the mesh axes
+ * sharding it, bit a for axis a. A state gives one by applying its actions
+ * (PP_EINPUT as pp_shard_cost_eval says); the IOPDDL bridge gives one from
+ * a solution. */
+pp_status pp_shard_state_layout(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const pp_shard_state *state,
+                                uint8_t *axes, pp_error *err);
+
+/* Evaluates a layout; pp_shard_cost_eval is pp_shard_state_layout then this.
+ * PP_EINPUT for an axis on two dimensions of one tensor or a dimension not
+ * divisible by its devices. */
+pp_status pp_shard_cost_eval_layout(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                                    const uint8_t *axes, pp_shard_cost *out, pp_error *err);
+
 /* The constant C of section 4.5 when the caller has none: the paper gives
  * no value; with 10, exceeding the memory by a tenth of the unsharded peak
  * costs as much as the whole unsharded runtime, so the search leaves an

@@ -14,7 +14,8 @@
  *   definition lacks is a local slice, free;
  * - a partial sum (a contracted or reduced dimension sharded on an axis)
  *   costs an all_reduce of the local result, or a reduce_scatter when the
- *   result, or every use of it, is sharded on that axis;
+ *   result, or its only use, is sharded on that axis (only one use, so that
+ *   the cost stays a sum of per-op and per-edge terms: see cost_internal.h);
  * - an operand sharded on an axis that none of the op's results keeps (and
  *   not summed over) is gathered before the op; compute is then still
  *   priced on the local shapes, an underestimate of that op alone;
@@ -24,17 +25,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/shard.h"
+#include "cost_internal.h"
 
-typedef struct {
-    const pp_shard_flat *flat;
-    const pp_shard_nda *nda;
-    const pp_shard_mesh *mesh;
-    uint8_t *axes; /* per name: the mesh axes sharding it, one bit each */
-    pp_shard_cost *cost;
-    int32_t *use_first; /* per value, its use tensors: use_list[use_first[v] .. use_first[v + 1]) */
-    int32_t *use_list;
-} model;
+typedef shard_cost_model model;
 
 static const pp_shard_type *tensor_type(const model *M, int32_t t)
 {
@@ -56,7 +49,7 @@ static int64_t local_dim(const model *M, int32_t t, int32_t d)
     return size < 0 ? 0 : size / axes_product(M->mesh, M->axes[M->nda->tensors[t].first + d]);
 }
 
-static double local_bytes(const model *M, int32_t t)
+double shard_cost_local_bytes(const model *M, int32_t t)
 {
     const pp_shard_type *ty = tensor_type(M, t);
     if (ty->rank < 0)
@@ -76,10 +69,10 @@ static uint8_t tensor_axes(const model *M, int32_t t)
     return all;
 }
 
-static pp_status apply_action(model *M, const pp_shard_action *act, pp_error *err)
+static pp_status apply_action(const pp_shard_nda *nda, const pp_shard_mesh *mesh, uint8_t *axes,
+                              const pp_shard_action *act, pp_error *err)
 {
-    const pp_shard_nda *nda = M->nda;
-    if (act->color < 0 || act->color >= nda->n_colors || act->axis < 0 || act->axis >= M->mesh->n_axes)
+    if (act->color < 0 || act->color >= nda->n_colors || act->axis < 0 || act->axis >= mesh->n_axes)
         return pp_error_set(err, PP_EINPUT, "action (color %d, axis %d): no such color or mesh axis",
                             (int)act->color, (int)act->axis);
     uint8_t bit = (uint8_t)(1u << act->axis);
@@ -87,37 +80,61 @@ static pp_status apply_action(model *M, const pp_shard_action *act, pp_error *er
         int32_t d = pp_shard_nda_sharded_dim(nda, act->color, act->bits, t);
         if (d < 0)
             continue;
-        if (tensor_axes(M, t) & bit) {
-            char buf[160];
-            return pp_error_set(err, PP_EINPUT, "action (color %d, axis '%s'): %s already uses axis '%s'",
-                                (int)act->color, M->mesh->names[act->axis],
-                                pp_shard_value_label(M->flat, nda->tensors[t].value, buf, sizeof buf),
-                                M->mesh->names[act->axis]);
-        }
-        M->axes[nda->tensors[t].first + d] |= bit;
+        const pp_shard_nda_tensor *T = &nda->tensors[t];
+        for (int32_t e = 0; e < T->rank; e++)
+            if (axes[T->first + e] & bit) {
+                char buf[160];
+                return pp_error_set(err, PP_EINPUT, "action (color %d, axis '%s'): %s already uses axis '%s'",
+                                    (int)act->color, mesh->names[act->axis],
+                                    pp_shard_value_label(nda->flat, T->value, buf, sizeof buf),
+                                    mesh->names[act->axis]);
+            }
+        axes[T->first + d] |= bit;
     }
     return PP_OK;
 }
 
-static pp_status check_divisible(const model *M, pp_error *err)
+pp_status pp_shard_state_layout(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const pp_shard_state *state,
+                                uint8_t *axes, pp_error *err)
+{
+    memset(axes, 0, (size_t)nda->n_names);
+    for (int32_t k = 0; k < state->n; k++) {
+        pp_status st = apply_action(nda, mesh, axes, &state->actions[k], err);
+        if (st != PP_OK)
+            return st;
+    }
+    return PP_OK;
+}
+
+pp_status shard_cost_check_layout(const model *M, pp_error *err)
 {
     const pp_shard_nda *nda = M->nda;
-    for (int32_t x = 0; x < nda->n_names; x++) {
-        int64_t n = axes_product(M->mesh, M->axes[x]);
-        const pp_shard_type *ty = tensor_type(M, nda->name_tensor[x]);
-        int64_t size = ty->dims[nda->name_dim[x]];
-        if (n > 1 && (size < 0 || size % n != 0)) {
-            char buf[160];
-            return pp_error_set(err, PP_EINPUT, "dimension %d of %s has size %lld, not divisible by the %lld devices sharding it",
-                                (int)nda->name_dim[x],
-                                pp_shard_value_label(M->flat, nda->tensors[nda->name_tensor[x]].value, buf, sizeof buf),
-                                (long long)size, (long long)n);
+    char buf[160];
+    for (int32_t t = 0; t < nda->n_tensors; t++) {
+        const pp_shard_nda_tensor *T = &nda->tensors[t];
+        uint8_t seen = 0;
+        for (int32_t d = 0; d < T->rank; d++) {
+            uint8_t mask = M->axes[T->first + d];
+            if (mask >> M->mesh->n_axes)
+                return pp_error_set(err, PP_EINPUT, "dimension %d of %s: no such mesh axis", (int)d,
+                                    pp_shard_value_label(M->flat, T->value, buf, sizeof buf));
+            if (seen & mask)
+                return pp_error_set(err, PP_EINPUT, "%s has one mesh axis on two of its dimensions",
+                                    pp_shard_value_label(M->flat, T->value, buf, sizeof buf));
+            seen |= mask;
+            int64_t n = axes_product(M->mesh, mask);
+            int64_t size = tensor_type(M, t)->dims[d];
+            if (n > 1 && (size < 0 || size % n != 0))
+                return pp_error_set(err, PP_EINPUT,
+                                    "dimension %d of %s has size %lld, not divisible by the %lld devices sharding it",
+                                    (int)d, pp_shard_value_label(M->flat, T->value, buf, sizeof buf),
+                                    (long long)size, (long long)n);
         }
     }
     return PP_OK;
 }
 
-static void add_collective(model *M, pp_shard_collective kind, int32_t axis, double bytes)
+static void add_collective(const model *M, pp_shard_collective kind, int32_t axis, double bytes, pp_shard_cost *acc)
 {
     pp_hw_link link = M->mesh->links[axis];
     int n = M->mesh->sizes[axis];
@@ -127,9 +144,10 @@ static void add_collective(model *M, pp_shard_collective kind, int32_t axis, dou
                : kind == PP_SHARD_REDUCE_SCATTER ? pp_hw_reduce_scatter_time(link, n, bytes)
                : kind == PP_SHARD_ALL_GATHER     ? pp_hw_allgather_time(link, n, bytes)
                                                  : pp_hw_alltoall_time(link, n, bytes);
-    M->cost->collectives[kind]++;
-    M->cost->collective_bytes[kind] += bytes;
-    M->cost->collective_time += t;
+    acc->collectives[kind]++;
+    acc->collective_bytes[kind] += bytes;
+    acc->collective_time += t;
+    acc->runtime += t;
 }
 
 /* The dimension of tensor t sharded on axis a, -1 when none. */
@@ -142,39 +160,15 @@ static int32_t dim_on_axis(const model *M, int32_t t, int32_t a)
     return -1;
 }
 
-/* Bringing definition `def` to the layout of its use `use`. */
-static void reshard(model *M, int32_t def, int32_t use)
+static int32_t use_count(const model *M, int32_t v)
 {
-    double bytes = local_bytes(M, def);
-    for (int32_t a = 0; a < M->mesh->n_axes; a++) {
-        int32_t dd = dim_on_axis(M, def, a), du = dim_on_axis(M, use, a);
-        if (dd >= 0 && du < 0)
-            add_collective(M, PP_SHARD_ALL_GATHER, a, bytes * M->mesh->sizes[a]);
-        else if (dd >= 0 && du != dd)
-            add_collective(M, PP_SHARD_ALL_TO_ALL, a, bytes);
-    }
+    return M->use_first[v + 1] - M->use_first[v];
 }
 
-/* Every use of value v has a dimension on axis a (and there is one). */
-static bool uses_sharded(const model *M, int32_t v, int32_t a)
+static const pp_shard_op *op_of(const model *M, int32_t i)
 {
-    int32_t first = M->use_first[v], end = M->use_first[v + 1];
-    for (int32_t k = first; k < end; k++)
-        if (dim_on_axis(M, M->use_list[k], a) < 0)
-            return false;
-    return end > first;
-}
-
-/* A partial sum over axis a of the op's result `res`: scattered when the
- * result, or every use of it, is sharded on a (the uses would slice it). */
-static void partial_sum(model *M, int32_t res, int32_t a)
-{
-    if (dim_on_axis(M, res, a) >= 0)
-        add_collective(M, PP_SHARD_REDUCE_SCATTER, a, local_bytes(M, res) * M->mesh->sizes[a]);
-    else if (uses_sharded(M, res, a))
-        add_collective(M, PP_SHARD_REDUCE_SCATTER, a, local_bytes(M, res));
-    else
-        add_collective(M, PP_SHARD_ALL_REDUCE, a, local_bytes(M, res));
+    const pp_shard_flat_op *fo = &M->flat->ops[i];
+    return &M->flat->module->funcs[fo->func].ops[fo->op];
 }
 
 static bool in_list(const pp_shard_ints *l, int64_t d)
@@ -185,26 +179,67 @@ static bool in_list(const pp_shard_ints *l, int64_t d)
     return false;
 }
 
-/* Contracted dimension pairs (lhs dim, rhs dim) sharded on axis a on both
- * sides make a partial sum; on one side only, that operand is gathered. */
-static void contracted(model *M, int32_t lhs, int32_t rhs, int32_t res, const int64_t *ld, const int64_t *rd,
-                       int32_t n)
+static bool both_on(const model *M, int32_t lhs, int64_t ld, int32_t rhs, int64_t rd, uint8_t bit)
 {
+    return (M->axes[M->nda->tensors[lhs].first + ld] & bit) && (M->axes[M->nda->tensors[rhs].first + rd] & bit);
+}
+
+/* The axes over which result k of flat op i is a partial sum: a contracted
+ * pair sharded on both sides, or a reduced dimension of its input. */
+static uint8_t partial_axes(const model *M, int32_t i, int32_t k)
+{
+    const pp_shard_op *op = op_of(M, i);
+    int32_t use = M->nda->op_use[i];
+    uint8_t mask = 0;
     for (int32_t a = 0; a < M->mesh->n_axes; a++) {
-        bool both = false;
-        for (int32_t k = 0; k < n; k++) {
-            bool l = M->axes[M->nda->tensors[lhs].first + ld[k]] & (1u << a);
-            bool r = M->axes[M->nda->tensors[rhs].first + rd[k]] & (1u << a);
-            both |= l && r;
-            if (l != r)
-                add_collective(M, PP_SHARD_ALL_GATHER, a, local_bytes(M, l ? lhs : rhs) * M->mesh->sizes[a]);
+        uint8_t bit = (uint8_t)(1u << a);
+        if (op->kind == PP_SHARD_OP_DOT_GENERAL && op->n_operands == 2 && k == 0) {
+            for (int32_t c = 0; c < op->dot.lhs_contract.n; c++)
+                if (both_on(M, use, op->dot.lhs_contract.v[c], use + 1, op->dot.rhs_contract.v[c], bit))
+                    mask |= bit;
+        } else if (op->kind == PP_SHARD_OP_CONVOLUTION && op->n_operands == 2 && k == 0) {
+            if (both_on(M, use, op->conv.in_feature, use + 1, op->conv.kernel_in, bit))
+                mask |= bit;
+        } else if (op->kind == PP_SHARD_OP_REDUCE && op->n_operands >= 2 && k < op->n_operands) {
+            int32_t d = dim_on_axis(M, use + k, a);
+            if (d >= 0 && in_list(&op->dims, d))
+                mask |= bit;
         }
-        if (both)
-            partial_sum(M, res, a);
+    }
+    return mask;
+}
+
+/* Bringing definition `def` to the layout of its use `use`: an all_gather
+ * per axis the definition has and the use lacks, an all_to_all per axis on
+ * different dimensions; an axis only the use has is a local slice. */
+static void reshard(const model *M, int32_t def, int32_t use, pp_shard_cost *acc)
+{
+    double bytes = shard_cost_local_bytes(M, def);
+    for (int32_t a = 0; a < M->mesh->n_axes; a++) {
+        int32_t dd = dim_on_axis(M, def, a), du = dim_on_axis(M, use, a);
+        if (dd >= 0 && du < 0)
+            add_collective(M, PP_SHARD_ALL_GATHER, a, bytes * M->mesh->sizes[a], acc);
+        else if (dd >= 0 && du != dd)
+            add_collective(M, PP_SHARD_ALL_TO_ALL, a, bytes, acc);
     }
 }
 
-static double dot_flops(model *M, const pp_shard_op *op, int32_t lhs, int32_t rhs, int32_t res)
+/* Contracted dimension pairs sharded on an axis on one side only: that
+ * operand is gathered along it. */
+static void gather_one_sided(const model *M, int32_t lhs, int32_t rhs, const int64_t *ld, const int64_t *rd,
+                             int32_t n, pp_shard_cost *acc)
+{
+    for (int32_t a = 0; a < M->mesh->n_axes; a++)
+        for (int32_t k = 0; k < n; k++) {
+            bool l = M->axes[M->nda->tensors[lhs].first + ld[k]] & (1u << a);
+            bool r = M->axes[M->nda->tensors[rhs].first + rd[k]] & (1u << a);
+            if (l != r)
+                add_collective(M, PP_SHARD_ALL_GATHER, a, shard_cost_local_bytes(M, l ? lhs : rhs) * M->mesh->sizes[a],
+                               acc);
+        }
+}
+
+static double dot_flops(const model *M, const pp_shard_op *op, int32_t lhs, int32_t rhs, pp_shard_cost *acc)
 {
     const pp_shard_dot_dims *dd = &op->dot;
     double f = 2;
@@ -219,11 +254,12 @@ static double dot_flops(model *M, const pp_shard_op *op, int32_t lhs, int32_t rh
         if (r > l) /* the lhs was gathered to match */
             f = f / (double)(l ? l : 1) * (double)r;
     }
-    contracted(M, lhs, rhs, res, dd->lhs_contract.v, dd->rhs_contract.v, dd->lhs_contract.n);
+    gather_one_sided(M, lhs, rhs, dd->lhs_contract.v, dd->rhs_contract.v, dd->lhs_contract.n, acc);
     return f;
 }
 
-static double conv_flops(model *M, const pp_shard_op *op, int32_t lhs, int32_t rhs, int32_t res)
+static double conv_flops(const model *M, const pp_shard_op *op, int32_t lhs, int32_t rhs, int32_t res,
+                         pp_shard_cost *acc)
 {
     const pp_shard_conv_dims *c = &op->conv;
     double out = 1, kernel = 1;
@@ -232,17 +268,8 @@ static double conv_flops(model *M, const pp_shard_op *op, int32_t lhs, int32_t r
     for (int32_t d = 0; d < M->nda->tensors[rhs].rank; d++)
         if (d != c->kernel_out)
             kernel *= (double)local_dim(M, rhs, d);
-    contracted(M, lhs, rhs, res, &c->in_feature, &c->kernel_in, 1);
+    gather_one_sided(M, lhs, rhs, &c->in_feature, &c->kernel_in, 1, acc);
     return 2 * out * kernel;
-}
-
-static void reduced(model *M, const pp_shard_op *op, int32_t in, int32_t res)
-{
-    for (int32_t a = 0; a < M->mesh->n_axes; a++) {
-        int32_t d = dim_on_axis(M, in, a);
-        if (d >= 0 && in_list(&op->dims, d))
-            partial_sum(M, res, a);
-    }
 }
 
 /* Dimension d of operand k is summed over by the op (contracted or reduced). */
@@ -263,7 +290,8 @@ static bool summed(const pp_shard_op *op, int32_t k, int32_t d)
 /* An operand sharded on an axis that no result of the op is sharded on
  * (a reshape that merges a sharded dimension, an opaque op): the op needs
  * the whole operand along that axis, so it is gathered first. */
-static void gather_lost_axes(model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use)
+static void gather_lost_axes(const model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use,
+                             pp_shard_cost *acc)
 {
     uint8_t kept = 0;
     for (int32_t k = 0; k < op->n_results; k++)
@@ -272,36 +300,72 @@ static void gather_lost_axes(model *M, const pp_shard_op *op, const pp_shard_fla
         for (int32_t a = 0; a < M->mesh->n_axes; a++) {
             int32_t d = dim_on_axis(M, use + k, a);
             if (d >= 0 && !(kept & (1u << a)) && !summed(op, k, d))
-                add_collective(M, PP_SHARD_ALL_GATHER, a, local_bytes(M, use + k) * M->mesh->sizes[a]);
+                add_collective(M, PP_SHARD_ALL_GATHER, a, shard_cost_local_bytes(M, use + k) * M->mesh->sizes[a],
+                               acc);
         }
 }
 
-static void cost_op(model *M, int32_t i)
+/* The partial sums of the op's results settled at the op: scattered when
+ * the result is sharded on the axis, all-reduced when it has several uses
+ * (or none); a single use settles it (shard_cost_use). */
+static void settle_partial_sums(const model *M, int32_t i, pp_shard_cost *acc)
 {
     const pp_shard_flat_op *fo = &M->flat->ops[i];
-    const pp_shard_op *op = &M->flat->module->funcs[fo->func].ops[fo->op];
-    int32_t use = M->nda->op_use[i];
-    double bytes = 0, flops = 0;
-    for (int32_t k = 0; k < op->n_operands; k++) {
-        reshard(M, fo->operands[k], use + k);
-        bytes += local_bytes(M, use + k);
+    for (int32_t k = 0; k < op_of(M, i)->n_results; k++) {
+        int32_t res = fo->results[k];
+        uint8_t mask = partial_axes(M, i, k);
+        for (int32_t a = 0; a < M->mesh->n_axes; a++) {
+            if (!(mask & (1u << a)))
+                continue;
+            if (dim_on_axis(M, res, a) >= 0)
+                add_collective(M, PP_SHARD_REDUCE_SCATTER, a, shard_cost_local_bytes(M, res) * M->mesh->sizes[a], acc);
+            else if (use_count(M, res) != 1)
+                add_collective(M, PP_SHARD_ALL_REDUCE, a, shard_cost_local_bytes(M, res), acc);
+        }
     }
-    for (int32_t k = 0; k < op->n_results; k++)
-        bytes += local_bytes(M, fo->results[k]);
-    if (op->kind == PP_SHARD_OP_DOT_GENERAL && op->n_operands == 2)
-        flops = dot_flops(M, op, use, use + 1, fo->results[0]);
-    else if (op->kind == PP_SHARD_OP_CONVOLUTION && op->n_operands == 2)
-        flops = conv_flops(M, op, use, use + 1, fo->results[0]);
-    else if (op->kind == PP_SHARD_OP_REDUCE && op->n_operands >= 2)
-        for (int32_t k = 0; k < op->n_results && k < op->n_operands; k++)
-            reduced(M, op, use + k, fo->results[k]);
-    gather_lost_axes(M, op, fo, use);
-    double t = pp_hw_op_time(M->mesh->device, flops, bytes);
-    M->cost->flops += flops;
-    M->cost->compute_time += t;
 }
 
-static double peak_memory(const model *M)
+void shard_cost_op(const model *M, int32_t i, pp_shard_cost *acc)
+{
+    const pp_shard_flat_op *fo = &M->flat->ops[i];
+    const pp_shard_op *op = op_of(M, i);
+    int32_t use = M->nda->op_use[i];
+    double bytes = 0, flops = 0;
+    for (int32_t k = 0; k < op->n_operands; k++)
+        bytes += shard_cost_local_bytes(M, use + k);
+    for (int32_t k = 0; k < op->n_results; k++)
+        bytes += shard_cost_local_bytes(M, fo->results[k]);
+    if (op->kind == PP_SHARD_OP_DOT_GENERAL && op->n_operands == 2)
+        flops = dot_flops(M, op, use, use + 1, acc);
+    else if (op->kind == PP_SHARD_OP_CONVOLUTION && op->n_operands == 2)
+        flops = conv_flops(M, op, use, use + 1, fo->results[0], acc);
+    settle_partial_sums(M, i, acc);
+    gather_lost_axes(M, op, fo, use, acc);
+    double t = pp_hw_op_time(M->mesh->device, flops, bytes);
+    acc->flops += flops;
+    acc->compute_time += t;
+    acc->runtime += t;
+}
+
+void shard_cost_use(const model *M, int32_t t, pp_shard_cost *acc)
+{
+    int32_t v = M->nda->tensors[t].value;
+    reshard(M, v, t, acc);
+    int32_t i = M->flat->values[v].op;
+    if (i < 0 || use_count(M, v) != 1)
+        return;
+    uint8_t mask = partial_axes(M, i, M->flat->values[v].index);
+    for (int32_t a = 0; a < M->mesh->n_axes; a++) {
+        if (!(mask & (1u << a)) || dim_on_axis(M, v, a) >= 0)
+            continue;
+        if (dim_on_axis(M, t, a) >= 0)
+            add_collective(M, PP_SHARD_REDUCE_SCATTER, a, shard_cost_local_bytes(M, v), acc);
+        else
+            add_collective(M, PP_SHARD_ALL_REDUCE, a, shard_cost_local_bytes(M, v), acc);
+    }
+}
+
+double shard_cost_peak_memory(const model *M)
 {
     const pp_shard_flat *flat = M->flat;
     int32_t n = flat->n_ops;
@@ -315,7 +379,7 @@ static double peak_memory(const model *M)
     for (int32_t v = 0; v < flat->n_values; v++)
         last[v] = flat->values[v].op;
     for (int32_t i = 0; i < n; i++) {
-        int32_t n_operands = flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op].n_operands;
+        int32_t n_operands = op_of(M, i)->n_operands;
         for (int32_t k = 0; k < n_operands; k++)
             last[flat->ops[i].operands[k]] = i;
     }
@@ -323,7 +387,7 @@ static double peak_memory(const model *M)
         last[flat->outputs[k]] = n;
     double args = 0;
     for (int32_t v = 0; v < flat->n_values; v++) {
-        double b = local_bytes(M, v);
+        double b = shard_cost_local_bytes(M, v);
         if (flat->values[v].op < 0) {
             args += b;
             continue;
@@ -343,14 +407,19 @@ static double peak_memory(const model *M)
     return args + peak;
 }
 
-static bool index_uses(model *M)
+bool shard_cost_model_init(model *M, const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh)
 {
-    const pp_shard_nda *nda = M->nda;
-    int32_t nv = M->flat->n_values;
+    memset(M, 0, sizeof *M);
+    M->flat = flat;
+    M->nda = nda;
+    M->mesh = mesh;
+    int32_t nv = flat->n_values;
     M->use_first = calloc((size_t)nv + 1, sizeof *M->use_first);
     M->use_list = malloc(sizeof *M->use_list * (size_t)(nda->n_tensors - nv + 1));
-    if (!M->use_first || !M->use_list)
+    if (!M->use_first || !M->use_list) {
+        shard_cost_model_free(M);
         return false;
+    }
     for (int32_t t = nv; t < nda->n_tensors; t++)
         M->use_first[nda->tensors[t].value]++;
     for (int32_t v = 1; v <= nv; v++)
@@ -360,31 +429,45 @@ static bool index_uses(model *M)
     return true;
 }
 
+void shard_cost_model_free(model *M)
+{
+    free(M->use_first);
+    free(M->use_list);
+    M->use_first = M->use_list = NULL;
+}
+
+pp_status pp_shard_cost_eval_layout(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                                    const uint8_t *axes, pp_shard_cost *out, pp_error *err)
+{
+    model M;
+    if (!shard_cost_model_init(&M, flat, nda, mesh))
+        return pp_error_set(err, PP_ENOMEM, "cost model: out of memory");
+    M.axes = axes;
+    pp_status st = shard_cost_check_layout(&M, err);
+    if (st == PP_OK) {
+        pp_shard_cost cost;
+        memset(&cost, 0, sizeof cost);
+        for (int32_t i = 0; i < flat->n_ops; i++)
+            shard_cost_op(&M, i, &cost);
+        for (int32_t t = flat->n_values; t < nda->n_tensors; t++)
+            shard_cost_use(&M, t, &cost);
+        cost.peak_memory = shard_cost_peak_memory(&M);
+        *out = cost;
+    }
+    shard_cost_model_free(&M);
+    return st;
+}
+
 pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                              const pp_shard_state *state, pp_shard_cost *out, pp_error *err)
 {
-    pp_shard_cost cost;
-    memset(&cost, 0, sizeof cost);
-    model M = {flat, nda, mesh, calloc((size_t)nda->n_names + 1, 1), &cost, NULL, NULL};
-    pp_status st = PP_OK;
-    if (!M.axes || !index_uses(&M))
-        st = pp_error_set(err, PP_ENOMEM, "cost model: out of memory");
-    for (int32_t k = 0; st == PP_OK && k < state->n; k++)
-        st = apply_action(&M, &state->actions[k], err);
+    uint8_t *axes = calloc((size_t)nda->n_names + 1, 1);
+    if (!axes)
+        return pp_error_set(err, PP_ENOMEM, "cost model: out of memory");
+    pp_status st = pp_shard_state_layout(nda, mesh, state, axes, err);
     if (st == PP_OK)
-        st = check_divisible(&M, err);
-    if (st == PP_OK) {
-        for (int32_t i = 0; i < flat->n_ops; i++)
-            cost_op(&M, i);
-        for (int32_t k = 0; k < flat->n_outputs; k++)
-            reshard(&M, flat->outputs[k], nda->out_use + k);
-        cost.peak_memory = peak_memory(&M);
-        cost.runtime = cost.compute_time + cost.collective_time;
-        *out = cost;
-    }
-    free(M.axes);
-    free(M.use_first);
-    free(M.use_list);
+        st = pp_shard_cost_eval_layout(flat, nda, mesh, axes, out, err);
+    free(axes);
     return st;
 }
 

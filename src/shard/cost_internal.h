@@ -1,0 +1,46 @@
+/* cost_internal.h: the cost model's pieces the IOPDDL bridge prices one by
+ * one. A layout's cost is exactly the sum of shard_cost_op over the flat ops
+ * and shard_cost_use over every use tensor (operands and outputs), so a
+ * problem built from these pieces orders solutions as the model does. */
+#ifndef PP_SHARD_COST_INTERNAL_H
+#define PP_SHARD_COST_INTERNAL_H
+
+#include <stdbool.h>
+#include "parplan/shard.h"
+
+typedef struct {
+    const pp_shard_flat *flat;
+    const pp_shard_nda *nda;
+    const pp_shard_mesh *mesh;
+    const uint8_t *axes; /* per name: the mesh axes sharding it, one bit each */
+    int32_t *use_first;  /* per value, its use tensors: use_list[use_first[v] .. use_first[v + 1]) */
+    int32_t *use_list;
+} shard_cost_model;
+
+/* Indexes the uses; axes is set by the caller before pricing. */
+bool shard_cost_model_init(shard_cost_model *M, const pp_shard_flat *flat, const pp_shard_nda *nda,
+                           const pp_shard_mesh *mesh);
+void shard_cost_model_free(shard_cost_model *M);
+
+/* Bytes per device of tensor occurrence t under M->axes. */
+double shard_cost_local_bytes(const shard_cost_model *M, int32_t t);
+
+/* Flat op i alone: its compute, the gathers its operands' layouts force and
+ * its partial sums, except a partial sum whose result has a single use:
+ * that one is priced with the use (reduce_scatter when the use is sharded
+ * on the axis, all_reduce when not). Added into acc. */
+void shard_cost_op(const shard_cost_model *M, int32_t i, pp_shard_cost *acc);
+
+/* Use tensor t: resharding its definition to its layout, plus the
+ * definition's deferred partial sums when t is its only use. */
+void shard_cost_use(const shard_cost_model *M, int32_t t, pp_shard_cost *acc);
+
+/* Refuses a layout with an axis on two dimensions of one tensor, or a
+ * dimension not divisible by the product of its axes' sizes. */
+pp_status shard_cost_check_layout(const shard_cost_model *M, pp_error *err);
+
+/* Peak bytes per device: arguments throughout, a value from its op to its
+ * last use, outputs to the end. */
+double shard_cost_peak_memory(const shard_cost_model *M);
+
+#endif
