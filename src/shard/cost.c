@@ -22,7 +22,6 @@
  * - peak memory counts the local definitions only (arguments live
  *   throughout, a value from its op to its last use, outputs to the end);
  *   resharding buffers are transient and left out. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cost_internal.h"
@@ -369,22 +368,8 @@ double shard_cost_peak_memory(const model *M)
 {
     const pp_shard_flat *flat = M->flat;
     int32_t n = flat->n_ops;
-    int32_t *last = malloc(sizeof *last * (size_t)(flat->n_values ? flat->n_values : 1));
-    double *delta = calloc((size_t)n + 2, sizeof *delta);
-    if (!last || !delta) {
-        free(last);
-        free(delta);
-        return NAN;
-    }
-    for (int32_t v = 0; v < flat->n_values; v++)
-        last[v] = flat->values[v].op;
-    for (int32_t i = 0; i < n; i++) {
-        int32_t n_operands = op_of(M, i)->n_operands;
-        for (int32_t k = 0; k < n_operands; k++)
-            last[flat->ops[i].operands[k]] = i;
-    }
-    for (int32_t k = 0; k < flat->n_outputs; k++)
-        last[flat->outputs[k]] = n;
+    double *delta = M->live_delta;
+    memset(delta, 0, sizeof *delta * ((size_t)n + 2));
     double args = 0;
     for (int32_t v = 0; v < flat->n_values; v++) {
         double b = shard_cost_local_bytes(M, v);
@@ -392,7 +377,7 @@ double shard_cost_peak_memory(const model *M)
             args += b;
             continue;
         }
-        int32_t end = last[v] > flat->values[v].op ? last[v] : flat->values[v].op;
+        int32_t end = M->last_use[v] > flat->values[v].op ? M->last_use[v] : flat->values[v].op;
         delta[flat->values[v].op] += b;
         delta[end + 1] -= b;
     }
@@ -402,9 +387,19 @@ double shard_cost_peak_memory(const model *M)
         if (live > peak)
             peak = live;
     }
-    free(last);
-    free(delta);
     return args + peak;
+}
+
+static void find_last_uses(model *M)
+{
+    const pp_shard_flat *flat = M->flat;
+    for (int32_t v = 0; v < flat->n_values; v++)
+        M->last_use[v] = flat->values[v].op;
+    for (int32_t i = 0; i < flat->n_ops; i++)
+        for (int32_t k = 0; k < op_of(M, i)->n_operands; k++)
+            M->last_use[flat->ops[i].operands[k]] = i;
+    for (int32_t k = 0; k < flat->n_outputs; k++)
+        M->last_use[flat->outputs[k]] = flat->n_ops;
 }
 
 bool shard_cost_model_init(model *M, const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh)
@@ -416,7 +411,9 @@ bool shard_cost_model_init(model *M, const pp_shard_flat *flat, const pp_shard_n
     int32_t nv = flat->n_values;
     M->use_first = calloc((size_t)nv + 1, sizeof *M->use_first);
     M->use_list = malloc(sizeof *M->use_list * (size_t)(nda->n_tensors - nv + 1));
-    if (!M->use_first || !M->use_list) {
+    M->last_use = malloc(sizeof *M->last_use * ((size_t)nv + 1));
+    M->live_delta = malloc(sizeof *M->live_delta * ((size_t)flat->n_ops + 2));
+    if (!M->use_first || !M->use_list || !M->last_use || !M->live_delta) {
         shard_cost_model_free(M);
         return false;
     }
@@ -426,6 +423,7 @@ bool shard_cost_model_init(model *M, const pp_shard_flat *flat, const pp_shard_n
         M->use_first[v] += M->use_first[v - 1]; /* now the end of each value's uses */
     for (int32_t t = nda->n_tensors - 1; t >= nv; t--)
         M->use_list[--M->use_first[nda->tensors[t].value]] = t;
+    find_last_uses(M);
     return true;
 }
 
@@ -433,7 +431,20 @@ void shard_cost_model_free(model *M)
 {
     free(M->use_first);
     free(M->use_list);
-    M->use_first = M->use_list = NULL;
+    free(M->last_use);
+    free(M->live_delta);
+    M->use_first = M->use_list = M->last_use = NULL;
+    M->live_delta = NULL;
+}
+
+void shard_cost_total(const model *M, pp_shard_cost *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int32_t i = 0; i < M->flat->n_ops; i++)
+        shard_cost_op(M, i, out);
+    for (int32_t t = M->flat->n_values; t < M->nda->n_tensors; t++)
+        shard_cost_use(M, t, out);
+    out->peak_memory = shard_cost_peak_memory(M);
 }
 
 pp_status pp_shard_cost_eval_layout(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
@@ -444,16 +455,8 @@ pp_status pp_shard_cost_eval_layout(const pp_shard_flat *flat, const pp_shard_nd
         return pp_error_set(err, PP_ENOMEM, "cost model: out of memory");
     M.axes = axes;
     pp_status st = shard_cost_check_layout(&M, err);
-    if (st == PP_OK) {
-        pp_shard_cost cost;
-        memset(&cost, 0, sizeof cost);
-        for (int32_t i = 0; i < flat->n_ops; i++)
-            shard_cost_op(&M, i, &cost);
-        for (int32_t t = flat->n_values; t < nda->n_tensors; t++)
-            shard_cost_use(&M, t, &cost);
-        cost.peak_memory = shard_cost_peak_memory(&M);
-        *out = cost;
-    }
+    if (st == PP_OK)
+        shard_cost_total(&M, out);
     shard_cost_model_free(&M);
     return st;
 }

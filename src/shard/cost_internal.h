@@ -15,6 +15,8 @@ typedef struct {
     const uint8_t *axes; /* per name: the mesh axes sharding it, one bit each */
     int32_t *use_first;  /* per value, its use tensors: use_list[use_first[v] .. use_first[v + 1]) */
     int32_t *use_list;
+    int32_t *last_use;   /* per value, the last flat op using it (n_ops for an output) */
+    double *live_delta;  /* scratch for the peak: n_ops + 2 entries */
 } shard_cost_model;
 
 /* Indexes the uses; axes is set by the caller before pricing. */
@@ -38,6 +40,9 @@ void shard_cost_use(const shard_cost_model *M, int32_t t, pp_shard_cost *acc);
 /* Refuses a layout with an axis on two dimensions of one tensor, or a
  * dimension not divisible by the product of its axes' sizes. */
 pp_status shard_cost_check_layout(const shard_cost_model *M, pp_error *err);
+
+/* The whole cost of M->axes (a valid layout): every op, every use, the peak. */
+void shard_cost_total(const shard_cost_model *M, pp_shard_cost *out);
 
 /* Peak bytes per device: arguments throughout, a value from its op to its
  * last use, outputs to the end. */
