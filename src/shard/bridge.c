@@ -1,0 +1,514 @@
+/* bridge.c: builds the IOPDDL problem of a model on a mesh (issue 8's
+ * bridge, parplan/shard_bridge.h); bridge_write.c writes it as JSON.
+ *
+ * The names a node owns: an argument's definition, an op's operand uses and
+ * result definitions, and the entry outputs returning any of those values
+ * (they copy their definition's layout: no resharding at the return). Every
+ * iclass lies within one node's names (nda.c), so a strategy fixes the
+ * layout of its node's names and of nothing else.
+ *
+ * Strategies: the candidate iclasses of an op are those of its results'
+ * names and of the operand names it sums over (contracted, reduced); those
+ * of an argument are its own. Several axes may shard one iclass. A strategy
+ * putting one axis on two dimensions of one tensor, or a dimension not
+ * divisible by its axes' devices, is not listed. At most
+ * PP_SHARD_BRIDGE_MAX_STRATEGIES are listed, the fewest sharded axes first
+ * (then in axis and candidate order), which keeps the unsharded strategy 0.
+ *
+ * Costs, in picoseconds rounded to nearest: a node pays shard_cost_op of its
+ * op plus shard_cost_use of its outputs; the edge (producer, consumer op)
+ * pays shard_cost_use of every use of the producer's values by the consumer.
+ * These are the terms pp_shard_cost_eval_layout sums, each depending on the
+ * two nodes' layouts only (cost_internal.h), so the objective is the
+ * runtime. Edges whose costs are all zero are left out.
+ *
+ * Usage: the local bytes of the node's results (rounded up), live as
+ * shard_cost_peak_memory counts them: arguments throughout [0, n_ops + 1),
+ * op i from i to its last use, n_ops for an entry output. An op with several
+ * results is live over the union of their ranges, an over-estimate when
+ * they die at different ops; otherwise the peak usage is the peak memory. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "parplan/shard_bridge.h"
+#include "cost_internal.h"
+
+#define MAX_S PP_SHARD_BRIDGE_MAX_STRATEGIES
+
+struct pp_shard_bridge {
+    const pp_shard_flat *flat;
+    const pp_shard_nda *nda;
+    pp_shard_mesh mesh;
+    int32_t n_nodes;
+    int32_t *owned_first; /* per node its tensors owned[owned_first[n] .. owned_first[n + 1]), outputs last */
+    int32_t *owned;
+    int32_t *choice; /* node n, strategy s, axis a: choice[(n * MAX_S + s) * n_axes + a], an iclass or -1 */
+    pp_iopddl_problem *problem;
+};
+
+typedef struct {
+    pp_shard_bridge *b;
+    shard_cost_model M;
+    uint8_t *axes; /* scratch layout */
+    int32_t *cand; /* candidate iclasses of the node being enumerated */
+    int32_t n_cand;
+    uint32_t *count; /* per node, its strategies */
+} builder;
+
+static const pp_shard_op *op_of(const pp_shard_flat *flat, int32_t i)
+{
+    const pp_shard_flat_op *fo = &flat->ops[i];
+    return &flat->module->funcs[fo->func].ops[fo->op];
+}
+
+static int32_t node_of_value(const pp_shard_flat *flat, int32_t v)
+{
+    return v < flat->n_inputs ? v : flat->n_inputs + flat->values[v].op;
+}
+
+static bool in_list(const pp_shard_ints *l, int64_t d)
+{
+    for (int32_t k = 0; k < l->n; k++)
+        if (l->v[k] == d)
+            return true;
+    return false;
+}
+
+/* As cost.c prices partial sums: dimension d of operand k is summed over. */
+static bool summed(const pp_shard_op *op, int32_t k, int32_t d)
+{
+    switch (op->kind) {
+    case PP_SHARD_OP_DOT_GENERAL:
+        return in_list(k == 0 ? &op->dot.lhs_contract : &op->dot.rhs_contract, d);
+    case PP_SHARD_OP_CONVOLUTION:
+        return d == (k == 0 ? op->conv.in_feature : op->conv.kernel_in);
+    case PP_SHARD_OP_REDUCE:
+        return k < op->n_results && in_list(&op->dims, d);
+    default:
+        return false;
+    }
+}
+
+static bool is_output(const pp_shard_nda *nda, int32_t t)
+{
+    return t >= nda->out_use;
+}
+
+/* The owned tensors: definitions, operand uses, then outputs. */
+static bool index_owned(builder *B)
+{
+    pp_shard_bridge *b = B->b;
+    const pp_shard_flat *flat = b->flat;
+    const pp_shard_nda *nda = b->nda;
+    b->owned_first = calloc((size_t)b->n_nodes + 1, sizeof *b->owned_first);
+    b->owned = malloc(sizeof *b->owned * ((size_t)nda->n_tensors + 1));
+    if (!b->owned_first || !b->owned)
+        return false;
+    int32_t k = 0;
+    for (int32_t n = 0; n < b->n_nodes; n++) {
+        b->owned_first[n] = k;
+        int32_t i = n - flat->n_inputs, n_res = i < 0 ? 1 : op_of(flat, i)->n_results;
+        const int32_t *res = i < 0 ? &n : flat->ops[i].results;
+        for (int32_t r = 0; r < n_res; r++)
+            b->owned[k++] = res[r];
+        for (int32_t u = 0; i >= 0 && u < op_of(flat, i)->n_operands; u++)
+            b->owned[k++] = nda->op_use[i] + u;
+        for (int32_t r = 0; r < n_res; r++)
+            for (int32_t j = B->M.use_first[res[r]]; j < B->M.use_first[res[r] + 1]; j++)
+                if (is_output(nda, B->M.use_list[j]))
+                    b->owned[k++] = B->M.use_list[j];
+    }
+    b->owned_first[b->n_nodes] = k;
+    return true;
+}
+
+static const int32_t *choice_of(const pp_shard_bridge *b, int32_t node, uint32_t s)
+{
+    return &b->choice[((size_t)node * MAX_S + s) * (size_t)b->mesh.n_axes];
+}
+
+/* Lays out node's names in axes under the choice ch (one iclass or -1 per axis). */
+static void set_layout(const pp_shard_bridge *b, uint8_t *axes, int32_t node, const int32_t *ch)
+{
+    const pp_shard_nda *nda = b->nda;
+    for (int32_t k = b->owned_first[node]; k < b->owned_first[node + 1]; k++) {
+        const pp_shard_nda_tensor *T = &nda->tensors[b->owned[k]];
+        if (is_output(nda, b->owned[k])) {
+            memcpy(&axes[T->first], &axes[nda->tensors[T->value].first], (size_t)T->rank);
+            continue;
+        }
+        for (int32_t d = 0; d < T->rank; d++) {
+            uint8_t mask = 0;
+            for (int32_t a = 0; a < b->mesh.n_axes; a++)
+                if (ch[a] == nda->iclass[T->first + d])
+                    mask |= (uint8_t)(1u << a);
+            axes[T->first + d] = mask;
+        }
+    }
+}
+
+/* The rules of shard_cost_check_layout, on the node's own tensors only. */
+static bool valid_layout(const builder *B, int32_t node)
+{
+    const pp_shard_bridge *b = B->b;
+    for (int32_t k = b->owned_first[node]; k < b->owned_first[node + 1]; k++) {
+        const pp_shard_nda_tensor *T = &b->nda->tensors[b->owned[k]];
+        const pp_shard_type *ty = &b->flat->values[T->value].type;
+        uint8_t seen = 0;
+        for (int32_t d = 0; d < T->rank; d++) {
+            uint8_t mask = B->axes[T->first + d];
+            int64_t devices = 1;
+            for (int32_t a = 0; a < b->mesh.n_axes; a++)
+                if (mask & (1u << a))
+                    devices *= b->mesh.sizes[a];
+            if ((seen & mask) || (devices > 1 && (ty->dims[d] < 0 || ty->dims[d] % devices != 0)))
+                return false;
+            seen |= mask;
+        }
+    }
+    return true;
+}
+
+static void add_candidate(builder *B, int32_t iclass)
+{
+    for (int32_t k = 0; k < B->n_cand; k++)
+        if (B->cand[k] == iclass)
+            return;
+    B->cand[B->n_cand++] = iclass;
+}
+
+static void tensor_candidates(builder *B, int32_t t)
+{
+    const pp_shard_nda_tensor *T = &B->b->nda->tensors[t];
+    for (int32_t d = 0; d < T->rank; d++)
+        add_candidate(B, B->b->nda->iclass[T->first + d]);
+}
+
+static void collect_candidates(builder *B, int32_t node)
+{
+    const pp_shard_flat *flat = B->b->flat;
+    B->n_cand = 0;
+    int32_t i = node - flat->n_inputs;
+    if (i < 0) {
+        tensor_candidates(B, node);
+        return;
+    }
+    const pp_shard_op *op = op_of(flat, i);
+    for (int32_t r = 0; r < op->n_results; r++)
+        tensor_candidates(B, flat->ops[i].results[r]);
+    for (int32_t k = 0; k < op->n_operands; k++) {
+        const pp_shard_nda_tensor *T = &B->b->nda->tensors[B->b->nda->op_use[i] + k];
+        for (int32_t d = 0; d < T->rank; d++)
+            if (summed(op, k, d))
+                add_candidate(B, B->b->nda->iclass[T->first + d]);
+    }
+}
+
+/* Lists the valid choices for axes a.. with exactly `left` of them sharded. */
+static void enumerate(builder *B, int32_t node, int32_t *ch, int32_t a, int32_t left)
+{
+    pp_shard_bridge *b = B->b;
+    if (B->count[node] >= MAX_S || b->mesh.n_axes - a < left)
+        return;
+    if (a == b->mesh.n_axes) {
+        set_layout(b, B->axes, node, ch);
+        if (valid_layout(B, node))
+            memcpy((int32_t *)choice_of(b, node, B->count[node]++), ch, sizeof *ch * (size_t)b->mesh.n_axes);
+        return;
+    }
+    ch[a] = -1;
+    enumerate(B, node, ch, a + 1, left);
+    for (int32_t k = 0; left > 0 && k < B->n_cand; k++) {
+        ch[a] = B->cand[k];
+        enumerate(B, node, ch, a + 1, left - 1);
+    }
+}
+
+static bool list_strategies(builder *B)
+{
+    pp_shard_bridge *b = B->b;
+    b->choice = malloc(sizeof *b->choice * (size_t)b->n_nodes * MAX_S * (size_t)(b->mesh.n_axes ? b->mesh.n_axes : 1));
+    B->cand = malloc(sizeof *B->cand * ((size_t)b->nda->n_names + 1));
+    B->count = calloc((size_t)b->n_nodes + 1, sizeof *B->count);
+    if (!b->choice || !B->cand || !B->count)
+        return false;
+    int32_t ch[PP_SHARD_MAX_AXES];
+    for (int32_t n = 0; n < b->n_nodes; n++) {
+        collect_candidates(B, n);
+        for (int32_t left = 0; left <= b->mesh.n_axes; left++)
+            enumerate(B, n, ch, 0, left);
+    }
+    return true;
+}
+
+static int64_t picoseconds(double seconds)
+{
+    return (int64_t)llround(seconds * 1e12);
+}
+
+static bool finite_cost(double seconds)
+{
+    return isfinite(seconds) && seconds >= 0 && seconds * 1e12 < (double)PP_IOPDDL_FORBIDDEN;
+}
+
+/* Half-open: [i, last op using a result + 1), to the end for an output. */
+static void set_interval(builder *B, int32_t node)
+{
+    const pp_shard_flat *flat = B->b->flat;
+    pp_iopddl_problem *p = B->b->problem;
+    int32_t i = node - flat->n_inputs, end = i;
+    p->interval_start[node] = i < 0 ? 0 : i;
+    for (int32_t r = 0; i >= 0 && r < op_of(flat, i)->n_results; r++) {
+        int32_t v = flat->ops[i].results[r];
+        for (int32_t j = B->M.use_first[v]; j < B->M.use_first[v + 1]; j++) {
+            int32_t user = B->b->nda->tensors[B->M.use_list[j]].op;
+            end = user > end ? user : end;
+        }
+    }
+    p->interval_end[node] = (i < 0 ? flat->n_ops : end) + 1;
+}
+
+static pp_status price_nodes(builder *B, pp_error *err)
+{
+    pp_shard_bridge *b = B->b;
+    pp_iopddl_problem *p = b->problem;
+    for (int32_t n = 0; n < b->n_nodes; n++) {
+        set_interval(B, n);
+        int32_t i = n - b->flat->n_inputs;
+        for (uint32_t s = 0; s < B->count[n]; s++) {
+            set_layout(b, B->axes, n, choice_of(b, n, s));
+            pp_shard_cost acc = {0};
+            double bytes = 0;
+            if (i >= 0)
+                shard_cost_op(&B->M, i, &acc);
+            for (int32_t k = b->owned_first[n]; k < b->owned_first[n + 1]; k++) {
+                int32_t t = b->owned[k];
+                if (is_output(b->nda, t))
+                    shard_cost_use(&B->M, t, &acc);
+                else if (t < b->flat->n_values)
+                    bytes += shard_cost_local_bytes(&B->M, t);
+            }
+            if (!finite_cost(acc.runtime))
+                return pp_error_set(err, PP_EINPUT, "IOPDDL bridge: node %d prices as %g s", (int)n, acc.runtime);
+            p->node_cost[p->strategy_start[n] + s] = picoseconds(acc.runtime);
+            p->node_usage[p->strategy_start[n] + s] = (int64_t)ceil(bytes);
+        }
+    }
+    return PP_OK;
+}
+
+/* The distinct (producer, consumer) pairs, consumers in flat order. */
+static uint32_t list_edges(builder *B)
+{
+    const pp_shard_flat *flat = B->b->flat;
+    pp_iopddl_problem *p = B->b->problem;
+    uint32_t m = 0;
+    for (int32_t i = 0; i < flat->n_ops; i++) {
+        uint32_t first = m, c = (uint32_t)(flat->n_inputs + i);
+        for (int32_t k = 0; k < op_of(flat, i)->n_operands; k++) {
+            uint32_t prod = (uint32_t)node_of_value(flat, flat->ops[i].operands[k]), e = first;
+            while (e < m && p->edge_nodes[2 * e] != prod)
+                e++;
+            if (e == m) {
+                p->edge_nodes[2 * m] = prod;
+                p->edge_nodes[2 * m++ + 1] = c;
+            }
+        }
+    }
+    return m;
+}
+
+static pp_status price_edge(builder *B, uint32_t e, int64_t *cost, pp_error *err)
+{
+    pp_shard_bridge *b = B->b;
+    uint32_t prod = b->problem->edge_nodes[2 * e], c = b->problem->edge_nodes[2 * e + 1];
+    int32_t i = (int32_t)c - b->flat->n_inputs, use = b->nda->op_use[i];
+    const int32_t *operands = b->flat->ops[i].operands;
+    for (uint32_t sp = 0; sp < B->count[prod]; sp++) {
+        set_layout(b, B->axes, (int32_t)prod, choice_of(b, (int32_t)prod, sp));
+        for (uint32_t sc = 0; sc < B->count[c]; sc++) {
+            set_layout(b, B->axes, (int32_t)c, choice_of(b, (int32_t)c, sc));
+            pp_shard_cost acc = {0};
+            for (int32_t k = 0; k < op_of(b->flat, i)->n_operands; k++)
+                if ((uint32_t)node_of_value(b->flat, operands[k]) == prod)
+                    shard_cost_use(&B->M, use + k, &acc);
+            if (!finite_cost(acc.runtime))
+                return pp_error_set(err, PP_EINPUT, "IOPDDL bridge: edge %u -> %u prices as %g s", prod, c,
+                                    acc.runtime);
+            *cost++ = picoseconds(acc.runtime);
+        }
+    }
+    return PP_OK;
+}
+
+static bool all_zero(const int64_t *v, uint64_t n)
+{
+    for (uint64_t k = 0; k < n; k++)
+        if (v[k])
+            return false;
+    return true;
+}
+
+/* Prices every edge in place, dropping the all-zero ones. */
+static pp_status price_edges(builder *B, uint32_t m, pp_error *err)
+{
+    pp_iopddl_problem *p = B->b->problem;
+    uint64_t total = 0;
+    for (uint32_t e = 0; e < m; e++)
+        total += (uint64_t)B->count[p->edge_nodes[2 * e]] * B->count[p->edge_nodes[2 * e + 1]];
+    p->edge_cost = pp_arena_alloc(p->arena, sizeof *p->edge_cost * (total + 1));
+    if (!p->edge_cost)
+        return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
+    uint32_t kept = 0;
+    p->edge_cost_start[0] = 0;
+    for (uint32_t e = 0; e < m; e++) {
+        uint64_t at = p->edge_cost_start[kept];
+        uint64_t n = (uint64_t)B->count[p->edge_nodes[2 * e]] * B->count[p->edge_nodes[2 * e + 1]];
+        pp_status st = price_edge(B, e, &p->edge_cost[at], err);
+        if (st != PP_OK)
+            return st;
+        if (all_zero(&p->edge_cost[at], n))
+            continue;
+        p->edge_nodes[2 * kept] = p->edge_nodes[2 * e];
+        p->edge_nodes[2 * kept + 1] = p->edge_nodes[2 * e + 1];
+        p->edge_node_start[kept + 1] = 2 * ((uint64_t)kept + 1);
+        p->edge_cost_start[++kept] = at + n;
+    }
+    p->edge_count = kept;
+    return PP_OK;
+}
+
+static pp_status alloc_problem(builder *B, double memory_bytes, pp_error *err)
+{
+    pp_shard_bridge *b = B->b;
+    size_t n = (size_t)b->n_nodes, ops = (size_t)b->flat->n_ops, total = 0;
+    for (size_t k = 0; k < n; k++)
+        total += B->count[k];
+    pp_arena *arena = pp_arena_new(1 << 16);
+    pp_iopddl_problem *p = arena ? pp_arena_calloc(arena, 1, sizeof *p) : NULL;
+    if (!p) {
+        pp_arena_free(arena);
+        return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
+    }
+    b->problem = p;
+    p->arena = arena;
+    p->node_count = (uint32_t)n;
+    p->has_usage_limit = memory_bytes > 0;
+    p->usage_limit = memory_bytes > 0 ? (int64_t)memory_bytes : 0;
+    p->interval_start = pp_arena_alloc(arena, sizeof(int64_t) * (n + 1));
+    p->interval_end = pp_arena_alloc(arena, sizeof(int64_t) * (n + 1));
+    p->strategy_start = pp_arena_alloc(arena, sizeof(uint64_t) * (n + 1));
+    p->node_cost = pp_arena_alloc(arena, sizeof(int64_t) * (total + 1));
+    p->node_usage = pp_arena_alloc(arena, sizeof(int64_t) * (total + 1));
+    size_t operands = 0;
+    for (size_t i = 0; i < ops; i++)
+        operands += (size_t)op_of(b->flat, (int32_t)i)->n_operands;
+    p->edge_nodes = pp_arena_alloc(arena, sizeof(uint32_t) * 2 * (operands + 1));
+    p->edge_node_start = pp_arena_calloc(arena, operands + 1, sizeof(uint64_t));
+    p->edge_cost_start = pp_arena_calloc(arena, operands + 1, sizeof(uint64_t));
+    if (!p->interval_start || !p->interval_end || !p->strategy_start || !p->node_cost || !p->node_usage ||
+        !p->edge_nodes || !p->edge_node_start || !p->edge_cost_start)
+        return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
+    p->strategy_start[0] = 0;
+    for (size_t k = 0; k < n; k++)
+        p->strategy_start[k + 1] = p->strategy_start[k] + B->count[k];
+    return PP_OK;
+}
+
+static pp_status build(builder *B, double memory_bytes, pp_error *err)
+{
+    pp_shard_bridge *b = B->b;
+    B->axes = calloc((size_t)b->nda->n_names + 1, 1);
+    if (!shard_cost_model_init(&B->M, b->flat, b->nda, &b->mesh) || !B->axes || !index_owned(B) ||
+        !list_strategies(B))
+        return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
+    B->M.axes = B->axes;
+    pp_status st = alloc_problem(B, memory_bytes, err);
+    if (st == PP_OK)
+        st = price_nodes(B, err);
+    if (st == PP_OK)
+        st = price_edges(B, list_edges(B), err);
+    return st;
+}
+
+pp_status pp_shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                                double memory_bytes, pp_shard_bridge **out, pp_error *err)
+{
+    *out = NULL;
+    pp_shard_bridge *b = calloc(1, sizeof *b);
+    if (!b)
+        return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
+    b->flat = flat;
+    b->nda = nda;
+    b->mesh = *mesh;
+    b->n_nodes = flat->n_inputs + flat->n_ops;
+    builder B = {.b = b};
+    pp_status st = build(&B, memory_bytes, err);
+    shard_cost_model_free(&B.M);
+    free(B.axes);
+    free(B.cand);
+    free(B.count);
+    if (st != PP_OK)
+        pp_shard_bridge_free(b);
+    else
+        *out = b;
+    return st;
+}
+
+void pp_shard_bridge_free(pp_shard_bridge *bridge)
+{
+    if (!bridge)
+        return;
+    pp_iopddl_free(bridge->problem);
+    free(bridge->owned_first);
+    free(bridge->owned);
+    free(bridge->choice);
+    free(bridge);
+}
+
+const pp_iopddl_problem *pp_shard_bridge_problem(const pp_shard_bridge *bridge)
+{
+    return bridge->problem;
+}
+
+pp_status pp_shard_bridge_check(const pp_shard_bridge *bridge, const pp_iopddl_problem *problem, pp_error *err)
+{
+    const pp_iopddl_problem *p = bridge->problem;
+    if (problem->node_count != p->node_count)
+        return pp_error_set(err, PP_EINPUT,
+                            "IOPDDL problem '%s' has %u nodes, this model and mesh give %u: "
+                            "it was built for another model or mesh",
+                            problem->name, problem->node_count, p->node_count);
+    for (uint32_t n = 0; n < p->node_count; n++)
+        if (pp_iopddl_strategy_count(problem, n) != pp_iopddl_strategy_count(p, n))
+            return pp_error_set(err, PP_EINPUT,
+                                "IOPDDL problem '%s': node %u has %u strategies, this model and mesh give %u: "
+                                "it was built for another model or mesh",
+                                problem->name, n, pp_iopddl_strategy_count(problem, n),
+                                pp_iopddl_strategy_count(p, n));
+    return PP_OK;
+}
+
+pp_status pp_shard_bridge_layout(const pp_shard_bridge *bridge, const uint32_t *strategies, uint8_t *axes,
+                                 pp_error *err)
+{
+    memset(axes, 0, (size_t)bridge->nda->n_names);
+    for (int32_t n = 0; n < bridge->n_nodes; n++) {
+        uint32_t count = pp_iopddl_strategy_count(bridge->problem, (uint32_t)n);
+        if (strategies[n] >= count)
+            return pp_error_set(err, PP_EINPUT, "IOPDDL solution: node %d: strategy %u out of range (it has %u)",
+                                (int)n, strategies[n], count);
+        set_layout(bridge, axes, n, choice_of(bridge, n, strategies[n]));
+    }
+    return PP_OK;
+}
+
+pp_status pp_shard_bridge_strategy(const pp_shard_bridge *bridge, uint32_t node, uint32_t s, int32_t *iclass,
+                                   pp_error *err)
+{
+    const pp_iopddl_problem *p = bridge->problem;
+    if (node >= p->node_count || s >= pp_iopddl_strategy_count(p, node))
+        return pp_error_set(err, PP_EINPUT, "IOPDDL bridge: no strategy %u of node %u", s, node);
+    memcpy(iclass, choice_of(bridge, (int32_t)node, s), sizeof *iclass * (size_t)bridge->mesh.n_axes);
+    return PP_OK;
+}
