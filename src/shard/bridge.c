@@ -51,6 +51,7 @@ typedef struct {
     shard_cost_model M;
     uint8_t *axes; /* scratch layout */
     int32_t *cand; /* candidate iclasses of the node being enumerated */
+    uint8_t *cand_axes; /* per candidate, the axes it takes alone (a product only divides less) */
     int32_t n_cand;
     uint32_t *count; /* per node, its strategies */
 } builder;
@@ -204,6 +205,29 @@ static void collect_candidates(builder *B, int32_t node)
     }
 }
 
+/* Keeps the candidates some axis can shard alone, with those axes. */
+static void filter_candidates(builder *B, int32_t node)
+{
+    int32_t ch[PP_SHARD_MAX_AXES], kept = 0, n_axes = B->b->mesh.n_axes;
+    for (int32_t a = 0; a < n_axes; a++)
+        ch[a] = -1;
+    for (int32_t k = 0; k < B->n_cand; k++) {
+        uint8_t mask = 0;
+        for (int32_t a = 0; a < n_axes; a++) {
+            ch[a] = B->cand[k];
+            set_layout(B->b, B->axes, node, ch);
+            if (valid_layout(B, node))
+                mask |= (uint8_t)(1u << a);
+            ch[a] = -1;
+        }
+        if (mask) {
+            B->cand[kept] = B->cand[k];
+            B->cand_axes[kept++] = mask;
+        }
+    }
+    B->n_cand = kept;
+}
+
 /* Lists the valid choices for axes a.. with exactly `left` of them sharded. */
 static void enumerate(builder *B, int32_t node, int32_t *ch, int32_t a, int32_t left)
 {
@@ -219,6 +243,8 @@ static void enumerate(builder *B, int32_t node, int32_t *ch, int32_t a, int32_t 
     ch[a] = -1;
     enumerate(B, node, ch, a + 1, left);
     for (int32_t k = 0; left > 0 && k < B->n_cand; k++) {
+        if (!(B->cand_axes[k] & (1u << a)))
+            continue;
         ch[a] = B->cand[k];
         enumerate(B, node, ch, a + 1, left - 1);
     }
@@ -229,12 +255,14 @@ static bool list_strategies(builder *B)
     pp_shard_bridge *b = B->b;
     b->choice = malloc(sizeof *b->choice * (size_t)b->n_nodes * MAX_S * (size_t)(b->mesh.n_axes ? b->mesh.n_axes : 1));
     B->cand = malloc(sizeof *B->cand * ((size_t)b->nda->n_names + 1));
+    B->cand_axes = malloc((size_t)b->nda->n_names + 1);
     B->count = calloc((size_t)b->n_nodes + 1, sizeof *B->count);
-    if (!b->choice || !B->cand || !B->count)
+    if (!b->choice || !B->cand || !B->cand_axes || !B->count)
         return false;
     int32_t ch[PP_SHARD_MAX_AXES];
     for (int32_t n = 0; n < b->n_nodes; n++) {
         collect_candidates(B, n);
+        filter_candidates(B, n);
         for (int32_t left = 0; left <= b->mesh.n_axes; left++)
             enumerate(B, n, ch, 0, left);
     }
@@ -251,21 +279,19 @@ static bool finite_cost(double seconds)
     return isfinite(seconds) && seconds >= 0 && seconds * 1e12 < (double)PP_IOPDDL_FORBIDDEN;
 }
 
-/* Half-open: [i, last op using a result + 1), to the end for an output. */
+/* Half-open, as the cost model's live ranges: from the op (or 0 for an
+ * argument) to the last op using a result (n_ops for an output) + 1. */
 static void set_interval(builder *B, int32_t node)
 {
     const pp_shard_flat *flat = B->b->flat;
     pp_iopddl_problem *p = B->b->problem;
-    int32_t i = node - flat->n_inputs, end = i;
-    p->interval_start[node] = i < 0 ? 0 : i;
+    int32_t i = node - flat->n_inputs, end = i < 0 ? flat->n_ops : i;
     for (int32_t r = 0; i >= 0 && r < op_of(flat, i)->n_results; r++) {
-        int32_t v = flat->ops[i].results[r];
-        for (int32_t j = B->M.use_first[v]; j < B->M.use_first[v + 1]; j++) {
-            int32_t user = B->b->nda->tensors[B->M.use_list[j]].op;
-            end = user > end ? user : end;
-        }
+        int32_t last = B->M.last_use[flat->ops[i].results[r]];
+        end = last > end ? last : end;
     }
-    p->interval_end[node] = (i < 0 ? flat->n_ops : end) + 1;
+    p->interval_start[node] = i < 0 ? 0 : i;
+    p->interval_end[node] = end + 1;
 }
 
 static pp_status price_nodes(builder *B, pp_error *err)
@@ -394,7 +420,7 @@ static pp_status alloc_problem(builder *B, double memory_bytes, pp_error *err)
     p->arena = arena;
     p->node_count = (uint32_t)n;
     p->has_usage_limit = memory_bytes > 0;
-    p->usage_limit = memory_bytes > 0 ? (int64_t)memory_bytes : 0;
+    p->usage_limit = memory_bytes >= 0x1p62 ? INT64_C(1) << 62 : memory_bytes > 0 ? (int64_t)memory_bytes : 0;
     p->interval_start = pp_arena_alloc(arena, sizeof(int64_t) * (n + 1));
     p->interval_end = pp_arena_alloc(arena, sizeof(int64_t) * (n + 1));
     p->strategy_start = pp_arena_alloc(arena, sizeof(uint64_t) * (n + 1));
@@ -447,6 +473,7 @@ pp_status pp_shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *n
     shard_cost_model_free(&B.M);
     free(B.axes);
     free(B.cand);
+    free(B.cand_axes);
     free(B.count);
     if (st != PP_OK)
         pp_shard_bridge_free(b);
@@ -469,24 +496,6 @@ void pp_shard_bridge_free(pp_shard_bridge *bridge)
 const pp_iopddl_problem *pp_shard_bridge_problem(const pp_shard_bridge *bridge)
 {
     return bridge->problem;
-}
-
-pp_status pp_shard_bridge_check(const pp_shard_bridge *bridge, const pp_iopddl_problem *problem, pp_error *err)
-{
-    const pp_iopddl_problem *p = bridge->problem;
-    if (problem->node_count != p->node_count)
-        return pp_error_set(err, PP_EINPUT,
-                            "IOPDDL problem '%s' has %u nodes, this model and mesh give %u: "
-                            "it was built for another model or mesh",
-                            problem->name, problem->node_count, p->node_count);
-    for (uint32_t n = 0; n < p->node_count; n++)
-        if (pp_iopddl_strategy_count(problem, n) != pp_iopddl_strategy_count(p, n))
-            return pp_error_set(err, PP_EINPUT,
-                                "IOPDDL problem '%s': node %u has %u strategies, this model and mesh give %u: "
-                                "it was built for another model or mesh",
-                                problem->name, n, pp_iopddl_strategy_count(problem, n),
-                                pp_iopddl_strategy_count(p, n));
-    return PP_OK;
 }
 
 pp_status pp_shard_bridge_layout(const pp_shard_bridge *bridge, const uint32_t *strategies, uint8_t *axes,

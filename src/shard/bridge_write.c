@@ -1,6 +1,7 @@
-/* bridge_write.c: the IOPDDL bridge's problem written as the contest's JSON
- * (the format of benchmarks/iopddl/example.json, which pp_iopddl_load
- * reads), one node or edge per line so that large problems stay readable. */
+/* bridge_write.c: the IOPDDL bridge's problem as a file: written as the
+ * contest's JSON (the format of benchmarks/iopddl/example.json, which
+ * pp_iopddl_load reads), one node or edge per line so that large problems
+ * stay readable, and a file read back checked against the bridge. */
 #include <inttypes.h>
 #include "parplan/shard_bridge.h"
 
@@ -80,5 +81,23 @@ pp_status pp_shard_bridge_write(const pp_shard_bridge *bridge, const char *name,
     fputs("\n  }\n}\n", out);
     if (fflush(out) != 0 || ferror(out))
         return pp_error_set(err, PP_EIO, "IOPDDL problem '%s': write failed", name);
+    return PP_OK;
+}
+
+pp_status pp_shard_bridge_check(const pp_shard_bridge *bridge, const pp_iopddl_problem *problem, pp_error *err)
+{
+    const pp_iopddl_problem *p = pp_shard_bridge_problem(bridge);
+    if (problem->node_count != p->node_count)
+        return pp_error_set(err, PP_EINPUT,
+                            "IOPDDL problem '%s' has %u nodes, this model and mesh give %u: "
+                            "it was built for another model or mesh",
+                            problem->name, problem->node_count, p->node_count);
+    for (uint32_t n = 0; n < p->node_count; n++)
+        if (pp_iopddl_strategy_count(problem, n) != pp_iopddl_strategy_count(p, n))
+            return pp_error_set(err, PP_EINPUT,
+                                "IOPDDL problem '%s': node %u has %u strategies, this model and mesh give %u: "
+                                "it was built for another model or mesh",
+                                problem->name, n, pp_iopddl_strategy_count(problem, n),
+                                pp_iopddl_strategy_count(p, n));
     return PP_OK;
 }
