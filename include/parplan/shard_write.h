@@ -1,0 +1,58 @@
+/* parplan auto-sharder, the writer of the sharded module (issue 8): the
+ * input module's text with a sharding on every argument and result of the
+ * entry function, as GSPMD strings (mhlo.sharding) or Shardy attributes
+ * (sdy.sharding and an sdy.mesh declaration). */
+#ifndef PARPLAN_SHARD_WRITE_H
+#define PARPLAN_SHARD_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "parplan/shard.h"
+
+typedef enum {
+    PP_SHARD_FORMAT_GSPMD = 0, /* mhlo.sharding = "{devices=[4,2]0,4,1,5,2,6,3,7}" */
+    PP_SHARD_FORMAT_SDY        /* sdy.sharding = #sdy.sharding<@mesh, [{"m"}, {"b"}]> */
+} pp_shard_format;
+
+/* "gspmd" or "sdy"; PP_EARG otherwise. */
+pp_status pp_shard_format_parse(const char *text, pp_shard_format *out, pp_error *err);
+
+/* The sharding of one tensor of `rank` dimensions whose dimension d is
+ * sharded over the mesh axes of dim_axes[d] (bit a for axis a), in *out
+ * (malloc'd, the caller frees it):
+ *   GSPMD: "{replicated}" when no device axis of size > 1 shards it, else
+ *          "{devices=[T0,...,Tr-1(,R)]D0,D1,... ( last_tile_dim_replicate)}"
+ *          with tile Td the product of dimension d's axis sizes and R the
+ *          product of the unused axes' sizes (written when above 1). Devices
+ *          are numbered row-major over the mesh (the last axis fastest) and
+ *          listed in row-major tile order, a dimension sharded by several
+ *          axes splitting by them in mesh order (major first), as JAX's
+ *          NamedSharding lays them out.
+ *   SDY:   "#sdy.sharding<@mesh, [{"b"}, {}]>", per dimension its axes' names
+ *          in mesh order; a replicated tensor gets all "{}".
+ * PP_EARG for an axis bit beyond the mesh, PP_EINPUT for an axis sharding two
+ * dimensions. */
+pp_status pp_shard_sharding_text(const pp_shard_mesh *mesh, pp_shard_format format, const uint8_t *dim_axes,
+                                 int32_t rank, char **out, pp_error *err);
+
+/* sdy.mesh @mesh = <["b"=2, "m"=4]> (malloc'd). */
+pp_status pp_shard_sdy_mesh_text(const pp_shard_mesh *mesh, char **out, pp_error *err);
+
+/* Writes the module nda->flat->module was read from, `text` of `size`
+ * bytes, with the layout `axes` (nda->n_names bytes, see
+ * pp_shard_state_layout) on the entry function's signature: argument k
+ * gets the sharding of NDA tensor k (its definition), result k that of
+ * tensor nda->out_use + k. An existing mhlo.sharding or sdy.sharding entry
+ * of a parameter's attribute dictionary is replaced, otherwise one is added
+ * (in sorted key position, as MLIR prints dictionaries); a single result
+ * written without parentheses gets them. Non-tensor parameters (tokens) are
+ * left alone. For SDY, "sdy.mesh @mesh = <...>" is inserted on its own line
+ * before the entry function. Every other byte is kept. *out (malloc'd,
+ * NUL-terminated, *out_size bytes without the NUL) is the caller's to free.
+ * PP_EINPUT "FILE:LINE:COL: reason" when the signature cannot be followed
+ * or does not match the module (the text is not the one it was read from). */
+pp_status pp_shard_write_module(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8_t *axes,
+                                pp_shard_format format, const char *text, size_t size, char **out,
+                                size_t *out_size, pp_error *err);
+
+#endif
