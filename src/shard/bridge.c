@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard_bridge.h"
+#include "core/grow.h"
 #include "cost_internal.h"
 
 #define MAX_S PP_SHARD_BRIDGE_MAX_STRATEGIES
@@ -42,7 +43,8 @@ struct pp_shard_bridge {
     int32_t n_nodes;
     int32_t *owned_first; /* per node its tensors owned[owned_first[n] .. owned_first[n + 1]), outputs last */
     int32_t *owned;
-    int32_t *choice; /* node n, strategy s, axis a: choice[(n * MAX_S + s) * n_axes + a], an iclass or -1 */
+    int32_t *first;  /* per node, its first strategy's index in choice (n_nodes + 1 entries) */
+    int32_t *choice; /* strategy s of node n, axis a: choice[(first[n] + s) * n_axes + a], an iclass or -1 */
     pp_iopddl_problem *problem;
 };
 
@@ -54,6 +56,8 @@ typedef struct {
     uint8_t *cand_axes; /* per candidate, the axes it takes alone (a product only divides less) */
     int32_t n_cand;
     uint32_t *count; /* per node, its strategies */
+    int32_t *found;  /* the strategies of the node being enumerated, MAX_S of them at most */
+    int cap;         /* of b->choice */
 } builder;
 
 static const pp_shard_op *op_of(const pp_shard_flat *flat, int32_t i)
@@ -125,7 +129,7 @@ static bool index_owned(builder *B)
 
 static const int32_t *choice_of(const pp_shard_bridge *b, int32_t node, uint32_t s)
 {
-    return &b->choice[((size_t)node * MAX_S + s) * (size_t)b->mesh.n_axes];
+    return &b->choice[((size_t)b->first[node] + s) * (size_t)b->mesh.n_axes];
 }
 
 /* Lays out node's names in axes under the choice ch (one iclass or -1 per axis). */
@@ -237,7 +241,7 @@ static void enumerate(builder *B, int32_t node, int32_t *ch, int32_t a, int32_t 
     if (a == b->mesh.n_axes) {
         set_layout(b, B->axes, node, ch);
         if (valid_layout(B, node))
-            memcpy((int32_t *)choice_of(b, node, B->count[node]++), ch, sizeof *ch * (size_t)b->mesh.n_axes);
+            memcpy(&B->found[B->count[node]++ * (uint32_t)b->mesh.n_axes], ch, sizeof *ch * (size_t)b->mesh.n_axes);
         return;
     }
     ch[a] = -1;
@@ -250,14 +254,29 @@ static void enumerate(builder *B, int32_t node, int32_t *ch, int32_t a, int32_t 
     }
 }
 
+/* Appends node's strategies to b->choice. */
+static bool keep_strategies(builder *B, int32_t node)
+{
+    pp_shard_bridge *b = B->b;
+    int32_t n_axes = b->mesh.n_axes ? b->mesh.n_axes : 1;
+    int64_t end = (int64_t)b->first[node] + B->count[node];
+    if (end * n_axes > INT32_MAX || !pp_grow((void **)&b->choice, &B->cap, (int)(end * n_axes), sizeof *b->choice))
+        return false;
+    memcpy(&b->choice[(size_t)b->first[node] * (size_t)n_axes], B->found,
+           sizeof *b->choice * B->count[node] * (size_t)n_axes);
+    b->first[node + 1] = (int32_t)end;
+    return true;
+}
+
 static bool list_strategies(builder *B)
 {
     pp_shard_bridge *b = B->b;
-    b->choice = malloc(sizeof *b->choice * (size_t)b->n_nodes * MAX_S * (size_t)(b->mesh.n_axes ? b->mesh.n_axes : 1));
+    b->first = calloc((size_t)b->n_nodes + 1, sizeof *b->first);
+    B->found = malloc(sizeof *B->found * MAX_S * PP_SHARD_MAX_AXES);
     B->cand = malloc(sizeof *B->cand * ((size_t)b->nda->n_names + 1));
     B->cand_axes = malloc((size_t)b->nda->n_names + 1);
     B->count = calloc((size_t)b->n_nodes + 1, sizeof *B->count);
-    if (!b->choice || !B->cand || !B->cand_axes || !B->count)
+    if (!b->first || !B->found || !B->cand || !B->cand_axes || !B->count)
         return false;
     int32_t ch[PP_SHARD_MAX_AXES];
     for (int32_t n = 0; n < b->n_nodes; n++) {
@@ -265,6 +284,8 @@ static bool list_strategies(builder *B)
         filter_candidates(B, n);
         for (int32_t left = 0; left <= b->mesh.n_axes; left++)
             enumerate(B, n, ch, 0, left);
+        if (!keep_strategies(B, n))
+            return false;
     }
     return true;
 }
@@ -473,6 +494,7 @@ pp_status pp_shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *n
     shard_cost_model_free(&B.M);
     free(B.axes);
     free(B.cand);
+    free(B.found);
     free(B.cand_axes);
     free(B.count);
     if (st != PP_OK)
@@ -490,6 +512,7 @@ void pp_shard_bridge_free(pp_shard_bridge *bridge)
     free(bridge->owned_first);
     free(bridge->owned);
     free(bridge->choice);
+    free(bridge->first);
     free(bridge);
 }
 
