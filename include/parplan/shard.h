@@ -501,4 +501,51 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
 pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                      pp_error *err);
 
+/* ---- Search (paper 004 section 4): Monte Carlo tree search over sharding
+ * actions, color x resolution x mesh axis, each mirrored across repeated
+ * layers, scored by C(s). */
+
+typedef struct {
+    double memory;        /* bytes per device for MP(s); <= 0: the mesh device's memory */
+    double penalty;       /* C of section 4.5; <= 0: PP_SHARD_MEMORY_PENALTY */
+    double timeout;       /* seconds; <= 0: none (the rounds rule still stops it) */
+    int32_t threads;      /* rollouts in parallel; <= 0: the machine's cores */
+    uint64_t seed;
+    int32_t max_depth;    /* actions per trajectory, at most 30 (the paper's) */
+    int32_t min_dims;     /* actions sharding fewer dimension names are pruned: 10 */
+    int32_t trajectories; /* per round; <= 0: 8 per action, within 256 .. 2048 */
+    int32_t patience;     /* rounds in a row without improvement that stop the search: 2 */
+} pp_shard_search_options;
+
+void pp_shard_search_options_default(pp_shard_search_options *o);
+
+/* One action of the plan found: `color` and the n_colors - 1 colors that
+ * correspond to it in the other copies of a repeated layer, sharded over
+ * mesh axis `axis` with resolution bits (one byte per compatibility set). */
+typedef struct {
+    int32_t color, n_colors, axis, n_dims;
+    const uint8_t *bits;
+} pp_shard_search_step;
+
+typedef struct {
+    pp_arena *arena;          /* owns axes and the steps' bits */
+    int32_t n_steps;
+    pp_shard_search_step steps[PP_SHARD_MAX_ACTIONS];
+    uint8_t *axes;            /* the plan's layout, nda->n_names bytes */
+    pp_shard_cost cost, initial; /* the plan and the unsharded module */
+    double relative, initial_relative; /* their C(s) */
+    double memory;            /* the limit used */
+    int32_t n_actions;        /* the action space after pruning */
+    int64_t evaluations;
+    int32_t rounds, tree_nodes;
+    double seconds;
+    bool timed_out;           /* stopped by the timeout, not by the rounds rule */
+} pp_shard_search_result;
+
+/* Deterministic for a seed whatever the thread count. PP_EINPUT when the
+ * mesh shards nothing (no action is valid); the result is then unset. */
+pp_status pp_shard_search(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                          const pp_shard_search_options *o, pp_shard_search_result *out, pp_error *err);
+void pp_shard_search_result_free(pp_shard_search_result *r);
+
 #endif

@@ -55,8 +55,8 @@ typedef struct {
     int32_t *cand; /* candidate iclasses of the node being enumerated */
     uint8_t *cand_axes; /* per candidate, the axes it takes alone (a product only divides less) */
     int32_t n_cand;
-    uint32_t *count; /* per node, its strategies */
     int32_t *found;  /* the strategies of the node being enumerated, MAX_S of them at most */
+    uint32_t n_found;
     int cap;         /* of b->choice */
 } builder;
 
@@ -125,6 +125,11 @@ static bool index_owned(builder *B)
     }
     b->owned_first[b->n_nodes] = k;
     return true;
+}
+
+static uint32_t n_strategies(const pp_shard_bridge *b, int32_t node)
+{
+    return (uint32_t)(b->first[node + 1] - b->first[node]);
 }
 
 static const int32_t *choice_of(const pp_shard_bridge *b, int32_t node, uint32_t s)
@@ -236,12 +241,12 @@ static void filter_candidates(builder *B, int32_t node)
 static void enumerate(builder *B, int32_t node, int32_t *ch, int32_t a, int32_t left)
 {
     pp_shard_bridge *b = B->b;
-    if (B->count[node] >= MAX_S || b->mesh.n_axes - a < left)
+    if (B->n_found >= MAX_S || b->mesh.n_axes - a < left)
         return;
     if (a == b->mesh.n_axes) {
         set_layout(b, B->axes, node, ch);
         if (valid_layout(B, node))
-            memcpy(&B->found[B->count[node]++ * (uint32_t)b->mesh.n_axes], ch, sizeof *ch * (size_t)b->mesh.n_axes);
+            memcpy(&B->found[B->n_found++ * (uint32_t)b->mesh.n_axes], ch, sizeof *ch * (size_t)b->mesh.n_axes);
         return;
     }
     ch[a] = -1;
@@ -258,12 +263,13 @@ static void enumerate(builder *B, int32_t node, int32_t *ch, int32_t a, int32_t 
 static bool keep_strategies(builder *B, int32_t node)
 {
     pp_shard_bridge *b = B->b;
-    int32_t n_axes = b->mesh.n_axes ? b->mesh.n_axes : 1;
-    int64_t end = (int64_t)b->first[node] + B->count[node];
-    if (end * n_axes > INT32_MAX || !pp_grow((void **)&b->choice, &B->cap, (int)(end * n_axes), sizeof *b->choice))
+    int32_t n_axes = b->mesh.n_axes;
+    int64_t end = (int64_t)b->first[node] + B->n_found;
+    if (end * n_axes >= INT32_MAX ||
+        !pp_grow((void **)&b->choice, &B->cap, (int)(end * n_axes) + 1, sizeof *b->choice))
         return false;
     memcpy(&b->choice[(size_t)b->first[node] * (size_t)n_axes], B->found,
-           sizeof *b->choice * B->count[node] * (size_t)n_axes);
+           sizeof *b->choice * B->n_found * (size_t)n_axes);
     b->first[node + 1] = (int32_t)end;
     return true;
 }
@@ -275,13 +281,13 @@ static bool list_strategies(builder *B)
     B->found = malloc(sizeof *B->found * MAX_S * PP_SHARD_MAX_AXES);
     B->cand = malloc(sizeof *B->cand * ((size_t)b->nda->n_names + 1));
     B->cand_axes = malloc((size_t)b->nda->n_names + 1);
-    B->count = calloc((size_t)b->n_nodes + 1, sizeof *B->count);
-    if (!b->first || !B->found || !B->cand || !B->cand_axes || !B->count)
+    if (!b->first || !B->found || !B->cand || !B->cand_axes)
         return false;
     int32_t ch[PP_SHARD_MAX_AXES];
     for (int32_t n = 0; n < b->n_nodes; n++) {
         collect_candidates(B, n);
         filter_candidates(B, n);
+        B->n_found = 0;
         for (int32_t left = 0; left <= b->mesh.n_axes; left++)
             enumerate(B, n, ch, 0, left);
         if (!keep_strategies(B, n))
@@ -322,7 +328,7 @@ static pp_status price_nodes(builder *B, pp_error *err)
     for (int32_t n = 0; n < b->n_nodes; n++) {
         set_interval(B, n);
         int32_t i = n - b->flat->n_inputs;
-        for (uint32_t s = 0; s < B->count[n]; s++) {
+        for (uint32_t s = 0; s < n_strategies(b, n); s++) {
             set_layout(b, B->axes, n, choice_of(b, n, s));
             pp_shard_cost acc = {0};
             double bytes = 0;
@@ -371,9 +377,9 @@ static pp_status price_edge(builder *B, uint32_t e, int64_t *cost, pp_error *err
     uint32_t prod = b->problem->edge_nodes[2 * e], c = b->problem->edge_nodes[2 * e + 1];
     int32_t i = (int32_t)c - b->flat->n_inputs, use = b->nda->op_use[i];
     const int32_t *operands = b->flat->ops[i].operands;
-    for (uint32_t sp = 0; sp < B->count[prod]; sp++) {
+    for (uint32_t sp = 0; sp < n_strategies(b, (int32_t)prod); sp++) {
         set_layout(b, B->axes, (int32_t)prod, choice_of(b, (int32_t)prod, sp));
-        for (uint32_t sc = 0; sc < B->count[c]; sc++) {
+        for (uint32_t sc = 0; sc < n_strategies(b, (int32_t)c); sc++) {
             set_layout(b, B->axes, (int32_t)c, choice_of(b, (int32_t)c, sc));
             pp_shard_cost acc = {0};
             for (int32_t k = 0; k < op_of(b->flat, i)->n_operands; k++)
@@ -396,13 +402,20 @@ static bool all_zero(const int64_t *v, uint64_t n)
     return true;
 }
 
+/* Entries of edge e's cost matrix (edges listed, not yet priced). */
+static uint64_t edge_size(const pp_shard_bridge *b, uint32_t e)
+{
+    const uint32_t *ends = &b->problem->edge_nodes[2 * e];
+    return (uint64_t)n_strategies(b, (int32_t)ends[0]) * n_strategies(b, (int32_t)ends[1]);
+}
+
 /* Prices every edge in place, dropping the all-zero ones. */
 static pp_status price_edges(builder *B, uint32_t m, pp_error *err)
 {
     pp_iopddl_problem *p = B->b->problem;
     uint64_t total = 0;
     for (uint32_t e = 0; e < m; e++)
-        total += (uint64_t)B->count[p->edge_nodes[2 * e]] * B->count[p->edge_nodes[2 * e + 1]];
+        total += edge_size(B->b, e);
     p->edge_cost = pp_arena_alloc(p->arena, sizeof *p->edge_cost * (total + 1));
     if (!p->edge_cost)
         return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
@@ -410,7 +423,7 @@ static pp_status price_edges(builder *B, uint32_t m, pp_error *err)
     p->edge_cost_start[0] = 0;
     for (uint32_t e = 0; e < m; e++) {
         uint64_t at = p->edge_cost_start[kept];
-        uint64_t n = (uint64_t)B->count[p->edge_nodes[2 * e]] * B->count[p->edge_nodes[2 * e + 1]];
+        uint64_t n = edge_size(B->b, e);
         pp_status st = price_edge(B, e, &p->edge_cost[at], err);
         if (st != PP_OK)
             return st;
@@ -428,9 +441,7 @@ static pp_status price_edges(builder *B, uint32_t m, pp_error *err)
 static pp_status alloc_problem(builder *B, double memory_bytes, pp_error *err)
 {
     pp_shard_bridge *b = B->b;
-    size_t n = (size_t)b->n_nodes, ops = (size_t)b->flat->n_ops, total = 0;
-    for (size_t k = 0; k < n; k++)
-        total += B->count[k];
+    size_t n = (size_t)b->n_nodes, ops = (size_t)b->flat->n_ops, total = (size_t)b->first[n];
     pp_arena *arena = pp_arena_new(1 << 16);
     pp_iopddl_problem *p = arena ? pp_arena_calloc(arena, 1, sizeof *p) : NULL;
     if (!p) {
@@ -456,9 +467,8 @@ static pp_status alloc_problem(builder *B, double memory_bytes, pp_error *err)
     if (!p->interval_start || !p->interval_end || !p->strategy_start || !p->node_cost || !p->node_usage ||
         !p->edge_nodes || !p->edge_node_start || !p->edge_cost_start)
         return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
-    p->strategy_start[0] = 0;
-    for (size_t k = 0; k < n; k++)
-        p->strategy_start[k + 1] = p->strategy_start[k] + B->count[k];
+    for (size_t k = 0; k <= n; k++)
+        p->strategy_start[k] = (uint64_t)b->first[k];
     return PP_OK;
 }
 
@@ -496,7 +506,6 @@ pp_status pp_shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *n
     free(B.cand);
     free(B.found);
     free(B.cand_axes);
-    free(B.count);
     if (st != PP_OK)
         pp_shard_bridge_free(b);
     else

@@ -1,0 +1,544 @@
+/* search.c: the Monte Carlo tree search of paper 004 section 4.
+ *
+ * A tree node is a state: the set of actions applied, kept as their sorted
+ * indices, so every order of the same actions reaches one node (a
+ * transposition table, section 4.3). Each node's first child is the stop
+ * action, which scores the node's own state; its other children are tried
+ * in a shuffled order, an invalid one (an axis twice on a tensor, a size
+ * that does not divide) being dropped when met. Past the tree a rollout
+ * applies random valid actions, stopping with probability ROLLOUT_STOP at
+ * each step (short trajectories, as the paper weighs them), up to
+ * max_depth actions. The reward of a trajectory is 1 / C(s) of its last
+ * state.
+ *
+ * A round selects `trajectories` leaves one after another (a virtual visit
+ * on each node passed, so they spread), runs their rollouts and cost
+ * evaluations on the worker threads, then backs the rewards up in
+ * trajectory order. Each rollout draws from its own generator seeded by
+ * (seed, round, trajectory), so the result does not depend on the thread
+ * count. The search stops after `patience` rounds without a better state
+ * (the paper's early termination), at the timeout, or when the tree is
+ * exhausted. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cost_internal.h"
+#include "search_internal.h"
+
+#define ROLLOUT_STOP 0.3
+#define EXPLORATION 0.5
+enum { STOP = -1, UNTRIED = -2, INVALID = -3, ROLLOUT_TRIES = 8 };
+
+typedef struct {
+    int32_t depth;
+    int32_t *key;          /* sorted action indices */
+    uint64_t hash;
+    int32_t visits;
+    double reward;         /* summed over visits */
+    int32_t stop_visits;
+    double stop_reward;
+    int32_t n_children;    /* 0 until the node is first expanded */
+    int32_t *child_action; /* shuffled untried actions, then the tried ones */
+    int32_t *child_node;   /* UNTRIED, INVALID or a node index */
+    int32_t next_untried;  /* -1 before the stop child is tried */
+} node;
+
+typedef struct {
+    int32_t n_path;
+    int32_t path[PP_SHARD_MAX_ACTIONS + 2];
+    bool stopped;          /* ended on a stop child: no rollout */
+    uint64_t seed;
+    int32_t depth;
+    int32_t key[PP_SHARD_MAX_ACTIONS]; /* the leaf's state, then the final one */
+    double relative;
+    pp_shard_cost cost;
+} trajectory;
+
+typedef struct {
+    const pp_shard_flat *flat;
+    const pp_shard_nda *nda;
+    const pp_shard_mesh *mesh;
+    pp_shard_search_options o;
+    shard_action_space space;
+    pp_shard_cost initial;
+    pp_arena *arena;       /* keys and child arrays */
+    node *nodes;
+    int32_t n_nodes, cap_nodes;
+    int32_t *table;        /* open addressing over node hashes */
+    uint32_t table_size;
+    double best_reward;
+    int32_t best_depth;
+    int32_t best_key[PP_SHARD_MAX_ACTIONS];
+    pp_shard_cost best_cost;
+    double best_relative;
+    int64_t evaluations;
+} search;
+
+typedef struct {
+    search *S;
+    trajectory *traj;
+    int32_t count, first, stride;
+    shard_cost_model model;
+    uint8_t *axes;
+} worker;
+
+static uint64_t key_hash(const int32_t *key, int32_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (int32_t k = 0; k < n; k++)
+        h = (h ^ (uint64_t)(uint32_t)key[k]) * 1099511628211u;
+    return h ^ (uint64_t)n;
+}
+
+static int32_t find_node(const search *S, const int32_t *key, int32_t n, uint64_t h)
+{
+    for (uint32_t i = (uint32_t)h & (S->table_size - 1);; i = (i + 1) & (S->table_size - 1)) {
+        int32_t id = S->table[i];
+        if (id < 0)
+            return -1;
+        const node *N = &S->nodes[id];
+        if (N->hash == h && N->depth == n && memcmp(N->key, key, sizeof *key * (size_t)n) == 0)
+            return id;
+    }
+}
+
+static bool grow_table(search *S)
+{
+    uint32_t size = S->table_size ? 2 * S->table_size : 1024;
+    int32_t *t = malloc(sizeof *t * size);
+    if (!t)
+        return false;
+    for (uint32_t i = 0; i < size; i++)
+        t[i] = -1;
+    for (int32_t id = 0; id < S->n_nodes; id++) {
+        uint32_t i = (uint32_t)S->nodes[id].hash & (size - 1);
+        while (t[i] >= 0)
+            i = (i + 1) & (size - 1);
+        t[i] = id;
+    }
+    free(S->table);
+    S->table = t;
+    S->table_size = size;
+    return true;
+}
+
+/* The node of state `key` (sorted), created when new; -1 out of memory. */
+static int32_t node_of(search *S, const int32_t *key, int32_t n)
+{
+    uint64_t h = key_hash(key, n);
+    int32_t id = S->table_size ? find_node(S, key, n, h) : -1;
+    if (id >= 0)
+        return id;
+    if ((uint32_t)(S->n_nodes + 1) * 2 > S->table_size && !grow_table(S))
+        return -1;
+    if (S->n_nodes == S->cap_nodes) {
+        int32_t cap = S->cap_nodes ? 2 * S->cap_nodes : 1024;
+        node *grown = realloc(S->nodes, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return -1;
+        S->nodes = grown;
+        S->cap_nodes = cap;
+    }
+    int32_t *k = pp_arena_alloc(S->arena, sizeof *k * (size_t)(n + 1));
+    if (!k)
+        return -1;
+    memcpy(k, key, sizeof *k * (size_t)n);
+    id = S->n_nodes++;
+    S->nodes[id] = (node){n, k, h, 0, 0, 0, 0, 0, NULL, NULL, -1};
+    uint32_t i = (uint32_t)h & (S->table_size - 1);
+    while (S->table[i] >= 0)
+        i = (i + 1) & (S->table_size - 1);
+    S->table[i] = id;
+    return id;
+}
+
+static bool in_key(const int32_t *key, int32_t n, int32_t a)
+{
+    for (int32_t k = 0; k < n; k++)
+        if (key[k] == a)
+            return true;
+    return false;
+}
+
+static void key_insert(int32_t *key, int32_t n, int32_t a)
+{
+    int32_t k = n;
+    while (k > 0 && key[k - 1] > a) {
+        key[k] = key[k - 1];
+        k--;
+    }
+    key[k] = a;
+}
+
+/* The children of a node met for the first time: the actions not in its
+ * state, shuffled by a generator of (seed, its key). */
+static bool open_node(search *S, node *N)
+{
+    int32_t n = S->space.n - N->depth;
+    N->child_action = pp_arena_alloc(S->arena, sizeof(int32_t) * (size_t)(n + 1));
+    N->child_node = pp_arena_alloc(S->arena, sizeof(int32_t) * (size_t)(n + 1));
+    if (!N->child_action || !N->child_node)
+        return false;
+    int32_t c = 0;
+    for (int32_t a = 0; a < S->space.n; a++)
+        if (!in_key(N->key, N->depth, a))
+            N->child_action[c++] = a;
+    pp_rng rng;
+    pp_rng_seed(&rng, S->o.seed ^ N->hash, 1);
+    for (int32_t i = c - 1; i > 0; i--) {
+        int32_t j = (int32_t)pp_rng_below(&rng, (uint32_t)i + 1), t = N->child_action[i];
+        N->child_action[i] = N->child_action[j];
+        N->child_action[j] = t;
+    }
+    for (int32_t i = 0; i < c; i++)
+        N->child_node[i] = UNTRIED;
+    N->n_children = c;
+    N->next_untried = -1;
+    return true;
+}
+
+static double uct(const search *S, int32_t parent_visits, int32_t visits, double reward)
+{
+    double mean = visits ? reward / visits : 0;
+    double scale = S->best_reward > 0 ? S->best_reward : 1;
+    return mean / scale + EXPLORATION * sqrt(log((double)parent_visits + 1) / (visits + 1e-9));
+}
+
+/* The best child by UCT: STOP or a node index; -2 when none is valid. */
+static int32_t select_child(const search *S, const node *N)
+{
+    int32_t best = STOP;
+    double best_score = uct(S, N->visits, N->stop_visits, N->stop_reward);
+    for (int32_t i = 0; i < N->next_untried; i++) {
+        int32_t id = N->child_node[i];
+        if (id < 0)
+            continue;
+        double score = uct(S, N->visits, S->nodes[id].visits, S->nodes[id].reward);
+        if (score > best_score) {
+            best_score = score;
+            best = id;
+        }
+    }
+    return best;
+}
+
+static void layout_of(const search *S, const int32_t *key, int32_t n, uint8_t *axes)
+{
+    memset(axes, 0, (size_t)S->nda->n_names);
+    for (int32_t k = 0; k < n; k++)
+        shard_action_apply(S->nda, S->mesh, &S->space.actions[key[k]], axes);
+}
+
+/* Tries the next untried child of N (whose state's layout is in axes):
+ * the node index, STOP when the stop child came up, or -2 when all are
+ * tried; -3 out of memory. */
+static int32_t expand(search *S, int32_t id, uint8_t *axes)
+{
+    if (S->nodes[id].next_untried < 0) {
+        S->nodes[id].next_untried = 0;
+        return STOP;
+    }
+    while (S->nodes[id].next_untried < S->nodes[id].n_children) {
+        node *N = &S->nodes[id];
+        int32_t i = N->next_untried++;
+        const shard_action *a = &S->space.actions[N->child_action[i]];
+        uint8_t bit = (uint8_t)(1u << a->axis);
+        if (!shard_action_apply(S->nda, S->mesh, a, axes)) {
+            N->child_node[i] = INVALID;
+            continue;
+        }
+        for (int32_t k = 0; k < a->n_names; k++)
+            axes[a->names[k]] &= (uint8_t)~bit;
+        int32_t key[PP_SHARD_MAX_ACTIONS];
+        memcpy(key, N->key, sizeof *key * (size_t)N->depth);
+        key_insert(key, N->depth, N->child_action[i]);
+        int32_t child = node_of(S, key, N->depth + 1); /* may move S->nodes */
+        if (child < 0)
+            return -3;
+        S->nodes[id].child_node[i] = child;
+        return child;
+    }
+    return -2;
+}
+
+/* Walks the tree from the root to a leaf for trajectory T, adding a
+ * virtual visit to each node passed. false when out of memory. */
+static bool descend(search *S, trajectory *T, uint8_t *axes)
+{
+    int32_t id = 0;
+    memset(axes, 0, (size_t)S->nda->n_names);
+    T->n_path = 0;
+    T->stopped = false;
+    for (;;) {
+        T->path[T->n_path++] = id;
+        S->nodes[id].visits++;
+        if (S->nodes[id].n_children == 0 && S->nodes[id].next_untried < 0 && !open_node(S, &S->nodes[id]))
+            return false;
+        int32_t next = S->nodes[id].depth >= S->o.max_depth ? STOP : expand(S, id, axes);
+        if (next == -3)
+            return false;
+        bool fresh = next >= 0;
+        if (next == -2)
+            next = select_child(S, &S->nodes[id]);
+        if (next == STOP) {
+            T->stopped = true;
+            break;
+        }
+        layout_of(S, S->nodes[next].key, S->nodes[next].depth, axes);
+        id = next;
+        if (fresh) {
+            T->path[T->n_path++] = id;
+            S->nodes[id].visits++;
+            break;
+        }
+    }
+    const node *leaf = &S->nodes[id];
+    T->depth = leaf->depth;
+    memcpy(T->key, leaf->key, sizeof *T->key * (size_t)leaf->depth);
+    return true;
+}
+
+/* From the leaf's state, random valid actions until a stop or max_depth;
+ * then the cost of the final state. */
+static void rollout(worker *W, trajectory *T)
+{
+    const search *S = W->S;
+    pp_rng rng;
+    pp_rng_seed(&rng, T->seed, 2);
+    layout_of(S, T->key, T->depth, W->axes);
+    while (!T->stopped && T->depth < S->o.max_depth && pp_rng_unit(&rng) >= ROLLOUT_STOP) {
+        bool applied = false;
+        for (int32_t tries = 0; tries < ROLLOUT_TRIES && !applied; tries++) {
+            int32_t a = (int32_t)pp_rng_below(&rng, (uint32_t)S->space.n);
+            if (!in_key(T->key, T->depth, a) && shard_action_apply(S->nda, S->mesh, &S->space.actions[a], W->axes)) {
+                key_insert(T->key, T->depth++, a);
+                applied = true;
+            }
+        }
+        if (!applied)
+            break;
+    }
+    W->model.axes = W->axes;
+    shard_cost_total(&W->model, &T->cost);
+    T->relative = pp_shard_cost_relative(&T->cost, &S->initial, S->o.memory, S->o.penalty);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *W = arg;
+    for (int32_t k = W->first; k < W->count; k += W->stride)
+        rollout(W, &W->traj[k]);
+    return NULL;
+}
+
+/* Runs the rollouts of one round on the workers (worker 0 is this thread). */
+static void run_rollouts(worker *workers, int32_t n_workers, trajectory *traj, int32_t count)
+{
+    pthread_t ids[64];
+    int32_t started = 1;
+    for (int32_t w = 0; w < n_workers; w++) {
+        workers[w].traj = traj;
+        workers[w].count = count;
+        workers[w].first = w;
+        workers[w].stride = n_workers;
+    }
+    for (int32_t w = 1; w < n_workers; w++, started++)
+        if (pthread_create(&ids[w], NULL, worker_main, &workers[w]) != 0)
+            break;
+    if (started < n_workers) /* the rest of the stride falls to this thread */
+        for (int32_t w = started; w < n_workers; w++)
+            worker_main(&workers[w]);
+    worker_main(&workers[0]);
+    for (int32_t w = 1; w < started; w++)
+        pthread_join(ids[w], NULL);
+}
+
+/* Backs a trajectory's reward up its path; true when it is the best yet. */
+static bool back_up(search *S, const trajectory *T)
+{
+    double r = 1.0 / T->relative;
+    for (int32_t k = 0; k < T->n_path; k++)
+        S->nodes[T->path[k]].reward += r;
+    if (T->stopped) {
+        node *leaf = &S->nodes[T->path[T->n_path - 1]];
+        leaf->stop_visits++;
+        leaf->stop_reward += r;
+    }
+    S->evaluations++;
+    bool better = r > S->best_reward * (1 + 1e-12) ||
+                  (r >= S->best_reward * (1 - 1e-12) && T->depth < S->best_depth);
+    if (better) {
+        S->best_reward = r;
+        S->best_depth = T->depth;
+        memcpy(S->best_key, T->key, sizeof *T->key * (size_t)T->depth);
+        S->best_cost = T->cost;
+        S->best_relative = T->relative;
+    }
+    return better;
+}
+
+static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, pp_shard_search_result *out,
+                            pp_error *err)
+{
+    pp_deadline deadline = pp_deadline_in(S->o.timeout > 0 ? S->o.timeout : 0);
+    int32_t count = S->o.trajectories;
+    trajectory *traj = malloc(sizeof *traj * (size_t)count);
+    if (!traj)
+        return pp_error_set(err, PP_ENOMEM, "search: out of memory");
+    int32_t idle = 0;
+    pp_status st = PP_OK;
+    while (idle < S->o.patience) {
+        if ((S->o.timeout > 0 && pp_deadline_passed(&deadline)) || pp_stop_requested()) {
+            out->timed_out = true;
+            break;
+        }
+        for (int32_t k = 0; k < count && st == PP_OK; k++) {
+            traj[k].seed = S->o.seed * 0x9E3779B97F4A7C15u + (uint64_t)out->rounds * (uint64_t)count + (uint64_t)k;
+            if (!descend(S, &traj[k], workers[0].axes))
+                st = pp_error_set(err, PP_ENOMEM, "search: out of memory");
+        }
+        if (st != PP_OK)
+            break;
+        run_rollouts(workers, n_workers, traj, count);
+        bool improved = false;
+        for (int32_t k = 0; k < count; k++)
+            improved |= back_up(S, &traj[k]);
+        out->rounds++;
+        idle = improved ? 0 : idle + 1;
+    }
+    free(traj);
+    return st;
+}
+
+void pp_shard_search_options_default(pp_shard_search_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->penalty = PP_SHARD_MEMORY_PENALTY;
+    o->timeout = 60;
+    o->seed = 1;
+    o->max_depth = 30;
+    o->min_dims = 10;
+    o->trajectories = 0;
+    o->patience = 2;
+}
+
+static void normalise(pp_shard_search_options *o, const pp_shard_mesh *mesh)
+{
+    if (o->memory <= 0)
+        o->memory = mesh->device->memory_bytes;
+    if (o->penalty <= 0)
+        o->penalty = PP_SHARD_MEMORY_PENALTY;
+    if (o->max_depth <= 0 || o->max_depth > 30)
+        o->max_depth = 30;
+    if (o->patience <= 0)
+        o->patience = 2;
+    if (o->min_dims < 0)
+        o->min_dims = 0;
+}
+
+static pp_status fill_result(search *S, pp_shard_search_result *out, pp_error *err)
+{
+    out->arena = pp_arena_new(0);
+    out->axes = out->arena ? pp_arena_calloc(out->arena, (size_t)S->nda->n_names + 1, 1) : NULL;
+    if (!out->axes)
+        return pp_error_set(err, PP_ENOMEM, "search: out of memory");
+    layout_of(S, S->best_key, S->best_depth, out->axes);
+    out->n_steps = S->best_depth;
+    for (int32_t k = 0; k < S->best_depth; k++) {
+        const shard_action *a = &S->space.actions[S->best_key[k]];
+        uint8_t *bits = pp_arena_alloc(out->arena, (size_t)S->nda->n_sets + 1);
+        if (!bits)
+            return pp_error_set(err, PP_ENOMEM, "search: out of memory");
+        memcpy(bits, a->bits, (size_t)S->nda->n_sets + 1);
+        out->steps[k] = (pp_shard_search_step){a->color, a->n_colors, a->axis, a->n_names, bits};
+    }
+    out->cost = S->best_cost;
+    out->initial = S->initial;
+    out->relative = S->best_relative;
+    out->initial_relative = pp_shard_cost_relative(&S->initial, &S->initial, S->o.memory, S->o.penalty);
+    out->memory = S->o.memory;
+    out->n_actions = S->space.n;
+    out->evaluations = S->evaluations;
+    out->tree_nodes = S->n_nodes;
+    return PP_OK;
+}
+
+/* A round long enough to try every root action several times: with fewer,
+ * the early-termination rule stops the search before it has looked past
+ * the first level. */
+static int32_t auto_trajectories(int32_t n_actions)
+{
+    int32_t n = 8 * n_actions;
+    return n < 256 ? 256 : n > 2048 ? 2048 : n;
+}
+
+static pp_status start(search *S, worker *workers, int32_t n_workers, pp_error *err)
+{
+    pp_status st = shard_actions_build(S->nda, S->mesh, S->o.min_dims, &S->space, err);
+    if (st != PP_OK)
+        return st;
+    if (S->o.trajectories <= 0)
+        S->o.trajectories = auto_trajectories(S->space.n);
+    if (S->space.n == 0)
+        return pp_error_set(err, PP_EINPUT, "no sharding action is valid on this mesh: no group of %d or more dimensions has a size divisible by an axis",
+                            (int)S->o.min_dims);
+    for (int32_t w = 0; w < n_workers; w++) {
+        workers[w].S = S;
+        workers[w].axes = calloc((size_t)S->nda->n_names + 1, 1);
+        if (!workers[w].axes || !shard_cost_model_init(&workers[w].model, S->flat, S->nda, S->mesh))
+            return pp_error_set(err, PP_ENOMEM, "search: out of memory");
+    }
+    S->arena = pp_arena_new(0);
+    if (!S->arena || node_of(S, NULL, 0) != 0)
+        return pp_error_set(err, PP_ENOMEM, "search: out of memory");
+    workers[0].model.axes = workers[0].axes;
+    shard_cost_total(&workers[0].model, &S->initial);
+    S->best_cost = S->initial;
+    S->best_relative = pp_shard_cost_relative(&S->initial, &S->initial, S->o.memory, S->o.penalty);
+    S->best_reward = 1.0 / S->best_relative;
+    return PP_OK;
+}
+
+pp_status pp_shard_search(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                          const pp_shard_search_options *o, pp_shard_search_result *out, pp_error *err)
+{
+    double t0 = pp_now();
+    memset(out, 0, sizeof *out);
+    search S;
+    memset(&S, 0, sizeof S);
+    S.flat = flat;
+    S.nda = nda;
+    S.mesh = mesh;
+    S.o = *o;
+    normalise(&S.o, mesh);
+    int32_t n_workers = S.o.threads > 0 ? S.o.threads : pp_cpu_count();
+    if (n_workers > 64)
+        n_workers = 64;
+    worker *workers = calloc((size_t)n_workers, sizeof *workers);
+    pp_status st = workers ? start(&S, workers, n_workers, err) : pp_error_set(err, PP_ENOMEM, "search: out of memory");
+    if (st == PP_OK)
+        st = run_rounds(&S, workers, n_workers, out, err);
+    if (st == PP_OK)
+        st = fill_result(&S, out, err);
+    for (int32_t w = 0; workers && w < n_workers; w++) {
+        free(workers[w].axes);
+        shard_cost_model_free(&workers[w].model);
+    }
+    free(workers);
+    free(S.nodes);
+    free(S.table);
+    pp_arena_free(S.arena);
+    shard_actions_free(&S.space);
+    out->seconds = pp_now() - t0;
+    if (st != PP_OK)
+        pp_shard_search_result_free(out);
+    return st;
+}
+
+void pp_shard_search_result_free(pp_shard_search_result *r)
+{
+    pp_arena_free(r->arena);
+    r->arena = NULL;
+    r->axes = NULL;
+}

@@ -1,0 +1,231 @@
+/* test_search.c: the MCTS of src/shard/search.c. On the MLP of figure 2 its
+ * plan is the optimum of an exhaustive enumeration of every state, with
+ * and without a memory limit that binds; its layout costs what it reports;
+ * on the chess model it beats or equals every expert baseline that applies,
+ * fits a memory limit that data parallelism does not, and gives the same
+ * plan on one thread and two. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "parplan/shard.h"
+
+#define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
+
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0};
+static const pp_hw_link link1 = {1e9, 1e-6};
+
+typedef struct {
+    pp_shard_module *m;
+    pp_shard_flat *flat;
+    pp_shard_nda *nda;
+} analysed;
+
+static bool open_model(analysed *A, const char *path)
+{
+    pp_error err = {0};
+    memset(A, 0, sizeof *A);
+    pp_status st = pp_shard_module_load(path, &A->m, &err);
+    if (st == PP_OK)
+        st = pp_shard_module_flatten(A->m, 0, &A->flat, &err);
+    if (st == PP_OK)
+        st = pp_shard_nda_run(A->flat, &A->nda, &err);
+    if (st != PP_OK)
+        fprintf(stderr, "%s\n", err.message);
+    CHECK(st == PP_OK);
+    return st == PP_OK;
+}
+
+static void release(analysed *A)
+{
+    pp_shard_nda_free(A->nda);
+    pp_shard_flat_free(A->flat);
+    pp_shard_module_free(A->m);
+}
+
+static pp_shard_mesh mesh_of(const char *text, const pp_hw_device_type *d)
+{
+    pp_shard_mesh m;
+    pp_error err = {0};
+    memset(&m, 0, sizeof m);
+    CHECK(pp_shard_mesh_parse(text, d, link1, &m, &err) == PP_OK);
+    return m;
+}
+
+static bool search(const analysed *A, const pp_shard_mesh *mesh, pp_shard_search_options *o,
+                   pp_shard_search_result *r)
+{
+    pp_error err = {0};
+    pp_status st = pp_shard_search(A->flat, A->nda, mesh, o, r, &err);
+    if (st != PP_OK)
+        fprintf(stderr, "%s\n", err.message);
+    CHECK(st == PP_OK);
+    return st == PP_OK;
+}
+
+/* The reported cost is the cost of the reported layout, evaluated afresh. */
+static void check_layout_cost(const analysed *A, const pp_shard_mesh *mesh, const pp_shard_search_result *r)
+{
+    pp_shard_cost c;
+    pp_error err = {0};
+    CHECK(pp_shard_cost_eval_layout(A->flat, A->nda, mesh, r->axes, &c, &err) == PP_OK);
+    CHECK(c.runtime == r->cost.runtime && c.peak_memory == r->cost.peak_memory);
+}
+
+/* Every subset of (color, axis) pairs, as states; the least C(s). */
+static double brute_force(const analysed *A, const pp_shard_mesh *mesh, double memory, const pp_shard_cost *initial)
+{
+    int32_t n = A->nda->n_colors * mesh->n_axes;
+    double best = INFINITY;
+    for (uint32_t mask = 0; mask < (1u << n); mask++) {
+        pp_shard_state s = {0};
+        for (int32_t k = 0; k < n; k++)
+            if (mask & (1u << k))
+                s.actions[s.n++] = (pp_shard_action){k / mesh->n_axes, k % mesh->n_axes, NULL};
+        pp_shard_cost c;
+        pp_error err = {0};
+        if (pp_shard_cost_eval(A->flat, A->nda, mesh, &s, &c, &err) != PP_OK)
+            continue;
+        double rel = pp_shard_cost_relative(&c, initial, memory, PP_SHARD_MEMORY_PENALTY);
+        if (rel < best)
+            best = rel;
+    }
+    return best;
+}
+
+static void test_mlp_optimum(void)
+{
+    analysed A;
+    if (!open_model(&A, PP_DATA_DIR "/mlp.mlir"))
+        return;
+    pp_shard_mesh mesh = mesh_of("a=2,b=2", &dev);
+    double limits[2] = {1e9, 60000}; /* no limit; one that needs the weights and activations sharded */
+    for (int k = 0; k < 2; k++) {
+        pp_shard_search_options o;
+        pp_shard_search_options_default(&o);
+        o.min_dims = 0;
+        o.memory = limits[k];
+        o.patience = 20;
+        o.threads = 2;
+        pp_shard_search_result r;
+        if (!search(&A, &mesh, &o, &r))
+            break;
+        double best = brute_force(&A, &mesh, limits[k], &r.initial);
+        CHECK(fabs(r.relative - best) <= 1e-12 * best);
+        CHECK(r.relative < r.initial_relative);
+        check_layout_cost(&A, &mesh, &r);
+        if (k == 1)
+            CHECK(r.cost.peak_memory <= limits[k] && r.initial.peak_memory > limits[k]);
+        pp_shard_search_result_free(&r);
+    }
+    release(&A);
+}
+
+static void test_nothing_to_shard(void)
+{
+    analysed A;
+    if (!open_model(&A, PP_DATA_DIR "/mlp.mlir"))
+        return;
+    pp_shard_mesh mesh = mesh_of("a=7", &dev);
+    pp_shard_search_options o;
+    pp_shard_search_options_default(&o);
+    o.min_dims = 0;
+    pp_shard_search_result r;
+    pp_error err = {0};
+    CHECK(pp_shard_search(A.flat, A.nda, &mesh, &o, &r, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "no sharding action") != NULL);
+    release(&A);
+}
+
+static double baseline_time(const analysed *A, const pp_shard_mesh *mesh,
+                            pp_status (*make)(const pp_shard_nda *, const pp_shard_mesh *, pp_shard_state *, pp_error *))
+{
+    pp_shard_state s;
+    pp_shard_cost c;
+    pp_error err = {0};
+    if (make(A->nda, mesh, &s, &err) != PP_OK || pp_shard_cost_eval(A->flat, A->nda, mesh, &s, &c, &err) != PP_OK)
+        return INFINITY;
+    return c.runtime;
+}
+
+static bool same_plan(const pp_shard_search_result *a, const pp_shard_search_result *b, int32_t n_names)
+{
+    return a->n_steps == b->n_steps && a->cost.runtime == b->cost.runtime && a->evaluations == b->evaluations &&
+           memcmp(a->axes, b->axes, (size_t)n_names) == 0;
+}
+
+/* Issue 8's meshes on the chess model: 2x4 (batch 33 does not divide, so
+ * the data-parallel baselines do not apply) and 3x4 (the combined one does). */
+static void test_chess_baselines(const pp_hw_device_type *a100)
+{
+    analysed A;
+    if (!open_model(&A, SHARED "searchless_chess_9m.mlir"))
+        return;
+    const char *meshes[2] = {"b=2,m=4", "b=3,m=4"};
+    for (int k = 0; k < 2; k++) {
+        pp_shard_mesh mesh = mesh_of(meshes[k], a100);
+        pp_shard_search_options o;
+        pp_shard_search_options_default(&o);
+        o.threads = 1;
+        pp_shard_search_result one, two;
+        if (!search(&A, &mesh, &o, &one))
+            break;
+        o.threads = 2;
+        if (search(&A, &mesh, &o, &two)) {
+            CHECK(same_plan(&one, &two, A.nda->n_names));
+            pp_shard_search_result_free(&two);
+        }
+        double mega = baseline_time(&A, &mesh, pp_shard_baseline_megatron);
+        double combined = baseline_time(&A, &mesh, pp_shard_baseline_combined);
+        CHECK(isfinite(mega));
+        CHECK(k == 0 ? !isfinite(combined) : isfinite(combined));
+        CHECK(one.cost.runtime <= mega && one.cost.runtime <= combined);
+        CHECK(one.cost.peak_memory <= one.memory);
+        check_layout_cost(&A, &mesh, &one);
+        pp_shard_search_result_free(&one);
+    }
+    release(&A);
+}
+
+/* On 3 devices data parallelism applies (33 = 3 x 11); with a limit below
+ * its peak the search still finds a plan within it. */
+static void test_chess_memory(const pp_hw_device_type *a100)
+{
+    analysed A;
+    if (!open_model(&A, SHARED "searchless_chess_9m.mlir"))
+        return;
+    pp_shard_mesh mesh = mesh_of("b=3", a100);
+    pp_shard_state dp;
+    pp_shard_cost dp_cost;
+    pp_error err = {0};
+    CHECK(pp_shard_baseline_data_parallel(A.nda, &mesh, &dp, &err) == PP_OK);
+    CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &dp, &dp_cost, &err) == PP_OK);
+    pp_shard_search_options o;
+    pp_shard_search_options_default(&o);
+    o.memory = dp_cost.peak_memory * 0.8;
+    pp_shard_search_result r;
+    if (search(&A, &mesh, &o, &r)) {
+        CHECK(r.cost.peak_memory <= o.memory);
+        CHECK(r.cost.runtime < r.initial.runtime);
+        pp_shard_search_result_free(&r);
+    }
+    release(&A);
+}
+
+int main(void)
+{
+    test_mlp_optimum();
+    test_nothing_to_shard();
+    pp_hw_catalog *cat = NULL;
+    pp_error err = {0};
+    CHECK(pp_hw_catalog_builtin(&cat, &err) == PP_OK);
+    const pp_hw_device_type *a100 = cat ? pp_hw_find(cat, "a100-80gb") : NULL;
+    CHECK(a100 != NULL);
+    if (a100) {
+        test_chess_baselines(a100);
+        test_chess_memory(a100);
+    }
+    pp_hw_catalog_free(cat);
+    CHECK_DONE();
+}

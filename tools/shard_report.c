@@ -1,0 +1,136 @@
+/* shard_report.c: the report of `parplan shard --mesh`, as text and JSON. */
+#include <string.h>
+#include <jansson.h>
+#include "shard_report.h"
+
+static void baseline_row(shard_report_row *row, const char *name, const shard_report *r,
+                         pp_status (*make)(const pp_shard_nda *, const pp_shard_mesh *, pp_shard_state *, pp_error *))
+{
+    pp_error err = {0};
+    pp_shard_state s;
+    row->name = name;
+    pp_status st = make(r->nda, r->mesh, &s, &err);
+    if (st == PP_OK)
+        st = pp_shard_cost_eval(r->nda->flat, r->nda, r->mesh, &s, &row->cost, &err);
+    row->ok = st == PP_OK;
+    if (!row->ok)
+        snprintf(row->note, sizeof row->note, "%s", err.message);
+}
+
+void shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
+                        const pp_shard_mesh *mesh, const pp_shard_search_result *search)
+{
+    memset(r, 0, sizeof *r);
+    r->model = model;
+    r->mesh_text = mesh_text;
+    r->nda = nda;
+    r->mesh = mesh;
+    r->search = search;
+    r->rows[0] = (shard_report_row){"unsharded", true, search->initial, ""};
+    baseline_row(&r->rows[1], "data parallel", r, pp_shard_baseline_data_parallel);
+    baseline_row(&r->rows[2], "megatron", r, pp_shard_baseline_megatron);
+    baseline_row(&r->rows[3], "data parallel + megatron", r, pp_shard_baseline_combined);
+    r->rows[4] = (shard_report_row){"plan (search)", true, search->cost, ""};
+}
+
+static const char *collective_names[PP_SHARD_COLLECTIVE_KINDS] = {"all_reduce", "reduce_scatter", "all_gather",
+                                                                   "all_to_all"};
+
+static void write_step(const shard_report *r, const pp_shard_search_step *s, FILE *out)
+{
+    const pp_shard_nda_color *c = &r->nda->colors[s->color];
+    fprintf(out, "  color %d (size %lld, %d dimensions", (int)s->color, (long long)c->size, (int)s->n_dims);
+    if (s->n_colors > 1)
+        fprintf(out, ", mirrored over %d layers", (int)s->n_colors);
+    fprintf(out, ") over axis %s\n", r->mesh->names[s->axis]);
+}
+
+static void write_collectives(const pp_shard_cost *c, FILE *out)
+{
+    bool any = false;
+    for (int k = 0; k < PP_SHARD_COLLECTIVE_KINDS; k++)
+        if (c->collectives[k]) {
+            fprintf(out, "%s%d %s (%.1f MB)", any ? ", " : "", (int)c->collectives[k], collective_names[k],
+                    c->collective_bytes[k] / 1e6);
+            any = true;
+        }
+    fputs(any ? "\n" : "none\n", out);
+}
+
+static void write_row(const shard_report *r, const shard_report_row *row, FILE *out)
+{
+    if (!row->ok) {
+        fprintf(out, "  %-26s does not apply: %s\n", row->name, row->note);
+        return;
+    }
+    const pp_shard_cost *c = &row->cost, *u = &r->rows[0].cost;
+    fprintf(out, "  %-26s %10.3f ms %8.2fx %10.3f GB%s  ", row->name, c->runtime * 1e3, u->runtime / c->runtime,
+            c->peak_memory / 1e9, c->peak_memory > r->search->memory ? " (over)" : "       ");
+    write_collectives(c, out);
+}
+
+pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *err)
+{
+    const pp_shard_search_result *s = r->search;
+    fprintf(out, "%s on mesh %s: %lld x %s, %.2f GB per device\n", r->model, r->mesh_text,
+            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, s->memory / 1e9);
+    fprintf(out, "search: %d actions, %d rounds, %lld evaluations, %d tree nodes, %.2f s%s\n", (int)s->n_actions,
+            (int)s->rounds, (long long)s->evaluations, (int)s->tree_nodes, s->seconds,
+            s->timed_out ? " (stopped by the timeout)" : "");
+    fprintf(out, "plan: %d action%s\n", (int)s->n_steps, s->n_steps == 1 ? "" : "s");
+    for (int32_t k = 0; k < s->n_steps; k++)
+        write_step(r, &s->steps[k], out);
+    fprintf(out, "  %-26s %13s %9s %13s         %s\n", "", "time/step", "speed-up", "peak memory", "collectives");
+    for (int k = 0; k < SHARD_REPORT_ROWS; k++)
+        write_row(r, &r->rows[k], out);
+    return fflush(out) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
+}
+
+static json_t *cost_json(const shard_report *r, const shard_report_row *row)
+{
+    if (!row->ok)
+        return json_pack("{s:s}", "error", row->note);
+    const pp_shard_cost *c = &row->cost;
+    json_t *coll = json_object();
+    for (int k = 0; k < PP_SHARD_COLLECTIVE_KINDS; k++)
+        json_object_set_new(coll, collective_names[k], json_pack("{s:i, s:f}", "count", (json_int_t)c->collectives[k],
+                                                                 "bytes", c->collective_bytes[k]));
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:b, s:o}", "time", c->runtime, "compute_time", c->compute_time,
+                     "collective_time", c->collective_time, "flops", c->flops, "peak_memory", c->peak_memory,
+                     "fits", c->peak_memory <= r->search->memory, "collectives", coll);
+}
+
+static json_t *steps_json(const shard_report *r)
+{
+    json_t *steps = json_array();
+    for (int32_t k = 0; k < r->search->n_steps; k++) {
+        const pp_shard_search_step *s = &r->search->steps[k];
+        json_array_append_new(steps, json_pack("{s:i, s:I, s:i, s:i, s:s}", "color", (int)s->color, "size",
+                                               (json_int_t)r->nda->colors[s->color].size, "layers", (int)s->n_colors,
+                                               "dimensions", (int)s->n_dims, "axis", r->mesh->names[s->axis]));
+    }
+    return steps;
+}
+
+pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *err)
+{
+    const pp_shard_search_result *s = r->search;
+    json_t *baselines = json_object();
+    static const char *keys[] = {"data_parallel", "megatron", "data_parallel_megatron"};
+    for (int k = 0; k < 3; k++)
+        json_object_set_new(baselines, keys[k], cost_json(r, &r->rows[k + 1]));
+    json_t *plan = cost_json(r, &r->rows[4]);
+    json_object_set_new(plan, "actions", steps_json(r));
+    json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:{s:i, s:i, s:I, s:i, s:f, s:b}, s:o, s:o, s:o}", "model",
+                             r->model, "mesh", r->mesh_text, "device", r->mesh->device->name, "devices",
+                             (json_int_t)pp_shard_mesh_devices(r->mesh), "memory", s->memory, "search", "actions",
+                             (int)s->n_actions, "rounds", (int)s->rounds, "evaluations", (json_int_t)s->evaluations,
+                             "tree_nodes", (int)s->tree_nodes, "seconds", s->seconds, "timed_out", s->timed_out,
+                             "unsharded", cost_json(r, &r->rows[0]), "baselines", baselines, "plan", plan);
+    if (!root)
+        return pp_error_set(err, PP_ENOMEM, "report: out of memory");
+    int bad = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    fputc('\n', out);
+    return bad == 0 && fflush(out) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
+}
