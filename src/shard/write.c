@@ -220,13 +220,20 @@ typedef struct {
 
 static bool fail(scan *S, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+static void position(const scan *S, size_t at, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t k = 0; k < at && k < S->n; k++) {
+        *col = S->s[k] == '\n' ? 1 : *col + 1;
+        *line += S->s[k] == '\n';
+    }
+}
+
 static bool fail(scan *S, size_t at, const char *fmt, ...)
 {
-    int line = 1, col = 1;
-    for (size_t k = 0; k < at && k < S->n; k++) {
-        col = S->s[k] == '\n' ? 1 : col + 1;
-        line += S->s[k] == '\n';
-    }
+    int line, col;
+    position(S, at, &line, &col);
     char why[400];
     va_list ap;
     va_start(ap, fmt);
@@ -504,9 +511,14 @@ static bool sharding_entry(writer *W, int32_t t, const pp_shard_param *p, size_t
         return fail(&W->S, type_at, "the layout's tensor has rank %d, this type rank %d (is the text the one the module was read from?)",
                     (int)tensor->rank, (int)p->type.rank);
     char *value = NULL;
-    W->S.status = pp_shard_sharding_text(W->mesh, W->format, W->axes + tensor->first, tensor->rank, &value, W->S.err);
-    if (W->S.status != PP_OK)
+    pp_error why = {0};
+    pp_status st = pp_shard_sharding_text(W->mesh, W->format, W->axes + tensor->first, tensor->rank, &value, &why);
+    if (st != PP_OK) {
+        int line, col;
+        position(&W->S, type_at, &line, &col);
+        W->S.status = pp_error_set(W->S.err, st, "%s:%d:%d: %s", W->S.file, line, col, why.message);
         return false;
+    }
     sbuf b = {0};
     sb_str(&b, W->key);
     sb_str(&b, W->format == PP_SHARD_FORMAT_SDY ? " = " : " = \"");
