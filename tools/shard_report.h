@@ -14,7 +14,7 @@ typedef struct {
     const char *name;
     bool ok;
     pp_shard_cost cost;
-    char note[256]; /* why a baseline does not apply */
+    char note[sizeof(((pp_error *)0)->message)]; /* why a baseline does not apply */
 } shard_report_row;
 
 typedef struct {
