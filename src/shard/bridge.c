@@ -1,5 +1,6 @@
 /* bridge.c: builds the IOPDDL problem of a model on a mesh (issue 8's
- * bridge, parplan/shard_bridge.h); bridge_write.c writes it as JSON.
+ * bridge, parplan/shard_bridge.h); bridge_write.c writes it as JSON and
+ * checks a file read back against it.
  *
  * The names a node owns: an argument's definition, an op's operand uses and
  * result definitions, and the entry outputs returning any of those values

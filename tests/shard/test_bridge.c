@@ -199,6 +199,19 @@ static void test_mlp_counts(void)
         CHECK(pp_shard_bridge_strategy(b, 3, 16, ic, &err) == PP_EINPUT);
         /* x unsharded: 256*32 f32 */
         CHECK_EQ_INT(p->node_usage[p->strategy_start[0]], 256 * 32 * 4);
+        /* x's strategy 1 is m on its rows (later axes are enumerated first):
+         * into an unsharded y it is all-gathered over m, 4 devices of a
+         * 64x32 f32 block each; row-major, x's strategies slowest. */
+        CHECK(pp_shard_bridge_strategy(b, 0, 1, ic, &err) == PP_OK);
+        CHECK(ic[0] == -1 && ic[1] == A.nda->iclass[A.nda->tensors[0].first]);
+        CHECK_EQ_INT(p->node_usage[p->strategy_start[0] + 1], 64 * 32 * 4);
+        uint32_t e = 0;
+        while (e < p->edge_count && !(p->edge_nodes[2 * e] == 0 && p->edge_nodes[2 * e + 1] == 3))
+            e++;
+        CHECK(e < p->edge_count);
+        if (e < p->edge_count)
+            CHECK_EQ_INT(p->edge_cost[p->edge_cost_start[e] + 1 * 16 + 0],
+                         llround(pp_hw_allgather_time(pp_shard_default_link(), 4, 4 * 64 * 32 * 4) * 1e12));
         uint32_t s[8] = {0, 0, 0, 0, 1, 0, 0, 0};
         uint8_t axes[256];
         CHECK(A.nda->n_names <= 256);
