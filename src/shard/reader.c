@@ -6,7 +6,8 @@
  * may follow any op, argument, function or the module and is skipped.
  *
  *   file      := toplevel* EOF
- *   toplevel  := module | func | '#' NAME '=' attr-value | '{-#' ... '#-}'
+ *   toplevel  := module | func | mesh | '#' NAME '=' attr-value | '{-#' ... '#-}'
+ *   mesh      := 'sdy.mesh' '@' NAME '=' '<' balanced '>'   (Shardy's; skipped)
  *   module    := 'module' ('@' NAME)? ('attributes' attr-dict)? '{' toplevel* '}'
  *   func      := 'func.func' ('public'|'private')? '@' NAME
  *                '(' (arg (',' arg)*)? ')' ('->' results)? ('attributes' attr-dict)?
@@ -35,6 +36,8 @@
  *   types     := functype | type (',' type)*
  *   functype  := '(' (type (',' type)*)? ')' '->' (type | '(' type (',' type)* ')')
  *   type      := 'tensor' '<' (DIM 'x')* ELEM (',' encoding)? '>' | '!' NAME ('<' ... '>')?
+ *   encoding  := balanced text on the type's line (#stablehlo.bounds<?, 16>); ignored
+ *   balanced  := tokens or characters balanced in (), [], {}, <> and strings
  *   uses      := USE (',' USE)*, USE := VALUE ('#' INT)?
  *   attr-dict := '{' (KEY ('=' attr-value (':' type)?)? (',' ...)*)? '}'
  *   attr-value:= any balanced token run ending before ',' '}' or ':'
@@ -338,18 +341,25 @@ static bool accept(reader *R, const char *p, bool *ok)
 static bool skip_group(reader *R)
 {
     char stack[MAX_DEPTH];
+    int lines[MAX_DEPTH], cols[MAX_DEPTH];
     int depth = 0;
-    int line = R->tok.line, col = R->tok.col;
     do {
+        if (R->tok.kind == T_EOF && depth == 0)
+            return expected(R, "a value");
         if (R->tok.kind == T_EOF)
-            return fail_at(R, line, col, "this bracket is never closed");
+            return fail_at(R, lines[depth - 1], cols[depth - 1], "this bracket is never closed");
         if (R->tok.kind == T_PUNCT && R->tok.len == 1 && strchr("([{<", R->tok.s[0])) {
             if (depth == MAX_DEPTH)
                 return fail_at(R, R->tok.line, R->tok.col, "brackets nested too deep");
+            lines[depth] = R->tok.line;
+            cols[depth] = R->tok.col;
             stack[depth++] = R->tok.s[0] == '(' ? ')' : R->tok.s[0] == '[' ? ']' : R->tok.s[0] == '{' ? '}' : '>';
         } else if (R->tok.kind == T_PUNCT && R->tok.len == 1 && strchr(")]}>", R->tok.s[0])) {
-            if (depth == 0 || stack[depth - 1] != R->tok.s[0])
+            if (depth == 0)
                 return fail_at(R, R->tok.line, R->tok.col, "unbalanced '%c'", R->tok.s[0]);
+            if (stack[depth - 1] != R->tok.s[0])
+                return fail_at(R, R->tok.line, R->tok.col, "unbalanced '%c': the bracket at %d:%d is not closed",
+                               R->tok.s[0], lines[depth - 1], cols[depth - 1]);
             depth--;
         }
         if (!lex_next(R))
@@ -401,6 +411,38 @@ static bool elem_known(const char *e)
         return strspn(e, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == strlen(e);
     const char *digits = (e[0] == 's' || e[0] == 'u') && e[1] == 'i' ? e + 2 : e[0] == 'i' ? e + 1 : NULL;
     return digits && *digits && strspn(digits, "0123456789") == strlen(digits) && strlen(digits) <= 4;
+}
+
+/* The encoding after the element type (", #stablehlo.bounds<?, 16>"), up to
+ * the tensor's closing '>': balanced in <>, [], (), {} and strings, on the
+ * line it starts. The sharder has no use for it, so it is not kept. */
+static bool skip_encoding(reader *R)
+{
+    char stack[MAX_DEPTH];
+    int depth = 0;
+    advance_char(R);
+    while (at_char(R, 0, ' ') || at_char(R, 0, '\t'))
+        advance_char(R);
+    if (at_char(R, 0, '>') || R->pos >= R->size || R->text[R->pos] == '\n')
+        return fail_at(R, R->line, R->col, "expected an encoding after ',' in the tensor type");
+    while (R->pos < R->size && R->text[R->pos] != '\n' && (depth > 0 || R->text[R->pos] != '>')) {
+        char c = R->text[R->pos];
+        int line = R->line, col = R->col;
+        if (c == '"') {
+            if (!lex_string(R))
+                return fail_at(R, line, col, "unterminated string");
+            continue;
+        }
+        if (c != '\0' && strchr("<[({", c)) {
+            if (depth == MAX_DEPTH)
+                return fail_at(R, line, col, "brackets nested too deep");
+            stack[depth++] = c == '<' ? '>' : c == '[' ? ']' : c == '(' ? ')' : '}';
+        } else if (c != '\0' && strchr(">])}", c) && (depth == 0 || stack[--depth] != c)) {
+            return fail_at(R, line, col, "unbalanced '%c' in the tensor type's encoding", c);
+        }
+        advance_char(R);
+    }
+    return true;
 }
 
 /* "33x79x256xf32" between tensor's '<' and '>', read character by character
@@ -459,9 +501,8 @@ static bool parse_tensor_body(reader *R, pp_shard_type *t)
         return pp_error_set(R->err, PP_ENOMEM, "%s: out of memory", R->file), false;
     if (rank)
         memcpy(t->dims, dims, (size_t)rank * sizeof *dims);
-    /* an encoding after ',' is kept out of the type */
-    while (R->pos < R->size && R->text[R->pos] != '>' && R->text[R->pos] != '\n')
-        advance_char(R);
+    if (at_char(R, 0, ',') && !skip_encoding(R))
+        return false;
     if (!at_char(R, 0, '>'))
         return fail_at(R, R->line, R->col, "expected '>' to end the tensor type");
     advance_char(R);
@@ -1837,10 +1878,28 @@ static bool parse_module(reader *R)
     return lex_next(R) && skip_loc(R);
 }
 
+/* "sdy.mesh @name = <[...]>", Shardy's mesh declaration (as the writer puts
+ * it before the entry). The sharder takes its mesh from the command line, so
+ * the declaration is checked for its form and skipped. */
+static bool skip_sdy_mesh(reader *R)
+{
+    if (!lex_next(R))
+        return false;
+    if (R->tok.kind != T_SYMBOL)
+        return expected(R, "the mesh's name (@name) after sdy.mesh");
+    if (!lex_next(R) || !expect(R, "=", "'=' after the mesh's name"))
+        return false;
+    if (!is_punct(R, "<"))
+        return expected(R, "'<' to open the mesh");
+    return skip_group(R) && skip_loc(R);
+}
+
 static bool parse_toplevel(reader *R, bool in_module)
 {
     if (is_word(R, "func.func"))
         return parse_func(R);
+    if (is_word(R, "sdy.mesh"))
+        return skip_sdy_mesh(R);
     if (is_word(R, "module") && !in_module)
         return parse_module(R);
     if (R->tok.kind == T_HASH) { /* "#loc1 = loc(...)" and other aliases */
@@ -1854,7 +1913,7 @@ static bool parse_toplevel(reader *R, bool in_module)
     }
     if (is_punct(R, "{") && at_char(R, 0, '-') && !in_module)
         return skip_resources(R);
-    return expected(R, in_module ? "func.func or '}'" : "module or func.func");
+    return expected(R, in_module ? "func.func, sdy.mesh or '}'" : "module or func.func");
 }
 
 /* ---- after reading: calls ---- */

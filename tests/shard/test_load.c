@@ -1,7 +1,8 @@
 /* test_load.c: the StableHLO reader and the flattened view (src/shard/reader.c,
  * flatten.c): the two shared models read with op counts checked against a
  * line scan of the text, hand-checked shapes and attributes, the paper's
- * small examples, malformed inputs with their positions, opaque ops. */
+ * small examples, Shardy mesh declarations and bounds encodings, malformed
+ * inputs with their positions, opaque ops. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -559,11 +560,52 @@ static void test_generic(void)
     pp_shard_module_free(m);
 }
 
+/* Shardy's output as the writer gives it: mesh declarations (one with a
+ * quoted name and '>' inside a string) before the entry, and types with a
+ * bounds encoding, whose shape and element type are kept. */
+static const char sdy_text[] =
+    "module @m attributes {mhlo.num_partitions = 8 : i32} {\n"
+    "  sdy.mesh @mesh = <[\"b\"=2, \"m\"=4]>\n"
+    "  sdy.mesh @\"other mesh\" = <[\"x>\"=2], device_ids=[1, 0]> loc(\"m\":1:1)\n"
+    "  func.func @main(%a: tensor<8x?xf32, #stablehlo.bounds<?, 16>> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}, {}]>},\n"
+    "                  %b: tensor<4xbf16, \"enc>\">) -> tensor<8x?xf32, #stablehlo.bounds<?, 16>> {\n"
+    "    %c = stablehlo.negate %a : tensor<8x?xf32, #stablehlo.bounds<?, 16>>\n"
+    "    return %c : tensor<8x?xf32, #stablehlo.bounds<?, 16>>\n"
+    "  }\n"
+    "}\n";
+
+static void test_sdy_and_bounds(void)
+{
+    pp_shard_module *m = NULL;
+    pp_error err = {0};
+    pp_status st = pp_shard_module_parse("sdy.mlir", sdy_text, strlen(sdy_text), &m, &err);
+    if (st != PP_OK)
+        fprintf(stderr, "%s\n", err.message);
+    CHECK(st == PP_OK);
+    if (st != PP_OK)
+        return;
+    CHECK_EQ_INT(m->n_funcs, 1);
+    const pp_shard_func *f = &m->funcs[m->entry];
+    CHECK_EQ_INT(f->n_args, 2);
+    CHECK_EQ_INT(f->n_results, 1);
+    const pp_shard_type *a = &f->args[0].type, *b = &f->args[1].type, *r = &f->results[0].type;
+    CHECK(a->rank == 2 && a->dims[0] == 8 && a->dims[1] == -1 && strcmp(a->elem, "f32") == 0 && a->bits == 32);
+    CHECK(b->rank == 1 && b->dims[0] == 4 && strcmp(b->elem, "bf16") == 0 && b->bits == 16);
+    CHECK(r->rank == 2 && r->dims[0] == 8 && r->dims[1] == -1 && strcmp(r->elem, "f32") == 0);
+    CHECK(f->args[0].attrs && strcmp(f->args[0].attrs, "{sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}, {}]>}") == 0);
+    CHECK_EQ_INT(f->n_ops, 2);
+    CHECK(f->ops[0].kind == PP_SHARD_OP_NEGATE && f->ops[1].kind == PP_SHARD_OP_RETURN);
+    CHECK_EQ_INT(f->line, 4);
+    pp_shard_module_free(m);
+}
+
 /* A module around one function body, for the malformed cases. Line 1 is
  * "module {", line 2 the func header, the body starts on line 3. */
 #define HEAD "module {\n  func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {\n"
 #define TAIL "  }\n}\n"
 #define RET "    return %d : tensor<4x2xf32>\n"
+#define HEAD_FUNC "  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+#define RET_A "    return %a : tensor<4xf32>\n"
 
 static const struct {
     const char *text;
@@ -630,6 +672,22 @@ static const struct {
     {"module {\n  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n    %0 = stablehlo.negate %a : tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n} junk\n",
      "6:3: ", "expected module or func.func, got 'junk'"},
     {"", "1:1: ", "no function in the input"},
+    {"module {\n  sdy.mesh @mesh = <[\"b\"=2, \"m\"=4]\n", "2:20: ", "this bracket is never closed"},
+    {"module {\n  sdy.mesh @mesh = <[\"b\"=2]\n" HEAD_FUNC RET_A "  }\n}\n", "6:1: ",
+     "unbalanced '}': the bracket at 2:20 is not closed"},
+    {"module {\n  sdy.mesh @mesh = <[\"b>\"=2]>\n  sdy.mesh @m2 = <[\"b\"=2]>>\n" HEAD_FUNC RET_A "  }\n}\n", "3:27: ",
+     "expected func.func, sdy.mesh or '}', got '>'"},
+    {"module {\n  sdy.mesh @mesh = <[\"b=2]>\n}\n", "2:22: ", "unterminated string"},
+    {"module {\n  sdy.mesh mesh = <[]>\n}\n", "2:12: ", "expected the mesh's name (@name) after sdy.mesh, got 'mesh'"},
+    {"module {\n  sdy.mesh @mesh [\"b\"=2]\n}\n", "2:18: ", "expected '=' after the mesh's name"},
+    {"module {\n  sdy.mesh @mesh = [\"b\"=2]\n}\n", "2:20: ", "expected '<' to open the mesh"},
+    {HEAD "    %d = stablehlo.negate %a : tensor<4x8xf32, #stablehlo.bounds<?, 8>\n" TAIL, "3:71: ",
+     "expected '>' to end the tensor type"},
+    {HEAD "    %d = stablehlo.negate %a : tensor<4x8xf32, #stablehlo.bounds<?, 8)>>\n" TAIL, "3:70: ",
+     "unbalanced ')' in the tensor type's encoding"},
+    {HEAD "    %d = stablehlo.negate %a : tensor<4x8xf32, >\n" TAIL, "3:48: ",
+     "expected an encoding after ',' in the tensor type"},
+    {HEAD "    %d = stablehlo.negate %a : tensor<4x8xf32, \"enc>\n" TAIL, "3:48: ", "unterminated string"},
     {HEAD "    %d = stablehlo.slice %a [0:, 0:8] : (tensor<4x8xf32>) -> tensor<4x8xf32>\n" TAIL, "3:29: ",
      "slice: expected 'start:limit' for each dimension"},
     {HEAD "    %d = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 0, f]x[0, 1, i, o]->[b, 0, 1, f], window = {} : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>\n" RET TAIL,
@@ -670,6 +728,7 @@ int main(void)
     test_layers();
     test_unknown();
     test_generic();
+    test_sdy_and_bounds();
     test_malformed();
     return CHECK_DONE();
 }
