@@ -8,12 +8,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "parplan/shard.h"
+#include "parplan/shard_write.h"
 #include "shard_report.h"
 
 const char shard_usage[] =
     "parplan shard MODEL.mlir --explain\n"
     "parplan shard MODEL.mlir --mesh b=2,m=4 [--device a100-80gb] [--memory BYTES] [--timeout S]\n"
-    "              [--threads N] [--seed K] [--json]\n"
+    "              [--threads N] [--seed K] [--out SHARDED.mlir] [--format gspmd|sdy] [--json]\n"
     "  Reads MODEL.mlir (StableHLO text as jax.jit(f).lower(...).as_text() prints it) and inlines\n"
     "  its calls. --explain prints the named-dimension analysis of paper 004: the colors (sets of\n"
     "  dimensions to shard together) with their sizes and the tensors they touch, the sharding\n"
@@ -26,11 +27,14 @@ const char shard_usage[] =
     "  --timeout    search budget in seconds (default 60; the search usually stops sooner, when a\n"
     "               round of trajectories brings no improvement)\n"
     "  --threads    rollout threads (default: the machine's cores); --seed  search seed (default 1)\n"
+    "  --out        write MODEL.mlir again with the plan's shardings on the entry's arguments and\n"
+    "               results, as GSPMD strings (mhlo.sharding, the default) or Shardy attributes\n"
+    "               (--format sdy: sdy.sharding and an sdy.mesh declaration)\n"
     "  --json       the report as JSON\n"
     "  Ops the reader does not know are kept opaque, with one warning per op name on stderr.";
 
 typedef struct {
-    const char *model, *mesh, *device;
+    const char *model, *mesh, *device, *out, *format;
     double memory, timeout;
     int64_t threads, seed;
     bool explain, json;
@@ -61,6 +65,10 @@ static bool value_flag(flags *f, const char *name, const char *value)
         f->mesh = value;
     else if (strcmp(name, "--device") == 0)
         f->device = value;
+    else if (strcmp(name, "--out") == 0)
+        f->out = value;
+    else if (strcmp(name, "--format") == 0)
+        f->format = value;
     else if (strcmp(name, "--memory") == 0)
         return parse_bytes(value, &f->memory);
     else if (strcmp(name, "--timeout") == 0)
@@ -78,6 +86,7 @@ static bool parse_flags(int argc, char **argv, flags *f)
 {
     memset(f, 0, sizeof *f);
     f->device = "a100-80gb";
+    f->format = "gspmd";
     f->timeout = 60;
     f->seed = 1;
     for (int i = 0; i < argc; i++) {
@@ -151,10 +160,34 @@ static pp_status open_mesh(const flags *f, analysis *A, pp_shard_mesh *mesh, pp_
     return PP_OK;
 }
 
+/* MODEL.mlir again, with the layout on its entry's signature. */
+static pp_status write_sharded(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
+                               const uint8_t *axes, pp_error *err)
+{
+    char *text = NULL, *sharded = NULL;
+    size_t size = 0, sharded_size = 0;
+    pp_status st = pp_read_text_file(f->model, &text, &size, err);
+    if (st == PP_OK)
+        st = pp_shard_write_module(A->nda, mesh, axes, format, text, size, &sharded, &sharded_size, err);
+    FILE *out = st == PP_OK ? cli_open_out(f->out, err) : NULL;
+    if (out) {
+        fwrite(sharded, 1, sharded_size, out);
+        st = cli_close_out(out, f->out, err);
+    } else if (st == PP_OK) {
+        st = PP_EIO;
+    }
+    free(text);
+    free(sharded);
+    return st;
+}
+
 static pp_status plan(const flags *f, analysis *A, pp_error *err)
 {
     pp_shard_mesh mesh;
-    pp_status st = open_mesh(f, A, &mesh, err);
+    pp_shard_format format;
+    pp_status st = pp_shard_format_parse(f->format, &format, err);
+    if (st == PP_OK)
+        st = open_mesh(f, A, &mesh, err);
     if (st != PP_OK)
         return st;
     pp_shard_search_options o;
@@ -170,6 +203,8 @@ static pp_status plan(const flags *f, analysis *A, pp_error *err)
     shard_report report;
     shard_report_build(&report, f->model, f->mesh, A->nda, &mesh, &r);
     st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
+    if (st == PP_OK && f->out)
+        st = write_sharded(f, A, &mesh, format, r.axes, err);
     pp_shard_search_result_free(&r);
     return st;
 }

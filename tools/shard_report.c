@@ -33,6 +33,8 @@ void shard_report_build(shard_report *r, const char *model, const char *mesh_tex
     r->rows[4] = (shard_report_row){"plan (search)", true, search->cost, ""};
 }
 
+static const char *bytes_text(double bytes, char *buf, size_t size);
+
 static const char *collective_names[PP_SHARD_COLLECTIVE_KINDS] = {"all_reduce", "reduce_scatter", "all_gather",
                                                                    "all_to_all"};
 
@@ -50,11 +52,36 @@ static void write_collectives(const pp_shard_cost *c, FILE *out)
     bool any = false;
     for (int k = 0; k < PP_SHARD_COLLECTIVE_KINDS; k++)
         if (c->collectives[k]) {
-            fprintf(out, "%s%d %s (%.1f MB)", any ? ", " : "", (int)c->collectives[k], collective_names[k],
-                    c->collective_bytes[k] / 1e6);
+            char b[32];
+            fprintf(out, "%s%d %s (%s)", any ? ", " : "", (int)c->collectives[k], collective_names[k],
+                    bytes_text(c->collective_bytes[k], b, sizeof b));
             any = true;
         }
     fputs(any ? "\n" : "none\n", out);
+}
+
+/* "12.3 us", "4.56 ms", "1.23 s": three significant figures at any scale. */
+static const char *time_text(double seconds, char *buf, size_t size)
+{
+    if (seconds < 1e-3)
+        snprintf(buf, size, "%.3g us", seconds * 1e6);
+    else if (seconds < 1)
+        snprintf(buf, size, "%.3g ms", seconds * 1e3);
+    else
+        snprintf(buf, size, "%.3g s", seconds);
+    return buf;
+}
+
+static const char *bytes_text(double bytes, char *buf, size_t size)
+{
+    static const char *units[] = {"B", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (bytes >= 1000 && u < 4) {
+        bytes /= 1000;
+        u++;
+    }
+    snprintf(buf, size, "%.3g %s", bytes, units[u]);
+    return buf;
 }
 
 static void write_row(const shard_report *r, const shard_report_row *row, FILE *out)
@@ -64,23 +91,26 @@ static void write_row(const shard_report *r, const shard_report_row *row, FILE *
         return;
     }
     const pp_shard_cost *c = &row->cost, *u = &r->rows[0].cost;
-    fprintf(out, "  %-26s %10.3f ms %8.2fx %10.3f GB%s  ", row->name, c->runtime * 1e3, u->runtime / c->runtime,
-            c->peak_memory / 1e9, c->peak_memory > r->search->memory ? " (over)" : "       ");
+    char t[32], m[32];
+    fprintf(out, "  %-26s %10s %8.2fx %10s%s  ", row->name, time_text(c->runtime, t, sizeof t),
+            u->runtime / c->runtime, bytes_text(c->peak_memory, m, sizeof m),
+            c->peak_memory > r->search->memory ? " (over)" : "       ");
     write_collectives(c, out);
 }
 
 pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *err)
 {
     const pp_shard_search_result *s = r->search;
-    fprintf(out, "%s on mesh %s: %lld x %s, %.2f GB per device\n", r->model, r->mesh_text,
-            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, s->memory / 1e9);
+    char m[32];
+    fprintf(out, "%s on mesh %s: %lld x %s, %s per device\n", r->model, r->mesh_text,
+            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, bytes_text(s->memory, m, sizeof m));
     fprintf(out, "search: %d actions, %d rounds, %lld evaluations, %d tree nodes, %.2f s%s\n", (int)s->n_actions,
             (int)s->rounds, (long long)s->evaluations, (int)s->tree_nodes, s->seconds,
             s->timed_out ? " (stopped by the timeout)" : "");
     fprintf(out, "plan: %d action%s\n", (int)s->n_steps, s->n_steps == 1 ? "" : "s");
     for (int32_t k = 0; k < s->n_steps; k++)
         write_step(r, &s->steps[k], out);
-    fprintf(out, "  %-26s %13s %9s %13s         %s\n", "", "time/step", "speed-up", "peak memory", "collectives");
+    fprintf(out, "  %-26s %10s %9s %10s         %s\n", "", "time/step", "speed-up", "peak/device", "collectives");
     for (int k = 0; k < SHARD_REPORT_ROWS; k++)
         write_row(r, &r->rows[k], out);
     return fflush(out) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");

@@ -64,6 +64,10 @@ uint64_t pp_rng_next(pp_rng *rng);
 uint32_t pp_rng_below(pp_rng *rng, uint32_t bound); /* uniform in [0, bound), bound > 0 */
 double pp_rng_unit(pp_rng *rng);                   /* uniform in [0, 1) */
 
+/* The whole file as text, malloc'd and NUL-terminated (the terminator is not
+ * counted in *size). PP_EIO when the file cannot be opened or read. */
+pp_status pp_read_text_file(const char *path, char **text, size_t *size, pp_error *err);
+
 /* Number of online processors, at least 1. */
 int pp_cpu_count(void);
 

@@ -649,7 +649,7 @@ pp_status pp_cluster_load(const char *path, const pp_hw_catalog *cat, pp_cluster
     char *text = NULL;
     size_t size = 0;
     *out = NULL;
-    pp_status st = pp_json_read_text(path, &text, &size, err);
+    pp_status st = pp_read_text_file(path, &text, &size, err);
     if (!st)
         st = cluster_load_buffer(path, text, size, cat, out, err);
     free(text);
@@ -660,7 +660,7 @@ pp_status pp_cluster_add_events_file(pp_cluster *c, const char *path, pp_error *
 {
     char *text = NULL;
     size_t size = 0;
-    pp_status st = pp_json_read_text(path, &text, &size, err);
+    pp_status st = pp_read_text_file(path, &text, &size, err);
     if (!st)
         st = cluster_add_events_buffer(c, path, text, size, err);
     free(text);

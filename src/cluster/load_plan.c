@@ -372,7 +372,7 @@ pp_status pp_cluster_plan_load(const char *path, const pp_cluster *c,
     char *text = NULL;
     size_t size = 0;
     *out = NULL;
-    pp_status st = pp_json_read_text(path, &text, &size, err);
+    pp_status st = pp_read_text_file(path, &text, &size, err);
     if (!st)
         st = cluster_plan_load_buffer(path, text, size, c, w, out, err);
     free(text);

@@ -156,7 +156,7 @@ pp_status pp_cluster_workload_load(const char *path, const pp_hw_catalog *cat,
     char *text = NULL;
     size_t size = 0;
     *out = NULL;
-    pp_status st = pp_json_read_text(path, &text, &size, err);
+    pp_status st = pp_read_text_file(path, &text, &size, err);
     if (!st)
         st = cluster_workload_load_buffer(path, text, size, cat, out, err);
     free(text);

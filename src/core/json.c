@@ -192,36 +192,6 @@ pp_status pp_json_array(pp_json_at at, const json_t *obj, const char *key, bool 
     return PP_OK;
 }
 
-pp_status pp_json_read_text(const char *path, char **text, size_t *size, pp_error *err)
-{
-    *text = NULL;
-    *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pp_error_set(err, PP_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        char *grown = n == cap ? realloc(buf, cap *= 2) : buf;
-        if (!grown)
-            free(buf);
-        buf = grown;
-    }
-    int read_errno = errno;
-    bool failed = ferror(f);
-    fclose(f);
-    if (!buf)
-        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
-    if (failed) {
-        free(buf);
-        return pp_error_set(err, PP_EIO, "%s: read error: %s", path, strerror(read_errno));
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *size = n;
-    return PP_OK;
-}
 
 /* ---------------------------------------------------------------- positions */
 

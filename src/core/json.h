@@ -51,11 +51,6 @@ pp_status pp_json_number(pp_json_at at, const json_t *obj, const char *key, bool
 pp_status pp_json_array(pp_json_at at, const json_t *obj, const char *key, bool required,
                         json_t **out, pp_error *err);
 
-/* The whole file as text, malloc'd and NUL-terminated (the terminator is not
- * counted in *size), for readers that locate their errors. PP_EIO when the
- * file cannot be opened or read. */
-pp_status pp_json_read_text(const char *path, char **text, size_t *size, pp_error *err);
-
 /* Where the value at `path` (as pp_json_path writes it) begins in the JSON
  * `text`: *line and *column from 1, columns counting characters (UTF-8
  * sequences), as jansson counts them. Keys are compared unescaped; a key

@@ -347,7 +347,7 @@ pp_status pp_sched_load(const char *path, pp_sched_problem **out, pp_error *err)
     char *text = NULL;
     size_t size = 0;
     *out = NULL;
-    pp_status st = pp_json_read_text(path, &text, &size, err);
+    pp_status st = pp_read_text_file(path, &text, &size, err);
     if (!st)
         st = pp_sched_load_buffer(path, text, size, out, err);
     free(text);

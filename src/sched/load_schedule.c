@@ -225,7 +225,7 @@ pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
     *out = NULL;
     pp_status st = unfinished(path, p, err);
     if (!st)
-        st = pp_json_read_text(path, &text, &size, err);
+        st = pp_read_text_file(path, &text, &size, err);
     if (!st)
         st = pp_sched_load_schedule_buffer(path, text, size, p, out, err);
     free(text);
