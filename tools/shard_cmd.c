@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "parplan/shard.h"
+#include "parplan/shard_bridge.h"
 #include "parplan/shard_write.h"
 #include "shard_report.h"
 
@@ -15,6 +16,9 @@ const char shard_usage[] =
     "parplan shard MODEL.mlir --explain\n"
     "parplan shard MODEL.mlir --mesh b=2,m=4 [--device a100-80gb] [--memory BYTES] [--timeout S]\n"
     "              [--threads N] [--seed K] [--out SHARDED.mlir] [--format gspmd|sdy] [--json]\n"
+    "parplan shard MODEL.mlir --mesh ... [--device D] [--memory BYTES] --emit-iopddl PROBLEM.json\n"
+    "parplan shard MODEL.mlir --mesh ... [--device D] [--memory BYTES] --apply-iopddl PROBLEM.json SOLUTION\n"
+    "              [--out SHARDED.mlir] [--format gspmd|sdy] [--json]\n"
     "  Reads MODEL.mlir (StableHLO text as jax.jit(f).lower(...).as_text() prints it) and inlines\n"
     "  its calls. --explain prints the named-dimension analysis of paper 004: the colors (sets of\n"
     "  dimensions to shard together) with their sizes and the tensors they touch, the sharding\n"
@@ -31,10 +35,16 @@ const char shard_usage[] =
     "               results, as GSPMD strings (mhlo.sharding, the default) or Shardy attributes\n"
     "               (--format sdy: sdy.sharding and an sdy.mesh declaration)\n"
     "  --json       the report as JSON\n"
+    "  --emit-iopddl writes the sharding problem as an IOPDDL contest problem instead of searching:\n"
+    "               a node per argument and op, its strategies the mesh axes over its dimensions, costs\n"
+    "               in picoseconds, usage in bytes per device, the usage limit --memory; `iopddl\n"
+    "               PROBLEM.json 10 > SOLUTION` or `parplan solve` solves it\n"
+    "  --apply-iopddl reads such a problem (it must be the one this model and mesh give) and a\n"
+    "               solution, and reports (and with --out writes) the plan it stands for\n"
     "  Ops the reader does not know are kept opaque, with one warning per op name on stderr.";
 
 typedef struct {
-    const char *model, *mesh, *device, *out, *format;
+    const char *model, *mesh, *device, *out, *format, *emit, *apply, *solution;
     double memory, timeout;
     int64_t threads, seed;
     bool explain, json;
@@ -69,6 +79,8 @@ static bool value_flag(flags *f, const char *name, const char *value)
         f->out = value;
     else if (strcmp(name, "--format") == 0)
         f->format = value;
+    else if (strcmp(name, "--emit-iopddl") == 0)
+        f->emit = value;
     else if (strcmp(name, "--memory") == 0)
         return parse_bytes(value, &f->memory);
     else if (strcmp(name, "--timeout") == 0)
@@ -95,7 +107,10 @@ static bool parse_flags(int argc, char **argv, flags *f)
             f->explain = true;
         else if (strcmp(a, "--json") == 0)
             f->json = true;
-        else if (a[0] == '-' && a[1] == '-' && i + 1 < argc) {
+        else if (strcmp(a, "--apply-iopddl") == 0 && i + 2 < argc) {
+            f->apply = argv[++i];
+            f->solution = argv[++i];
+        } else if (a[0] == '-' && a[1] == '-' && i + 1 < argc) {
             if (!value_flag(f, a, argv[++i])) {
                 fprintf(stderr, "parplan shard: bad value '%s' for %s\n", argv[i], a);
                 return false;
@@ -105,7 +120,8 @@ static bool parse_flags(int argc, char **argv, flags *f)
         else
             return false;
     }
-    return f->model && (f->explain != (f->mesh != NULL));
+    return f->model && (f->explain != (f->mesh != NULL)) && !(f->emit && f->apply) &&
+           !(f->emit && (f->out || f->json));
 }
 
 typedef struct {
@@ -181,6 +197,90 @@ static pp_status write_sharded(const flags *f, const analysis *A, const pp_shard
     return st;
 }
 
+static double memory_limit(const flags *f, const pp_shard_mesh *mesh)
+{
+    return f->memory > 0 ? f->memory : mesh->device->memory_bytes;
+}
+
+static pp_status emit_iopddl(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_error *err)
+{
+    pp_shard_bridge *bridge = NULL;
+    pp_status st = pp_shard_bridge_build(A->flat, A->nda, mesh, memory_limit(f, mesh), &bridge, err);
+    FILE *out = st == PP_OK ? cli_open_out(f->emit, err) : NULL;
+    if (out) {
+        st = pp_shard_bridge_write(bridge, A->m->name[0] ? A->m->name : "model", out, err);
+        pp_status closed = cli_close_out(out, f->emit, err);
+        if (st == PP_OK)
+            st = closed;
+    } else if (st == PP_OK) {
+        st = PP_EIO;
+    }
+    if (st == PP_OK) {
+        const pp_iopddl_problem *p = pp_shard_bridge_problem(bridge);
+        fprintf(stderr, "parplan: wrote %s: %u nodes, %u edges, costs in picoseconds, usage limit %lld bytes\n",
+                f->emit, p->node_count, p->edge_count, (long long)p->usage_limit);
+    }
+    pp_shard_bridge_free(bridge);
+    return st;
+}
+
+/* The plan a solution of the emitted problem stands for, priced by the cost
+ * model; the report carries the solution's IOPDDL cost beside it. */
+static pp_status apply_solution(const flags *f, const analysis *A, const pp_shard_mesh *mesh,
+                                const pp_shard_bridge *bridge, const pp_iopddl_problem *problem,
+                                pp_shard_search_result *r, pp_iopddl_evaluation *ev, pp_error *err)
+{
+    uint32_t *strategies = NULL;
+    pp_status st = pp_shard_bridge_check(bridge, problem, err);
+    if (st == PP_OK)
+        st = pp_iopddl_load_solution(f->solution, problem, &strategies, err);
+    if (st == PP_OK)
+        st = pp_iopddl_evaluate(problem, strategies, ev, err);
+    memset(r, 0, sizeof *r);
+    r->memory = memory_limit(f, mesh);
+    r->arena = st == PP_OK ? pp_arena_new(0) : NULL;
+    r->axes = r->arena ? pp_arena_calloc(r->arena, (size_t)A->nda->n_names + 1, 1) : NULL;
+    if (st == PP_OK && !r->axes)
+        st = pp_error_set(err, PP_ENOMEM, "out of memory");
+    if (st == PP_OK)
+        st = pp_shard_cost_eval_layout(A->flat, A->nda, mesh, r->axes, &r->initial, err);
+    if (st == PP_OK)
+        st = pp_shard_bridge_layout(bridge, strategies, r->axes, err);
+    if (st == PP_OK)
+        st = pp_shard_cost_eval_layout(A->flat, A->nda, mesh, r->axes, &r->cost, err);
+    free(strategies);
+    return st;
+}
+
+static pp_status apply_iopddl(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
+                              pp_error *err)
+{
+    pp_shard_bridge *bridge = NULL;
+    pp_iopddl_problem *problem = NULL;
+    pp_shard_search_result r;
+    pp_iopddl_evaluation ev;
+    memset(&r, 0, sizeof r);
+    pp_status st = pp_shard_bridge_build(A->flat, A->nda, mesh, memory_limit(f, mesh), &bridge, err);
+    if (st == PP_OK)
+        st = pp_iopddl_load(f->apply, &problem, err);
+    if (st == PP_OK)
+        st = apply_solution(f, A, mesh, bridge, problem, &r, &ev, err);
+    if (st == PP_OK) {
+        shard_report report;
+        shard_report_build(&report, f->model, f->mesh, A->nda, mesh, &r);
+        report.solution = f->solution;
+        report.iopddl_cost = (double)ev.cost;
+        report.iopddl_feasible = ev.feasible;
+        st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
+    }
+    if (st == PP_OK && f->out)
+        st = write_sharded(f, A, mesh, format, r.axes, err);
+    pp_shard_search_result_free(&r);
+    pp_iopddl_free(problem);
+    pp_shard_bridge_free(bridge);
+    return st;
+}
+
 static pp_status plan(const flags *f, analysis *A, pp_error *err)
 {
     pp_shard_mesh mesh;
@@ -190,6 +290,10 @@ static pp_status plan(const flags *f, analysis *A, pp_error *err)
         st = open_mesh(f, A, &mesh, err);
     if (st != PP_OK)
         return st;
+    if (f->emit)
+        return emit_iopddl(f, A, &mesh, err);
+    if (f->apply)
+        return apply_iopddl(f, A, &mesh, format, err);
     pp_shard_search_options o;
     pp_shard_search_options_default(&o);
     o.memory = f->memory;
@@ -202,6 +306,8 @@ static pp_status plan(const flags *f, analysis *A, pp_error *err)
         return st;
     shard_report report;
     shard_report_build(&report, f->model, f->mesh, A->nda, &mesh, &r);
+    report.threads = (int32_t)f->threads;
+    report.seed = (uint64_t)f->seed;
     st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
     if (st == PP_OK && f->out)
         st = write_sharded(f, A, &mesh, format, r.axes, err);

@@ -30,10 +30,11 @@ void shard_report_build(shard_report *r, const char *model, const char *mesh_tex
     baseline_row(&r->rows[1], "data parallel", r, pp_shard_baseline_data_parallel);
     baseline_row(&r->rows[2], "megatron", r, pp_shard_baseline_megatron);
     baseline_row(&r->rows[3], "data parallel + megatron", r, pp_shard_baseline_combined);
-    r->rows[4] = (shard_report_row){"plan (search)", true, search->cost, ""};
+    r->rows[4] = (shard_report_row){"plan", true, search->cost, ""};
 }
 
 static const char *bytes_text(double bytes, char *buf, size_t size);
+static const char *time_text(double seconds, char *buf, size_t size);
 
 static const char *collective_names[PP_SHARD_COLLECTIVE_KINDS] = {"all_reduce", "reduce_scatter", "all_gather",
                                                                    "all_to_all"};
@@ -104,10 +105,13 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
     char m[32];
     fprintf(out, "%s on mesh %s: %lld x %s, %s per device\n", r->model, r->mesh_text,
             (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, bytes_text(s->memory, m, sizeof m));
-    fprintf(out, "search: %d actions, %d rounds, %lld evaluations, %d tree nodes, %.2f s%s\n", (int)s->n_actions,
-            (int)s->rounds, (long long)s->evaluations, (int)s->tree_nodes, s->seconds,
-            s->timed_out ? " (stopped by the timeout)" : "");
-    fprintf(out, "plan: %d action%s\n", (int)s->n_steps, s->n_steps == 1 ? "" : "s");
+    if (r->solution)
+        fprintf(out, "plan: the IOPDDL solution %s, cost %.0f ps (%s)%s\n", r->solution, r->iopddl_cost,
+                time_text(r->iopddl_cost * 1e-12, m, sizeof m), r->iopddl_feasible ? "" : ", over the usage limit");
+    else
+        fprintf(out, "search: %d actions, %d rounds, %lld evaluations, %d tree nodes, %.2f s%s\nplan: %d action%s\n",
+                (int)s->n_actions, (int)s->rounds, (long long)s->evaluations, (int)s->tree_nodes, s->seconds,
+                s->timed_out ? " (stopped by the timeout)" : "", (int)s->n_steps, s->n_steps == 1 ? "" : "s");
     for (int32_t k = 0; k < s->n_steps; k++)
         write_step(r, &s->steps[k], out);
     fprintf(out, "  %-26s %10s %9s %10s         %s\n", "", "time/step", "speed-up", "peak/device", "collectives");
@@ -151,12 +155,16 @@ pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *er
         json_object_set_new(baselines, keys[k], cost_json(r, &r->rows[k + 1]));
     json_t *plan = cost_json(r, &r->rows[4]);
     json_object_set_new(plan, "actions", steps_json(r));
-    json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:{s:i, s:i, s:I, s:i, s:f, s:b}, s:o, s:o, s:o}", "model",
-                             r->model, "mesh", r->mesh_text, "device", r->mesh->device->name, "devices",
-                             (json_int_t)pp_shard_mesh_devices(r->mesh), "memory", s->memory, "search", "actions",
-                             (int)s->n_actions, "rounds", (int)s->rounds, "evaluations", (json_int_t)s->evaluations,
-                             "tree_nodes", (int)s->tree_nodes, "seconds", s->seconds, "timed_out", s->timed_out,
-                             "unsharded", cost_json(r, &r->rows[0]), "baselines", baselines, "plan", plan);
+    json_t *source = r->solution
+                         ? json_pack("{s:s, s:f, s:b}", "solution", r->solution, "cost_ps", r->iopddl_cost, "feasible",
+                                     r->iopddl_feasible)
+                         : json_pack("{s:i, s:i, s:I, s:i, s:f, s:b}", "actions", (int)s->n_actions, "rounds",
+                                     (int)s->rounds, "evaluations", (json_int_t)s->evaluations, "tree_nodes",
+                                     (int)s->tree_nodes, "seconds", s->seconds, "timed_out", s->timed_out);
+    json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:o, s:o, s:o, s:o}", "model", r->model, "mesh", r->mesh_text,
+                             "device", r->mesh->device->name, "devices", (json_int_t)pp_shard_mesh_devices(r->mesh),
+                             "memory", s->memory, r->solution ? "iopddl" : "search", source, "unsharded",
+                             cost_json(r, &r->rows[0]), "baselines", baselines, "plan", plan);
     if (!root)
         return pp_error_set(err, PP_ENOMEM, "report: out of memory");
     int bad = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));

@@ -24,6 +24,9 @@ typedef struct {
     const pp_shard_search_result *search;
     int32_t threads;
     uint64_t seed;
+    const char *solution;  /* the IOPDDL solution applied, NULL for a search */
+    double iopddl_cost;    /* its cost in the problem (picoseconds) */
+    bool iopddl_feasible;
     shard_report_row rows[SHARD_REPORT_ROWS]; /* unsharded, the three baselines, the plan */
 } shard_report;
 

@@ -1,8 +1,17 @@
-/* test_cli.c: `parplan shard MODEL --explain` as a user meets it: both shared
- * models and the paper's MLP explained with the analysis's own counts, a
- * truncated module refused with exit 2 and its position, bad flags exit 2. */
+/* test_cli.c: `parplan shard` as a user meets it: both shared models and
+ * the paper's MLP explained with the analysis's own counts; a plan on the
+ * issue's 2x4 mesh no slower than any baseline, fitting a memory limit that
+ * data parallelism exceeds, and its sharded module read back; the IOPDDL
+ * bridge from emit through `parplan eval` and `parplan solve` to apply, its
+ * costs ordering plans as the cost model does; a truncated module, a mesh
+ * that shards nothing, a problem from another mesh and bad flags refused
+ * with exit 2. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
 #include "cli_run.h"
+#include "parplan/shard.h"
 
 #define MODELS PP_SOURCE_DIR "/../shared/models/stablehlo"
 
@@ -34,8 +43,131 @@ static void truncated_module(void)
     CHECK_EQ_INT(system(command), 0);
 }
 
+static char tmp[] = "/tmp/parplan-shard-cli-XXXXXX";
+
+/* Runs command with stdout to a file and returns it read as JSON. */
+static json_t *run_json(const char *command)
+{
+    char full[2048], path[300];
+    snprintf(path, sizeof path, "%s/out.json", tmp);
+    snprintf(full, sizeof full, "%s > %s", command, path);
+    int status = system(full);
+    CHECK_EQ_INT(status, 0);
+    json_error_t jerr;
+    json_t *j = json_load_file(path, 0, &jerr);
+    CHECK(j != NULL);
+    return j;
+}
+
+static double number_at(json_t *j, const char *a, const char *b, const char *c)
+{
+    json_t *v = json_object_get(j, a);
+    if (b)
+        v = json_object_get(v, b);
+    if (c)
+        v = json_object_get(v, c);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The issue's mesh on the chess model: the plan is no slower than
+ * Megatron (the data-parallel baselines do not apply: batch 33), fits, and
+ * its sharded module reads back with a sharding on every argument. */
+static void chess_plan(void)
+{
+    char command[1024], out[300];
+    snprintf(out, sizeof out, "%s/chess.mlir", tmp);
+    snprintf(command, sizeof command, "%s shard %s/searchless_chess_9m.mlir --mesh b=2,m=4 --threads 2 --json --out %s",
+             PP_CLI, MODELS, out);
+    json_t *j = run_json(command);
+    double plan = number_at(j, "plan", "time", NULL), mega = number_at(j, "baselines", "megatron", "time");
+    CHECK(plan > 0 && plan <= mega);
+    CHECK(json_is_true(json_object_get(json_object_get(j, "plan"), "fits")));
+    CHECK(json_is_string(json_object_get(json_object_get(json_object_get(j, "baselines"), "data_parallel"), "error")));
+    json_decref(j);
+    pp_shard_module *m = NULL;
+    pp_error err = {0};
+    CHECK(pp_shard_module_load(out, &m, &err) == PP_OK);
+    if (!m)
+        return;
+    const pp_shard_func *f = &m->funcs[m->entry];
+    int sharded = 0;
+    for (int32_t k = 0; k < f->n_args; k++) {
+        CHECK(f->args[k].sharding != NULL);
+        sharded += f->args[k].sharding && strstr(f->args[k].sharding, "devices=") != NULL;
+    }
+    CHECK(sharded > 0);
+    pp_shard_module_free(m);
+}
+
+/* On 3 devices data parallelism applies; below its peak the plan fits. */
+static void chess_memory(void)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "%s shard %s/searchless_chess_9m.mlir --mesh b=3 --json", PP_CLI, MODELS);
+    json_t *j = run_json(command);
+    double dp_peak = number_at(j, "baselines", "data_parallel", "peak_memory");
+    json_decref(j);
+    CHECK(dp_peak > 0);
+    snprintf(command, sizeof command, "%s shard %s/searchless_chess_9m.mlir --mesh b=3 --json --memory %.0f", PP_CLI,
+             MODELS, 0.8 * dp_peak);
+    j = run_json(command);
+    CHECK(!json_is_true(json_object_get(json_object_get(json_object_get(j, "baselines"), "data_parallel"), "fits")));
+    CHECK(json_is_true(json_object_get(json_object_get(j, "plan"), "fits")));
+    CHECK(number_at(j, "plan", "peak_memory", NULL) <= 0.8 * dp_peak);
+    json_decref(j);
+}
+
+/* The plan of an IOPDDL solution: its cost-model time and its IOPDDL cost. */
+static void applied(const char *model, const char *mesh, const char *problem, const char *solution, double *time,
+                    double *cost)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "%s shard %s --mesh %s --apply-iopddl %s %s --json", PP_CLI, model, mesh,
+             problem, solution);
+    json_t *j = run_json(command);
+    *time = number_at(j, "plan", "time", NULL);
+    *cost = number_at(j, "iopddl", "cost_ps", NULL);
+    json_decref(j);
+}
+
+/* Emit, evaluate the unsharded solution, solve, apply both: the IOPDDL
+ * cost is the plan's time in picoseconds (to rounding), so the cheaper
+ * solution is the faster plan. */
+static void bridge(const char *model, const char *mesh, int32_t nodes)
+{
+    char command[1024], problem[300], zeros[300], solved[300];
+    snprintf(problem, sizeof problem, "%s/p.json", tmp);
+    snprintf(zeros, sizeof zeros, "%s/zeros.txt", tmp);
+    snprintf(solved, sizeof solved, "%s/solved.txt", tmp);
+    snprintf(command, sizeof command, "%s shard %s --mesh %s --emit-iopddl %s", PP_CLI, model, mesh, problem);
+    expect(command, 0, "nodes");
+    FILE *f = fopen(zeros, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputc('[', f);
+    for (int32_t k = 0; k < nodes; k++)
+        fprintf(f, "%s0", k ? ", " : "");
+    fputs("]\n", f);
+    fclose(f);
+    snprintf(command, sizeof command, "%s eval %s %s", PP_CLI, problem, zeros);
+    expect(command, 0, "cost");
+    snprintf(command, sizeof command, "%s solve %s --timeout 3 --threads 2 --out %s", PP_CLI, problem, solved);
+    expect(command, 0, NULL);
+    double t0, c0, t1, c1;
+    applied(model, mesh, problem, zeros, &t0, &c0);
+    applied(model, mesh, problem, solved, &t1, &c1);
+    double rounding = 2.0 * nodes; /* half a picosecond per node and edge term */
+    CHECK(fabs(t0 * 1e12 - c0) <= rounding);
+    CHECK(fabs(t1 * 1e12 - c1) <= rounding);
+    CHECK(c1 < c0 && t1 < t0);
+    snprintf(command, sizeof command, "%s shard %s --mesh a=2 --apply-iopddl %s %s", PP_CLI, model, problem, solved);
+    expect(command, 2, "problem");
+}
+
 int main(void)
 {
+    CHECK(mkdtemp(tmp) != NULL);
     explains(PP_DATA_DIR "/mlp.mlir", "mlp.mlir: module @mlp, 5 ops");
     explains(MODELS "/searchless_chess_9m.mlir", "module @jit_predict_sequence, 1010 ops");
     explains(MODELS "/jax_resnet_50.mlir", "jax_resnet_50.mlir: module");
@@ -43,5 +175,16 @@ int main(void)
     expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir", 2, "usage");
     expect(PP_CLI " shard --explain", 2, "usage");
     expect(PP_CLI " shard /nonexistent.mlir --explain", 3, "/nonexistent.mlir");
+    chess_plan();
+    chess_memory();
+    bridge(PP_DATA_DIR "/mlp.mlir", "a=2,b=2", 8);
+    bridge(MODELS "/searchless_chess_9m.mlir", "b=3,m=4", 1105);
+    expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=5", 2, "no sharding action is valid");
+    expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=2 --device tpu9", 2, "tpu9");
+    expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=2 --format xla", 2, "xla");
+    expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=2x", 2, "b=2x");
+    char command[300];
+    snprintf(command, sizeof command, "rm -rf %s", tmp);
+    CHECK_EQ_INT(system(command), 0);
     CHECK_DONE();
 }
