@@ -1,7 +1,8 @@
 /* parplan auto-sharder, the writer of the sharded module (issue 8): the
  * input module's text with a sharding on every argument and result of the
  * entry function, as GSPMD strings (mhlo.sharding) or Shardy attributes
- * (sdy.sharding and an sdy.mesh declaration). */
+ * (sdy.sharding and an sdy.mesh declaration), and the mesh's device count
+ * as the module's mhlo.num_partitions. */
 #ifndef PARPLAN_SHARD_WRITE_H
 #define PARPLAN_SHARD_WRITE_H
 
@@ -47,7 +48,13 @@ pp_status pp_shard_sdy_mesh_text(const pp_shard_mesh *mesh, char **out, pp_error
  * (in sorted key position, as MLIR prints dictionaries); a single result
  * written without parentheses gets them. Non-tensor parameters (tokens) are
  * left alone. For SDY, "sdy.mesh @mesh = <...>" is inserted on its own line
- * before the entry function. Every other byte is kept. *out (malloc'd,
+ * before the entry function. The module's mhlo.num_partitions (what XLA
+ * takes as the SPMD partition count) becomes the mesh's device count N:
+ * an existing entry of its attribute dictionary is replaced by
+ * "mhlo.num_partitions = N : i32", otherwise that entry is added in sorted
+ * key position, or "attributes {...}" holding it after the module's name;
+ * mhlo.num_replicas is left alone, and a text whose functions are not in a
+ * module gets nothing. Every other byte is kept. *out (malloc'd,
  * NUL-terminated, *out_size bytes without the NUL) is the caller's to free.
  * PP_EINPUT "FILE:LINE:COL: reason" when the signature cannot be followed
  * or does not match the module (the text is not the one it was read from). */

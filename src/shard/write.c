@@ -1,9 +1,10 @@
 /* write.c: the writer of the sharded module (issue 8, `parplan shard --out`):
  * the sharding of one tensor as a GSPMD string or a Shardy attribute, and
- * the patching of the entry function's signature in the original text. The
- * text is patched rather than the module printed again because the reader
- * keeps no more than the sharder needs (constants' payloads, locations,
- * comments and dialect resources would be lost or reformatted). */
+ * the patching of the module's partition count and the entry function's
+ * signature in the original text. The text is patched rather than the
+ * module printed again because the reader keeps no more than the sharder
+ * needs (constants' payloads, locations, comments and dialect resources
+ * would be lost or reformatted). */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -410,7 +411,8 @@ static void note_entry(dict_scan *D, const char *k, size_t len, const char *key,
         len -= 2;
     }
     bool own = key_compare(k, len, key) == 0;
-    bool other = key_compare(k, len, "mhlo.sharding") == 0 || key_compare(k, len, "sdy.sharding") == 0;
+    bool sharding = strcmp(key, "mhlo.sharding") == 0 || strcmp(key, "sdy.sharding") == 0;
+    bool other = sharding && (key_compare(k, len, "mhlo.sharding") == 0 || key_compare(k, len, "sdy.sharding") == 0);
     if (own || (other && !D->found)) {
         D->found = true;
         D->found_own = own;
@@ -685,6 +687,60 @@ static bool write_signature(writer *W, const pp_shard_func *f)
     return write_results(W, f);
 }
 
+/* ---- the module's partition count ---- */
+
+/* The top-level "module", after comments and attribute aliases ("#x = ...");
+ * false (with no error) when the text's first op is something else. */
+static bool find_module(scan *S)
+{
+    for (;;) {
+        skip_space(S);
+        if (peek(S, 0) != '#')
+            return at_word(S, "module");
+        if (!skip_run(S, "\n", false))
+            return false;
+    }
+}
+
+/* "mhlo.num_partitions = N : i32" into the module's attribute dictionary,
+ * replacing the entry there is, or into a new "attributes {...}" clause. */
+static bool write_partitions(writer *W)
+{
+    scan *S = &W->S;
+    if (!find_module(S))
+        return S->status == PP_OK;
+    int64_t devices = 1;
+    for (int32_t a = 0; a < W->mesh->n_axes; a++)
+        devices *= W->mesh->sizes[a];
+    char entry[64];
+    snprintf(entry, sizeof entry, "mhlo.num_partitions = %lld : i32", (long long)devices);
+    S->pos += strlen("module");
+    size_t after_name = S->pos;
+    skip_space(S);
+    if (peek(S, 0) == '@') {
+        S->pos++;
+        if (peek(S, 0) != '"')
+            skip_name(S);
+        else if (!skip_string(S))
+            return false;
+        after_name = S->pos;
+        skip_space(S);
+    }
+    if (!at_word(S, "attributes")) {
+        splice(W, after_name, after_name, " attributes {", entry, "}");
+        return true;
+    }
+    S->pos += strlen("attributes");
+    skip_space(S);
+    if (peek(S, 0) != '{')
+        return fail(S, S->pos, "expected '{' after the module's attributes");
+    dict_scan D;
+    if (!scan_dict(S, "mhlo.num_partitions", &D))
+        return false;
+    patch_dict(W, &D, entry);
+    return true;
+}
+
 /* The offset of the entry's "func.func", from the line and column the reader noted. */
 static bool find_entry(writer *W, const pp_shard_func *f)
 {
@@ -739,7 +795,8 @@ pp_status pp_shard_write_module(const pp_shard_nda *nda, const pp_shard_mesh *me
                 .axes = axes,
                 .format = format,
                 .key = format == PP_SHARD_FORMAT_SDY ? "sdy.sharding" : "mhlo.sharding"};
-    bool ok = find_entry(&W, f) && (format != PP_SHARD_FORMAT_SDY || insert_mesh(&W, f)) && write_signature(&W, f);
+    bool ok = write_partitions(&W) && find_entry(&W, f) && (format != PP_SHARD_FORMAT_SDY || insert_mesh(&W, f)) &&
+              write_signature(&W, f);
     if (!ok) {
         free(W.out.s);
         return W.S.status != PP_OK ? W.S.status : PP_EINPUT;

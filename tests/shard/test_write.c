@@ -3,8 +3,9 @@
  * paper 004 with hand-written layouts in both formats, the whole output
  * compared with the input whose signature line is replaced by the expected
  * one, then read back; a signature with every awkward piece of syntax;
- * errors with their positions; the chess model under the Megatron baseline
- * written in both formats and read back. */
+ * errors with their positions; the module's mhlo.num_partitions replaced,
+ * added to its dictionary or in a new one; the chess model under the
+ * Megatron baseline written in both formats and read back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0};
 
+#define PARTS "mhlo.num_partitions = 8 : i32"
 #define MESH_DECL "  sdy.mesh @mesh = <[\"b\"=2, \"m\"=4]>\n"
 #define REP_B "\"{devices=[2,1,4]0,1,2,3,4,5,6,7 last_tile_dim_replicate}\""
 #define REP_M1 "\"{devices=[1,4,2]0,4,1,5,2,6,3,7 last_tile_dim_replicate}\""
@@ -145,9 +147,13 @@ static char *line_of(const char *text, int line)
     return out;
 }
 
-static void check_replaced(const char *in, const char *out, int line, const char *expected)
+/* in with its module line and its line `line` replaced: what out should be. */
+static void check_replaced(const char *in, const char *out, int module_line, const char *module, int line,
+                           const char *expected)
 {
-    char *want = with_line(in, line, expected);
+    char *head = with_line(in, module_line, module);
+    char *want = with_line(head, line, expected);
+    free(head);
     if (!out || strcmp(out, want) != 0)
         fprintf(stderr, "got:\n%s\nexpected:\n%s\n", out ? out : "(null)", want);
     CHECK(out && strcmp(out, want) == 0);
@@ -267,7 +273,7 @@ static void test_mlp(void)
     set_dim(&M, 2, 0, 2); /* w2: hidden on m */
     set_dim(&M, M.nda->out_use, 0, 1);
     char *out = write(&M, "b=2,m=4", PP_SHARD_FORMAT_GSPMD);
-    check_replaced(M.text, out, 3,
+    check_replaced(M.text, out, 2, "module @mlp attributes {" PARTS "} {", 3,
                    "  func.func public @main(%x: tensor<256x32xf32> {mhlo.sharding = " REP_B "}, "
                    "%w1: tensor<32x64xf32> {mhlo.sharding = " REP_M1 "}, "
                    "%w2: tensor<64x16xf32> {mhlo.sharding = " REP_M0 "}) "
@@ -282,7 +288,7 @@ static void test_mlp(void)
         check_read_back(&M, out, want, SHARDING);
     free(out);
     out = write(&M, "b=2,m=4", PP_SHARD_FORMAT_SDY);
-    check_replaced(M.text, out, 3,
+    check_replaced(M.text, out, 2, "module @mlp attributes {" PARTS "} {", 3,
                    MESH_DECL "  func.func public @main("
                    "%x: tensor<256x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}, {}]>}, "
                    "%w1: tensor<32x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"m\"}]>}, "
@@ -311,7 +317,7 @@ static void test_attention(void)
     set_dim(&M, M.nda->out_use, 0, 1);
     set_dim(&M, M.nda->out_use, 1, 2);
     char *out = write(&M, "b=2,m=4", PP_SHARD_FORMAT_GSPMD);
-    check_replaced(M.text, out, 4,
+    check_replaced(M.text, out, 3, "module @attention attributes {" PARTS "} {", 4,
                    "  func.func public @main(%x: tensor<128x64xf32> {mhlo.sharding = \"{devices=[8,1]0,1,2,3,4,5,6,7}\"}, "
                    "%wq: tensor<64x32xf32> {mhlo.sharding = " REP_M1 "}, "
                    "%wk: tensor<64x32xf32> {mhlo.sharding = \"{replicated}\"}, "
@@ -328,7 +334,7 @@ static void test_attention(void)
         check_read_back(&M, out, want, SHARDING);
     free(out);
     out = write(&M, "b=2,m=4", PP_SHARD_FORMAT_SDY);
-    check_replaced(M.text, out, 4,
+    check_replaced(M.text, out, 3, "module @attention attributes {" PARTS "} {", 4,
                    MESH_DECL "  func.func public @main("
                    "%x: tensor<128x64xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\", \"m\"}, {}]>}, "
                    "%wq: tensor<64x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"m\"}]>}, "
@@ -401,6 +407,15 @@ static char *with_lines(const char *text, int first, int last, const char *repl)
     return a;
 }
 
+/* The tricky module with its signature (lines 6 to 11) replaced by sig and the partition count on its module. */
+static char *tricky_want(const char *text, int first, int last, const char *sig)
+{
+    char *lines = with_lines(text, first, last, sig);
+    char *want = with_line(lines, 2, "module @tricky attributes {" PARTS "} {");
+    free(lines);
+    return want;
+}
+
 static char *replaced(const char *text, const char *from, const char *to)
 {
     const char *at = strstr(text, from);
@@ -427,7 +442,7 @@ static void test_nested_type(const model *M)
         memcpy(B.axes, M->axes, (size_t)M->nda->n_names);
     for (int sdy = 0; sdy < 2; sdy++) {
         char *out = write(&B, "b=2,m=4", sdy ? PP_SHARD_FORMAT_SDY : PP_SHARD_FORMAT_GSPMD);
-        char *want = with_lines(tricky, 6, 11, sdy ? tricky_sdy : tricky_gspmd);
+        char *want = tricky_want(tricky, 6, 11, sdy ? tricky_sdy : tricky_gspmd);
         char *want_bounds = replaced(want, "tensor<8x8xf32, #enc>", bounds);
         CHECK(out && strcmp(out, want_bounds) == 0);
         const char *const back[] = {sdy ? "#sdy.sharding<@mesh, [{}, {\"m\"}]>" : REP_M1, NULL};
@@ -456,7 +471,7 @@ static void test_tricky(void)
     set_dim(&M, 3, 0, 2);
     set_dim(&M, M.nda->out_use, 0, 1);
     char *out = write(&M, "b=2,m=4", PP_SHARD_FORMAT_GSPMD);
-    char *want = with_lines(tricky, 6, 11, tricky_gspmd);
+    char *want = tricky_want(tricky, 6, 11, tricky_gspmd);
     if (!out || strcmp(out, want) != 0)
         fprintf(stderr, "got:\n%s\nexpected:\n%s\n", out ? out : "(null)", want);
     CHECK(out && strcmp(out, want) == 0);
@@ -473,7 +488,7 @@ static void test_tricky(void)
     free(out);
     free(want);
     out = write(&M, "b=2,m=4", PP_SHARD_FORMAT_SDY);
-    want = with_lines(tricky, 6, 11, tricky_sdy);
+    want = tricky_want(tricky, 6, 11, tricky_sdy);
     if (!out || strcmp(out, want) != 0)
         fprintf(stderr, "got:\n%s\nexpected:\n%s\n", out ? out : "(null)", want);
     CHECK(out && strcmp(out, want) == 0);
@@ -527,11 +542,79 @@ static void test_errors(void)
     bad = replaced(M.text, "// Paper", "// A longer first line\n// Paper");
     check_error(&M, bad, PP_EINPUT, "mlp.mlir:3:3:", "expected the entry function @main here");
     free(bad);
+    bad = replaced(M.text, "module @mlp {", "module @mlp attributes {a = [1} {");
+    check_error(&M, bad, PP_EINPUT, "mlp.mlir:2:31:", "expected ']' to close the '[', got '}'");
+    free(bad);
+    bad = replaced(M.text, "module @mlp {", "module @mlp attributes [] {");
+    check_error(&M, bad, PP_EINPUT, "mlp.mlir:2:24:", "expected '{' after the module's attributes");
+    free(bad);
     set_dim(&M, 0, 0, 1);
     set_dim(&M, 0, 1, 1);
     check_error(&M, M.text, PP_EINPUT, "mlp.mlir:3:30:", "mesh axis 'b' shards two dimensions of one tensor");
     set_dim(&M, 0, 1, 4);
     check_error(&M, M.text, PP_EARG, "mlp.mlir:3:30:", "beyond the mesh's 2 axes");
+    release(&M);
+}
+
+/* The partition count on a module with one function of one argument,
+ * written on a mesh of 6 devices: the module line of each input, with the
+ * whole output known by hand. */
+#define ONE_FUNC                                                                                       \
+    "  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n    return %a : tensor<4xf32>\n  }\n}\n"
+#define ONE_FUNC_OUT                                                                                   \
+    "  func.func @main(%a: tensor<4xf32> {mhlo.sharding = \"{devices=[6]0,1,2,3,4,5}\"}) "          \
+    "-> (tensor<4xf32> {mhlo.sharding = \"{devices=[6]0,1,2,3,4,5}\"}) {\n"                          \
+    "    return %a : tensor<4xf32>\n  }\n}\n"
+
+static const struct {
+    const char *in, *out;
+} PARTITIONS[] = {
+    /* present: the value replaced, num_replicas left alone */
+    {"module @p attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n",
+     "module @p attributes {mhlo.num_partitions = 6 : i32, mhlo.num_replicas = 1 : i32} {\n"},
+    {"module @p attributes {jax.x = 1, mhlo.num_partitions = 8 : i64} {\n",
+     "module @p attributes {jax.x = 1, mhlo.num_partitions = 6 : i32} {\n"},
+    /* absent from an existing dictionary: in sorted key position */
+    {"module @p attributes {jax.uses_shape_polymorphism = false, mhlo.num_replicas = 1 : i32} {\n",
+     "module @p attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 6 : i32, mhlo.num_replicas = 1 : i32} {\n"},
+    {"module @p attributes {jax.x = \"}\"} {\n", "module @p attributes {jax.x = \"}\", mhlo.num_partitions = 6 : i32} {\n"},
+    {"module @p attributes {} {\n", "module @p attributes {mhlo.num_partitions = 6 : i32} {\n"},
+    /* no dictionary: an attributes clause after the name */
+    {"module @p {\n", "module @p attributes {mhlo.num_partitions = 6 : i32} {\n"},
+    {"module {\n", "module attributes {mhlo.num_partitions = 6 : i32} {\n"},
+    {"#loc = loc(\"module\")\n// module @q {\nmodule @\"p q\"  {\n",
+     "#loc = loc(\"module\")\n// module @q {\nmodule @\"p q\" attributes {mhlo.num_partitions = 6 : i32}  {\n"},
+};
+
+static void test_partitions(void)
+{
+    for (size_t k = 0; k < sizeof PARTITIONS / sizeof PARTITIONS[0]; k++) {
+        size_t n = strlen(PARTITIONS[k].in) + sizeof ONE_FUNC;
+        char *text = malloc(n), *want = malloc(strlen(PARTITIONS[k].out) + sizeof ONE_FUNC_OUT);
+        snprintf(text, n, "%s%s", PARTITIONS[k].in, ONE_FUNC);
+        sprintf(want, "%s%s", PARTITIONS[k].out, ONE_FUNC_OUT);
+        model M;
+        if (open_text(&M, "p.mlir", text, strlen(text))) {
+            set_dim(&M, 0, 0, 3);
+            set_dim(&M, M.nda->out_use, 0, 3);
+            char *out = write(&M, "a=2,b=3", PP_SHARD_FORMAT_GSPMD);
+            if (!out || strcmp(out, want) != 0)
+                fprintf(stderr, "case %zu: got:\n%s\nexpected:\n%s\n", k, out ? out : "(null)", want);
+            CHECK(out && strcmp(out, want) == 0);
+            free(out);
+        }
+        release(&M);
+        free(want);
+    }
+    /* functions at the top level: no module to carry the count, the text is left so */
+    const char *bare = "func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %a : tensor<4xf32>\n}\n";
+    model M;
+    if (open_text(&M, "bare.mlir", strdup(bare), strlen(bare))) {
+        char *out = write(&M, "a=2,b=3", PP_SHARD_FORMAT_GSPMD);
+        check_str(out, "func.func @main(%a: tensor<4xf32> {mhlo.sharding = \"{replicated}\"}) "
+                       "-> (tensor<4xf32> {mhlo.sharding = \"{replicated}\"}) {\n  return %a : tensor<4xf32>\n}\n");
+        free(out);
+    }
     release(&M);
 }
 
@@ -572,6 +655,11 @@ static void free_texts(char **texts)
     free(texts);
 }
 
+/* The chess module's attribute dictionary holds mhlo.num_partitions = 1. */
+#define CHESS_MODULE                                                                                   \
+    "module @jit_predict_sequence attributes {jax.uses_shape_polymorphism = false, " PARTS ", "         \
+    "mhlo.num_replicas = 1 : i32} {"
+
 static void test_chess(void)
 {
     model M;
@@ -585,7 +673,7 @@ static void test_chess(void)
     char *out = write(&M, "b=2,m=4", PP_SHARD_FORMAT_GSPMD);
     char *sig = out ? line_of(out, 2) : NULL;
     if (sig)
-        check_replaced(M.text, out, 2, sig);
+        check_replaced(M.text, out, 1, CHESS_MODULE, 2, sig);
     char **want = expected_texts(&M, &mesh, PP_SHARD_FORMAT_GSPMD);
     if (out)
         check_read_back(&M, out, (const char *const *)want, SHARDING);
@@ -603,7 +691,7 @@ static void test_chess(void)
     char *bare = out ? with_line(out, 2, NULL) : NULL;
     sig = bare ? line_of(bare, 2) : NULL;
     if (sig)
-        check_replaced(M.text, bare, 2, sig);
+        check_replaced(M.text, bare, 1, CHESS_MODULE, 2, sig);
     want = expected_texts(&M, &mesh, PP_SHARD_FORMAT_SDY);
     if (out)
         check_read_back(&M, out, (const char *const *)want, ATTRS_HOLD);
@@ -622,6 +710,7 @@ int main(void)
     test_attention();
     test_tricky();
     test_errors();
+    test_partitions();
     test_chess();
     return CHECK_DONE();
 }
