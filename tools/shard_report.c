@@ -99,6 +99,55 @@ static void write_row(const shard_report *r, const shard_report_row *row, FILE *
     write_collectives(c, out);
 }
 
+/* Tensor t of the NDA as a JAX PartitionSpec: P(None, 'm'), P(('b', 'm'),). */
+static void write_spec(const shard_report *r, int32_t t, FILE *out)
+{
+    const pp_shard_nda_tensor *T = &r->nda->tensors[t];
+    fputs("P(", out);
+    for (int32_t d = 0; d < T->rank; d++) {
+        uint8_t mask = r->search->axes[T->first + d];
+        int n = 0;
+        for (int32_t a = 0; a < r->mesh->n_axes; a++)
+            n += (mask >> a) & 1;
+        fputs(d ? ", " : "", out);
+        fputs(n == 0 ? "None" : n > 1 ? "(" : "", out);
+        for (int32_t a = 0, k = 0; a < r->mesh->n_axes; a++)
+            if (mask & (1u << a))
+                fprintf(out, "%s'%s'", k++ ? ", " : "", r->mesh->names[a]);
+        fputs(n > 1 ? ")" : "", out);
+    }
+    fputs(T->rank == 1 ? ",)" : ")", out);
+}
+
+static bool is_sharded(const shard_report *r, int32_t t)
+{
+    const pp_shard_nda_tensor *T = &r->nda->tensors[t];
+    for (int32_t d = 0; d < T->rank; d++)
+        if (r->search->axes[T->first + d])
+            return true;
+    return false;
+}
+
+/* The entry's sharded arguments and results; the rest are replicated. */
+static void write_shardings(const shard_report *r, FILE *out)
+{
+    const pp_shard_flat *flat = r->nda->flat;
+    const pp_shard_func *entry = &flat->module->funcs[flat->module->entry];
+    int32_t shown = 0;
+    for (int32_t k = 0; k < flat->n_inputs; k++)
+        if (is_sharded(r, k)) {
+            fprintf(out, "%s%%%s ", shown++ % 4 ? "  " : "\n  ", entry->values[k].name);
+            write_spec(r, k, out);
+        }
+    for (int32_t k = 0; k < flat->n_outputs; k++)
+        if (is_sharded(r, r->nda->out_use + k)) {
+            fprintf(out, "%sresult %d ", shown++ % 4 ? "  " : "\n  ", (int)k);
+            write_spec(r, r->nda->out_use + k, out);
+        }
+    fprintf(out, "%s(%d of %d arguments and results sharded, the others replicated)\n", shown ? "\n  " : "  ",
+            (int)shown, (int)(flat->n_inputs + flat->n_outputs));
+}
+
 pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *err)
 {
     const pp_shard_search_result *s = r->search;
@@ -114,6 +163,8 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
                 s->timed_out ? " (stopped by the timeout)" : "", (int)s->n_steps, s->n_steps == 1 ? "" : "s");
     for (int32_t k = 0; k < s->n_steps; k++)
         write_step(r, &s->steps[k], out);
+    fputs("shardings (as JAX PartitionSpecs over the mesh axes):", out);
+    write_shardings(r, out);
     fprintf(out, "  %-26s %10s %9s %10s         %s\n", "", "time/step", "speed-up", "peak/device", "collectives");
     for (int k = 0; k < SHARD_REPORT_ROWS; k++)
         write_row(r, &r->rows[k], out);
@@ -146,6 +197,33 @@ static json_t *steps_json(const shard_report *r)
     return steps;
 }
 
+/* Per dimension of tensor t, the names of the axes sharding it. */
+static json_t *spec_json(const shard_report *r, int32_t t)
+{
+    const pp_shard_nda_tensor *T = &r->nda->tensors[t];
+    json_t *spec = json_array();
+    for (int32_t d = 0; d < T->rank; d++) {
+        json_t *axes = json_array();
+        for (int32_t a = 0; a < r->mesh->n_axes; a++)
+            if (r->search->axes[T->first + d] & (1u << a))
+                json_array_append_new(axes, json_string(r->mesh->names[a]));
+        json_array_append_new(spec, axes);
+    }
+    return spec;
+}
+
+static json_t *shardings_json(const shard_report *r)
+{
+    const pp_shard_flat *flat = r->nda->flat;
+    const pp_shard_func *entry = &flat->module->funcs[flat->module->entry];
+    json_t *args = json_array(), *results = json_array();
+    for (int32_t k = 0; k < flat->n_inputs; k++)
+        json_array_append_new(args, json_pack("{s:s, s:o}", "name", entry->values[k].name, "spec", spec_json(r, k)));
+    for (int32_t k = 0; k < flat->n_outputs; k++)
+        json_array_append_new(results, spec_json(r, r->nda->out_use + k));
+    return json_pack("{s:o, s:o}", "arguments", args, "results", results);
+}
+
 pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *err)
 {
     const pp_shard_search_result *s = r->search;
@@ -155,6 +233,7 @@ pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *er
         json_object_set_new(baselines, keys[k], cost_json(r, &r->rows[k + 1]));
     json_t *plan = cost_json(r, &r->rows[4]);
     json_object_set_new(plan, "actions", steps_json(r));
+    json_object_set_new(plan, "shardings", shardings_json(r));
     json_t *source = r->solution
                          ? json_pack("{s:s, s:f, s:b}", "solution", r->solution, "cost_ps", r->iopddl_cost, "feasible",
                                      r->iopddl_feasible)

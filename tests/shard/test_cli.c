@@ -83,6 +83,15 @@ static void chess_plan(void)
     CHECK(plan > 0 && plan <= mega);
     CHECK(json_is_true(json_object_get(json_object_get(j, "plan"), "fits")));
     CHECK(json_is_string(json_object_get(json_object_get(json_object_get(j, "baselines"), "data_parallel"), "error")));
+    json_t *args = json_object_get(json_object_get(json_object_get(j, "plan"), "shardings"), "arguments");
+    int reported = 0;
+    for (size_t k = 0; k < json_array_size(args); k++) {
+        json_t *spec = json_object_get(json_array_get(args, k), "spec");
+        bool any = false;
+        for (size_t d = 0; d < json_array_size(spec); d++)
+            any |= json_array_size(json_array_get(spec, d)) > 0;
+        reported += any;
+    }
     json_decref(j);
     pp_shard_module *m = NULL;
     pp_error err = {0};
@@ -95,7 +104,7 @@ static void chess_plan(void)
         CHECK(f->args[k].sharding != NULL);
         sharded += f->args[k].sharding && strstr(f->args[k].sharding, "devices=") != NULL;
     }
-    CHECK(sharded > 0);
+    CHECK(sharded > 0 && sharded == reported); /* the report and the module agree */
     pp_shard_module_free(m);
 }
 
