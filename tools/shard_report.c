@@ -37,7 +37,7 @@ static const char *bytes_text(double bytes, char *buf, size_t size);
 static const char *time_text(double seconds, char *buf, size_t size);
 
 static const char *collective_names[PP_SHARD_COLLECTIVE_KINDS] = {"all_reduce", "reduce_scatter", "all_gather",
-                                                                   "all_to_all"};
+                                                                   "all_to_all", "halo_exchange"};
 
 static void write_step(const shard_report *r, const pp_shard_search_step *s, FILE *out)
 {
@@ -158,8 +158,10 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
         fprintf(out, "plan: the IOPDDL solution %s, cost %.0f ps (%s)%s\n", r->solution, r->iopddl_cost,
                 time_text(r->iopddl_cost * 1e-12, m, sizeof m), r->iopddl_feasible ? "" : ", over the usage limit");
     else
-        fprintf(out, "search: %d actions, %d rounds, %lld evaluations, %d tree nodes, %.2f s%s\nplan: %d action%s\n",
-                (int)s->n_actions, (int)s->rounds, (long long)s->evaluations, (int)s->tree_nodes, s->seconds,
+        fprintf(out, "search: %d actions, %d rounds, %d tree nodes, %d polish steps, %lld evaluations, %.2f s%s\n"
+                     "plan: %d action%s\n",
+                (int)s->n_actions, (int)s->rounds, (int)s->tree_nodes, (int)s->polish_steps, (long long)s->evaluations,
+                s->seconds,
                 s->timed_out ? " (stopped by the timeout)" : "", (int)s->n_steps, s->n_steps == 1 ? "" : "s");
     for (int32_t k = 0; k < s->n_steps; k++)
         write_step(r, &s->steps[k], out);
@@ -237,9 +239,10 @@ pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *er
     json_t *source = r->solution
                          ? json_pack("{s:s, s:f, s:b}", "solution", r->solution, "cost_ps", r->iopddl_cost, "feasible",
                                      r->iopddl_feasible)
-                         : json_pack("{s:i, s:i, s:I, s:i, s:f, s:b}", "actions", (int)s->n_actions, "rounds",
+                         : json_pack("{s:i, s:i, s:I, s:i, s:i, s:f, s:b}", "actions", (int)s->n_actions, "rounds",
                                      (int)s->rounds, "evaluations", (json_int_t)s->evaluations, "tree_nodes",
-                                     (int)s->tree_nodes, "seconds", s->seconds, "timed_out", s->timed_out);
+                                     (int)s->tree_nodes, "polish_steps", (int)s->polish_steps, "seconds", s->seconds,
+                                     "timed_out", s->timed_out);
     json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:o, s:o, s:o, s:o}", "model", r->model, "mesh", r->mesh_text,
                              "device", r->mesh->device->name, "devices", (json_int_t)pp_shard_mesh_devices(r->mesh),
                              "memory", s->memory, r->solution ? "iopddl" : "search", source, "unsharded",

@@ -441,6 +441,7 @@ typedef enum {
     PP_SHARD_REDUCE_SCATTER,
     PP_SHARD_ALL_GATHER,
     PP_SHARD_ALL_TO_ALL,
+    PP_SHARD_HALO_EXCHANGE, /* a collective_permute of the border rows a window needs */
     PP_SHARD_COLLECTIVE_KINDS
 } pp_shard_collective;
 
@@ -538,6 +539,7 @@ typedef struct {
     int32_t n_actions;        /* the action space after pruning */
     int64_t evaluations;
     int32_t rounds, tree_nodes;
+    int32_t polish_steps;     /* single-action changes the final hill climb made */
     double seconds;
     bool timed_out;           /* stopped by the timeout, not by the rounds rule */
 } pp_shard_search_result;

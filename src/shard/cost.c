@@ -16,9 +16,14 @@
  *   costs an all_reduce of the local result, or a reduce_scatter when the
  *   result, or its only use, is sharded on that axis (only one use, so that
  *   the cost stays a sum of per-op and per-edge terms: see cost_internal.h);
- * - an operand sharded on an axis that none of the op's results keeps (and
- *   not summed over) is gathered before the op; compute is then still
- *   priced on the local shapes, an underestimate of that op alone;
+ * - an operand dimension sharded on an axis that the result dimension the
+ *   op rules identify it with does not carry (and not summed over) is
+ *   gathered before the op; compute is then still priced on the local
+ *   shapes, an underestimate of that op alone;
+ * - a window (convolution, reduce_window) whose input and output spatial
+ *   dimensions are sharded on the same axis is spatial partitioning: each
+ *   device also needs window - 1 border rows of its neighbours' input, a
+ *   halo exchange priced as one point-to-point transfer of them;
  * - peak memory counts the local definitions only (arguments live
  *   throughout, a value from its op to its last use, outputs to the end);
  *   resharding buffers are transient and left out. */
@@ -57,15 +62,6 @@ double shard_cost_local_bytes(const model *M, int32_t t)
     for (int32_t d = 0; d < ty->rank; d++)
         n *= (double)local_dim(M, t, d);
     return n * (ty->bits > 0 ? ty->bits : 32) / 8.0;
-}
-
-static uint8_t tensor_axes(const model *M, int32_t t)
-{
-    const pp_shard_nda_tensor *T = &M->nda->tensors[t];
-    uint8_t all = 0;
-    for (int32_t d = 0; d < T->rank; d++)
-        all |= M->axes[T->first + d];
-    return all;
 }
 
 static pp_status apply_action(const pp_shard_nda *nda, const pp_shard_mesh *mesh, uint8_t *axes,
@@ -142,7 +138,8 @@ static void add_collective(const model *M, pp_shard_collective kind, int32_t axi
     double t = kind == PP_SHARD_ALL_REDUCE       ? pp_hw_allreduce_time(link, n, bytes)
                : kind == PP_SHARD_REDUCE_SCATTER ? pp_hw_reduce_scatter_time(link, n, bytes)
                : kind == PP_SHARD_ALL_GATHER     ? pp_hw_allgather_time(link, n, bytes)
-                                                 : pp_hw_alltoall_time(link, n, bytes);
+               : kind == PP_SHARD_ALL_TO_ALL     ? pp_hw_alltoall_time(link, n, bytes)
+                                                 : pp_hw_p2p_time(link, bytes);
     acc->collectives[kind]++;
     acc->collective_bytes[kind] += bytes;
     acc->collective_time += t;
@@ -286,22 +283,71 @@ static bool summed(const pp_shard_op *op, int32_t k, int32_t d)
     }
 }
 
-/* An operand sharded on an axis that no result of the op is sharded on
- * (a reshape that merges a sharded dimension, an opaque op): the op needs
- * the whole operand along that axis, so it is gathered first. */
+/* The window of a convolution or reduce_window along operand k's
+ * dimension d, with the result dimension it slides over (*out_dim); 0 when
+ * d is not a windowed dimension. */
+static int64_t window_along(const model *M, const pp_shard_op *op, int32_t use, int32_t k, int32_t d,
+                            int32_t *out_dim)
+{
+    if (op->kind == PP_SHARD_OP_CONVOLUTION && k == 0) {
+        const pp_shard_conv_dims *c = &op->conv;
+        for (int32_t i = 0; i < c->in_spatial.n && i < c->kernel_spatial.n && i < c->out_spatial.n; i++)
+            if (c->in_spatial.v[i] == d) {
+                *out_dim = (int32_t)c->out_spatial.v[i];
+                return tensor_type(M, use + 1)->dims[c->kernel_spatial.v[i]];
+            }
+    } else if (op->kind == PP_SHARD_OP_REDUCE_WINDOW && k < op->n_results && d < op->dims.n) {
+        *out_dim = d;
+        return op->dims.v[d];
+    }
+    return 0;
+}
+
+/* Operand name x's dimension is carried on `bit` by a result dimension the
+ * op rules identify it with. */
+static bool identified_result_has(const model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t x,
+                                  uint8_t bit)
+{
+    for (int32_t k = 0; k < op->n_results; k++) {
+        const pp_shard_nda_tensor *T = &M->nda->tensors[fo->results[k]];
+        for (int32_t d = 0; d < T->rank; d++)
+            if (M->nda->iclass[T->first + d] == M->nda->iclass[x] && (M->axes[T->first + d] & bit))
+                return true;
+    }
+    return false;
+}
+
+/* Operand k's dimension d is sharded on axis a but the op needs it whole
+ * along a: a window sliding over it with its output on the same axis
+ * exchanges halos, anything else gathers the operand first. */
+static void operand_not_kept(const model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use,
+                             int32_t k, int32_t d, int32_t a, pp_shard_cost *acc)
+{
+    int32_t out_dim = -1;
+    int64_t window = window_along(M, op, use, k, d, &out_dim);
+    double bytes = shard_cost_local_bytes(M, use + k);
+    if (window > 0 && op->n_results > 0 && (M->axes[M->nda->tensors[fo->results[0]].first + out_dim] & (1u << a))) {
+        int64_t rows = local_dim(M, use + k, d);
+        if (window > 1 && rows > 0)
+            add_collective(M, PP_SHARD_HALO_EXCHANGE, a, bytes / (double)rows * (double)(window - 1), acc);
+        return;
+    }
+    add_collective(M, PP_SHARD_ALL_GATHER, a, bytes * M->mesh->sizes[a], acc);
+}
+
 static void gather_lost_axes(const model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use,
                              pp_shard_cost *acc)
 {
-    uint8_t kept = 0;
-    for (int32_t k = 0; k < op->n_results; k++)
-        kept |= tensor_axes(M, fo->results[k]);
-    for (int32_t k = 0; k < op->n_operands; k++)
-        for (int32_t a = 0; a < M->mesh->n_axes; a++) {
-            int32_t d = dim_on_axis(M, use + k, a);
-            if (d >= 0 && !(kept & (1u << a)) && !summed(op, k, d))
-                add_collective(M, PP_SHARD_ALL_GATHER, a, shard_cost_local_bytes(M, use + k) * M->mesh->sizes[a],
-                               acc);
-        }
+    for (int32_t k = 0; k < op->n_operands; k++) {
+        const pp_shard_nda_tensor *T = &M->nda->tensors[use + k];
+        for (int32_t d = 0; d < T->rank; d++)
+            for (int32_t a = 0; a < M->mesh->n_axes; a++) {
+                uint8_t bit = (uint8_t)(1u << a);
+                if ((M->axes[T->first + d] & bit) && !summed(op, k, d) &&
+                    !identified_result_has(M, op, fo, T->first + d, bit))
+                    operand_not_kept(M, op, fo, use, k, d, a, acc);
+            }
+    }
 }
 
 /* The partial sums of the op's results settled at the op: scattered when

@@ -16,9 +16,10 @@
  * evaluations on the worker threads, then backs the rewards up in
  * trajectory order. Each rollout draws from its own generator seeded by
  * (seed, round, trajectory), so the result does not depend on the thread
- * count. The search stops after `patience` rounds without a better state
- * (the paper's early termination), at the timeout, or when the tree is
- * exhausted. */
+ * count. The rounds stop after `patience` rounds without a better state
+ * (the paper's early termination) or at the timeout. A hill climb over
+ * single additions and removals then polishes the best state (not in the
+ * paper: see polish()). */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@
 #include "search_internal.h"
 
 #define ROLLOUT_STOP 0.3
-#define EXPLORATION 0.5
+#define EXPLORATION 1.0
 enum { STOP = -1, UNTRIED = -2, INVALID = -3, ROLLOUT_TRIES = 8 };
 
 typedef struct {
@@ -68,6 +69,7 @@ typedef struct {
     int32_t *table;        /* open addressing over node hashes */
     uint32_t table_size;
     double best_reward;
+    double root_reward;    /* of the unsharded state */
     int32_t best_depth;
     int32_t best_key[PP_SHARD_MAX_ACTIONS];
     pp_shard_cost best_cost;
@@ -198,11 +200,17 @@ static bool open_node(search *S, node *N)
     return true;
 }
 
+/* UCT with the mean reward rescaled so that the unsharded state scores 0
+ * and the best state yet 1: rewards 1 / C(s) of useful states differ by a
+ * few percent, which would drown in the exploration term unscaled. */
 static double uct(const search *S, int32_t parent_visits, int32_t visits, double reward)
 {
-    double mean = visits ? reward / visits : 0;
-    double scale = S->best_reward > 0 ? S->best_reward : 1;
-    return mean / scale + EXPLORATION * sqrt(log((double)parent_visits + 1) / (visits + 1e-9));
+    if (visits == 0)
+        return INFINITY;
+    double span = S->best_reward - S->root_reward;
+    double mean = reward / visits;
+    double q = span > 0 ? (mean - S->root_reward) / span : 0;
+    return q + EXPLORATION * sqrt(log((double)parent_visits + 1) / visits);
 }
 
 /* The best child by UCT: STOP or a node index; -2 when none is valid. */
@@ -230,6 +238,17 @@ static void layout_of(const search *S, const int32_t *key, int32_t n, uint8_t *a
         shard_action_apply(S->nda, S->mesh, &S->space.actions[key[k]], axes);
 }
 
+/* Action a can join the state whose layout is axes (left unchanged). */
+static bool action_fits(const search *S, int32_t a, uint8_t *axes)
+{
+    const shard_action *act = &S->space.actions[a];
+    if (!shard_action_apply(S->nda, S->mesh, act, axes))
+        return false;
+    for (int32_t k = 0; k < act->n_names; k++) /* each bit was clear before */
+        axes[act->names[k]] &= (uint8_t)~(1u << act->axis);
+    return true;
+}
+
 /* Tries the next untried child of N (whose state's layout is in axes):
  * the node index, STOP when the stop child came up, or -2 when all are
  * tried; -3 out of memory. */
@@ -242,14 +261,10 @@ static int32_t expand(search *S, int32_t id, uint8_t *axes)
     while (S->nodes[id].next_untried < S->nodes[id].n_children) {
         node *N = &S->nodes[id];
         int32_t i = N->next_untried++;
-        const shard_action *a = &S->space.actions[N->child_action[i]];
-        uint8_t bit = (uint8_t)(1u << a->axis);
-        if (!shard_action_apply(S->nda, S->mesh, a, axes)) {
+        if (!action_fits(S, N->child_action[i], axes)) {
             N->child_node[i] = INVALID;
             continue;
         }
-        for (int32_t k = 0; k < a->n_names; k++)
-            axes[a->names[k]] &= (uint8_t)~bit;
         int32_t key[PP_SHARD_MAX_ACTIONS];
         memcpy(key, N->key, sizeof *key * (size_t)N->depth);
         key_insert(key, N->depth, N->child_action[i]);
@@ -378,10 +393,9 @@ static bool back_up(search *S, const trajectory *T)
     return better;
 }
 
-static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, pp_shard_search_result *out,
-                            pp_error *err)
+static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, const pp_deadline *deadline,
+                            pp_shard_search_result *out, pp_error *err)
 {
-    pp_deadline deadline = pp_deadline_in(S->o.timeout > 0 ? S->o.timeout : 0);
     int32_t count = S->o.trajectories;
     trajectory *traj = malloc(sizeof *traj * (size_t)count);
     if (!traj)
@@ -389,7 +403,7 @@ static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, pp_sh
     int32_t idle = 0;
     pp_status st = PP_OK;
     while (idle < S->o.patience) {
-        if ((S->o.timeout > 0 && pp_deadline_passed(&deadline)) || pp_stop_requested()) {
+        if ((S->o.timeout > 0 && pp_deadline_passed(deadline)) || pp_stop_requested()) {
             out->timed_out = true;
             break;
         }
@@ -409,6 +423,70 @@ static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, pp_sh
     }
     free(traj);
     return st;
+}
+
+/* The neighbours of the best state: each action removed, each valid
+ * action added, as stopped trajectories (evaluated without a rollout). */
+static int32_t neighbours(const search *S, trajectory *traj, uint8_t *axes)
+{
+    int32_t count = 0;
+    for (int32_t k = 0; k < S->best_depth; k++) {
+        trajectory *T = &traj[count++];
+        T->stopped = true;
+        T->seed = 0;
+        T->depth = 0;
+        for (int32_t j = 0; j < S->best_depth; j++)
+            if (j != k)
+                T->key[T->depth++] = S->best_key[j];
+    }
+    if (S->best_depth >= S->o.max_depth)
+        return count;
+    layout_of(S, S->best_key, S->best_depth, axes);
+    for (int32_t a = 0; a < S->space.n; a++)
+        if (!in_key(S->best_key, S->best_depth, a) && action_fits(S, a, axes)) {
+            trajectory *T = &traj[count++];
+            T->stopped = true;
+            T->seed = 0;
+            memcpy(T->key, S->best_key, sizeof *T->key * (size_t)S->best_depth);
+            key_insert(T->key, S->best_depth, a);
+            T->depth = S->best_depth + 1;
+        }
+    return count;
+}
+
+/* After the tree search, best-improvement hill climbing from its best
+ * state over single additions and removals: the tree's statistics rank
+ * actions, but a last action that gains a little is often left unvisited
+ * when the rounds rule stops the search. */
+static pp_status polish(search *S, worker *workers, int32_t n_workers, const pp_deadline *deadline,
+                        pp_shard_search_result *out, pp_error *err)
+{
+    trajectory *traj = malloc(sizeof *traj * (size_t)(S->space.n + PP_SHARD_MAX_ACTIONS));
+    if (!traj)
+        return pp_error_set(err, PP_ENOMEM, "search: out of memory");
+    for (;;) {
+        if ((S->o.timeout > 0 && pp_deadline_passed(deadline)) || pp_stop_requested()) {
+            out->timed_out = true;
+            break;
+        }
+        int32_t count = neighbours(S, traj, workers[0].axes);
+        run_rollouts(workers, n_workers, traj, count);
+        S->evaluations += count;
+        int32_t best = -1;
+        for (int32_t k = 0; k < count; k++)
+            if (traj[k].relative < (best < 0 ? S->best_relative * (1 - 1e-12) : traj[best].relative))
+                best = k;
+        if (best < 0)
+            break;
+        S->best_reward = 1.0 / traj[best].relative;
+        S->best_relative = traj[best].relative;
+        S->best_cost = traj[best].cost;
+        S->best_depth = traj[best].depth;
+        memcpy(S->best_key, traj[best].key, sizeof *traj[best].key * (size_t)traj[best].depth);
+        out->polish_steps++;
+    }
+    free(traj);
+    return PP_OK;
 }
 
 void pp_shard_search_options_default(pp_shard_search_options *o)
@@ -490,13 +568,15 @@ static pp_status start(search *S, worker *workers, int32_t n_workers, pp_error *
             return pp_error_set(err, PP_ENOMEM, "search: out of memory");
     }
     S->arena = pp_arena_new(0);
-    if (!S->arena || node_of(S, NULL, 0) != 0)
+    int32_t empty[1] = {0};
+    if (!S->arena || node_of(S, empty, 0) != 0)
         return pp_error_set(err, PP_ENOMEM, "search: out of memory");
     workers[0].model.axes = workers[0].axes;
     shard_cost_total(&workers[0].model, &S->initial);
     S->best_cost = S->initial;
     S->best_relative = pp_shard_cost_relative(&S->initial, &S->initial, S->o.memory, S->o.penalty);
     S->best_reward = 1.0 / S->best_relative;
+    S->root_reward = S->best_reward;
     return PP_OK;
 }
 
@@ -517,8 +597,11 @@ pp_status pp_shard_search(const pp_shard_flat *flat, const pp_shard_nda *nda, co
         n_workers = 64;
     worker *workers = calloc((size_t)n_workers, sizeof *workers);
     pp_status st = workers ? start(&S, workers, n_workers, err) : pp_error_set(err, PP_ENOMEM, "search: out of memory");
+    pp_deadline deadline = pp_deadline_in(S.o.timeout > 0 ? S.o.timeout : 0);
     if (st == PP_OK)
-        st = run_rounds(&S, workers, n_workers, out, err);
+        st = run_rounds(&S, workers, n_workers, &deadline, out, err);
+    if (st == PP_OK && !out->timed_out)
+        st = polish(&S, workers, n_workers, &deadline, out, err);
     if (st == PP_OK)
         st = fill_result(&S, out, err);
     for (int32_t w = 0; workers && w < n_workers; w++) {

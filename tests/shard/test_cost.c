@@ -382,6 +382,40 @@ static void test_chess(void)
     release(&A);
 }
 
+/* A 3x3 convolution on an 8x8 image (f32, 4 channels) with its rows split
+ * over 2 devices: input rows only, the op gathers the input [1,8,8,4]
+ * (1024 bytes); input and output rows, spatial partitioning, each device
+ * fetches 2 border rows of [8,4] (256 bytes) from its neighbours; output
+ * rows only, each device computes its half from the whole input, no
+ * collective. Local FLOPs: 2 x 128 outputs x 36 kernel weights. */
+static void test_conv_halo(void)
+{
+    analysed A;
+    if (!open_model(&A, PP_DATA_DIR "/conv.mlir", NULL))
+        return;
+    pp_shard_mesh mesh = mesh_of("s=2", &dev);
+    int32_t y = A.flat->ops[0].results[0];
+    int32_t h_in = A.nda->color[A.nda->tensors[0].first + 1], h_out = A.nda->color[A.nda->tensors[y].first + 1];
+    CHECK(h_in != h_out);
+    pp_shard_state in_only = {1, {{h_in, 0, NULL}}};
+    pp_shard_cost c = eval(&A, &mesh, &in_only);
+    CHECK_EQ_INT(total_collectives(&c), 1);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_GATHER], 1024);
+    pp_shard_state both = {2, {{h_in, 0, NULL}, {h_out, 0, NULL}}};
+    c = eval(&A, &mesh, &both);
+    CHECK_EQ_INT(total_collectives(&c), 1);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_HALO_EXCHANGE], 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_HALO_EXCHANGE], 256);
+    CHECK_NEAR(c.collective_time, pp_hw_p2p_time(link1, 256));
+    CHECK_NEAR(c.flops, 2.0 * 128 * 36);
+    pp_shard_state out_only = {1, {{h_out, 0, NULL}}};
+    c = eval(&A, &mesh, &out_only);
+    CHECK_EQ_INT(total_collectives(&c), 0);
+    CHECK_NEAR(c.flops, 2.0 * 128 * 36);
+    release(&A);
+}
+
 int main(void)
 {
     test_mesh_parse();
@@ -390,5 +424,6 @@ int main(void)
     test_attention();
     test_opaque_gather();
     test_chess();
+    test_conv_halo();
     return CHECK_DONE();
 }
