@@ -12,7 +12,8 @@
 const char cluster_usage[] =
     "parplan cluster plan CLUSTER WORKLOAD [--timeout S] [--threads N] [--seed K] [--devices F]\n"
     "                     [--at T] [--out PLAN.json] [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
-    "parplan cluster simulate CLUSTER WORKLOAD PLAN [--devices F] [--at T] [--trace F] [--svg F] [--json]\n"
+    "parplan cluster simulate CLUSTER WORKLOAD PLAN [--devices F] [--event EVENTS] [--at T] [--trace F] [--svg F]\n"
+    "                         [--json]\n"
     "parplan cluster replan CLUSTER WORKLOAD PLAN --event EVENTS [--timeout S] [--threads N] [--seed K]\n"
     "                       [--devices F] [--out PLAN.json] [--trace F] [--svg F] [--json] [--quiet]\n"
     "  plan: the fastest way found to split WORKLOAD over CLUSTER (branch-and-bound, paper 003), beside\n"
@@ -24,6 +25,7 @@ const char cluster_usage[] =
     "  --threads N  workers (default: one per core); --seed K (default 1)\n"
     "  --devices F  more device types, or a calibration file that sets efficiencies (README)\n"
     "  --at T       the step starts T seconds into the run: the timeline's events up to T apply\n"
+    "  --event F    events (bandwidth changes, lost devices) added to CLUSTER's timeline\n"
     "  --trace F    Chrome trace of the simulated step; --svg F  SVG Gantt chart (devices and links)";
 
 typedef struct {
@@ -90,7 +92,7 @@ static bool parse_flags(int argc, char **argv, cluster_flags *f)
     if (strcmp(f->command, "plan") == 0)
         return f->file_count == 2 && !f->event;
     if (strcmp(f->command, "simulate") == 0)
-        return f->file_count == 3 && !f->event;
+        return f->file_count == 3;
     if (strcmp(f->command, "replan") == 0)
         return f->file_count == 3 && f->event;
     return false;
