@@ -68,8 +68,9 @@ typedef struct {
     int32_t n_nodes, cap_nodes;
     int32_t *table;        /* open addressing over node hashes */
     uint32_t table_size;
-    double best_reward;
+    double top_reward;     /* the highest reward seen, for UCT's scale */
     double root_reward;    /* of the unsharded state */
+    bool best_fits;
     int32_t best_depth;
     int32_t best_key[PP_SHARD_MAX_ACTIONS];
     pp_shard_cost best_cost;
@@ -207,7 +208,7 @@ static double uct(const search *S, int32_t parent_visits, int32_t visits, double
 {
     if (visits == 0)
         return INFINITY;
-    double span = S->best_reward - S->root_reward;
+    double span = S->top_reward - S->root_reward;
     double mean = reward / visits;
     double q = span > 0 ? (mean - S->root_reward) / span : 0;
     return q + EXPLORATION * sqrt(log((double)parent_visits + 1) / visits);
@@ -369,6 +370,33 @@ static void run_rollouts(worker *workers, int32_t n_workers, trajectory *traj, i
         pthread_join(ids[w], NULL);
 }
 
+/* The plan returned is the best state that fits the memory when one was
+ * seen, whatever C(s) says: the penalty steers the search, but a user's
+ * --memory is a limit. Then lower C(s), then fewer actions. */
+static bool ranks_above(const search *S, const trajectory *T, bool b_fits, double b_relative, int32_t b_depth)
+{
+    bool fits = T->cost.peak_memory <= S->o.memory;
+    if (fits != b_fits)
+        return fits;
+    if (T->relative < b_relative * (1 - 1e-12))
+        return true;
+    return T->relative <= b_relative * (1 + 1e-12) && T->depth < b_depth;
+}
+
+static bool beats_best(const search *S, const trajectory *T)
+{
+    return ranks_above(S, T, S->best_fits, S->best_relative, S->best_depth);
+}
+
+static void take_best(search *S, const trajectory *T)
+{
+    S->best_fits = T->cost.peak_memory <= S->o.memory;
+    S->best_depth = T->depth;
+    memcpy(S->best_key, T->key, sizeof *T->key * (size_t)T->depth);
+    S->best_cost = T->cost;
+    S->best_relative = T->relative;
+}
+
 /* Backs a trajectory's reward up its path; true when it is the best yet. */
 static bool back_up(search *S, const trajectory *T)
 {
@@ -381,15 +409,11 @@ static bool back_up(search *S, const trajectory *T)
         leaf->stop_reward += r;
     }
     S->evaluations++;
-    bool better = r > S->best_reward * (1 + 1e-12) ||
-                  (r >= S->best_reward * (1 - 1e-12) && T->depth < S->best_depth);
-    if (better) {
-        S->best_reward = r;
-        S->best_depth = T->depth;
-        memcpy(S->best_key, T->key, sizeof *T->key * (size_t)T->depth);
-        S->best_cost = T->cost;
-        S->best_relative = T->relative;
-    }
+    if (r > S->top_reward)
+        S->top_reward = r;
+    bool better = beats_best(S, T);
+    if (better)
+        take_best(S, T);
     return better;
 }
 
@@ -474,15 +498,13 @@ static pp_status polish(search *S, worker *workers, int32_t n_workers, const pp_
         S->evaluations += count;
         int32_t best = -1;
         for (int32_t k = 0; k < count; k++)
-            if (traj[k].relative < (best < 0 ? S->best_relative * (1 - 1e-12) : traj[best].relative))
+            if (beats_best(S, &traj[k]) &&
+                (best < 0 || ranks_above(S, &traj[k], traj[best].cost.peak_memory <= S->o.memory,
+                                         traj[best].relative, traj[best].depth)))
                 best = k;
         if (best < 0)
             break;
-        S->best_reward = 1.0 / traj[best].relative;
-        S->best_relative = traj[best].relative;
-        S->best_cost = traj[best].cost;
-        S->best_depth = traj[best].depth;
-        memcpy(S->best_key, traj[best].key, sizeof *traj[best].key * (size_t)traj[best].depth);
+        take_best(S, &traj[best]);
         out->polish_steps++;
     }
     free(traj);
@@ -575,8 +597,9 @@ static pp_status start(search *S, worker *workers, int32_t n_workers, pp_error *
     shard_cost_total(&workers[0].model, &S->initial);
     S->best_cost = S->initial;
     S->best_relative = pp_shard_cost_relative(&S->initial, &S->initial, S->o.memory, S->o.penalty);
-    S->best_reward = 1.0 / S->best_relative;
-    S->root_reward = S->best_reward;
+    S->best_fits = S->initial.peak_memory <= S->o.memory;
+    S->top_reward = 1.0 / S->best_relative;
+    S->root_reward = S->top_reward;
     return PP_OK;
 }
 
