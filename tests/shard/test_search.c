@@ -243,6 +243,37 @@ static void test_chess_memory(const pp_hw_device_type *a100)
     release(&A);
 }
 
+/* ResNet-50 as exported has batch 1, so no data parallelism: the plan
+ * shards convolutions' spatial and channel dimensions, and is faster than
+ * the unsharded model by the cost model, paying for halos it exchanges. */
+static void test_resnet(const pp_hw_device_type *a100)
+{
+    analysed A;
+    if (!open_model(&A, SHARED "jax_resnet_50.mlir"))
+        return;
+    pp_shard_mesh mesh = a100_mesh("b=2,m=4", a100);
+    pp_shard_search_options o;
+    pp_shard_search_options_default(&o);
+    pp_shard_search_result r;
+    if (search(&A, &mesh, &o, &r)) {
+        CHECK(r.cost.runtime < r.initial.runtime);
+        CHECK(r.cost.peak_memory <= r.memory);
+        check_layout_cost(&A, &mesh, &r);
+        int32_t convs = 0;
+        for (int32_t i = 0; i < A.flat->n_ops; i++) {
+            const pp_shard_op *op = &A.m->funcs[A.flat->ops[i].func].ops[A.flat->ops[i].op];
+            const pp_shard_nda_tensor *T = &A.nda->tensors[A.flat->ops[i].results[0]];
+            bool sharded = false;
+            for (int32_t d = 0; op->kind == PP_SHARD_OP_CONVOLUTION && d < T->rank; d++)
+                sharded |= r.axes[T->first + d] != 0;
+            convs += sharded;
+        }
+        CHECK(convs > 0);
+        pp_shard_search_result_free(&r);
+    }
+    release(&A);
+}
+
 int main(void)
 {
     test_mlp_optimum();
@@ -255,6 +286,7 @@ int main(void)
     if (a100) {
         test_chess_baselines(a100);
         test_chess_memory(a100);
+        test_resnet(a100);
     }
     pp_hw_catalog_free(cat);
     return CHECK_DONE();
