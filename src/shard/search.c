@@ -564,6 +564,32 @@ static pp_status fill_result(search *S, pp_shard_search_result *out, pp_error *e
     return PP_OK;
 }
 
+/* Names the mesh and the sizes it would have to divide. */
+static pp_status nothing_to_shard(const search *S, pp_error *err)
+{
+    char mesh[160] = "", sizes[160] = "";
+    size_t m = 0, z = 0;
+    for (int32_t a = 0; a < S->mesh->n_axes; a++)
+        m += (size_t)snprintf(mesh + m, sizeof mesh - m, "%s%s=%d", a ? "," : "", S->mesh->names[a],
+                              (int)S->mesh->sizes[a]);
+    int64_t below = INT64_MAX;
+    for (int shown = 0; shown < 5; shown++) { /* the largest distinct sizes, descending */
+        int64_t next = 0;
+        for (int32_t c = 0; c < S->nda->n_colors; c++)
+            if (S->nda->colors[c].n_names >= S->o.min_dims && S->nda->colors[c].size < below &&
+                S->nda->colors[c].size > next)
+                next = S->nda->colors[c].size;
+        if (next <= 1)
+            break;
+        z += (size_t)snprintf(sizes + z, sizeof sizes - z, "%s%lld", shown ? ", " : "", (long long)next);
+        below = next;
+    }
+    return pp_error_set(err, PP_EINPUT,
+                        "mesh %s shards nothing: no axis size divides a dimension shared by %d or more tensor "
+                        "dimensions (the largest such sizes: %s)",
+                        mesh, (int)S->o.min_dims, z ? sizes : "none");
+}
+
 /* A round long enough to try every root action several times: with fewer,
  * the early-termination rule stops the search before it has looked past
  * the first level. */
@@ -581,8 +607,7 @@ static pp_status start(search *S, worker *workers, int32_t n_workers, pp_error *
     if (S->o.trajectories <= 0)
         S->o.trajectories = auto_trajectories(S->space.n);
     if (S->space.n == 0)
-        return pp_error_set(err, PP_EINPUT, "no sharding action is valid on this mesh: no group of %d or more dimensions has a size divisible by an axis",
-                            (int)S->o.min_dims);
+        return nothing_to_shard(S, err);
     for (int32_t w = 0; w < n_workers; w++) {
         workers[w].S = S;
         workers[w].axes = calloc((size_t)S->nda->n_names + 1, 1);

@@ -188,7 +188,7 @@ int main(void)
     chess_memory();
     bridge(PP_DATA_DIR "/mlp.mlir", "a=2,b=2", 8);
     bridge(MODELS "/searchless_chess_9m.mlir", "b=3,m=4", 1105);
-    expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=5", 2, "no sharding action is valid");
+    expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=5", 2, "shards nothing");
     expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=2 --device tpu9", 2, "tpu9");
     expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=2 --format xla", 2, "xla");
     expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=2x", 2, "b=2x");
