@@ -26,7 +26,7 @@ const char shard_usage[] =
     "  --mesh searches a sharding (Monte Carlo tree search over color x resolution x mesh axis)\n"
     "  and reports its predicted step time and peak memory per device, with the same figures for\n"
     "  the unsharded module and the expert baselines (data parallel, Megatron, both).\n"
-    "  --device     device type of every mesh device (default a100-80gb; `parplan devices` lists them)\n"
+    "  --device     device type of every mesh device (default a100-80gb; a wrong name lists the known ones)\n"
     "  --memory     bytes per device the plan must fit in (default: the device's memory; 16e9, 16GB, 16GiB)\n"
     "  --timeout    search budget in seconds (default 60; the search usually stops sooner, when a\n"
     "               round of trajectories brings no improvement)\n"
@@ -165,9 +165,14 @@ static pp_status open_mesh(const flags *f, analysis *A, pp_shard_mesh *mesh, pp_
     if (st != PP_OK)
         return st;
     const pp_hw_device_type *device = pp_hw_find(A->catalog, f->device);
-    if (!device)
-        return pp_error_set(err, PP_EARG, "--device %s: no such device type (`parplan devices` lists them)",
-                            f->device);
+    if (!device) {
+        char known[256] = "";
+        size_t n = 0;
+        for (size_t k = 0; k < pp_hw_catalog_count(A->catalog) && n < sizeof known; k++)
+            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", k ? ", " : "",
+                                  pp_hw_catalog_type(A->catalog, k)->name);
+        return pp_error_set(err, PP_EARG, "--device %s: no such device type (known: %s)", f->device, known);
+    }
     st = pp_shard_mesh_parse(f->mesh, device, pp_shard_default_link(), mesh, err);
     if (st != PP_OK)
         return st;
