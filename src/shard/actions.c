@@ -10,6 +10,7 @@
  * 2^k actions would swamp the search while layers are mostly alike. */
 #include <stdlib.h>
 #include <string.h>
+#include "cost_internal.h"
 #include "nda_internal.h"
 #include "search_internal.h"
 
@@ -207,15 +208,6 @@ void shard_actions_free(shard_action_space *space)
     memset(space, 0, sizeof *space);
 }
 
-static int64_t axes_devices(const pp_shard_mesh *mesh, uint8_t mask)
-{
-    int64_t n = 1;
-    for (int32_t a = 0; a < mesh->n_axes; a++)
-        if (mask & (1u << a))
-            n *= mesh->sizes[a];
-    return n;
-}
-
 static bool fits(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8_t *axes, int32_t x, uint8_t bit)
 {
     const pp_shard_nda_tensor *T = &nda->tensors[nda->name_tensor[x]];
@@ -223,7 +215,7 @@ static bool fits(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8
         if (T->first + d != x && (axes[T->first + d] & bit))
             return false;
     int64_t size = nda->flat->values[T->value].type.dims[nda->name_dim[x]];
-    return size > 0 && size % axes_devices(mesh, (uint8_t)(axes[x] | bit)) == 0;
+    return size > 0 && size % shard_axes_devices(mesh, (uint8_t)(axes[x] | bit)) == 0;
 }
 
 bool shard_action_apply(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const shard_action *a, uint8_t *axes)

@@ -72,29 +72,6 @@ static int32_t node_of_value(const pp_shard_flat *flat, int32_t v)
     return v < flat->n_inputs ? v : flat->n_inputs + flat->values[v].op;
 }
 
-static bool in_list(const pp_shard_ints *l, int64_t d)
-{
-    for (int32_t k = 0; k < l->n; k++)
-        if (l->v[k] == d)
-            return true;
-    return false;
-}
-
-/* As cost.c prices partial sums: dimension d of operand k is summed over. */
-static bool summed(const pp_shard_op *op, int32_t k, int32_t d)
-{
-    switch (op->kind) {
-    case PP_SHARD_OP_DOT_GENERAL:
-        return in_list(k == 0 ? &op->dot.lhs_contract : &op->dot.rhs_contract, d);
-    case PP_SHARD_OP_CONVOLUTION:
-        return d == (k == 0 ? op->conv.in_feature : op->conv.kernel_in);
-    case PP_SHARD_OP_REDUCE:
-        return k < op->n_results && in_list(&op->dims, d);
-    default:
-        return false;
-    }
-}
-
 static bool is_output(const pp_shard_nda *nda, int32_t t)
 {
     return t >= nda->out_use;
@@ -210,7 +187,7 @@ static void collect_candidates(builder *B, int32_t node)
     for (int32_t k = 0; k < op->n_operands; k++) {
         const pp_shard_nda_tensor *T = &B->b->nda->tensors[B->b->nda->op_use[i] + k];
         for (int32_t d = 0; d < T->rank; d++)
-            if (summed(op, k, d))
+            if (shard_op_sums(op, k, d))
                 add_candidate(B, B->b->nda->iclass[T->first + d]);
     }
 }

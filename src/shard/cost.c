@@ -38,7 +38,7 @@ static const pp_shard_type *tensor_type(const model *M, int32_t t)
     return &M->flat->values[M->nda->tensors[t].value].type;
 }
 
-static int64_t axes_product(const pp_shard_mesh *mesh, uint8_t mask)
+int64_t shard_axes_devices(const pp_shard_mesh *mesh, uint8_t mask)
 {
     int64_t n = 1;
     for (int32_t a = 0; a < mesh->n_axes; a++)
@@ -50,7 +50,7 @@ static int64_t axes_product(const pp_shard_mesh *mesh, uint8_t mask)
 static int64_t local_dim(const model *M, int32_t t, int32_t d)
 {
     int64_t size = tensor_type(M, t)->dims[d];
-    return size < 0 ? 0 : size / axes_product(M->mesh, M->axes[M->nda->tensors[t].first + d]);
+    return size < 0 ? 0 : size / shard_axes_devices(M->mesh, M->axes[M->nda->tensors[t].first + d]);
 }
 
 double shard_cost_local_bytes(const model *M, int32_t t)
@@ -117,7 +117,7 @@ pp_status shard_cost_check_layout(const model *M, pp_error *err)
                 return pp_error_set(err, PP_EINPUT, "%s has one mesh axis on two of its dimensions",
                                     pp_shard_value_label(M->flat, T->value, buf, sizeof buf));
             seen |= mask;
-            int64_t n = axes_product(M->mesh, mask);
+            int64_t n = shard_axes_devices(M->mesh, mask);
             int64_t size = tensor_type(M, t)->dims[d];
             if (n > 1 && (size < 0 || size % n != 0))
                 return pp_error_set(err, PP_EINPUT,
@@ -268,8 +268,7 @@ static double conv_flops(const model *M, const pp_shard_op *op, int32_t lhs, int
     return 2 * out * kernel;
 }
 
-/* Dimension d of operand k is summed over by the op (contracted or reduced). */
-static bool summed(const pp_shard_op *op, int32_t k, int32_t d)
+bool shard_op_sums(const pp_shard_op *op, int32_t k, int32_t d)
 {
     switch (op->kind) {
     case PP_SHARD_OP_DOT_GENERAL:
@@ -343,7 +342,7 @@ static void gather_lost_axes(const model *M, const pp_shard_op *op, const pp_sha
         for (int32_t d = 0; d < T->rank; d++)
             for (int32_t a = 0; a < M->mesh->n_axes; a++) {
                 uint8_t bit = (uint8_t)(1u << a);
-                if ((M->axes[T->first + d] & bit) && !summed(op, k, d) &&
+                if ((M->axes[T->first + d] & bit) && !shard_op_sums(op, k, d) &&
                     !identified_result_has(M, op, fo, T->first + d, bit))
                     operand_not_kept(M, op, fo, use, k, d, a, acc);
             }

@@ -19,6 +19,13 @@ typedef struct {
     double *live_delta;  /* scratch for the peak: n_ops + 2 entries */
 } shard_cost_model;
 
+/* Devices the mesh axes of `mask` (bit a for axis a) span together. */
+int64_t shard_axes_devices(const pp_shard_mesh *mesh, uint8_t mask);
+
+/* Dimension d of operand k is summed over by the op: contracted by a
+ * dot_general or convolution, or reduced by a reduce. */
+bool shard_op_sums(const pp_shard_op *op, int32_t k, int32_t d);
+
 /* Indexes the uses; axes is set by the caller before pricing. */
 bool shard_cost_model_init(shard_cost_model *M, const pp_shard_flat *flat, const pp_shard_nda *nda,
                            const pp_shard_mesh *mesh);

@@ -47,7 +47,6 @@
  * opens) is skipped. Such ops become OPAQUE, with one warning per op name. */
 #include "shard/shard_internal.h"
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2095,29 +2094,11 @@ pp_status pp_shard_module_parse(const char *name, const char *text, size_t size,
 pp_status pp_shard_module_load(const char *path, pp_shard_module **out, pp_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pp_error_set(err, PP_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, size = 0, n;
-    char *text = malloc(cap);
-    while (text && (n = fread(text + size, 1, cap - size, f)) > 0) {
-        size += n;
-        if (size == cap) {
-            char *grown = realloc(text, cap *= 2);
-            if (!grown)
-                free(text);
-            text = grown;
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!text)
-        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
-    if (bad) {
-        free(text);
-        return pp_error_set(err, PP_EIO, "%s: read error", path);
-    }
-    pp_status st = pp_shard_module_parse(path, text, size, out, err);
+    char *text = NULL;
+    size_t size = 0;
+    pp_status st = pp_read_text_file(path, &text, &size, err);
+    if (st == PP_OK)
+        st = pp_shard_module_parse(path, text, size, out, err);
     free(text);
     return st;
 }

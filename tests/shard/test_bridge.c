@@ -10,50 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "check.h"
-#include "parplan/shard.h"
+#include "fixture.h"
 #include "parplan/shard_bridge.h"
 
 #define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
 #define CHESS SHARED "searchless_chess_9m.mlir"
 
-typedef struct {
-    pp_shard_module *m;
-    pp_shard_flat *flat;
-    pp_shard_nda *nda;
-} analysed;
-
 static const pp_hw_device_type *a100;
-
-static bool open_model(analysed *A, const char *path)
-{
-    pp_error err = {0};
-    memset(A, 0, sizeof *A);
-    pp_status st = pp_shard_module_load(path, &A->m, &err);
-    if (st == PP_OK)
-        st = pp_shard_module_flatten(A->m, 0, &A->flat, &err);
-    if (st == PP_OK)
-        st = pp_shard_nda_run(A->flat, &A->nda, &err);
-    if (st != PP_OK)
-        fprintf(stderr, "%s\n", err.message);
-    CHECK(st == PP_OK);
-    return st == PP_OK;
-}
-
-static void release(analysed *A)
-{
-    pp_shard_nda_free(A->nda);
-    pp_shard_flat_free(A->flat);
-    pp_shard_module_free(A->m);
-}
 
 static pp_shard_mesh mesh_of(const char *text)
 {
-    pp_shard_mesh m;
-    pp_error err = {0};
-    memset(&m, 0, sizeof m);
-    CHECK(pp_shard_mesh_parse(text, a100, pp_shard_default_link(), &m, &err) == PP_OK);
-    return m;
+    return mesh_on(text, a100, pp_shard_default_link());
 }
 
 static pp_shard_bridge *build(const analysed *A, const pp_shard_mesh *mesh, double memory)

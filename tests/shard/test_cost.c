@@ -8,8 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "check.h"
-#include "parplan/shard.h"
+#include "fixture.h"
 
 #define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
 
@@ -17,43 +16,9 @@
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0};
 static const pp_hw_link link1 = {1e9, 1e-6};
 
-typedef struct {
-    pp_shard_module *m;
-    pp_shard_flat *flat;
-    pp_shard_nda *nda;
-} analysed;
-
-static bool open_model(analysed *A, const char *path, const char *text)
-{
-    pp_error err = {0};
-    memset(A, 0, sizeof *A);
-    pp_status st = path ? pp_shard_module_load(path, &A->m, &err)
-                        : pp_shard_module_parse("inline.mlir", text, strlen(text), &A->m, &err);
-    if (st == PP_OK)
-        st = pp_shard_module_flatten(A->m, 0, &A->flat, &err);
-    if (st == PP_OK)
-        st = pp_shard_nda_run(A->flat, &A->nda, &err);
-    if (st != PP_OK)
-        fprintf(stderr, "%s\n", err.message);
-    CHECK(st == PP_OK);
-    return st == PP_OK;
-}
-
-static void release(analysed *A)
-{
-    pp_shard_nda_free(A->nda);
-    pp_shard_flat_free(A->flat);
-    pp_shard_module_free(A->m);
-}
-
 static pp_shard_mesh mesh_of(const char *text, const pp_hw_device_type *d)
 {
-    pp_shard_mesh m;
-    pp_error err = {0};
-    memset(&m, 0, sizeof m);
-    pp_status st = pp_shard_mesh_parse(text, d, link1, &m, &err);
-    CHECK(st == PP_OK);
-    return m;
+    return mesh_on(text, d, link1);
 }
 
 static bool near(double a, double b)
@@ -225,7 +190,7 @@ static void test_mlp_refused(const analysed *A)
 static void test_mlp(void)
 {
     analysed A;
-    if (!open_model(&A, PP_DATA_DIR "/mlp.mlir", NULL))
+    if (!open_model(&A, PP_DATA_DIR "/mlp.mlir"))
         return;
     pp_shard_mesh mesh = mesh_of("b=2", &dev);
     pp_shard_cost base;
@@ -249,7 +214,7 @@ static void test_chain_peak(void)
         "  return %c : tensor<4x4xf32>\n"
         "}\n";
     analysed A;
-    if (!open_model(&A, NULL, text))
+    if (!open_text(&A, text))
         return;
     pp_shard_mesh mesh = mesh_of("b=2", &dev);
     pp_shard_state s = {0};
@@ -271,7 +236,7 @@ static void test_chain_peak(void)
 static void test_attention(void)
 {
     analysed A;
-    if (!open_model(&A, PP_DATA_DIR "/attention.mlir", NULL))
+    if (!open_model(&A, PP_DATA_DIR "/attention.mlir"))
         return;
     int32_t x = 0, a = -1;
     for (int32_t v = 0; v < A.flat->n_values; v++)
@@ -317,7 +282,7 @@ static void test_opaque_gather(void)
         "  return %b : tensor<4x8xf32>\n"
         "}\n";
     analysed A;
-    if (!open_model(&A, NULL, text))
+    if (!open_text(&A, text))
         return;
     pp_shard_mesh mesh = mesh_of("b=2", &dev);
     pp_shard_state s = {1, {{A.nda->color[A.nda->tensors[0].first], 0, NULL}}};
@@ -333,7 +298,7 @@ static void test_opaque_gather(void)
 static void test_chess(void)
 {
     analysed A;
-    if (!open_model(&A, SHARED "searchless_chess_9m.mlir", NULL))
+    if (!open_model(&A, SHARED "searchless_chess_9m.mlir"))
         return;
     pp_hw_catalog *cat = NULL;
     pp_error err = {0};
@@ -391,7 +356,7 @@ static void test_chess(void)
 static void test_conv_halo(void)
 {
     analysed A;
-    if (!open_model(&A, PP_DATA_DIR "/conv.mlir", NULL))
+    if (!open_model(&A, PP_DATA_DIR "/conv.mlir"))
         return;
     pp_shard_mesh mesh = mesh_of("s=2", &dev);
     int32_t y = A.flat->ops[0].results[0];

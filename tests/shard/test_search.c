@@ -8,50 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "check.h"
-#include "parplan/shard.h"
+#include "fixture.h"
 
 #define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0};
 static const pp_hw_link link1 = {1e9, 1e-6};
-
-typedef struct {
-    pp_shard_module *m;
-    pp_shard_flat *flat;
-    pp_shard_nda *nda;
-} analysed;
-
-static bool open_model(analysed *A, const char *path)
-{
-    pp_error err = {0};
-    memset(A, 0, sizeof *A);
-    pp_status st = pp_shard_module_load(path, &A->m, &err);
-    if (st == PP_OK)
-        st = pp_shard_module_flatten(A->m, 0, &A->flat, &err);
-    if (st == PP_OK)
-        st = pp_shard_nda_run(A->flat, &A->nda, &err);
-    if (st != PP_OK)
-        fprintf(stderr, "%s\n", err.message);
-    CHECK(st == PP_OK);
-    return st == PP_OK;
-}
-
-static void release(analysed *A)
-{
-    pp_shard_nda_free(A->nda);
-    pp_shard_flat_free(A->flat);
-    pp_shard_module_free(A->m);
-}
-
-static pp_shard_mesh mesh_on(const char *text, const pp_hw_device_type *d, pp_hw_link link)
-{
-    pp_shard_mesh m;
-    pp_error err = {0};
-    memset(&m, 0, sizeof m);
-    CHECK(pp_shard_mesh_parse(text, d, link, &m, &err) == PP_OK);
-    return m;
-}
 
 static pp_shard_mesh mesh_of(const char *text, const pp_hw_device_type *d)
 {
