@@ -18,8 +18,9 @@
  *   the cost stays a sum of per-op and per-edge terms: see cost_internal.h);
  * - an operand dimension sharded on an axis that the result dimension the
  *   op rules identify it with does not carry (and not summed over) is
- *   gathered before the op; compute is then still priced on the local
- *   shapes, an underestimate of that op alone;
+ *   gathered before the op, which then reads it whole along that axis; a
+ *   matrix product's FLOPs follow its result's local shape and the longer
+ *   side of each contracted pair;
  * - a window (convolution, reduce_window) whose input and output spatial
  *   dimensions are sharded on the same axis is spatial partitioning: each
  *   device also needs window - 1 border rows of its neighbours' input, a
@@ -221,51 +222,60 @@ static void reshard(const model *M, int32_t def, int32_t use, pp_shard_cost *acc
 }
 
 /* Contracted dimension pairs sharded on an axis on one side only: that
- * operand is gathered along it. */
+ * operand is gathered along it, and the op reads it that much larger
+ * (factor[side]). */
 static void gather_one_sided(const model *M, int32_t lhs, int32_t rhs, const int64_t *ld, const int64_t *rd,
-                             int32_t n, pp_shard_cost *acc)
+                             int32_t n, double *factor, pp_shard_cost *acc)
 {
     for (int32_t a = 0; a < M->mesh->n_axes; a++)
         for (int32_t k = 0; k < n; k++) {
             bool l = M->axes[M->nda->tensors[lhs].first + ld[k]] & (1u << a);
             bool r = M->axes[M->nda->tensors[rhs].first + rd[k]] & (1u << a);
-            if (l != r)
+            if (l != r) {
                 add_collective(M, PP_SHARD_ALL_GATHER, a, shard_cost_local_bytes(M, l ? lhs : rhs) * M->mesh->sizes[a],
                                acc);
+                factor[l ? 0 : 1] *= M->mesh->sizes[a];
+            }
         }
 }
 
-static double dot_flops(const model *M, const pp_shard_op *op, int32_t lhs, int32_t rhs, pp_shard_cost *acc)
+/* 2 x the result's local elements x the contracted length each device
+ * runs over: the longer side of each contracted pair, since a pair sharded
+ * on one side only is gathered first. */
+static double dot_flops(const model *M, const pp_shard_op *op, int32_t lhs, int32_t rhs, int32_t res,
+                        double *factor, pp_shard_cost *acc)
 {
     const pp_shard_dot_dims *dd = &op->dot;
     double f = 2;
-    for (int32_t d = 0; d < M->nda->tensors[lhs].rank; d++)
-        f *= (double)local_dim(M, lhs, d);
-    for (int32_t d = 0; d < M->nda->tensors[rhs].rank; d++)
-        if (!in_list(&dd->rhs_batch, d) && !in_list(&dd->rhs_contract, d))
-            f *= (double)local_dim(M, rhs, d);
-    for (int32_t k = 0; k < dd->lhs_contract.n; k++) {
+    for (int32_t d = 0; d < M->nda->tensors[res].rank; d++)
+        f *= (double)local_dim(M, res, d);
+    for (int32_t k = 0; k < dd->lhs_contract.n && k < dd->rhs_contract.n; k++) {
         int64_t l = local_dim(M, lhs, (int32_t)dd->lhs_contract.v[k]);
         int64_t r = local_dim(M, rhs, (int32_t)dd->rhs_contract.v[k]);
-        if (r > l) /* the lhs was gathered to match */
-            f = f / (double)(l ? l : 1) * (double)r;
+        f *= (double)(l > r ? l : r);
     }
-    gather_one_sided(M, lhs, rhs, dd->lhs_contract.v, dd->rhs_contract.v, dd->lhs_contract.n, acc);
+    gather_one_sided(M, lhs, rhs, dd->lhs_contract.v, dd->rhs_contract.v, dd->lhs_contract.n, factor, acc);
     return f;
 }
 
+/* 2 x the result's local elements x the kernel's window and input
+ * features (the longer of the kernel's and the input's local feature
+ * count, as for a contracted pair). */
 static double conv_flops(const model *M, const pp_shard_op *op, int32_t lhs, int32_t rhs, int32_t res,
-                         pp_shard_cost *acc)
+                         double *factor, pp_shard_cost *acc)
 {
     const pp_shard_conv_dims *c = &op->conv;
     double out = 1, kernel = 1;
     for (int32_t d = 0; d < M->nda->tensors[res].rank; d++)
         out *= (double)local_dim(M, res, d);
     for (int32_t d = 0; d < M->nda->tensors[rhs].rank; d++)
-        if (d != c->kernel_out)
+        if (d != c->kernel_out && d != c->kernel_in)
             kernel *= (double)local_dim(M, rhs, d);
-    gather_one_sided(M, lhs, rhs, &c->in_feature, &c->kernel_in, 1, acc);
-    return 2 * out * kernel;
+    int64_t features = local_dim(M, rhs, (int32_t)c->kernel_in);
+    if (c->feature_group_count <= 1 && c->batch_group_count <= 1 && local_dim(M, lhs, (int32_t)c->in_feature) > features)
+        features = local_dim(M, lhs, (int32_t)c->in_feature);
+    gather_one_sided(M, lhs, rhs, &c->in_feature, &c->kernel_in, 1, factor, acc);
+    return 2 * out * kernel * (double)features;
 }
 
 bool shard_op_sums(const pp_shard_op *op, int32_t k, int32_t d)
@@ -319,8 +329,8 @@ static bool identified_result_has(const model *M, const pp_shard_op *op, const p
 /* Operand k's dimension d is sharded on axis a but the op needs it whole
  * along a: a window sliding over it with its output on the same axis
  * exchanges halos, anything else gathers the operand first. */
-static void operand_not_kept(const model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use,
-                             int32_t k, int32_t d, int32_t a, pp_shard_cost *acc)
+static double operand_not_kept(const model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use,
+                               int32_t k, int32_t d, int32_t a, pp_shard_cost *acc)
 {
     int32_t out_dim = -1;
     int64_t window = window_along(M, op, use, k, d, &out_dim);
@@ -329,24 +339,27 @@ static void operand_not_kept(const model *M, const pp_shard_op *op, const pp_sha
         int64_t rows = local_dim(M, use + k, d);
         if (window > 1 && rows > 0)
             add_collective(M, PP_SHARD_HALO_EXCHANGE, a, bytes / (double)rows * (double)(window - 1), acc);
-        return;
+        return 1;
     }
     add_collective(M, PP_SHARD_ALL_GATHER, a, bytes * M->mesh->sizes[a], acc);
+    return M->mesh->sizes[a];
 }
 
-static void gather_lost_axes(const model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use,
-                             pp_shard_cost *acc)
+/* Operand k's axes the op cannot keep: gathered (or halos exchanged);
+ * returns how much larger the op then reads it. */
+static double gather_lost_axes(const model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use,
+                               int32_t k, pp_shard_cost *acc)
 {
-    for (int32_t k = 0; k < op->n_operands; k++) {
-        const pp_shard_nda_tensor *T = &M->nda->tensors[use + k];
-        for (int32_t d = 0; d < T->rank; d++)
-            for (int32_t a = 0; a < M->mesh->n_axes; a++) {
-                uint8_t bit = (uint8_t)(1u << a);
-                if ((M->axes[T->first + d] & bit) && !shard_op_sums(op, k, d) &&
-                    !identified_result_has(M, op, fo, T->first + d, bit))
-                    operand_not_kept(M, op, fo, use, k, d, a, acc);
-            }
-    }
+    const pp_shard_nda_tensor *T = &M->nda->tensors[use + k];
+    double factor = 1;
+    for (int32_t d = 0; d < T->rank; d++)
+        for (int32_t a = 0; a < M->mesh->n_axes; a++) {
+            uint8_t bit = (uint8_t)(1u << a);
+            if ((M->axes[T->first + d] & bit) && !shard_op_sums(op, k, d) &&
+                !identified_result_has(M, op, fo, T->first + d, bit))
+                factor *= operand_not_kept(M, op, fo, use, k, d, a, acc);
+        }
+    return factor;
 }
 
 /* The partial sums of the op's results settled at the op: scattered when
@@ -374,17 +387,16 @@ void shard_cost_op(const model *M, int32_t i, pp_shard_cost *acc)
     const pp_shard_flat_op *fo = &M->flat->ops[i];
     const pp_shard_op *op = op_of(M, i);
     int32_t use = M->nda->op_use[i];
-    double bytes = 0, flops = 0;
+    double bytes = 0, flops = 0, factor[2] = {1, 1};
+    if (op->kind == PP_SHARD_OP_DOT_GENERAL && op->n_operands == 2)
+        flops = dot_flops(M, op, use, use + 1, fo->results[0], factor, acc);
+    else if (op->kind == PP_SHARD_OP_CONVOLUTION && op->n_operands == 2)
+        flops = conv_flops(M, op, use, use + 1, fo->results[0], factor, acc);
     for (int32_t k = 0; k < op->n_operands; k++)
-        bytes += shard_cost_local_bytes(M, use + k);
+        bytes += shard_cost_local_bytes(M, use + k) * (k < 2 ? factor[k] : 1) * gather_lost_axes(M, op, fo, use, k, acc);
     for (int32_t k = 0; k < op->n_results; k++)
         bytes += shard_cost_local_bytes(M, fo->results[k]);
-    if (op->kind == PP_SHARD_OP_DOT_GENERAL && op->n_operands == 2)
-        flops = dot_flops(M, op, use, use + 1, acc);
-    else if (op->kind == PP_SHARD_OP_CONVOLUTION && op->n_operands == 2)
-        flops = conv_flops(M, op, use, use + 1, fo->results[0], acc);
     settle_partial_sums(M, i, acc);
-    gather_lost_axes(M, op, fo, use, acc);
     double t = pp_hw_op_time(M->mesh->device, flops, bytes);
     acc->flops += flops;
     acc->compute_time += t;

@@ -381,6 +381,25 @@ static void test_conv_halo(void)
     release(&A);
 }
 
+/* A 1x1 convolution (memory-bound on the test device: 2048 FLOPs against
+ * 2112 bytes) whose input rows are split but its output's are not: the
+ * input is gathered (512 bytes a device, 1024 gathered) and the op then
+ * reads all of it, 1024 + 64 (kernel) + 1024 (output) bytes. */
+static void test_gathered_operand_read_whole(void)
+{
+    analysed A;
+    if (!open_model(&A, PP_DATA_DIR "/conv1x1.mlir"))
+        return;
+    pp_shard_mesh mesh = mesh_of("s=2", &dev);
+    pp_shard_state in_only = {1, {{A.nda->color[A.nda->tensors[0].first + 1], 0, NULL}}};
+    pp_shard_cost c = eval(&A, &mesh, &in_only);
+    CHECK_EQ_INT(total_collectives(&c), 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_GATHER], 1024);
+    CHECK_NEAR(c.flops, 2.0 * 256 * 4);
+    CHECK_NEAR(c.compute_time, (1024 + 64 + 1024) / 1e11);
+    release(&A);
+}
+
 int main(void)
 {
     test_mesh_parse();
@@ -390,5 +409,6 @@ int main(void)
     test_opaque_gather();
     test_chess();
     test_conv_halo();
+    test_gathered_operand_read_whole();
     return CHECK_DONE();
 }
