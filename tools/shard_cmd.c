@@ -15,7 +15,8 @@
 const char shard_usage[] =
     "parplan shard MODEL.mlir --explain\n"
     "parplan shard MODEL.mlir --mesh b=2,m=4 [--device a100-80gb] [--memory BYTES] [--timeout S]\n"
-    "              [--threads N] [--seed K] [--out SHARDED.mlir] [--format gspmd|sdy] [--json]\n"
+    "              [--threads N] [--seed K] [--search mcts|iopddl|both] [--out SHARDED.mlir]\n"
+    "              [--format gspmd|sdy] [--json]\n"
     "parplan shard MODEL.mlir --mesh ... [--device D] [--memory BYTES] --emit-iopddl PROBLEM.json\n"
     "parplan shard MODEL.mlir --mesh ... [--device D] [--memory BYTES] --apply-iopddl PROBLEM.json SOLUTION\n"
     "              [--out SHARDED.mlir] [--format gspmd|sdy] [--json]\n"
@@ -23,14 +24,18 @@ const char shard_usage[] =
     "  its calls. --explain prints the named-dimension analysis of paper 004: the colors (sets of\n"
     "  dimensions to shard together) with their sizes and the tensors they touch, the sharding\n"
     "  conflicts and compatibility sets, and the repeated-layer groups.\n"
-    "  --mesh searches a sharding (Monte Carlo tree search over color x resolution x mesh axis)\n"
-    "  and reports its predicted step time and peak memory per device, with the same figures for\n"
-    "  the unsharded module and the expert baselines (data parallel, Megatron, both).\n"
+    "  --mesh searches a sharding two ways, Monte Carlo tree search over color x resolution x\n"
+    "  mesh axis (paper 004) and the IOPDDL solver (paper 000) on the problem --emit-iopddl\n"
+    "  writes, and reports the better plan (one that fits --memory first, then the faster) with its\n"
+    "  predicted step time and peak memory per device, beside both searches, the unsharded module\n"
+    "  and the expert baselines (data parallel, Megatron, both), all priced by one cost model.\n"
     "  --device     device type of every mesh device (default a100-80gb; a wrong name lists the known ones)\n"
     "  --memory     bytes per device the plan must fit in (default: the device's memory; 16e9, 16GB, 16GiB)\n"
     "  --timeout    search budget in seconds (default 60; the search usually stops sooner, when a\n"
     "               round of trajectories brings no improvement)\n"
-    "  --threads    rollout threads (default: the machine's cores); --seed  search seed (default 1)\n"
+    "  --threads    search threads (default: the machine's cores); --seed  search seed (default 1);\n"
+    "               the same seed and thread count give the same plan\n"
+    "  --search     mcts, iopddl or both (default both)\n"
     "  --out        write MODEL.mlir again with the plan's shardings on the entry's arguments and\n"
     "               results, as GSPMD strings (mhlo.sharding, the default) or Shardy attributes\n"
     "               (--format sdy: sdy.sharding and an sdy.mesh declaration)\n"
@@ -44,7 +49,7 @@ const char shard_usage[] =
     "  Ops the reader does not know are kept opaque, with one warning per op name on stderr.";
 
 typedef struct {
-    const char *model, *mesh, *device, *out, *format, *emit, *apply, *solution;
+    const char *model, *mesh, *device, *out, *format, *emit, *apply, *solution, *search;
     double memory, timeout;
     int64_t threads, seed;
     bool explain, json;
@@ -81,6 +86,10 @@ static bool value_flag(flags *f, const char *name, const char *value)
         f->format = value;
     else if (strcmp(name, "--emit-iopddl") == 0)
         f->emit = value;
+    else if (strcmp(name, "--search") == 0) {
+        f->search = value;
+        return strcmp(value, "mcts") == 0 || strcmp(value, "iopddl") == 0 || strcmp(value, "both") == 0;
+    }
     else if (strcmp(name, "--memory") == 0)
         return parse_bytes(value, &f->memory);
     else if (strcmp(name, "--timeout") == 0)
@@ -99,6 +108,7 @@ static bool parse_flags(int argc, char **argv, flags *f)
     memset(f, 0, sizeof *f);
     f->device = "a100-80gb";
     f->format = "gspmd";
+    f->search = "both";
     f->timeout = 60;
     f->seed = 1;
     for (int i = 0; i < argc; i++) {
@@ -230,30 +240,48 @@ static pp_status emit_iopddl(const flags *f, const analysis *A, const pp_shard_m
 }
 
 /* The plan a solution of the emitted problem stands for, priced by the cost
- * model; the report carries the solution's IOPDDL cost beside it. */
+ * model, with the solution's IOPDDL cost beside it. */
 static pp_status apply_solution(const flags *f, const analysis *A, const pp_shard_mesh *mesh,
                                 const pp_shard_bridge *bridge, const pp_iopddl_problem *problem,
-                                pp_shard_search_result *r, pp_iopddl_evaluation *ev, pp_error *err)
+                                pp_shard_bridge_plan *plan, pp_error *err)
 {
     uint32_t *strategies = NULL;
+    pp_iopddl_evaluation ev;
+    memset(plan, 0, sizeof *plan);
     pp_status st = pp_shard_bridge_check(bridge, problem, err);
     if (st == PP_OK)
         st = pp_iopddl_load_solution(f->solution, problem, &strategies, err);
     if (st == PP_OK)
-        st = pp_iopddl_evaluate(problem, strategies, ev, err);
-    memset(r, 0, sizeof *r);
-    r->memory = memory_limit(f, mesh);
-    r->arena = st == PP_OK ? pp_arena_new(0) : NULL;
-    r->axes = r->arena ? pp_arena_calloc(r->arena, (size_t)A->nda->n_names + 1, 1) : NULL;
-    if (st == PP_OK && !r->axes)
+        st = pp_iopddl_evaluate(problem, strategies, &ev, err);
+    plan->axes = st == PP_OK ? calloc((size_t)A->nda->n_names + 1, 1) : NULL;
+    if (st == PP_OK && !plan->axes)
         st = pp_error_set(err, PP_ENOMEM, "out of memory");
     if (st == PP_OK)
-        st = pp_shard_cost_eval_layout(A->flat, A->nda, mesh, r->axes, &r->initial, err);
+        st = pp_shard_bridge_layout(bridge, strategies, plan->axes, err);
     if (st == PP_OK)
-        st = pp_shard_bridge_layout(bridge, strategies, r->axes, err);
-    if (st == PP_OK)
-        st = pp_shard_cost_eval_layout(A->flat, A->nda, mesh, r->axes, &r->cost, err);
+        st = pp_shard_cost_eval_layout(A->flat, A->nda, mesh, plan->axes, &plan->cost, err);
+    if (st == PP_OK) {
+        plan->iopddl_cost = (int64_t)ev.cost;
+        plan->feasible = ev.feasible;
+        plan->nodes = problem->node_count;
+        plan->edges = problem->edge_count;
+    }
     free(strategies);
+    return st;
+}
+
+/* The report of the candidates, the sharded module when asked. */
+static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
+                        const pp_shard_search_result *search, const pp_shard_bridge_plan *bridge, pp_error *err)
+{
+    shard_report report;
+    pp_status st = shard_report_build(&report, f->model, f->mesh, A->nda, mesh, memory_limit(f, mesh), search, bridge,
+                                      err);
+    report.solution = f->apply ? f->solution : NULL;
+    if (st == PP_OK)
+        st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
+    if (st == PP_OK && f->out)
+        st = write_sharded(f, A, mesh, format, report.axes, err);
     return st;
 }
 
@@ -262,28 +290,47 @@ static pp_status apply_iopddl(const flags *f, const analysis *A, const pp_shard_
 {
     pp_shard_bridge *bridge = NULL;
     pp_iopddl_problem *problem = NULL;
-    pp_shard_search_result r;
-    pp_iopddl_evaluation ev;
-    memset(&r, 0, sizeof r);
+    pp_shard_bridge_plan plan;
+    memset(&plan, 0, sizeof plan);
     pp_status st = pp_shard_bridge_build(A->flat, A->nda, mesh, memory_limit(f, mesh), &bridge, err);
     if (st == PP_OK)
         st = pp_iopddl_load(f->apply, &problem, err);
     if (st == PP_OK)
-        st = apply_solution(f, A, mesh, bridge, problem, &r, &ev, err);
-    if (st == PP_OK) {
-        shard_report report;
-        shard_report_build(&report, f->model, f->mesh, A->nda, mesh, &r);
-        report.solution = f->solution;
-        report.iopddl_cost = (double)ev.cost;
-        report.iopddl_feasible = ev.feasible;
-        st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
-    }
-    if (st == PP_OK && f->out)
-        st = write_sharded(f, A, mesh, format, r.axes, err);
-    pp_shard_search_result_free(&r);
+        st = apply_solution(f, A, mesh, bridge, problem, &plan, err);
+    if (st == PP_OK)
+        st = finish(f, A, mesh, format, NULL, &plan, err);
+    pp_shard_bridge_plan_free(&plan);
     pp_iopddl_free(problem);
     pp_shard_bridge_free(bridge);
     return st;
+}
+
+/* The IOPDDL solver's budget beside the MCTS: a fixed number of rounds, so
+ * that a seed and a thread count give one plan, within the timeout. */
+enum { BRIDGE_ROUNDS = 200 };
+
+static pp_status solve_bridge(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_bridge_plan *plan,
+                              pp_error *err)
+{
+    pp_iopddl_options o;
+    pp_iopddl_options_default(&o);
+    o.time_limit = f->timeout;
+    o.threads = (int)f->threads;
+    o.seed = (uint64_t)f->seed;
+    o.max_rounds = BRIDGE_ROUNDS;
+    return pp_shard_bridge_plan_solve(A->flat, A->nda, mesh, memory_limit(f, mesh), &o, plan, err);
+}
+
+static pp_status search_mcts(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_search_result *r,
+                             pp_error *err)
+{
+    pp_shard_search_options o;
+    pp_shard_search_options_default(&o);
+    o.memory = f->memory;
+    o.timeout = f->timeout;
+    o.threads = (int32_t)f->threads;
+    o.seed = (uint64_t)f->seed;
+    return pp_shard_search(A->flat, A->nda, mesh, &o, r, err);
 }
 
 static pp_status plan(const flags *f, analysis *A, pp_error *err)
@@ -299,24 +346,19 @@ static pp_status plan(const flags *f, analysis *A, pp_error *err)
         return emit_iopddl(f, A, &mesh, err);
     if (f->apply)
         return apply_iopddl(f, A, &mesh, format, err);
-    pp_shard_search_options o;
-    pp_shard_search_options_default(&o);
-    o.memory = f->memory;
-    o.timeout = f->timeout;
-    o.threads = (int32_t)f->threads;
-    o.seed = (uint64_t)f->seed;
+    bool mcts = strcmp(f->search, "iopddl") != 0, iopddl = strcmp(f->search, "mcts") != 0;
     pp_shard_search_result r;
-    st = pp_shard_search(A->flat, A->nda, &mesh, &o, &r, err);
-    if (st != PP_OK)
-        return st;
-    shard_report report;
-    shard_report_build(&report, f->model, f->mesh, A->nda, &mesh, &r);
-    report.threads = (int32_t)f->threads;
-    report.seed = (uint64_t)f->seed;
-    st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
-    if (st == PP_OK && f->out)
-        st = write_sharded(f, A, &mesh, format, r.axes, err);
+    pp_shard_bridge_plan b;
+    memset(&r, 0, sizeof r);
+    memset(&b, 0, sizeof b);
+    if (mcts)
+        st = search_mcts(f, A, &mesh, &r, err);
+    if (st == PP_OK && iopddl)
+        st = solve_bridge(f, A, &mesh, &b, err);
+    if (st == PP_OK)
+        st = finish(f, A, &mesh, format, mcts ? &r : NULL, iopddl ? &b : NULL, err);
     pp_shard_search_result_free(&r);
+    pp_shard_bridge_plan_free(&b);
     return st;
 }
 

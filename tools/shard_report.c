@@ -1,4 +1,5 @@
 /* shard_report.c: the report of `parplan shard --mesh`, as text and JSON. */
+#include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
 #include "shard_report.h"
@@ -17,20 +18,51 @@ static void baseline_row(shard_report_row *row, const char *name, const shard_re
         snprintf(row->note, sizeof row->note, "%s", err.message);
 }
 
-void shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
-                        const pp_shard_mesh *mesh, const pp_shard_search_result *search)
+static pp_status unsharded_row(shard_report_row *row, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                               pp_error *err)
+{
+    uint8_t *none = calloc((size_t)nda->n_names + 1, 1);
+    if (!none)
+        return pp_error_set(err, PP_ENOMEM, "report: out of memory");
+    row->name = "unsharded";
+    pp_status st = pp_shard_cost_eval_layout(nda->flat, nda, mesh, none, &row->cost, err);
+    row->ok = st == PP_OK;
+    free(none);
+    return st;
+}
+
+static void candidate_row(shard_report_row *row, const char *name, const pp_shard_cost *cost, const char *absent)
+{
+    row->name = name;
+    row->ok = cost != NULL;
+    if (cost)
+        row->cost = *cost;
+    else
+        snprintf(row->note, sizeof row->note, "%s", absent);
+}
+
+pp_status shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
+                             const pp_shard_mesh *mesh, double memory, const pp_shard_search_result *search,
+                             const pp_shard_bridge_plan *bridge, pp_error *err)
 {
     memset(r, 0, sizeof *r);
     r->model = model;
     r->mesh_text = mesh_text;
     r->nda = nda;
     r->mesh = mesh;
+    r->memory = memory;
     r->search = search;
-    r->rows[0] = (shard_report_row){"unsharded", true, search->initial, ""};
-    baseline_row(&r->rows[1], "data parallel", r, pp_shard_baseline_data_parallel);
-    baseline_row(&r->rows[2], "megatron", r, pp_shard_baseline_megatron);
-    baseline_row(&r->rows[3], "data parallel + megatron", r, pp_shard_baseline_combined);
-    r->rows[4] = (shard_report_row){"plan", true, search->cost, ""};
+    r->bridge = bridge;
+    pp_status st = unsharded_row(&r->rows[SHARD_ROW_UNSHARDED], nda, mesh, err);
+    baseline_row(&r->rows[SHARD_ROW_DATA_PARALLEL], "data parallel", r, pp_shard_baseline_data_parallel);
+    baseline_row(&r->rows[SHARD_ROW_MEGATRON], "megatron", r, pp_shard_baseline_megatron);
+    baseline_row(&r->rows[SHARD_ROW_COMBINED], "data parallel + megatron", r, pp_shard_baseline_combined);
+    candidate_row(&r->rows[SHARD_ROW_MCTS], "MCTS search", search ? &search->cost : NULL, "not run (--search)");
+    candidate_row(&r->rows[SHARD_ROW_IOPDDL], "IOPDDL bridge", bridge ? &bridge->cost : NULL, "not run (--search)");
+    r->chosen = !search || (bridge && pp_shard_cost_better(&bridge->cost, &search->cost, memory)) ? SHARD_ROW_IOPDDL
+                                                                                                  : SHARD_ROW_MCTS;
+    r->axes = r->chosen == SHARD_ROW_MCTS ? search->axes : bridge->axes;
+    return st;
 }
 
 static const char *bytes_text(double bytes, char *buf, size_t size);
@@ -85,17 +117,18 @@ static const char *bytes_text(double bytes, char *buf, size_t size)
     return buf;
 }
 
-static void write_row(const shard_report *r, const shard_report_row *row, FILE *out)
+static void write_row(const shard_report *r, int k, FILE *out)
 {
+    const shard_report_row *row = &r->rows[k];
     if (!row->ok) {
         fprintf(out, "  %-26s does not apply: %s\n", row->name, row->note);
         return;
     }
-    const pp_shard_cost *c = &row->cost, *u = &r->rows[0].cost;
+    const pp_shard_cost *c = &row->cost, *u = &r->rows[SHARD_ROW_UNSHARDED].cost;
     char t[32], m[32];
-    fprintf(out, "  %-26s %10s %8.2fx %10s%s  ", row->name, time_text(c->runtime, t, sizeof t),
+    fprintf(out, "%s %-26s %10s %8.2fx %10s%s  ", k == r->chosen ? "*" : " ", row->name, time_text(c->runtime, t, sizeof t),
             u->runtime / c->runtime, bytes_text(c->peak_memory, m, sizeof m),
-            c->peak_memory > r->search->memory ? " (over)" : "       ");
+            c->peak_memory > r->memory ? " (over)" : "       ");
     write_collectives(c, out);
 }
 
@@ -105,7 +138,7 @@ static void write_spec(const shard_report *r, int32_t t, FILE *out)
     const pp_shard_nda_tensor *T = &r->nda->tensors[t];
     fputs("P(", out);
     for (int32_t d = 0; d < T->rank; d++) {
-        uint8_t mask = r->search->axes[T->first + d];
+        uint8_t mask = r->axes[T->first + d];
         int n = 0;
         for (int32_t a = 0; a < r->mesh->n_axes; a++)
             n += (mask >> a) & 1;
@@ -123,7 +156,7 @@ static bool is_sharded(const shard_report *r, int32_t t)
 {
     const pp_shard_nda_tensor *T = &r->nda->tensors[t];
     for (int32_t d = 0; d < T->rank; d++)
-        if (r->search->axes[T->first + d])
+        if (r->axes[T->first + d])
             return true;
     return false;
 }
@@ -148,28 +181,44 @@ static void write_shardings(const shard_report *r, FILE *out)
             (int)shown, (int)(flat->n_inputs + flat->n_outputs));
 }
 
-pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *err)
+static void write_searches(const shard_report *r, FILE *out)
 {
     const pp_shard_search_result *s = r->search;
+    const pp_shard_bridge_plan *b = r->bridge;
+    char t[32];
+    if (s)
+        fprintf(out, "MCTS: %d actions, %d rounds, %d tree nodes, %d polish steps, %lld evaluations, %.2f s%s\n",
+                (int)s->n_actions, (int)s->rounds, (int)s->tree_nodes, (int)s->polish_steps,
+                (long long)s->evaluations, s->seconds, s->timed_out ? " (stopped by the timeout)" : "");
+    if (b && r->solution)
+        fprintf(out, "IOPDDL: the solution %s, cost %lld ps (%s)%s\n", r->solution, (long long)b->iopddl_cost,
+                time_text((double)b->iopddl_cost * 1e-12, t, sizeof t), b->feasible ? "" : ", over the usage limit");
+    else if (b)
+        fprintf(out, "IOPDDL bridge: %u nodes, %u edges, cost %lld ps (%s)%s%s, %.2f s\n", b->nodes, b->edges,
+                (long long)b->iopddl_cost, time_text((double)b->iopddl_cost * 1e-12, t, sizeof t),
+                b->feasible ? "" : ", over the usage limit", b->proven_optimal ? ", optimal among its strategies" : "",
+                b->seconds);
+}
+
+pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *err)
+{
     char m[32];
     fprintf(out, "%s on mesh %s: %lld x %s, %s per device\n", r->model, r->mesh_text,
-            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, bytes_text(s->memory, m, sizeof m));
-    if (r->solution)
-        fprintf(out, "plan: the IOPDDL solution %s, cost %.0f ps (%s)%s\n", r->solution, r->iopddl_cost,
-                time_text(r->iopddl_cost * 1e-12, m, sizeof m), r->iopddl_feasible ? "" : ", over the usage limit");
-    else
-        fprintf(out, "search: %d actions, %d rounds, %d tree nodes, %d polish steps, %lld evaluations, %.2f s%s\n"
-                     "plan: %d action%s\n",
-                (int)s->n_actions, (int)s->rounds, (int)s->tree_nodes, (int)s->polish_steps, (long long)s->evaluations,
-                s->seconds,
-                s->timed_out ? " (stopped by the timeout)" : "", (int)s->n_steps, s->n_steps == 1 ? "" : "s");
-    for (int32_t k = 0; k < s->n_steps; k++)
-        write_step(r, &s->steps[k], out);
+            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, bytes_text(r->memory, m, sizeof m));
+    write_searches(r, out);
+    if (r->chosen == SHARD_ROW_MCTS) {
+        fprintf(out, "plan: the MCTS search's, %d action%s\n", (int)r->search->n_steps,
+                r->search->n_steps == 1 ? "" : "s");
+        for (int32_t k = 0; k < r->search->n_steps; k++)
+            write_step(r, &r->search->steps[k], out);
+    } else {
+        fprintf(out, "plan: the IOPDDL bridge's\n");
+    }
     fputs("shardings (as JAX PartitionSpecs over the mesh axes):", out);
     write_shardings(r, out);
     fprintf(out, "  %-26s %10s %9s %10s         %s\n", "", "time/step", "speed-up", "peak/device", "collectives");
     for (int k = 0; k < SHARD_REPORT_ROWS; k++)
-        write_row(r, &r->rows[k], out);
+        write_row(r, k, out);
     return fflush(out) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
 }
 
@@ -184,13 +233,13 @@ static json_t *cost_json(const shard_report *r, const shard_report_row *row)
                                                                  "bytes", c->collective_bytes[k]));
     return json_pack("{s:f, s:f, s:f, s:f, s:f, s:b, s:o}", "time", c->runtime, "compute_time", c->compute_time,
                      "collective_time", c->collective_time, "flops", c->flops, "peak_memory", c->peak_memory,
-                     "fits", c->peak_memory <= r->search->memory, "collectives", coll);
+                     "fits", c->peak_memory <= r->memory, "collectives", coll);
 }
 
 static json_t *steps_json(const shard_report *r)
 {
     json_t *steps = json_array();
-    for (int32_t k = 0; k < r->search->n_steps; k++) {
+    for (int32_t k = 0; r->chosen == SHARD_ROW_MCTS && k < r->search->n_steps; k++) {
         const pp_shard_search_step *s = &r->search->steps[k];
         json_array_append_new(steps, json_pack("{s:i, s:I, s:i, s:i, s:s}", "color", (int)s->color, "size",
                                                (json_int_t)r->nda->colors[s->color].size, "layers", (int)s->n_colors,
@@ -207,7 +256,7 @@ static json_t *spec_json(const shard_report *r, int32_t t)
     for (int32_t d = 0; d < T->rank; d++) {
         json_t *axes = json_array();
         for (int32_t a = 0; a < r->mesh->n_axes; a++)
-            if (r->search->axes[T->first + d] & (1u << a))
+            if (r->axes[T->first + d] & (1u << a))
                 json_array_append_new(axes, json_string(r->mesh->names[a]));
         json_array_append_new(spec, axes);
     }
@@ -226,27 +275,46 @@ static json_t *shardings_json(const shard_report *r)
     return json_pack("{s:o, s:o}", "arguments", args, "results", results);
 }
 
+static json_t *mcts_json(const pp_shard_search_result *s)
+{
+    if (!s)
+        return json_null();
+    return json_pack("{s:i, s:i, s:I, s:i, s:i, s:f, s:b}", "actions", (int)s->n_actions, "rounds", (int)s->rounds,
+                     "evaluations", (json_int_t)s->evaluations, "tree_nodes", (int)s->tree_nodes, "polish_steps",
+                     (int)s->polish_steps, "seconds", s->seconds, "timed_out", s->timed_out);
+}
+
+static json_t *iopddl_json(const shard_report *r)
+{
+    const pp_shard_bridge_plan *b = r->bridge;
+    if (!b)
+        return json_null();
+    json_t *j = json_pack("{s:f, s:b, s:b, s:f, s:i, s:i}", "cost_ps", (double)b->iopddl_cost, "feasible", b->feasible,
+                          "proven_optimal", b->proven_optimal, "seconds", b->seconds, "nodes", (int)b->nodes, "edges",
+                          (int)b->edges);
+    if (r->solution)
+        json_object_set_new(j, "solution", json_string(r->solution));
+    return j;
+}
+
 pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *err)
 {
-    const pp_shard_search_result *s = r->search;
-    json_t *baselines = json_object();
+    json_t *baselines = json_object(), *candidates = json_object();
     static const char *keys[] = {"data_parallel", "megatron", "data_parallel_megatron"};
     for (int k = 0; k < 3; k++)
-        json_object_set_new(baselines, keys[k], cost_json(r, &r->rows[k + 1]));
-    json_t *plan = cost_json(r, &r->rows[4]);
+        json_object_set_new(baselines, keys[k], cost_json(r, &r->rows[SHARD_ROW_DATA_PARALLEL + k]));
+    json_object_set_new(candidates, "mcts", cost_json(r, &r->rows[SHARD_ROW_MCTS]));
+    json_object_set_new(candidates, "iopddl", cost_json(r, &r->rows[SHARD_ROW_IOPDDL]));
+    json_t *plan = cost_json(r, &r->rows[r->chosen]);
+    json_object_set_new(plan, "source", json_string(r->chosen == SHARD_ROW_MCTS ? "mcts" : "iopddl"));
     json_object_set_new(plan, "actions", steps_json(r));
     json_object_set_new(plan, "shardings", shardings_json(r));
-    json_t *source = r->solution
-                         ? json_pack("{s:s, s:f, s:b}", "solution", r->solution, "cost_ps", r->iopddl_cost, "feasible",
-                                     r->iopddl_feasible)
-                         : json_pack("{s:i, s:i, s:I, s:i, s:i, s:f, s:b}", "actions", (int)s->n_actions, "rounds",
-                                     (int)s->rounds, "evaluations", (json_int_t)s->evaluations, "tree_nodes",
-                                     (int)s->tree_nodes, "polish_steps", (int)s->polish_steps, "seconds", s->seconds,
-                                     "timed_out", s->timed_out);
-    json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:o, s:o, s:o, s:o}", "model", r->model, "mesh", r->mesh_text,
-                             "device", r->mesh->device->name, "devices", (json_int_t)pp_shard_mesh_devices(r->mesh),
-                             "memory", s->memory, r->solution ? "iopddl" : "search", source, "unsharded",
-                             cost_json(r, &r->rows[0]), "baselines", baselines, "plan", plan);
+    json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "model", r->model, "mesh",
+                             r->mesh_text, "device", r->mesh->device->name, "devices",
+                             (json_int_t)pp_shard_mesh_devices(r->mesh), "memory", r->memory, "search",
+                             mcts_json(r->search), "iopddl", iopddl_json(r), "unsharded",
+                             cost_json(r, &r->rows[SHARD_ROW_UNSHARDED]), "baselines", baselines, "candidates",
+                             candidates, "plan", plan);
     if (!root)
         return pp_error_set(err, PP_ENOMEM, "report: out of memory");
     int bad = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));

@@ -1,37 +1,49 @@
-/* shard_report.h: what `parplan shard --mesh` prints: the plan the search
- * found beside the unsharded module and the expert baselines, all priced by
- * the same cost model, as text or JSON. */
+/* shard_report.h: what `parplan shard --mesh` prints: the plan beside the
+ * unsharded module, the expert baselines and the two searches (MCTS and the
+ * IOPDDL bridge), all priced by the same cost model, as text or JSON. */
 #ifndef PP_TOOLS_SHARD_REPORT_H
 #define PP_TOOLS_SHARD_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "parplan/core.h"
 #include "parplan/shard.h"
+#include "parplan/shard_bridge.h"
 
-enum { SHARD_REPORT_ROWS = 5 };
+enum {
+    SHARD_ROW_UNSHARDED,
+    SHARD_ROW_DATA_PARALLEL,
+    SHARD_ROW_MEGATRON,
+    SHARD_ROW_COMBINED,
+    SHARD_ROW_MCTS,
+    SHARD_ROW_IOPDDL,
+    SHARD_REPORT_ROWS
+};
 
 typedef struct {
     const char *name;
     bool ok;
     pp_shard_cost cost;
-    char note[sizeof(((pp_error *)0)->message)]; /* why a baseline does not apply */
+    char note[sizeof(((pp_error *)0)->message)]; /* why a row does not apply */
 } shard_report_row;
 
 typedef struct {
     const char *model, *mesh_text;
     const pp_shard_nda *nda;
     const pp_shard_mesh *mesh;
-    const pp_shard_search_result *search;
-    int32_t threads;
-    uint64_t seed;
-    const char *solution;  /* the IOPDDL solution applied, NULL for a search */
-    double iopddl_cost;    /* its cost in the problem (picoseconds) */
-    bool iopddl_feasible;
-    shard_report_row rows[SHARD_REPORT_ROWS]; /* unsharded, the three baselines, the plan */
+    double memory;
+    const pp_shard_search_result *search; /* NULL when the MCTS did not run */
+    const pp_shard_bridge_plan *bridge;   /* NULL when the bridge did not run */
+    const char *solution;                 /* the IOPDDL solution file applied, or NULL */
+    int chosen;                           /* SHARD_ROW_MCTS or SHARD_ROW_IOPDDL */
+    const uint8_t *axes;                  /* the plan's layout */
+    shard_report_row rows[SHARD_REPORT_ROWS];
 } shard_report;
 
-void shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
-                        const pp_shard_mesh *mesh, const pp_shard_search_result *search);
+/* The plan is the better of the candidates given (pp_shard_cost_better). */
+pp_status shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
+                             const pp_shard_mesh *mesh, double memory, const pp_shard_search_result *search,
+                             const pp_shard_bridge_plan *bridge, pp_error *err);
 pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *err);
 pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *err);
 

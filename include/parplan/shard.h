@@ -6,6 +6,7 @@
 #ifndef PARPLAN_SHARD_H
 #define PARPLAN_SHARD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -490,6 +491,10 @@ pp_status pp_shard_cost_eval_layout(const pp_shard_flat *flat, const pp_shard_nd
  * (bytes per device). */
 double pp_shard_cost_relative(const pp_shard_cost *cost, const pp_shard_cost *initial, double memory,
                               double penalty);
+
+/* a ranks above b as a plan: a fits `memory` and b does not, or both or
+ * neither fit and a is faster. */
+bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory);
 
 /* Expert baselines (colors chosen as documented in src/shard/baseline.c).
  * PP_EINPUT when the model has no such color (no output, no MLP/heads). */

@@ -59,4 +59,21 @@ pp_status pp_shard_bridge_layout(const pp_shard_bridge *bridge, const uint32_t *
 pp_status pp_shard_bridge_strategy(const pp_shard_bridge *bridge, uint32_t node, uint32_t s, int32_t *iclass,
                                    pp_error *err);
 
+/* A plan found through the bridge: the problem built, solved by the IOPDDL
+ * solver with options o, its answer turned into a layout and priced. */
+typedef struct {
+    uint8_t *axes;          /* the layout, nda->n_names bytes, malloc'd */
+    pp_shard_cost cost;     /* the cost model's figures for it */
+    int64_t iopddl_cost;    /* the answer's objective, picoseconds */
+    bool feasible;          /* within the usage limit (else the least-usage answer) */
+    bool proven_optimal;    /* among the bridge's strategies */
+    double seconds;         /* building and solving */
+    uint32_t nodes, edges;
+} pp_shard_bridge_plan;
+
+pp_status pp_shard_bridge_plan_solve(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                                     double memory_bytes, const pp_iopddl_options *o, pp_shard_bridge_plan *out,
+                                     pp_error *err);
+void pp_shard_bridge_plan_free(pp_shard_bridge_plan *plan);
+
 #endif

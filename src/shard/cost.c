@@ -539,3 +539,11 @@ double pp_shard_cost_relative(const pp_shard_cost *cost, const pp_shard_cost *in
         return rt;
     return rt + penalty * (cost->peak_memory - memory) / initial->peak_memory;
 }
+
+bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory)
+{
+    bool a_fits = a->peak_memory <= memory, b_fits = b->peak_memory <= memory;
+    if (a_fits != b_fits)
+        return a_fits;
+    return a->runtime < b->runtime;
+}

@@ -71,7 +71,8 @@ static double number_at(json_t *j, const char *a, const char *b, const char *c)
 
 /* The issue's mesh on the chess model: the plan is no slower than
  * Megatron (the data-parallel baselines do not apply: batch 33), fits, and
- * its sharded module reads back with a sharding on every argument. */
+ * its sharded module reads back with a sharding on every argument and
+ * result, the sharded ones those the report lists. */
 static void chess_plan(void)
 {
     char command[1024], out[300];
@@ -81,12 +82,17 @@ static void chess_plan(void)
     json_t *j = run_json(command);
     double plan = number_at(j, "plan", "time", NULL), mega = number_at(j, "baselines", "megatron", "time");
     CHECK(plan > 0 && plan <= mega);
+    /* both searches ran; the plan is the faster of the two (both fit) */
+    double mcts = number_at(j, "candidates", "mcts", "time"), iopddl = number_at(j, "candidates", "iopddl", "time");
+    CHECK(plan == (mcts < iopddl ? mcts : iopddl));
     CHECK(json_is_true(json_object_get(json_object_get(j, "plan"), "fits")));
     CHECK(json_is_string(json_object_get(json_object_get(json_object_get(j, "baselines"), "data_parallel"), "error")));
-    json_t *args = json_object_get(json_object_get(json_object_get(j, "plan"), "shardings"), "arguments");
+    json_t *shardings = json_object_get(json_object_get(j, "plan"), "shardings");
+    json_t *args = json_object_get(shardings, "arguments"), *results = json_object_get(shardings, "results");
     int reported = 0;
-    for (size_t k = 0; k < json_array_size(args); k++) {
-        json_t *spec = json_object_get(json_array_get(args, k), "spec");
+    for (size_t k = 0; k < json_array_size(args) + json_array_size(results); k++) {
+        json_t *spec = k < json_array_size(args) ? json_object_get(json_array_get(args, k), "spec")
+                                                 : json_array_get(results, k - json_array_size(args));
         bool any = false;
         for (size_t d = 0; d < json_array_size(spec); d++)
             any |= json_array_size(json_array_get(spec, d)) > 0;
@@ -100,12 +106,26 @@ static void chess_plan(void)
         return;
     const pp_shard_func *f = &m->funcs[m->entry];
     int sharded = 0;
-    for (int32_t k = 0; k < f->n_args; k++) {
-        CHECK(f->args[k].sharding != NULL);
-        sharded += f->args[k].sharding && strstr(f->args[k].sharding, "devices=") != NULL;
+    for (int32_t k = 0; k < f->n_args + f->n_results; k++) {
+        const pp_shard_param *p = k < f->n_args ? &f->args[k] : &f->results[k - f->n_args];
+        CHECK(p->sharding != NULL);
+        sharded += p->sharding && strstr(p->sharding, "devices=") != NULL;
     }
     CHECK(sharded > 0 && sharded == reported); /* the report and the module agree */
     pp_shard_module_free(m);
+}
+
+/* --search mcts runs the MCTS alone. */
+static void mcts_only(void)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "%s shard %s/searchless_chess_9m.mlir --mesh b=2,m=4 --search mcts --json",
+             PP_CLI, MODELS);
+    json_t *j = run_json(command);
+    CHECK(json_is_null(json_object_get(j, "iopddl")) && json_is_object(json_object_get(j, "search")));
+    CHECK(strcmp(json_string_value(json_object_get(json_object_get(j, "plan"), "source")), "mcts") == 0);
+    CHECK(number_at(j, "plan", "time", NULL) == number_at(j, "candidates", "mcts", "time"));
+    json_decref(j);
 }
 
 /* Batch 33 divides over 3 devices only: pure data parallelism on 3, then
@@ -195,6 +215,8 @@ int main(void)
     expect(PP_CLI " shard /nonexistent.mlir --explain", 2, "/nonexistent.mlir");
     chess_plan();
     chess_memory();
+    mcts_only();
+    expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=2 --search greedy", 2, "greedy");
     bridge(PP_DATA_DIR "/mlp.mlir", "a=2,b=2", 8, false);
     bridge(MODELS "/searchless_chess_9m.mlir", "b=3,m=4", 1105, true);
     expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=5", 2, "shards nothing");
