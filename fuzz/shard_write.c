@@ -8,8 +8,11 @@
  * "NAME:LINE:COLUMN: " message inside the text; what it writes reads back
  * with the same functions and op counts and the same entry signature, every
  * entry tensor carrying exactly pp_shard_sharding_text of its layout (the
- * mhlo.sharding string, or an sdy.sharding entry); writing the GSPMD output
- * again under the same layout changes nothing. Any breach aborts. */
+ * mhlo.sharding string, or an sdy.sharding entry in place of any
+ * mhlo.sharding), parameters with two sharding entries and texts with a
+ * NUL byte aside; writing the GSPMD output again under the same layout
+ * changes nothing. Any breach aborts. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,13 +146,12 @@ static void check_param(const pp_shard_param *in, const pp_shard_param *back, pp
     if (!back->attrs || !strstr(back->attrs, entry))
         abort();
     free(entry);
-    /* one sharding entry is replaced; a second one (the reader takes duplicate keys) may stay */
-    if (back->sharding && count(in->attrs, "mhlo.sharding") + count(in->attrs, "sdy.sharding") < 2)
-        abort();
+    if (back->sharding)
+        abort(); /* the mhlo.sharding was replaced */
 }
 
 static void check_read_back(const analysed *A, const analysed *B, const pp_shard_mesh *mesh,
-                            pp_shard_format format, const uint8_t *axes)
+                            pp_shard_format format, const uint8_t *axes, bool texts_whole)
 {
     const pp_shard_module *a = A->m, *b = B->m;
     if (a->n_funcs != b->n_funcs || a->entry != b->entry)
@@ -158,12 +160,18 @@ static void check_read_back(const analysed *A, const analysed *B, const pp_shard
         if (a->funcs[i].n_ops != b->funcs[i].n_ops || a->funcs[i].n_body_ops != b->funcs[i].n_body_ops ||
             a->funcs[i].n_args != b->funcs[i].n_args || a->funcs[i].n_results != b->funcs[i].n_results)
             abort();
+    if (!texts_whole)
+        return; /* the attribute texts read are C strings, cut at a NUL byte */
     const pp_shard_func *f = &a->funcs[a->entry], *g = &b->funcs[b->entry];
     for (int32_t k = 0; k < f->n_args + f->n_results; k++) {
         const pp_shard_param *in = k < f->n_args ? &f->args[k] : &f->results[k - f->n_args];
         const pp_shard_param *back = k < g->n_args ? &g->args[k] : &g->results[k - g->n_args];
         if (in->type.rank < 0)
             continue; /* tokens are left alone */
+        /* With two sharding entries (the reader takes duplicate keys, MLIR does not) the
+         * writer replaces one of them and the other stays: nothing to compare. */
+        if (count(in->attrs, "mhlo.sharding") + count(in->attrs, "sdy.sharding") > 1)
+            continue;
         char *want = expected_text(A, mesh, format, axes, k);
         check_param(in, back, format, want);
         free(want);
@@ -204,7 +212,7 @@ static void write_and_check(const analysed *A, const pp_shard_mesh *mesh, const 
     pp_error berr = {0};
     if (analyse(out, out_size, &B, &berr) != PP_OK)
         abort(); /* the output holds the same ops, so every step that took the input takes it */
-    check_read_back(A, &B, mesh, format, axes);
+    check_read_back(A, &B, mesh, format, axes, !memchr(out, '\0', out_size));
     if (format == PP_SHARD_FORMAT_GSPMD)
         check_rewrite(&B, mesh, axes, (size_t)A->nda->n_names, out, out_size);
     release(&B);
