@@ -212,7 +212,7 @@ static void write_and_check(const analysed *A, const pp_shard_mesh *mesh, const 
     pp_error berr = {0};
     if (analyse(out, out_size, &B, &berr) != PP_OK)
         abort(); /* the output holds the same ops, so every step that took the input takes it */
-    check_read_back(A, &B, mesh, format, axes, !memchr(out, '\0', out_size));
+    check_read_back(A, &B, mesh, format, axes, !memchr(data, '\0', size));
     if (format == PP_SHARD_FORMAT_GSPMD)
         check_rewrite(&B, mesh, axes, (size_t)A->nda->n_names, out, out_size);
     release(&B);
