@@ -580,6 +580,12 @@ static bool parse_attr_dict(reader *R, vec *out, const char *close)
             return expected(R, "an attribute name");
         a.key = R->tok.s;
         a.key_len = R->tok.len;
+        for (int32_t k = 0; k < out->n; k++) { /* MLIR refuses a key given twice */
+            const attr *seen = (const attr *)out->data + k;
+            if (seen->key_len == a.key_len && memcmp(seen->key, a.key, a.key_len) == 0)
+                return fail_at(R, a.line, a.col, "attribute '%.*s' given twice (first at %d:%d)", (int)a.key_len,
+                               a.key, seen->line, seen->col);
+        }
         bool ok = true;
         if (!lex_next(R))
             return false;
@@ -1618,7 +1624,10 @@ static bool parse_defs(reader *R, stmt *s)
                 return false;
             if (R->tok.kind != T_NUMBER || R->tok.s[0] == '-' || R->tok.len > 6)
                 return expected(R, "the number of results after ':'");
-            s->def_counts[s->n_defs] = atoi(R->tok.s);
+            int count = 0; /* the token is not NUL-terminated: read its digits only */
+            for (size_t k = 0; k < R->tok.len; k++)
+                count = count * 10 + (R->tok.s[k] - '0');
+            s->def_counts[s->n_defs] = count;
             if (s->def_counts[s->n_defs] < 1)
                 return expected(R, "a positive number of results");
             if (!lex_next(R))
@@ -2061,10 +2070,27 @@ static bool read_all(reader *R)
     return check_calls(R);
 }
 
+/* Text is text: a NUL byte would cut the attribute strings kept as C
+ * strings, so it is refused where it stands. */
+static pp_status refuse_nul(const char *name, const char *text, size_t size, pp_error *err)
+{
+    const char *nul = memchr(text, '\0', size);
+    if (!nul)
+        return PP_OK;
+    int line = 1, col = 1;
+    for (const char *c = text; c < nul; c++) {
+        col = *c == '\n' ? 1 : col + 1;
+        line += *c == '\n';
+    }
+    return pp_error_set(err, PP_EINPUT, "%s:%d:%d: a NUL byte in the text", name, line, col);
+}
+
 pp_status pp_shard_module_parse(const char *name, const char *text, size_t size, pp_shard_module **out,
                                 pp_error *err)
 {
     *out = NULL;
+    if (refuse_nul(name, text, size, err) != PP_OK)
+        return PP_EINPUT;
     pp_arena *arena = pp_arena_new(1 << 16);
     pp_shard_module *m = arena ? pp_arena_calloc(arena, 1, sizeof *m) : NULL;
     if (!m) {

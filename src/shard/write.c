@@ -391,6 +391,10 @@ typedef struct {
     size_t open, close;
     size_t found_start, found_end; /* an existing sharding entry */
     bool found, found_own;
+    /* the other format's sharding entry, cut out with its separator,
+     * [cut_start, cut_end), when our own is there too */
+    bool other_seen, cut_open;
+    size_t cut_start, cut_end;
     size_t insert_at; /* the first entry whose key sorts after the new one */
     bool has_insert;
     size_t last_end;
@@ -412,7 +416,18 @@ static void note_entry(dict_scan *D, const char *k, size_t len, const char *key,
     }
     bool own = key_compare(k, len, key) == 0;
     bool sharding = strcmp(key, "mhlo.sharding") == 0 || strcmp(key, "sdy.sharding") == 0;
-    bool other = sharding && (key_compare(k, len, "mhlo.sharding") == 0 || key_compare(k, len, "sdy.sharding") == 0);
+    bool other = !own && sharding &&
+                 (key_compare(k, len, "mhlo.sharding") == 0 || key_compare(k, len, "sdy.sharding") == 0);
+    if (D->cut_open) { /* the other entry was the first: cut it up to this one */
+        D->cut_end = start;
+        D->cut_open = false;
+    }
+    if (other && !D->other_seen) {
+        D->other_seen = true;
+        D->cut_start = D->n_entries ? D->last_end : start;
+        D->cut_end = end;
+        D->cut_open = D->n_entries == 0;
+    }
     if (own || (other && !D->found)) {
         D->found = true;
         D->found_own = own;
@@ -531,8 +546,14 @@ static bool sharding_entry(writer *W, int32_t t, const pp_shard_param *p, size_t
     return W->S.status == PP_OK;
 }
 
+/* Our entry replaces the existing sharding entry (ours, else the other
+ * format's) or goes in sorted position; with both formats there, the other
+ * one is cut, so no stale sharding contradicts the new one. */
 static void patch_dict(writer *W, const dict_scan *D, const char *entry)
 {
+    bool cut = D->found_own && D->other_seen;
+    if (cut && D->cut_start < D->found_start)
+        splice(W, D->cut_start, D->cut_end, "", "", "");
     if (D->found)
         splice(W, D->found_start, D->found_end, "", entry, "");
     else if (D->has_insert)
@@ -541,6 +562,8 @@ static void patch_dict(writer *W, const dict_scan *D, const char *entry)
         splice(W, D->last_end, D->last_end, ", ", entry, "");
     else
         splice(W, D->open + 1, D->close, "", entry, "");
+    if (cut && D->cut_start > D->found_start)
+        splice(W, D->cut_start, D->cut_end, "", "", "");
 }
 
 /* A parameter's type and attribute dictionary, from after the ':' of an

@@ -694,6 +694,8 @@ static const struct {
      "3:40: ", "spatial dimension 0 appears twice"},
     {"module { func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> { return %a : tensor<4xf32> } } \"open", "1:94: ",
      "unterminated string"},
+    {"module {\n  func.func @main(%a: tensor<4xf32> {mhlo.sharding = \"{replicated}\", mhlo.sharding = \"{maximal device=0}\"}) -> tensor<4xf32> {\n" RET_A TAIL,
+     "2:70: ", "attribute 'mhlo.sharding' given twice (first at 2:38)"},
 };
 
 static void test_malformed(void)
@@ -718,8 +720,32 @@ static void test_malformed(void)
     CHECK(pp_shard_module_load(PP_DATA_DIR "/no_such_file.mlir", &m, &err) == PP_EIO && m == NULL);
 }
 
+/* Texts the fuzzer met: a NUL byte inside a string (it would cut the
+ * attribute text kept as a C string), and a buffer that ends in a result
+ * count with no terminator after it (read in place, not past its end;
+ * ASan checks). */
+static void test_unterminated_and_nul(void)
+{
+    static const char with_nul[] = "module {\n  func.func @main(%a: tensor<4xf32> {x = \"a\0b\"}) -> tensor<4xf32> {\n" RET_A TAIL;
+    pp_shard_module *m = NULL;
+    pp_error err = {0};
+    CHECK(pp_shard_module_parse("nul.mlir", with_nul, sizeof with_nul - 1, &m, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "nul.mlir:2:44: a NUL byte") != NULL);
+    static const char cut[] = "func.func @main() {\n  %0:2";
+    char *exact = malloc(sizeof cut - 1);
+    CHECK(exact != NULL);
+    if (!exact)
+        return;
+    memcpy(exact, cut, sizeof cut - 1);
+    pp_error_clear(&err);
+    CHECK(pp_shard_module_parse("cut.mlir", exact, sizeof cut - 1, &m, &err) == PP_EINPUT && m == NULL);
+    CHECK(strncmp(err.message, "cut.mlir:2:", 11) == 0);
+    free(exact);
+}
+
 int main(void)
 {
+    test_unterminated_and_nul();
     test_chess();
     test_resnet();
     test_mlp();

@@ -703,8 +703,43 @@ static void test_chess(void)
     release(&M);
 }
 
+/* A parameter with both formats' keys: the written one is replaced, the
+ * other cut with its separator, wherever the two stand. */
+static void test_both_keys(void)
+{
+    static const char in[] =
+        "module @m {\n"
+        "  func.func public @main(%x: tensor<4x8xf32> {jax.a = 1, mhlo.sharding = \"{replicated}\", sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, "
+        "%y: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>, mhlo.sharding = \"{replicated}\", z = 2}) -> tensor<4x8xf32> {\n"
+        "    %0 = stablehlo.add %x, %y : tensor<4x8xf32>\n"
+        "    return %0 : tensor<4x8xf32>\n"
+        "  }\n"
+        "}\n";
+    model M;
+    if (!open_text(&M, "both.mlir", strdup(in), strlen(in)))
+        return;
+    set_dim(&M, 0, 0, 1);
+    set_dim(&M, 1, 1, 1);
+    char *out = write(&M, "b=2", PP_SHARD_FORMAT_GSPMD);
+    char *line = out ? line_of(out, 2) : NULL;
+    check_str(line, "  func.func public @main(%x: tensor<4x8xf32> {jax.a = 1, mhlo.sharding = \"{devices=[2,1]0,1}\"}, "
+                    "%y: tensor<4x8xf32> {mhlo.sharding = \"{devices=[1,2]0,1}\", z = 2}) -> (tensor<4x8xf32> "
+                    "{mhlo.sharding = \"{replicated}\"}) {");
+    free(line);
+    free(out);
+    out = write(&M, "b=2", PP_SHARD_FORMAT_SDY);
+    line = out ? line_of(out, 3) : NULL;
+    check_str(line, "  func.func public @main(%x: tensor<4x8xf32> {jax.a = 1, sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}, {}]>}, "
+                    "%y: tensor<4x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"b\"}]>, z = 2}) -> (tensor<4x8xf32> "
+                    "{sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) {");
+    free(line);
+    free(out);
+    release(&M);
+}
+
 int main(void)
 {
+    test_both_keys();
     test_texts();
     test_mlp();
     test_attention();
