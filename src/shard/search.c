@@ -28,8 +28,13 @@
 #include "search_internal.h"
 
 #define ROLLOUT_STOP 0.3
+/* UCT's exploration weight on rewards rescaled to [0, 1]; 0.25, 0.5 and 1
+ * gave plans within a few percent of each other on the chess model and
+ * ResNet-50, 1 the most even. */
 #define EXPLORATION 1.0
-enum { STOP = -1, UNTRIED = -2, INVALID = -3, ROLLOUT_TRIES = 8 };
+/* Child markers (UNTRIED, INVALID) and what expand() returns besides a node
+ * (STOP, ALL_TRIED, OUT_OF_MEMORY). */
+enum { STOP = -1, UNTRIED = -2, INVALID = -3, ALL_TRIED = -4, OUT_OF_MEMORY = -5, ROLLOUT_TRIES = 8 };
 
 typedef struct {
     int32_t depth;
@@ -214,7 +219,7 @@ static double uct(const search *S, int32_t parent_visits, int32_t visits, double
     return q + EXPLORATION * sqrt(log((double)parent_visits + 1) / visits);
 }
 
-/* The best child by UCT: STOP or a node index; -2 when none is valid. */
+/* The best child by UCT: a node index, or STOP (also when no child is valid). */
 static int32_t select_child(const search *S, const node *N)
 {
     int32_t best = STOP;
@@ -251,8 +256,8 @@ static bool action_fits(const search *S, int32_t a, uint8_t *axes)
 }
 
 /* Tries the next untried child of N (whose state's layout is in axes):
- * the node index, STOP when the stop child came up, or -2 when all are
- * tried; -3 out of memory. */
+ * the node index, STOP when the stop child came up, ALL_TRIED when every
+ * child has been tried, or OUT_OF_MEMORY. */
 static int32_t expand(search *S, int32_t id, uint8_t *axes)
 {
     if (S->nodes[id].next_untried < 0) {
@@ -271,11 +276,11 @@ static int32_t expand(search *S, int32_t id, uint8_t *axes)
         key_insert(key, N->depth, N->child_action[i]);
         int32_t child = node_of(S, key, N->depth + 1); /* may move S->nodes */
         if (child < 0)
-            return -3;
+            return OUT_OF_MEMORY;
         S->nodes[id].child_node[i] = child;
         return child;
     }
-    return -2;
+    return ALL_TRIED;
 }
 
 /* Walks the tree from the root to a leaf for trajectory T, adding a
@@ -292,10 +297,10 @@ static bool descend(search *S, trajectory *T, uint8_t *axes)
         if (S->nodes[id].n_children == 0 && S->nodes[id].next_untried < 0 && !open_node(S, &S->nodes[id]))
             return false;
         int32_t next = S->nodes[id].depth >= S->o.max_depth ? STOP : expand(S, id, axes);
-        if (next == -3)
+        if (next == OUT_OF_MEMORY)
             return false;
         bool fresh = next >= 0;
-        if (next == -2)
+        if (next == ALL_TRIED)
             next = select_child(S, &S->nodes[id]);
         if (next == STOP) {
             T->stopped = true;
