@@ -39,15 +39,6 @@ static const pp_shard_type *tensor_type(const model *M, int32_t t)
     return &M->flat->values[M->nda->tensors[t].value].type;
 }
 
-int64_t shard_axes_devices(const pp_shard_mesh *mesh, uint8_t mask)
-{
-    int64_t n = 1;
-    for (int32_t a = 0; a < mesh->n_axes; a++)
-        if (mask & (1u << a))
-            n *= mesh->sizes[a];
-    return n;
-}
-
 static int64_t local_dim(const model *M, int32_t t, int32_t d)
 {
     int64_t size = tensor_type(M, t)->dims[d];

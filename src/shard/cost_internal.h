@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include "parplan/shard.h"
+#include "shard_internal.h"
 
 typedef struct {
     const pp_shard_flat *flat;
@@ -18,9 +19,6 @@ typedef struct {
     int32_t *last_use;   /* per value, the last flat op using it (n_ops for an output) */
     double *live_delta;  /* scratch for the peak: n_ops + 2 entries */
 } shard_cost_model;
-
-/* Devices the mesh axes of `mask` (bit a for axis a) span together. */
-int64_t shard_axes_devices(const pp_shard_mesh *mesh, uint8_t mask);
 
 /* Dimension d of operand k is summed over by the op: contracted by a
  * dot_general or convolution, or reduced by a reduce. */

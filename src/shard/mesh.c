@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include "shard_internal.h"
 #include "parplan/shard.h"
 
 pp_hw_link pp_shard_default_link(void)
@@ -11,12 +12,18 @@ pp_hw_link pp_shard_default_link(void)
     return link;
 }
 
-int64_t pp_shard_mesh_devices(const pp_shard_mesh *mesh)
+int64_t shard_axes_devices(const pp_shard_mesh *mesh, uint8_t mask)
 {
     int64_t n = 1;
     for (int32_t a = 0; a < mesh->n_axes; a++)
-        n *= mesh->sizes[a];
+        if (mask & (1u << a))
+            n *= mesh->sizes[a];
     return n;
+}
+
+int64_t pp_shard_mesh_devices(const pp_shard_mesh *mesh)
+{
+    return shard_axes_devices(mesh, (uint8_t)~0u); /* every axis the mesh has */
 }
 
 static bool name_known(const pp_shard_mesh *m, const char *name)

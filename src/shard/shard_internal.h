@@ -1,6 +1,6 @@
 /* shard_internal.h: what the files of src/shard share and the public API
  * does not show: the op-name table, the per-op type checks and the attribute
- * text helpers the reader uses. */
+ * text helpers the reader uses, and the devices a set of mesh axes spans. */
 #ifndef PP_SHARD_INTERNAL_H
 #define PP_SHARD_INTERNAL_H
 
@@ -18,5 +18,8 @@ bool shard_check_op(const pp_shard_value *values, const pp_shard_op *op, char *w
 
 /* Writes a type as MLIR prints it ("tensor<33x79xf32>") into buf. */
 const char *shard_type_text(const pp_shard_type *type, char *buf, size_t size);
+
+/* Devices the mesh axes of `mask` (bit a for axis a) span together (mesh.c). */
+int64_t shard_axes_devices(const pp_shard_mesh *mesh, uint8_t mask);
 
 #endif

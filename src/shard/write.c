@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard_write.h"
+#include "shard_internal.h"
 
 #define MAX_NEST 256
 
@@ -146,13 +147,9 @@ static void gspmd_text(const pp_shard_mesh *mesh, const uint8_t *dim_axes, int32
         }
     sb_str(b, "{devices=[");
     for (int32_t d = 0; d < rank; d++) {
-        int64_t tile = 1;
-        for (int32_t a = 0; a < mesh->n_axes; a++)
-            if (dim_axes[d] >> a & 1)
-                tile *= mesh->sizes[a];
         if (d > 0)
             sb_str(b, ",");
-        sb_int(b, tile);
+        sb_int(b, shard_axes_devices(mesh, dim_axes[d]));
     }
     if (replicated > 1) {
         sb_str(b, ",");
@@ -732,11 +729,8 @@ static bool write_partitions(writer *W)
     scan *S = &W->S;
     if (!find_module(S))
         return S->status == PP_OK;
-    int64_t devices = 1;
-    for (int32_t a = 0; a < W->mesh->n_axes; a++)
-        devices *= W->mesh->sizes[a];
     char entry[64];
-    snprintf(entry, sizeof entry, "mhlo.num_partitions = %lld : i32", (long long)devices);
+    snprintf(entry, sizeof entry, "mhlo.num_partitions = %lld : i32", (long long)pp_shard_mesh_devices(W->mesh));
     S->pos += strlen("module");
     size_t after_name = S->pos;
     skip_space(S);
