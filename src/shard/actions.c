@@ -208,26 +208,17 @@ void shard_actions_free(shard_action_space *space)
     memset(space, 0, sizeof *space);
 }
 
-static bool fits(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8_t *axes, int32_t x, uint8_t bit)
-{
-    const pp_shard_nda_tensor *T = &nda->tensors[nda->name_tensor[x]];
-    for (int32_t d = 0; d < T->rank; d++)
-        if (T->first + d != x && (axes[T->first + d] & bit))
-            return false;
-    int64_t size = nda->flat->values[T->value].type.dims[nda->name_dim[x]];
-    return size > 0 && size % shard_axes_devices(mesh, (uint8_t)(axes[x] | bit)) == 0;
-}
-
 bool shard_action_apply(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const shard_action *a, uint8_t *axes)
 {
     uint8_t bit = (uint8_t)(1u << a->axis);
-    for (int32_t k = 0; k < a->n_names; k++) {
-        if ((axes[a->names[k]] & bit) || !fits(nda, mesh, axes, a->names[k], bit)) {
-            while (k-- > 0) /* each bit set here was clear before */
-                axes[a->names[k]] &= (uint8_t)~bit;
-            return false;
-        }
-        axes[a->names[k]] |= bit;
-    }
-    return true;
+    int32_t set = 0, d;
+    while (set < a->n_names && !(axes[a->names[set]] & bit))
+        axes[a->names[set++]] |= bit;
+    bool ok = set == a->n_names;
+    for (int32_t k = 0; ok && k < a->n_names; k++)
+        ok = shard_tensor_fit(nda, mesh, axes, nda->name_tensor[a->names[k]], &d) == SHARD_FITS;
+    if (!ok)
+        while (set-- > 0) /* each bit set here was clear before */
+            axes[a->names[set]] &= (uint8_t)~bit;
+    return ok;
 }

@@ -139,21 +139,10 @@ static void set_layout(const pp_shard_bridge *b, uint8_t *axes, int32_t node, co
 static bool valid_layout(const builder *B, int32_t node)
 {
     const pp_shard_bridge *b = B->b;
-    for (int32_t k = b->owned_first[node]; k < b->owned_first[node + 1]; k++) {
-        const pp_shard_nda_tensor *T = &b->nda->tensors[b->owned[k]];
-        const pp_shard_type *ty = &b->flat->values[T->value].type;
-        uint8_t seen = 0;
-        for (int32_t d = 0; d < T->rank; d++) {
-            uint8_t mask = B->axes[T->first + d];
-            int64_t devices = 1;
-            for (int32_t a = 0; a < b->mesh.n_axes; a++)
-                if (mask & (1u << a))
-                    devices *= b->mesh.sizes[a];
-            if ((seen & mask) || (devices > 1 && (ty->dims[d] < 0 || ty->dims[d] % devices != 0)))
-                return false;
-            seen |= mask;
-        }
-    }
+    int32_t d;
+    for (int32_t k = b->owned_first[node]; k < b->owned_first[node + 1]; k++)
+        if (shard_tensor_fit(b->nda, &b->mesh, B->axes, b->owned[k], &d) != SHARD_FITS)
+            return false;
     return true;
 }
 

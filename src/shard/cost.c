@@ -93,30 +93,44 @@ pp_status pp_shard_state_layout(const pp_shard_nda *nda, const pp_shard_mesh *me
     return PP_OK;
 }
 
+shard_fit shard_tensor_fit(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8_t *axes, int32_t t,
+                           int32_t *dim)
+{
+    const pp_shard_nda_tensor *T = &nda->tensors[t];
+    const pp_shard_type *ty = &nda->flat->values[T->value].type;
+    uint8_t seen = 0;
+    for (int32_t d = 0; d < T->rank; d++) {
+        uint8_t mask = axes[T->first + d];
+        *dim = d;
+        if (mask >> mesh->n_axes)
+            return SHARD_NO_SUCH_AXIS;
+        if (seen & mask)
+            return SHARD_AXIS_TWICE;
+        seen |= mask;
+        int64_t n = shard_axes_devices(mesh, mask);
+        if (n > 1 && (ty->dims[d] < 0 || ty->dims[d] % n != 0))
+            return SHARD_NOT_DIVISIBLE;
+    }
+    return SHARD_FITS;
+}
+
 pp_status shard_cost_check_layout(const model *M, pp_error *err)
 {
     const pp_shard_nda *nda = M->nda;
     char buf[160];
     for (int32_t t = 0; t < nda->n_tensors; t++) {
-        const pp_shard_nda_tensor *T = &nda->tensors[t];
-        uint8_t seen = 0;
-        for (int32_t d = 0; d < T->rank; d++) {
-            uint8_t mask = M->axes[T->first + d];
-            if (mask >> M->mesh->n_axes)
-                return pp_error_set(err, PP_EINPUT, "dimension %d of %s: no such mesh axis", (int)d,
-                                    pp_shard_value_label(M->flat, T->value, buf, sizeof buf));
-            if (seen & mask)
-                return pp_error_set(err, PP_EINPUT, "%s has one mesh axis on two of its dimensions",
-                                    pp_shard_value_label(M->flat, T->value, buf, sizeof buf));
-            seen |= mask;
-            int64_t n = shard_axes_devices(M->mesh, mask);
-            int64_t size = tensor_type(M, t)->dims[d];
-            if (n > 1 && (size < 0 || size % n != 0))
-                return pp_error_set(err, PP_EINPUT,
-                                    "dimension %d of %s has size %lld, not divisible by the %lld devices sharding it",
-                                    (int)d, pp_shard_value_label(M->flat, T->value, buf, sizeof buf),
-                                    (long long)size, (long long)n);
-        }
+        int32_t d = 0;
+        shard_fit fit = shard_tensor_fit(nda, M->mesh, M->axes, t, &d);
+        const char *label = fit == SHARD_FITS ? NULL : pp_shard_value_label(M->flat, nda->tensors[t].value, buf, sizeof buf);
+        if (fit == SHARD_NO_SUCH_AXIS)
+            return pp_error_set(err, PP_EINPUT, "dimension %d of %s: no such mesh axis", (int)d, label);
+        if (fit == SHARD_AXIS_TWICE)
+            return pp_error_set(err, PP_EINPUT, "%s has one mesh axis on two of its dimensions", label);
+        if (fit == SHARD_NOT_DIVISIBLE)
+            return pp_error_set(err, PP_EINPUT,
+                                "dimension %d of %s has size %lld, not divisible by the %lld devices sharding it",
+                                (int)d, label, (long long)tensor_type(M, t)->dims[d],
+                                (long long)shard_axes_devices(M->mesh, M->axes[nda->tensors[t].first + d]));
     }
     return PP_OK;
 }

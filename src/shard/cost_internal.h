@@ -42,8 +42,16 @@ void shard_cost_op(const shard_cost_model *M, int32_t i, pp_shard_cost *acc);
  * definition's deferred partial sums when t is its only use. */
 void shard_cost_use(const shard_cost_model *M, int32_t t, pp_shard_cost *acc);
 
-/* Refuses a layout with an axis on two dimensions of one tensor, or a
- * dimension not divisible by the product of its axes' sizes. */
+/* Whether tensor occurrence t can take the layout `axes`: every axis one
+ * the mesh has, no axis on two of its dimensions, every dimension divisible
+ * by the devices its axes span. *dim is the dimension that fails. The one
+ * rule behind the cost model's check, the bridge's strategies and the
+ * search's actions. */
+typedef enum { SHARD_FITS, SHARD_NO_SUCH_AXIS, SHARD_AXIS_TWICE, SHARD_NOT_DIVISIBLE } shard_fit;
+shard_fit shard_tensor_fit(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8_t *axes, int32_t t,
+                           int32_t *dim);
+
+/* Refuses a layout some tensor does not fit (shard_tensor_fit), naming it. */
 pp_status shard_cost_check_layout(const shard_cost_model *M, pp_error *err);
 
 /* The whole cost of M->axes (a valid layout): every op, every use, the peak. */
