@@ -239,33 +239,18 @@ static pp_status emit_iopddl(const flags *f, const analysis *A, const pp_shard_m
     return st;
 }
 
-/* The plan a solution of the emitted problem stands for, priced by the cost
- * model, with the solution's IOPDDL cost beside it. */
+/* The plan a solution of the emitted problem stands for, read against the
+ * problem file it was solved from. */
 static pp_status apply_solution(const flags *f, const analysis *A, const pp_shard_mesh *mesh,
                                 const pp_shard_bridge *bridge, const pp_iopddl_problem *problem,
                                 pp_shard_bridge_plan *plan, pp_error *err)
 {
     uint32_t *strategies = NULL;
-    pp_iopddl_evaluation ev;
-    memset(plan, 0, sizeof *plan);
     pp_status st = pp_shard_bridge_check(bridge, problem, err);
     if (st == PP_OK)
         st = pp_iopddl_load_solution(f->solution, problem, &strategies, err);
     if (st == PP_OK)
-        st = pp_iopddl_evaluate(problem, strategies, &ev, err);
-    plan->axes = st == PP_OK ? calloc((size_t)A->nda->n_names + 1, 1) : NULL;
-    if (st == PP_OK && !plan->axes)
-        st = pp_error_set(err, PP_ENOMEM, "out of memory");
-    if (st == PP_OK)
-        st = pp_shard_bridge_layout(bridge, strategies, plan->axes, err);
-    if (st == PP_OK)
-        st = pp_shard_cost_eval_layout(A->flat, A->nda, mesh, plan->axes, &plan->cost, err);
-    if (st == PP_OK) {
-        plan->iopddl_cost = (int64_t)ev.cost;
-        plan->feasible = ev.feasible;
-        plan->nodes = problem->node_count;
-        plan->edges = problem->edge_count;
-    }
+        st = pp_shard_bridge_plan_of(bridge, problem, A->flat, A->nda, mesh, strategies, plan, err);
     free(strategies);
     return st;
 }

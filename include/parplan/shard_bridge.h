@@ -71,6 +71,14 @@ typedef struct {
     uint32_t nodes, edges;
 } pp_shard_bridge_plan;
 
+/* The plan of a solution (one strategy per node, checked by
+ * pp_shard_bridge_layout): its layout and cost-model figures, and its
+ * IOPDDL cost and feasibility in `problem` (the bridge's own, or a file read
+ * back and checked with pp_shard_bridge_check); proven_optimal is left false. */
+pp_status pp_shard_bridge_plan_of(const pp_shard_bridge *bridge, const pp_iopddl_problem *problem,
+                                  const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                                  const uint32_t *strategies, pp_shard_bridge_plan *out, pp_error *err);
+
 pp_status pp_shard_bridge_plan_solve(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                      double memory_bytes, const pp_iopddl_options *o, pp_shard_bridge_plan *out,
                                      pp_error *err);

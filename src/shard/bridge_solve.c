@@ -1,23 +1,34 @@
-/* bridge_solve.c: a plan through the IOPDDL bridge in one call: build the
- * problem, solve it with paper 000's solver, price the answer's layout with
- * the cost model. `parplan shard` runs it beside the MCTS. */
+/* bridge_solve.c: plans through the IOPDDL bridge: the plan a solution
+ * stands for (its layout priced by the cost model, its IOPDDL cost), and in
+ * one call the problem built, solved by paper 000's solver and priced.
+ * `parplan shard` runs the second beside the MCTS and the first for
+ * --apply-iopddl. */
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard_bridge.h"
 
-static pp_status price_answer(const pp_shard_bridge *bridge, const pp_shard_flat *flat, const pp_shard_nda *nda,
-                              const pp_shard_mesh *mesh, const pp_iopddl_result *answer, pp_shard_bridge_plan *out,
-                              pp_error *err)
+pp_status pp_shard_bridge_plan_of(const pp_shard_bridge *bridge, const pp_iopddl_problem *p, const pp_shard_flat *flat,
+                                  const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint32_t *strategies,
+                                  pp_shard_bridge_plan *out, pp_error *err)
 {
+    pp_iopddl_evaluation ev;
+    memset(out, 0, sizeof *out);
+    out->nodes = p->node_count;
+    out->edges = p->edge_count;
     out->axes = malloc((size_t)nda->n_names + 1);
     if (!out->axes)
         return pp_error_set(err, PP_ENOMEM, "bridge: out of memory");
-    pp_status st = pp_shard_bridge_layout(bridge, answer->strategies, out->axes, err);
+    pp_status st = pp_shard_bridge_layout(bridge, strategies, out->axes, err);
     if (st == PP_OK)
         st = pp_shard_cost_eval_layout(flat, nda, mesh, out->axes, &out->cost, err);
-    out->iopddl_cost = answer->cost;
-    out->feasible = answer->feasible;
-    out->proven_optimal = answer->proven_optimal;
+    if (st == PP_OK)
+        st = pp_iopddl_evaluate(p, strategies, &ev, err);
+    if (st == PP_OK) {
+        out->iopddl_cost = (int64_t)ev.cost;
+        out->feasible = ev.feasible;
+    }
+    if (st != PP_OK)
+        pp_shard_bridge_plan_free(out);
     return st;
 }
 
@@ -31,18 +42,17 @@ pp_status pp_shard_bridge_plan_solve(const pp_shard_flat *flat, const pp_shard_n
     pp_iopddl_result answer;
     memset(&answer, 0, sizeof answer);
     pp_status st = pp_shard_bridge_build(flat, nda, mesh, memory_bytes, &bridge, err);
-    if (st == PP_OK) {
-        const pp_iopddl_problem *p = pp_shard_bridge_problem(bridge);
-        out->nodes = p->node_count;
-        out->edges = p->edge_count;
-        st = pp_iopddl_solve(p, o, &answer, err);
-    }
+    if (st == PP_OK)
+        st = pp_iopddl_solve(pp_shard_bridge_problem(bridge), o, &answer, err);
     if (st == PP_INFEASIBLE) { /* the least-usage answer, over the limit: still a plan to show */
         pp_error_clear(err);
         st = PP_OK;
     }
     if (st == PP_OK)
-        st = price_answer(bridge, flat, nda, mesh, &answer, out, err);
+        st = pp_shard_bridge_plan_of(bridge, pp_shard_bridge_problem(bridge), flat, nda, mesh, answer.strategies, out,
+                                     err);
+    if (st == PP_OK)
+        out->proven_optimal = answer.proven_optimal;
     pp_iopddl_result_free(&answer);
     pp_shard_bridge_free(bridge);
     out->seconds = pp_now() - t0;
