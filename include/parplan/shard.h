@@ -276,6 +276,12 @@ typedef struct {
     int32_t *outputs; /* flat values the entry returns */
 } pp_shard_flat;
 
+/* The op flat op i runs: its kind, attributes and operand and result counts. */
+static inline const pp_shard_op *pp_shard_flat_op_of(const pp_shard_flat *flat, int32_t i)
+{
+    return &flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op];
+}
+
 /* PP_EINPUT when the inlined module would exceed max_ops ops (0 = 1<<24). */
 pp_status pp_shard_module_flatten(const pp_shard_module *module, int32_t max_ops,
                                   pp_shard_flat **out, pp_error *err);

@@ -47,12 +47,12 @@ pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shar
 static bool is_param(const pp_shard_flat *flat, int32_t v)
 {
     while (flat->values[v].op >= 0) {
-        const pp_shard_flat_op *fo = &flat->ops[flat->values[v].op];
-        pp_shard_op_kind k = flat->module->funcs[fo->func].ops[fo->op].kind;
+        int32_t i = flat->values[v].op;
+        pp_shard_op_kind k = pp_shard_flat_op_of(flat, i)->kind;
         if (k != PP_SHARD_OP_CONVERT && k != PP_SHARD_OP_RESHAPE && k != PP_SHARD_OP_TRANSPOSE &&
             k != PP_SHARD_OP_BROADCAST_IN_DIM)
             return false;
-        v = fo->operands[0];
+        v = flat->ops[i].operands[0];
     }
     return true;
 }
@@ -83,7 +83,7 @@ static void mark_dots(const pp_shard_nda *nda, uint8_t *marks)
 {
     const pp_shard_flat *flat = nda->flat;
     for (int32_t i = 0; i < flat->n_ops; i++) {
-        const pp_shard_op *op = &flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op];
+        const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
         if (op->kind != PP_SHARD_OP_DOT_GENERAL || op->n_operands != 2)
             continue;
         bool pl = is_param(flat, flat->ops[i].operands[0]), pr = is_param(flat, flat->ops[i].operands[1]);

@@ -61,12 +61,6 @@ typedef struct {
     int cap;         /* of b->choice */
 } builder;
 
-static const pp_shard_op *op_of(const pp_shard_flat *flat, int32_t i)
-{
-    const pp_shard_flat_op *fo = &flat->ops[i];
-    return &flat->module->funcs[fo->func].ops[fo->op];
-}
-
 static int32_t node_of_value(const pp_shard_flat *flat, int32_t v)
 {
     return v < flat->n_inputs ? v : flat->n_inputs + flat->values[v].op;
@@ -90,11 +84,11 @@ static bool index_owned(builder *B)
     int32_t k = 0;
     for (int32_t n = 0; n < b->n_nodes; n++) {
         b->owned_first[n] = k;
-        int32_t i = n - flat->n_inputs, n_res = i < 0 ? 1 : op_of(flat, i)->n_results;
+        int32_t i = n - flat->n_inputs, n_res = i < 0 ? 1 : pp_shard_flat_op_of(flat, i)->n_results;
         const int32_t *res = i < 0 ? &n : flat->ops[i].results;
         for (int32_t r = 0; r < n_res; r++)
             b->owned[k++] = res[r];
-        for (int32_t u = 0; i >= 0 && u < op_of(flat, i)->n_operands; u++)
+        for (int32_t u = 0; i >= 0 && u < pp_shard_flat_op_of(flat, i)->n_operands; u++)
             b->owned[k++] = nda->op_use[i] + u;
         for (int32_t r = 0; r < n_res; r++)
             for (int32_t j = B->M.use_first[res[r]]; j < B->M.use_first[res[r] + 1]; j++)
@@ -170,7 +164,7 @@ static void collect_candidates(builder *B, int32_t node)
         tensor_candidates(B, node);
         return;
     }
-    const pp_shard_op *op = op_of(flat, i);
+    const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
     for (int32_t r = 0; r < op->n_results; r++)
         tensor_candidates(B, flat->ops[i].results[r]);
     for (int32_t k = 0; k < op->n_operands; k++) {
@@ -280,7 +274,7 @@ static void set_interval(builder *B, int32_t node)
     const pp_shard_flat *flat = B->b->flat;
     pp_iopddl_problem *p = B->b->problem;
     int32_t i = node - flat->n_inputs, end = i < 0 ? flat->n_ops : i;
-    for (int32_t r = 0; i >= 0 && r < op_of(flat, i)->n_results; r++) {
+    for (int32_t r = 0; i >= 0 && r < pp_shard_flat_op_of(flat, i)->n_results; r++) {
         int32_t last = B->M.last_use[flat->ops[i].results[r]];
         end = last > end ? last : end;
     }
@@ -325,7 +319,7 @@ static uint32_t list_edges(builder *B)
     uint32_t m = 0;
     for (int32_t i = 0; i < flat->n_ops; i++) {
         uint32_t first = m, c = (uint32_t)(flat->n_inputs + i);
-        for (int32_t k = 0; k < op_of(flat, i)->n_operands; k++) {
+        for (int32_t k = 0; k < pp_shard_flat_op_of(flat, i)->n_operands; k++) {
             uint32_t prod = (uint32_t)node_of_value(flat, flat->ops[i].operands[k]), e = first;
             while (e < m && p->edge_nodes[2 * e] != prod)
                 e++;
@@ -349,7 +343,7 @@ static pp_status price_edge(builder *B, uint32_t e, int64_t *cost, pp_error *err
         for (uint32_t sc = 0; sc < n_strategies(b, (int32_t)c); sc++) {
             set_layout(b, B->axes, (int32_t)c, choice_of(b, (int32_t)c, sc));
             pp_shard_cost acc = {0};
-            for (int32_t k = 0; k < op_of(b->flat, i)->n_operands; k++)
+            for (int32_t k = 0; k < pp_shard_flat_op_of(b->flat, i)->n_operands; k++)
                 if ((uint32_t)node_of_value(b->flat, operands[k]) == prod)
                     shard_cost_use(&B->M, use + k, &acc);
             if (!finite_cost(acc.runtime))
@@ -427,7 +421,7 @@ static pp_status alloc_problem(builder *B, double memory_bytes, pp_error *err)
     p->node_usage = pp_arena_alloc(arena, sizeof(int64_t) * (total + 1));
     size_t operands = 0;
     for (size_t i = 0; i < ops; i++)
-        operands += (size_t)op_of(b->flat, (int32_t)i)->n_operands;
+        operands += (size_t)pp_shard_flat_op_of(b->flat, (int32_t)i)->n_operands;
     p->edge_nodes = pp_arena_alloc(arena, sizeof(uint32_t) * 2 * (operands + 1));
     p->edge_node_start = pp_arena_calloc(arena, operands + 1, sizeof(uint64_t));
     p->edge_cost_start = pp_arena_calloc(arena, operands + 1, sizeof(uint64_t));

@@ -169,8 +169,7 @@ static int32_t use_count(const model *M, int32_t v)
 
 static const pp_shard_op *op_of(const model *M, int32_t i)
 {
-    const pp_shard_flat_op *fo = &M->flat->ops[i];
-    return &M->flat->module->funcs[fo->func].ops[fo->op];
+    return pp_shard_flat_op_of(M->flat, i);
 }
 
 static bool in_list(const pp_shard_ints *l, int64_t d)

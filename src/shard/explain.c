@@ -21,7 +21,7 @@ const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char 
 
 static const char *op_name(const pp_shard_flat *flat, int32_t i)
 {
-    return flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op].name;
+    return pp_shard_flat_op_of(flat, i)->name;
 }
 
 /* "%a", "%c in stablehlo.divide -> %d", "%z in return". */

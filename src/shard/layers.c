@@ -38,7 +38,7 @@ static uint64_t mix_type(uint64_t h, const pp_shard_type *t)
 
 static uint64_t op_signature(const pp_shard_flat *flat, int32_t i)
 {
-    const pp_shard_op *op = &flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op];
+    const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
     uint64_t h = 1469598103934665603ULL;
     h = mix(h, op->name, strlen(op->name));
     if (op->kind == PP_SHARD_OP_CONSTANT && op->attrs)
@@ -110,7 +110,7 @@ static bool stretches_equal(const layer_ctx *X, int32_t s0, int32_t s1, int32_t 
         int32_t i = s0 + t, j = s1 + t;
         if (X->sig[i] != X->sig[j] || X->owner[i] >= 0 || X->owner[j] >= 0)
             return false;
-        const pp_shard_op *op = &flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op];
+        const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
         for (int32_t k = 0; k < op->n_operands; k++)
             if (source(flat, i, k, s0, len) != source(flat, j, k, s1, len))
                 return false;
@@ -213,7 +213,7 @@ static int32_t tensor_at(const pp_shard_nda *nda, int32_t i, int32_t r)
 static int32_t tensors_of(const pp_shard_nda *nda, int32_t i)
 {
     const pp_shard_flat *flat = nda->flat;
-    const pp_shard_op *op = &flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op];
+    const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
     return op->n_operands + op->n_results;
 }
 
@@ -414,7 +414,7 @@ static bool map_args(pp_shard_nda *nda, pp_shard_nda_layers *G, pp_error *err)
     int32_t n = 0;
     for (int32_t off = 0; off < G->length; off++) {
         const pp_shard_flat_op *fo = &flat->ops[G->starts[0] + off];
-        int32_t n_operands = flat->module->funcs[fo->func].ops[fo->op].n_operands;
+        int32_t n_operands = pp_shard_flat_op_of(flat, G->starts[0] + off)->n_operands;
         for (int32_t k = 0; k < n_operands; k++) {
             int32_t a0 = fo->operands[k];
             if (a0 >= flat->n_inputs || home[a0] != 0 || done[a0])

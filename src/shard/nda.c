@@ -299,7 +299,7 @@ static bool name_tensors(pp_shard_nda *nda, pp_error *err)
     const pp_shard_flat *flat = nda->flat;
     int64_t n_tensors = (int64_t)flat->n_values + flat->n_outputs, names = 0;
     for (int32_t i = 0; i < flat->n_ops; i++)
-        n_tensors += flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op].n_operands;
+        n_tensors += pp_shard_flat_op_of(flat, i)->n_operands;
     if (n_tensors > INT32_MAX / 2)
         return pp_error_set(err, PP_EINPUT, "the module has too many tensor uses to analyse"), false;
     nda->tensors = shard_nda_alloc(nda, (size_t)n_tensors, sizeof *nda->tensors, err);
@@ -311,7 +311,7 @@ static bool name_tensors(pp_shard_nda *nda, pp_error *err)
             return false;
     for (int32_t i = 0; i < flat->n_ops; i++) {
         nda->op_use[i] = nda->n_tensors;
-        const pp_shard_op *op = &flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op];
+        const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
         for (int32_t k = 0; k < op->n_operands; k++)
             if (!add_tensor(nda, flat->ops[i].operands[k], i, k, &names, err))
                 return false;
@@ -408,7 +408,7 @@ static bool identify(pp_shard_nda *nda, pp_error *err)
     for (int32_t x = 0; x < nda->n_names; x++)
         parent[x] = x;
     for (int32_t i = 0; i < flat->n_ops; i++) {
-        rule_ctx R = {nda, parent, &flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op], &flat->ops[i],
+        rule_ctx R = {nda, parent, pp_shard_flat_op_of(flat, i), &flat->ops[i],
                       nda->op_use[i]};
         apply_rule(&R);
     }

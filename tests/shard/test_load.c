@@ -187,7 +187,7 @@ static int flat_kind(const pp_shard_flat *flat, pp_shard_op_kind kind)
 {
     int n = 0;
     for (int32_t k = 0; k < flat->n_ops; k++)
-        n += flat->module->funcs[flat->ops[k].func].ops[flat->ops[k].op].kind == kind;
+        n += pp_shard_flat_op_of(flat, k)->kind == kind;
     return n;
 }
 

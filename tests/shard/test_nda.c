@@ -176,7 +176,7 @@ static void count_collectives(const analysed *A, int32_t color, const uint8_t *b
         *gathers += pp_shard_nda_sharded_dim(nda, color, bits, nda->tensors[t].value) >= 0 &&
                     pp_shard_nda_sharded_dim(nda, color, bits, t) < 0;
     for (int32_t i = 0; i < A->flat->n_ops; i++) {
-        const pp_shard_op *op = &A->m->funcs[A->flat->ops[i].func].ops[A->flat->ops[i].op];
+        const pp_shard_op *op = pp_shard_flat_op_of(A->flat, i);
         if (op->kind != PP_SHARD_OP_DOT_GENERAL)
             continue;
         int32_t d = pp_shard_nda_sharded_dim(nda, color, bits, nda->op_use[i]);
@@ -290,7 +290,7 @@ static int32_t batched_dots(const analysed *A, int32_t from, int32_t to)
 {
     int32_t n = 0;
     for (int32_t i = from; i < to; i++) {
-        const pp_shard_op *op = &A->m->funcs[A->flat->ops[i].func].ops[A->flat->ops[i].op];
+        const pp_shard_op *op = pp_shard_flat_op_of(A->flat, i);
         n += op->kind == PP_SHARD_OP_DOT_GENERAL && op->dot.lhs_batch.n > 0;
     }
     return n;
@@ -371,7 +371,7 @@ static void test_resnet(void)
     CHECK_EQ_INT(A.nda->n_conflicts, 0);
     int32_t first_conv = -1;
     for (int32_t i = 0; i < A.flat->n_ops && first_conv < 0; i++)
-        if (A.m->funcs[A.flat->ops[i].func].ops[A.flat->ops[i].op].kind == PP_SHARD_OP_CONVOLUTION)
+        if (pp_shard_flat_op_of(A.flat, i)->kind == PP_SHARD_OP_CONVOLUTION)
             first_conv = i;
     CHECK(first_conv >= 0);
     if (first_conv >= 0) {

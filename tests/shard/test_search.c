@@ -223,7 +223,7 @@ static void test_resnet(const pp_hw_device_type *a100)
         check_layout_cost(&A, &mesh, &r);
         int32_t convs = 0;
         for (int32_t i = 0; i < A.flat->n_ops; i++) {
-            const pp_shard_op *op = &A.m->funcs[A.flat->ops[i].func].ops[A.flat->ops[i].op];
+            const pp_shard_op *op = pp_shard_flat_op_of(A.flat, i);
             const pp_shard_nda_tensor *T = &A.nda->tensors[A.flat->ops[i].results[0]];
             bool sharded = false;
             for (int32_t d = 0; op->kind == PP_SHARD_OP_CONVOLUTION && d < T->rank; d++)
