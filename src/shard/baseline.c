@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard.h"
+#include "shard_internal.h"
 
 int32_t pp_shard_batch_color(const pp_shard_nda *nda)
 {
@@ -57,14 +58,6 @@ static bool is_param(const pp_shard_flat *flat, int32_t v)
     return true;
 }
 
-static bool in_list(const pp_shard_ints *l, int64_t d)
-{
-    for (int32_t k = 0; k < l->n; k++)
-        if (l->v[k] == d)
-            return true;
-    return false;
-}
-
 enum { FREE_PARAM = 1, CONTRACT_PARAM = 2, CONTRACT_ACT = 4, LOCAL = 8 };
 
 static void mark_side(const pp_shard_nda *nda, int32_t t, const pp_shard_ints *batch, const pp_shard_ints *contract,
@@ -72,9 +65,9 @@ static void mark_side(const pp_shard_nda *nda, int32_t t, const pp_shard_ints *b
 {
     for (int32_t d = 0; d < nda->tensors[t].rank; d++) {
         int32_t c = nda->color[nda->tensors[t].first + d];
-        if (in_list(contract, d))
+        if (shard_ints_has(contract, d))
             marks[c] |= param || other_param ? CONTRACT_PARAM : CONTRACT_ACT;
-        else if (param && !in_list(batch, d))
+        else if (param && !shard_ints_has(batch, d))
             marks[c] |= FREE_PARAM;
     }
 }

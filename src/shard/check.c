@@ -199,10 +199,10 @@ static bool dims_valid(const pp_shard_ints *list, int32_t rank, const char *what
     return true;
 }
 
-static bool in_list(const pp_shard_ints *list, int64_t d)
+bool shard_ints_has(const pp_shard_ints *list, int64_t v)
 {
     for (int32_t k = 0; k < list->n; k++)
-        if (list->v[k] == d)
+        if (list->v[k] == v)
             return true;
     return false;
 }
@@ -248,10 +248,10 @@ static bool check_dot(const pp_shard_value *values, const pp_shard_op *op, char 
     for (int32_t k = 0; k < d->lhs_batch.n && n < 64; k++)
         expect[n++] = l->dims[d->lhs_batch.v[k]];
     for (int32_t k = 0; k < l->rank && n < 64; k++)
-        if (!in_list(&d->lhs_batch, k) && !in_list(&d->lhs_contract, k))
+        if (!shard_ints_has(&d->lhs_batch, k) && !shard_ints_has(&d->lhs_contract, k))
             expect[n++] = l->dims[k];
     for (int32_t k = 0; k < r->rank && n < 64; k++)
-        if (!in_list(&d->rhs_batch, k) && !in_list(&d->rhs_contract, k))
+        if (!shard_ints_has(&d->rhs_batch, k) && !shard_ints_has(&d->rhs_contract, k))
             expect[n++] = r->dims[k];
     if (n != o->rank)
         return fail(why, size, "dot_general: the result should have rank %lld, not %lld", LL(n), LL(o->rank));
@@ -306,7 +306,7 @@ static bool check_reduce(const pp_shard_value *values, const pp_shard_op *op, ch
         const pp_shard_type *in = operand(values, op, r), *o = result(values, op, r);
         int32_t n = 0;
         for (int32_t k = 0; k < in->rank; k++) {
-            if (in_list(&op->dims, k))
+            if (shard_ints_has(&op->dims, k))
                 continue;
             if (n >= o->rank || o->dims[n] != in->dims[k])
                 return fail(why, size, "reduce: result #%lld does not keep input dimension %lld", LL(r), LL(k));

@@ -172,14 +172,6 @@ static const pp_shard_op *op_of(const model *M, int32_t i)
     return pp_shard_flat_op_of(M->flat, i);
 }
 
-static bool in_list(const pp_shard_ints *l, int64_t d)
-{
-    for (int32_t k = 0; k < l->n; k++)
-        if (l->v[k] == d)
-            return true;
-    return false;
-}
-
 static bool both_on(const model *M, int32_t lhs, int64_t ld, int32_t rhs, int64_t rd, uint8_t bit)
 {
     return (M->axes[M->nda->tensors[lhs].first + ld] & bit) && (M->axes[M->nda->tensors[rhs].first + rd] & bit);
@@ -203,7 +195,7 @@ static uint8_t partial_axes(const model *M, int32_t i, int32_t k)
                 mask |= bit;
         } else if (op->kind == PP_SHARD_OP_REDUCE && op->n_operands >= 2 && k < op->n_operands) {
             int32_t d = dim_on_axis(M, use + k, a);
-            if (d >= 0 && in_list(&op->dims, d))
+            if (d >= 0 && shard_ints_has(&op->dims, d))
                 mask |= bit;
         }
     }
@@ -286,11 +278,11 @@ bool shard_op_sums(const pp_shard_op *op, int32_t k, int32_t d)
 {
     switch (op->kind) {
     case PP_SHARD_OP_DOT_GENERAL:
-        return in_list(k == 0 ? &op->dot.lhs_contract : &op->dot.rhs_contract, d);
+        return shard_ints_has(k == 0 ? &op->dot.lhs_contract : &op->dot.rhs_contract, d);
     case PP_SHARD_OP_CONVOLUTION:
         return d == (k == 0 ? op->conv.in_feature : op->conv.kernel_in);
     case PP_SHARD_OP_REDUCE:
-        return k < op->n_results && in_list(&op->dims, d);
+        return k < op->n_results && shard_ints_has(&op->dims, d);
     default:
         return false;
     }

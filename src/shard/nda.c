@@ -3,6 +3,7 @@
  * the op rules I (which names of an op's uses and results shard together),
  * the definition-to-use map M, and the colors (classes of I and M). */
 #include "shard/nda_internal.h"
+#include "shard/shard_internal.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,14 +105,6 @@ static void rule_transpose(rule_ctx *R)
         same_ur(R, 0, R->op->dims.v[i], 0, i);
 }
 
-static bool listed(const pp_shard_ints *l, int64_t d)
-{
-    for (int32_t i = 0; i < l->n; i++)
-        if (l->v[i] == d)
-            return true;
-    return false;
-}
-
 /* reduce: each input's kept dims in order are its result's; the results
  * of a variadic reduce (argmax) share their dims. */
 static void rule_reduce(rule_ctx *R)
@@ -120,7 +113,7 @@ static void rule_reduce(rule_ctx *R)
     for (int32_t k = 0; k < n && k < R->op->n_operands; k++) {
         int32_t j = 0;
         for (int32_t d = 0; d < use_type(R, k)->rank; d++)
-            if (!listed(&R->op->dims, d))
+            if (!shard_ints_has(&R->op->dims, d))
                 same_ur(R, k, d, k, j++);
         if (k > 0)
             for (int32_t d = 0; d < res_type(R, k)->rank; d++)
@@ -153,7 +146,7 @@ static void rule_dot(rule_ctx *R)
         const pp_shard_ints *b = side ? &D->rhs_batch : &D->lhs_batch;
         const pp_shard_ints *c = side ? &D->rhs_contract : &D->lhs_contract;
         for (int32_t d = 0; d < use_type(R, side)->rank; d++)
-            if (!listed(b, d) && !listed(c, d))
+            if (!shard_ints_has(b, d) && !shard_ints_has(c, d))
                 same_ur(R, side, d, 0, out++);
     }
     for (int32_t i = 0; i < D->lhs_contract.n && i < D->rhs_contract.n; i++)
@@ -211,7 +204,7 @@ static void rule_gather(rule_ctx *R)
     const pp_shard_type *operand = use_type(R, 0), *res = res_type(R, 0);
     int32_t o = 0;
     for (int32_t d = 0; d < operand->rank && o < G->offset_dims.n; d++) {
-        if (listed(&G->collapsed_slice_dims, d) || listed(&G->operand_batching_dims, d))
+        if (shard_ints_has(&G->collapsed_slice_dims, d) || shard_ints_has(&G->operand_batching_dims, d))
             continue;
         if (d < G->slice_sizes.n && G->slice_sizes.v[d] == operand->dims[d])
             same_ur(R, 0, d, 0, G->offset_dims.v[o]);
@@ -221,7 +214,7 @@ static void rule_gather(rule_ctx *R)
         return;
     int32_t idx = 0;
     for (int32_t d = 0; d < res->rank; d++) {
-        if (listed(&G->offset_dims, d))
+        if (shard_ints_has(&G->offset_dims, d))
             continue;
         if (idx == G->index_vector_dim)
             idx++;

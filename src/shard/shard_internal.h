@@ -19,6 +19,9 @@ bool shard_check_op(const pp_shard_value *values, const pp_shard_op *op, char *w
 /* Writes a type as MLIR prints it ("tensor<33x79xf32>") into buf. */
 const char *shard_type_text(const pp_shard_type *type, char *buf, size_t size);
 
+/* v is in the list (dimension numbers of an op's attributes). */
+bool shard_ints_has(const pp_shard_ints *list, int64_t v);
+
 /* Devices the mesh axes of `mask` (bit a for axis a) span together (mesh.c). */
 int64_t shard_axes_devices(const pp_shard_mesh *mesh, uint8_t mask);
 
