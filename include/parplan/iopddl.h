@@ -72,6 +72,8 @@ typedef struct {
     uint64_t seed;
     int64_t max_rounds;    /* relaxation rounds per worker; <= 0: until time_limit */
     bool no_exact;         /* skip the exact solver even on small instances */
+    double bound_share;    /* share of the time for the certified lower bound
+                              (default 0.05); 0: only the exact stage's bound */
     void (*on_progress)(void *ctx, const pp_iopddl_progress *progress);
     void *progress_ctx;
 } pp_iopddl_options;
@@ -84,7 +86,9 @@ typedef struct {
     bool feasible;
     double time_first_feasible, time_best, time_total;
     int64_t rounds;
-    double lower_bound;    /* no answer costs less; -INFINITY when unknown */
+    double lower_bound;    /* no feasible answer costs less (certified: TRW-S's
+                              dual bound without the limit, or the exact stage's
+                              MIP bound); -INFINITY when unknown */
     bool proven_optimal;   /* the exact solver proved cost optimal */
 } pp_iopddl_result;
 

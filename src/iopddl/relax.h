@@ -22,6 +22,7 @@ typedef struct {
     int64_t best_cost;       /* INT64_MAX until a feasible answer is offered */
     double time_first_feasible, time_best;
     int64_t rounds;
+    bool finished;           /* its thread has returned (read by the progress loop) */
     iop_forest *forest;
     iop_trws *trws;
     iop_polish *polish;

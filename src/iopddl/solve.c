@@ -1,45 +1,33 @@
 /* solve.c: the IOPDDL pipeline: model -> first feasible (least usage,
- * polished) -> one relaxation worker per thread until the deadline -> the
- * best answer of all workers. Workers never wait on the clock to talk to
- * each other, so a fixed round budget gives the same answer every time. */
+ * polished) -> exact when small -> the search (search.c: relaxation workers
+ * and neighbourhood rounds in turn) until the deadline -> the answer,
+ * priced by the evaluator. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "iopddl/bound.h"
 #include "iopddl/exact.h"
-#include "iopddl/relax.h"
+#include "iopddl/search.h"
 
-/* Paper 000 solved instances below ~2000 nodes exactly. The MIP gets half
- * the time left (the heuristics the rest if it proves nothing), and only if
- * that is worth starting: CBC can overrun its limit by its first LP solve
- * (about 2 s on G), hence the margin. */
-enum { EXACT_NODE_LIMIT = 2000 };
-#define EXACT_MIN_SECONDS 6.0
-#define EXACT_MARGIN_SECONDS 3.0
+/* Paper 000 solved instances below ~2000 nodes exactly. The MIP gets
+ * EXACT_SHARE of the time left (the heuristics the rest if it proves
+ * nothing), and only if that is worth starting, except on tiny problems,
+ * which CBC solves in milliseconds: they are solved exactly at once, however
+ * short the limit. exact.c kills CBC half a second and 5% past its limit,
+ * hence the margin. */
+enum { EXACT_NODE_LIMIT = 2000, EXACT_TINY_NODES = 64 };
+#define EXACT_MIN_SECONDS 4.0
+#define EXACT_SHARE 0.75
 
-typedef struct {
-    iop_worker worker;
-    const pp_iopddl_options *options;
-    pp_deadline deadline;
-    double started;
-    pthread_t thread;
-    bool running;
-} worker_slot;
+/* The bound's time without a deadline (it usually stops rising sooner). */
+#define BOUND_SECONDS 10.0
+
 
 void pp_iopddl_options_default(pp_iopddl_options *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
-}
-
-static void *worker_main(void *arg)
-{
-    worker_slot *slot = arg;
-    iop_worker *w = &slot->worker;
-    int64_t limit = slot->options->max_rounds;
-    while (!pp_deadline_passed(&slot->deadline) && (limit <= 0 || w->rounds < limit))
-        iop_worker_round(w, &slot->deadline, slot->started);
-    return NULL;
+    o->bound_share = 0.05;
 }
 
 static void report(const pp_iopddl_options *o, double started, int64_t best, int64_t rounds,
@@ -51,90 +39,22 @@ static void report(const pp_iopddl_options *o, double started, int64_t best, int
     o->on_progress(o->progress_ctx, &pr);
 }
 
-/* Collects the workers' best (lowest cost, then lowest worker id). */
-static void gather(worker_slot *slots, int count, pp_iopddl_result *r, uint32_t n)
+static void report_search(void *ctx, double started, int64_t best, int64_t rounds)
 {
-    int chosen = -1;
-    r->rounds = 0;
-    for (int i = 0; i < count; i++) {
-        double first = slots[i].worker.time_first_feasible;
-        if (first > 0 && (r->time_first_feasible <= 0 || first < r->time_first_feasible))
-            r->time_first_feasible = first;
-        r->rounds += slots[i].worker.rounds;
-        if (slots[i].worker.best_cost < r->cost) {
-            r->cost = slots[i].worker.best_cost;
-            chosen = i;
-        }
-    }
-    if (chosen >= 0) {
-        memcpy(r->strategies, slots[chosen].worker.best, n * sizeof(uint32_t));
-        r->time_best = slots[chosen].worker.time_best;
-    }
+    report(ctx, started, best, rounds, "relax");
 }
 
-static int64_t live_best(worker_slot *slots, int count, int64_t *rounds)
+static pp_status search_stage(const iop_model *m, const uint8_t *relevant, const pp_iopddl_options *o,
+                              const pp_deadline *deadline, double started, pp_iopddl_result *r,
+                              pp_error *err)
 {
-    int64_t best = INT64_MAX;
-    *rounds = 0;
-    for (int i = 0; i < count; i++) {
-        /* Read racily for display only; the answer comes from gather(). */
-        int64_t c = __atomic_load_n(&slots[i].worker.best_cost, __ATOMIC_RELAXED);
-        *rounds += __atomic_load_n(&slots[i].worker.rounds, __ATOMIC_RELAXED);
-        best = c < best ? c : best;
-    }
-    return best;
-}
-
-static pp_status run_workers(const iop_model *m, const uint8_t *relevant, const pp_iopddl_options *o,
-                             pp_deadline deadline, double started, pp_iopddl_result *r, pp_error *err)
-{
-    int threads = o->threads > 0 ? o->threads : pp_cpu_count();
-    worker_slot *slots = calloc((size_t)threads, sizeof *slots);
-    if (!slots)
-        return pp_error_set(err, PP_ENOMEM, "out of memory");
-    pp_status status = PP_OK;
-    for (int i = 0; i < threads && status == PP_OK; i++) {
-        slots[i].options = o;
-        slots[i].deadline = deadline;
-        slots[i].started = started;
-        if (!iop_worker_init(&slots[i].worker, m, relevant, i, o->seed, r->strategies))
-            status = pp_error_set(err, PP_ENOMEM, "out of memory for worker %d", i);
-        else {
-            slots[i].worker.best_cost = r->cost;
-            slots[i].worker.time_best = r->time_best;
-            slots[i].worker.time_first_feasible = r->time_first_feasible;
-        }
-    }
-    for (int i = 0; i < threads && status == PP_OK; i++) {
-        if (pthread_create(&slots[i].thread, NULL, worker_main, &slots[i]) != 0)
-            status = pp_error_set(err, PP_ENOMEM, "cannot start worker thread %d", i);
-        else
-            slots[i].running = true;
-    }
-    if (status == PP_OK && o->on_progress) {
-        for (;;) {
-            bool all_done = true;
-            for (int i = 0; i < threads; i++)
-                all_done &= __atomic_load_n(&slots[i].worker.rounds, __ATOMIC_RELAXED) >= o->max_rounds &&
-                            o->max_rounds > 0;
-            if (all_done || pp_deadline_passed(&deadline))
-                break;
-            int64_t rounds, best = live_best(slots, threads, &rounds);
-            report(o, started, best, rounds, "relax");
-            struct timespec pause = {0, 200 * 1000 * 1000};
-            nanosleep(&pause, NULL);
-        }
-    }
-    for (int i = 0; i < threads; i++)
-        if (slots[i].running)
-            pthread_join(slots[i].thread, NULL);
-    if (status == PP_OK)
-        gather(slots, threads, r, m->node_count);
-    for (int i = 0; i < threads; i++)
-        if (slots[i].worker.arena)
-            iop_worker_free(&slots[i].worker);
-    free(slots);
-    return status;
+    iop_search s = {.m = m,
+                    .relevant = relevant,
+                    .threads = o->threads > 0 ? o->threads : pp_cpu_count(),
+                    .started = started,
+                    .on_progress = o->on_progress ? report_search : NULL,
+                    .ctx = (void *)o};
+    return iop_search_run(&s, o->seed, o->max_rounds, deadline, r, err);
 }
 
 /* The least-usage assignment is feasible if anything is, but often pays
@@ -168,13 +88,33 @@ static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, dou
     return fits ? PP_OK : PP_INFEASIBLE;
 }
 
+/* The certified bound gets its share of the time left; the exact stage's
+ * MIP bound stays when it is higher. */
+static void bound_stage(const iop_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
+                        double started, pp_iopddl_result *r)
+{
+    if (o->bound_share <= 0)
+        return;
+    report(o, started, r->cost, 0, "bound");
+    double seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
+    double bound = iop_bound_unlimited(m, seconds, deadline);
+    if (bound > r->lower_bound)
+        r->lower_bound = bound;
+}
+
 static pp_status exact_stage(const iop_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
                              double started, pp_iopddl_result *r, pp_error *err)
 {
     double left = pp_deadline_left(deadline);
-    if (o->no_exact || m->node_count > EXACT_NODE_LIMIT || left < EXACT_MIN_SECONDS)
+    bool tiny = m->node_count <= EXACT_TINY_NODES;
+    if (o->no_exact || m->node_count > EXACT_NODE_LIMIT || (left < EXACT_MIN_SECONDS && !tiny))
         return PP_OK;
-    double limit = deadline->at > 0 ? left / 2 - EXACT_MARGIN_SECONDS : 0;
+    double limit = 0;
+    if (deadline->at > 0) {
+        limit = fmin(tiny ? left : EXACT_SHARE * left, (left - 0.6) / 1.05);
+        if (limit < 0.05)
+            return PP_OK;
+    }
     uint32_t *x = malloc(((size_t)m->node_count + 1) * sizeof *x);
     if (!x)
         return pp_error_set(err, PP_ENOMEM, "out of memory");
@@ -183,7 +123,7 @@ static pp_status exact_stage(const iop_model *m, const pp_iopddl_options *o, con
     bool optimal;
     pp_error exact_err = {0};
     pp_status status = iop_exact_solve(m, r->feasible ? r->strategies : NULL, r->feasible ? r->cost : -1,
-                                       limit > 1 ? limit : 1, o->threads, x, &cost, &bound, &optimal,
+                                       limit, o->threads, x, &cost, &bound, &optimal,
                                        &exact_err);
     if (status == PP_OK && cost >= 0 && cost < r->cost) {
         memcpy(r->strategies, x, m->node_count * sizeof *x);
@@ -233,15 +173,25 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
         report(o, started, r->cost, 0, "first feasible");
         status = exact_stage(m, o, &deadline, started, r, err);
     }
+    if (status == PP_OK && !r->proven_optimal)
+        bound_stage(m, o, &deadline, started, r);
     if (status == PP_OK && !r->proven_optimal) {
         report(o, started, r->cost, 0, "relax");
-        status = run_workers(m, relevant, o, deadline, started, r, err);
+        status = search_stage(m, relevant, o, &deadline, started, r, err);
     }
     /* The search saturates forbidden entries at 1e18; the figure reported is
      * the contest's own sum (clamped to 64 bits), so it matches parplan eval. */
     pp_iopddl_evaluation ev;
-    if ((status == PP_OK || status == PP_INFEASIBLE) && pp_iopddl_evaluate(p, r->strategies, &ev, err) == PP_OK)
+    if ((status == PP_OK || status == PP_INFEASIBLE) && pp_iopddl_evaluate(p, r->strategies, &ev, err) == PP_OK) {
         r->cost = ev.cost > INT64_MAX ? INT64_MAX : (int64_t)ev.cost;
+        /* The search sums usage in 64 bits; the evaluator's 128-bit sums
+         * have the last word, so an answer is never called feasible wrongly. */
+        if (status == PP_OK && !ev.feasible) {
+            r->feasible = false;
+            status = pp_error_set(err, PP_INFEASIBLE, "no feasible answer found: the best answer peaks above the usage limit %lld",
+                                  (long long)p->usage_limit);
+        }
+    }
     r->time_total = pp_now() - started;
     iop_model_free(m);
     return status;

@@ -57,6 +57,14 @@ static inline int64_t iop_saturating_add(int64_t a, int64_t b)
 pp_status iop_model_build(const pp_iopddl_problem *p, iop_model **out, pp_error *err);
 void iop_model_free(iop_model *m);
 
+/* x with only the nodes where is_free is set left to choose (restrict.c):
+ * the others hold x's strategy as their only one. Shares m's graph and
+ * segments, so m must outlive it; free it with iop_model_free. NULL when out
+ * of memory. unrestrict copies a restricted answer's free nodes into x. */
+iop_model *iop_model_restrict(const iop_model *m, const uint8_t *is_free, const uint32_t *x);
+void iop_model_unrestrict(const iop_model *m, const uint8_t *is_free, const uint32_t *restricted,
+                          uint32_t *x);
+
 /* Exact objective of an assignment (128-bit sums, saturated to INT64_MAX). */
 int64_t iop_model_cost(const iop_model *m, const uint32_t *x);
 
@@ -111,6 +119,9 @@ typedef struct iop_trws iop_trws;
 iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena);
 void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *x,
                   const pp_deadline *deadline);
+/* A lower bound on the relaxed cost of every assignment (penalties as in the
+ * last run), rounding allowed for; -INFINITY before the first run. */
+double iop_trws_bound(const iop_trws *t);
 
 /* Greedy feasible improvement: single-node changes that lower the exact cost
  * and keep every segment within the limit. pr must hold x's profile. */

@@ -1,0 +1,30 @@
+/* lns.h: large-neighbourhood search over exact regions (lns.c). */
+#ifndef PP_IOPDDL_LNS_H
+#define PP_IOPDDL_LNS_H
+
+#include "iopddl/solver.h"
+
+typedef struct {
+    const iop_model *m;
+    int threads;          /* regions solved side by side per round */
+    pp_rng rng;
+    uint32_t region;      /* nodes freed per region, adapted each round */
+    uint32_t *best;       /* feasible; only ever replaced by a cheaper feasible answer */
+    int64_t best_cost;
+    uint32_t *trial;
+    iop_profile profile;
+    void *jobs;           /* lns.c's per-thread scratch */
+    int64_t rounds;
+    pp_arena *arena;
+} iop_lns;
+
+/* start must be feasible, start_cost its exact cost. */
+bool iop_lns_init(iop_lns *s, const iop_model *m, int threads, uint64_t seed, const uint32_t *start,
+                  int64_t start_cost);
+void iop_lns_free(iop_lns *s);
+
+/* One round: `threads` regions, each MIP given `seconds`. True if best got
+ * cheaper. */
+bool iop_lns_round(iop_lns *s, double seconds);
+
+#endif

@@ -1,0 +1,210 @@
+/* search.c: the improvement stage after the first feasible answer: the
+ * relaxation workers (relax.c, one per thread) until the deadline or until
+ * every one of them has stalled, then rounds of large-neighbourhood search
+ * (lns.c) from their best answer until the deadline.
+ *
+ * Why this order and this hand-over: the relaxation finds the answer's
+ * global shape (which nodes give up memory where) and on most instances
+ * keeps improving it to the end (A, M, S, L at 20 s: each of its rounds is
+ * worth more than a region's MIP there). Where it stalls among the cycles
+ * of the pairwise part (C: best found at 6-12 s of 20, then nothing), the
+ * neighbourhood search takes the answer much further (DESIGN.md). Giving
+ * the neighbourhood search a fixed share of the time instead (25%, 40%) or
+ * alternating the two by their gain rates lost 5-30% on A, L, M and S at
+ * 20 s on this 2-core machine. Workers decide they have stalled from
+ * their own round counts, so a given seed, thread count and round budget
+ * give the same answer whenever the region MIPs finish within their
+ * limits. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "iopddl/lns.h"
+#include "iopddl/search.h"
+
+/* See stalled(); the bounds of a region MIP's limit (a quarter of the
+ * time left); without a deadline, the neighbourhood search ends after
+ * LNS_IDLE_ROUNDS rounds without a gain. */
+enum { STALL_MIN_ROUNDS = 8 };
+#define LNS_MIN_SECONDS 0.5
+#define LNS_MAX_SECONDS 20.0
+enum { LNS_IDLE_ROUNDS = 3 };
+
+typedef struct {
+    iop_worker worker;
+    pp_deadline deadline;
+    double started;
+    int64_t until;          /* rounds to reach */
+    bool by_time;           /* no round budget: hand over when all have stalled */
+    bool stalled;           /* as of its last round (read by the main thread) */
+    bool *hand_over;        /* set by the main thread: every worker has stalled */
+    pthread_t thread;
+} worker_slot;
+
+/* A worker has stalled when the second half of its rounds (at least
+ * STALL_MIN_ROUNDS) found nothing better. Stalled workers go on (an idle
+ * core gains nothing) until all of them are stalled at once. */
+static bool stalled(const iop_worker *w)
+{
+    int64_t idle = w->rounds - w->best_round;
+    return idle >= STALL_MIN_ROUNDS && 2 * idle >= w->rounds;
+}
+
+static void *worker_main(void *arg)
+{
+    worker_slot *slot = arg;
+    iop_worker *w = &slot->worker;
+    while (!pp_deadline_passed(&slot->deadline) && w->rounds < slot->until &&
+           !__atomic_load_n(slot->hand_over, __ATOMIC_ACQUIRE)) {
+        iop_worker_round(w, &slot->deadline, slot->started);
+        __atomic_store_n(&slot->stalled, slot->by_time && stalled(w), __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&w->finished, true, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Takes the workers' best into r when it is cheaper (ties: lowest id). */
+static void gather(iop_search *s, worker_slot *slots, pp_iopddl_result *r)
+{
+    r->rounds = 0;
+    for (int i = 0; i < s->threads; i++) {
+        iop_worker *w = &slots[i].worker;
+        double first = w->time_first_feasible;
+        if (first > 0 && (r->time_first_feasible <= 0 || first < r->time_first_feasible))
+            r->time_first_feasible = first;
+        r->rounds += w->rounds;
+        if (w->best_cost < r->cost) {
+            r->cost = w->best_cost;
+            memcpy(r->strategies, w->best, s->m->node_count * sizeof(uint32_t));
+            r->time_best = w->time_best;
+        }
+    }
+}
+
+static bool workers_done(iop_search *s, worker_slot *slots, const pp_deadline *deadline)
+{
+    bool done = true, all_stalled = true;
+    for (int i = 0; i < s->threads; i++) {
+        done &= __atomic_load_n(&slots[i].worker.finished, __ATOMIC_ACQUIRE);
+        all_stalled &= __atomic_load_n(&slots[i].stalled, __ATOMIC_ACQUIRE);
+    }
+    if (all_stalled)
+        __atomic_store_n(slots[0].hand_over, true, __ATOMIC_RELEASE);
+    return done || pp_deadline_passed(deadline);
+}
+
+static void report_live(iop_search *s, worker_slot *slots)
+{
+    int64_t best = INT64_MAX, rounds = 0;
+    for (int i = 0; i < s->threads; i++) {
+        /* Read racily for display only; the answer comes from gather(). */
+        int64_t c = __atomic_load_n(&slots[i].worker.best_cost, __ATOMIC_RELAXED);
+        rounds += __atomic_load_n(&slots[i].worker.rounds, __ATOMIC_RELAXED);
+        best = c < best ? c : best;
+    }
+    s->on_progress(s->ctx, s->started, best, rounds);
+}
+
+static bool run_workers(iop_search *s, worker_slot *slots, int64_t until, const pp_deadline *deadline)
+{
+    bool ok = true, hand_over = false;
+    int started = 0;
+    for (int i = 0; i < s->threads; i++) {
+        slots[i].until = until;
+        slots[i].by_time = until == INT64_MAX;
+        slots[i].hand_over = &hand_over;
+        slots[i].deadline = *deadline;
+    }
+    for (; started < s->threads; started++)
+        if (pthread_create(&slots[started].thread, NULL, worker_main, &slots[started]) != 0)
+            break;
+    /* A thread that cannot start runs here, after the others. */
+    for (int i = started; i < s->threads; i++)
+        worker_main(&slots[i]);
+    for (int tick = 0; !workers_done(s, slots, deadline); tick++) {
+        if (s->on_progress && tick % 4 == 0)
+            report_live(s, slots);
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    for (int i = 0; i < started; i++)
+        ok &= pthread_join(slots[i].thread, NULL) == 0;
+    return ok;
+}
+
+/* The region MIP's limit: a quarter of the time left, within bounds, and
+ * short enough that exact.c's kill (half a second and 5% past it) and the
+ * MIP's build, which is not interrupted, still end before the deadline (a
+ * tighter margin overran a 20 s run on A by 1.9 s on a loaded machine). */
+static double region_seconds(const pp_deadline *deadline)
+{
+    if (deadline->at <= 0)
+        return LNS_MAX_SECONDS;
+    double left = pp_deadline_left(deadline);
+    double seconds = fmin(fmax(left / 4, LNS_MIN_SECONDS), LNS_MAX_SECONDS);
+    return fmin(seconds, (left - 2.0) / 1.2);
+}
+
+/* Neighbourhood rounds from r's answer until the deadline or, when the
+ * run is bounded by rounds (or has no deadline), until LNS_IDLE_ROUNDS
+ * rounds in a row gain nothing. */
+static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_rounds, const pp_deadline *deadline,
+                                     pp_iopddl_result *r)
+{
+    iop_lns lns;
+    if (!iop_lns_init(&lns, s->m, s->threads, seed, r->strategies, r->cost)) {
+        iop_lns_free(&lns);
+        return PP_ENOMEM;
+    }
+    for (int idle = 0; !(by_rounds || deadline->at <= 0) || idle < LNS_IDLE_ROUNDS;) {
+        double seconds = region_seconds(deadline);
+        if (seconds < 0.5 || pp_stop_requested())
+            break;
+        bool gained = iop_lns_round(&lns, seconds);
+        idle = gained ? 0 : idle + 1;
+        s->lns_rounds++;
+        s->lns_gains += gained;
+        if (gained) {
+            memcpy(r->strategies, lns.best, s->m->node_count * sizeof(uint32_t));
+            r->cost = lns.best_cost;
+            r->time_best = pp_now() - s->started;
+            if (s->on_progress)
+                s->on_progress(s->ctx, s->started, r->cost, r->rounds);
+        }
+    }
+    iop_lns_free(&lns);
+    return PP_OK;
+}
+
+static pp_status start_workers(iop_search *s, worker_slot *slots, const pp_iopddl_result *r, uint64_t seed)
+{
+    for (int i = 0; i < s->threads; i++) {
+        slots[i].started = s->started;
+        if (!iop_worker_init(&slots[i].worker, s->m, s->relevant, i, seed, r->strategies))
+            return PP_ENOMEM;
+        slots[i].worker.best_cost = r->cost;
+        slots[i].worker.time_best = r->time_best;
+        slots[i].worker.time_first_feasible = r->time_first_feasible;
+    }
+    return PP_OK;
+}
+
+pp_status iop_search_run(iop_search *s, uint64_t seed, int64_t max_rounds, const pp_deadline *deadline,
+                         pp_iopddl_result *r, pp_error *err)
+{
+    worker_slot *slots = calloc((size_t)s->threads, sizeof *slots);
+    pp_status status = slots ? start_workers(s, slots, r, seed) : PP_ENOMEM;
+    if (status == PP_OK && !run_workers(s, slots, max_rounds > 0 ? max_rounds : INT64_MAX, deadline))
+        status = PP_ENOMEM;
+    if (status == PP_OK)
+        gather(s, slots, r);
+    for (int i = 0; slots && i < s->threads; i++)
+        if (slots[i].worker.arena)
+            iop_worker_free(&slots[i].worker);
+    free(slots);
+    if (status == PP_OK)
+        status = neighbourhood_stage(s, seed, max_rounds > 0, deadline, r);
+
+    return status == PP_OK ? PP_OK : pp_error_set(err, status, "out of memory for the search");
+}

@@ -1,0 +1,210 @@
+/* test_bound.c: the certified lower bound and the neighbourhood search
+ * against exhaustive search on random tiny problems with many cycles.
+ * Owns the evidence that
+ * - TRW-S's dual bound (trws.c) is below the least relaxed cost of every
+ *   assignment, for any penalties and any number of iterations;
+ * - the bound the solver reports (bound.c, no exact stage) is below the
+ *   feasible optimum;
+ * - a restricted model (restrict.c) prices every assignment as the whole
+ *   model does;
+ * - one round of the neighbourhood search (lns.c), whose region covers a
+ *   tiny problem, reaches the optimum from the least-usage answer;
+ * and, on G (argv[1]), that the bound is below the optimum the exact stage
+ * proves. */
+#include <math.h>
+#include "iopddl/bound.h"
+#include "iopddl/lns.h"
+#include "tiny.h"
+
+/* Dense problems: every pair of nodes joined with probability 2/3, so the
+ * pairwise part is full of cycles, which is where a dual bound can go wrong. */
+static void random_dense(tiny *t)
+{
+    memset(t, 0, sizeof *t);
+    t->n = 2 + (int)rnd(MAX_NODES - 1);
+    for (int i = 0; i < t->n; i++) {
+        t->start[i] = rnd(6);
+        t->end[i] = t->start[i] + 1 + rnd(8);
+        t->d[i] = 1 + (int)rnd(MAX_STRATEGIES);
+        for (int s = 0; s < t->d[i]; s++) {
+            t->cost[i][s] = rnd(9) == 0 ? PP_IOPDDL_FORBIDDEN : rnd(1000);
+            t->usage[i][s] = rnd(20);
+        }
+    }
+    for (int a = 0; a < t->n && t->m < MAX_EDGES; a++)
+        for (int b = a + 1; b < t->n && t->m < MAX_EDGES; b++) {
+            if (rnd(3) == 0)
+                continue;
+            int e = t->m++;
+            t->arity[e] = 2;
+            t->nodes[e][0] = a;
+            t->nodes[e][1] = b;
+            for (int k = 0; k < table_size(t, e); k++)
+                t->edge_cost[e][k] = rnd(12) == 0 ? PP_IOPDDL_FORBIDDEN : rnd(1000);
+        }
+    t->has_limit = rnd(4) != 0;
+    t->limit = 10 + rnd(40);
+}
+
+/* Calls visit for every assignment of the problem's nodes, written into x
+ * (auxiliary nodes synced). */
+static void enumerate(const iop_model *m, uint32_t *x, void (*visit)(const iop_model *, const uint32_t *, void *),
+                      void *ctx)
+{
+    memset(x, 0, (m->node_count + 1) * sizeof *x);
+    for (;;) {
+        iop_model_sync_auxiliary(m, x);
+        visit(m, x, ctx);
+        uint32_t v = 0;
+        for (; v < m->problem_nodes; v++) {
+            if (++x[v] < iop_domain(m, v))
+                break;
+            x[v] = 0;
+        }
+        if (v == m->problem_nodes)
+            return;
+    }
+}
+
+typedef struct {
+    const double *penalty;
+    double least_relaxed;
+    int64_t least_feasible; /* -1: none */
+    iop_profile *profile;
+} least;
+
+static void note(const iop_model *m, const uint32_t *x, void *ctx)
+{
+    least *l = ctx;
+    l->least_relaxed = fmin(l->least_relaxed, iop_relaxed_cost(m, x, l->penalty));
+    iop_profile_load(l->profile, m, x);
+    bool fits = !m->has_limit || iop_profile_peak(l->profile) <= m->limit;
+    int64_t cost = iop_model_cost(m, x);
+    if (fits && cost < PP_IOPDDL_FORBIDDEN && (l->least_feasible < 0 || cost < l->least_feasible))
+        l->least_feasible = cost;
+}
+
+static void check_one(const pp_iopddl_problem *p, const char *json, int round)
+{
+    iop_model *m;
+    pp_error err = {0};
+    CHECK_EQ_INT(iop_model_build(p, &m, &err), PP_OK);
+    pp_arena *arena = pp_arena_new(1 << 16);
+    double penalty[64] = {0};
+    for (uint32_t v = 0; v < m->node_count; v++)
+        penalty[v] = rnd(3) == 0 ? 0 : (double)rnd(100);
+    uint32_t x[64];
+    iop_profile profile;
+    CHECK(iop_profile_init(&profile, m, arena));
+    least l = {penalty, INFINITY, -1, &profile};
+    enumerate(m, x, note, &l);
+    least free_of_limit = {NULL, INFINITY, -1, &profile};
+    enumerate(m, x, note, &free_of_limit);
+
+    /* Any messages: bound after each of 1..12 iterations. */
+    iop_trws *t = iop_trws_new(m, arena);
+    pp_deadline none = pp_deadline_in(0);
+    for (int it = 1; it <= 12; it++) {
+        iop_trws_run(t, penalty, 1 + (int)rnd(3), x, &none);
+        double bound = iop_trws_bound(t);
+        if (!(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed)))
+            fprintf(stderr, "round %d: bound %.17g above the least relaxed cost %.17g\n%s", round, bound,
+                    l.least_relaxed, json);
+        CHECK(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed));
+    }
+    double unlimited = iop_bound_unlimited(m, 1, &none);
+    CHECK(unlimited <= free_of_limit.least_relaxed);
+    if (l.least_feasible >= 0)
+        CHECK(unlimited <= (double)l.least_feasible);
+
+    /* The solver's own bound, without the exact stage. */
+    pp_iopddl_options o;
+    pp_iopddl_options_default(&o);
+    o.no_exact = true;
+    o.threads = 1;
+    o.max_rounds = 5;
+    o.seed = (uint64_t)round;
+    pp_iopddl_result r;
+    pp_status status = pp_iopddl_solve(p, &o, &r, &err);
+    if (status == PP_OK && l.least_feasible >= 0) {
+        CHECK(r.lower_bound > -INFINITY);
+        CHECK(r.lower_bound <= (double)l.least_feasible);
+        CHECK(r.lower_bound <= (double)r.cost);
+    }
+    pp_iopddl_result_free(&r);
+
+    /* Restricting to any set of free nodes keeps every price. */
+    uint8_t is_free[64];
+    uint32_t held[64];
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        is_free[v] = (uint8_t)rnd(2);
+        held[v] = rnd(iop_domain(m, v));
+    }
+    iop_model *restricted = iop_model_restrict(m, is_free, held);
+    CHECK(restricted != NULL);
+    if (restricted) {
+        uint32_t whole[64], part[64];
+        for (uint32_t v = 0; v < m->node_count; v++) {
+            part[v] = is_free[v] ? rnd(iop_domain(m, v)) : 0;
+            whole[v] = is_free[v] ? part[v] : held[v];
+        }
+        CHECK_EQ_INT(iop_model_cost(restricted, part), iop_model_cost(m, whole));
+        iop_model_free(restricted);
+    }
+
+    /* One neighbourhood round from the least-usage answer, when it fits. */
+    uint32_t start[64];
+    iop_min_usage_assignment(m, start);
+    iop_profile_load(&profile, m, start);
+    if (l.least_feasible >= 0 && (!m->has_limit || iop_profile_peak(&profile) <= m->limit)) {
+        iop_lns lns;
+        CHECK(iop_lns_init(&lns, m, 1, 1, start, iop_model_cost(m, start)));
+        iop_lns_round(&lns, 10);
+        CHECK_EQ_INT(lns.best_cost, l.least_feasible);
+        iop_lns_free(&lns);
+    }
+    pp_arena_free(arena);
+    iop_model_free(m);
+}
+
+/* On G the exact stage proves the optimum; the bound must sit below it. */
+static void check_g(const char *path)
+{
+    pp_iopddl_problem *p;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_iopddl_load(path, &p, &err), PP_OK);
+    pp_iopddl_options o;
+    pp_iopddl_options_default(&o);
+    o.time_limit = 60;
+    pp_iopddl_result r;
+    CHECK_EQ_INT(pp_iopddl_solve(p, &o, &r, &err), PP_OK);
+    CHECK(r.proven_optimal);
+    iop_model *m;
+    CHECK_EQ_INT(iop_model_build(p, &m, &err), PP_OK);
+    pp_deadline none = pp_deadline_in(0);
+    double bound = iop_bound_unlimited(m, 5, &none);
+    fprintf(stderr, "G: optimum %lld, bound without the limit %.0f\n", (long long)r.cost, bound);
+    CHECK(bound > 0 && bound <= (double)r.cost);
+    iop_model_free(m);
+    pp_iopddl_result_free(&r);
+    pp_iopddl_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    static char json[1 << 16];
+    rng_state = 0x51ed2701u;
+    for (int round = 0; round < 200; round++) {
+        tiny t;
+        random_dense(&t);
+        tiny_json(&t, json);
+        pp_iopddl_problem *p = load_text(json);
+        if (!p)
+            continue;
+        check_one(p, json, round);
+        pp_iopddl_free(p);
+    }
+    if (argc > 1)
+        check_g(argv[1]);
+    return CHECK_DONE();
+}
