@@ -1,5 +1,6 @@
 /* cli.c: helpers shared by the parplan and iopddl tools (see cli.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,7 +29,7 @@ bool cli_parse_double(const char *text, double *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || end == text || *end != '\0' || v != v)
+    if (errno || end == text || *end != '\0' || !isfinite(v))
         return false;
     *out = v;
     return true;

@@ -2,19 +2,39 @@
  * answer "[s0, s1, ...]" on stdout within TIMEOUT seconds (parsing
  * included); progress and figures go to stderr. SIGINT/SIGTERM end the
  * search early and the best answer so far is printed. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+
+/* The answer line on stdout; 2 when it could not be written whole (a full
+ * disk must not pass for an answer), 3 when out of memory. */
+static int print_answer(const uint32_t *strategies, uint32_t n)
+{
+    char *line = malloc(12 * (size_t)n + 3);
+    if (!line)
+        return 3;
+    pp_iopddl_format_solution(strategies, n, line);
+    bool written = puts(line) >= 0 && fflush(stdout) == 0 && !ferror(stdout);
+    free(line);
+    if (!written)
+        fprintf(stderr, "iopddl: stdout: write failed, the answer is lost\n");
+    return written ? 0 : 2;
+}
 
 int main(int argc, char **argv)
 {
     double started = pp_now();
     pp_stop_install_signal_handlers();
     double timeout;
-    if (argc != 3 || !cli_parse_double(argv[2], &timeout) || timeout <= 0) {
+    if (argc != 3) {
         fprintf(stderr, "usage: iopddl FILE TIMEOUT\n"
                         "  FILE     contest problem (JSON, or JSON.gz)\n"
                         "  TIMEOUT  seconds for the whole run, reading included (> 0)\n");
+        return 2;
+    }
+    if (!cli_parse_double(argv[2], &timeout) || timeout <= 0) {
+        fprintf(stderr, "iopddl: TIMEOUT '%s' is not a positive, finite number of seconds\n", argv[2]);
         return 2;
     }
     pp_error err = {0};
@@ -35,17 +55,13 @@ int main(int argc, char **argv)
     cli_progress_end(&progress);
     int code = 0;
     if (status == PP_OK) {
-        char *line = malloc(12 * (size_t)p->node_count + 3);
-        if (line) {
-            pp_iopddl_format_solution(r.strategies, p->node_count, line);
-            puts(line);
-            fflush(stdout);
-            free(line);
-        }
+        code = print_answer(r.strategies, p->node_count);
         fprintf(stderr, "iopddl: cost %lld  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",
                 (long long)r.cost, parsed, parsed + r.time_first_feasible, parsed + r.time_best,
                 pp_now() - started, (long long)r.rounds);
-        code = line ? 0 : 3;
+        if (r.lower_bound > -INFINITY)
+            fprintf(stderr, "iopddl: lower bound %.0f (gap %.3f%%)\n", r.lower_bound,
+                    100.0 * ((double)r.cost - r.lower_bound) / (double)r.cost);
     } else {
         code = cli_fail("iopddl", &err);
     }

@@ -101,8 +101,10 @@ static int run_solve(int argc, char **argv)
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
         if (strcmp(a, "--timeout") == 0 && has_value) {
-            if (!cli_parse_double(argv[++i], &timeout) || timeout <= 0)
-                return usage_error(solve_usage);
+            if (!cli_parse_double(argv[++i], &timeout) || timeout <= 0) {
+                fprintf(stderr, "parplan solve: --timeout: '%s' is not a positive, finite number of seconds\n", argv[i]);
+                return 2;
+            }
         } else if (strcmp(a, "--threads") == 0 && has_value) {
             if (!cli_parse_int64(argv[++i], &threads) || threads < 1 || threads > 1024)
                 return usage_error(solve_usage);
@@ -187,6 +189,10 @@ static int run_eval(int argc, char **argv)
             printf("usage_limit none\n");
         printf("uses_forbidden %s\n", ev.uses_forbidden ? "yes" : "no");
         code = ev.feasible ? 0 : 1;
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "parplan: stdout: write failed\n");
+            code = 2;
+        }
     }
     free(s);
     pp_iopddl_free(p);
