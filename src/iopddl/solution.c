@@ -78,6 +78,7 @@ pp_status pp_iopddl_load_solution(const char *path, const pp_iopddl_problem *pro
     const char *p = skip_space(text);
     const char *why = NULL;
     uint32_t count = 0;
+    char range[128];
     if (*p++ != '[') {
         why = "expected '['";
         p--;
@@ -99,7 +100,10 @@ pp_status pp_iopddl_load_solution(const char *path, const pp_iopddl_problem *pro
                 break;
             }
             if (v >= pp_iopddl_strategy_count(prob, count)) {
-                why = "strategy index out of range for its node";
+                snprintf(range, sizeof range, "strategy %s%llu is out of range: node %u has %u strategies (0 to %u)",
+                         v > UINT32_MAX ? "over " : "", (unsigned long long)(v > UINT32_MAX ? UINT32_MAX : v), count,
+                         pp_iopddl_strategy_count(prob, count), pp_iopddl_strategy_count(prob, count) - 1);
+                why = range;
                 break;
             }
             s[count++] = (uint32_t)v;

@@ -133,8 +133,8 @@ int main(void)
 
     /* Out of range for its own node: node 0 has 2 strategies, node 1 has 3,
      * node 2 has 1. The bad token's bytes are given. */
-    BAD("[2, 0, 0]", 1, 2, "out of range");
-    BAD("[0, 3, 0]", 4, 5, "out of range");
+    BAD("[2, 0, 0]", 1, 2, "strategy 2 is out of range: node 0 has 2 strategies (0 to 1)");
+    BAD("[0, 3, 0]", 4, 5, "strategy 3 is out of range: node 1 has 3 strategies (0 to 2)");
     BAD("[0, 0, 1]", 7, 8, "out of range");
     BAD("[0, 99999999999999999999, 0]", 4, 24, "out of range");
 
