@@ -1,0 +1,94 @@
+/* test_cli.c: the contest binary and `parplan solve`/`eval` from the
+ * outside: bad timeouts refused with their value named, a lost answer
+ * (a full disk) reported, an answer over the limit by 128-bit sums never
+ * printed as feasible, tiny problems solved exactly whatever the limit, and
+ * the one-second contract on contest instance A: the answer the evaluator
+ * checks is feasible and free of forbidden costs (by its verdict, not by a
+ * clock). Arguments: the parplan and iopddl binaries, tests/iopddl/data,
+ * examples/, the shared instance folder, and "check" or "skip" for the
+ * one-second run (skipped in sanitizer builds, which read A alone in about
+ * a second). */
+#include <stdlib.h>
+#include "cli_run.h"
+
+static const char *parplan, *iopddl, *data, *examples, *shared;
+
+static void test_timeouts(void)
+{
+    static const char *bad[] = {"inf", "nan", "0", "-1", "1e999", "-inf", "5s"};
+    char command[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(command, sizeof command, "'%s' '%s/iopddl-example.json' '%s'", iopddl, examples, bad[i]);
+        expect(command, 2, "is not a positive, finite number of seconds");
+        snprintf(command, sizeof command, "'%s' solve '%s/iopddl-example.json' --timeout '%s'", parplan, examples,
+                 bad[i]);
+        expect(command, 2, "--timeout");
+        expect(command, 2, bad[i]);
+    }
+}
+
+static void test_full_disk(void)
+{
+    char command[1024];
+    /* In a subshell, so that only stdout goes to the full disk. */
+    snprintf(command, sizeof command, "('%s' '%s/iopddl-example.json' 2 >/dev/full)", iopddl, examples);
+    expect(command, 2, "write failed");
+    snprintf(command, sizeof command, "('%s' eval '%s/iopddl-example.json' '%s/example-optimum.sol' >/dev/full)",
+             parplan, examples, data);
+    expect(command, 2, "write failed");
+}
+
+/* Three nodes of usage 5e18 at once against a limit of 9e18: 64-bit sums
+ * wrap and would call it feasible. */
+static void test_usage_overflow(void)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "'%s' '%s/usage-sum-overflow.json' 2", iopddl, data);
+    expect(command, 1, "no feasible answer");
+    snprintf(command, sizeof command, "'%s' solve '%s/usage-sum-overflow.json' --timeout 2", parplan, data);
+    expect(command, 1, "no feasible answer");
+}
+
+/* The example's optimum, 445, found and proven even with 1 s: no stage
+ * waits for a longer limit. */
+static void test_tiny_exact(void)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "'%s' solve '%s/iopddl-example.json' --timeout 1 2>&1 >/dev/null | grep -E '^(cost|optimal)' | tr '\\n' ' '",
+             parplan, examples);
+    expect(command, 0, "cost            445 optimal         yes");
+}
+
+static void test_one_second(void)
+{
+    char command[1024], answer[256];
+    snprintf(answer, sizeof answer, "%s/A-1s.sol", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    snprintf(command, sizeof command, "('%s' '%s/asplos-2025-iopddl-A.json.gz' 1 > '%s' 2>/dev/null)", iopddl, shared,
+             answer);
+    expect(command, 0, NULL);
+    snprintf(command, sizeof command,
+             "'%s' eval '%s/asplos-2025-iopddl-A.json.gz' '%s' | grep -E '^(feasible|uses_forbidden)' | tr '\\n' ' '",
+             parplan, shared, answer);
+    expect(command, 0, "feasible yes uses_forbidden no");
+    remove(answer);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 7) {
+        fprintf(stderr, "usage: test_iopddl_cli PARPLAN IOPDDL DATA EXAMPLES SHARED_INSTANCES check|skip\n");
+        return 2;
+    }
+    parplan = argv[1];
+    iopddl = argv[2];
+    data = argv[3];
+    examples = argv[4];
+    shared = argv[5];
+    test_timeouts();
+    test_full_disk();
+    test_usage_overflow();
+    test_tiny_exact();
+    if (strcmp(argv[6], "check") == 0)
+        test_one_second();
+    return CHECK_DONE();
+}
