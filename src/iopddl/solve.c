@@ -75,12 +75,6 @@ static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, dou
     if (fits) {
         for (uint32_t v = 0; v < m->node_count; v++)
             w.weight[v] = w.weight_cap[v];
-        /* A quick answer first, for very short limits: one message pass and
-         * a short descent free A of forbidden costs in a third of the full
-         * stage's time. Then the full stage, its messages warm. */
-        iop_trws_run(w.trws, w.weight, 1, w.x, deadline);
-        iop_forest_descend(w.forest, w.x, w.weight, &w.rng, 8, 2, deadline);
-        iop_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
         iop_trws_run(w.trws, w.weight, 5, w.x, deadline);
         iop_forest_descend(w.forest, w.x, w.weight, &w.rng, 60, 3, deadline);
         iop_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
