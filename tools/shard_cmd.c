@@ -36,10 +36,13 @@ const char shard_usage[] =
     "  --threads    search threads (default: the machine's cores); --seed  search seed (default 1);\n"
     "               the same seed and thread count give the same plan\n"
     "  --search     mcts, iopddl or both (default both)\n"
-    "  --out        write MODEL.mlir again with the plan's shardings on the entry's arguments and\n"
-    "               results, as GSPMD strings (mhlo.sharding, the default) or Shardy attributes\n"
-    "               (--format sdy: sdy.sharding and an sdy.mesh declaration)\n"
-    "  --json       the report as JSON\n"
+    "  --out        write MODEL.mlir again with the whole plan: shardings on the entry's arguments\n"
+    "               and results and a sharding constraint after every op defining a tensor, as GSPMD\n"
+    "               (mhlo.sharding, stablehlo.custom_call @Sharding; the default) or Shardy\n"
+    "               (--format sdy: sdy.sharding, sdy.sharding_constraint, an sdy.mesh declaration);\n"
+    "               a function called with different layouts is copied per layout; the written\n"
+    "               module is read back and checked against the plan\n"
+    "  --json       the report as JSON, with every tensor the plan fixes and its layout\n"
     "  --emit-iopddl writes the sharding problem as an IOPDDL contest problem instead of searching:\n"
     "               a node per argument and op, its strategies the mesh axes over its dimensions, costs\n"
     "               in picoseconds, usage in bytes per device, the usage limit --memory; `iopddl\n"
@@ -193,13 +196,13 @@ static pp_status open_mesh(const flags *f, analysis *A, pp_shard_mesh *mesh, pp_
 
 /* MODEL.mlir again, with the layout on its entry's signature. */
 static pp_status write_sharded(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
-                               const uint8_t *axes, pp_error *err)
+                               const uint8_t *axes, pp_shard_write_stats *stats, pp_error *err)
 {
     char *text = NULL, *sharded = NULL;
     size_t size = 0, sharded_size = 0;
     pp_status st = pp_read_text_file(f->model, &text, &size, err);
     if (st == PP_OK)
-        st = pp_shard_write_module(A->nda, mesh, axes, format, text, size, &sharded, &sharded_size, err);
+        st = pp_shard_write_plan(A->nda, mesh, axes, format, text, size, &sharded, &sharded_size, stats, err);
     FILE *out = st == PP_OK ? cli_open_out(f->out, err) : NULL;
     if (out) {
         fwrite(sharded, 1, sharded_size, out);
@@ -263,10 +266,12 @@ static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *
     pp_status st = shard_report_build(&report, f->model, f->mesh, A->nda, mesh, memory_limit(f, mesh), search, bridge,
                                       err);
     report.solution = f->apply ? f->solution : NULL;
+    if (st == PP_OK && f->out) {
+        st = write_sharded(f, A, mesh, format, report.axes, &report.written, err);
+        report.out = f->out;
+    }
     if (st == PP_OK)
         st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
-    if (st == PP_OK && f->out)
-        st = write_sharded(f, A, mesh, format, report.axes, err);
     return st;
 }
 

@@ -219,6 +219,10 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
     fprintf(out, "  %-26s %10s %9s %10s         %s\n", "", "time/step", "speed-up", "peak/device", "collectives");
     for (int k = 0; k < SHARD_REPORT_ROWS; k++)
         write_row(r, k, out);
+    if (r->out)
+        fprintf(out, "module: %s annotates %d of the plan's %d tensors with their layout (read back and checked), "
+                     "%d function copies\n",
+                r->out, (int)r->written.annotated, (int)r->written.tensors, (int)r->written.copies);
     return fflush(out) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
 }
 
@@ -275,6 +279,33 @@ static json_t *shardings_json(const shard_report *r)
     return json_pack("{s:o, s:o}", "arguments", args, "results", results);
 }
 
+/* Every tensor the plan fixes: the entry's arguments, then each tensor an op
+ * defines (labelled as --explain labels values), then the entry's results. */
+static json_t *tensors_json(const shard_report *r)
+{
+    const pp_shard_flat *flat = r->nda->flat;
+    json_t *list = json_array();
+    char label[200];
+    for (int32_t v = 0; v < flat->n_values; v++)
+        if (flat->values[v].type.rank >= 0)
+            json_array_append_new(list, json_pack("{s:s, s:o}", "tensor",
+                                                  pp_shard_value_label(flat, v, label, sizeof label), "spec",
+                                                  spec_json(r, v)));
+    for (int32_t k = 0; k < flat->n_outputs; k++) {
+        snprintf(label, sizeof label, "result %d", (int)k);
+        json_array_append_new(list, json_pack("{s:s, s:o}", "tensor", label, "spec", spec_json(r, r->nda->out_use + k)));
+    }
+    return list;
+}
+
+static json_t *written_json(const shard_report *r)
+{
+    if (!r->out)
+        return json_null();
+    return json_pack("{s:s, s:i, s:i, s:i}", "file", r->out, "tensors", (int)r->written.tensors, "annotated",
+                     (int)r->written.annotated, "copies", (int)r->written.copies);
+}
+
 static json_t *mcts_json(const pp_shard_search_result *s)
 {
     if (!s)
@@ -309,6 +340,8 @@ pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *er
     json_object_set_new(plan, "source", json_string(r->chosen == SHARD_ROW_MCTS ? "mcts" : "iopddl"));
     json_object_set_new(plan, "actions", steps_json(r));
     json_object_set_new(plan, "shardings", shardings_json(r));
+    json_object_set_new(plan, "tensors", tensors_json(r));
+    json_object_set_new(plan, "module", written_json(r));
     json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "model", r->model, "mesh",
                              r->mesh_text, "device", r->mesh->device->name, "devices",
                              (json_int_t)pp_shard_mesh_devices(r->mesh), "memory", r->memory, "search",

@@ -9,6 +9,7 @@
 #include "parplan/core.h"
 #include "parplan/shard.h"
 #include "parplan/shard_bridge.h"
+#include "parplan/shard_write.h"
 
 enum {
     SHARD_ROW_UNSHARDED,
@@ -38,6 +39,8 @@ typedef struct {
     int chosen;                           /* SHARD_ROW_MCTS or SHARD_ROW_IOPDDL */
     const uint8_t *axes;                  /* the plan's layout */
     shard_report_row rows[SHARD_REPORT_ROWS];
+    const char *out;             /* the sharded module written, or NULL */
+    pp_shard_write_stats written; /* what it carries, read back */
 } shard_report;
 
 /* The plan is the better of the candidates given (pp_shard_cost_better). */

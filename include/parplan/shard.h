@@ -147,7 +147,9 @@ typedef struct {
  * name is the op name as written ("stablehlo.add", "call", "func.return"),
  * attrs the raw text of the op's attributes (a constant's value, properties
  * of the generic form, a convolution's window and padding; for a call the
- * callee "@name"), kept for the writer; NULL when there are none. Region
+ * callee "@name"; for an opaque op in pretty form the text between its name
+ * and its types, "@Sharding(%x) {mhlo.sharding = ...}"), kept for the
+ * writer; NULL when there are none. Region
  * (body) ops use values of the same function: block arguments have op -2. */
 typedef struct {
     pp_shard_op_kind kind;
@@ -168,6 +170,8 @@ typedef struct {
     int32_t callee;
     const char *attrs;
     int32_t body_first, body_count; /* this op's region ops in the function's body_ops */
+    size_t src_start, src_end; /* byte offsets in the text: its first result name (else
+                                  its name) and after its last token (loc included) */
 } pp_shard_op;
 
 /* An argument or a result of a function with its attribute dictionary kept
@@ -192,6 +196,7 @@ typedef struct {
     pp_shard_op *ops;
     int32_t n_body_ops; /* ops inside regions (reduce bodies), grouped per parent op */
     pp_shard_op *body_ops;
+    size_t src_start, src_end; /* byte offsets of "func.func" and after its closing '}' */
 } pp_shard_func;
 
 /* A warning: an op the reader does not know, kept as an opaque node. One per

@@ -1229,6 +1229,7 @@ static bool parse_unknown_pretty(reader *R, stmt *s)
         if (!lex_next(R))
             return false;
     }
+    s->attrs_end = R->tok.s;
     if (!parse_op_types(R, s))
         return false;
     /* the rest of the line, then regions: "{...}" or "cond {...} do {...}" */
@@ -1674,8 +1675,10 @@ static bool parse_op(reader *R, vec *ops, bool top)
     stmt s;
     memset(&s, 0, sizeof s);
     token name;
+    s.op.src_start = (size_t)(R->tok.s - R->text);
     bool ok = (R->tok.kind != T_VALUE || parse_defs(R, &s)) && parse_op_name(R, &s, &name) &&
               parse_op_body(R, &s, &name) && skip_loc(R);
+    s.op.src_end = R->prev_end;
     if (ok && s.op.kind == PP_SHARD_OP_REDUCE_WINDOW)
         s.op.reducer = reducer_from_body(R, &s.body);
     if (ok && s.op.kind == PP_SHARD_OP_REDUCE && s.body.n)
@@ -1801,6 +1804,7 @@ static bool parse_func(reader *R)
     memset(&f, 0, sizeof f);
     f.line = R->tok.line;
     f.col = R->tok.col;
+    f.src_start = (size_t)(R->tok.s - R->text);
     f.is_public = 1;
     reset_function(R);
     if (!lex_next(R))
@@ -1835,6 +1839,7 @@ static bool parse_func(reader *R)
     free(args.data);
     free(results.data);
     ok = ok && R->err->status == PP_OK && parse_func_body(R, &f) && skip_loc(R);
+    f.src_end = R->prev_end;
     return ok && vec_push(R, &R->funcs, &f, sizeof f);
 }
 
