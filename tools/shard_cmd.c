@@ -31,8 +31,9 @@ const char shard_usage[] =
     "  and the expert baselines (data parallel, Megatron, both), all priced by one cost model.\n"
     "  --device     device type of every mesh device (default a100-80gb; a wrong name lists the known ones)\n"
     "  --memory     bytes per device the plan must fit in (default: the device's memory; 16e9, 16GB, 16GiB)\n"
-    "  --timeout    search budget in seconds (default 60; the search usually stops sooner, when a\n"
-    "               round of trajectories brings no improvement)\n"
+    "  --timeout    seconds for the whole command (default 60): one deadline, the MCTS taking at\n"
+    "               most 80% of it when the bridge runs after it (both usually stop sooner, the\n"
+    "               MCTS when a round of trajectories brings no improvement)\n"
     "  --threads    search threads (default: the machine's cores); --seed  search seed (default 1);\n"
     "               the same seed and thread count give the same plan\n"
     "  --search     mcts, iopddl or both (default both)\n"
@@ -49,7 +50,8 @@ const char shard_usage[] =
     "               PROBLEM.json 10 > SOLUTION` or `parplan solve` solves it\n"
     "  --apply-iopddl reads such a problem (it must be the one this model and mesh give) and a\n"
     "               solution, and reports (and with --out writes) the plan it stands for\n"
-    "  Ops the reader does not know are kept opaque, with one warning per op name on stderr.";
+    "  Ops the reader does not know are kept opaque, with one warning per op name on stderr.\n"
+    "  Exit status 1 when no plan fits --memory (the report and --out are still written).";
 
 typedef struct {
     const char *model, *mesh, *device, *out, *format, *emit, *apply, *solution, *search;
@@ -151,8 +153,10 @@ static pp_status analyse(const char *path, analysis *A, pp_error *err)
     if (st == PP_OK) {
         for (int32_t k = 0; k < A->m->n_warnings; k++)
             fprintf(stderr, "parplan: warning: %s\n", A->m->warnings[k].message);
-        st = pp_shard_module_flatten(A->m, 0, &A->flat, err);
+        st = pp_shard_module_check_static(A->m, err);
     }
+    if (st == PP_OK)
+        st = pp_shard_module_flatten(A->m, 0, &A->flat, err);
     if (st == PP_OK)
         st = pp_shard_nda_run(A->flat, &A->nda, err);
     return st;
@@ -272,6 +276,13 @@ static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *
     }
     if (st == PP_OK)
         st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
+    const pp_shard_cost *chosen = &report.rows[report.chosen].cost;
+    if (st == PP_OK && chosen->peak_memory > report.memory) {
+        char need[32], limit[32];
+        st = pp_error_set(err, PP_INFEASIBLE, "no plan fits the memory limit of %s per device: the best needs %s",
+                          shard_bytes_text(report.memory, limit, sizeof limit),
+                          shard_bytes_text(chosen->peak_memory, need, sizeof need));
+    }
     return st;
 }
 
@@ -299,31 +310,40 @@ static pp_status apply_iopddl(const flags *f, const analysis *A, const pp_shard_
  * that a seed and a thread count give one plan, within the timeout. */
 enum { BRIDGE_ROUNDS = 200 };
 
-static pp_status solve_bridge(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_bridge_plan *plan,
-                              pp_error *err)
+/* The share of --timeout the MCTS may take when the bridge runs after it;
+ * the bridge gets what is left of the one deadline, at least MIN_SHARE of it
+ * so that it still answers (its 200 rounds usually take well under that). */
+#define MCTS_SHARE 0.8
+#define MIN_SHARE 0.05
+
+static pp_status solve_bridge(const flags *f, const analysis *A, const pp_shard_mesh *mesh, const pp_deadline *deadline,
+                              pp_shard_bridge_plan *plan, pp_error *err)
 {
     pp_iopddl_options o;
     pp_iopddl_options_default(&o);
-    o.time_limit = f->timeout;
+    double left = pp_deadline_left(deadline);
+    o.time_limit = left > MIN_SHARE * f->timeout ? left : MIN_SHARE * f->timeout;
     o.threads = (int)f->threads;
     o.seed = (uint64_t)f->seed;
     o.max_rounds = BRIDGE_ROUNDS;
     return pp_shard_bridge_plan_solve(A->flat, A->nda, mesh, memory_limit(f, mesh), &o, plan, err);
 }
 
-static pp_status search_mcts(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_search_result *r,
-                             pp_error *err)
+static pp_status search_mcts(const flags *f, const analysis *A, const pp_shard_mesh *mesh, const pp_deadline *deadline,
+                             bool share, pp_shard_search_result *r, pp_error *err)
 {
     pp_shard_search_options o;
     pp_shard_search_options_default(&o);
     o.memory = f->memory;
-    o.timeout = f->timeout;
+    o.timeout = pp_deadline_left(deadline) - (share ? (1 - MCTS_SHARE) * f->timeout : 0);
+    if (o.timeout < MIN_SHARE * f->timeout)
+        o.timeout = MIN_SHARE * f->timeout;
     o.threads = (int32_t)f->threads;
     o.seed = (uint64_t)f->seed;
     return pp_shard_search(A->flat, A->nda, mesh, &o, r, err);
 }
 
-static pp_status plan(const flags *f, analysis *A, pp_error *err)
+static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, pp_error *err)
 {
     pp_shard_mesh mesh;
     pp_shard_format format;
@@ -342,9 +362,9 @@ static pp_status plan(const flags *f, analysis *A, pp_error *err)
     memset(&r, 0, sizeof r);
     memset(&b, 0, sizeof b);
     if (mcts)
-        st = search_mcts(f, A, &mesh, &r, err);
+        st = search_mcts(f, A, &mesh, deadline, iopddl, &r, err);
     if (st == PP_OK && iopddl)
-        st = solve_bridge(f, A, &mesh, &b, err);
+        st = solve_bridge(f, A, &mesh, deadline, &b, err);
     if (st == PP_OK)
         st = finish(f, A, &mesh, format, mcts ? &r : NULL, iopddl ? &b : NULL, err);
     pp_shard_search_result_free(&r);
@@ -361,9 +381,10 @@ int cmd_shard(int argc, char **argv)
     }
     pp_error err = {0};
     analysis A;
+    pp_deadline deadline = pp_deadline_in(f.timeout); /* one budget: reading, both searches, writing */
     pp_status st = analyse(f.model, &A, &err);
     if (st == PP_OK)
-        st = f.explain ? explain(&A, &err) : plan(&f, &A, &err);
+        st = f.explain ? explain(&A, &err) : plan(&f, &A, &deadline, &err);
     release(&A);
     return st == PP_OK ? 0 : cli_fail("parplan", &err);
 }

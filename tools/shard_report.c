@@ -65,7 +65,6 @@ pp_status shard_report_build(shard_report *r, const char *model, const char *mes
     return st;
 }
 
-static const char *bytes_text(double bytes, char *buf, size_t size);
 static const char *time_text(double seconds, char *buf, size_t size);
 
 static const char *collective_names[PP_SHARD_COLLECTIVE_KINDS] = {"all_reduce", "reduce_scatter", "all_gather",
@@ -87,7 +86,7 @@ static void write_collectives(const pp_shard_cost *c, FILE *out)
         if (c->collectives[k]) {
             char b[32];
             fprintf(out, "%s%d %s (%s)", any ? ", " : "", (int)c->collectives[k], collective_names[k],
-                    bytes_text(c->collective_bytes[k], b, sizeof b));
+                    shard_bytes_text(c->collective_bytes[k], b, sizeof b));
             any = true;
         }
     fputs(any ? "\n" : "none\n", out);
@@ -105,7 +104,7 @@ static const char *time_text(double seconds, char *buf, size_t size)
     return buf;
 }
 
-static const char *bytes_text(double bytes, char *buf, size_t size)
+const char *shard_bytes_text(double bytes, char *buf, size_t size)
 {
     static const char *units[] = {"B", "KB", "MB", "GB", "TB"};
     int u = 0;
@@ -127,7 +126,7 @@ static void write_row(const shard_report *r, int k, FILE *out)
     const pp_shard_cost *c = &row->cost, *u = &r->rows[SHARD_ROW_UNSHARDED].cost;
     char t[32], m[32];
     fprintf(out, "%s %-26s %10s %8.2fx %10s%s  ", k == r->chosen ? "*" : " ", row->name, time_text(c->runtime, t, sizeof t),
-            u->runtime / c->runtime, bytes_text(c->peak_memory, m, sizeof m),
+            u->runtime / c->runtime, shard_bytes_text(c->peak_memory, m, sizeof m),
             c->peak_memory > r->memory ? " (over)" : "       ");
     write_collectives(c, out);
 }
@@ -204,7 +203,7 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
 {
     char m[32];
     fprintf(out, "%s on mesh %s: %lld x %s, %s per device\n", r->model, r->mesh_text,
-            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, bytes_text(r->memory, m, sizeof m));
+            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, shard_bytes_text(r->memory, m, sizeof m));
     write_searches(r, out);
     if (r->chosen == SHARD_ROW_MCTS) {
         fprintf(out, "plan: the MCTS search's, %d action%s\n", (int)r->search->n_steps,

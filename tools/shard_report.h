@@ -47,6 +47,9 @@ typedef struct {
 pp_status shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
                              const pp_shard_mesh *mesh, double memory, const pp_shard_search_result *search,
                              const pp_shard_bridge_plan *bridge, pp_error *err);
+/* "91.9 MB": three significant figures, decimal units. */
+const char *shard_bytes_text(double bytes, char *buf, size_t size);
+
 pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *err);
 pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *err);
 

@@ -202,7 +202,8 @@ typedef struct {
 /* A warning: an op the reader does not know, kept as an opaque node. One per
  * op name, at its first use; count is the number of uses. */
 typedef struct {
-    const char *message; /* "NAME:LINE:COL: unknown op 'x.y' kept as opaque" */
+    const char *message; /* "NAME:LINE:COL: unknown op 'x.y' kept as opaque", or for a custom
+                            call "NAME:LINE:COL: stablehlo.custom_call @target kept as opaque ..." */
     const char *op_name;
     int32_t count;
 } pp_shard_warning;
@@ -228,6 +229,12 @@ pp_status pp_shard_module_load(const char *path, pp_shard_module **out, pp_error
 pp_status pp_shard_module_parse(const char *name, const char *text, size_t size,
                                 pp_shard_module **out, pp_error *err);
 void pp_shard_module_free(pp_shard_module *module);
+
+/* PP_EINPUT "FILE:LINE:COL: ..." at the first value of any function whose
+ * type has a dynamic dimension ('?'): the reader keeps them
+ * (-1), but sizes are what the sharder divides and prices, so planning needs
+ * them static. */
+pp_status pp_shard_module_check_static(const pp_shard_module *module, pp_error *err);
 
 /* The function named `name` (without '@'), or -1. */
 int32_t pp_shard_module_find_func(const pp_shard_module *module, const char *name);
