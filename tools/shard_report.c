@@ -62,6 +62,10 @@ pp_status shard_report_build(shard_report *r, const char *model, const char *mes
     r->chosen = !search || (bridge && pp_shard_cost_better(&bridge->cost, &search->cost, memory)) ? SHARD_ROW_IOPDDL
                                                                                                   : SHARD_ROW_MCTS;
     r->axes = r->chosen == SHARD_ROW_MCTS ? search->axes : bridge->axes;
+    const pp_shard_cost *won = &r->rows[r->chosen].cost;
+    const pp_shard_cost *lost = &r->rows[r->chosen == SHARD_ROW_MCTS ? SHARD_ROW_IOPDDL : SHARD_ROW_MCTS].cost;
+    r->tie_break = search && bridge && won->runtime > lost->runtime && (won->peak_memory <= memory) ==
+                                                                         (lost->peak_memory <= memory);
     return st;
 }
 
@@ -213,6 +217,15 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
     } else {
         fprintf(out, "plan: the IOPDDL bridge's\n");
     }
+    if (r->tie_break) {
+        const pp_shard_cost *won = &r->rows[r->chosen].cost;
+        const pp_shard_cost *lost = &r->rows[r->chosen == SHARD_ROW_MCTS ? SHARD_ROW_IOPDDL : SHARD_ROW_MCTS].cost;
+        char t1[32], t2[32], m1[32], m2[32];
+        fprintf(out, "  (chosen for memory: %s and %s per device against %s and %s, times within %.1f%%)\n",
+                time_text(won->runtime, t1, sizeof t1), shard_bytes_text(won->peak_memory, m1, sizeof m1),
+                time_text(lost->runtime, t2, sizeof t2), shard_bytes_text(lost->peak_memory, m2, sizeof m2),
+                100 * PP_SHARD_TIME_TIE);
+    }
     fputs("shardings (as JAX PartitionSpecs over the mesh axes):", out);
     write_shardings(r, out);
     fprintf(out, "  %-26s %10s %9s %10s         %s\n", "", "time/step", "speed-up", "peak/device", "collectives");
@@ -337,6 +350,7 @@ pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *er
     json_object_set_new(candidates, "iopddl", cost_json(r, &r->rows[SHARD_ROW_IOPDDL]));
     json_t *plan = cost_json(r, &r->rows[r->chosen]);
     json_object_set_new(plan, "source", json_string(r->chosen == SHARD_ROW_MCTS ? "mcts" : "iopddl"));
+    json_object_set_new(plan, "memory_tie_break", json_boolean(r->tie_break));
     json_object_set_new(plan, "actions", steps_json(r));
     json_object_set_new(plan, "shardings", shardings_json(r));
     json_object_set_new(plan, "tensors", tensors_json(r));

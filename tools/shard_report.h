@@ -37,6 +37,7 @@ typedef struct {
     const pp_shard_bridge_plan *bridge;   /* NULL when the bridge did not run */
     const char *solution;                 /* the IOPDDL solution file applied, or NULL */
     int chosen;                           /* SHARD_ROW_MCTS or SHARD_ROW_IOPDDL */
+    bool tie_break;                       /* chosen, though slower, for its smaller peak (times tied) */
     const uint8_t *axes;                  /* the plan's layout */
     shard_report_row rows[SHARD_REPORT_ROWS];
     const char *out;             /* the sharded module written, or NULL */

@@ -510,8 +510,14 @@ pp_status pp_shard_cost_eval_layout(const pp_shard_flat *flat, const pp_shard_nd
 double pp_shard_cost_relative(const pp_shard_cost *cost, const pp_shard_cost *initial, double memory,
                               double penalty);
 
-/* a ranks above b as a plan: a fits `memory` and b does not, or both or
- * neither fit and a is faster. */
+/* Two step times within PP_SHARD_TIME_TIE of the faster count as equal when
+ * plans are ranked (the cost model is no finer than that). */
+#define PP_SHARD_TIME_TIE 0.005
+bool pp_shard_cost_tied(const pp_shard_cost *a, const pp_shard_cost *b);
+
+/* a ranks above b as a plan: a fits `memory` and b does not; or both or
+ * neither fit, their times are tied and a's peak is smaller; or they are
+ * not tied (or their peaks equal) and a is faster. */
 bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory);
 
 /* Expert baselines (colors chosen as documented in src/shard/baseline.c).

@@ -28,6 +28,7 @@
  * - peak memory counts the local definitions only (arguments live
  *   throughout, a value from its op to its last use, outputs to the end);
  *   resharding buffers are transient and left out. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cost_internal.h"
@@ -536,10 +537,20 @@ double pp_shard_cost_relative(const pp_shard_cost *cost, const pp_shard_cost *in
     return rt + penalty * (cost->peak_memory - memory) / initial->peak_memory;
 }
 
+bool pp_shard_cost_tied(const pp_shard_cost *a, const pp_shard_cost *b)
+{
+    double fast = a->runtime < b->runtime ? a->runtime : b->runtime;
+    return fabs(a->runtime - b->runtime) <= PP_SHARD_TIME_TIE * fast;
+}
+
+/* A time difference the cost model cannot vouch for should not cost the
+ * user memory: within the tie, the smaller peak wins. */
 bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory)
 {
     bool a_fits = a->peak_memory <= memory, b_fits = b->peak_memory <= memory;
     if (a_fits != b_fits)
         return a_fits;
+    if (pp_shard_cost_tied(a, b) && a->peak_memory != b->peak_memory)
+        return a->peak_memory < b->peak_memory;
     return a->runtime < b->runtime;
 }

@@ -400,8 +400,24 @@ static void test_gathered_operand_read_whole(void)
     release(&A);
 }
 
+/* Ranking plans: fitting first; times within 0.5% tie and the smaller peak
+ * wins; outside the tie the faster wins whatever its peak. */
+static void test_ranking(void)
+{
+    pp_shard_cost fast = {.runtime = 1.000, .peak_memory = 10}, tied = {.runtime = 1.004, .peak_memory = 5};
+    pp_shard_cost slow = {.runtime = 1.006, .peak_memory = 5}, big = {.runtime = 0.5, .peak_memory = 20};
+    CHECK(pp_shard_cost_tied(&fast, &tied) && !pp_shard_cost_tied(&fast, &slow));
+    CHECK(pp_shard_cost_better(&tied, &fast, 100) && !pp_shard_cost_better(&fast, &tied, 100));
+    CHECK(pp_shard_cost_better(&fast, &slow, 100) && !pp_shard_cost_better(&slow, &fast, 100));
+    CHECK(pp_shard_cost_better(&big, &fast, 100));
+    CHECK(pp_shard_cost_better(&fast, &big, 15) && !pp_shard_cost_better(&big, &fast, 15)); /* only fast fits */
+    pp_shard_cost same = fast;
+    CHECK(!pp_shard_cost_better(&same, &fast, 100) && !pp_shard_cost_better(&fast, &same, 100));
+}
+
 int main(void)
 {
+    test_ranking();
     test_mesh_parse();
     test_mlp();
     test_chain_peak();
