@@ -14,7 +14,8 @@
 
 const char shard_usage[] =
     "parplan shard MODEL.mlir --explain\n"
-    "parplan shard MODEL.mlir --mesh b=2,m=4 [--device a100-80gb] [--memory BYTES] [--timeout S]\n"
+    "parplan shard MODEL.mlir --mesh b=2,m=4 [--device a100-80gb] [--precision typed|tf32|bf16]\n"
+    "              [--memory BYTES] [--timeout S]\n"
     "              [--threads N] [--seed K] [--search mcts|iopddl|both] [--out SHARDED.mlir]\n"
     "              [--format gspmd|sdy] [--json]\n"
     "parplan shard MODEL.mlir --mesh ... [--device D] [--memory BYTES] --emit-iopddl PROBLEM.json\n"
@@ -31,6 +32,10 @@ const char shard_usage[] =
     "  predicted step time and peak memory per device, beside both searches, the unsharded module\n"
     "  and the expert baselines (data parallel, Megatron, both), all priced by one cost model.\n"
     "  --device     device type of every mesh device (default a100-80gb; a wrong name lists the known ones)\n"
+    "  --precision  what f32 matrix products run as: typed (default: every op at its element type's\n"
+    "               rate, f32 at plain FP32, bf16/f16 on tensor cores), tf32 (f32 products on TF32\n"
+    "               tensor cores) or bf16 (the graph cast to bf16: BF16 rate, 2-byte tensors); peaks\n"
+    "               per math mode from the device catalog\n"
     "  --memory     bytes per device the plan must fit in (default: the device's memory; 16e9, 16GB, 16GiB)\n"
     "  --timeout    seconds for the whole command (default 60): one deadline, the MCTS taking at\n"
     "               most 80% of it when the bridge runs after it (both usually stop sooner, the\n"
@@ -55,7 +60,7 @@ const char shard_usage[] =
     "  Exit status 1 when no plan fits --memory (the report and --out are still written).";
 
 typedef struct {
-    const char *model, *mesh, *device, *out, *format, *emit, *apply, *solution, *search;
+    const char *model, *mesh, *device, *out, *format, *emit, *apply, *solution, *search, *precision;
     double memory, timeout;
     int64_t threads, seed;
     bool explain, json;
@@ -90,6 +95,8 @@ static bool value_flag(flags *f, const char *name, const char *value)
         f->out = value;
     else if (strcmp(name, "--format") == 0)
         f->format = value;
+    else if (strcmp(name, "--precision") == 0)
+        f->precision = value;
     else if (strcmp(name, "--emit-iopddl") == 0)
         f->emit = value;
     else if (strcmp(name, "--search") == 0) {
@@ -114,6 +121,7 @@ static bool parse_flags(int argc, char **argv, flags *f)
     memset(f, 0, sizeof *f);
     f->device = "a100-80gb";
     f->format = "gspmd";
+    f->precision = "typed";
     f->search = "both";
     f->timeout = 60;
     f->seed = 1;
@@ -192,8 +200,11 @@ static pp_status open_mesh(const flags *f, analysis *A, pp_shard_mesh *mesh, pp_
         return pp_error_set(err, PP_EARG, "--device %s: no such device type (known: %s)", f->device, known);
     }
     st = pp_shard_mesh_parse(f->mesh, device, pp_shard_default_link(), mesh, err);
+    if (st == PP_OK)
+        st = pp_shard_precision_parse(f->precision, &mesh->precision, err);
     if (st != PP_OK)
         return st;
+    pp_shard_mesh_set_peaks(mesh, A->catalog);
     if (pp_shard_mesh_devices(mesh) < 2)
         return pp_error_set(err, PP_EARG, "--mesh %s: one device, nothing to shard over", f->mesh);
     return PP_OK;

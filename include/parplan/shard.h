@@ -418,15 +418,42 @@ const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char 
 #define PP_SHARD_MAX_AXES 8
 #define PP_SHARD_MAX_ACTIONS 32 /* the search's depth is at most 30 */
 
+/* What the user will run f32 matrix products as (`--precision`):
+ *   TYPED: each op at its element type's rate: f32 (and f64, integers) at
+ *          plain FP32, bf16/f16 at BF16/FP16 tensor-core rate, f8 types at FP8;
+ *   TF32:  f32 products on TF32 tensor cores;
+ *   BF16:  the f32 graph cast to bf16: f32 products at the BF16 rate and f32
+ *          tensors counted at 2 bytes (memory, traffic, collectives).
+ * Only dot_general and convolution are priced by FLOPs; every other op by
+ * its bytes. */
+typedef enum { PP_SHARD_PRECISION_TYPED = 0, PP_SHARD_PRECISION_TF32, PP_SHARD_PRECISION_BF16 } pp_shard_precision;
+
+/* "typed", "tf32" or "bf16"; PP_EARG otherwise. */
+pp_status pp_shard_precision_parse(const char *text, pp_shard_precision *out, pp_error *err);
+
+/* The math mode the mesh's device runs a product of element type `elem` in. */
+pp_hw_math pp_shard_math_of(pp_shard_precision precision, const char *elem);
+
 /* A device mesh: named axes with sizes, one device type (borrowed from a
- * catalog that must outlive the mesh), one link per axis. */
+ * catalog that must outlive the mesh), one link per axis; the precision
+ * products are priced at and the device's peak per math mode (0: its
+ * peak_flops), both unset by pp_shard_mesh_parse: TYPED, and every mode
+ * at peak_flops until pp_shard_mesh_set_peaks reads them from a catalog. */
 typedef struct {
     int32_t n_axes;
     char names[PP_SHARD_MAX_AXES][16];
     int32_t sizes[PP_SHARD_MAX_AXES];
     pp_hw_link links[PP_SHARD_MAX_AXES];
     const pp_hw_device_type *device;
+    pp_shard_precision precision;
+    double peaks[PP_HW_MATH_MODES];
 } pp_shard_mesh;
+
+/* The device's peaks per math mode from the catalog it belongs to. */
+void pp_shard_mesh_set_peaks(pp_shard_mesh *mesh, const pp_hw_catalog *catalog);
+
+/* FLOP/s of the mesh's device in `mode` (uncalibrated). */
+double pp_shard_mesh_peak(const pp_shard_mesh *mesh, pp_hw_math mode);
 
 /* The link every axis gets unless told otherwise: NVLink 3 as on an A100
  * SXM node, 300e9 bytes/s each way and 5e-6 s per message (NCCL's latency

@@ -46,6 +46,14 @@ static int64_t local_dim(const model *M, int32_t t, int32_t d)
     return size < 0 ? 0 : size / shard_axes_devices(M->mesh, M->axes[M->nda->tensors[t].first + d]);
 }
 
+/* Bits per element as run: f32 cast to bf16 under --precision bf16. */
+static double tensor_bits(const model *M, const pp_shard_type *ty)
+{
+    if (M->mesh->precision == PP_SHARD_PRECISION_BF16 && strcmp(ty->elem, "f32") == 0)
+        return 16;
+    return ty->bits > 0 ? ty->bits : 32;
+}
+
 double shard_cost_local_bytes(const model *M, int32_t t)
 {
     const pp_shard_type *ty = tensor_type(M, t);
@@ -54,7 +62,7 @@ double shard_cost_local_bytes(const model *M, int32_t t)
     double n = 1;
     for (int32_t d = 0; d < ty->rank; d++)
         n *= (double)local_dim(M, t, d);
-    return n * (ty->bits > 0 ? ty->bits : 32) / 8.0;
+    return n * tensor_bits(M, ty) / 8.0;
 }
 
 static pp_status apply_action(const pp_shard_nda *nda, const pp_shard_mesh *mesh, uint8_t *axes,
@@ -394,7 +402,11 @@ void shard_cost_op(const model *M, int32_t i, pp_shard_cost *acc)
     for (int32_t k = 0; k < op->n_results; k++)
         bytes += shard_cost_local_bytes(M, fo->results[k]);
     settle_partial_sums(M, i, acc);
-    double t = pp_hw_op_time(M->mesh->device, flops, bytes);
+    /* the roofline at the peak of the math mode the op's element type runs in */
+    pp_hw_device_type device = *M->mesh->device;
+    if (flops > 0) /* a dot_general or convolution: operand 0 gives the element type */
+        device.peak_flops = pp_shard_mesh_peak(M->mesh, pp_shard_math_of(M->mesh->precision, tensor_type(M, use)->elem));
+    double t = pp_hw_op_time(&device, flops, bytes);
     acc->flops += flops;
     acc->compute_time += t;
     acc->runtime += t;
