@@ -90,7 +90,8 @@ static int edit_cmp(const void *a, const void *b)
 /* text[from, to) with the edits (sorted, inside it) applied, appended to b. */
 static void apply(const char *text, size_t from, size_t to, edits *E, shard_sbuf *b)
 {
-    qsort(E->v, (size_t)E->n, sizeof *E->v, edit_cmp);
+    if (E->n > 1) /* qsort may not be handed the NULL of an empty list */
+        qsort(E->v, (size_t)E->n, sizeof *E->v, edit_cmp);
     size_t at = from;
     for (int32_t k = 0; k < E->n; k++) {
         shard_sb_add(b, text + at, E->v[k].start - at);
