@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cost_internal.h"
-#include "search_internal.h"
+#include "action_space.h"
 
 #define ROLLOUT_STOP 0.3
 /* UCT's exploration weight on rewards rescaled to [0, 1]. Tried at 0.25,
