@@ -1,7 +1,7 @@
-/* shard_cmd.c: the auto-sharder's command of the parplan CLI. Reads the
- * StableHLO, inlines its calls, runs the named-dimension analysis, then
- * either prints it (--explain) or searches a sharding on a mesh and
- * reports it beside the unsharded module and the expert baselines. */
+/* shard_cmd.c: the auto-sharder's command of the parplan CLI: its flags,
+ * and what to print or write. The pipeline (analysis, both searches under
+ * one deadline, the winner, the memory default) is the library's
+ * pp_shard_plan; this file only says which parts run and shows the result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "parplan/shard.h"
 #include "parplan/shard_bridge.h"
+#include "parplan/shard_plan.h"
 #include "parplan/shard_write.h"
 #include "shard_report.h"
 
@@ -149,39 +150,28 @@ static bool parse_flags(int argc, char **argv, flags *f)
 }
 
 typedef struct {
-    pp_shard_module *m;
-    pp_shard_flat *flat;
-    pp_shard_nda *nda;
+    pp_shard_analysis a;
     pp_hw_catalog *catalog;
 } analysis;
 
 static pp_status analyse(const char *path, analysis *A, pp_error *err)
 {
     memset(A, 0, sizeof *A);
-    pp_status st = pp_shard_module_load(path, &A->m, err);
-    if (st == PP_OK) {
-        for (int32_t k = 0; k < A->m->n_warnings; k++)
-            fprintf(stderr, "parplan: warning: %s\n", A->m->warnings[k].message);
-        st = pp_shard_module_check_static(A->m, err);
-    }
-    if (st == PP_OK)
-        st = pp_shard_module_flatten(A->m, 0, &A->flat, err);
-    if (st == PP_OK)
-        st = pp_shard_nda_run(A->flat, &A->nda, err);
+    pp_status st = pp_shard_analysis_load(path, &A->a, err);
+    for (int32_t k = 0; A->a.module && k < A->a.module->n_warnings; k++)
+        fprintf(stderr, "parplan: warning: %s\n", A->a.module->warnings[k].message);
     return st;
 }
 
 static void release(analysis *A)
 {
-    pp_shard_nda_free(A->nda);
-    pp_shard_flat_free(A->flat);
-    pp_shard_module_free(A->m);
+    pp_shard_analysis_free(&A->a);
     pp_hw_catalog_free(A->catalog);
 }
 
 static pp_status explain(const analysis *A, pp_error *err)
 {
-    pp_shard_write_explain(A->nda, stdout);
+    pp_shard_write_explain(A->a.nda, stdout);
     return fflush(stdout) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
 }
 
@@ -218,7 +208,7 @@ static pp_status write_sharded(const flags *f, const analysis *A, const pp_shard
     size_t size = 0, sharded_size = 0;
     pp_status st = pp_read_text_file(f->model, &text, &size, err);
     if (st == PP_OK)
-        st = pp_shard_write_plan(A->nda, mesh, axes, format, text, size, &sharded, &sharded_size, stats, err);
+        st = pp_shard_write_plan(A->a.nda, mesh, axes, format, text, size, &sharded, &sharded_size, stats, err);
     FILE *out = st == PP_OK ? cli_open_out(f->out, err) : NULL;
     if (out) {
         fwrite(sharded, 1, sharded_size, out);
@@ -233,16 +223,16 @@ static pp_status write_sharded(const flags *f, const analysis *A, const pp_shard
 
 static double memory_limit(const flags *f, const pp_shard_mesh *mesh)
 {
-    return f->memory > 0 ? f->memory : mesh->device->memory_bytes;
+    return pp_shard_memory_limit(mesh, f->memory);
 }
 
 static pp_status emit_iopddl(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_error *err)
 {
     pp_shard_bridge *bridge = NULL;
-    pp_status st = pp_shard_bridge_build(A->flat, A->nda, mesh, memory_limit(f, mesh), &bridge, err);
+    pp_status st = pp_shard_bridge_build(A->a.flat, A->a.nda, mesh, memory_limit(f, mesh), &bridge, err);
     FILE *out = st == PP_OK ? cli_open_out(f->emit, err) : NULL;
     if (out) {
-        st = pp_shard_bridge_write(bridge, A->m->name[0] ? A->m->name : "model", out, err);
+        st = pp_shard_bridge_write(bridge, A->a.module->name[0] ? A->a.module->name : "model", out, err);
         pp_status closed = cli_close_out(out, f->emit, err);
         if (st == PP_OK)
             st = closed;
@@ -269,31 +259,30 @@ static pp_status apply_solution(const flags *f, const analysis *A, const pp_shar
     if (st == PP_OK)
         st = pp_iopddl_load_solution(f->solution, problem, &strategies, err);
     if (st == PP_OK)
-        st = pp_shard_bridge_plan_of(bridge, problem, A->flat, A->nda, mesh, strategies, plan, err);
+        st = pp_shard_bridge_plan_of(bridge, problem, A->a.flat, A->a.nda, mesh, strategies, plan, err);
     free(strategies);
     return st;
 }
 
-/* The report of the candidates, the sharded module when asked. */
+/* The report of the candidates, the sharded module when asked; exit 1
+ * (PP_INFEASIBLE) after both when the plan does not fit. */
 static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
-                        const pp_shard_search_result *search, const pp_shard_bridge_plan *bridge, pp_error *err)
+                        const pp_shard_plan_result *plan, pp_error *err)
 {
     shard_report report;
-    pp_status st = shard_report_build(&report, f->model, f->mesh, A->nda, mesh, memory_limit(f, mesh), search, bridge,
-                                      err);
+    pp_status st = shard_report_build(&report, f->model, f->mesh, A->a.nda, mesh, plan, err);
     report.solution = f->apply ? f->solution : NULL;
     if (st == PP_OK && f->out) {
-        st = write_sharded(f, A, mesh, format, report.axes, &report.written, err);
+        st = write_sharded(f, A, mesh, format, plan->axes, &report.written, err);
         report.out = f->out;
     }
     if (st == PP_OK)
         st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
-    const pp_shard_cost *chosen = &report.rows[report.chosen].cost;
-    if (st == PP_OK && chosen->peak_memory > report.memory) {
+    if (st == PP_OK && !plan->fits) {
         char need[32], limit[32];
         st = pp_error_set(err, PP_INFEASIBLE, "no plan fits the memory limit of %s per device: the best needs %s",
-                          shard_bytes_text(report.memory, limit, sizeof limit),
-                          shard_bytes_text(chosen->peak_memory, need, sizeof need));
+                          shard_bytes_text(plan->memory, limit, sizeof limit),
+                          shard_bytes_text(plan->cost.peak_memory, need, sizeof need));
     }
     return st;
 }
@@ -303,56 +292,25 @@ static pp_status apply_iopddl(const flags *f, const analysis *A, const pp_shard_
 {
     pp_shard_bridge *bridge = NULL;
     pp_iopddl_problem *problem = NULL;
-    pp_shard_bridge_plan plan;
+    pp_shard_plan_result plan;
     memset(&plan, 0, sizeof plan);
-    pp_status st = pp_shard_bridge_build(A->flat, A->nda, mesh, memory_limit(f, mesh), &bridge, err);
+    plan.memory = memory_limit(f, mesh);
+    pp_status st = pp_shard_bridge_build(A->a.flat, A->a.nda, mesh, plan.memory, &bridge, err);
     if (st == PP_OK)
         st = pp_iopddl_load(f->apply, &problem, err);
     if (st == PP_OK)
-        st = apply_solution(f, A, mesh, bridge, problem, &plan, err);
-    if (st == PP_OK)
-        st = finish(f, A, mesh, format, NULL, &plan, err);
-    pp_shard_bridge_plan_free(&plan);
+        st = apply_solution(f, A, mesh, bridge, problem, &plan.bridge, err);
+    plan.has_bridge = st == PP_OK;
+    if (!plan.has_bridge)
+        pp_shard_bridge_plan_free(&plan.bridge); /* what a failed apply left */
+    if (st == PP_OK) {
+        pp_shard_plan_choose(&plan);
+        st = finish(f, A, mesh, format, &plan, err);
+    }
+    pp_shard_plan_free(&plan);
     pp_iopddl_free(problem);
     pp_shard_bridge_free(bridge);
     return st;
-}
-
-/* The IOPDDL solver's budget beside the MCTS: a fixed number of rounds, so
- * that a seed and a thread count give one plan, within the timeout. */
-enum { BRIDGE_ROUNDS = 200 };
-
-/* The share of --timeout the MCTS may take when the bridge runs after it;
- * the bridge gets what is left of the one deadline, at least MIN_SHARE of it
- * so that it still answers (its 200 rounds usually take well under that). */
-#define MCTS_SHARE 0.8
-#define MIN_SHARE 0.05
-
-static pp_status solve_bridge(const flags *f, const analysis *A, const pp_shard_mesh *mesh, const pp_deadline *deadline,
-                              pp_shard_bridge_plan *plan, pp_error *err)
-{
-    pp_iopddl_options o;
-    pp_iopddl_options_default(&o);
-    double left = pp_deadline_left(deadline);
-    o.time_limit = left > MIN_SHARE * f->timeout ? left : MIN_SHARE * f->timeout;
-    o.threads = (int)f->threads;
-    o.seed = (uint64_t)f->seed;
-    o.max_rounds = BRIDGE_ROUNDS;
-    return pp_shard_bridge_plan_solve(A->flat, A->nda, mesh, memory_limit(f, mesh), &o, plan, err);
-}
-
-static pp_status search_mcts(const flags *f, const analysis *A, const pp_shard_mesh *mesh, const pp_deadline *deadline,
-                             bool share, pp_shard_search_result *r, pp_error *err)
-{
-    pp_shard_search_options o;
-    pp_shard_search_options_default(&o);
-    o.memory = f->memory;
-    o.timeout = pp_deadline_left(deadline) - (share ? (1 - MCTS_SHARE) * f->timeout : 0);
-    if (o.timeout < MIN_SHARE * f->timeout)
-        o.timeout = MIN_SHARE * f->timeout;
-    o.threads = (int32_t)f->threads;
-    o.seed = (uint64_t)f->seed;
-    return pp_shard_search(A->flat, A->nda, mesh, &o, r, err);
 }
 
 static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, pp_error *err)
@@ -368,19 +326,20 @@ static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, 
         return emit_iopddl(f, A, &mesh, err);
     if (f->apply)
         return apply_iopddl(f, A, &mesh, format, err);
-    bool mcts = strcmp(f->search, "iopddl") != 0, iopddl = strcmp(f->search, "mcts") != 0;
-    pp_shard_search_result r;
-    pp_shard_bridge_plan b;
-    memset(&r, 0, sizeof r);
-    memset(&b, 0, sizeof b);
-    if (mcts)
-        st = search_mcts(f, A, &mesh, deadline, iopddl, &r, err);
-    if (st == PP_OK && iopddl)
-        st = solve_bridge(f, A, &mesh, deadline, &b, err);
+    pp_shard_plan_options o;
+    pp_shard_plan_options_default(&o);
+    o.memory = f->memory;
+    o.timeout = f->timeout;
+    o.threads = (int32_t)f->threads;
+    o.seed = (uint64_t)f->seed;
+    o.searches = strcmp(f->search, "mcts") == 0     ? PP_SHARD_RUN_MCTS
+                 : strcmp(f->search, "iopddl") == 0 ? PP_SHARD_RUN_IOPDDL
+                                                    : PP_SHARD_RUN_BOTH;
+    pp_shard_plan_result result;
+    st = pp_shard_plan(A->a.flat, A->a.nda, &mesh, &o, deadline, &result, err);
     if (st == PP_OK)
-        st = finish(f, A, &mesh, format, mcts ? &r : NULL, iopddl ? &b : NULL, err);
-    pp_shard_search_result_free(&r);
-    pp_shard_bridge_plan_free(&b);
+        st = finish(f, A, &mesh, format, &result, err);
+    pp_shard_plan_free(&result);
     return st;
 }
 

@@ -42,30 +42,25 @@ static void candidate_row(shard_report_row *row, const char *name, const pp_shar
 }
 
 pp_status shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
-                             const pp_shard_mesh *mesh, double memory, const pp_shard_search_result *search,
-                             const pp_shard_bridge_plan *bridge, pp_error *err)
+                             const pp_shard_mesh *mesh, const pp_shard_plan_result *plan, pp_error *err)
 {
     memset(r, 0, sizeof *r);
     r->model = model;
     r->mesh_text = mesh_text;
     r->nda = nda;
     r->mesh = mesh;
-    r->memory = memory;
-    r->search = search;
-    r->bridge = bridge;
+    r->memory = plan->memory;
+    r->search = plan->has_search ? &plan->search : NULL;
+    r->bridge = plan->has_bridge ? &plan->bridge : NULL;
     pp_status st = unsharded_row(&r->rows[SHARD_ROW_UNSHARDED], nda, mesh, err);
     baseline_row(&r->rows[SHARD_ROW_DATA_PARALLEL], "data parallel", r, pp_shard_baseline_data_parallel);
     baseline_row(&r->rows[SHARD_ROW_MEGATRON], "megatron", r, pp_shard_baseline_megatron);
     baseline_row(&r->rows[SHARD_ROW_COMBINED], "data parallel + megatron", r, pp_shard_baseline_combined);
-    candidate_row(&r->rows[SHARD_ROW_MCTS], "MCTS search", search ? &search->cost : NULL, "not run (--search)");
-    candidate_row(&r->rows[SHARD_ROW_IOPDDL], "IOPDDL bridge", bridge ? &bridge->cost : NULL, "not run (--search)");
-    r->chosen = !search || (bridge && pp_shard_cost_better(&bridge->cost, &search->cost, memory)) ? SHARD_ROW_IOPDDL
-                                                                                                  : SHARD_ROW_MCTS;
-    r->axes = r->chosen == SHARD_ROW_MCTS ? search->axes : bridge->axes;
-    const pp_shard_cost *won = &r->rows[r->chosen].cost;
-    const pp_shard_cost *lost = &r->rows[r->chosen == SHARD_ROW_MCTS ? SHARD_ROW_IOPDDL : SHARD_ROW_MCTS].cost;
-    r->tie_break = search && bridge && won->runtime > lost->runtime && (won->peak_memory <= memory) ==
-                                                                         (lost->peak_memory <= memory);
+    candidate_row(&r->rows[SHARD_ROW_MCTS], "MCTS search", r->search ? &r->search->cost : NULL, "not run (--search)");
+    candidate_row(&r->rows[SHARD_ROW_IOPDDL], "IOPDDL bridge", r->bridge ? &r->bridge->cost : NULL, "not run (--search)");
+    r->chosen = plan->chosen == PP_SHARD_FROM_MCTS ? SHARD_ROW_MCTS : SHARD_ROW_IOPDDL;
+    r->axes = plan->axes;
+    r->tie_break = plan->tie_break;
     return st;
 }
 

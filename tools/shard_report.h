@@ -9,6 +9,7 @@
 #include "parplan/core.h"
 #include "parplan/shard.h"
 #include "parplan/shard_bridge.h"
+#include "parplan/shard_plan.h"
 #include "parplan/shard_write.h"
 
 enum {
@@ -44,10 +45,10 @@ typedef struct {
     pp_shard_write_stats written; /* what it carries, read back */
 } shard_report;
 
-/* The plan is the better of the candidates given (pp_shard_cost_better). */
+/* The report of a plan's candidates (pp_shard_plan chose among them). */
 pp_status shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
-                             const pp_shard_mesh *mesh, double memory, const pp_shard_search_result *search,
-                             const pp_shard_bridge_plan *bridge, pp_error *err);
+                             const pp_shard_mesh *mesh, const pp_shard_plan_result *plan, pp_error *err);
+
 /* "91.9 MB": three significant figures, decimal units. */
 const char *shard_bytes_text(double bytes, char *buf, size_t size);
 
