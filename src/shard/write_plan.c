@@ -201,6 +201,35 @@ static bool assign_copies(planner *P)
     return true;
 }
 
+/* Copies numbered in the order their first call path comes (0 keeps the
+ * function's name): the first call of a layer keeps the original. Keys
+ * hold the old numbers, but renumbering a callee's copies one to one
+ * leaves which callers are equal as it was. */
+static bool renumber_copies(planner *P)
+{
+    const pp_shard_flat *flat = P->flat;
+    int32_t *new_of_rep = malloc(((size_t)flat->n_paths + 1) * sizeof *new_of_rep);
+    int32_t *next = calloc((size_t)P->m->n_funcs + 1, sizeof *next);
+    int32_t *renamed = malloc(((size_t)flat->n_paths + 1) * sizeof *renamed);
+    bool ok = new_of_rep && next && renamed;
+    for (int32_t p = 0; ok && p < flat->n_paths; p++)
+        new_of_rep[p] = -1;
+    for (int32_t p = 0; ok && p < flat->n_paths; p++) {
+        int32_t f = flat->paths[p].func, rep = P->first_rep[f];
+        while (P->clone[rep] != P->clone[p])
+            rep = P->next_rep[rep];
+        if (new_of_rep[rep] < 0)
+            new_of_rep[rep] = next[f]++;
+        renamed[p] = new_of_rep[rep];
+    }
+    if (ok)
+        memcpy(P->clone, renamed, (size_t)flat->n_paths * sizeof *renamed);
+    free(new_of_rep);
+    free(next);
+    free(renamed);
+    return ok || oom(P);
+}
+
 /* ---- the edits of one copy ---- */
 
 static void copy_name(const pp_shard_func *f, int32_t copy, char *buf, size_t size)
@@ -424,7 +453,7 @@ static pp_status write_ops(planner *P, char **out, size_t *out_size)
 {
     edits E = {0};
     shard_sbuf b = {0};
-    bool ok = same_shape(P) && index_paths(P) && assign_copies(P) && plan_edits(P, &E);
+    bool ok = same_shape(P) && index_paths(P) && assign_copies(P) && renumber_copies(P) && plan_edits(P, &E);
     if (ok)
         apply(P->text, 0, P->size, &E, &b);
     edits_free(&E);
