@@ -18,6 +18,22 @@ static void baseline_row(shard_report_row *row, const char *name, const shard_re
         snprintf(row->note, sizeof row->note, "%s", err.message);
 }
 
+/* FSDP is a layout (stored sharded, used whole), not a set of actions. */
+static void fsdp_row(shard_report_row *row, const shard_report *r)
+{
+    pp_error err = {0};
+    row->name = "fsdp";
+    uint8_t *axes = calloc((size_t)r->nda->n_names + 1, 1);
+    pp_status st = axes ? pp_shard_baseline_fsdp(r->nda, r->mesh, axes, &err)
+                        : pp_error_set(&err, PP_ENOMEM, "fsdp: out of memory");
+    if (st == PP_OK)
+        st = pp_shard_cost_eval_layout(r->nda->flat, r->nda, r->mesh, axes, &row->cost, &err);
+    row->ok = st == PP_OK;
+    if (!row->ok)
+        snprintf(row->note, sizeof row->note, "%s", err.message);
+    free(axes);
+}
+
 static pp_status unsharded_row(shard_report_row *row, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                pp_error *err)
 {
@@ -56,6 +72,8 @@ pp_status shard_report_build(shard_report *r, const char *model, const char *mes
     baseline_row(&r->rows[SHARD_ROW_DATA_PARALLEL], "data parallel", r, pp_shard_baseline_data_parallel);
     baseline_row(&r->rows[SHARD_ROW_MEGATRON], "megatron", r, pp_shard_baseline_megatron);
     baseline_row(&r->rows[SHARD_ROW_COMBINED], "data parallel + megatron", r, pp_shard_baseline_combined);
+    baseline_row(&r->rows[SHARD_ROW_EXPERT], "expert parallel", r, pp_shard_baseline_expert);
+    fsdp_row(&r->rows[SHARD_ROW_FSDP], r);
     candidate_row(&r->rows[SHARD_ROW_MCTS], "MCTS search", r->search ? &r->search->cost : NULL, "not run (--search)");
     candidate_row(&r->rows[SHARD_ROW_IOPDDL], "IOPDDL bridge", r->bridge ? &r->bridge->cost : NULL, "not run (--search)");
     r->chosen = plan->chosen == PP_SHARD_FROM_MCTS ? SHARD_ROW_MCTS : SHARD_ROW_IOPDDL;
@@ -338,8 +356,8 @@ static json_t *iopddl_json(const shard_report *r)
 pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *err)
 {
     json_t *baselines = json_object(), *candidates = json_object();
-    static const char *keys[] = {"data_parallel", "megatron", "data_parallel_megatron"};
-    for (int k = 0; k < 3; k++)
+    static const char *keys[] = {"data_parallel", "megatron", "data_parallel_megatron", "expert_parallel", "fsdp"};
+    for (int k = 0; k < 5; k++)
         json_object_set_new(baselines, keys[k], cost_json(r, &r->rows[SHARD_ROW_DATA_PARALLEL + k]));
     json_object_set_new(candidates, "mcts", cost_json(r, &r->rows[SHARD_ROW_MCTS]));
     json_object_set_new(candidates, "iopddl", cost_json(r, &r->rows[SHARD_ROW_IOPDDL]));

@@ -550,6 +550,13 @@ bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double
 /* Expert baselines (colors chosen as documented in src/shard/baseline.c).
  * PP_EINPUT when the model has no such color (no output, no MLP/heads). */
 int32_t pp_shard_batch_color(const pp_shard_nda *nda);
+
+/* What entry argument `arg` is, by the rule of src/shard/roles.c: integer
+ * or boolean -> token ids; floating with a batch dimension -> activation;
+ * other floating -> parameter. Non-tensor arguments count as token ids. */
+typedef enum { PP_SHARD_ROLE_PARAMETER = 0, PP_SHARD_ROLE_ACTIVATION, PP_SHARD_ROLE_TOKENS } pp_shard_role;
+pp_shard_role pp_shard_arg_role(const pp_shard_nda *nda, int32_t arg);
+const char *pp_shard_role_name(pp_shard_role role); /* "parameter", "activation", "token ids" */
 pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                           pp_shard_state *out, pp_error *err);
 pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
@@ -557,6 +564,16 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
 /* Batch on the first axis, Megatron's colors on the last (needs two axes). */
 pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                      pp_error *err);
+/* Expert parallelism: the expert color (a batching dimension of a matmul
+ * with a parameter, as MoE layers' "etd,edh->eth" lower) over the first
+ * mesh axis; the cost model prices the dispatch and combine it implies. */
+pp_status pp_shard_baseline_expert(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
+                                   pp_error *err);
+/* FSDP as a layout (nda->n_names bytes in axes): data parallelism over all
+ * axes, and every parameter's definition sharded over them too, one axis at
+ * a time on its largest dimension that still divides, while its uses stay
+ * whole: the cost model gathers it (all_gather) where it is used. */
+pp_status pp_shard_baseline_fsdp(const pp_shard_nda *nda, const pp_shard_mesh *mesh, uint8_t *axes, pp_error *err);
 
 /* ---- Search (paper 004 section 4): Monte Carlo tree search over sharding
  * actions, color x resolution x mesh axis, each mirrored across repeated

@@ -13,7 +13,15 @@
  *   argument, possibly through convert, reshape, transpose or
  *   broadcast_in_dim. When the model has repeated layers, only colors local
  *   to one copy count: the residual width d_model passes the same test but
- *   is one color through every layer, and Megatron keeps it replicated. */
+ *   is one color through every layer, and Megatron keeps it replicated.
+ *   Two such colors on one weight (a lone MoE layer's d_model and MLP
+ *   width) cannot share the axis: the wider is taken;
+ * - expert parallelism: the expert color, a batching dimension of a matmul
+ *   with a parameter (MoE weights [E, d, h]), over the first axis;
+ * - FSDP: data parallelism over every axis, and each parameter stored
+ *   sharded over them (its widest dividing dimension per axis) while its
+ *   uses stay whole, so the cost model gathers it where it is used.
+ * Parameters are told from activations and token ids by roles.c's rule. */
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard.h"
@@ -45,8 +53,11 @@ pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shar
     return PP_OK;
 }
 
-static bool is_param(const pp_shard_flat *flat, int32_t v)
+/* A parameter of the entry (roles.c's rule), possibly through convert,
+ * reshape, transpose or broadcast_in_dim. */
+static bool is_param(const pp_shard_nda *nda, int32_t v)
 {
+    const pp_shard_flat *flat = nda->flat;
     while (flat->values[v].op >= 0) {
         int32_t i = flat->values[v].op;
         pp_shard_op_kind k = pp_shard_flat_op_of(flat, i)->kind;
@@ -55,7 +66,7 @@ static bool is_param(const pp_shard_flat *flat, int32_t v)
             return false;
         v = flat->ops[i].operands[0];
     }
-    return true;
+    return pp_shard_arg_role(nda, v) == PP_SHARD_ROLE_PARAMETER;
 }
 
 enum { FREE_PARAM = 1, CONTRACT_PARAM = 2, CONTRACT_ACT = 4, LOCAL = 8 };
@@ -79,7 +90,7 @@ static void mark_dots(const pp_shard_nda *nda, uint8_t *marks)
         const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
         if (op->kind != PP_SHARD_OP_DOT_GENERAL || op->n_operands != 2)
             continue;
-        bool pl = is_param(flat, flat->ops[i].operands[0]), pr = is_param(flat, flat->ops[i].operands[1]);
+        bool pl = is_param(nda, flat->ops[i].operands[0]), pr = is_param(nda, flat->ops[i].operands[1]);
         mark_side(nda, nda->op_use[i], &op->dot.lhs_batch, &op->dot.lhs_contract, pl, pr, marks);
         mark_side(nda, nda->op_use[i] + 1, &op->dot.rhs_batch, &op->dot.rhs_contract, pr, pl, marks);
     }
@@ -98,6 +109,47 @@ static void mark_local(const pp_shard_nda *nda, uint8_t *marks)
             marks[g->color_map[k]] |= LOCAL;
 }
 
+/* Color c and a taken color on one tensor. */
+static bool meets_taken(const pp_shard_nda *nda, int32_t c, const uint8_t *taken)
+{
+    for (int32_t t = 0; t < nda->n_tensors; t++) {
+        bool has_c = false, has_taken = false;
+        for (int32_t d = 0; d < nda->tensors[t].rank; d++) {
+            int32_t x = nda->color[nda->tensors[t].first + d];
+            has_c |= x == c;
+            has_taken |= taken[x] != 0;
+        }
+        if (has_c && has_taken)
+            return true;
+    }
+    return false;
+}
+
+/* The candidates (marks[c] = 1) on one axis, larger sizes first, skipping
+ * any that shares a tensor with one taken: one axis cannot shard two
+ * dimensions of a tensor, and when a weight holds two candidates (a single
+ * MoE layer's d_model and MLP width are both local) Megatron shards the
+ * wider, the MLP's. */
+static void pick_apart(const pp_shard_nda *nda, const uint8_t *marks, int32_t axis, pp_shard_state *out)
+{
+    uint8_t *taken = calloc((size_t)nda->n_colors + 1, 1), *seen = calloc((size_t)nda->n_colors + 1, 1);
+    for (bool more = taken && seen; more;) {
+        int32_t best = -1;
+        for (int32_t c = 0; c < nda->n_colors; c++)
+            if (marks[c] && !seen[c] && (best < 0 || nda->colors[c].size > nda->colors[best].size))
+                best = c;
+        more = best >= 0;
+        if (more && !meets_taken(nda, best, taken)) {
+            push(out, best, axis);
+            taken[best] = 1;
+        }
+        if (more)
+            seen[best] = 1;
+    }
+    free(taken);
+    free(seen);
+}
+
 pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                      pp_error *err)
 {
@@ -109,8 +161,8 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
     int32_t batch = pp_shard_batch_color(nda);
     memset(out, 0, sizeof *out);
     for (int32_t c = 0; c < nda->n_colors; c++)
-        if (c != batch && marks[c] == (FREE_PARAM | CONTRACT_PARAM | LOCAL))
-            push(out, c, mesh->n_axes - 1);
+        marks[c] = c != batch && marks[c] == (FREE_PARAM | CONTRACT_PARAM | LOCAL);
+    pick_apart(nda, marks, mesh->n_axes - 1, out);
     free(marks);
     if (out->n == 0)
         return pp_error_set(err, PP_EINPUT, "megatron: no MLP hidden or attention heads color (free in one parameter's matmul, contracted in another's)");
@@ -129,4 +181,86 @@ pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mes
     if (st == PP_OK)
         push(out, b, 0);
     return st;
+}
+
+/* The expert color: a batching dimension of a dot_general one of whose
+ * operands is a parameter (the expert weights [E, d, h]); the widest such. */
+static int32_t expert_color(const pp_shard_nda *nda)
+{
+    const pp_shard_flat *flat = nda->flat;
+    int32_t best = -1;
+    for (int32_t i = 0; i < flat->n_ops; i++) {
+        const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
+        if (op->kind != PP_SHARD_OP_DOT_GENERAL || op->n_operands != 2)
+            continue;
+        for (int32_t side = 0; side < 2; side++) {
+            const pp_shard_ints *batch = side ? &op->dot.rhs_batch : &op->dot.lhs_batch;
+            if (!is_param(nda, flat->ops[i].operands[side]))
+                continue;
+            for (int32_t k = 0; k < batch->n; k++) {
+                int32_t c = nda->color[nda->tensors[nda->op_use[i] + side].first + batch->v[k]];
+                if (nda->colors[c].size > 1 && (best < 0 || nda->colors[c].size > nda->colors[best].size))
+                    best = c;
+            }
+        }
+    }
+    return best;
+}
+
+pp_status pp_shard_baseline_expert(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
+                                   pp_error *err)
+{
+    int32_t e = expert_color(nda);
+    if (e < 0)
+        return pp_error_set(err, PP_EINPUT, "expert parallel: no expert dimension (no matmul batched over a "
+                                            "dimension of a parameter, as an MoE layer's experts are)");
+    memset(out, 0, sizeof *out);
+    push(out, e, 0);
+    return PP_OK;
+}
+
+/* One more axis on the dimension of parameter tensor t that keeps the
+ * largest local size and still divides; false when none divides. */
+static bool shard_param_dim(const pp_shard_nda *nda, const pp_shard_mesh *mesh, int32_t t, int32_t axis,
+                            uint8_t *axes)
+{
+    const pp_shard_nda_tensor *T = &nda->tensors[t];
+    const pp_shard_type *type = &nda->flat->values[T->value].type;
+    int32_t best = -1;
+    int64_t best_local = 0;
+    for (int32_t d = 0; d < T->rank; d++) {
+        uint8_t with = (uint8_t)(axes[T->first + d] | 1u << axis);
+        int64_t devices = shard_axes_devices(mesh, with);
+        if (type->dims[d] % devices == 0 && type->dims[d] / devices > best_local) {
+            best = d;
+            best_local = type->dims[d] / devices;
+        }
+    }
+    if (best >= 0)
+        axes[T->first + best] |= (uint8_t)(1u << axis);
+    return best >= 0;
+}
+
+pp_status pp_shard_baseline_fsdp(const pp_shard_nda *nda, const pp_shard_mesh *mesh, uint8_t *axes, pp_error *err)
+{
+    int32_t params = 0;
+    for (int32_t k = 0; k < nda->flat->n_inputs; k++)
+        params += pp_shard_arg_role(nda, k) == PP_SHARD_ROLE_PARAMETER;
+    if (params == 0)
+        return pp_error_set(err, PP_EINPUT, "fsdp: no entry argument is a parameter (floating, without the batch "
+                                            "dimension): the weights are constants of the module");
+    pp_shard_state dp;
+    pp_status st = pp_shard_baseline_data_parallel(nda, mesh, &dp, err);
+    if (st == PP_OK)
+        st = pp_shard_state_layout(nda, mesh, &dp, axes, err);
+    if (st != PP_OK)
+        return st;
+    int32_t sharded = 0;
+    for (int32_t k = 0; k < nda->flat->n_inputs; k++)
+        if (pp_shard_arg_role(nda, k) == PP_SHARD_ROLE_PARAMETER)
+            for (int32_t a = 0; a < mesh->n_axes; a++)
+                sharded += shard_param_dim(nda, mesh, k, a, axes);
+    if (sharded == 0)
+        return pp_error_set(err, PP_EINPUT, "fsdp: no parameter has a dimension the mesh's axes divide");
+    return PP_OK;
 }
