@@ -35,10 +35,20 @@ int32_t pp_shard_batch_color(const pp_shard_nda *nda)
     return nda->color[nda->tensors[flat->outputs[0]].first];
 }
 
-static void push(pp_shard_state *s, int32_t color, int32_t axis)
+/* false when the state is full (PP_SHARD_MAX_ACTIONS): the caller says so
+ * rather than plan with part of the baseline. */
+static bool push(pp_shard_state *s, int32_t color, int32_t axis)
 {
-    if (s->n < PP_SHARD_MAX_ACTIONS)
-        s->actions[s->n++] = (pp_shard_action){color, axis, NULL};
+    if (s->n >= PP_SHARD_MAX_ACTIONS)
+        return false;
+    s->actions[s->n++] = (pp_shard_action){color, axis, NULL};
+    return true;
+}
+
+static pp_status too_many(const char *name, pp_error *err)
+{
+    return pp_error_set(err, PP_EINPUT, "%s: more colors to shard than the %d actions a state holds", name,
+                        PP_SHARD_MAX_ACTIONS);
 }
 
 pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
@@ -130,8 +140,9 @@ static bool meets_taken(const pp_shard_nda *nda, int32_t c, const uint8_t *taken
  * dimensions of a tensor, and when a weight holds two candidates (a single
  * MoE layer's d_model and MLP width are both local) Megatron shards the
  * wider, the MLP's. */
-static void pick_apart(const pp_shard_nda *nda, const uint8_t *marks, int32_t axis, pp_shard_state *out)
+static bool pick_apart(const pp_shard_nda *nda, const uint8_t *marks, int32_t axis, pp_shard_state *out)
 {
+    bool room = true;
     uint8_t *taken = calloc((size_t)nda->n_colors + 1, 1), *seen = calloc((size_t)nda->n_colors + 1, 1);
     for (bool more = taken && seen; more;) {
         int32_t best = -1;
@@ -140,7 +151,7 @@ static void pick_apart(const pp_shard_nda *nda, const uint8_t *marks, int32_t ax
                 best = c;
         more = best >= 0;
         if (more && !meets_taken(nda, best, taken)) {
-            push(out, best, axis);
+            room = room && push(out, best, axis);
             taken[best] = 1;
         }
         if (more)
@@ -148,6 +159,7 @@ static void pick_apart(const pp_shard_nda *nda, const uint8_t *marks, int32_t ax
     }
     free(taken);
     free(seen);
+    return room;
 }
 
 pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
@@ -162,8 +174,10 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
     memset(out, 0, sizeof *out);
     for (int32_t c = 0; c < nda->n_colors; c++)
         marks[c] = c != batch && marks[c] == (FREE_PARAM | CONTRACT_PARAM | LOCAL);
-    pick_apart(nda, marks, mesh->n_axes - 1, out);
+    bool room = pick_apart(nda, marks, mesh->n_axes - 1, out);
     free(marks);
+    if (!room)
+        return too_many("megatron", err);
     if (out->n == 0)
         return pp_error_set(err, PP_EINPUT, "megatron: no MLP hidden or attention heads color (free in one parameter's matmul, contracted in another's)");
     return PP_OK;
@@ -178,8 +192,8 @@ pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mes
     int32_t b = pp_shard_batch_color(nda);
     if (st == PP_OK && b < 0)
         return pp_error_set(err, PP_EINPUT, "data parallel: the entry has no result with a leading (batch) dimension");
-    if (st == PP_OK)
-        push(out, b, 0);
+    if (st == PP_OK && !push(out, b, 0))
+        return too_many("data parallel + megatron", err);
     return st;
 }
 
