@@ -472,9 +472,37 @@ static void test_precision(void)
     CHECK(pp_shard_math_of(PP_SHARD_PRECISION_TF32, "bf16") == PP_HW_BF16);
 }
 
+/* A reshape splitting a sharded width into heads (32 -> 4 x 8): kept
+ * local when the heads carry the axis (each device holds whole heads), a
+ * gather when the result keeps it elsewhere or drops it. */
+static void test_reshape_split(void)
+{
+    analysed A;
+    if (!open_text(&A, "func.func @main(%x: tensor<8x32xf32>) -> tensor<8x4x8xf32> {\n"
+                       "  %0 = stablehlo.reshape %x : (tensor<8x32xf32>) -> tensor<8x4x8xf32>\n"
+                       "  return %0 : tensor<8x4x8xf32>\n}\n"))
+        return;
+    pp_shard_mesh mesh = mesh_of("m=4", &dev);
+    int32_t x = 0, res = A.flat->ops[0].results[0], use = A.nda->op_use[0], out = A.nda->out_use;
+    int32_t result_dim[3] = {1, 2, -1}, gathers[3] = {0, 1, 1};
+    for (int k = 0; k < 3; k++) {
+        uint8_t *axes = calloc((size_t)A.nda->n_names, 1);
+        axes[A.nda->tensors[x].first + 1] = axes[A.nda->tensors[use].first + 1] = 1;
+        if (result_dim[k] >= 0)
+            axes[A.nda->tensors[res].first + result_dim[k]] = axes[A.nda->tensors[out].first + result_dim[k]] = 1;
+        pp_shard_cost c;
+        pp_error err = {0};
+        CHECK(pp_shard_cost_eval_layout(A.flat, A.nda, &mesh, axes, &c, &err) == PP_OK);
+        CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], gathers[k]);
+        free(axes);
+    }
+    release(&A);
+}
+
 int main(void)
 {
     test_ranking();
+    test_reshape_split();
     test_precision();
     test_mesh_parse();
     test_mlp();
