@@ -416,7 +416,7 @@ const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char 
 /* ---- Cost model (paper 004 section 4.5): meshes, sharding states, costs. */
 
 #define PP_SHARD_MAX_AXES 8
-#define PP_SHARD_MAX_ACTIONS 32 /* the search's depth is at most 30 */
+#define PP_SHARD_MAX_ACTIONS 64 /* the search's depth is at most 30; baselines use more */
 
 /* What the user will run f32 matrix products as (`--precision`):
  *   TYPED: each op at its element type's rate: f32 (and f64, integers) at

@@ -15,7 +15,11 @@
  *   to one copy count: the residual width d_model passes the same test but
  *   is one color through every layer, and Megatron keeps it replicated.
  *   Two such colors on one weight (a lone MoE layer's d_model and MLP
- *   width) cannot share the axis: the wider is taken;
+ *   width) cannot share the axis: the wider is taken; a color on the
+ *   entry's output (the residual width) is never taken. Colors a reshape
+ *   splits or merges (a projection's output and the heads it is reshaped
+ *   into, as PyTorch exports attention) count as one, the group qualifying
+ *   on the marks of all its colors;
  * - expert parallelism: the expert color, a batching dimension of a matmul
  *   with a parameter (MoE weights [E, d, h]), over the first axis;
  * - FSDP: data parallelism over every axis, and each parameter stored
@@ -119,63 +123,136 @@ static void mark_local(const pp_shard_nda *nda, uint8_t *marks)
             marks[g->color_map[k]] |= LOCAL;
 }
 
-/* Color c and a taken color on one tensor. */
-static bool meets_taken(const pp_shard_nda *nda, int32_t c, const uint8_t *taken)
+/* Colors joined across reshapes (find with the path halved). */
+static int32_t group_of(int32_t *group, int32_t c)
+{
+    while (group[c] != c)
+        c = group[c] = group[group[c]];
+    return c;
+}
+
+/* A reshape that splits a dimension (32 -> 4 x 8) or merges dimensions
+ * (4 x 8 -> 32) starting at the same point: the whole and its major factor
+ * shard alike (the cost model keeps the axis there), so for Megatron they
+ * are one group: the heads of a PyTorch export, which appear only after a
+ * projection's output is reshaped, go with that output and with the input
+ * of the output projection. */
+static void join_reshapes(const pp_shard_nda *nda, int32_t *group)
+{
+    const pp_shard_flat *flat = nda->flat;
+    for (int32_t i = 0; i < flat->n_ops; i++) {
+        if (pp_shard_flat_op_of(flat, i)->kind != PP_SHARD_OP_RESHAPE)
+            continue;
+        int32_t use = nda->op_use[i], def = flat->ops[i].results[0];
+        const pp_shard_type *a = &flat->values[flat->ops[i].operands[0]].type, *b = &flat->values[def].type;
+        int64_t pa = 1, pb = 1;
+        for (int32_t x = 0, y = 0; x < a->rank && y < b->rank;) {
+            int64_t sa = a->dims[x], sb = b->dims[y];
+            if (pa == pb && sa > 1 && sb > 1 && sa != sb && (sa % sb == 0 || sb % sa == 0)) {
+                int32_t ca = group_of(group, nda->color[nda->tensors[use].first + x]);
+                int32_t cb = group_of(group, nda->color[nda->tensors[def].first + y]);
+                group[ca > cb ? ca : cb] = ca > cb ? cb : ca;
+            }
+            if (pa * sa <= pb * sb)
+                pa *= a->dims[x++];
+            else
+                pb *= b->dims[y++];
+        }
+    }
+}
+
+/* A tensor holding a color of group g and a taken color. */
+static bool meets_taken(const pp_shard_nda *nda, int32_t *group, int32_t g, const uint8_t *taken)
 {
     for (int32_t t = 0; t < nda->n_tensors; t++) {
-        bool has_c = false, has_taken = false;
+        bool has_g = false, has_taken = false;
         for (int32_t d = 0; d < nda->tensors[t].rank; d++) {
             int32_t x = nda->color[nda->tensors[t].first + d];
-            has_c |= x == c;
+            has_g |= group_of(group, x) == g;
             has_taken |= taken[x] != 0;
         }
-        if (has_c && has_taken)
+        if (has_g && has_taken)
             return true;
     }
     return false;
 }
 
-/* The candidates (marks[c] = 1) on one axis, larger sizes first, skipping
- * any that shares a tensor with one taken: one axis cannot shard two
- * dimensions of a tensor, and when a weight holds two candidates (a single
- * MoE layer's d_model and MLP width are both local) Megatron shards the
- * wider, the MLP's. */
-static bool pick_apart(const pp_shard_nda *nda, const uint8_t *marks, int32_t axis, pp_shard_state *out)
+/* The candidate groups (marks[g] on a group's root) on one axis, the group
+ * with the widest color first, skipping any that shares a tensor with one
+ * taken: one axis cannot shard two dimensions of a tensor, and when a weight
+ * holds two candidates Megatron shards the wider, the MLP's. False when the
+ * state has no room for them all. */
+static bool pick_apart(const pp_shard_nda *nda, int32_t *group, const uint8_t *marks, int32_t axis,
+                       pp_shard_state *out)
 {
-    bool room = true;
     uint8_t *taken = calloc((size_t)nda->n_colors + 1, 1), *seen = calloc((size_t)nda->n_colors + 1, 1);
+    bool room = true;
     for (bool more = taken && seen; more;) {
         int32_t best = -1;
-        for (int32_t c = 0; c < nda->n_colors; c++)
-            if (marks[c] && !seen[c] && (best < 0 || nda->colors[c].size > nda->colors[best].size))
+        for (int32_t c = 0; c < nda->n_colors; c++) {
+            int32_t g = group_of(group, c);
+            if (marks[g] && !seen[g] && (best < 0 || nda->colors[c].size > nda->colors[best].size))
                 best = c;
-        more = best >= 0;
-        if (more && !meets_taken(nda, best, taken)) {
-            room = room && push(out, best, axis);
-            taken[best] = 1;
         }
+        more = best >= 0;
+        int32_t g = more ? group_of(group, best) : -1;
+        bool apart = more && !meets_taken(nda, group, g, taken);
+        for (int32_t c = 0; apart && c < nda->n_colors; c++)
+            if (group_of(group, c) == g) {
+                room = room && push(out, c, axis);
+                taken[c] = 1;
+            }
         if (more)
-            seen[best] = 1;
+            seen[g] = 1;
     }
     free(taken);
     free(seen);
     return room;
 }
 
+/* NOT_MEGATRON: a color on an entry output (the residual width reaches
+ * it; Megatron keeps it whole), not local to a layer, or the batch. */
+enum { NOT_MEGATRON = 16 };
+
+static void mark_excluded(const pp_shard_nda *nda, uint8_t *marks)
+{
+    for (int32_t k = 0; k < nda->flat->n_outputs; k++) {
+        const pp_shard_nda_tensor *T = &nda->tensors[nda->out_use + k];
+        for (int32_t d = 0; d < T->rank; d++)
+            marks[nda->color[T->first + d]] |= NOT_MEGATRON;
+    }
+    int32_t batch = pp_shard_batch_color(nda);
+    for (int32_t c = 0; c < nda->n_colors; c++)
+        if (c == batch || !(marks[c] & LOCAL))
+            marks[c] |= NOT_MEGATRON;
+}
+
 pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                      pp_error *err)
 {
-    uint8_t *marks = calloc((size_t)nda->n_colors + 1, 1);
-    if (!marks)
-        return pp_error_set(err, PP_ENOMEM, "megatron: out of memory");
-    mark_dots(nda, marks);
-    mark_local(nda, marks);
-    int32_t batch = pp_shard_batch_color(nda);
-    memset(out, 0, sizeof *out);
-    for (int32_t c = 0; c < nda->n_colors; c++)
-        marks[c] = c != batch && marks[c] == (FREE_PARAM | CONTRACT_PARAM | LOCAL);
-    bool room = pick_apart(nda, marks, mesh->n_axes - 1, out);
+    uint8_t *marks = calloc((size_t)nda->n_colors + 1, 1), *joined = calloc((size_t)nda->n_colors + 1, 1);
+    int32_t *group = malloc(((size_t)nda->n_colors + 1) * sizeof *group);
+    bool room = marks && joined && group;
+    for (int32_t c = 0; room && c < nda->n_colors; c++)
+        group[c] = c;
+    if (room) {
+        join_reshapes(nda, group);
+        mark_dots(nda, marks);
+        mark_local(nda, marks);
+        mark_excluded(nda, marks);
+        for (int32_t c = 0; c < nda->n_colors; c++)
+            joined[group_of(group, c)] |= marks[c];
+        for (int32_t c = 0; c < nda->n_colors; c++)
+            joined[c] = group_of(group, c) == c && (joined[c] & ~LOCAL) == (FREE_PARAM | CONTRACT_PARAM);
+        memset(out, 0, sizeof *out);
+        room = pick_apart(nda, group, joined, mesh->n_axes - 1, out);
+    }
+    bool allocated = marks && joined && group;
     free(marks);
+    free(joined);
+    free(group);
+    if (!allocated)
+        return pp_error_set(err, PP_ENOMEM, "megatron: out of memory");
     if (!room)
         return too_many("megatron", err);
     if (out->n == 0)

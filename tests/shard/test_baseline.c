@@ -6,7 +6,8 @@
  * gathers it where it is used; the plan on 2 x 4 is no slower than any
  * baseline that applies. A residual MLP, whose weights each hold two
  * Megatron colors (d_model and the hidden width): Megatron takes the wider
- * only, where it used to ask one axis for both. The chess model: integer
+ * only, where it used to ask one axis for both. A BERT-like layer whose
+ * heads appear only after reshapes: Megatron applies. The chess model: integer
  * token ids are not a parameter, and expert parallelism says why it does
  * not apply. */
 #include <stdlib.h>
@@ -129,6 +130,47 @@ static void test_megatron_apart(void)
     release(&A);
 }
 
+/* The BERT-like layer (data/bert_layer.mlir): the heads appear only after
+ * reshapes, yet Megatron shards them with the projections around them, and
+ * the MLP; never d_model, the residual width on the output. The reshapes
+ * keep the axis, so the only collectives are the two all_reduces after the
+ * output projection and the MLP. The plan on 2 x 4 is no slower. */
+static void test_bert(void)
+{
+    analysed A;
+    if (!open_model(&A, PP_DATA_DIR "/bert_layer.mlir"))
+        return;
+    pp_shard_mesh mesh = mesh_of("b=2,m=4");
+    pp_shard_state s;
+    pp_shard_cost c;
+    pp_error err = {0};
+    CHECK(pp_shard_baseline_megatron(A.nda, &mesh, &s, &err) == PP_OK);
+    int32_t q4 = A.flat->ops[3].results[0]; /* %q4 = reshape %q */
+    int32_t want[6] = {color_of(&A, 0, 1), color_of(&A, 1, 1), color_of(&A, 2, 1), color_of(&A, 3, 0),
+                       color_of(&A, q4, 2), color_of(&A, 4, 1)};
+    CHECK(s.n == 6);
+    for (int k = 0; k < 6; k++) {
+        bool found = false;
+        for (int32_t j = 0; j < s.n; j++)
+            found |= s.actions[j].color == want[k] && s.actions[j].axis == 1;
+        CHECK(found);
+    }
+    for (int32_t j = 0; j < s.n; j++)
+        CHECK(s.actions[j].color != color_of(&A, 0, 0));
+    CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &s, &c, &err) == PP_OK);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_REDUCE], 2);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 0);
+    pp_shard_plan_options o;
+    pp_shard_plan_options_default(&o);
+    o.threads = 1;
+    o.timeout = 10;
+    pp_shard_plan_result r;
+    CHECK(pp_shard_plan(A.flat, A.nda, &mesh, &o, NULL, &r, &err) == PP_OK);
+    CHECK(r.fits && r.cost.runtime <= c.runtime);
+    pp_shard_plan_free(&r);
+    release(&A);
+}
+
 static void test_chess(void)
 {
     analysed A;
@@ -158,6 +200,7 @@ int main(void)
         release(&A);
     }
     test_megatron_apart();
+    test_bert();
     test_chess();
     return CHECK_DONE();
 }
