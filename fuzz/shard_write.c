@@ -1,5 +1,6 @@
 /* shard_write.c: libFuzzer target for the sharded-module writer
- * (pp_shard_write_module). Every module the reader accepts (and that flattens
+ * (pp_shard_write_module; pp_shard_write_plan, the whole plan, must succeed
+ * or refuse with a message). Every module the reader accepts (and that flattens
  * within 20000 ops and passes the named-dimension analysis) is written on a
  * 2x2 mesh in both formats under a layout drawn from a hash of the input:
  * a few random (color, axis, resolution) actions, each kept only when
@@ -180,6 +181,23 @@ static void check_rewrite(const analysed *B, const pp_shard_mesh *mesh, const ui
     free(again);
 }
 
+/* The whole plan: written and read back by the library's own check, or refused with a message. */
+static void check_plan(const analysed *A, const pp_shard_mesh *mesh, const uint8_t *axes, pp_shard_format format,
+                       const uint8_t *data, size_t size)
+{
+    char *out = NULL;
+    size_t out_size = 0;
+    pp_error err = {0};
+    pp_shard_write_stats stats = {0};
+    pp_status st = pp_shard_write_plan(A->nda, mesh, axes, format, (const char *)data, size, &out, &out_size, &stats,
+                                       &err);
+    if (st == PP_OK && (!out || out[out_size] != '\0' || stats.annotated > stats.tensors))
+        abort();
+    if (st != PP_OK && (out || err.message[0] == '\0'))
+        abort();
+    free(out);
+}
+
 static void write_and_check(const analysed *A, const pp_shard_mesh *mesh, const uint8_t *axes,
                             pp_shard_format format, const uint8_t *data, size_t size)
 {
@@ -202,6 +220,7 @@ static void write_and_check(const analysed *A, const pp_shard_mesh *mesh, const 
         check_rewrite(&B, mesh, axes, (size_t)A->nda->n_names, out, out_size);
     release(&B);
     free(out);
+    check_plan(A, mesh, axes, format, data, size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,7 +1,7 @@
-/* shard_cmd.c: the auto-sharder's command of the parplan CLI. Reads the
- * StableHLO, inlines its calls, runs the named-dimension analysis, then
- * either prints it (--explain) or searches a sharding on a mesh and
- * reports it beside the unsharded module and the expert baselines. */
+/* shard_cmd.c: the auto-sharder's command of the parplan CLI: its flags,
+ * and what to print or write. The pipeline (analysis, both searches under
+ * one deadline, the winner, the memory default) is the library's
+ * pp_shard_plan; this file only says which parts run and shows the result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +9,14 @@
 #include "commands.h"
 #include "parplan/shard.h"
 #include "parplan/shard_bridge.h"
+#include "parplan/shard_plan.h"
 #include "parplan/shard_write.h"
 #include "shard_report.h"
 
 const char shard_usage[] =
     "parplan shard MODEL.mlir --explain\n"
-    "parplan shard MODEL.mlir --mesh b=2,m=4 [--device a100-80gb] [--memory BYTES] [--timeout S]\n"
+    "parplan shard MODEL.mlir --mesh b=2,m=4 [--device a100-80gb] [--precision typed|tf32|bf16]\n"
+    "              [--memory BYTES] [--timeout S]\n"
     "              [--threads N] [--seed K] [--search mcts|iopddl|both] [--out SHARDED.mlir]\n"
     "              [--format gspmd|sdy] [--json]\n"
     "parplan shard MODEL.mlir --mesh ... [--device D] [--memory BYTES] --emit-iopddl PROBLEM.json\n"
@@ -26,30 +28,42 @@ const char shard_usage[] =
     "  conflicts and compatibility sets, and the repeated-layer groups.\n"
     "  --mesh searches a sharding two ways, Monte Carlo tree search over color x resolution x\n"
     "  mesh axis (paper 004) and the IOPDDL solver (paper 000) on the problem --emit-iopddl\n"
-    "  writes, and reports the better plan (one that fits --memory first, then the faster) with its\n"
+    "  writes, and reports the better plan (one that fits --memory first, then the faster; times\n"
+    "  within 0.5% tie and the smaller peak wins) with its\n"
     "  predicted step time and peak memory per device, beside both searches, the unsharded module\n"
-    "  and the expert baselines (data parallel, Megatron, both), all priced by one cost model.\n"
+    "  and the expert baselines (data parallel, Megatron, both, expert parallel, FSDP), all priced\n"
+    "  by one cost model. Arguments are parameters, activations or token ids by the rule --explain\n"
+    "  prints (integer: token ids; floating with a batch dimension: activation; else parameter).\n"
     "  --device     device type of every mesh device (default a100-80gb; a wrong name lists the known ones)\n"
+    "  --precision  what f32 matrix products run as: typed (default: every op at its element type's\n"
+    "               rate, f32 at plain FP32, bf16/f16 on tensor cores), tf32 (f32 products on TF32\n"
+    "               tensor cores) or bf16 (the graph cast to bf16: BF16 rate, 2-byte tensors); peaks\n"
+    "               per math mode from the device catalog\n"
     "  --memory     bytes per device the plan must fit in (default: the device's memory; 16e9, 16GB, 16GiB)\n"
-    "  --timeout    search budget in seconds (default 60; the search usually stops sooner, when a\n"
-    "               round of trajectories brings no improvement)\n"
+    "  --timeout    seconds for the whole command (default 60): one deadline, the MCTS taking at\n"
+    "               most 80% of it when the bridge runs after it (both usually stop sooner, the\n"
+    "               MCTS when a round of trajectories brings no improvement)\n"
     "  --threads    search threads (default: the machine's cores); --seed  search seed (default 1);\n"
     "               the same seed and thread count give the same plan\n"
     "  --search     mcts, iopddl or both (default both)\n"
-    "  --out        write MODEL.mlir again with the plan's shardings on the entry's arguments and\n"
-    "               results, as GSPMD strings (mhlo.sharding, the default) or Shardy attributes\n"
-    "               (--format sdy: sdy.sharding and an sdy.mesh declaration)\n"
-    "  --json       the report as JSON\n"
+    "  --out        write MODEL.mlir again with the whole plan: shardings on the entry's arguments\n"
+    "               and results and a sharding constraint after every op defining a tensor, as GSPMD\n"
+    "               (mhlo.sharding, stablehlo.custom_call @Sharding; the default) or Shardy\n"
+    "               (--format sdy: sdy.sharding, sdy.sharding_constraint, an sdy.mesh declaration);\n"
+    "               a function called with different layouts is copied per layout; the written\n"
+    "               module is read back and checked against the plan\n"
+    "  --json       the report as JSON, with every tensor the plan fixes and its layout\n"
     "  --emit-iopddl writes the sharding problem as an IOPDDL contest problem instead of searching:\n"
     "               a node per argument and op, its strategies the mesh axes over its dimensions, costs\n"
     "               in picoseconds, usage in bytes per device, the usage limit --memory; `iopddl\n"
     "               PROBLEM.json 10 > SOLUTION` or `parplan solve` solves it\n"
     "  --apply-iopddl reads such a problem (it must be the one this model and mesh give) and a\n"
     "               solution, and reports (and with --out writes) the plan it stands for\n"
-    "  Ops the reader does not know are kept opaque, with one warning per op name on stderr.";
+    "  Ops the reader does not know are kept opaque, with one warning per op name on stderr.\n"
+    "  Exit status 1 when no plan fits --memory (the report and --out are still written).";
 
 typedef struct {
-    const char *model, *mesh, *device, *out, *format, *emit, *apply, *solution, *search;
+    const char *model, *mesh, *device, *out, *format, *emit, *apply, *solution, *search, *precision;
     double memory, timeout;
     int64_t threads, seed;
     bool explain, json;
@@ -84,6 +98,8 @@ static bool value_flag(flags *f, const char *name, const char *value)
         f->out = value;
     else if (strcmp(name, "--format") == 0)
         f->format = value;
+    else if (strcmp(name, "--precision") == 0)
+        f->precision = value;
     else if (strcmp(name, "--emit-iopddl") == 0)
         f->emit = value;
     else if (strcmp(name, "--search") == 0) {
@@ -108,6 +124,7 @@ static bool parse_flags(int argc, char **argv, flags *f)
     memset(f, 0, sizeof *f);
     f->device = "a100-80gb";
     f->format = "gspmd";
+    f->precision = "typed";
     f->search = "both";
     f->timeout = 60;
     f->seed = 1;
@@ -135,37 +152,28 @@ static bool parse_flags(int argc, char **argv, flags *f)
 }
 
 typedef struct {
-    pp_shard_module *m;
-    pp_shard_flat *flat;
-    pp_shard_nda *nda;
+    pp_shard_analysis a;
     pp_hw_catalog *catalog;
 } analysis;
 
 static pp_status analyse(const char *path, analysis *A, pp_error *err)
 {
     memset(A, 0, sizeof *A);
-    pp_status st = pp_shard_module_load(path, &A->m, err);
-    if (st == PP_OK) {
-        for (int32_t k = 0; k < A->m->n_warnings; k++)
-            fprintf(stderr, "parplan: warning: %s\n", A->m->warnings[k].message);
-        st = pp_shard_module_flatten(A->m, 0, &A->flat, err);
-    }
-    if (st == PP_OK)
-        st = pp_shard_nda_run(A->flat, &A->nda, err);
+    pp_status st = pp_shard_analysis_load(path, &A->a, err);
+    for (int32_t k = 0; A->a.module && k < A->a.module->n_warnings; k++)
+        fprintf(stderr, "parplan: warning: %s\n", A->a.module->warnings[k].message);
     return st;
 }
 
 static void release(analysis *A)
 {
-    pp_shard_nda_free(A->nda);
-    pp_shard_flat_free(A->flat);
-    pp_shard_module_free(A->m);
+    pp_shard_analysis_free(&A->a);
     pp_hw_catalog_free(A->catalog);
 }
 
 static pp_status explain(const analysis *A, pp_error *err)
 {
-    pp_shard_write_explain(A->nda, stdout);
+    pp_shard_write_explain(A->a.nda, stdout);
     return fflush(stdout) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
 }
 
@@ -184,8 +192,11 @@ static pp_status open_mesh(const flags *f, analysis *A, pp_shard_mesh *mesh, pp_
         return pp_error_set(err, PP_EARG, "--device %s: no such device type (known: %s)", f->device, known);
     }
     st = pp_shard_mesh_parse(f->mesh, device, pp_shard_default_link(), mesh, err);
+    if (st == PP_OK)
+        st = pp_shard_precision_parse(f->precision, &mesh->precision, err);
     if (st != PP_OK)
         return st;
+    pp_shard_mesh_set_peaks(mesh, A->catalog);
     if (pp_shard_mesh_devices(mesh) < 2)
         return pp_error_set(err, PP_EARG, "--mesh %s: one device, nothing to shard over", f->mesh);
     return PP_OK;
@@ -193,13 +204,13 @@ static pp_status open_mesh(const flags *f, analysis *A, pp_shard_mesh *mesh, pp_
 
 /* MODEL.mlir again, with the layout on its entry's signature. */
 static pp_status write_sharded(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
-                               const uint8_t *axes, pp_error *err)
+                               const uint8_t *axes, pp_shard_write_stats *stats, pp_error *err)
 {
     char *text = NULL, *sharded = NULL;
     size_t size = 0, sharded_size = 0;
     pp_status st = pp_read_text_file(f->model, &text, &size, err);
     if (st == PP_OK)
-        st = pp_shard_write_module(A->nda, mesh, axes, format, text, size, &sharded, &sharded_size, err);
+        st = pp_shard_write_plan(A->a.nda, mesh, axes, format, text, size, &sharded, &sharded_size, stats, err);
     FILE *out = st == PP_OK ? cli_open_out(f->out, err) : NULL;
     if (out) {
         fwrite(sharded, 1, sharded_size, out);
@@ -214,16 +225,16 @@ static pp_status write_sharded(const flags *f, const analysis *A, const pp_shard
 
 static double memory_limit(const flags *f, const pp_shard_mesh *mesh)
 {
-    return f->memory > 0 ? f->memory : mesh->device->memory_bytes;
+    return pp_shard_memory_limit(mesh, f->memory);
 }
 
 static pp_status emit_iopddl(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_error *err)
 {
     pp_shard_bridge *bridge = NULL;
-    pp_status st = pp_shard_bridge_build(A->flat, A->nda, mesh, memory_limit(f, mesh), &bridge, err);
+    pp_status st = pp_shard_bridge_build(A->a.flat, A->a.nda, mesh, memory_limit(f, mesh), &bridge, err);
     FILE *out = st == PP_OK ? cli_open_out(f->emit, err) : NULL;
     if (out) {
-        st = pp_shard_bridge_write(bridge, A->m->name[0] ? A->m->name : "model", out, err);
+        st = pp_shard_bridge_write(bridge, A->a.module->name[0] ? A->a.module->name : "model", out, err);
         pp_status closed = cli_close_out(out, f->emit, err);
         if (st == PP_OK)
             st = closed;
@@ -250,23 +261,31 @@ static pp_status apply_solution(const flags *f, const analysis *A, const pp_shar
     if (st == PP_OK)
         st = pp_iopddl_load_solution(f->solution, problem, &strategies, err);
     if (st == PP_OK)
-        st = pp_shard_bridge_plan_of(bridge, problem, A->flat, A->nda, mesh, strategies, plan, err);
+        st = pp_shard_bridge_plan_of(bridge, problem, A->a.flat, A->a.nda, mesh, strategies, plan, err);
     free(strategies);
     return st;
 }
 
-/* The report of the candidates, the sharded module when asked. */
+/* The report of the candidates, the sharded module when asked; exit 1
+ * (PP_INFEASIBLE) after both when the plan does not fit. */
 static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
-                        const pp_shard_search_result *search, const pp_shard_bridge_plan *bridge, pp_error *err)
+                        const pp_shard_plan_result *plan, pp_error *err)
 {
     shard_report report;
-    pp_status st = shard_report_build(&report, f->model, f->mesh, A->nda, mesh, memory_limit(f, mesh), search, bridge,
-                                      err);
+    pp_status st = shard_report_build(&report, f->model, f->mesh, A->a.nda, mesh, plan, err);
     report.solution = f->apply ? f->solution : NULL;
+    if (st == PP_OK && f->out) {
+        st = write_sharded(f, A, mesh, format, plan->axes, &report.written, err);
+        report.out = f->out;
+    }
     if (st == PP_OK)
         st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
-    if (st == PP_OK && f->out)
-        st = write_sharded(f, A, mesh, format, report.axes, err);
+    if (st == PP_OK && !plan->fits) {
+        char need[32], limit[32];
+        st = pp_error_set(err, PP_INFEASIBLE, "no plan fits the memory limit of %s per device: the best needs %s",
+                          shard_bytes_text(plan->memory, limit, sizeof limit),
+                          shard_bytes_text(plan->cost.peak_memory, need, sizeof need));
+    }
     return st;
 }
 
@@ -275,50 +294,28 @@ static pp_status apply_iopddl(const flags *f, const analysis *A, const pp_shard_
 {
     pp_shard_bridge *bridge = NULL;
     pp_iopddl_problem *problem = NULL;
-    pp_shard_bridge_plan plan;
+    pp_shard_plan_result plan;
     memset(&plan, 0, sizeof plan);
-    pp_status st = pp_shard_bridge_build(A->flat, A->nda, mesh, memory_limit(f, mesh), &bridge, err);
+    plan.memory = memory_limit(f, mesh);
+    pp_status st = pp_shard_bridge_build(A->a.flat, A->a.nda, mesh, plan.memory, &bridge, err);
     if (st == PP_OK)
         st = pp_iopddl_load(f->apply, &problem, err);
     if (st == PP_OK)
-        st = apply_solution(f, A, mesh, bridge, problem, &plan, err);
-    if (st == PP_OK)
-        st = finish(f, A, mesh, format, NULL, &plan, err);
-    pp_shard_bridge_plan_free(&plan);
+        st = apply_solution(f, A, mesh, bridge, problem, &plan.bridge, err);
+    plan.has_bridge = st == PP_OK;
+    if (!plan.has_bridge)
+        pp_shard_bridge_plan_free(&plan.bridge); /* what a failed apply left */
+    if (st == PP_OK) {
+        pp_shard_plan_choose(&plan);
+        st = finish(f, A, mesh, format, &plan, err);
+    }
+    pp_shard_plan_free(&plan);
     pp_iopddl_free(problem);
     pp_shard_bridge_free(bridge);
     return st;
 }
 
-/* The IOPDDL solver's budget beside the MCTS: a fixed number of rounds, so
- * that a seed and a thread count give one plan, within the timeout. */
-enum { BRIDGE_ROUNDS = 200 };
-
-static pp_status solve_bridge(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_bridge_plan *plan,
-                              pp_error *err)
-{
-    pp_iopddl_options o;
-    pp_iopddl_options_default(&o);
-    o.time_limit = f->timeout;
-    o.threads = (int)f->threads;
-    o.seed = (uint64_t)f->seed;
-    o.max_rounds = BRIDGE_ROUNDS;
-    return pp_shard_bridge_plan_solve(A->flat, A->nda, mesh, memory_limit(f, mesh), &o, plan, err);
-}
-
-static pp_status search_mcts(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_search_result *r,
-                             pp_error *err)
-{
-    pp_shard_search_options o;
-    pp_shard_search_options_default(&o);
-    o.memory = f->memory;
-    o.timeout = f->timeout;
-    o.threads = (int32_t)f->threads;
-    o.seed = (uint64_t)f->seed;
-    return pp_shard_search(A->flat, A->nda, mesh, &o, r, err);
-}
-
-static pp_status plan(const flags *f, analysis *A, pp_error *err)
+static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, pp_error *err)
 {
     pp_shard_mesh mesh;
     pp_shard_format format;
@@ -331,19 +328,20 @@ static pp_status plan(const flags *f, analysis *A, pp_error *err)
         return emit_iopddl(f, A, &mesh, err);
     if (f->apply)
         return apply_iopddl(f, A, &mesh, format, err);
-    bool mcts = strcmp(f->search, "iopddl") != 0, iopddl = strcmp(f->search, "mcts") != 0;
-    pp_shard_search_result r;
-    pp_shard_bridge_plan b;
-    memset(&r, 0, sizeof r);
-    memset(&b, 0, sizeof b);
-    if (mcts)
-        st = search_mcts(f, A, &mesh, &r, err);
-    if (st == PP_OK && iopddl)
-        st = solve_bridge(f, A, &mesh, &b, err);
+    pp_shard_plan_options o;
+    pp_shard_plan_options_default(&o);
+    o.memory = f->memory;
+    o.timeout = f->timeout;
+    o.threads = (int32_t)f->threads;
+    o.seed = (uint64_t)f->seed;
+    o.searches = strcmp(f->search, "mcts") == 0     ? PP_SHARD_RUN_MCTS
+                 : strcmp(f->search, "iopddl") == 0 ? PP_SHARD_RUN_IOPDDL
+                                                    : PP_SHARD_RUN_BOTH;
+    pp_shard_plan_result result;
+    st = pp_shard_plan(A->a.flat, A->a.nda, &mesh, &o, deadline, &result, err);
     if (st == PP_OK)
-        st = finish(f, A, &mesh, format, mcts ? &r : NULL, iopddl ? &b : NULL, err);
-    pp_shard_search_result_free(&r);
-    pp_shard_bridge_plan_free(&b);
+        st = finish(f, A, &mesh, format, &result, err);
+    pp_shard_plan_free(&result);
     return st;
 }
 
@@ -356,9 +354,10 @@ int cmd_shard(int argc, char **argv)
     }
     pp_error err = {0};
     analysis A;
+    pp_deadline deadline = pp_deadline_in(f.timeout); /* one budget: reading, both searches, writing */
     pp_status st = analyse(f.model, &A, &err);
     if (st == PP_OK)
-        st = f.explain ? explain(&A, &err) : plan(&f, &A, &err);
+        st = f.explain ? explain(&A, &err) : plan(&f, &A, &deadline, &err);
     release(&A);
     return st == PP_OK ? 0 : cli_fail("parplan", &err);
 }

@@ -18,6 +18,22 @@ static void baseline_row(shard_report_row *row, const char *name, const shard_re
         snprintf(row->note, sizeof row->note, "%s", err.message);
 }
 
+/* FSDP is a layout (stored sharded, used whole), not a set of actions. */
+static void fsdp_row(shard_report_row *row, const shard_report *r)
+{
+    pp_error err = {0};
+    row->name = "fsdp";
+    uint8_t *axes = calloc((size_t)r->nda->n_names + 1, 1);
+    pp_status st = axes ? pp_shard_baseline_fsdp(r->nda, r->mesh, axes, &err)
+                        : pp_error_set(&err, PP_ENOMEM, "fsdp: out of memory");
+    if (st == PP_OK)
+        st = pp_shard_cost_eval_layout(r->nda->flat, r->nda, r->mesh, axes, &row->cost, &err);
+    row->ok = st == PP_OK;
+    if (!row->ok)
+        snprintf(row->note, sizeof row->note, "%s", err.message);
+    free(axes);
+}
+
 static pp_status unsharded_row(shard_report_row *row, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                pp_error *err)
 {
@@ -42,30 +58,30 @@ static void candidate_row(shard_report_row *row, const char *name, const pp_shar
 }
 
 pp_status shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
-                             const pp_shard_mesh *mesh, double memory, const pp_shard_search_result *search,
-                             const pp_shard_bridge_plan *bridge, pp_error *err)
+                             const pp_shard_mesh *mesh, const pp_shard_plan_result *plan, pp_error *err)
 {
     memset(r, 0, sizeof *r);
     r->model = model;
     r->mesh_text = mesh_text;
     r->nda = nda;
     r->mesh = mesh;
-    r->memory = memory;
-    r->search = search;
-    r->bridge = bridge;
+    r->memory = plan->memory;
+    r->search = plan->has_search ? &plan->search : NULL;
+    r->bridge = plan->has_bridge ? &plan->bridge : NULL;
     pp_status st = unsharded_row(&r->rows[SHARD_ROW_UNSHARDED], nda, mesh, err);
     baseline_row(&r->rows[SHARD_ROW_DATA_PARALLEL], "data parallel", r, pp_shard_baseline_data_parallel);
     baseline_row(&r->rows[SHARD_ROW_MEGATRON], "megatron", r, pp_shard_baseline_megatron);
     baseline_row(&r->rows[SHARD_ROW_COMBINED], "data parallel + megatron", r, pp_shard_baseline_combined);
-    candidate_row(&r->rows[SHARD_ROW_MCTS], "MCTS search", search ? &search->cost : NULL, "not run (--search)");
-    candidate_row(&r->rows[SHARD_ROW_IOPDDL], "IOPDDL bridge", bridge ? &bridge->cost : NULL, "not run (--search)");
-    r->chosen = !search || (bridge && pp_shard_cost_better(&bridge->cost, &search->cost, memory)) ? SHARD_ROW_IOPDDL
-                                                                                                  : SHARD_ROW_MCTS;
-    r->axes = r->chosen == SHARD_ROW_MCTS ? search->axes : bridge->axes;
+    baseline_row(&r->rows[SHARD_ROW_EXPERT], "expert parallel", r, pp_shard_baseline_expert);
+    fsdp_row(&r->rows[SHARD_ROW_FSDP], r);
+    candidate_row(&r->rows[SHARD_ROW_MCTS], "MCTS search", r->search ? &r->search->cost : NULL, "not run (--search)");
+    candidate_row(&r->rows[SHARD_ROW_IOPDDL], "IOPDDL bridge", r->bridge ? &r->bridge->cost : NULL, "not run (--search)");
+    r->chosen = plan->chosen == PP_SHARD_FROM_MCTS ? SHARD_ROW_MCTS : SHARD_ROW_IOPDDL;
+    r->axes = plan->axes;
+    r->tie_break = plan->tie_break;
     return st;
 }
 
-static const char *bytes_text(double bytes, char *buf, size_t size);
 static const char *time_text(double seconds, char *buf, size_t size);
 
 static const char *collective_names[PP_SHARD_COLLECTIVE_KINDS] = {"all_reduce", "reduce_scatter", "all_gather",
@@ -87,7 +103,7 @@ static void write_collectives(const pp_shard_cost *c, FILE *out)
         if (c->collectives[k]) {
             char b[32];
             fprintf(out, "%s%d %s (%s)", any ? ", " : "", (int)c->collectives[k], collective_names[k],
-                    bytes_text(c->collective_bytes[k], b, sizeof b));
+                    shard_bytes_text(c->collective_bytes[k], b, sizeof b));
             any = true;
         }
     fputs(any ? "\n" : "none\n", out);
@@ -105,7 +121,7 @@ static const char *time_text(double seconds, char *buf, size_t size)
     return buf;
 }
 
-static const char *bytes_text(double bytes, char *buf, size_t size)
+const char *shard_bytes_text(double bytes, char *buf, size_t size)
 {
     static const char *units[] = {"B", "KB", "MB", "GB", "TB"};
     int u = 0;
@@ -127,7 +143,7 @@ static void write_row(const shard_report *r, int k, FILE *out)
     const pp_shard_cost *c = &row->cost, *u = &r->rows[SHARD_ROW_UNSHARDED].cost;
     char t[32], m[32];
     fprintf(out, "%s %-26s %10s %8.2fx %10s%s  ", k == r->chosen ? "*" : " ", row->name, time_text(c->runtime, t, sizeof t),
-            u->runtime / c->runtime, bytes_text(c->peak_memory, m, sizeof m),
+            u->runtime / c->runtime, shard_bytes_text(c->peak_memory, m, sizeof m),
             c->peak_memory > r->memory ? " (over)" : "       ");
     write_collectives(c, out);
 }
@@ -204,7 +220,7 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
 {
     char m[32];
     fprintf(out, "%s on mesh %s: %lld x %s, %s per device\n", r->model, r->mesh_text,
-            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, bytes_text(r->memory, m, sizeof m));
+            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, shard_bytes_text(r->memory, m, sizeof m));
     write_searches(r, out);
     if (r->chosen == SHARD_ROW_MCTS) {
         fprintf(out, "plan: the MCTS search's, %d action%s\n", (int)r->search->n_steps,
@@ -214,11 +230,24 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
     } else {
         fprintf(out, "plan: the IOPDDL bridge's\n");
     }
+    if (r->tie_break) {
+        const pp_shard_cost *won = &r->rows[r->chosen].cost;
+        const pp_shard_cost *lost = &r->rows[r->chosen == SHARD_ROW_MCTS ? SHARD_ROW_IOPDDL : SHARD_ROW_MCTS].cost;
+        char t1[32], t2[32], m1[32], m2[32];
+        fprintf(out, "  (chosen for memory: %s and %s per device against %s and %s, times within %.1f%%)\n",
+                time_text(won->runtime, t1, sizeof t1), shard_bytes_text(won->peak_memory, m1, sizeof m1),
+                time_text(lost->runtime, t2, sizeof t2), shard_bytes_text(lost->peak_memory, m2, sizeof m2),
+                100 * PP_SHARD_TIME_TIE);
+    }
     fputs("shardings (as JAX PartitionSpecs over the mesh axes):", out);
     write_shardings(r, out);
     fprintf(out, "  %-26s %10s %9s %10s         %s\n", "", "time/step", "speed-up", "peak/device", "collectives");
     for (int k = 0; k < SHARD_REPORT_ROWS; k++)
         write_row(r, k, out);
+    if (r->out)
+        fprintf(out, "module: %s annotates %d of the plan's %d tensors with their layout (read back and checked), "
+                     "%d function copies\n",
+                r->out, (int)r->written.annotated, (int)r->written.tensors, (int)r->written.copies);
     return fflush(out) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
 }
 
@@ -275,6 +304,33 @@ static json_t *shardings_json(const shard_report *r)
     return json_pack("{s:o, s:o}", "arguments", args, "results", results);
 }
 
+/* Every tensor the plan fixes: the entry's arguments, then each tensor an op
+ * defines (labelled as --explain labels values), then the entry's results. */
+static json_t *tensors_json(const shard_report *r)
+{
+    const pp_shard_flat *flat = r->nda->flat;
+    json_t *list = json_array();
+    char label[200];
+    for (int32_t v = 0; v < flat->n_values; v++)
+        if (flat->values[v].type.rank >= 0)
+            json_array_append_new(list, json_pack("{s:s, s:o}", "tensor",
+                                                  pp_shard_value_label(flat, v, label, sizeof label), "spec",
+                                                  spec_json(r, v)));
+    for (int32_t k = 0; k < flat->n_outputs; k++) {
+        snprintf(label, sizeof label, "result %d", (int)k);
+        json_array_append_new(list, json_pack("{s:s, s:o}", "tensor", label, "spec", spec_json(r, r->nda->out_use + k)));
+    }
+    return list;
+}
+
+static json_t *written_json(const shard_report *r)
+{
+    if (!r->out)
+        return json_null();
+    return json_pack("{s:s, s:i, s:i, s:i}", "file", r->out, "tensors", (int)r->written.tensors, "annotated",
+                     (int)r->written.annotated, "copies", (int)r->written.copies);
+}
+
 static json_t *mcts_json(const pp_shard_search_result *s)
 {
     if (!s)
@@ -300,15 +356,18 @@ static json_t *iopddl_json(const shard_report *r)
 pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *err)
 {
     json_t *baselines = json_object(), *candidates = json_object();
-    static const char *keys[] = {"data_parallel", "megatron", "data_parallel_megatron"};
-    for (int k = 0; k < 3; k++)
+    static const char *keys[] = {"data_parallel", "megatron", "data_parallel_megatron", "expert_parallel", "fsdp"};
+    for (int k = 0; k < 5; k++)
         json_object_set_new(baselines, keys[k], cost_json(r, &r->rows[SHARD_ROW_DATA_PARALLEL + k]));
     json_object_set_new(candidates, "mcts", cost_json(r, &r->rows[SHARD_ROW_MCTS]));
     json_object_set_new(candidates, "iopddl", cost_json(r, &r->rows[SHARD_ROW_IOPDDL]));
     json_t *plan = cost_json(r, &r->rows[r->chosen]);
     json_object_set_new(plan, "source", json_string(r->chosen == SHARD_ROW_MCTS ? "mcts" : "iopddl"));
+    json_object_set_new(plan, "memory_tie_break", json_boolean(r->tie_break));
     json_object_set_new(plan, "actions", steps_json(r));
     json_object_set_new(plan, "shardings", shardings_json(r));
+    json_object_set_new(plan, "tensors", tensors_json(r));
+    json_object_set_new(plan, "module", written_json(r));
     json_t *root = json_pack("{s:s, s:s, s:s, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "model", r->model, "mesh",
                              r->mesh_text, "device", r->mesh->device->name, "devices",
                              (json_int_t)pp_shard_mesh_devices(r->mesh), "memory", r->memory, "search",

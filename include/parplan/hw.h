@@ -37,6 +37,20 @@ const pp_hw_device_type *pp_hw_catalog_type(const pp_hw_catalog *cat, size_t ind
 
 void pp_hw_catalog_free(pp_hw_catalog *cat);
 
+/* Math modes of the catalog's "peaks": plain FP32 on the CUDA cores, TF32,
+ * BF16/FP16 and FP8 tensor-core math (FP32 accumulate). */
+typedef enum { PP_HW_FP32 = 0, PP_HW_TF32, PP_HW_BF16, PP_HW_FP8, PP_HW_MATH_MODES } pp_hw_math;
+
+/* "fp32", "tf32", "bf16", "fp8": the catalog's keys. */
+const char *pp_hw_math_name(pp_hw_math mode);
+
+/* Peak FLOP/s (dense, uncalibrated) of the catalog's type t in `mode`. A
+ * mode the device lacks falls back to the one it runs as: FP8 to BF16 (no
+ * FP8 tensor cores), TF32 to FP32 (none, as on a V100), BF16 to peak_flops;
+ * a type given without "peaks" (a user's file), or not of this catalog, has
+ * peak_flops for every mode. The cluster planner prices with peak_flops. */
+double pp_hw_catalog_peak(const pp_hw_catalog *cat, const pp_hw_device_type *t, pp_hw_math mode);
+
 /* Time in seconds of an op doing `flops` floating-point operations and
  * moving `bytes` to and from device memory on type t: the slower of its
  * compute and its memory traffic at the calibrated rates (roofline). */

@@ -147,7 +147,9 @@ typedef struct {
  * name is the op name as written ("stablehlo.add", "call", "func.return"),
  * attrs the raw text of the op's attributes (a constant's value, properties
  * of the generic form, a convolution's window and padding; for a call the
- * callee "@name"), kept for the writer; NULL when there are none. Region
+ * callee "@name"; for an opaque op in pretty form the text between its name
+ * and its types, "@Sharding(%x) {mhlo.sharding = ...}"), kept for the
+ * writer; NULL when there are none. Region
  * (body) ops use values of the same function: block arguments have op -2. */
 typedef struct {
     pp_shard_op_kind kind;
@@ -168,6 +170,8 @@ typedef struct {
     int32_t callee;
     const char *attrs;
     int32_t body_first, body_count; /* this op's region ops in the function's body_ops */
+    size_t src_start, src_end; /* byte offsets in the text: its first result name (else
+                                  its name) and after its last token (loc included) */
 } pp_shard_op;
 
 /* An argument or a result of a function with its attribute dictionary kept
@@ -192,12 +196,14 @@ typedef struct {
     pp_shard_op *ops;
     int32_t n_body_ops; /* ops inside regions (reduce bodies), grouped per parent op */
     pp_shard_op *body_ops;
+    size_t src_start, src_end; /* byte offsets of "func.func" and after its closing '}' */
 } pp_shard_func;
 
 /* A warning: an op the reader does not know, kept as an opaque node. One per
  * op name, at its first use; count is the number of uses. */
 typedef struct {
-    const char *message; /* "NAME:LINE:COL: unknown op 'x.y' kept as opaque" */
+    const char *message; /* "NAME:LINE:COL: unknown op 'x.y' kept as opaque", or for a custom
+                            call "NAME:LINE:COL: stablehlo.custom_call @target kept as opaque ..." */
     const char *op_name;
     int32_t count;
 } pp_shard_warning;
@@ -223,6 +229,12 @@ pp_status pp_shard_module_load(const char *path, pp_shard_module **out, pp_error
 pp_status pp_shard_module_parse(const char *name, const char *text, size_t size,
                                 pp_shard_module **out, pp_error *err);
 void pp_shard_module_free(pp_shard_module *module);
+
+/* PP_EINPUT "FILE:LINE:COL: ..." at the first value of any function whose
+ * type has a dynamic dimension ('?'): the reader keeps them
+ * (-1), but sizes are what the sharder divides and prices, so planning needs
+ * them static. */
+pp_status pp_shard_module_check_static(const pp_shard_module *module, pp_error *err);
 
 /* The function named `name` (without '@'), or -1. */
 int32_t pp_shard_module_find_func(const pp_shard_module *module, const char *name);
@@ -404,17 +416,44 @@ const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char 
 /* ---- Cost model (paper 004 section 4.5): meshes, sharding states, costs. */
 
 #define PP_SHARD_MAX_AXES 8
-#define PP_SHARD_MAX_ACTIONS 32 /* the search's depth is at most 30 */
+#define PP_SHARD_MAX_ACTIONS 64 /* the search's depth is at most 30; baselines use more */
+
+/* What the user will run f32 matrix products as (`--precision`):
+ *   TYPED: each op at its element type's rate: f32 (and f64, integers) at
+ *          plain FP32, bf16/f16 at BF16/FP16 tensor-core rate, f8 types at FP8;
+ *   TF32:  f32 products on TF32 tensor cores;
+ *   BF16:  the f32 graph cast to bf16: f32 products at the BF16 rate and f32
+ *          tensors counted at 2 bytes (memory, traffic, collectives).
+ * Only dot_general and convolution are priced by FLOPs; every other op by
+ * its bytes. */
+typedef enum { PP_SHARD_PRECISION_TYPED = 0, PP_SHARD_PRECISION_TF32, PP_SHARD_PRECISION_BF16 } pp_shard_precision;
+
+/* "typed", "tf32" or "bf16"; PP_EARG otherwise. */
+pp_status pp_shard_precision_parse(const char *text, pp_shard_precision *out, pp_error *err);
+
+/* The math mode the mesh's device runs a product of element type `elem` in. */
+pp_hw_math pp_shard_math_of(pp_shard_precision precision, const char *elem);
 
 /* A device mesh: named axes with sizes, one device type (borrowed from a
- * catalog that must outlive the mesh), one link per axis. */
+ * catalog that must outlive the mesh), one link per axis; the precision
+ * products are priced at and the device's peak per math mode (0: its
+ * peak_flops), both unset by pp_shard_mesh_parse: TYPED, and every mode
+ * at peak_flops until pp_shard_mesh_set_peaks reads them from a catalog. */
 typedef struct {
     int32_t n_axes;
     char names[PP_SHARD_MAX_AXES][16];
     int32_t sizes[PP_SHARD_MAX_AXES];
     pp_hw_link links[PP_SHARD_MAX_AXES];
     const pp_hw_device_type *device;
+    pp_shard_precision precision;
+    double peaks[PP_HW_MATH_MODES];
 } pp_shard_mesh;
+
+/* The device's peaks per math mode from the catalog it belongs to. */
+void pp_shard_mesh_set_peaks(pp_shard_mesh *mesh, const pp_hw_catalog *catalog);
+
+/* FLOP/s of the mesh's device in `mode` (uncalibrated). */
+double pp_shard_mesh_peak(const pp_shard_mesh *mesh, pp_hw_math mode);
 
 /* The link every axis gets unless told otherwise: NVLink 3 as on an A100
  * SXM node, 300e9 bytes/s each way and 5e-6 s per message (NCCL's latency
@@ -498,13 +537,26 @@ pp_status pp_shard_cost_eval_layout(const pp_shard_flat *flat, const pp_shard_nd
 double pp_shard_cost_relative(const pp_shard_cost *cost, const pp_shard_cost *initial, double memory,
                               double penalty);
 
-/* a ranks above b as a plan: a fits `memory` and b does not, or both or
- * neither fit and a is faster. */
+/* Two step times within PP_SHARD_TIME_TIE of the faster count as equal when
+ * plans are ranked (the cost model is no finer than that). */
+#define PP_SHARD_TIME_TIE 0.005
+bool pp_shard_cost_tied(const pp_shard_cost *a, const pp_shard_cost *b);
+
+/* a ranks above b as a plan: a fits `memory` and b does not; or both or
+ * neither fit, their times are tied and a's peak is smaller; or they are
+ * not tied (or their peaks equal) and a is faster. */
 bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory);
 
 /* Expert baselines (colors chosen as documented in src/shard/baseline.c).
  * PP_EINPUT when the model has no such color (no output, no MLP/heads). */
 int32_t pp_shard_batch_color(const pp_shard_nda *nda);
+
+/* What entry argument `arg` is, by the rule of src/shard/roles.c: integer
+ * or boolean -> token ids; floating with a batch dimension -> activation;
+ * other floating -> parameter. Non-tensor arguments count as token ids. */
+typedef enum { PP_SHARD_ROLE_PARAMETER = 0, PP_SHARD_ROLE_ACTIVATION, PP_SHARD_ROLE_TOKENS } pp_shard_role;
+pp_shard_role pp_shard_arg_role(const pp_shard_nda *nda, int32_t arg);
+const char *pp_shard_role_name(pp_shard_role role); /* "parameter", "activation", "token ids" */
 pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                           pp_shard_state *out, pp_error *err);
 pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
@@ -512,6 +564,16 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
 /* Batch on the first axis, Megatron's colors on the last (needs two axes). */
 pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                      pp_error *err);
+/* Expert parallelism: the expert color (a batching dimension of a matmul
+ * with a parameter, as MoE layers' "etd,edh->eth" lower) over the first
+ * mesh axis; the cost model prices the dispatch and combine it implies. */
+pp_status pp_shard_baseline_expert(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
+                                   pp_error *err);
+/* FSDP as a layout (nda->n_names bytes in axes): data parallelism over all
+ * axes, and every parameter's definition sharded over them too, one axis at
+ * a time on its largest dimension that still divides, while its uses stay
+ * whole: the cost model gathers it (all_gather) where it is used. */
+pp_status pp_shard_baseline_fsdp(const pp_shard_nda *nda, const pp_shard_mesh *mesh, uint8_t *axes, pp_error *err);
 
 /* ---- Search (paper 004 section 4): Monte Carlo tree search over sharding
  * actions, color x resolution x mesh axis, each mirrored across repeated

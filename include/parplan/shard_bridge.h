@@ -44,8 +44,10 @@ const pp_iopddl_problem *pp_shard_bridge_problem(const pp_shard_bridge *bridge);
 pp_status pp_shard_bridge_write(const pp_shard_bridge *bridge, const char *name, FILE *out, pp_error *err);
 
 /* PP_EINPUT, naming the first difference, when `problem` (a file read back
- * for --apply-iopddl) does not have this bridge's node count and strategy
- * counts: it was built for another model or mesh. */
+ * for --apply-iopddl) is not this bridge's number for number: node and
+ * strategy counts, intervals, strategy costs and usages, edges and their
+ * costs, the usage limit. It was then built for another model, mesh or
+ * memory limit, or edited. */
 pp_status pp_shard_bridge_check(const pp_shard_bridge *bridge, const pp_iopddl_problem *problem, pp_error *err);
 
 /* The layout (nda->n_names bytes, bit a for mesh axis a, as

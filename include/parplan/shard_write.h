@@ -62,4 +62,45 @@ pp_status pp_shard_write_module(const pp_shard_nda *nda, const pp_shard_mesh *me
                                 pp_shard_format format, const char *text, size_t size, char **out,
                                 size_t *out_size, pp_error *err);
 
+/* What the written module carries of a plan, as read back from its text. */
+typedef struct {
+    int32_t tensors;   /* tensors the plan fixes: the entry's arguments and results and
+                          every tensor an op of the flattened module defines (tensor types only) */
+    int32_t annotated; /* of those, the ones the written module annotates, each checked to
+                          carry the plan's layout */
+    int32_t copies;    /* functions added: a callee copied for each further distinct
+                          layout its call sites need */
+} pp_shard_write_stats;
+
+/* The whole plan in the module (issue 15): pp_shard_write_module's
+ * signature, and after every op of every function the flattened module runs
+ * that defines one tensor, a constraint holding that tensor's layout under
+ * the op's result name, the op's own result renamed (see
+ * shard_write_prefix in src/shard/write_internal.h):
+ *   GSPMD: %0 = stablehlo.custom_call @Sharding(%ppw_0) {mhlo.sharding = "..."} : (T) -> T
+ *          (what JAX's with_sharding_constraint lowers to);
+ *   SDY:   %0 = sdy.sharding_constraint %ppw_0 <@mesh, [{"b"}, {}]> : T
+ * A function called from several places whose layouts differ is copied once
+ * per distinct layout (its name + "_sharded_N", the copy right after it) and
+ * each call calls its own copy, so every inlined copy of a layer carries
+ * its own layout. Ops with several results are left to propagation (not
+ * counted as annotated). The written text is then read again and checked
+ * with pp_shard_write_check; *stats (may be NULL) is what that found.
+ * PP_EINPUT as pp_shard_write_module, or when a copy's name is taken. */
+pp_status pp_shard_write_plan(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8_t *axes,
+                              pp_shard_format format, const char *text, size_t size, char **out, size_t *out_size,
+                              pp_shard_write_stats *stats, pp_error *err);
+
+/* Reads `text` (a module pp_shard_write_plan wrote from the module nda was
+ * made of) and checks that each annotation it carries (the entry's
+ * signature, the inserted constraints, matched to the plan's tensors through
+ * the flattened module) gives the layout `axes` gives that tensor. GSPMD
+ * strings are decoded into mesh axes per dimension from their tile sizes and
+ * device order, Shardy's into axis names. PP_EINPUT "FILE:LINE:COL: ..."
+ * naming the first tensor whose annotation differs, or when the module's
+ * ops do not follow the plan's. */
+pp_status pp_shard_write_check(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8_t *axes,
+                               pp_shard_format format, const char *text, size_t size, pp_shard_write_stats *stats,
+                               pp_error *err);
+
 #endif

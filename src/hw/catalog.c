@@ -10,6 +10,7 @@
  *       {"name": "A100-80GB-SXM", "aliases": ["a100"],
  *        "peak_flops": 312e12, "memory_bandwidth": 2039e9, "memory_bytes": 85899345920,
  *        "efficiency": {"compute": 0.6, "memory": 0.8},
+ *        "peaks": {"fp32": 19.5e12, "tf32": 156e12, "bf16": 312e12},
  *        "source": {"peak_flops": "datasheet ...", "memory_bandwidth": "...",
  *                   "memory_bytes": "...", "efficiency": "..."},
  *        "comment": "any text"}
@@ -24,6 +25,10 @@
  * - A known type gets only the fields the entry sets: a calibration file
  *   that sets only "efficiency" changes nothing else.
  * - "efficiency": "compute" and "memory", each in (0, 1], default 1.0.
+ * - "peaks": FLOP/s per math mode, dense: "fp32" (CUDA cores), "tf32",
+ *   "bf16" (BF16/FP16 tensor cores, FP32 accumulate), "fp8"; any may be
+ *   absent (pp_hw_peak's fallbacks). The auto-sharder prices each op at the
+ *   mode its element type runs in; peak_flops stays the cluster planner's.
  * - "aliases": more names for the type; an alias may not name another type.
  * - "source" (per figure) and "comment" are text, checked and not kept.
  * - A type may appear once per file; unknown keys are errors.
@@ -38,6 +43,7 @@
 
 typedef struct {
     pp_hw_device_type t; /* t.name points at name */
+    double peaks[PP_HW_MATH_MODES]; /* 0: not given */
     char *name;
     char **aliases;
     size_t alias_count;
@@ -149,6 +155,7 @@ static pp_hw_catalog *catalog_copy(const pp_hw_catalog *cat)
         }
         to->t = from->t;
         to->t.name = to->name;
+        memcpy(to->peaks, from->peaks, sizeof to->peaks);
     }
     return copy;
 }
@@ -190,13 +197,28 @@ static pp_status read_efficiency(pp_json_at at, const json_t *obj, hw_type *h, p
     return PP_OK;
 }
 
+/* "peaks": {"fp32": ..., "tf32": ..., "bf16": ..., "fp8": ...}, any of them, FLOP/s > 0. */
+static pp_status read_peaks(pp_json_at at, const json_t *obj, hw_type *h, pp_error *err)
+{
+    json_t *v = json_object_get(obj, "peaks");
+    if (!v)
+        return PP_OK;
+    static const char *const keys[] = {"fp32", "tf32", "bf16", "fp8", NULL};
+    char path[300];
+    pp_json_at pat = {at.file, pp_json_path(path, sizeof path, at.path, "peaks", -1)};
+    pp_status st = pp_json_object(pat, v, keys, err);
+    for (int m = 0; !st && m < PP_HW_MATH_MODES; m++)
+        st = figure(pat, v, pp_hw_math_name((pp_hw_math)m), false, INFINITY, &h->peaks[m], err);
+    return st;
+}
+
 static pp_status read_source(pp_json_at at, const json_t *obj, pp_error *err)
 {
     json_t *v = json_object_get(obj, "source");
     if (!v)
         return PP_OK;
     static const char *const keys[] = {"peak_flops", "memory_bandwidth", "memory_bytes",
-                                       "efficiency", NULL};
+                                       "efficiency", "peaks", NULL};
     char path[300];
     pp_json_at sat = {at.file, pp_json_path(path, sizeof path, at.path, "source", -1)};
     pp_status st = pp_json_object(sat, v, keys, err);
@@ -234,7 +256,7 @@ static pp_status read_aliases(pp_json_at at, const json_t *obj, pp_hw_catalog *c
 static pp_status read_type(pp_json_at at, const json_t *obj, pp_hw_catalog *cat, pp_error *err)
 {
     static const char *const keys[] = {"name", "aliases", "peak_flops", "memory_bandwidth",
-                                       "memory_bytes", "efficiency", "source", "comment", NULL};
+                                       "memory_bytes", "efficiency", "peaks", "source", "comment", NULL};
     const char *name = NULL, *comment;
     pp_status st;
     if ((st = pp_json_object(at, obj, keys, err)) ||
@@ -255,7 +277,8 @@ static pp_status read_type(pp_json_at at, const json_t *obj, pp_hw_catalog *cat,
         (st = figure(at, obj, "memory_bandwidth", is_new, INFINITY, &h->t.memory_bandwidth,
                      err)) ||
         (st = figure(at, obj, "memory_bytes", is_new, INFINITY, &h->t.memory_bytes, err)) ||
-        (st = read_efficiency(at, obj, h, err)) || (st = read_source(at, obj, err)))
+        (st = read_efficiency(at, obj, h, err)) || (st = read_peaks(at, obj, h, err)) ||
+        (st = read_source(at, obj, err)))
         return st;
     return read_aliases(at, obj, cat, h, err);
 }
@@ -326,4 +349,25 @@ pp_status pp_hw_catalog_builtin(pp_hw_catalog **out, pp_error *err)
     }
     *out = cat;
     return PP_OK;
+}
+
+const char *pp_hw_math_name(pp_hw_math mode)
+{
+    static const char *const names[PP_HW_MATH_MODES] = {"fp32", "tf32", "bf16", "fp8"};
+    return mode < PP_HW_MATH_MODES ? names[mode] : "?";
+}
+
+double pp_hw_catalog_peak(const pp_hw_catalog *cat, const pp_hw_device_type *t, pp_hw_math mode)
+{
+    const double *peaks = NULL;
+    for (size_t i = 0; i < cat->count && !peaks; i++)
+        if (&cat->types[i].t == t)
+            peaks = cat->types[i].peaks;
+    if (!peaks || peaks[mode] > 0)
+        return peaks ? peaks[mode] : t->peak_flops;
+    switch (mode) {
+    case PP_HW_FP8: return pp_hw_catalog_peak(cat, t, PP_HW_BF16);
+    case PP_HW_TF32: return peaks[PP_HW_FP32] > 0 ? peaks[PP_HW_FP32] : t->peak_flops;
+    default: return t->peak_flops;
+    }
 }

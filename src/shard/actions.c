@@ -12,7 +12,7 @@
 #include <string.h>
 #include "cost_internal.h"
 #include "nda_internal.h"
-#include "search_internal.h"
+#include "action_space.h"
 
 enum { FULL_RESOLUTIONS_UP_TO = 4 };
 

@@ -453,3 +453,39 @@ bool shard_check_op(const pp_shard_value *values, const pp_shard_op *op, char *w
     default: return true;
     }
 }
+
+static int32_t dynamic_dim(const pp_shard_type *t)
+{
+    for (int32_t d = 0; d < t->rank; d++)
+        if (t->dims[d] < 0)
+            return d;
+    return -1;
+}
+
+/* Where value v of f was defined: its op, or the function for an argument. */
+static void value_position(const pp_shard_func *f, const pp_shard_value *v, int32_t *line, int32_t *col)
+{
+    const pp_shard_op *op = v->op >= 0 ? (v->in_body ? &f->body_ops[v->op] : &f->ops[v->op]) : NULL;
+    *line = op ? op->line : f->line;
+    *col = op ? op->col : f->col;
+}
+
+pp_status pp_shard_module_check_static(const pp_shard_module *m, pp_error *err)
+{
+    for (int32_t fi = 0; fi < m->n_funcs; fi++) {
+        const pp_shard_func *f = &m->funcs[fi];
+        for (int32_t k = 0; k < f->n_values; k++) {
+            int32_t d = dynamic_dim(&f->values[k].type), line, col;
+            if (d < 0)
+                continue;
+            char type[256];
+            value_position(f, &f->values[k], &line, &col);
+            return pp_error_set(err, PP_EINPUT,
+                                "%s:%d:%d: %%%s has type %s, whose dimension %d is dynamic ('?'): the sharder "
+                                "needs static shapes (export with concrete sizes)",
+                                m->file, (int)line, (int)col, f->values[k].name,
+                                shard_type_text(&f->values[k].type, type, sizeof type), (int)d);
+        }
+    }
+    return PP_OK;
+}

@@ -28,6 +28,7 @@
  * - peak memory counts the local definitions only (arguments live
  *   throughout, a value from its op to its last use, outputs to the end);
  *   resharding buffers are transient and left out. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cost_internal.h"
@@ -45,6 +46,14 @@ static int64_t local_dim(const model *M, int32_t t, int32_t d)
     return size < 0 ? 0 : size / shard_axes_devices(M->mesh, M->axes[M->nda->tensors[t].first + d]);
 }
 
+/* Bits per element as run: f32 cast to bf16 under --precision bf16. */
+static double tensor_bits(const model *M, const pp_shard_type *ty)
+{
+    if (M->mesh->precision == PP_SHARD_PRECISION_BF16 && strcmp(ty->elem, "f32") == 0)
+        return 16;
+    return ty->bits > 0 ? ty->bits : 32;
+}
+
 double shard_cost_local_bytes(const model *M, int32_t t)
 {
     const pp_shard_type *ty = tensor_type(M, t);
@@ -53,7 +62,7 @@ double shard_cost_local_bytes(const model *M, int32_t t)
     double n = 1;
     for (int32_t d = 0; d < ty->rank; d++)
         n *= (double)local_dim(M, t, d);
-    return n * (ty->bits > 0 ? ty->bits : 32) / 8.0;
+    return n * tensor_bits(M, ty) / 8.0;
 }
 
 static pp_status apply_action(const pp_shard_nda *nda, const pp_shard_mesh *mesh, uint8_t *axes,
@@ -343,6 +352,66 @@ static double operand_not_kept(const model *M, const pp_shard_op *op, const pp_s
 
 /* Operand k's axes the op cannot keep: gathered (or halos exchanged);
  * returns how much larger the op then reads it. */
+/* The dimensions [*first, *last] of `in` that cover, in the cumulative
+ * product of sizes, exactly what dimensions [from, to] of `out` cover,
+ * extending [from, to] to the smallest such group; false when none. */
+static bool reshape_group(const pp_shard_type *in, const pp_shard_type *out, int32_t *from, int32_t *to,
+                          int32_t *first, int32_t *last)
+{
+    int64_t start = 1, end = 1, p = 1;
+    for (int32_t y = 0; y < *from; y++)
+        start *= out->dims[y];
+    end = start * out->dims[*from];
+    int32_t x = 0;
+    for (; x < in->rank && p < start; x++)
+        p *= in->dims[x];
+    if (p != start)
+        return false;
+    *first = x;
+    int64_t q = p, r = end;
+    while (q != r) {
+        if (q < r && x < in->rank)
+            q *= in->dims[x++];
+        else if (q > r && *to + 1 < out->rank)
+            r *= out->dims[++*to];
+        else
+            return false;
+    }
+    *last = x - 1;
+    return *last >= *first;
+}
+
+/* A reshape keeps operand dimension d on its axes when d is the major
+ * dimension of a group the reshape splits or merges (32 -> 4 x 8, or back),
+ * the result's major dimension carries the same axes, the rest of the group
+ * none, and the smaller major size divides by their devices: each device
+ * then holds whole rows of the major dimension on both sides. */
+static bool reshape_keeps(const model *M, const pp_shard_flat_op *fo, int32_t use, int32_t d)
+{
+    const pp_shard_type *in = tensor_type(M, use), *out = &M->flat->values[fo->results[0]].type;
+    const pp_shard_nda_tensor *U = &M->nda->tensors[use], *R = &M->nda->tensors[fo->results[0]];
+    int32_t from = 0;
+    int64_t before = 1;
+    for (int32_t x = 0; x < d; x++)
+        before *= in->dims[x];
+    for (int64_t p = 1; from < out->rank && p < before; from++)
+        p *= out->dims[from];
+    while (from < out->rank && out->dims[from] == 1)
+        from++;
+    int32_t to = from, first, last;
+    if (from >= out->rank || !reshape_group(in, out, &from, &to, &first, &last) || first != d)
+        return false;
+    uint8_t bits = M->axes[U->first + d];
+    for (int32_t x = first + 1; x <= last; x++)
+        if (M->axes[U->first + x])
+            return false;
+    for (int32_t y = from + 1; y <= to; y++)
+        if (M->axes[R->first + y])
+            return false;
+    int64_t major = in->dims[d] < out->dims[from] ? in->dims[d] : out->dims[from];
+    return M->axes[R->first + from] == bits && major % shard_axes_devices(M->mesh, bits) == 0;
+}
+
 static double gather_lost_axes(const model *M, const pp_shard_op *op, const pp_shard_flat_op *fo, int32_t use,
                                int32_t k, pp_shard_cost *acc)
 {
@@ -352,7 +421,8 @@ static double gather_lost_axes(const model *M, const pp_shard_op *op, const pp_s
         for (int32_t a = 0; a < M->mesh->n_axes; a++) {
             uint8_t bit = (uint8_t)(1u << a);
             if ((M->axes[T->first + d] & bit) && !shard_op_sums(op, k, d) &&
-                !identified_result_has(M, op, fo, T->first + d, bit))
+                !identified_result_has(M, op, fo, T->first + d, bit) &&
+                !(op->kind == PP_SHARD_OP_RESHAPE && k == 0 && reshape_keeps(M, fo, use, d)))
                 factor *= operand_not_kept(M, op, fo, use, k, d, a, acc);
         }
     return factor;
@@ -393,7 +463,11 @@ void shard_cost_op(const model *M, int32_t i, pp_shard_cost *acc)
     for (int32_t k = 0; k < op->n_results; k++)
         bytes += shard_cost_local_bytes(M, fo->results[k]);
     settle_partial_sums(M, i, acc);
-    double t = pp_hw_op_time(M->mesh->device, flops, bytes);
+    /* the roofline at the peak of the math mode the op's element type runs in */
+    pp_hw_device_type device = *M->mesh->device;
+    if (flops > 0) /* a dot_general or convolution: operand 0 gives the element type */
+        device.peak_flops = pp_shard_mesh_peak(M->mesh, pp_shard_math_of(M->mesh->precision, tensor_type(M, use)->elem));
+    double t = pp_hw_op_time(&device, flops, bytes);
     acc->flops += flops;
     acc->compute_time += t;
     acc->runtime += t;
@@ -536,10 +610,20 @@ double pp_shard_cost_relative(const pp_shard_cost *cost, const pp_shard_cost *in
     return rt + penalty * (cost->peak_memory - memory) / initial->peak_memory;
 }
 
+bool pp_shard_cost_tied(const pp_shard_cost *a, const pp_shard_cost *b)
+{
+    double fast = a->runtime < b->runtime ? a->runtime : b->runtime;
+    return fabs(a->runtime - b->runtime) <= PP_SHARD_TIME_TIE * fast;
+}
+
+/* A time difference the cost model cannot vouch for should not cost the
+ * user memory: within the tie, the smaller peak wins. */
 bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory)
 {
     bool a_fits = a->peak_memory <= memory, b_fits = b->peak_memory <= memory;
     if (a_fits != b_fits)
         return a_fits;
+    if (pp_shard_cost_tied(a, b) && a->peak_memory != b->peak_memory)
+        return a->peak_memory < b->peak_memory;
     return a->runtime < b->runtime;
 }

@@ -156,6 +156,29 @@ static void write_layers(const pp_shard_nda *nda, FILE *out)
     }
 }
 
+/* The entry's arguments by role (roles.c's rule): counts, and the
+ * activations and token ids by name (the parameters are the rest). */
+static void write_roles(const pp_shard_nda *nda, FILE *out)
+{
+    const pp_shard_flat *flat = nda->flat;
+    const pp_shard_func *entry = &flat->module->funcs[flat->module->entry];
+    int32_t count[3] = {0, 0, 0};
+    for (int32_t k = 0; k < flat->n_inputs; k++)
+        count[pp_shard_arg_role(nda, k)]++;
+    fprintf(out, "arguments by role (integer or boolean: token ids; floating with a dimension of the batch color: "
+                 "activation; other floating: parameter): %d parameters, %d activations, %d token ids\n",
+            (int)count[0], (int)count[1], (int)count[2]);
+    for (int r = PP_SHARD_ROLE_ACTIVATION; r <= PP_SHARD_ROLE_TOKENS; r++) {
+        if (count[r] == 0)
+            continue;
+        fprintf(out, "  %s:", pp_shard_role_name((pp_shard_role)r));
+        for (int32_t k = 0, shown = 0; k < flat->n_inputs; k++)
+            if ((int)pp_shard_arg_role(nda, k) == r && shown++ < 16)
+                fprintf(out, " %%%s", entry->values[k].name);
+        fprintf(out, count[r] > 16 ? " ...\n" : "\n");
+    }
+}
+
 void pp_shard_write_explain(const pp_shard_nda *nda, FILE *out)
 {
     const pp_shard_module *m = nda->flat->module;
@@ -166,4 +189,5 @@ void pp_shard_write_explain(const pp_shard_nda *nda, FILE *out)
     write_conflicts(nda, out);
     write_sets(nda, out);
     write_layers(nda, out);
+    write_roles(nda, out);
 }

@@ -92,3 +92,40 @@ pp_status pp_shard_mesh_parse(const char *text, const pp_hw_device_type *device,
     *out = m;
     return PP_OK;
 }
+
+pp_status pp_shard_precision_parse(const char *text, pp_shard_precision *out, pp_error *err)
+{
+    static const char *const names[] = {"typed", "tf32", "bf16"};
+    for (int k = 0; k < 3; k++)
+        if (strcmp(text, names[k]) == 0) {
+            *out = (pp_shard_precision)k;
+            return PP_OK;
+        }
+    return pp_error_set(err, PP_EARG, "precision '%s': expected typed, tf32 or bf16", text);
+}
+
+/* f64 has no figure in the catalog: priced at FP32, which flatters it on
+ * data-center parts (FP64 is half of FP32 there). Integers likewise. */
+pp_hw_math pp_shard_math_of(pp_shard_precision precision, const char *elem)
+{
+    if (strcmp(elem, "bf16") == 0 || strcmp(elem, "f16") == 0)
+        return PP_HW_BF16;
+    if (strncmp(elem, "f8", 2) == 0)
+        return PP_HW_FP8;
+    if (strcmp(elem, "f32") != 0)
+        return PP_HW_FP32;
+    return precision == PP_SHARD_PRECISION_TF32 ? PP_HW_TF32
+           : precision == PP_SHARD_PRECISION_BF16 ? PP_HW_BF16
+                                                  : PP_HW_FP32;
+}
+
+void pp_shard_mesh_set_peaks(pp_shard_mesh *mesh, const pp_hw_catalog *catalog)
+{
+    for (int m = 0; m < PP_HW_MATH_MODES; m++)
+        mesh->peaks[m] = pp_hw_catalog_peak(catalog, mesh->device, (pp_hw_math)m);
+}
+
+double pp_shard_mesh_peak(const pp_shard_mesh *mesh, pp_hw_math mode)
+{
+    return mesh->peaks[mode] > 0 ? mesh->peaks[mode] : mesh->device->peak_flops;
+}

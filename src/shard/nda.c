@@ -7,33 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int32_t shard_uf_find(int32_t *parent, int32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
-void shard_uf_union(int32_t *parent, int32_t a, int32_t b)
-{
-    a = shard_uf_find(parent, a);
-    b = shard_uf_find(parent, b);
-    if (a < b)
-        parent[b] = a;
-    else if (b < a)
-        parent[a] = b;
-}
-
-void *shard_nda_alloc(pp_shard_nda *nda, size_t count, size_t size, pp_error *err)
-{
-    void *p = pp_arena_calloc(nda->arena, count ? count : 1, size);
-    if (!p)
-        pp_error_set(err, PP_ENOMEM, "out of memory in the named-dimension analysis");
-    return p;
-}
-
 /* The names of one op: its uses' and its results' first names. */
 typedef struct {
     pp_shard_nda *nda;
@@ -413,29 +386,8 @@ static bool identify(pp_shard_nda *nda, pp_error *err)
     return summarize_colors(nda, err);
 }
 
-pp_status pp_shard_nda_run(const pp_shard_flat *flat, pp_shard_nda **out, pp_error *err)
+/* The names, the op rules and the map, the iclasses and the colors. */
+bool shard_nda_names(pp_shard_nda *nda, pp_error *err)
 {
-    *out = NULL;
-    pp_arena *arena = pp_arena_new(1 << 16);
-    pp_shard_nda *nda = arena ? pp_arena_calloc(arena, 1, sizeof *nda) : NULL;
-    if (!nda) {
-        pp_arena_free(arena);
-        return pp_error_set(err, PP_ENOMEM, "out of memory in the named-dimension analysis");
-    }
-    nda->arena = arena;
-    nda->flat = flat;
-    bool ok = name_tensors(nda, err) && index_names(nda, err) && build_map(nda, err) && identify(nda, err) &&
-              shard_nda_conflicts(nda, err) && shard_nda_layers(nda, err);
-    if (!ok) {
-        pp_arena_free(arena);
-        return err->status != PP_OK ? err->status : pp_error_set(err, PP_ENOMEM, "out of memory");
-    }
-    *out = nda;
-    return PP_OK;
-}
-
-void pp_shard_nda_free(pp_shard_nda *nda)
-{
-    if (nda)
-        pp_arena_free(nda->arena);
+    return name_tensors(nda, err) && index_names(nda, err) && build_map(nda, err) && identify(nda, err);
 }

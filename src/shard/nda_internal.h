@@ -1,6 +1,7 @@
 /* nda_internal.h: what the named-dimension analysis files share: the
- * union-find over dimension names and the later stages (conflicts and
- * compatibility sets, repeated layers) that nda.c runs in turn. */
+ * union-find over dimension names and the arena (nda_util.c), and the
+ * stages analysis.c runs in turn: names and colors (nda.c), conflicts and
+ * compatibility sets (conflicts.c), repeated layers (layers.c). */
 #ifndef PP_SHARD_NDA_INTERNAL_H
 #define PP_SHARD_NDA_INTERNAL_H
 
@@ -12,6 +13,9 @@ void shard_uf_union(int32_t *parent, int32_t a, int32_t b);
 
 /* Allocation in the analysis' arena that reports out of memory. */
 void *shard_nda_alloc(pp_shard_nda *nda, size_t count, size_t size, pp_error *err);
+
+/* Fills tensors, names, the map, iclasses and colors (nda.c). */
+bool shard_nda_names(pp_shard_nda *nda, pp_error *err);
 
 /* Fills conflicts and sets (conflicts.c). */
 bool shard_nda_conflicts(pp_shard_nda *nda, pp_error *err);

@@ -1229,6 +1229,7 @@ static bool parse_unknown_pretty(reader *R, stmt *s)
         if (!lex_next(R))
             return false;
     }
+    s->attrs_end = R->tok.s;
     if (!parse_op_types(R, s))
         return false;
     /* the rest of the line, then regions: "{...}" or "cond {...} do {...}" */
@@ -1593,7 +1594,9 @@ static bool finish_op(reader *R, stmt *s, vec *ops, bool top)
     return vec_push(R, ops, op, sizeof *op);
 }
 
-static bool note_unknown(reader *R, const token *name)
+/* One warning per op name, at its first use; target is the token after the
+ * name, a custom call's @target, which its warning names. */
+static bool note_unknown(reader *R, const token *name, const token *target)
 {
     pp_shard_warning *w = R->warnings.data;
     for (int32_t k = 0; k < R->warnings.n; k++)
@@ -1602,8 +1605,14 @@ static bool note_unknown(reader *R, const token *name)
             return true;
         }
     char msg[300];
-    snprintf(msg, sizeof msg, "%s:%d:%d: unknown op '%.*s' kept as opaque", R->file, name->line, name->col,
-             (int)(name->len > 100 ? 100 : name->len), name->s);
+    if (name->len == strlen("stablehlo.custom_call") && !memcmp(name->s, "stablehlo.custom_call", name->len) &&
+        target->kind == T_SYMBOL)
+        snprintf(msg, sizeof msg, "%s:%d:%d: stablehlo.custom_call @%.*s kept as opaque (the sharder cannot see "
+                 "inside a custom call)", R->file, name->line, name->col,
+                 (int)(target->len - 1 > 100 ? 100 : target->len - 1), target->s + 1);
+    else
+        snprintf(msg, sizeof msg, "%s:%d:%d: unknown op '%.*s' kept as opaque", R->file, name->line, name->col,
+                 (int)(name->len > 100 ? 100 : name->len), name->s);
     pp_shard_warning nw = {keep_text(R, msg, strlen(msg)), keep_text(R, name->s, name->len), 1};
     return nw.message && nw.op_name && vec_push(R, &R->warnings, &nw, sizeof nw);
 }
@@ -1662,11 +1671,10 @@ static bool parse_op_name(reader *R, stmt *s, token *name)
     s->op.callee = -1;
     s->op.dim = -1;
     s->op.reducer = PP_SHARD_OP_OPAQUE;
-    if (!s->op.name)
+    if (!s->op.name || !lex_next(R))
         return false;
-    if (s->op.kind == PP_SHARD_OP_OPAQUE && !note_unknown(R, &(token){name->kind, text, len, name->line, name->col}))
-        return false;
-    return lex_next(R);
+    return s->op.kind != PP_SHARD_OP_OPAQUE ||
+           note_unknown(R, &(token){name->kind, text, len, name->line, name->col}, &R->tok);
 }
 
 static bool parse_op(reader *R, vec *ops, bool top)
@@ -1674,8 +1682,10 @@ static bool parse_op(reader *R, vec *ops, bool top)
     stmt s;
     memset(&s, 0, sizeof s);
     token name;
+    s.op.src_start = (size_t)(R->tok.s - R->text);
     bool ok = (R->tok.kind != T_VALUE || parse_defs(R, &s)) && parse_op_name(R, &s, &name) &&
               parse_op_body(R, &s, &name) && skip_loc(R);
+    s.op.src_end = R->prev_end;
     if (ok && s.op.kind == PP_SHARD_OP_REDUCE_WINDOW)
         s.op.reducer = reducer_from_body(R, &s.body);
     if (ok && s.op.kind == PP_SHARD_OP_REDUCE && s.body.n)
@@ -1801,6 +1811,7 @@ static bool parse_func(reader *R)
     memset(&f, 0, sizeof f);
     f.line = R->tok.line;
     f.col = R->tok.col;
+    f.src_start = (size_t)(R->tok.s - R->text);
     f.is_public = 1;
     reset_function(R);
     if (!lex_next(R))
@@ -1835,6 +1846,7 @@ static bool parse_func(reader *R)
     free(args.data);
     free(results.data);
     ok = ok && R->err->status == PP_OK && parse_func_body(R, &f) && skip_loc(R);
+    f.src_end = R->prev_end;
     return ok && vec_push(R, &R->funcs, &f, sizeof f);
 }
 
@@ -2072,8 +2084,15 @@ static bool read_all(reader *R)
 
 /* Text is text: a NUL byte would cut the attribute strings kept as C
  * strings, so it is refused where it stands. */
-static pp_status refuse_nul(const char *name, const char *text, size_t size, pp_error *err)
+/* MLIR bytecode starts with the magic "ML\xefR" (what jax.export serializes
+ * and .mlir.bc files hold); it is said so, with the tools that print it as text. */
+static pp_status refuse_binary(const char *name, const char *text, size_t size, pp_error *err)
 {
+    if (size >= 4 && memcmp(text, "ML\xefR", 4) == 0)
+        return pp_error_set(err, PP_EINPUT,
+                            "%s:1:1: this is MLIR bytecode, not text: `stablehlo-translate --deserialize %s` "
+                            "(or `mlir-opt %s`) prints it as the text the sharder reads",
+                            name, name, name);
     const char *nul = memchr(text, '\0', size);
     if (!nul)
         return PP_OK;
@@ -2089,7 +2108,7 @@ pp_status pp_shard_module_parse(const char *name, const char *text, size_t size,
                                 pp_error *err)
 {
     *out = NULL;
-    if (refuse_nul(name, text, size, err) != PP_OK)
+    if (refuse_binary(name, text, size, err) != PP_OK)
         return PP_EINPUT;
     pp_arena *arena = pp_arena_new(1 << 16);
     pp_shard_module *m = arena ? pp_arena_calloc(arena, 1, sizeof *m) : NULL;

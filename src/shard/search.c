@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cost_internal.h"
-#include "search_internal.h"
+#include "action_space.h"
 
 #define ROLLOUT_STOP 0.3
 /* UCT's exploration weight on rewards rescaled to [0, 1]. Tried at 0.25,
@@ -55,6 +55,7 @@ typedef struct {
     int32_t n_path;
     int32_t path[PP_SHARD_MAX_ACTIONS + 2];
     bool stopped;          /* ended on a stop child: no rollout */
+    bool skipped;          /* not evaluated: the deadline passed before its turn */
     uint64_t seed;
     int32_t depth;
     int32_t key[PP_SHARD_MAX_ACTIONS]; /* the leaf's state, then the final one */
@@ -88,6 +89,7 @@ typedef struct {
     search *S;
     trajectory *traj;
     int32_t count, first, stride;
+    const pp_deadline *deadline; /* checked before each rollout; NULL: none */
     shard_cost_model model;
     uint8_t *axes;
 } worker;
@@ -349,13 +351,19 @@ static void rollout(worker *W, trajectory *T)
 static void *worker_main(void *arg)
 {
     worker *W = arg;
-    for (int32_t k = W->first; k < W->count; k += W->stride)
-        rollout(W, &W->traj[k]);
+    /* a round of a large model takes long: the deadline is checked per
+     * rollout, so that --timeout holds within one rollout, not one round */
+    for (int32_t k = W->first; k < W->count; k += W->stride) {
+        W->traj[k].skipped = W->deadline && pp_deadline_passed(W->deadline);
+        if (!W->traj[k].skipped)
+            rollout(W, &W->traj[k]);
+    }
     return NULL;
 }
 
 /* Runs the rollouts of one round on the workers (worker 0 is this thread). */
-static void run_rollouts(worker *workers, int32_t n_workers, trajectory *traj, int32_t count)
+static void run_rollouts(worker *workers, int32_t n_workers, trajectory *traj, int32_t count,
+                         const pp_deadline *deadline)
 {
     pthread_t ids[64];
     int32_t started = 1;
@@ -364,6 +372,7 @@ static void run_rollouts(worker *workers, int32_t n_workers, trajectory *traj, i
         workers[w].count = count;
         workers[w].first = w;
         workers[w].stride = n_workers;
+        workers[w].deadline = deadline;
     }
     for (int32_t w = 1; w < n_workers; w++, started++)
         if (pthread_create(&ids[w], NULL, worker_main, &workers[w]) != 0)
@@ -444,10 +453,10 @@ static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, const
         }
         if (st != PP_OK)
             break;
-        run_rollouts(workers, n_workers, traj, count);
+        run_rollouts(workers, n_workers, traj, count, S->o.timeout > 0 ? deadline : NULL);
         bool improved = false;
         for (int32_t k = 0; k < count; k++)
-            improved |= back_up(S, &traj[k]);
+            improved |= !traj[k].skipped && back_up(S, &traj[k]);
         out->rounds++;
         idle = improved ? 0 : idle + 1;
     }
@@ -500,11 +509,11 @@ static pp_status polish(search *S, worker *workers, int32_t n_workers, const pp_
             break;
         }
         int32_t count = neighbours(S, traj, workers[0].axes);
-        run_rollouts(workers, n_workers, traj, count);
+        run_rollouts(workers, n_workers, traj, count, S->o.timeout > 0 ? deadline : NULL);
         S->evaluations += count;
         int32_t best = -1;
         for (int32_t k = 0; k < count; k++)
-            if (beats_best(S, &traj[k]) &&
+            if (!traj[k].skipped && beats_best(S, &traj[k]) &&
                 (best < 0 || ranks_above(S, &traj[k], traj[best].cost.peak_memory <= S->o.memory,
                                          traj[best].relative, traj[best].depth)))
                 best = k;

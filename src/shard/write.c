@@ -13,61 +13,9 @@
 #include <string.h>
 #include "parplan/shard_write.h"
 #include "shard_internal.h"
+#include "write_internal.h"
 
 #define MAX_NEST 256
-
-/* A growable string. A failed allocation sticks and is reported once, at the end. */
-typedef struct {
-    char *s;
-    size_t n, cap;
-    bool failed;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->s, cap);
-        if (!grown) {
-            b->failed = true;
-            return;
-        }
-        b->s = grown;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s)
-{
-    sb_add(b, s, strlen(s));
-}
-
-static void sb_int(sbuf *b, long long v)
-{
-    char buf[24];
-    int n = snprintf(buf, sizeof buf, "%lld", v);
-    sb_add(b, buf, (size_t)n);
-}
-
-/* Hands the string over, or frees it and reports the failed allocation. */
-static pp_status sb_take(sbuf *b, char **out, pp_error *err)
-{
-    sb_add(b, "", 0);
-    if (b->failed) {
-        free(b->s);
-        *out = NULL;
-        return pp_error_set(err, PP_ENOMEM, "writing the sharded module: out of memory");
-    }
-    *out = b->s;
-    return PP_OK;
-}
 
 pp_status pp_shard_format_parse(const char *text, pp_shard_format *out, pp_error *err)
 {
@@ -102,7 +50,7 @@ static pp_status check_axes(const pp_shard_mesh *mesh, const uint8_t *dim_axes, 
 /* Devices in tile order: counting over the axes in `order` (dimension by
  * dimension, then the replicated ones, the last fastest), each device's id
  * being its row-major position in the mesh. */
-static void gspmd_devices(const pp_shard_mesh *mesh, const int32_t *order, sbuf *b)
+static void gspmd_devices(const pp_shard_mesh *mesh, const int32_t *order, shard_sbuf *b)
 {
     int64_t stride[PP_SHARD_MAX_AXES], coord[PP_SHARD_MAX_AXES] = {0}, s = 1;
     for (int32_t a = mesh->n_axes - 1; a >= 0; a--) {
@@ -114,8 +62,8 @@ static void gspmd_devices(const pp_shard_mesh *mesh, const int32_t *order, sbuf 
         for (int32_t a = 0; a < mesh->n_axes; a++)
             dev += coord[a] * stride[a];
         if (i > 0)
-            sb_str(b, ",");
-        sb_int(b, dev);
+            shard_sb_str(b, ",");
+        shard_sb_int(b, dev);
         for (int32_t k = mesh->n_axes - 1; k >= 0; k--) {
             if (++coord[order[k]] < mesh->sizes[order[k]])
                 break;
@@ -124,7 +72,7 @@ static void gspmd_devices(const pp_shard_mesh *mesh, const int32_t *order, sbuf 
     }
 }
 
-static void gspmd_text(const pp_shard_mesh *mesh, const uint8_t *dim_axes, int32_t rank, sbuf *b)
+static void gspmd_text(const pp_shard_mesh *mesh, const uint8_t *dim_axes, int32_t rank, shard_sbuf *b)
 {
     int32_t order[PP_SHARD_MAX_AXES], n = 0;
     int64_t used = 1, replicated = 1;
@@ -137,7 +85,7 @@ static void gspmd_text(const pp_shard_mesh *mesh, const uint8_t *dim_axes, int32
                 all |= 1u << a;
             }
     if (used == 1) {
-        sb_str(b, "{replicated}");
+        shard_sb_str(b, "{replicated}");
         return;
     }
     for (int32_t a = 0; a < mesh->n_axes; a++)
@@ -145,37 +93,37 @@ static void gspmd_text(const pp_shard_mesh *mesh, const uint8_t *dim_axes, int32
             order[n++] = a;
             replicated *= mesh->sizes[a];
         }
-    sb_str(b, "{devices=[");
+    shard_sb_str(b, "{devices=[");
     for (int32_t d = 0; d < rank; d++) {
         if (d > 0)
-            sb_str(b, ",");
-        sb_int(b, shard_axes_devices(mesh, dim_axes[d]));
+            shard_sb_str(b, ",");
+        shard_sb_int(b, shard_axes_devices(mesh, dim_axes[d]));
     }
     if (replicated > 1) {
-        sb_str(b, ",");
-        sb_int(b, replicated);
+        shard_sb_str(b, ",");
+        shard_sb_int(b, replicated);
     }
-    sb_str(b, "]");
+    shard_sb_str(b, "]");
     gspmd_devices(mesh, order, b);
-    sb_str(b, replicated > 1 ? " last_tile_dim_replicate}" : "}");
+    shard_sb_str(b, replicated > 1 ? " last_tile_dim_replicate}" : "}");
 }
 
-static void sdy_text(const pp_shard_mesh *mesh, const uint8_t *dim_axes, int32_t rank, sbuf *b)
+static void sdy_text(const pp_shard_mesh *mesh, const uint8_t *dim_axes, int32_t rank, shard_sbuf *b)
 {
-    sb_str(b, "#sdy.sharding<@mesh, [");
+    shard_sb_str(b, "#sdy.sharding<@mesh, [");
     for (int32_t d = 0; d < rank; d++) {
-        sb_str(b, d > 0 ? ", {" : "{");
+        shard_sb_str(b, d > 0 ? ", {" : "{");
         bool first = true;
         for (int32_t a = 0; a < mesh->n_axes; a++)
             if (dim_axes[d] >> a & 1) {
-                sb_str(b, first ? "\"" : ", \"");
-                sb_str(b, mesh->names[a]);
-                sb_str(b, "\"");
+                shard_sb_str(b, first ? "\"" : ", \"");
+                shard_sb_str(b, mesh->names[a]);
+                shard_sb_str(b, "\"");
                 first = false;
             }
-        sb_str(b, "}");
+        shard_sb_str(b, "}");
     }
-    sb_str(b, "]>");
+    shard_sb_str(b, "]>");
 }
 
 pp_status pp_shard_sharding_text(const pp_shard_mesh *mesh, pp_shard_format format, const uint8_t *dim_axes,
@@ -185,26 +133,26 @@ pp_status pp_shard_sharding_text(const pp_shard_mesh *mesh, pp_shard_format form
     pp_status st = check_axes(mesh, dim_axes, rank, err);
     if (st != PP_OK)
         return st;
-    sbuf b = {0};
+    shard_sbuf b = {0};
     if (format == PP_SHARD_FORMAT_SDY)
         sdy_text(mesh, dim_axes, rank, &b);
     else
         gspmd_text(mesh, dim_axes, rank, &b);
-    return sb_take(&b, out, err);
+    return shard_sb_take(&b, out, err);
 }
 
 pp_status pp_shard_sdy_mesh_text(const pp_shard_mesh *mesh, char **out, pp_error *err)
 {
-    sbuf b = {0};
-    sb_str(&b, "sdy.mesh @mesh = <[");
+    shard_sbuf b = {0};
+    shard_sb_str(&b, "sdy.mesh @mesh = <[");
     for (int32_t a = 0; a < mesh->n_axes; a++) {
-        sb_str(&b, a > 0 ? ", \"" : "\"");
-        sb_str(&b, mesh->names[a]);
-        sb_str(&b, "\"=");
-        sb_int(&b, mesh->sizes[a]);
+        shard_sb_str(&b, a > 0 ? ", \"" : "\"");
+        shard_sb_str(&b, mesh->names[a]);
+        shard_sb_str(&b, "\"=");
+        shard_sb_int(&b, mesh->sizes[a]);
     }
-    sb_str(&b, "]>");
-    return sb_take(&b, out, err);
+    shard_sb_str(&b, "]>");
+    return shard_sb_take(&b, out, err);
 }
 
 /* ---- scanning the entry function's signature ---- */
@@ -503,17 +451,17 @@ typedef struct {
     const uint8_t *axes;
     pp_shard_format format;
     const char *key;
-    sbuf out;
+    shard_sbuf out;
     size_t copied; /* input bytes up to here are in out */
 } writer;
 
 /* Copies the input up to start, writes the parts, and skips the input up to end. */
 static void splice(writer *W, size_t start, size_t end, const char *before, const char *mid, const char *after)
 {
-    sb_add(&W->out, W->S.s + W->copied, start - W->copied);
-    sb_str(&W->out, before);
-    sb_str(&W->out, mid);
-    sb_str(&W->out, after);
+    shard_sb_add(&W->out, W->S.s + W->copied, start - W->copied);
+    shard_sb_str(&W->out, before);
+    shard_sb_str(&W->out, mid);
+    shard_sb_str(&W->out, after);
     W->copied = end;
 }
 
@@ -533,13 +481,13 @@ static bool sharding_entry(writer *W, int32_t t, const pp_shard_param *p, size_t
         W->S.status = pp_error_set(W->S.err, st, "%s:%d:%d: %s", W->S.file, line, col, why.message);
         return false;
     }
-    sbuf b = {0};
-    sb_str(&b, W->key);
-    sb_str(&b, W->format == PP_SHARD_FORMAT_SDY ? " = " : " = \"");
-    sb_str(&b, value);
-    sb_str(&b, W->format == PP_SHARD_FORMAT_SDY ? "" : "\"");
+    shard_sbuf b = {0};
+    shard_sb_str(&b, W->key);
+    shard_sb_str(&b, W->format == PP_SHARD_FORMAT_SDY ? " = " : " = \"");
+    shard_sb_str(&b, value);
+    shard_sb_str(&b, W->format == PP_SHARD_FORMAT_SDY ? "" : "\"");
     free(value);
-    W->S.status = sb_take(&b, entry, W->S.err);
+    W->S.status = shard_sb_take(&b, entry, W->S.err);
     return W->S.status == PP_OK;
 }
 
@@ -788,7 +736,7 @@ static bool insert_mesh(writer *W, const pp_shard_func *f)
         indented = indented && (W->S.s[k] == ' ' || W->S.s[k] == '\t');
     splice(W, func_at, func_at, decl, indented ? "\n" : " ", "");
     if (indented)
-        sb_add(&W->out, W->S.s + line_at, func_at - line_at);
+        shard_sb_add(&W->out, W->S.s + line_at, func_at - line_at);
     free(decl);
     return true;
 }
@@ -818,9 +766,9 @@ pp_status pp_shard_write_module(const pp_shard_nda *nda, const pp_shard_mesh *me
         free(W.out.s);
         return W.S.status != PP_OK ? W.S.status : PP_EINPUT;
     }
-    sb_add(&W.out, text + W.copied, size - W.copied);
+    shard_sb_add(&W.out, text + W.copied, size - W.copied);
     size_t n = W.out.n;
-    pp_status st = sb_take(&W.out, out, err);
+    pp_status st = shard_sb_take(&W.out, out, err);
     if (st == PP_OK)
         *out_size = n;
     return st;

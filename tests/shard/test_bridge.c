@@ -200,8 +200,9 @@ static void test_mismatch(void)
         release(&mlp);
         return;
     }
-    pp_shard_mesh m24 = mesh_of("b=2,m=4"), m34 = mesh_of("b=3,m=4");
+    pp_shard_mesh m24 = mesh_of("b=2,m=4"), m34 = mesh_of("b=3,m=4"), m42 = mesh_of("b=4,m=2");
     pp_shard_bridge *b = build(&mlp, &m24, 80e9), *other = build(&att, &m24, 80e9), *b34 = build(&mlp, &m34, 80e9);
+    pp_shard_bridge *b42 = build(&mlp, &m42, 80e9), *small = build(&mlp, &m24, 1e9);
     long bytes;
     pp_iopddl_problem *p = b ? round_trip(b, "mlp", &bytes) : NULL;
     pp_error err = {0};
@@ -210,8 +211,23 @@ static void test_mismatch(void)
         CHECK(strstr(err.message, "'mlp' has 8 nodes") != NULL);
         pp_error_clear(&err);
         CHECK(pp_shard_bridge_check(b34, p, &err) == PP_EINPUT);
-        CHECK(strstr(err.message, "node 0 has 9 strategies, this model and mesh give 3") != NULL);
+        CHECK(strstr(err.message, "the strategy count of node 0 is 9, this model and mesh give 3") != NULL);
+        /* the same shape on the mesh turned round, another memory limit, an edited cost */
+        pp_error_clear(&err);
+        CHECK(pp_iopddl_strategy_count(pp_shard_bridge_problem(b42), 0) == pp_iopddl_strategy_count(p, 0));
+        CHECK(pp_shard_bridge_check(b42, p, &err) == PP_EINPUT);
+        CHECK(strstr(err.message, "(counted over all") != NULL);
+        pp_error_clear(&err);
+        CHECK(pp_shard_bridge_check(small, p, &err) == PP_EINPUT);
+        CHECK(strstr(err.message, "the usage limit (bytes per device) is 80000000000, this model and mesh give "
+                                  "1000000000") != NULL);
+        pp_error_clear(&err);
+        p->node_cost[5] += 1;
+        CHECK(pp_shard_bridge_check(b, p, &err) == PP_EINPUT);
+        CHECK(strstr(err.message, "the cost of strategy 5 (counted over all nodes) is") != NULL);
     }
+    pp_shard_bridge_free(b42);
+    pp_shard_bridge_free(small);
     pp_iopddl_free(p);
     pp_shard_bridge_free(b);
     pp_shard_bridge_free(other);

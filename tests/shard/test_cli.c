@@ -4,8 +4,9 @@
  * data parallelism exceeds, and its sharded module read back; the IOPDDL
  * bridge from emit through `parplan eval` and `parplan solve` to apply, its
  * costs ordering plans as the cost model does; a truncated module, a mesh
- * that shards nothing, a problem from another mesh and bad flags refused
- * with exit 2. */
+ * that shards nothing, a problem from another mesh, MLIR bytecode, dynamic
+ * shapes and bad flags refused with exit 2; a memory limit nothing fits
+ * exits 1. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,11 @@ static void chess_plan(void)
             any |= json_array_size(json_array_get(spec, d)) > 0;
         reported += any;
     }
+    /* every tensor the plan fixes is listed, and the module annotates them all */
+    json_t *module = json_object_get(json_object_get(j, "plan"), "module");
+    size_t listed = json_array_size(json_object_get(json_object_get(j, "plan"), "tensors"));
+    CHECK(listed > 1000 && (double)listed == number_at(j, "plan", "module", "tensors"));
+    CHECK(json_integer_value(json_object_get(module, "annotated")) == (json_int_t)listed);
     json_decref(j);
     pp_shard_module *m = NULL;
     pp_error err = {0};
@@ -113,6 +119,40 @@ static void chess_plan(void)
     }
     CHECK(sharded > 0 && sharded == reported); /* the report and the module agree */
     pp_shard_module_free(m);
+}
+
+static void write_file(const char *path, const char *text, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite(text, 1, size, f);
+        fclose(f);
+    }
+}
+
+/* Inputs the sharder cannot plan, said in the user's terms; a memory limit
+ * nothing fits exits 1, as the cluster planner does. */
+static void refusals(void)
+{
+    char path[300], command[1024];
+    snprintf(path, sizeof path, "%s/model.mlir.bc", tmp);
+    write_file(path, "ML\xefR\x00\x05MLIR", 10);
+    snprintf(command, sizeof command, "%s shard %s --mesh b=2", PP_CLI, path);
+    expect(command, 2, "model.mlir.bc:1:1: this is MLIR bytecode, not text: `stablehlo-translate --deserialize");
+    snprintf(path, sizeof path, "%s/dynamic.mlir", tmp);
+    const char *dynamic = "module {\n  func.func @main(%a: tensor<8x256xf32>) -> tensor<?x256xf32> {\n"
+                          "    %0 = stablehlo.custom_call @shrink(%a) : (tensor<8x256xf32>) -> tensor<?x256xf32>\n"
+                          "    return %0 : tensor<?x256xf32>\n  }\n}\n";
+    write_file(path, dynamic, strlen(dynamic));
+    snprintf(command, sizeof command, "%s shard %s --mesh b=2", PP_CLI, path);
+    expect(command, 2, "stablehlo.custom_call @shrink kept as opaque");
+    snprintf(command, sizeof command, "%s shard %s --mesh b=2 2>/dev/null; test $? = 2 && %s shard %s --mesh b=2 2>&1 "
+             "| grep -q 'dynamic.mlir:3:10: %%0 has type tensor<?x256xf32>, whose dimension 0 is dynamic'",
+             PP_CLI, path, PP_CLI, path);
+    CHECK_EQ_INT(system(command), 0);
+    expect("{ " PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=2,m=2 --memory 1000 2>&1 >/dev/null; }", 1,
+           "no plan fits the memory limit of 1 KB per device");
 }
 
 /* --search mcts runs the MCTS alone. */
@@ -214,6 +254,7 @@ int main(void)
     expect(PP_CLI " shard --explain", 2, "usage");
     expect(PP_CLI " shard /nonexistent.mlir --explain", 2, "/nonexistent.mlir");
     chess_plan();
+    refusals();
     chess_memory();
     mcts_only();
     expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir --mesh b=2 --search greedy", 2, "greedy");

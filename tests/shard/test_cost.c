@@ -337,7 +337,10 @@ static void test_chess(void)
     CHECK(pp_shard_baseline_megatron(A.nda, &m34, &s, &err) == PP_OK);
     pp_shard_cost mega = eval(&A, &m34, &s);
     CHECK(pp_shard_baseline_combined(A.nda, &m34, &s, &err) == PP_OK);
-    CHECK_EQ_INT(s.n, 9); /* the eight layers' MLP hidden colors on m, the batch on b */
+    /* per layer on m: the MLP hidden color and the attention group (the q, k
+     * and v projections' outputs, the heads they are reshaped into, the
+     * output projection's input): 1 + 5; the batch on b */
+    CHECK_EQ_INT(s.n, 8 * 6 + 1);
     c = eval(&A, &m34, &s);
     CHECK(isfinite(c.runtime) && c.runtime > 0);
     CHECK_NEAR(c.flops, mega.flops / 3);
@@ -400,8 +403,110 @@ static void test_gathered_operand_read_whole(void)
     release(&A);
 }
 
+/* Ranking plans: fitting first; times within 0.5% tie and the smaller peak
+ * wins; outside the tie the faster wins whatever its peak. */
+static void test_ranking(void)
+{
+    pp_shard_cost fast = {.runtime = 1.000, .peak_memory = 10}, tied = {.runtime = 1.004, .peak_memory = 5};
+    pp_shard_cost slow = {.runtime = 1.006, .peak_memory = 5}, big = {.runtime = 0.5, .peak_memory = 20};
+    CHECK(pp_shard_cost_tied(&fast, &tied) && !pp_shard_cost_tied(&fast, &slow));
+    CHECK(pp_shard_cost_better(&tied, &fast, 100) && !pp_shard_cost_better(&fast, &tied, 100));
+    CHECK(pp_shard_cost_better(&fast, &slow, 100) && !pp_shard_cost_better(&slow, &fast, 100));
+    CHECK(pp_shard_cost_better(&big, &fast, 100));
+    CHECK(pp_shard_cost_better(&fast, &big, 15) && !pp_shard_cost_better(&big, &fast, 15)); /* only fast fits */
+    pp_shard_cost same = fast;
+    CHECK(!pp_shard_cost_better(&same, &fast, 100) && !pp_shard_cost_better(&fast, &same, 100));
+}
+
+/* One 4096^3 product on an A100 of the built-in catalog, worked by hand:
+ * 2 * 4096^3 = 137438953472 FLOP, 3 x 64 MiB = 201326592 bytes moved.
+ * f32 as typed runs at FP32, 19.5 TFLOP/s: 7.048 ms (memory would take
+ * 98.7 us); on TF32 tensor cores at 156: 881 us; cast to bf16 at 312 with
+ * half the bytes: 440.5 us. A bf16 product as typed is at 312 too. f32 is
+ * never priced at the BF16 rate unless the user says it is cast. */
+static double product_time(const char *elem, pp_shard_precision precision, double *peak)
+{
+    char text[600];
+    snprintf(text, sizeof text,
+             "func.func @main(%%x: tensor<4096x4096x%s>, %%w: tensor<4096x4096x%s>) -> tensor<4096x4096x%s> {\n"
+             "  %%0 = stablehlo.dot_general %%x, %%w, contracting_dims = [1] x [0] : (tensor<4096x4096x%s>, "
+             "tensor<4096x4096x%s>) -> tensor<4096x4096x%s>\n  return %%0 : tensor<4096x4096x%s>\n}\n",
+             elem, elem, elem, elem, elem, elem, elem);
+    analysed A;
+    pp_hw_catalog *cat = NULL;
+    pp_error err = {0};
+    double t = -1;
+    if (!open_text(&A, text))
+        return t;
+    CHECK(pp_hw_catalog_builtin(&cat, &err) == PP_OK);
+    const pp_hw_device_type *a100 = cat ? pp_hw_find(cat, "a100") : NULL;
+    CHECK(a100 != NULL);
+    if (a100) {
+        pp_shard_mesh mesh = mesh_of("b=2", a100);
+        mesh.precision = precision;
+        pp_shard_mesh_set_peaks(&mesh, cat);
+        uint8_t *none = calloc((size_t)A.nda->n_names, 1);
+        pp_shard_cost c;
+        CHECK(pp_shard_cost_eval_layout(A.flat, A.nda, &mesh, none, &c, &err) == PP_OK);
+        t = c.runtime;
+        *peak = c.peak_memory;
+        free(none);
+    }
+    pp_hw_catalog_free(cat);
+    release(&A);
+    return t;
+}
+
+static void test_precision(void)
+{
+    const double flops = 2.0 * 4096 * 4096 * 4096, mib64 = 4096.0 * 4096 * 4;
+    double peak32 = 0, peak16 = 0, peak = 0;
+    CHECK(near(product_time("f32", PP_SHARD_PRECISION_TYPED, &peak32), flops / 19.5e12));
+    CHECK(fabs(flops / 19.5e12 - 7.0481e-3) < 1e-7); /* the figure in the comment */
+    CHECK(near(product_time("f32", PP_SHARD_PRECISION_TF32, &peak), flops / 156e12));
+    CHECK(near(product_time("f32", PP_SHARD_PRECISION_BF16, &peak16), flops / 312e12));
+    CHECK(near(product_time("bf16", PP_SHARD_PRECISION_TYPED, &peak), flops / 312e12));
+    CHECK(near(peak32, 3 * mib64) && near(peak16, 1.5 * mib64)); /* cast: 2 bytes per element */
+    pp_shard_precision p;
+    pp_error err = {0};
+    CHECK(pp_shard_precision_parse("tf32", &p, &err) == PP_OK && p == PP_SHARD_PRECISION_TF32);
+    CHECK(pp_shard_precision_parse("fp16", &p, &err) == PP_EARG && strstr(err.message, "typed, tf32 or bf16"));
+    CHECK(pp_shard_math_of(PP_SHARD_PRECISION_TYPED, "f8E4M3FN") == PP_HW_FP8);
+    CHECK(pp_shard_math_of(PP_SHARD_PRECISION_TF32, "bf16") == PP_HW_BF16);
+}
+
+/* A reshape splitting a sharded width into heads (32 -> 4 x 8): kept
+ * local when the heads carry the axis (each device holds whole heads), a
+ * gather when the result keeps it elsewhere or drops it. */
+static void test_reshape_split(void)
+{
+    analysed A;
+    if (!open_text(&A, "func.func @main(%x: tensor<8x32xf32>) -> tensor<8x4x8xf32> {\n"
+                       "  %0 = stablehlo.reshape %x : (tensor<8x32xf32>) -> tensor<8x4x8xf32>\n"
+                       "  return %0 : tensor<8x4x8xf32>\n}\n"))
+        return;
+    pp_shard_mesh mesh = mesh_of("m=4", &dev);
+    int32_t x = 0, res = A.flat->ops[0].results[0], use = A.nda->op_use[0], out = A.nda->out_use;
+    int32_t result_dim[3] = {1, 2, -1}, gathers[3] = {0, 1, 1};
+    for (int k = 0; k < 3; k++) {
+        uint8_t *axes = calloc((size_t)A.nda->n_names, 1);
+        axes[A.nda->tensors[x].first + 1] = axes[A.nda->tensors[use].first + 1] = 1;
+        if (result_dim[k] >= 0)
+            axes[A.nda->tensors[res].first + result_dim[k]] = axes[A.nda->tensors[out].first + result_dim[k]] = 1;
+        pp_shard_cost c;
+        pp_error err = {0};
+        CHECK(pp_shard_cost_eval_layout(A.flat, A.nda, &mesh, axes, &c, &err) == PP_OK);
+        CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], gathers[k]);
+        free(axes);
+    }
+    release(&A);
+}
+
 int main(void)
 {
+    test_ranking();
+    test_reshape_split();
+    test_precision();
     test_mesh_parse();
     test_mlp();
     test_chain_peak();

@@ -1,10 +1,10 @@
-/* search_internal.h: the search's action space (actions.c), shared with the
+/* action_space.h: the search's action space (actions.c), shared with the
  * MCTS in search.c. An action shards a group of colors (one color, or the
  * colors that correspond across the copies of a repeated layer, section
  * 4.4) over one mesh axis with one resolution of their compatibility sets;
  * it is stored as the list of dimension names it shards. */
-#ifndef PP_SHARD_SEARCH_INTERNAL_H
-#define PP_SHARD_SEARCH_INTERNAL_H
+#ifndef PP_SHARD_ACTION_SPACE_H
+#define PP_SHARD_ACTION_SPACE_H
 
 #include <stdbool.h>
 #include "parplan/shard.h"

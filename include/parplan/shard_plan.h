@@ -1,0 +1,75 @@
+/* parplan auto-sharder, the pipeline as one library call (issue 15): a
+ * model read and analysed (pp_shard_analysis_load), then planned on a mesh
+ * by both searches under one deadline, the winner chosen, with the memory
+ * limit's default (pp_shard_plan). The CLI only parses flags and prints. */
+#ifndef PARPLAN_SHARD_PLAN_H
+#define PARPLAN_SHARD_PLAN_H
+
+#include <stdbool.h>
+#include "parplan/shard.h"
+#include "parplan/shard_bridge.h"
+
+/* A model read, checked for static shapes, inlined and analysed. */
+typedef struct {
+    pp_shard_module *module; /* its warnings are the caller's to show */
+    pp_shard_flat *flat;
+    pp_shard_nda *nda;
+} pp_shard_analysis;
+
+/* PP_EIO / PP_EINPUT as pp_shard_module_load, pp_shard_module_check_static,
+ * pp_shard_module_flatten and pp_shard_nda_run say. *out keeps the stages
+ * done (the module once read, so its warnings can still be shown): free it
+ * with pp_shard_analysis_free whatever the status. */
+pp_status pp_shard_analysis_load(const char *path, pp_shard_analysis *out, pp_error *err);
+void pp_shard_analysis_free(pp_shard_analysis *a);
+
+/* The memory limit: `memory` when > 0, else the mesh device's capacity. */
+double pp_shard_memory_limit(const pp_shard_mesh *mesh, double memory);
+
+typedef enum { PP_SHARD_RUN_MCTS = 1, PP_SHARD_RUN_IOPDDL = 2, PP_SHARD_RUN_BOTH = 3 } pp_shard_searches;
+
+typedef struct {
+    double memory;    /* bytes per device; <= 0: the device's (pp_shard_memory_limit) */
+    double timeout;   /* seconds for the whole plan when no deadline is given, and the
+                         scale of each search's share of it: 60 */
+    int32_t threads;  /* <= 0: the machine's cores */
+    uint64_t seed;    /* 1 */
+    pp_shard_searches searches; /* both */
+} pp_shard_plan_options;
+
+void pp_shard_plan_options_default(pp_shard_plan_options *o);
+
+typedef enum { PP_SHARD_FROM_MCTS = 0, PP_SHARD_FROM_IOPDDL } pp_shard_source;
+
+/* The candidates and the plan chosen among them. */
+typedef struct {
+    bool has_search, has_bridge;
+    pp_shard_search_result search; /* the MCTS's, when has_search */
+    pp_shard_bridge_plan bridge;   /* the IOPDDL bridge's, when has_bridge */
+    pp_shard_source chosen;
+    const uint8_t *axes;           /* the chosen plan's layout, owned by search or bridge */
+    pp_shard_cost cost;            /* the chosen plan's figures */
+    double memory;                 /* the limit used */
+    bool fits;                     /* the chosen plan's peak is within memory */
+    bool tie_break;                /* chosen, though slower, for its smaller peak (times
+                                      within PP_SHARD_TIME_TIE) */
+} pp_shard_plan_result;
+
+/* Runs the searches o asks for, the MCTS first with at most 80% of the time
+ * left when the bridge follows, the bridge with the rest (at least 5% of
+ * o->timeout, so that it answers); both stop by `deadline` (NULL: o->timeout
+ * from now). The bridge runs a fixed 200 rounds within that, so that a seed
+ * and a thread count give one plan. Then pp_shard_plan_choose. PP_EINPUT as
+ * the searches say (a mesh that shards nothing); *out is then empty. A plan
+ * that does not fit is still a result (fits false): the caller decides. */
+pp_status pp_shard_plan(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                        const pp_shard_plan_options *o, const pp_deadline *deadline, pp_shard_plan_result *out,
+                        pp_error *err);
+
+/* Sets chosen, axes, cost, fits and tie_break from the candidates out holds
+ * (at least one) under out->memory: the better by pp_shard_cost_better. */
+void pp_shard_plan_choose(pp_shard_plan_result *out);
+
+void pp_shard_plan_free(pp_shard_plan_result *r);
+
+#endif

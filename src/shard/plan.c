@@ -1,0 +1,131 @@
+/* plan.c: the sharder's pipeline as library calls (issue 15): read, check,
+ * inline and analyse a model; then the two searches under one deadline (the
+ * MCTS of search.c and the IOPDDL bridge of bridge_solve.c), the memory
+ * limit's default and the choice of the winner. The searches look at
+ * different spaces (whole colors against per-op strategies) and each has won
+ * on a measured model, so both run by default. */
+#include <string.h>
+#include "parplan/shard_plan.h"
+
+pp_status pp_shard_analysis_load(const char *path, pp_shard_analysis *out, pp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    pp_status st = pp_shard_module_load(path, &out->module, err);
+    if (st == PP_OK)
+        st = pp_shard_module_check_static(out->module, err);
+    if (st == PP_OK)
+        st = pp_shard_module_flatten(out->module, 0, &out->flat, err);
+    if (st == PP_OK)
+        st = pp_shard_nda_run(out->flat, &out->nda, err);
+    return st;
+}
+
+void pp_shard_analysis_free(pp_shard_analysis *a)
+{
+    pp_shard_nda_free(a->nda);
+    pp_shard_flat_free(a->flat);
+    pp_shard_module_free(a->module);
+    memset(a, 0, sizeof *a);
+}
+
+double pp_shard_memory_limit(const pp_shard_mesh *mesh, double memory)
+{
+    return memory > 0 ? memory : mesh->device->memory_bytes;
+}
+
+void pp_shard_plan_options_default(pp_shard_plan_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->timeout = 60;
+    o->seed = 1;
+    o->searches = PP_SHARD_RUN_BOTH;
+}
+
+/* The MCTS's share of the time left when the bridge follows it, and the
+ * least share of o->timeout either search gets. */
+#define MCTS_SHARE 0.8
+#define MIN_SHARE 0.05
+/* The bridge's rounds: fixed, so that a seed and a thread count give one plan. */
+enum { BRIDGE_ROUNDS = 200 };
+
+static double at_least(double seconds, const pp_shard_plan_options *o)
+{
+    return seconds > MIN_SHARE * o->timeout ? seconds : MIN_SHARE * o->timeout;
+}
+
+static pp_status run_mcts(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                          const pp_shard_plan_options *o, const pp_deadline *deadline, pp_shard_plan_result *out,
+                          pp_error *err)
+{
+    pp_shard_search_options so;
+    pp_shard_search_options_default(&so);
+    bool share = o->searches & PP_SHARD_RUN_IOPDDL;
+    so.memory = out->memory;
+    so.timeout = at_least(pp_deadline_left(deadline) - (share ? (1 - MCTS_SHARE) * o->timeout : 0), o);
+    so.threads = o->threads;
+    so.seed = o->seed;
+    pp_status st = pp_shard_search(flat, nda, mesh, &so, &out->search, err);
+    out->has_search = st == PP_OK;
+    return st;
+}
+
+static pp_status run_bridge(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                            const pp_shard_plan_options *o, const pp_deadline *deadline, pp_shard_plan_result *out,
+                            pp_error *err)
+{
+    pp_iopddl_options io;
+    pp_iopddl_options_default(&io);
+    io.time_limit = at_least(pp_deadline_left(deadline), o);
+    io.threads = o->threads;
+    io.seed = o->seed;
+    io.max_rounds = BRIDGE_ROUNDS;
+    pp_status st = pp_shard_bridge_plan_solve(flat, nda, mesh, out->memory, &io, &out->bridge, err);
+    out->has_bridge = st == PP_OK;
+    return st;
+}
+
+pp_status pp_shard_plan(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                        const pp_shard_plan_options *o, const pp_deadline *deadline, pp_shard_plan_result *out,
+                        pp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->memory = pp_shard_memory_limit(mesh, o->memory);
+    pp_deadline own = pp_deadline_in(o->timeout);
+    if (!deadline)
+        deadline = &own;
+    if (!(o->searches & PP_SHARD_RUN_BOTH))
+        return pp_error_set(err, PP_EARG, "planning: no search asked for");
+    pp_status st = PP_OK;
+    if (o->searches & PP_SHARD_RUN_MCTS)
+        st = run_mcts(flat, nda, mesh, o, deadline, out, err);
+    if (st == PP_OK && (o->searches & PP_SHARD_RUN_IOPDDL))
+        st = run_bridge(flat, nda, mesh, o, deadline, out, err);
+    if (st != PP_OK) {
+        pp_shard_plan_free(out);
+        return st;
+    }
+    pp_shard_plan_choose(out);
+    return PP_OK;
+}
+
+void pp_shard_plan_choose(pp_shard_plan_result *out)
+{
+    const pp_shard_cost *s = out->has_search ? &out->search.cost : NULL;
+    const pp_shard_cost *b = out->has_bridge ? &out->bridge.cost : NULL;
+    out->chosen = !s || (b && pp_shard_cost_better(b, s, out->memory)) ? PP_SHARD_FROM_IOPDDL : PP_SHARD_FROM_MCTS;
+    const pp_shard_cost *won = out->chosen == PP_SHARD_FROM_MCTS ? s : b;
+    const pp_shard_cost *lost = out->chosen == PP_SHARD_FROM_MCTS ? b : s;
+    out->axes = out->chosen == PP_SHARD_FROM_MCTS ? out->search.axes : out->bridge.axes;
+    out->cost = *won;
+    out->fits = won->peak_memory <= out->memory;
+    out->tie_break = lost && won->runtime > lost->runtime && out->fits == (lost->peak_memory <= out->memory);
+}
+
+void pp_shard_plan_free(pp_shard_plan_result *r)
+{
+    if (r->has_search)
+        pp_shard_search_result_free(&r->search);
+    if (r->has_bridge)
+        pp_shard_bridge_plan_free(&r->bridge);
+    memset(r, 0, sizeof *r);
+}

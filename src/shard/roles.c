@@ -1,0 +1,39 @@
+/* roles.c: what each argument of the entry is to the model, by one stated
+ * rule, never by position (JAX flattens the parameters' pytree first, but
+ * exporters differ, and Mixtral's token ids come among its weights):
+ *   token ids:  an argument of integer (or boolean) element type: indices
+ *               and masks, never weights;
+ *   activation: a floating argument with a dimension of the batch color
+ *               (the color of the first result's leading dimension);
+ *   parameter:  every other floating argument.
+ * The baselines shard parameters only as parameters; --explain prints the
+ * roles. */
+#include <string.h>
+#include "parplan/shard.h"
+
+static bool is_float(const char *elem)
+{
+    return elem[0] == 'f' || strcmp(elem, "bf16") == 0 || strncmp(elem, "complex", 7) == 0;
+}
+
+pp_shard_role pp_shard_arg_role(const pp_shard_nda *nda, int32_t arg)
+{
+    const pp_shard_type *t = &nda->flat->values[arg].type;
+    if (t->rank < 0 || !is_float(t->elem))
+        return PP_SHARD_ROLE_TOKENS;
+    int32_t batch = pp_shard_batch_color(nda);
+    const pp_shard_nda_tensor *T = &nda->tensors[arg];
+    for (int32_t d = 0; batch >= 0 && d < T->rank; d++)
+        if (nda->color[T->first + d] == batch)
+            return PP_SHARD_ROLE_ACTIVATION;
+    return PP_SHARD_ROLE_PARAMETER;
+}
+
+const char *pp_shard_role_name(pp_shard_role role)
+{
+    switch (role) {
+    case PP_SHARD_ROLE_PARAMETER: return "parameter";
+    case PP_SHARD_ROLE_ACTIVATION: return "activation";
+    default: return "token ids";
+    }
+}

@@ -1,0 +1,189 @@
+/* test_write_plan.c: the whole plan in the written module
+ * (src/shard/write_plan.c, write_check.c, issue 15). A hand layout on the
+ * two-layer model that differs between the layers: the layer function is
+ * copied once, each call calls its own copy, every tensor is annotated and
+ * the text reads as worked out by hand. A tampered annotation is refused by
+ * the check, naming the tensor. Then the IOPDDL bridge's plan (the one that
+ * shards intermediate tensors op by op) on every model of the repository and
+ * of ../shared, in both formats: the module read back annotates every tensor
+ * the plan fixes, counted independently here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "fixture.h"
+#include "parplan/shard_bridge.h"
+#include "parplan/shard_write.h"
+
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0};
+
+static char *read_text(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    *size = fread(s, 1, (size_t)n, f);
+    s[*size] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Tensors the plan fixes, counted from the flat module: the entry's tensor
+ * arguments and results and every tensor an op defines. */
+static int32_t plan_tensors(const analysed *A)
+{
+    int32_t n = 0;
+    for (int32_t v = 0; v < A->flat->n_values; v++)
+        n += A->flat->values[v].type.rank >= 0;
+    for (int32_t k = 0; k < A->flat->n_outputs; k++)
+        n += A->flat->values[A->flat->outputs[k]].type.rank >= 0;
+    return n;
+}
+
+/* Tensors of ops with several results, which the writer leaves to propagation. */
+static int32_t multi_result_tensors(const analysed *A)
+{
+    int32_t n = 0;
+    for (int32_t i = 0; i < A->flat->n_ops; i++) {
+        const pp_shard_op *op = pp_shard_flat_op_of(A->flat, i);
+        for (int32_t j = 0; op->n_results > 1 && j < op->n_results; j++)
+            n += A->flat->values[A->flat->ops[i].results[j]].type.rank >= 0;
+    }
+    return n;
+}
+
+static char *write_plan(const analysed *A, const pp_shard_mesh *mesh, const uint8_t *axes, pp_shard_format format,
+                        const char *text, size_t size, pp_shard_write_stats *stats)
+{
+    pp_error err = {0};
+    char *out = NULL;
+    size_t out_size = 0;
+    pp_status st = pp_shard_write_plan(A->nda, mesh, axes, format, text, size, &out, &out_size, stats, &err);
+    if (st != PP_OK)
+        fprintf(stderr, "write_plan: %s\n", err.message);
+    CHECK(st == PP_OK);
+    CHECK(st != PP_OK || out_size == strlen(out));
+    return out;
+}
+
+/* The first layer's matmul result split over 'b' along its columns, the rest
+ * replicated: the two calls of @layer need different texts, @act does not. */
+static void test_layers(void)
+{
+    analysed A;
+    size_t size = 0;
+    char *text = read_text(PP_DATA_DIR "/layers.mlir", &size);
+    if (!text || !open_model(&A, PP_DATA_DIR "/layers.mlir")) {
+        free(text);
+        return;
+    }
+    pp_shard_mesh mesh = mesh_on("b=2", &dev, pp_shard_default_link());
+    uint8_t *axes = calloc((size_t)A.nda->n_names, 1);
+    CHECK(A.flat->n_ops == 4 && A.flat->n_paths == 5);
+    int32_t dot0 = A.flat->ops[0].results[0];
+    axes[A.nda->tensors[dot0].first + 1] = 1;
+    pp_shard_write_stats stats = {0};
+    char *out = write_plan(&A, &mesh, axes, PP_SHARD_FORMAT_GSPMD, text, size, &stats);
+    CHECK(stats.tensors == plan_tensors(&A) && stats.tensors == 3 + 1 + 4);
+    CHECK(stats.annotated == stats.tensors);
+    CHECK(stats.copies == 1);
+    /* the first call keeps @layer, the second calls the copy, and both
+     * copies call the one @act */
+    CHECK(out && strstr(out, "%0 = call @layer(%x, %w0)") != NULL);
+    CHECK(out && strstr(out, "%1 = func.call @layer_sharded_1(%0, %w1)") != NULL);
+    const char *copy = out ? strstr(out, "func.func private @layer_sharded_1(") : NULL;
+    CHECK(copy != NULL);
+    CHECK(copy && strstr(copy, "    %ppw_0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : "
+                               "(tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>\n"
+                               "    %0 = stablehlo.custom_call @Sharding(%ppw_0) {mhlo.sharding = "
+                               "\"{replicated}\"} : (tensor<4x8xf32>) -> tensor<4x8xf32>\n"
+                               "    %1 = call @act(%0)") != NULL);
+    CHECK(out && strstr(out, "%0 = stablehlo.custom_call @Sharding(%ppw_0) {mhlo.sharding = \"{devices=[1,2]0,1}\"} : "
+                             "(tensor<4x8xf32>) -> tensor<4x8xf32>\n    %1 = call @act(%0)") != NULL);
+    /* the check catches an annotation that is not the plan's */
+    char *bad = out ? strstr(out, "{devices=[1,2]0,1}\"} :") : NULL;
+    CHECK(bad != NULL);
+    if (bad) {
+        memcpy(bad, "{devices=[2,1]0,1}", 18);
+        pp_error err = {0};
+        pp_status st = pp_shard_write_check(A.nda, &mesh, axes, PP_SHARD_FORMAT_GSPMD, out, strlen(out), NULL, &err);
+        CHECK(st == PP_EINPUT);
+        CHECK(strstr(err.message, "layers.mlir, as written:11:10: %0@layer#1: dimension 0 is sharded over axes 0x1 "
+                                  "where the plan has 0x0") != NULL);
+    }
+    free(out);
+    /* Shardy: the same copy, its constraint naming the axis */
+    out = write_plan(&A, &mesh, axes, PP_SHARD_FORMAT_SDY, text, size, &stats);
+    CHECK(stats.annotated == stats.tensors && stats.copies == 1);
+    CHECK(out && strstr(out, "%0 = sdy.sharding_constraint %ppw_0 <@mesh, [{}, {\"b\"}]> : tensor<4x8xf32>") != NULL);
+    free(out);
+    free(axes);
+    free(text);
+    release(&A);
+}
+
+/* The bridge's plan on a model, written in both formats and read back. */
+static void check_model(const char *path, const char *mesh_text)
+{
+    analysed A;
+    size_t size = 0;
+    char *text = read_text(path, &size);
+    if (!text || !open_model(&A, path)) {
+        free(text);
+        return;
+    }
+    pp_shard_mesh mesh = mesh_on(mesh_text, &dev, pp_shard_default_link());
+    pp_iopddl_options o;
+    pp_iopddl_options_default(&o);
+    o.threads = 1;
+    o.max_rounds = 20;
+    o.time_limit = 20;
+    pp_shard_bridge_plan plan;
+    memset(&plan, 0, sizeof plan);
+    pp_error err = {0};
+    pp_status st = pp_shard_bridge_plan_solve(A.flat, A.nda, &mesh, 1e12, &o, &plan, &err);
+    if (st != PP_OK)
+        fprintf(stderr, "%s: %s\n", path, err.message);
+    CHECK(st == PP_OK);
+    int32_t want = plan_tensors(&A), multi = multi_result_tensors(&A);
+    for (int f = 0; st == PP_OK && f < 2; f++) {
+        pp_shard_write_stats stats = {0};
+        char *out = write_plan(&A, &mesh, plan.axes, f ? PP_SHARD_FORMAT_SDY : PP_SHARD_FORMAT_GSPMD, text, size,
+                               &stats);
+        fprintf(stderr, "%s %s on %s: %d of %d tensors annotated (%d of several-result ops), %d copies\n", path,
+                f ? "sdy" : "gspmd", mesh_text, (int)stats.annotated, (int)want, (int)multi, (int)stats.copies);
+        CHECK(stats.tensors == want);
+        CHECK(stats.annotated == want - multi);
+        free(out);
+    }
+    pp_shard_bridge_plan_free(&plan);
+    free(text);
+    release(&A);
+}
+
+static void test_models(void)
+{
+    static const char *const data[] = {"mlp", "attention", "conv", "conv1x1", "layers", "transpose_matmul",
+                                       "wide_mlp", "generic", "unknown_op", "moe", "bert_layer"};
+    for (size_t k = 0; k < sizeof data / sizeof data[0]; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.mlir", PP_DATA_DIR, data[k]);
+        check_model(path, "b=2,m=2");
+    }
+    check_model(PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir", "b=2,m=4");
+    check_model(PP_SOURCE_DIR "/../shared/models/stablehlo/searchless_chess_9m.mlir", "b=2,m=4");
+    check_model(PP_SOURCE_DIR "/../shared/models/stablehlo/jax_resnet_50.mlir", "b=2,m=4");
+    check_model(PP_SOURCE_DIR "/../shared/models/stablehlo/jax_resnet_50.mlir", "d=8");
+}
+
+int main(void)
+{
+    test_layers();
+    test_models();
+    return CHECK_DONE();
+}
