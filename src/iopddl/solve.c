@@ -19,6 +19,9 @@ enum { EXACT_NODE_LIMIT = 2000, EXACT_TINY_NODES = 64 };
 #define EXACT_MIN_SECONDS 4.0
 #define EXACT_SHARE 0.75
 
+/* Below this much time left, the first answer takes a quick stage first. */
+#define QUICK_FIRST_SECONDS 2.0
+
 /* The bound's time without a deadline (it usually stops rising sooner). */
 #define BOUND_SECONDS 10.0
 
@@ -75,6 +78,15 @@ static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, dou
     if (fits) {
         for (uint32_t v = 0; v < m->node_count; v++)
             w.weight[v] = w.weight_cap[v];
+        /* Under a very short limit, a quick stage first: one message pass
+         * and a short descent free A of forbidden costs in a third of the
+         * full stage's time. Only then: it moves the random stream, and on
+         * L the full stage alone lands in a better basin (DESIGN.md). */
+        if (deadline->at > 0 && pp_deadline_left(deadline) < QUICK_FIRST_SECONDS) {
+            iop_trws_run(w.trws, w.weight, 1, w.x, deadline);
+            iop_forest_descend(w.forest, w.x, w.weight, &w.rng, 8, 2, deadline);
+            iop_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
+        }
         iop_trws_run(w.trws, w.weight, 5, w.x, deadline);
         iop_forest_descend(w.forest, w.x, w.weight, &w.rng, 60, 3, deadline);
         iop_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
