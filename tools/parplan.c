@@ -86,7 +86,8 @@ static void print_summary(const pp_iopddl_problem *p, const pp_iopddl_result *r,
     fprintf(stderr, "parse           %.2f s\n", parsed);
     fprintf(stderr, "first feasible  %.2f s\n", parsed + r->time_first_feasible);
     fprintf(stderr, "best found      %.2f s\n", parsed + r->time_best);
-    fprintf(stderr, "total           %.2f s (%lld relaxation rounds)\n", total, (long long)r->rounds);
+    fprintf(stderr, "total           %.2f s (%lld relaxation rounds, %lld neighbourhood rounds of which %lld gained)\n",
+            total, (long long)r->rounds, (long long)r->neighbourhood_rounds, (long long)r->neighbourhood_gains);
 }
 
 static int run_solve(int argc, char **argv)

@@ -86,6 +86,8 @@ typedef struct {
     bool feasible;
     double time_first_feasible, time_best, time_total;
     int64_t rounds;
+    int64_t neighbourhood_rounds;  /* large-neighbourhood rounds run */
+    int64_t neighbourhood_gains;   /* of those, rounds that found a cheaper answer */
     double lower_bound;    /* no feasible answer costs less (certified: TRW-S's
                               dual bound without the limit, or the exact stage's
                               MIP bound); -INFINITY when unknown */

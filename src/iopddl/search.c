@@ -163,8 +163,8 @@ static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_round
             break;
         bool gained = iop_lns_round(&lns, seconds);
         idle = gained ? 0 : idle + 1;
-        s->lns_rounds++;
-        s->lns_gains += gained;
+        r->neighbourhood_rounds++;
+        r->neighbourhood_gains += gained;
         if (gained) {
             memcpy(r->strategies, lns.best, s->m->node_count * sizeof(uint32_t));
             r->cost = lns.best_cost;
