@@ -6,8 +6,8 @@
 #include <string.h>
 #include "iopddl/solver.h"
 
-/* The strategy of v in the restricted model that is strategy s of the
- * whole one (free nodes keep their indices; a held node has only 0). */
+/* The whole model's index of v's first strategy in the restricted one: a
+ * free node keeps all its strategies, a held node only x[v]. */
 static uint32_t first_kept(const uint8_t *is_free, const uint32_t *x, uint32_t v)
 {
     return is_free[v] ? 0 : x[v];
