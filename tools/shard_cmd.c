@@ -354,7 +354,11 @@ int cmd_shard(int argc, char **argv)
     }
     pp_error err = {0};
     analysis A;
-    pp_deadline deadline = pp_deadline_in(f.timeout); /* one budget: reading, both searches, writing */
+    /* One budget for reading, both searches and writing; the margin that
+     * the other solvers keep for their output (cli_solve_budget) keeps
+     * --timeout 0.5 within 10%. */
+    f.timeout = cli_solve_budget(f.timeout, pp_now());
+    pp_deadline deadline = pp_deadline_in(f.timeout);
     pp_status st = analyse(f.model, &A, &err);
     if (st == PP_OK)
         st = f.explain ? explain(&A, &err) : plan(&f, &A, &deadline, &err);
