@@ -1,10 +1,22 @@
 /* profile.c: usage per time segment in a segment tree with range add and
  * range max, so "would this strategy change overflow the limit anywhere in
  * the node's interval" costs O(log T). Adds are kept at the nodes they cover
- * (never pushed down): max[k] = add[k] + max(max[2k], max[2k+1]). */
+ * (never pushed down): max[k] = add[k] + max(max[2k], max[2k+1]).
+ *
+ * Sums saturate at the int64 range: the contest allows usages whose sums
+ * need more bits, and a saturated level still compares as over any limit.
+ * The answer's feasibility is decided by the evaluator's 128-bit sums. */
 #include <stdlib.h>
 #include <string.h>
 #include "iopddl/solver.h"
+
+static inline int64_t sum(int64_t a, int64_t b)
+{
+    int64_t s;
+    if (!__builtin_add_overflow(a, b, &s))
+        return s;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
 
 bool iop_profile_init(iop_profile *pr, const iop_model *m, pp_arena *arena)
 {
@@ -28,13 +40,13 @@ void iop_profile_load(iop_profile *pr, const iop_model *m, const uint32_t *x)
         if (m->seg_lo[v] == m->seg_hi[v])
             continue;
         int64_t u = m->usage[m->dom_start[v] + x[v]];
-        leaf[m->seg_lo[v]] += u;
+        leaf[m->seg_lo[v]] = sum(leaf[m->seg_lo[v]], u);
         if (m->seg_hi[v] < size)
-            leaf[m->seg_hi[v]] -= u;
+            leaf[m->seg_hi[v]] = sum(leaf[m->seg_hi[v]], u == INT64_MIN ? INT64_MAX : -u);
     }
     int64_t level = 0;
     for (uint32_t k = 0; k < size; k++) {
-        level += leaf[k];
+        level = sum(level, leaf[k]);
         leaf[k] = k < m->segment_count ? level : 0;
         pr->max[size + k] = leaf[k];
     }
@@ -49,15 +61,15 @@ static void add_range(iop_profile *pr, uint32_t k, uint32_t k_lo, uint32_t k_hi,
     if (hi <= k_lo || k_hi <= lo)
         return;
     if (lo <= k_lo && k_hi <= hi) {
-        pr->add[k] += delta;
-        pr->max[k] += delta;
+        pr->add[k] = sum(pr->add[k], delta);
+        pr->max[k] = sum(pr->max[k], delta);
         return;
     }
     uint32_t mid = k_lo + (k_hi - k_lo) / 2;
     add_range(pr, 2 * k, k_lo, mid, lo, hi, delta);
     add_range(pr, 2 * k + 1, mid, k_hi, lo, hi, delta);
     int64_t child = pr->max[2 * k] > pr->max[2 * k + 1] ? pr->max[2 * k] : pr->max[2 * k + 1];
-    pr->max[k] = child + pr->add[k];
+    pr->max[k] = sum(child, pr->add[k]);
 }
 
 void iop_profile_add(iop_profile *pr, uint32_t lo, uint32_t hi, int64_t delta)
@@ -76,7 +88,8 @@ static int64_t max_range(const iop_profile *pr, uint32_t k, uint32_t k_lo, uint3
     uint32_t mid = k_lo + (k_hi - k_lo) / 2;
     int64_t a = max_range(pr, 2 * k, k_lo, mid, lo, hi);
     int64_t b = max_range(pr, 2 * k + 1, mid, k_hi, lo, hi);
-    return (a > b ? a : b) + pr->add[k];
+    int64_t most = a > b ? a : b;
+    return most == INT64_MIN ? INT64_MIN : sum(most, pr->add[k]);
 }
 
 int64_t iop_profile_max(const iop_profile *pr, uint32_t lo, uint32_t hi)
