@@ -143,6 +143,20 @@ static pp_status write_plan(const pp_cluster_plan *p, const char *path, pp_error
     return st != PP_OK ? st : closed;
 }
 
+static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size);
+
+/* The picture's title carries what one needs to read it: the cluster, the
+ * step time and the plan. */
+static pp_status title_picture(const inputs *in, const pp_cluster_plan *p, const pp_cluster_report *rep,
+                               pp_timeline *t, pp_error *err)
+{
+    char what[1024], title[1280];
+    describe_plan(p, what, sizeof what);
+    snprintf(title, sizeof title, "%s: %.4f s per step (%s)", in->cluster->name ? in->cluster->name : "cluster",
+             rep->step_time, what);
+    return pp_timeline_set_title(t, title, err);
+}
+
 typedef pp_status (*timeline_writer)(const pp_timeline *, FILE *, pp_error *);
 
 static pp_status write_picture(timeline_writer write, const pp_timeline *t, const char *path, pp_error *err)
@@ -167,6 +181,13 @@ static pp_status simulate(const cluster_flags *f, const inputs *in, const pp_clu
             return pp_error_set(err, PP_ENOMEM, "out of memory for the timeline");
     }
     pp_status st = pp_cluster_simulate(in->cluster, in->workload, p, &o, rep, err);
+    if (st == PP_OK && !isfinite(rep->step_time))
+        st = pp_error_set(err, PP_INFEASIBLE,
+                          "the plan cannot run at time %g: a transfer it needs waits for ever on a link "
+                          "that is down or too slow to finish in finite time",
+                          at);
+    if (st == PP_OK && pictures)
+        st = title_picture(in, p, rep, o.timeline, err);
     if (st == PP_OK && pictures && f->trace)
         st = write_picture(pp_timeline_write_trace, o.timeline, f->trace, err);
     if (st == PP_OK && pictures && f->svg)

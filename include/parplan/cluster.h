@@ -286,7 +286,9 @@ typedef struct {
 /* Discrete-event simulation of one training step of p on c: 1F1B pipelines,
  * TP collectives inside a stage, data-parallel gradient all-reduce overlapped
  * with the last backward, flows sharing links max-min fairly, bandwidth
- * events applied when they happen. The plan must have passed validation. */
+ * events applied when they happen. The plan must have passed validation.
+ * PP_INFEASIBLE, naming the device, when the plan uses a device the
+ * cluster's timeline has lost by start_time. */
 pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
                               const pp_cluster_plan *p, const pp_cluster_sim_options *o,
                               pp_cluster_report *out, pp_error *err);

@@ -636,11 +636,28 @@ static pp_status simulate_in(sim *z, pp_arena *a, double start_time)
     return z->status;
 }
 
+/* A plan that puts work on a device lost by start_time cannot run there:
+ * refused, as re-planning refuses it, rather than simulated as if alive. */
+static pp_status check_alive(const pp_cluster *c, const pp_cluster_plan *p, double start_time,
+                             pp_error *err)
+{
+    int devices = p->replica_count * pp_cluster_plan_members(p);
+    for (int i = 0; i < devices; i++)
+        if (!pp_cluster_device_alive_at(c, p->devices[i], start_time))
+            return pp_error_set(err, PP_INFEASIBLE,
+                                "the plan cannot run at time %g: it uses device %d, which the "
+                                "cluster's timeline has lost by then",
+                                start_time, p->devices[i]);
+    return PP_OK;
+}
+
 pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
                               const pp_cluster_plan *p, const pp_cluster_sim_options *o,
                               pp_cluster_report *out, pp_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (check_alive(c, p, o ? o->start_time : 0, err) != PP_OK)
+        return err->status;
     pp_arena *a = pp_arena_new(1 << 16);
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
