@@ -319,15 +319,40 @@ static json_t *search_json(const pp_cluster_plan_result *r)
                      r->lower_bound);
 }
 
-/* The best plan, simulated with pictures, beside the uniform baseline. */
+static bool same_ints(const int *a, const int *b, int n)
+{
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* Whether two plans are the same (the search often returns the uniform one). */
+static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
+{
+    if (a->micro_batch != b->micro_batch || a->replica_count != b->replica_count ||
+        a->stage_count != b->stage_count || !same_ints(a->stage_tp, b->stage_tp, a->stage_count))
+        return false;
+    int slots = a->replica_count * pp_cluster_plan_members(a);
+    return same_ints(a->micro_batches, b->micro_batches, a->replica_count) &&
+           same_ints(a->stage_layers, b->stage_layers, a->stage_count) &&
+           same_ints(a->devices, b->devices, slots) &&
+           memcmp(a->split, b->split, (size_t)slots * sizeof *a->split) == 0 &&
+           memcmp(a->stage_recompute, b->stage_recompute, (size_t)a->stage_count * sizeof(bool)) == 0;
+}
+
+/* The best plan, simulated with pictures, beside the uniform baseline (its
+ * figures taken from the best's simulation when it is the same plan: at
+ * thousands of GPUs a simulation is a good part of the time limit). */
 static int report_plan(const cluster_flags *f, inputs *in, const pp_cluster_plan_result *r, double at,
                        json_t *summary)
 {
     pp_error err = {0};
     pp_cluster_report best = {0}, uniform = {0};
     pp_status st = simulate(f, in, r->best, at, true, &best, &err);
-    if (st == PP_OK && r->uniform)
+    bool same = r->uniform && same_plan(r->best, r->uniform);
+    if (st == PP_OK && r->uniform && !same)
         st = simulate(f, in, r->uniform, at, false, &uniform, &err);
+    if (same)
+        uniform = (pp_cluster_report){.step_time = best.step_time, .samples_per_second = best.samples_per_second,
+                                      .tflops_per_device = best.tflops_per_device, .fits = best.fits};
     if (st == PP_OK && (f->out || !f->json))
         st = write_plan(r->best, f->out, &err);
     double speedup = r->uniform ? uniform.step_time / best.step_time : INFINITY;
@@ -371,7 +396,8 @@ static int search_and_report(const cluster_flags *f, inputs *in, double at, doub
                                  .threads = (int)f->threads,
                                  .seed = (uint64_t)f->seed,
                                  .start_time = at,
-                                 .warm_start = in->plan};
+                                 .warm_start = in->plan,
+                                 .reserve_simulations = 2};
     pp_cluster_plan_result r = {0};
     pp_error err = {0};
     if (pp_cluster_plan_search(in->cluster, in->workload, &o, &r, &err) != PP_OK) {

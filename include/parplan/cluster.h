@@ -302,6 +302,10 @@ typedef struct {
     uint64_t seed;
     double start_time;       /* plan for the conditions at this time */
     const pp_cluster_plan *warm_start; /* an earlier plan (re-planning), or NULL */
+    /* Stop early enough to leave time, within the timeout, for this many
+     * more simulations as long as the longest the search ran: the caller's
+     * report of its answer. */
+    int reserve_simulations;
 } pp_cluster_plan_options;
 
 typedef struct {

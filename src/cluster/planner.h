@@ -5,6 +5,8 @@
 #ifndef PP_CLUSTER_PLANNER_H
 #define PP_CLUSTER_PLANNER_H
 
+#include <stdatomic.h>
+
 #include "parplan/cluster.h"
 #include "parplan/hw_net.h"
 
@@ -196,12 +198,37 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
  * (INFINITY if the work does not fit in the stages' memory). */
 double cluster_root_bound(const cluster_stages *st);
 
+/* The search's time limit. A simulation at thousands of GPUs takes a good
+ * part of a second, so "late" looks ahead: too late to start one more
+ * simulation of the longest size seen, plus `reserve` more that the caller
+ * will run on the answer (its report), before the deadline. */
+typedef struct {
+    pp_deadline deadline;
+    int reserve;
+    _Atomic double longest; /* s, the longest simulation so far */
+} cluster_clock;
+
+bool cluster_clock_late(cluster_clock *k);
+/* Simulates like cluster_simulate_step, timing it into k; unless it is
+ * the first (no plan in hand yet), a simulation still running when only
+ * the reserve is left stops (INFINITY). */
+pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp_cluster_workload *w,
+                                 const pp_cluster_plan *p, double start_time, double cutoff,
+                                 bool first, double *step, pp_error *err);
+
+/* uniform.c */
+/* pp_cluster_uniform_best stopping when k is late once it holds a plan:
+ * the best found so far. */
+pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
+                               cluster_clock *k, pp_cluster_plan **out, double *time, pp_error *err);
+
 /* simulate.c */
 /* pp_cluster_simulate's step time of plan p, without the report and
- * without checking memory; INFINITY when a link stays down, or as soon as
- * the step is certain to take longer than cutoff. */
+ * without checking memory; INFINITY when a link stays down, as soon as the
+ * step is certain to take longer than cutoff, or when the deadline (NULL:
+ * none) passes first. */
 pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *w,
                                 const pp_cluster_plan *p, double start_time, double cutoff,
-                                double *step, pp_error *err);
+                                const pp_deadline *deadline, double *step, pp_error *err);
 
 #endif

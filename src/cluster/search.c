@@ -41,7 +41,7 @@ typedef struct {
     int *best_layers;         /* [layers]: at most one stage per layer */
     bool *best_replay;        /* [layers] */
     pp_cluster_plan *best;
-    pp_deadline deadline;
+    cluster_clock clock;
     bool stop;
     long nodes, simulations;
     pp_status status;
@@ -69,6 +69,27 @@ typedef struct {
     bool diving;     /* first pass: stop at the first plan judged */
     bool landed;
 } worker;
+
+bool cluster_clock_late(cluster_clock *k)
+{
+    if (pp_deadline_passed(&k->deadline))
+        return true;
+    double ahead = (1 + k->reserve) * atomic_load_explicit(&k->longest, memory_order_relaxed);
+    return k->deadline.at > 0 && pp_now() + ahead >= k->deadline.at;
+}
+
+pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp_cluster_workload *w,
+                                 const pp_cluster_plan *p, double start_time, double cutoff,
+                                 bool first, double *step, pp_error *err)
+{
+    double began = pp_now(), seen = atomic_load_explicit(&k->longest, memory_order_relaxed);
+    pp_deadline until = {k->deadline.at > 0 && !first ? k->deadline.at - k->reserve * seen : 0};
+    pp_status s = cluster_simulate_step(c, w, p, start_time, cutoff, &until, step, err);
+    double took = pp_now() - began;
+    while (isfinite(*step) && took > seen && !atomic_compare_exchange_weak(&k->longest, &seen, took))
+        ;
+    return s;
+}
 
 static double incumbent(shared_state *sh)
 {
@@ -144,11 +165,13 @@ static bool plan_fits(const pp_cluster *c, const pp_cluster_workload *w, const p
 
 /* Simulates a plan that fits; its step time, or INFINITY when it needs a
  * link that is down or certainly takes longer than cutoff. */
-static pp_status simulate(const pp_cluster *c, const pp_cluster_workload *w,
-                          const pp_cluster_plan *p, double start_time, double cutoff,
-                          double *time, pp_error *err)
+/* Without any plan in hand the simulation runs to its end, time limit or
+ * not: the search must return a plan when one fits. */
+static pp_status simulate(shared_state *sh, const pp_cluster_plan *p, double cutoff, double *time,
+                          pp_error *err)
 {
-    pp_status s = cluster_simulate_step(c, w, p, start_time, cutoff, time, err);
+    pp_status s = cluster_clock_simulate(&sh->clock, sh->c, sh->w, p, sh->o->start_time, cutoff,
+                                         !isfinite(incumbent(sh)), time, err);
     if (s != PP_OK)
         *time = INFINITY;
     return s;
@@ -169,8 +192,9 @@ static void judge(worker *wk, const int *layers, const bool *replay)
     }
     pp_error e = {0};
     double time;
-    /* a simulation costs as much as thousands of nodes: look at the clock */
-    if (pp_deadline_passed(&sh->deadline)) {
+    /* a simulation costs as much as thousands of nodes: look at the clock
+     * (unless nothing is in hand yet) */
+    if (isfinite(incumbent(sh)) && cluster_clock_late(&sh->clock)) {
         pp_cluster_plan_free(plan);
         pthread_mutex_lock(&sh->lock);
         sh->stop = true;
@@ -180,7 +204,7 @@ static void judge(worker *wk, const int *layers, const bool *replay)
     }
     wk->simulations++;
     /* a plan slower than the incumbent could never win, ties included */
-    if (simulate(sh->c, sh->w, plan, sh->o->start_time, incumbent(sh), &time, &e) != PP_OK) {
+    if (simulate(sh, plan, incumbent(sh), &time, &e) != PP_OK) {
         pp_cluster_plan_free(plan);
         fail(sh, &e);
         return;
@@ -198,7 +222,7 @@ static bool out_of_time(worker *wk)
         return true;
     if (++wk->nodes % 1024 == 0) {
         shared_state *sh = wk->sh;
-        bool late = pp_deadline_passed(&sh->deadline);
+        bool late = cluster_clock_late(&sh->clock);
         pthread_mutex_lock(&sh->lock);
         sh->stop |= late;
         wk->stopped = sh->stop;
@@ -467,7 +491,7 @@ static pp_status warm_start(shared_state *sh, pp_arena *a, pp_cluster_plan_resul
         return pp_error_set(err, PP_ENOMEM, "out of memory judging the warm start");
     double time = INFINITY;
     pp_status s = plan_fits(sh->c, sh->w, old, peak)
-                      ? simulate(sh->c, sh->w, old, sh->o->start_time, INFINITY, &time, err)
+                      ? simulate(sh, old, INFINITY, &time, err)
                       : PP_OK;
     if (s != PP_OK)
         return s;
@@ -484,8 +508,8 @@ static pp_status warm_start(shared_state *sh, pp_arena *a, pp_cluster_plan_resul
 
 static pp_status uniform_incumbent(shared_state *sh, pp_cluster_plan_result *out, pp_error *err)
 {
-    pp_status s = pp_cluster_uniform_best(sh->c, sh->w, sh->o->start_time, &out->uniform,
-                                          &out->uniform_time, err);
+    pp_status s = cluster_uniform_best(sh->c, sh->w, sh->o->start_time, &sh->clock, &out->uniform,
+                                       &out->uniform_time, err);
     if (s != PP_OK || !out->uniform)
         return s;
     pp_cluster_plan *copy = pp_cluster_plan_copy(out->uniform);
@@ -558,7 +582,8 @@ pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload 
     double started = pp_now();
     shared_state sh = {.c = c, .w = w, .o = o, .best_time = INFINITY, .best_seen = INFINITY,
                        .best_branch = INT32_MAX};
-    sh.deadline = o->timeout > 0 ? pp_deadline_in(o->timeout) : (pp_deadline){0};
+    sh.clock.deadline = o->timeout > 0 ? pp_deadline_in(o->timeout) : (pp_deadline){0};
+    sh.clock.reserve = o->reserve_simulations;
     pthread_mutex_init(&sh.lock, NULL);
     pp_arena *a = pp_arena_new(1 << 16);
     pp_status s = a ? search(&sh, a, out, err)

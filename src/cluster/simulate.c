@@ -36,6 +36,8 @@ typedef struct {
     double optimizer;     /* the quickest member's optimizer */
     double tp_fwd, tp_bwd; /* bytes of the TP all-reduce per pass */
     int node;             /* the members' node, or -1 when they span nodes */
+    pp_hw_link link;      /* the TP all-reduce's link, as of network version */
+    int link_version;     /* -1 before the first look */
 } group;
 
 typedef struct {
@@ -63,6 +65,10 @@ typedef struct {
      * incumbent); over says it did. */
     double cutoff;
     bool over;
+    /* Stops the run too (over) when it passes: one simulation of a
+     * thousand-GPU plan can take a second. */
+    const pp_deadline *deadline;
+    long events;
     event *heap;
     int heap_count;
     long seq;
@@ -159,28 +165,40 @@ static void box(sim *z, int d, double start, double end, const char *label, cons
 
 /* ------------------------------------------------------------- TP collectives */
 
-/* The link of the group's all-reduce now: the best intra-node class when the
- * members share a node, else the inter-node class all their nodes have with
- * the most bandwidth (its slowest node's figure). */
-static bool tp_link(sim *z, const group *g, pp_hw_link *out)
+/* The group's link of class l's kind: the class's bandwidth at its
+ * slowest member's node (-1 when a member's node lacks it), the largest
+ * latency. */
+static pp_hw_link group_link(sim *z, const group *g, int l)
 {
     const pp_cluster *c = z->c;
+    pp_hw_link link = {cluster_net_bandwidth(z->net, l), c->links[l].latency};
+    for (int j = 1; g->node < 0 && j < g->tp && link.bandwidth >= 0; j++) {
+        int m = cluster_net_inter_peer(z->net, l, c->device_node[device_of(z, g->r, g->s, j)]);
+        link.bandwidth = m < 0 ? -1 : fmin(link.bandwidth, cluster_net_bandwidth(z->net, m));
+        link.latency = m < 0 ? link.latency : fmax(link.latency, c->links[m].latency);
+    }
+    return link;
+}
+
+/* The link of the group's all-reduce now: the best intra-node class when the
+ * members share a node, else the inter-node class all their nodes have with
+ * the most bandwidth (its slowest node's figure). Kept until a bandwidth
+ * event: every op of the group asks. */
+static bool tp_link(sim *z, group *g, pp_hw_link *out)
+{
+    const pp_cluster *c = z->c;
+    if (g->link_version == cluster_net_version(z->net)) {
+        *out = g->link;
+        return true;
+    }
     bool found = false;
-    int home = g->node >= 0 ? g->node : c->device_node[device_of(z, g->r, g->s, 0)];
-    for (int l = 0; l < c->link_count; l++) {
-        const pp_cluster_link *k = &c->links[l];
-        if (k->node != home || k->inter_node != (g->node < 0))
+    int home = g->node >= 0 ? g->node : c->device_node[device_of(z, g->r, g->s, 0)], count;
+    const int *links = cluster_net_node_links(z->net, home, &count);
+    for (int i = 0; i < count; i++) {
+        int l = links[i];
+        if (c->links[l].inter_node != (g->node < 0))
             continue;
-        pp_hw_link link = {cluster_net_bandwidth(z->net, l), k->latency};
-        for (int j = 1; g->node < 0 && j < g->tp && link.bandwidth >= 0; j++) {
-            int node = c->device_node[device_of(z, g->r, g->s, j)], m = -1;
-            for (int q = 0; q < c->link_count && m < 0; q++)
-                if (c->links[q].node == node && c->links[q].inter_node &&
-                    strcmp(c->links[q].name, k->name) == 0)
-                    m = q;
-            link.bandwidth = m < 0 ? -1 : fmin(link.bandwidth, cluster_net_bandwidth(z->net, m));
-            link.latency = m < 0 ? link.latency : fmax(link.latency, c->links[m].latency);
-        }
+        pp_hw_link link = group_link(z, g, l);
         if (link.bandwidth >= 0 && (!found || link.bandwidth > out->bandwidth)) {
             *out = link;
             found = true;
@@ -189,6 +207,8 @@ static bool tp_link(sim *z, const group *g, pp_hw_link *out)
     if (!found)
         z->status = pp_error_set(z->err, PP_EINPUT, "cluster %s: no link for the TP group of stage %d of replica %d",
                                  c->name, g->s, g->r);
+    g->link = *out;
+    g->link_version = found ? cluster_net_version(z->net) : -1;
     return found;
 }
 
@@ -375,6 +395,8 @@ static void handle(sim *z, event e)
 static void run(sim *z)
 {
     while (z->opt_left > 0 && z->status == PP_OK) {
+        if (z->deadline && ++z->events % 4096 == 0 && pp_deadline_passed(z->deadline))
+            z->over = true;
         if (z->over) {
             z->step = INFINITY;
             return;
@@ -413,7 +435,7 @@ static void setup_group(sim *z, group *g, int r, int s)
         tb += l->tp_backward_bytes + (replay ? l->tp_forward_bytes : 0);
     }
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s],
-                 .tp_fwd = b * tf, .tp_bwd = b * tb};
+                 .tp_fwd = b * tf, .tp_bwd = b * tb, .link_version = -1};
     g->node = z->c->device_node[device_of(z, r, s, 0)];
     g->optimizer = INFINITY;
     for (int j = 0; j < g->tp; j++) {
@@ -482,7 +504,10 @@ static bool setup(sim *z, pp_arena *a, double start_time)
                               sizeof(event));
     z->compute = pp_arena_calloc(a, (size_t)z->c->device_count + 1, sizeof(double));
     z->opt_left = z->R * z->members;
-    z->net = cluster_net_new(z->c, start_time, flow_count(z), a);
+    /* the timeline draws every flow; without it, slots are reused */
+    z->net = cluster_net_new(z->c, start_time, z->tl ? flow_count(z) : 1024, a);
+    if (z->net && !z->tl)
+        cluster_net_recycle(z->net);
     return z->offset && z->first_layer && z->state && z->pending && z->arrived && z->grad_ready &&
            z->bucket_flows && z->buckets_left && z->groups && z->heap && z->compute && z->net;
 }
@@ -672,12 +697,12 @@ pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
 
 pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *w,
                                 const pp_cluster_plan *p, double start_time, double cutoff,
-                                double *step, pp_error *err)
+                                const pp_deadline *deadline, double *step, pp_error *err)
 {
     pp_arena *a = pp_arena_new(1 << 16);
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
-    sim z = {.c = c, .w = w, .p = p, .err = err, .cutoff = cutoff};
+    sim z = {.c = c, .w = w, .p = p, .err = err, .cutoff = cutoff, .deadline = deadline};
     pp_status s = simulate_in(&z, a, start_time);
     *step = z.step;
     pp_arena_free(a);

@@ -1,78 +1,163 @@
 /* uniform.c: pp_cluster_uniform_best, the Megatron-LM baseline: every
  * (tp, pp, dp, micro-batch) that pp_cluster_plan_uniform accepts, with ranks
  * laid on the devices alive at the start time in order (a lost device's rank
- * goes to the next live one), simulated; the fastest that fits wins. Plans
- * on fewer devices than are alive are tried too (tp * pp * dp below the live
- * count), as a user with 12 devices and a model that splits 8 ways would
- * run. Megatron has one recomputation flag for all stages: both values are
+ * goes to the next live one); the fastest that fits wins. Plans on fewer
+ * devices than are alive are tried too (tp * pp * dp below the live count),
+ * as a user with 12 devices and a model that splits 8 ways would run.
+ * Megatron has one recomputation flag for all stages: both values are
  * tried. The first in (tp, pp, dp, micro-batch, recompute off then on)
- * order wins ties. */
+ * order wins ties.
+ *
+ * At thousands of GPUs there are thousands of such plans and each
+ * simulation is not free, so the candidates are judged best bound first
+ * (bound_of: the FLOPs over the devices' rate, and each stage's passes and
+ * TP all-reduces at the best device and link, with the pipeline's fill), a plan
+ * that does not fit is never simulated, a simulation stops once it is sure
+ * to lose, and candidates whose bound exceeds the best time are not
+ * simulated at all. Before a deadline that is the same answer as the
+ * exhaustive loop; after it, the best found so far. */
 #include "cluster/planner.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int live_devices(const pp_cluster *c, double t, int *live)
-{
-    int n = 0;
-    for (int d = 0; d < c->device_count; d++)
-        if (pp_cluster_device_alive_at(c, d, t))
-            live[n++] = d;
-    return n;
-}
-
-/* The plan's step time, INFINITY when it does not fit or cannot run. */
-static pp_status time_of(const pp_cluster *c, const pp_cluster_workload *w,
-                         const pp_cluster_plan *p, double t, double *time, pp_error *err)
-{
-    pp_cluster_sim_options so = {t, NULL};
-    pp_cluster_report rep;
-    memset(&rep, 0, sizeof rep);
-    pp_status s = pp_cluster_simulate(c, w, p, &so, &rep, err);
-    *time = s == PP_OK && rep.fits ? rep.step_time : INFINITY;
-    pp_cluster_report_free(&rep);
-    return s;
-}
+typedef struct {
+    int tp, pp, dp, mb, index;
+    bool recompute;
+    double bound;
+} candidate;
 
 typedef struct {
     const pp_cluster *c;
     const pp_cluster_workload *w;
     double start_time;
-    const int *live;
+    cluster_clock *clock;
+    int *live;
+    int live_count;
+    double *rate_prefix;  /* [k + 1] summed rate of the first k live devices */
+    double work, replay;  /* FLOPs per sample of the whole model; recomputation's extra */
+    double fastest;       /* the most FLOP/s of any live device */
+    pp_hw_link intra, inter; /* the best link inside a node, and between nodes */
+    int widest_node;      /* the most live devices of a node */
+    double *peak;         /* [device] */
+    candidate *list;
+    int count;
     pp_cluster_plan *best;
     double best_time;
+    int best_index;
 } uniform_search;
 
-static pp_status try_one(uniform_search *u, int tp, int pp, int dp, int mb, bool recompute,
-                         pp_error *err)
+/* The fastest device, the best links and the widest node: what no TP group
+ * or stage can beat. */
+static void best_links(uniform_search *u)
 {
-    pp_cluster_plan *p = NULL;
-    pp_error ignored = {0};
-    if (pp_cluster_plan_uniform(u->c, u->w, tp, pp, dp, mb, &p, &ignored) != PP_OK)
-        return PP_OK;
-    for (int s = 0; s < pp; s++)
-        p->stage_recompute[s] = recompute;
-    int slots = dp * pp_cluster_plan_members(p);
-    for (int i = 0; i < slots; i++)
-        p->devices[i] = u->live[p->devices[i]];
-    double time = INFINITY;
-    pp_status s = PP_OK;
-    if (pp_cluster_plan_validate(u->c, u->w, p, &ignored) == PP_OK)
-        s = time_of(u->c, u->w, p, u->start_time, &time, err);
-    if (s == PP_OK && time < u->best_time) {
-        pp_cluster_plan_free(u->best);
-        u->best = p;
-        u->best_time = time;
-        return PP_OK;
+    const pp_cluster *c = u->c;
+    u->intra = u->inter = (pp_hw_link){0, INFINITY};
+    for (int l = 0; l < c->link_count; l++) {
+        const pp_cluster_link *k = &c->links[l];
+        pp_hw_link *best = k->inter_node ? &u->inter : &u->intra;
+        best->bandwidth = fmax(best->bandwidth, pp_cluster_link_bandwidth_at(c, l, u->start_time));
+        best->latency = fmin(best->latency, k->latency);
     }
-    pp_cluster_plan_free(p);
-    return s;
+    for (int n = 0; n < c->node_count; n++) {
+        int live = 0;
+        for (int d = c->nodes[n].first_device; d < c->nodes[n].first_device + c->nodes[n].device_count; d++)
+            live += pp_cluster_device_alive_at(c, d, u->start_time);
+        u->widest_node = live > u->widest_node ? live : u->widest_node;
+    }
+    for (int k = 0; k < u->live_count; k++) {
+        const pp_hw_device_type *t = c->nodes[c->device_node[u->live[k]]].type;
+        u->fastest = fmax(u->fastest, t->peak_flops * t->efficiency_compute);
+    }
 }
 
-static pp_status try_all(uniform_search *u, int live, pp_error *err)
+/* Stage s of the candidate, one micro-batch's forward and backward on the
+ * fastest device with the TP all-reduces at the best link: no member of the
+ * stage does its share faster. */
+static void stage_floor(const uniform_search *u, const candidate *cand, int s, double *F, double *B)
 {
     const pp_cluster_workload *w = u->w;
+    int per = w->layer_count / cand->pp;
+    double b = cand->mb, flops_f = 0, flops_b = 0, bytes_f = 0, bytes_b = 0;
+    for (int k = s * per; k < (s + 1) * per; k++) {
+        const pp_cluster_layer *l = &w->layers[k];
+        flops_f += l->forward_flops;
+        flops_b += l->backward_flops + (cand->recompute ? l->recompute_flops : 0);
+        bytes_f += l->tp_forward_bytes;
+        bytes_b += l->tp_backward_bytes + (cand->recompute ? l->tp_forward_bytes : 0);
+    }
+    *F = b * flops_f / cand->tp / u->fastest;
+    *B = b * flops_b / cand->tp / u->fastest;
+    if (cand->tp > 1) {
+        pp_hw_link link = cand->tp <= u->widest_node ? u->intra : u->inter;
+        *F += pp_hw_allreduce_time(link, cand->tp, b * bytes_f);
+        *B += pp_hw_allreduce_time(link, cand->tp, b * bytes_b);
+    }
+}
+
+/* No schedule beats the FLOPs over the devices' summed rate, nor, for any
+ * stage s, the first micro-batch's forwards before it, its own m forwards
+ * and backwards, and the last micro-batch's backwards before it again. */
+static double bound_of(const uniform_search *u, const candidate *cand)
+{
+    double flops = (u->work + (cand->recompute ? u->replay : 0)) * (double)u->w->global_batch;
+    double bound = flops / u->rate_prefix[cand->tp * cand->pp * cand->dp], before = 0;
+    int m = (int)(u->w->global_batch / (cand->dp * cand->mb));
+    for (int s = 0; s < cand->pp; s++) {
+        double F, B;
+        stage_floor(u, cand, s, &F, &B);
+        bound = fmax(bound, before + m * (F + B));
+        before += F + B;
+    }
+    return bound;
+}
+
+static bool prepare(uniform_search *u)
+{
+    const pp_cluster *c = u->c;
+    u->live = malloc(((size_t)c->device_count + 1) * sizeof(int));
+    u->rate_prefix = calloc((size_t)c->device_count + 2, sizeof(double));
+    u->peak = calloc((size_t)c->device_count + 1, sizeof(double));
+    if (!u->live || !u->rate_prefix || !u->peak)
+        return false;
+    for (int d = 0; d < c->device_count; d++) {
+        if (!pp_cluster_device_alive_at(c, d, u->start_time))
+            continue;
+        const pp_hw_device_type *t = c->nodes[c->device_node[d]].type;
+        u->live[u->live_count] = d;
+        u->rate_prefix[u->live_count + 1] = u->rate_prefix[u->live_count] + t->peak_flops * t->efficiency_compute;
+        u->live_count++;
+    }
+    for (int k = 0; k < u->w->layer_count; k++) {
+        u->work += u->w->layers[k].forward_flops + u->w->layers[k].backward_flops;
+        u->replay += u->w->layers[k].recompute_flops;
+    }
+    best_links(u);
+    return true;
+}
+
+static bool add(uniform_search *u, candidate cand, int *cap)
+{
+    if (u->count == *cap) {
+        int grown = *cap ? 2 * *cap : 256;
+        candidate *more = realloc(u->list, (size_t)grown * sizeof *more);
+        if (!more)
+            return false;
+        u->list = more;
+        *cap = grown;
+    }
+    cand.bound = bound_of(u, &cand);
+    cand.index = u->count;
+    u->list[u->count++] = cand;
+    return true;
+}
+
+/* Every shape Megatron's arguments accept, in the tie order. */
+static bool enumerate(uniform_search *u)
+{
+    const pp_cluster_workload *w = u->w;
+    int cap = 0, live = u->live_count;
     for (int tp = 1; tp <= live; tp++) {
         if (w->tp_divisor % tp != 0)
             continue;
@@ -83,14 +168,96 @@ static pp_status try_all(uniform_search *u, int live, pp_error *err)
                 for (int64_t mb = 1; mb * dp <= w->global_batch && mb <= (1 << 20); mb *= 2) {
                     if (w->global_batch % (mb * dp) != 0)
                         continue;
-                    for (int rc = 0; rc <= 1; rc++) {
-                        pp_status s = try_one(u, tp, pp, dp, (int)mb, rc == 1, err);
-                        if (s != PP_OK)
-                            return s;
-                    }
+                    for (int rc = 0; rc <= 1; rc++)
+                        if (!add(u, (candidate){tp, pp, dp, (int)mb, 0, rc == 1, 0}, &cap))
+                            return false;
                 }
         }
     }
+    return true;
+}
+
+static int by_bound(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    if (x->bound != y->bound)
+        return x->bound < y->bound ? -1 : 1;
+    return x->index - y->index;
+}
+
+static bool fits(uniform_search *u, const pp_cluster_plan *p)
+{
+    pp_cluster_plan_memory(u->c, u->w, p, u->peak);
+    for (int d = 0; d < u->c->device_count; d++)
+        if (u->peak[d] > u->c->nodes[u->c->device_node[d]].type->memory_bytes)
+            return false;
+    return true;
+}
+
+static pp_status try_one(uniform_search *u, const candidate *cand, pp_error *err)
+{
+    pp_cluster_plan *p = NULL;
+    pp_error ignored = {0};
+    if (pp_cluster_plan_uniform(u->c, u->w, cand->tp, cand->pp, cand->dp, cand->mb, &p, &ignored) != PP_OK)
+        return PP_OK;
+    for (int s = 0; s < cand->pp; s++)
+        p->stage_recompute[s] = cand->recompute;
+    int slots = cand->dp * pp_cluster_plan_members(p);
+    for (int i = 0; i < slots; i++)
+        p->devices[i] = u->live[p->devices[i]];
+    double time = INFINITY;
+    pp_status s = PP_OK;
+    if (pp_cluster_plan_validate(u->c, u->w, p, &ignored) == PP_OK && fits(u, p))
+        s = cluster_clock_simulate(u->clock, u->c, u->w, p, u->start_time, u->best_time, !u->best, &time,
+                                   err);
+    if (s == PP_OK && (time < u->best_time || (time == u->best_time && cand->index < u->best_index))) {
+        pp_cluster_plan_free(u->best);
+        u->best = p;
+        u->best_time = time;
+        u->best_index = cand->index;
+        return PP_OK;
+    }
+    pp_cluster_plan_free(p);
+    return s;
+}
+
+/* Best bound first; a bound above the best time ends the walk (the list
+ * is sorted), and so does the clock once a plan is in hand. */
+static pp_status judge_all(uniform_search *u, pp_error *err)
+{
+    qsort(u->list, (size_t)u->count, sizeof *u->list, by_bound);
+    for (int k = 0; k < u->count; k++) {
+        if (u->list[k].bound * (1 - 1e-9) > u->best_time)
+            break;
+        if (u->best && cluster_clock_late(u->clock))
+            break;
+        pp_status s = try_one(u, &u->list[k], err);
+        if (s != PP_OK)
+            return s;
+    }
+    return PP_OK;
+}
+
+pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
+                               cluster_clock *k, pp_cluster_plan **out, double *time, pp_error *err)
+{
+    *out = NULL;
+    *time = INFINITY;
+    uniform_search u = {.c = c, .w = w, .start_time = start_time, .clock = k,
+                        .best_time = INFINITY, .best_index = -1};
+    pp_status s = prepare(&u) && enumerate(&u)
+                      ? judge_all(&u, err)
+                      : pp_error_set(err, PP_ENOMEM, "out of memory listing the uniform plans");
+    free(u.live);
+    free(u.rate_prefix);
+    free(u.peak);
+    free(u.list);
+    if (s != PP_OK) {
+        pp_cluster_plan_free(u.best);
+        return s;
+    }
+    *out = u.best;
+    *time = u.best_time;
     return PP_OK;
 }
 
@@ -100,19 +267,6 @@ pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload
 {
     if (!c || !w || !out || !time)
         return pp_error_set(err, PP_EARG, "pp_cluster_uniform_best: NULL argument");
-    *out = NULL;
-    *time = INFINITY;
-    int *live = malloc((size_t)c->device_count * sizeof(int) + 1);
-    if (!live)
-        return pp_error_set(err, PP_ENOMEM, "out of memory listing live devices");
-    uniform_search u = {c, w, start_time, live, NULL, INFINITY};
-    pp_status s = try_all(&u, live_devices(c, start_time, live), err);
-    free(live);
-    if (s != PP_OK) {
-        pp_cluster_plan_free(u.best);
-        return s;
-    }
-    *out = u.best;
-    *time = u.best_time;
-    return PP_OK;
+    cluster_clock none = {0};
+    return cluster_uniform_best(c, w, start_time, &none, out, time, err);
 }

@@ -161,7 +161,7 @@ static double enumerate_all(const pp_cluster *c, const pp_cluster_workload *w, l
 static pp_cluster_plan_result plan(const pp_cluster *c, const pp_cluster_workload *w, int threads,
                                    double start, const pp_cluster_plan *warm)
 {
-    pp_cluster_plan_options o = {0, threads, 1, start, warm};
+    pp_cluster_plan_options o = {0, threads, 1, start, warm, 0};
     pp_cluster_plan_result r;
     pp_error err = {0};
     pp_status s = pp_cluster_plan_search(c, w, &o, &r, &err);
@@ -437,7 +437,7 @@ static void test_timeout(void)
 {
     pp_cluster *c = two_nodes(4, 4, 2e12, 1e9, 1e9);
     pp_cluster_workload *w = small_workload(12, 32);
-    pp_cluster_plan_options o = {1e-9, 1, 1, 0.0, NULL};
+    pp_cluster_plan_options o = {1e-9, 1, 1, 0.0, NULL, 0};
     pp_cluster_plan_result r;
     pp_error err = {0};
     CHECK(pp_cluster_plan_search(c, w, &o, &r, &err) == PP_OK);
