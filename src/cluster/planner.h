@@ -199,13 +199,14 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
 double cluster_root_bound(const cluster_stages *st);
 
 /* The search's time limit. A simulation at thousands of GPUs takes a good
- * part of a second, so "late" looks ahead: too late to start one more
- * simulation of the longest size seen, plus `reserve` more that the caller
- * will run on the answer (its report), before the deadline. */
+ * part of a second, and the caller simulates the answer again for its
+ * report, so the search ends `reserve` simulations early: each as long as
+ * the longest that gave a finite time (the plans that were incumbents, one
+ * of which is the answer). Simulations stop at that moment too. */
 typedef struct {
     pp_deadline deadline;
     int reserve;
-    _Atomic double longest; /* s, the longest simulation so far */
+    _Atomic double longest; /* s, the longest simulation with a finite time */
 } cluster_clock;
 
 bool cluster_clock_late(cluster_clock *k);

@@ -74,7 +74,7 @@ bool cluster_clock_late(cluster_clock *k)
 {
     if (pp_deadline_passed(&k->deadline))
         return true;
-    double ahead = (1 + k->reserve) * atomic_load_explicit(&k->longest, memory_order_relaxed);
+    double ahead = k->reserve * atomic_load_explicit(&k->longest, memory_order_relaxed);
     return k->deadline.at > 0 && pp_now() + ahead >= k->deadline.at;
 }
 
