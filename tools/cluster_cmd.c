@@ -226,7 +226,13 @@ static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size)
         n += (size_t)snprintf(buf + n, size - n, ", micro-batch %d x %d", p->micro_batch,
                               p->micro_batches[0]);
     if (n < size)
-        describe_recompute(p, buf + n, size - n);
+        n += describe_recompute(p, buf + n, size - n);
+    if (n < size && p->selective_recompute)
+        n += (size_t)snprintf(buf + n, size - n, ", selective recompute");
+    if (n < size && p->sequence_parallel)
+        n += (size_t)snprintf(buf + n, size - n, ", sequence parallel");
+    if (n < size && p->distributed_optimizer)
+        snprintf(buf + n, size - n, ", distributed optimizer");
 }
 
 static void print_devices(const inputs *in, const pp_cluster_report *r)
@@ -327,6 +333,9 @@ static bool same_ints(const int *a, const int *b, int n)
 /* Whether two plans are the same (the search often returns the uniform one). */
 static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
 {
+    if (a->sequence_parallel != b->sequence_parallel || a->selective_recompute != b->selective_recompute ||
+        a->distributed_optimizer != b->distributed_optimizer)
+        return false;
     if (a->micro_batch != b->micro_batch || a->replica_count != b->replica_count ||
         a->stage_count != b->stage_count || !same_ints(a->stage_tp, b->stage_tp, a->stage_count))
         return false;

@@ -101,6 +101,12 @@ typedef struct {
     double output_bytes;           /* per sample, sent to the next stage if a cut follows */
     double tp_forward_bytes;       /* per sample, all-reduced inside a TP group per forward (tp > 1) */
     double tp_backward_bytes;      /* likewise per backward */
+    /* Selective recomputation (Korthikanti et al. section 5): the part of
+     * activation_bytes it drops (attention's softmax, its dropout mask and
+     * output) and the forward FLOPs per sample that rebuild it (Q K^T and
+     * the scores times V) in the backward. 0 where there is no such part. */
+    double selective_bytes;
+    double selective_flops;
 } pp_cluster_layer;
 
 typedef struct {
@@ -217,7 +223,35 @@ typedef struct {
     int *devices;       /* [replica][stage][member] */
     double *split;      /* same shape as devices */
     bool *stage_recompute; /* [stage] */
+    /* Megatron-LM's switches, the same for every stage (all false by
+     * default; pp_cluster_layer_under prices them):
+     * sequence_parallel: the TP group also splits the sequence of the parts
+     *   between its collectives (layer norms, dropouts), so nothing of a
+     *   layer's activations is replicated (Korthikanti et al. section 4.2.2);
+     *   the all-reduces become a reduce-scatter and an all-gather of the same
+     *   ring cost.
+     * selective_recompute: stages that keep their activations drop
+     *   attention's softmax/dropout part and rebuild it in the backward
+     *   (Korthikanti et al. section 5).
+     * distributed_optimizer: ZeRO-1 (Rajbhandari et al. P_os) over the
+     *   data-parallel replicas: each keeps and updates 1/dp of the 12 bytes
+     *   of optimizer state per parameter; the gradients' reduce-scatter and
+     *   the parameters' all-gather cost what the all-reduce did. */
+    bool sequence_parallel;
+    bool selective_recompute;
+    bool distributed_optimizer;
 } pp_cluster_plan;
+
+/* Layer l as plan p runs it in a stage that recomputes fully or not
+ * (`recompute`), on a member holding share f of it: what the memory model
+ * and the simulator read. The work per sample with selective recomputation
+ * moves selective_flops from the replay into the backward (a full replay
+ * costs the same), activation_bytes loses selective_bytes; under sequence
+ * parallelism the replicated activations and the checkpoint become
+ * split-part (scaled by f here); under the distributed optimizer the state
+ * is (2 + 2 + 12 / replicas) bytes per parameter instead of 16. */
+pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
+                                        bool recompute, double f);
 
 /* One malloc'd block holding the struct and its arrays; split starts even
  * (1 / tp), everything else zero. NULL when out of memory or a count < 1. */

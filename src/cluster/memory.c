@@ -12,16 +12,17 @@ typedef struct {
     double rebuilt;   /* per sample: the largest layer's full activations (recompute only) */
 } stage_memory;
 
-/* One member's figures for layers first .. first + count - 1, share f. */
-static stage_memory member_memory(const pp_cluster_workload *w, int first, int count, double f,
-                                  bool recompute)
+/* One member's figures for layers first .. first + count - 1, share f,
+ * each layer as the plan's switches price it. */
+static stage_memory member_memory(const pp_cluster_workload *w, const pp_cluster_plan *p, int first,
+                                  int count, double f, bool recompute)
 {
     stage_memory m = {0, 0, 0};
     for (int k = first; k < first + count; k++) {
-        const pp_cluster_layer *l = &w->layers[k];
-        double full = f * l->activation_bytes + l->activation_replicated_bytes;
-        m.state += f * l->state_bytes;
-        m.kept += recompute ? l->checkpoint_bytes : full;
+        pp_cluster_layer l = pp_cluster_layer_under(&w->layers[k], p, recompute, f);
+        double full = f * l.activation_bytes + l.activation_replicated_bytes;
+        m.state += f * l.state_bytes;
+        m.kept += recompute ? l.checkpoint_bytes : full;
         if (recompute && full > m.rebuilt)
             m.rebuilt = full;
     }
@@ -44,7 +45,7 @@ void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
                 in_flight = p->micro_batches[r];
             int slot = r * members + pp_cluster_plan_stage_offset(p, s);
             for (int j = 0; j < p->stage_tp[s]; j++) {
-                stage_memory m = member_memory(w, first, p->stage_layers[s], p->split[slot + j],
+                stage_memory m = member_memory(w, p, first, p->stage_layers[s], p->split[slot + j],
                                                p->stage_recompute[s]);
                 peak[p->devices[slot + j]] = m.state + in_flight * b * m.kept + b * m.rebuilt;
             }

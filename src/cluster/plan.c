@@ -61,6 +61,9 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p)
     memcpy(q->stage_layers, p->stage_layers, (size_t)p->stage_count * sizeof(int));
     memcpy(q->devices, p->devices, slots * sizeof(int));
     memcpy(q->split, p->split, slots * sizeof(double));
+    q->sequence_parallel = p->sequence_parallel;
+    q->selective_recompute = p->selective_recompute;
+    q->distributed_optimizer = p->distributed_optimizer;
     return q;
 }
 
@@ -245,4 +248,26 @@ pp_status pp_cluster_plan_validate(const pp_cluster *c, const pp_cluster_workloa
     st = check_devices(c, p, used, err);
     free(used);
     return st;
+}
+
+pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
+                                        bool recompute, double f)
+{
+    pp_cluster_layer y = *l;
+    if (p->selective_recompute && !recompute) {
+        y.backward_flops += y.selective_flops;
+        y.recompute_flops -= y.selective_flops;
+        y.activation_bytes -= y.selective_bytes;
+    }
+    if (p->sequence_parallel) {
+        y.activation_bytes += y.activation_replicated_bytes;
+        y.activation_replicated_bytes = 0;
+        y.checkpoint_bytes *= f;
+    }
+    if (p->distributed_optimizer) {
+        double per_param = PP_CLUSTER_PARAM_BYTES + PP_CLUSTER_GRAD_BYTES +
+                           (double)PP_CLUSTER_OPTIMIZER_BYTES / p->replica_count;
+        y.state_bytes *= per_param / PP_CLUSTER_STATE_BYTES_PER_PARAM;
+    }
+    return y;
 }

@@ -212,6 +212,16 @@ static bool tp_link(sim *z, group *g, pp_hw_link *out)
     return found;
 }
 
+/* The TP collectives of a pass moving `bytes`: all-reduces (NCCL's ring or
+ * tree, whichever is faster), or under sequence parallelism a ring
+ * reduce-scatter and all-gather of the same bytes. */
+static double tp_collective_time(const pp_cluster_plan *p, pp_hw_link link, int tp, double bytes)
+{
+    if (p->sequence_parallel)
+        return pp_hw_reduce_scatter_time(link, tp, bytes) + pp_hw_allgather_time(link, tp, bytes);
+    return pp_hw_allreduce_time(link, tp, bytes);
+}
+
 /* ------------------------------------------------------------- steps */
 
 static void start_optimizer(sim *z, int r, int s, int j)
@@ -286,7 +296,7 @@ static void try_start(sim *z, group *g)
         pp_hw_link link;
         if (!tp_link(z, g, &link) || link.bandwidth <= 0)
             return; /* a bandwidth event retries it */
-        length += pp_hw_allreduce_time(link, g->tp, forward ? g->tp_fwd : g->tp_bwd);
+        length += tp_collective_time(z->p, link, g->tp, forward ? g->tp_fwd : g->tp_bwd);
     }
     g->busy = true;
     g->forward = forward;
@@ -426,13 +436,13 @@ static void setup_group(sim *z, group *g, int r, int s)
     double b = p->micro_batch, F = 0, B = 0, W = 0, T = 0, tf = 0, tb = 0;
     bool replay = p->stage_recompute[s];
     for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++) {
-        const pp_cluster_layer *l = &z->w->layers[k];
-        F += l->forward_flops;
-        B += l->backward_flops + (replay ? l->recompute_flops : 0);
-        W += l->weight_bytes;
-        T += l->traffic_bytes;
-        tf += l->tp_forward_bytes;
-        tb += l->tp_backward_bytes + (replay ? l->tp_forward_bytes : 0);
+        pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
+        F += l.forward_flops;
+        B += l.backward_flops + (replay ? l.recompute_flops : 0);
+        W += l.weight_bytes;
+        T += l.traffic_bytes;
+        tf += l.tp_forward_bytes;
+        tb += l.tp_backward_bytes + (replay ? l.tp_forward_bytes : 0);
     }
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s],
                  .tp_fwd = b * tf, .tp_bwd = b * tb, .link_version = -1};
@@ -484,7 +494,7 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     for (int s = 0; s < z->P; s++) {
         z->first_layer[s + 1] = z->first_layer[s] + p->stage_layers[s];
         for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++)
-            z->state[s] += z->w->layers[k].state_bytes;
+            z->state[s] += pp_cluster_layer_under(&z->w->layers[k], p, p->stage_recompute[s], 1).state_bytes;
     }
     int transfers = z->R * z->P * z->mmax * 2, layers = z->first_layer[z->P];
     z->bucket_base = transfers;
@@ -599,9 +609,9 @@ static double step_work(const sim *z, double samples)
     double work = 0;
     for (int s = 0; s < z->p->stage_count; s++)
         for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++) {
-            const pp_cluster_layer *l = &z->w->layers[k];
-            work += l->forward_flops + l->backward_flops +
-                    (z->p->stage_recompute[s] ? l->recompute_flops : 0);
+            bool replay = z->p->stage_recompute[s];
+            pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], z->p, replay, 1);
+            work += l.forward_flops + l.backward_flops + (replay ? l.recompute_flops : 0);
         }
     return work * samples;
 }

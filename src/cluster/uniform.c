@@ -5,8 +5,10 @@
  * devices than are alive are tried too (tp * pp * dp below the live count),
  * as a user with 12 devices and a model that splits 8 ways would run.
  * Megatron has one recomputation flag for all stages: both values are
- * tried. The first in (tp, pp, dp, micro-batch, recompute off then on)
- * order wins ties.
+ * tried, and so is each of its switches (sequence parallelism, selective
+ * recomputation, the distributed optimizer) where it can matter. The first
+ * in (tp, pp, dp, micro-batch, recompute off then on, switches off before
+ * on) order wins ties.
  *
  * At thousands of GPUs there are thousands of such plans and each
  * simulation is not free, so the candidates are judged best bound first
@@ -25,8 +27,20 @@
 typedef struct {
     int tp, pp, dp, mb, index;
     bool recompute;
+    int switches; /* SWITCH_* */
     double bound;
 } candidate;
+
+enum { SWITCH_SP = 1, SWITCH_SELECTIVE = 2, SWITCH_DISTOPT = 4, SWITCH_ALL = 7 };
+
+/* A switch that cannot change this shape's plan is left off: sequence
+ * parallelism without TP, selective recomputation where every stage
+ * recomputes fully, the distributed optimizer without data parallelism. */
+static bool switches_matter(const candidate *c)
+{
+    return !((c->switches & SWITCH_SP && c->tp == 1) || (c->switches & SWITCH_SELECTIVE && c->recompute) ||
+             (c->switches & SWITCH_DISTOPT && c->dp == 1));
+}
 
 typedef struct {
     const pp_cluster *c;
@@ -169,8 +183,11 @@ static bool enumerate(uniform_search *u)
                     if (w->global_batch % (mb * dp) != 0)
                         continue;
                     for (int rc = 0; rc <= 1; rc++)
-                        if (!add(u, (candidate){tp, pp, dp, (int)mb, 0, rc == 1, 0}, &cap))
-                            return false;
+                        for (int sw = 0; sw <= SWITCH_ALL; sw++) {
+                            candidate cand = {tp, pp, dp, (int)mb, 0, rc == 1, sw, 0};
+                            if (switches_matter(&cand) && !add(u, cand, &cap))
+                                return false;
+                        }
                 }
         }
     }
@@ -202,6 +219,9 @@ static pp_status try_one(uniform_search *u, const candidate *cand, pp_error *err
         return PP_OK;
     for (int s = 0; s < cand->pp; s++)
         p->stage_recompute[s] = cand->recompute;
+    p->sequence_parallel = cand->switches & SWITCH_SP;
+    p->selective_recompute = cand->switches & SWITCH_SELECTIVE;
+    p->distributed_optimizer = cand->switches & SWITCH_DISTOPT;
     int slots = cand->dp * pp_cluster_plan_members(p);
     for (int i = 0; i < slots; i++)
         p->devices[i] = u->live[p->devices[i]];

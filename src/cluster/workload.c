@@ -17,6 +17,9 @@
  *   output to the next stage 2sh; tensor parallelism all-reduces the 2sh
  *     output of attention and of the MLP in the forward, and their input
  *     gradients in the backward: 4sh each way.
+ *   selective recomputation (Korthikanti et al. section 5) drops the 5as^2
+ *     of softmax output, its dropout mask and dropout output, and rebuilds
+ *     them with Q K^T and the scores times V: 4 s^2 h forward FLOPs.
  * The first layer also holds the word and position embeddings ((V + s) h
  * parameters; their lookups cost no FLOPs worth counting). The last layer
  * also holds the logit layer: 2shV forward FLOPs, backward twice that, never
@@ -85,6 +88,8 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
     l->output_bytes = 2 * s * h;
     l->tp_forward_bytes = 4 * s * h;
     l->tp_backward_bytes = 4 * s * h;
+    l->selective_bytes = 5 * a * s * s;
+    l->selective_flops = 4 * s * s * h;
 }
 
 /* Parameters held beside a layer's own: their weights, state and gradients. */

@@ -68,6 +68,24 @@ static void test_one_device(void)
     CHECK(r.peak_memory[0] >= 4e9);
     CHECK(r.fits);
     pp_cluster_report_free(&r);
+    /* Selective recomputation rebuilds 0.25e9 FLOPs a layer and sample in
+     * every backward, and is counted as work done; a stage that recomputes
+     * fully costs the same with it or without. ZeRO-1 on one replica keeps
+     * the optimizer's time. */
+    for (int k = 0; k < 4; k++)
+        w->layers[k].selective_flops = 0.25e9;
+    p->selective_recompute = p->distributed_optimizer = true;
+    double S = 2 * 4 * 0.25e9 / 1e12;
+    CHECK(near(simulate(c, w, p, &r), 4 * (F + B + S) + opt));
+    CHECK(near(r.tflops_per_device, (3 + 0.25) * 4e9 * 8 / r.step_time / 1e12));
+    pp_cluster_report_free(&r);
+    p->stage_recompute[0] = true;
+    double full = simulate(c, w, p, &r);
+    pp_cluster_report_free(&r);
+    p->selective_recompute = false;
+    CHECK(near(simulate(c, w, p, &r), full));
+    CHECK(near(full, 4 * (F + B + F) + opt));
+    pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
     pp_cluster_free(c);
@@ -162,6 +180,14 @@ static void test_tp_waits(void)
     p->stage_recompute[0] = true;
     double Br = 1.5e9 / 1e12 + pp_hw_allreduce_time(link, 2, 4e7);
     CHECK(near(simulate(c, w, p, &r), 0.5 + 2 * (F + Br)));
+    pp_cluster_report_free(&r);
+    /* Sequence parallelism: each all-reduce becomes a ring reduce-scatter
+     * and all-gather of the same bytes. */
+    p->stage_recompute[0] = false;
+    p->sequence_parallel = true;
+    double Fs = 0.5e9 / 1e12 + pp_hw_reduce_scatter_time(link, 2, 1e7) + pp_hw_allgather_time(link, 2, 1e7);
+    double Bs = 1e9 / 1e12 + pp_hw_reduce_scatter_time(link, 2, 3e7) + pp_hw_allgather_time(link, 2, 3e7);
+    CHECK(near(simulate(c, w, p, &r), 0.5 + 2 * (Fs + Bs)));
     pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
