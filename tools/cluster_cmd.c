@@ -232,7 +232,9 @@ static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size)
     if (n < size && p->sequence_parallel)
         n += (size_t)snprintf(buf + n, size - n, ", sequence parallel");
     if (n < size && p->distributed_optimizer)
-        snprintf(buf + n, size - n, ", distributed optimizer");
+        n += (size_t)snprintf(buf + n, size - n, ", distributed optimizer");
+    if (n < size && p->virtual_stages > 1)
+        snprintf(buf + n, size - n, ", %d virtual stages", p->virtual_stages);
 }
 
 static void print_devices(const inputs *in, const pp_cluster_report *r)
@@ -334,7 +336,7 @@ static bool same_ints(const int *a, const int *b, int n)
 static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
 {
     if (a->sequence_parallel != b->sequence_parallel || a->selective_recompute != b->selective_recompute ||
-        a->distributed_optimizer != b->distributed_optimizer)
+        a->distributed_optimizer != b->distributed_optimizer || a->virtual_stages != b->virtual_stages)
         return false;
     if (a->micro_batch != b->micro_batch || a->replica_count != b->replica_count ||
         a->stage_count != b->stage_count || !same_ints(a->stage_tp, b->stage_tp, a->stage_count))

@@ -240,6 +240,16 @@ typedef struct {
     bool sequence_parallel;
     bool selective_recompute;
     bool distributed_optimizer;
+    /* The interleaved 1F1B schedule (Narayanan et al. SC'21 section 2.2.2):
+     * each stage's layers are virtual_stages chunks of equal size, and chunk
+     * c of stage s is virtual stage c * stage_count + s of a pipeline that
+     * goes round the devices virtual_stages times. The bubble shrinks to
+     * (p - 1)/(v m) of the step, each micro-batch crosses v times as many
+     * stage boundaries, and stage 0 holds the activations of
+     * v p + p - 1 chunk passes at its peak. 1 (the default) is plain 1F1B;
+     * above 1 every replica's micro-batches must be a multiple of the
+     * stage count, as Megatron-LM requires. */
+    int virtual_stages;
 } pp_cluster_plan;
 
 /* Layer l as plan p runs it in a stage that recomputes fully or not

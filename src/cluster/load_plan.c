@@ -27,8 +27,9 @@
  * - "recompute" (true or false): full activation recomputation in every
  *   stage that does not say otherwise; absent means the workload's default.
  * - "sequence_parallel", "selective_recompute", "distributed_optimizer"
- *   (true or false, absent false): Megatron-LM's switches for the whole plan
- *   (pp_cluster_plan in parplan/cluster.h), in both forms.
+ *   (true or false, absent false) and "virtual_stages" (integer >= 1, absent
+ *   1: the interleaved schedule above 1): Megatron-LM's switches for the
+ *   whole plan (pp_cluster_plan in parplan/cluster.h), in both forms.
  * - "replicas" (at least one): the data-parallel replicas. Each has
  *   "micro_batches" (integer >= 1, required), the micro-batches it runs per
  *   step, and "stages" (at least one, required), its pipeline in order.
@@ -69,10 +70,10 @@ enum { PATH_SIZE = 96 };
 
 static const char *const full_keys[] = {"comment", "micro_batch", "recompute", "replicas",
                                         "sequence_parallel", "selective_recompute",
-                                        "distributed_optimizer", NULL};
+                                        "distributed_optimizer", "virtual_stages", NULL};
 static const char *const short_keys[] = {"comment", "micro_batch", "recompute", "tp", "pp", "dp",
                                          "sequence_parallel", "selective_recompute",
-                                         "distributed_optimizer", NULL};
+                                         "distributed_optimizer", "virtual_stages", NULL};
 static const char *const replica_keys[] = {"micro_batches", "stages", NULL};
 static const char *const stage_keys[] = {"layers", "devices", "split", "recompute", NULL};
 
@@ -133,7 +134,7 @@ static pp_status read_recompute(const loader *L, pp_json_at at, const json_t *ob
     return read_bool(L, at, obj, "recompute", out);
 }
 
-/* The plan-wide switches, false when absent. */
+/* The plan-wide switches, false when absent, and virtual_stages (1). */
 static pp_status read_switches(const loader *L, const json_t *root, pp_cluster_plan *p)
 {
     pp_json_at top = {L->file, ""};
@@ -141,7 +142,9 @@ static pp_status read_switches(const loader *L, const json_t *root, pp_cluster_p
     if ((st = read_bool(L, top, root, "sequence_parallel", &p->sequence_parallel)) ||
         (st = read_bool(L, top, root, "selective_recompute", &p->selective_recompute)))
         return st;
-    return read_bool(L, top, root, "distributed_optimizer", &p->distributed_optimizer);
+    if ((st = read_bool(L, top, root, "distributed_optimizer", &p->distributed_optimizer)))
+        return st;
+    return read_int(L, top, root, "virtual_stages", false, 1, &p->virtual_stages);
 }
 
 /* A non-empty array member. */

@@ -6,9 +6,10 @@
  * as a user with 12 devices and a model that splits 8 ways would run.
  * Megatron has one recomputation flag for all stages: both values are
  * tried, and so is each of its switches (sequence parallelism, selective
- * recomputation, the distributed optimizer) where it can matter. The first
- * in (tp, pp, dp, micro-batch, recompute off then on, switches off before
- * on) order wins ties.
+ * recomputation, the distributed optimizer) where it can matter, and every
+ * interleaving (virtual stages) the shape allows. The first in (tp, pp, dp,
+ * micro-batch, recompute off then on, switches off before on, fewer
+ * virtual stages first) order wins ties.
  *
  * At thousands of GPUs there are thousands of such plans and each
  * simulation is not free, so the candidates are judged best bound first
@@ -28,6 +29,7 @@ typedef struct {
     int tp, pp, dp, mb, index;
     bool recompute;
     int switches; /* SWITCH_* */
+    int virtual_stages;
     double bound;
 } candidate;
 
@@ -112,7 +114,8 @@ static void stage_floor(const uniform_search *u, const candidate *cand, int s, d
 
 /* No schedule beats the FLOPs over the devices' summed rate, nor, for any
  * stage s, the first micro-batch's forwards before it, its own m forwards
- * and backwards, and the last micro-batch's backwards before it again. */
+ * and backwards, and the last micro-batch's backwards before it again
+ * (with v chunks a stage, only the first chunk's: 1/v of them). */
 static double bound_of(const uniform_search *u, const candidate *cand)
 {
     double flops = (u->work + (cand->recompute ? u->replay : 0)) * (double)u->w->global_batch;
@@ -121,7 +124,7 @@ static double bound_of(const uniform_search *u, const candidate *cand)
     for (int s = 0; s < cand->pp; s++) {
         double F, B;
         stage_floor(u, cand, s, &F, &B);
-        bound = fmax(bound, before + m * (F + B));
+        bound = fmax(bound, before / cand->virtual_stages + m * (F + B));
         before += F + B;
     }
     return bound;
@@ -167,6 +170,24 @@ static bool add(uniform_search *u, candidate cand, int *cap)
     return true;
 }
 
+/* The plain schedule and every interleaving the shape allows: chunks that
+ * divide each stage's layers, micro-batches in multiples of the stages. */
+static bool add_schedules(uniform_search *u, candidate cand, int *cap)
+{
+    if (!switches_matter(&cand))
+        return true;
+    int per_stage = u->w->layer_count / cand.pp;
+    int64_t m = u->w->global_batch / ((int64_t)cand.dp * cand.mb);
+    for (int v = 1; v <= per_stage; v++) {
+        if (per_stage % v != 0 || (v > 1 && (cand.pp == 1 || m % cand.pp != 0)))
+            continue;
+        cand.virtual_stages = v;
+        if (!add(u, cand, cap))
+            return false;
+    }
+    return true;
+}
+
 /* Every shape Megatron's arguments accept, in the tie order. */
 static bool enumerate(uniform_search *u)
 {
@@ -183,11 +204,9 @@ static bool enumerate(uniform_search *u)
                     if (w->global_batch % (mb * dp) != 0)
                         continue;
                     for (int rc = 0; rc <= 1; rc++)
-                        for (int sw = 0; sw <= SWITCH_ALL; sw++) {
-                            candidate cand = {tp, pp, dp, (int)mb, 0, rc == 1, sw, 0};
-                            if (switches_matter(&cand) && !add(u, cand, &cap))
+                        for (int sw = 0; sw <= SWITCH_ALL; sw++)
+                            if (!add_schedules(u, (candidate){tp, pp, dp, (int)mb, 0, rc == 1, sw, 1, 0}, &cap))
                                 return false;
-                        }
                 }
         }
     }
@@ -222,6 +241,7 @@ static pp_status try_one(uniform_search *u, const candidate *cand, pp_error *err
     p->sequence_parallel = cand->switches & SWITCH_SP;
     p->selective_recompute = cand->switches & SWITCH_SELECTIVE;
     p->distributed_optimizer = cand->switches & SWITCH_DISTOPT;
+    p->virtual_stages = cand->virtual_stages;
     int slots = cand->dp * pp_cluster_plan_members(p);
     for (int i = 0; i < slots; i++)
         p->devices[i] = u->live[p->devices[i]];

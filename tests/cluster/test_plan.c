@@ -38,7 +38,7 @@ static int plans_equal(const pp_cluster_plan *a, const pp_cluster_plan *b)
     if (a->micro_batch != b->micro_batch ||
         a->replica_count != b->replica_count || a->stage_count != b->stage_count ||
         a->sequence_parallel != b->sequence_parallel || a->selective_recompute != b->selective_recompute ||
-        a->distributed_optimizer != b->distributed_optimizer)
+        a->distributed_optimizer != b->distributed_optimizer || a->virtual_stages != b->virtual_stages)
         return 0;
     size_t slots = (size_t)a->replica_count * (size_t)pp_cluster_plan_members(a);
     for (int s = 0; s < a->stage_count; s++)
@@ -349,6 +349,8 @@ static void test_write_round_trip(void)
     p->micro_batch = 4;
     p->micro_batches[0] = p->micro_batches[1] = 1;
     p->stage_layers[0] = 4;
+    round_trip(c, w, p);
+    p->virtual_stages = 2;
     round_trip(c, w, p);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
