@@ -53,6 +53,12 @@ typedef struct {
     int micro_batch;
     int micro_batches;              /* per replica */
     int stage_count;
+    /* Megatron's switches (pp_cluster_plan): sequence parallelism and
+     * selective recomputation are branches of their own; the distributed
+     * optimizer is on wherever dp > 1, since in this model it never costs
+     * time or memory (less state, a shorter optimizer step, the same bytes
+     * on the wire). */
+    bool sequence_parallel, selective_recompute, distributed_optimizer;
     double root_bound;
 } cluster_branch;
 
@@ -69,7 +75,8 @@ typedef struct {
     double *tp_forward;  /* TP all-reduce bytes per sample, forward */
     double *tp_backward; /* likewise backward (recomputation adds tp_forward) */
     double *state;
-    double *activation;
+    double *activation;  /* kept by a stage that does not recompute */
+    double *full;        /* a layer's whole activations, rebuilt under recomputation */
     double *replicated;
     double *checkpoint;
     double *gradient;
@@ -77,6 +84,7 @@ typedef struct {
     /* The least (work + replay) / work of any layer: a recomputing stage
      * does at least this many times its work. */
     double replay_ratio;
+    bool checkpoint_split; /* sequence parallelism splits the checkpoint too */
 } cluster_prefix;
 
 /* A branch's stages: kind, devices of replica 0's groups and the cost rates. */
@@ -148,9 +156,9 @@ pp_status cluster_space_build(const pp_cluster *c, double start_time, pp_arena *
 /* Every branch of the space (root_bound unset), in enumeration order. */
 pp_status cluster_branches(const cluster_space *sp, const pp_cluster_workload *w, pp_arena *a,
                            cluster_branch **out, int *count, pp_error *err);
-/* Lays out a branch's stages, devices, bandwidths and memory limits;
- * false when out of memory. */
-bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
+/* Lays out a branch's stages, devices, bandwidths, cost tables (priced
+ * under the branch's switches) and memory limits; false when out of memory. */
+bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
                           const cluster_branch *b, pp_arena *a, cluster_stages *out);
 /* The plan of a branch with these layers per stage, recomputing where
  * replay[s]; NULL when out of memory. */
@@ -158,7 +166,10 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
                                      const bool *replay);
 
 /* bound.c */
-bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_prefix *out);
+/* The cost tables of w's layers as a plan with the branch's switches and
+ * replica count runs them. */
+bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b, pp_arena *a,
+                          cluster_prefix *out);
 /* Stage s holding layers [first, first + count): the passes as the
  * simulator times them (cluster_pass_time) plus the TP all-reduces at the
  * kind's best link; the tail and hop at the best bandwidths. */

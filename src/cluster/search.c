@@ -27,7 +27,6 @@ typedef struct {
     const pp_cluster_workload *w;
     const pp_cluster_plan_options *o;
     const cluster_space *space;
-    const cluster_prefix *prefix;
     cluster_branch *branches; /* sorted by root bound */
     int branch_count;
     pthread_mutex_t lock;
@@ -359,8 +358,8 @@ static void greedy_layers(const cluster_stages *st, int *layers, bool *replay)
 static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
 {
     shared_state *sh = wk->sh;
-    int L = sh->prefix->layers;
-    if (!cluster_stages_build(sh->space, sh->prefix, b, a, &wk->st))
+    int L = sh->w->layer_count;
+    if (!cluster_stages_build(sh->space, sh->w, b, a, &wk->st))
         return false;
     wk->layers = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
@@ -432,7 +431,7 @@ static bool rank_branches(shared_state *sh)
     for (int i = 0; i < sh->branch_count; i++) {
         pp_arena *a = pp_arena_new(1 << 12);
         cluster_stages st;
-        bool ok = a && cluster_stages_build(sh->space, sh->prefix, &sh->branches[i], a, &st);
+        bool ok = a && cluster_stages_build(sh->space, sh->w, &sh->branches[i], a, &st);
         if (ok)
             sh->branches[i].root_bound = cluster_root_bound(&st);
         pp_arena_free(a);
@@ -540,14 +539,10 @@ static void finish(shared_state *sh, pp_cluster_plan_result *out)
 static pp_status search(shared_state *sh, pp_arena *a, pp_cluster_plan_result *out, pp_error *err)
 {
     cluster_space space;
-    cluster_prefix prefix;
     pp_status s = cluster_space_build(sh->c, sh->o->start_time, a, &space, err);
     if (s != PP_OK)
         return s;
-    if (!cluster_prefix_build(sh->w, a, &prefix))
-        return pp_error_set(err, PP_ENOMEM, "out of memory building the cost tables");
     sh->space = &space;
-    sh->prefix = &prefix;
     s = cluster_branches(&space, sh->w, a, &sh->branches, &sh->branch_count, err);
     if (s != PP_OK)
         return s;

@@ -276,19 +276,21 @@ static void test_bound_and_memory(void)
             w->layers[l].traffic_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].activation_replicated_bytes = 1e4 * pp_rng_unit(&rng);
             w->layers[l].output_bytes *= 10 * pp_rng_unit(&rng);
+            /* selective recomputation drops part of the activations for a
+             * fraction of the forward (the branches with the switch) */
+            w->layers[l].selective_bytes = w->layers[l].activation_bytes * pp_rng_unit(&rng);
+            w->layers[l].selective_flops = w->layers[l].forward_flops * 0.2 * pp_rng_unit(&rng);
         }
         pp_arena *a = pp_arena_new(1 << 14);
         cluster_space sp;
-        cluster_prefix pre;
         cluster_branch *br;
         int count;
         pp_error err = {0};
         CHECK(cluster_space_build(c, 0.0, a, &sp, &err) == PP_OK);
-        CHECK(cluster_prefix_build(w, a, &pre));
         CHECK(cluster_branches(&sp, w, a, &br, &count, &err) == PP_OK);
         for (int i = 0; i < count; i++) {
             cluster_stages st;
-            CHECK(cluster_stages_build(&sp, &pre, &br[i], a, &st));
+            CHECK(cluster_stages_build(&sp, w, &br[i], a, &st));
             for (int k = 0; k < 3; k++) {
                 int layers[64];
                 bool replay[64];
