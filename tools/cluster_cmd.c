@@ -419,7 +419,9 @@ static int search_and_report(const cluster_flags *f, inputs *in, double at, doub
     if (!r.best) {
         json_decref(summary);
         pp_cluster_plan_result_free(&r);
-        fprintf(stderr, "parplan: no plan fits the workload in the cluster's memory\n");
+        fprintf(stderr, r.complete ? "parplan: no plan fits the workload in the cluster's memory\n"
+                                   : "parplan: no plan that fits was found within the time limit (the search did "
+                                     "not finish; a longer --timeout may find one)\n");
         return 1;
     }
     if (in->plan && !f->json && !f->quiet) {

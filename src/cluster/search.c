@@ -429,6 +429,11 @@ static int branch_order(const void *a, const void *b)
 static bool rank_branches(shared_state *sh)
 {
     for (int i = 0; i < sh->branch_count; i++) {
+        /* past the limit the rest stay unranked (bound 0) and unsearched */
+        if (pp_deadline_passed(&sh->clock.deadline)) {
+            sh->stop = true;
+            break;
+        }
         pp_arena *a = pp_arena_new(1 << 12);
         cluster_stages st;
         bool ok = a && cluster_stages_build(sh->space, sh->w, &sh->branches[i], a, &st);
@@ -549,10 +554,12 @@ static pp_status search(shared_state *sh, pp_arena *a, pp_cluster_plan_result *o
     sh->done = pp_arena_calloc(a, (size_t)sh->branch_count + 1, sizeof(bool));
     sh->best_layers = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(int));
     sh->best_replay = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(bool));
-    if (!sh->done || !sh->best_layers || !sh->best_replay || !rank_branches(sh))
-        return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
+    if (!sh->done || !sh->best_layers || !sh->best_replay)
+        return pp_error_set(err, PP_ENOMEM, "out of memory listing the branches");
     if ((s = uniform_incumbent(sh, out, err)) != PP_OK || (s = warm_start(sh, a, out, err)) != PP_OK)
         return s;
+    if (!rank_branches(sh))
+        return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
     int threads = sh->o->threads > 0 ? sh->o->threads : pp_cpu_count();
     if ((s = run_workers(sh, threads, err)) != PP_OK)
         return s;

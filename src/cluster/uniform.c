@@ -31,6 +31,7 @@ typedef struct {
     int switches; /* SWITCH_* */
     int virtual_stages;
     double bound;
+    double state_floor; /* bytes of state some device holds at least */
 } candidate;
 
 enum { SWITCH_SP = 1, SWITCH_SELECTIVE = 2, SWITCH_DISTOPT = 4, SWITCH_ALL = 7 };
@@ -54,6 +55,8 @@ typedef struct {
     double *rate_prefix;  /* [k + 1] summed rate of the first k live devices */
     double work, replay;  /* FLOPs per sample of the whole model; recomputation's extra */
     double fastest;       /* the most FLOP/s of any live device */
+    double state;         /* bytes of model state, without the distributed optimizer */
+    double roomiest;      /* the most memory of any live device */
     pp_hw_link intra, inter; /* the best link inside a node, and between nodes */
     int widest_node;      /* the most live devices of a node */
     double *peak;         /* [device] */
@@ -85,13 +88,27 @@ static void best_links(uniform_search *u)
     for (int k = 0; k < u->live_count; k++) {
         const pp_hw_device_type *t = c->nodes[c->device_node[u->live[k]]].type;
         u->fastest = fmax(u->fastest, t->peak_flops * t->efficiency_compute);
+        u->roomiest = fmax(u->roomiest, t->memory_bytes);
     }
 }
 
+/* Whether some TP group of the candidate (consecutive live ranks) has
+ * members in two nodes: its collectives then cross the inter-node link. */
+static bool tp_straddles(const uniform_search *u, const candidate *cand)
+{
+    const int *node = u->c->device_node;
+    for (int g = 0; cand->tp > 1 && g < cand->pp * cand->dp; g++)
+        if (node[u->live[g * cand->tp]] != node[u->live[g * cand->tp + cand->tp - 1]])
+            return true;
+    return false;
+}
+
 /* Stage s of the candidate, one micro-batch's forward and backward on the
- * fastest device with the TP all-reduces at the best link: no member of the
- * stage does its share faster. */
-static void stage_floor(const uniform_search *u, const candidate *cand, int s, double *F, double *B)
+ * fastest device with the TP all-reduces at the best link (the best
+ * inter-node one when `across`): no member of the stage does its share
+ * faster. */
+static void stage_floor(const uniform_search *u, const candidate *cand, int s, bool across, double *F,
+                        double *B)
 {
     const pp_cluster_workload *w = u->w;
     int per = w->layer_count / cand->pp;
@@ -106,7 +123,7 @@ static void stage_floor(const uniform_search *u, const candidate *cand, int s, d
     *F = b * flops_f / cand->tp / u->fastest;
     *B = b * flops_b / cand->tp / u->fastest;
     if (cand->tp > 1) {
-        pp_hw_link link = cand->tp <= u->widest_node ? u->intra : u->inter;
+        pp_hw_link link = cand->tp <= u->widest_node && !across ? u->intra : u->inter;
         *F += pp_hw_allreduce_time(link, cand->tp, b * bytes_f);
         *B += pp_hw_allreduce_time(link, cand->tp, b * bytes_b);
     }
@@ -115,19 +132,27 @@ static void stage_floor(const uniform_search *u, const candidate *cand, int s, d
 /* No schedule beats the FLOPs over the devices' summed rate, nor, for any
  * stage s, the first micro-batch's forwards before it, its own m forwards
  * and backwards, and the last micro-batch's backwards before it again
- * (with v chunks a stage, only the first chunk's: 1/v of them). */
+ * (with v chunks a stage, only the first chunk's: 1/v of them); nor, when
+ * a TP group spans two nodes, m passes of the cheapest stage with its
+ * collectives across them. */
 static double bound_of(const uniform_search *u, const candidate *cand)
 {
     double flops = (u->work + (cand->recompute ? u->replay : 0)) * (double)u->w->global_batch;
     double bound = flops / u->rate_prefix[cand->tp * cand->pp * cand->dp], before = 0;
     int m = (int)(u->w->global_batch / (cand->dp * cand->mb));
+    bool across = tp_straddles(u, cand);
+    double cheapest = INFINITY;
     for (int s = 0; s < cand->pp; s++) {
         double F, B;
-        stage_floor(u, cand, s, &F, &B);
+        stage_floor(u, cand, s, false, &F, &B);
         bound = fmax(bound, before / cand->virtual_stages + m * (F + B));
         before += F + B;
+        if (across) {
+            stage_floor(u, cand, s, true, &F, &B);
+            cheapest = fmin(cheapest, F + B);
+        }
     }
-    return bound;
+    return across ? fmax(bound, m * cheapest) : bound;
 }
 
 static bool prepare(uniform_search *u)
@@ -149,6 +174,7 @@ static bool prepare(uniform_search *u)
     for (int k = 0; k < u->w->layer_count; k++) {
         u->work += u->w->layers[k].forward_flops + u->w->layers[k].backward_flops;
         u->replay += u->w->layers[k].recompute_flops;
+        u->state += u->w->layers[k].state_bytes;
     }
     best_links(u);
     return true;
@@ -165,6 +191,10 @@ static bool add(uniform_search *u, candidate cand, int *cap)
         *cap = grown;
     }
     cand.bound = bound_of(u, &cand);
+    /* the stages' state spread over tp pp devices, at best evenly */
+    pp_cluster_plan like = {.replica_count = cand.dp, .distributed_optimizer = cand.switches & SWITCH_DISTOPT};
+    pp_cluster_layer whole = {.state_bytes = u->state};
+    cand.state_floor = pp_cluster_layer_under(&whole, &like, false, 1).state_bytes / (cand.tp * cand.pp);
     cand.index = u->count;
     u->list[u->count++] = cand;
     return true;
@@ -205,7 +235,7 @@ static bool enumerate(uniform_search *u)
                         continue;
                     for (int rc = 0; rc <= 1; rc++)
                         for (int sw = 0; sw <= SWITCH_ALL; sw++)
-                            if (!add_schedules(u, (candidate){tp, pp, dp, (int)mb, 0, rc == 1, sw, 1, 0}, &cap))
+                            if (!add_schedules(u, (candidate){tp, pp, dp, (int)mb, 0, rc == 1, sw, 1, 0, 0}, &cap))
                                 return false;
                 }
         }
@@ -262,7 +292,10 @@ static pp_status try_one(uniform_search *u, const candidate *cand, pp_error *err
 }
 
 /* Best bound first; a bound above the best time ends the walk (the list
- * is sorted), and so does the clock once a plan is in hand. */
+ * is sorted), and so does the clock once a plan is in hand. A candidate
+ * whose state alone overflows the roomiest device is passed over without
+ * building its plan: at thousands of GPUs, where few shapes fit, building
+ * and checking every plan took seconds. */
 static pp_status judge_all(uniform_search *u, pp_error *err)
 {
     qsort(u->list, (size_t)u->count, sizeof *u->list, by_bound);
@@ -271,6 +304,8 @@ static pp_status judge_all(uniform_search *u, pp_error *err)
             break;
         if (u->best && cluster_clock_late(u->clock))
             break;
+        if (u->list[k].state_floor > u->roomiest)
+            continue;
         pp_status s = try_one(u, &u->list[k], err);
         if (s != PP_OK)
             return s;
