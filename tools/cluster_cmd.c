@@ -349,17 +349,30 @@ static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
            memcmp(a->stage_recompute, b->stage_recompute, (size_t)a->stage_count * sizeof(bool)) == 0;
 }
 
-/* The best plan, simulated with pictures, beside the uniform baseline (its
- * figures taken from the best's simulation when it is the same plan: at
- * thousands of GPUs a simulation is a good part of the time limit). */
-static int report_plan(const cluster_flags *f, inputs *in, const pp_cluster_plan_result *r, double at,
+static void take_report(pp_cluster_report *from, pp_cluster_report *to)
+{
+    *to = *from;
+    *from = (pp_cluster_report){0};
+}
+
+/* The best plan beside the uniform baseline, with the figures of the
+ * search's own simulations (simulated again only for pictures; the
+ * uniform's taken from the best's when it is the same plan): at thousands
+ * of GPUs a simulation is a good part of the time limit. */
+static int report_plan(const cluster_flags *f, inputs *in, pp_cluster_plan_result *r, double at,
                        json_t *summary)
 {
     pp_error err = {0};
     pp_cluster_report best = {0}, uniform = {0};
-    pp_status st = simulate(f, in, r->best, at, true, &best, &err);
+    pp_status st = PP_OK;
+    if (f->trace || f->svg || !r->best_report.compute)
+        st = simulate(f, in, r->best, at, true, &best, &err);
+    else
+        take_report(&r->best_report, &best);
     bool same = r->uniform && same_plan(r->best, r->uniform);
-    if (st == PP_OK && r->uniform && !same)
+    if (st == PP_OK && r->uniform && !same && r->uniform_report.compute)
+        take_report(&r->uniform_report, &uniform);
+    else if (st == PP_OK && r->uniform && !same)
         st = simulate(f, in, r->uniform, at, false, &uniform, &err);
     if (same)
         uniform = (pp_cluster_report){.step_time = best.step_time, .samples_per_second = best.samples_per_second,

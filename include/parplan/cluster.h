@@ -363,6 +363,11 @@ typedef struct {
     long nodes;                /* branch-and-bound nodes explored */
     long simulations;          /* plans simulated */
     double seconds;
+    /* The simulations of best and uniform, as pp_cluster_simulate reports
+     * them at start_time (device_count 0 without a plan): at thousands of
+     * GPUs one simulation is a good part of a time limit, so a caller need
+     * not run it again. */
+    pp_cluster_report best_report, uniform_report;
 } pp_cluster_plan_result;
 
 /* Parallel branch-and-bound (paper 003 Alg. 1) over data, tensor and

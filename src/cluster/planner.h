@@ -226,21 +226,25 @@ bool cluster_clock_late(cluster_clock *k);
  * the reserve is left stops (INFINITY). */
 pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp_cluster_workload *w,
                                  const pp_cluster_plan *p, double start_time, double cutoff,
-                                 bool first, double *step, pp_error *err);
+                                 bool first, double *step, pp_cluster_report *report, pp_error *err);
 
 /* uniform.c */
 /* pp_cluster_uniform_best stopping when k is late once it holds a plan:
- * the best found so far. */
+ * the best found so far, with its simulation's report. */
 pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
-                               cluster_clock *k, pp_cluster_plan **out, double *time, pp_error *err);
+                               cluster_clock *k, pp_cluster_plan **out, double *time,
+                               pp_cluster_report *report, pp_error *err);
+/* A copy of r with arrays of its own; false when out of memory. */
+bool cluster_report_copy(const pp_cluster_report *r, pp_cluster_report *out);
 
 /* simulate.c */
-/* pp_cluster_simulate's step time of plan p, without the report and
- * without checking memory; INFINITY when a link stays down, as soon as the
- * step is certain to take longer than cutoff, or when the deadline (NULL:
- * none) passes first. */
+/* pp_cluster_simulate's step time of plan p, without checking memory;
+ * INFINITY when a link stays down, as soon as the step is certain to take
+ * longer than cutoff, or when the deadline (NULL: none) passes first. With
+ * a finite step, *report (unless NULL) gets pp_cluster_simulate's report. */
 pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *w,
                                 const pp_cluster_plan *p, double start_time, double cutoff,
-                                const pp_deadline *deadline, double *step, pp_error *err);
+                                const pp_deadline *deadline, double *step, pp_cluster_report *report,
+                                pp_error *err);
 
 #endif

@@ -40,6 +40,7 @@ typedef struct {
     int *best_layers;         /* [layers]: at most one stage per layer */
     bool *best_replay;        /* [layers] */
     pp_cluster_plan *best;
+    pp_cluster_report best_report; /* best's simulation */
     cluster_clock clock;
     bool stop;
     long nodes, simulations;
@@ -79,11 +80,11 @@ bool cluster_clock_late(cluster_clock *k)
 
 pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp_cluster_workload *w,
                                  const pp_cluster_plan *p, double start_time, double cutoff,
-                                 bool first, double *step, pp_error *err)
+                                 bool first, double *step, pp_cluster_report *report, pp_error *err)
 {
     double began = pp_now(), seen = atomic_load_explicit(&k->longest, memory_order_relaxed);
     pp_deadline until = {k->deadline.at > 0 && !first ? k->deadline.at - k->reserve * seen : 0};
-    pp_status s = cluster_simulate_step(c, w, p, start_time, cutoff, &until, step, err);
+    pp_status s = cluster_simulate_step(c, w, p, start_time, cutoff, &until, step, report, err);
     double took = pp_now() - began;
     while (isfinite(*step) && took > seen && !atomic_compare_exchange_weak(&k->longest, &seen, took))
         ;
@@ -114,8 +115,8 @@ static int compare_key(const int *a, const bool *ra, const int *b, const bool *r
 }
 
 /* Offers a simulated plan; takes ownership of plan. */
-static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int branch,
-                  const int *layers, const bool *replay, int count)
+static void offer(shared_state *sh, pp_cluster_plan *plan, pp_cluster_report *report, double time,
+                  int branch, const int *layers, const bool *replay, int count)
 {
     pthread_mutex_lock(&sh->lock);
     bool better = time < sh->best_time;
@@ -127,7 +128,10 @@ static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int bran
     }
     if (better) {
         pp_cluster_plan_free(sh->best);
+        pp_cluster_report_free(&sh->best_report);
         sh->best = plan;
+        sh->best_report = *report;
+        *report = (pp_cluster_report){0};
         sh->best_time = time;
         atomic_store_explicit(&sh->best_seen, time, memory_order_relaxed);
         sh->best_branch = branch;
@@ -139,6 +143,7 @@ static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int bran
     }
     pthread_mutex_unlock(&sh->lock);
     pp_cluster_plan_free(plan);
+    pp_cluster_report_free(report);
 }
 
 static void fail(shared_state *sh, const pp_error *e)
@@ -167,10 +172,10 @@ static bool plan_fits(const pp_cluster *c, const pp_cluster_workload *w, const p
 /* Without any plan in hand the simulation runs to its end, time limit or
  * not: the search must return a plan when one fits. */
 static pp_status simulate(shared_state *sh, const pp_cluster_plan *p, double cutoff, double *time,
-                          pp_error *err)
+                          pp_cluster_report *report, pp_error *err)
 {
     pp_status s = cluster_clock_simulate(&sh->clock, sh->c, sh->w, p, sh->o->start_time, cutoff,
-                                         !isfinite(incumbent(sh)), time, err);
+                                         !isfinite(incumbent(sh)), time, report, err);
     if (s != PP_OK)
         *time = INFINITY;
     return s;
@@ -190,6 +195,7 @@ static void judge(worker *wk, const int *layers, const bool *replay)
         return;
     }
     pp_error e = {0};
+    pp_cluster_report report = {0};
     double time;
     /* a simulation costs as much as thousands of nodes: look at the clock
      * (unless nothing is in hand yet) */
@@ -203,8 +209,9 @@ static void judge(worker *wk, const int *layers, const bool *replay)
     }
     wk->simulations++;
     /* a plan slower than the incumbent could never win, ties included */
-    if (simulate(sh, plan, incumbent(sh), &time, &e) != PP_OK) {
+    if (simulate(sh, plan, incumbent(sh), &time, &report, &e) != PP_OK) {
         pp_cluster_plan_free(plan);
+        pp_cluster_report_free(&report);
         fail(sh, &e);
         return;
     }
@@ -212,7 +219,7 @@ static void judge(worker *wk, const int *layers, const bool *replay)
         pp_cluster_plan_free(plan);
         return;
     }
-    offer(sh, plan, time, wk->st.branch->index, layers, replay, wk->st.stage_count);
+    offer(sh, plan, &report, time, wk->st.branch->index, layers, replay, wk->st.stage_count);
 }
 
 static bool out_of_time(worker *wk)
@@ -494,18 +501,23 @@ static pp_status warm_start(shared_state *sh, pp_arena *a, pp_cluster_plan_resul
     if (!peak)
         return pp_error_set(err, PP_ENOMEM, "out of memory judging the warm start");
     double time = INFINITY;
+    pp_cluster_report report = {0};
     pp_status s = plan_fits(sh->c, sh->w, old, peak)
-                      ? simulate(sh, old, INFINITY, &time, err)
+                      ? simulate(sh, old, INFINITY, &time, &report, err)
                       : PP_OK;
-    if (s != PP_OK)
+    if (s != PP_OK) {
+        pp_cluster_report_free(&report);
         return s;
+    }
     sh->simulations++;
     out->warm_time = time;
     if (isfinite(time)) {
         pp_cluster_plan *copy = pp_cluster_plan_copy(old);
-        if (!copy)
+        if (!copy) {
+            pp_cluster_report_free(&report);
             return pp_error_set(err, PP_ENOMEM, "out of memory copying the warm start");
-        offer(sh, copy, time, KEY_WARM, NULL, NULL, 0);
+        }
+        offer(sh, copy, &report, time, KEY_WARM, NULL, NULL, 0);
     }
     return PP_OK;
 }
@@ -513,13 +525,16 @@ static pp_status warm_start(shared_state *sh, pp_arena *a, pp_cluster_plan_resul
 static pp_status uniform_incumbent(shared_state *sh, pp_cluster_plan_result *out, pp_error *err)
 {
     pp_status s = cluster_uniform_best(sh->c, sh->w, sh->o->start_time, &sh->clock, &out->uniform,
-                                       &out->uniform_time, err);
+                                       &out->uniform_time, &out->uniform_report, err);
     if (s != PP_OK || !out->uniform)
         return s;
     pp_cluster_plan *copy = pp_cluster_plan_copy(out->uniform);
-    if (!copy)
+    pp_cluster_report report = {0};
+    if (!copy || !cluster_report_copy(&out->uniform_report, &report)) {
+        pp_cluster_plan_free(copy);
         return pp_error_set(err, PP_ENOMEM, "out of memory copying the uniform plan");
-    offer(sh, copy, out->uniform_time, KEY_UNIFORM, NULL, NULL, 0);
+    }
+    offer(sh, copy, &report, out->uniform_time, KEY_UNIFORM, NULL, NULL, 0);
     return PP_OK;
 }
 
@@ -535,6 +550,8 @@ static void finish(shared_state *sh, pp_cluster_plan_result *out)
     out->complete = complete;
     out->lower_bound = lower;
     out->best = sh->best;
+    out->best_report = sh->best_report;
+    sh->best_report = (pp_cluster_report){0};
     out->best_time = sh->best_time;
     out->nodes = sh->nodes;
     out->simulations = sh->simulations;
@@ -591,6 +608,7 @@ pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload 
     pp_status s = a ? search(&sh, a, out, err)
                     : pp_error_set(err, PP_ENOMEM, "out of memory starting the search");
     pp_cluster_plan_free(sh.best);
+    pp_cluster_report_free(&sh.best_report);
     pp_arena_free(a);
     pthread_mutex_destroy(&sh.lock);
     out->seconds = pp_now() - started;
@@ -605,5 +623,7 @@ void pp_cluster_plan_result_free(pp_cluster_plan_result *r)
         return;
     pp_cluster_plan_free(r->best);
     pp_cluster_plan_free(r->uniform);
+    pp_cluster_report_free(&r->best_report);
+    pp_cluster_report_free(&r->uniform_report);
     r->best = r->uniform = NULL;
 }

@@ -785,7 +785,8 @@ pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
 
 pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *w,
                                 const pp_cluster_plan *p, double start_time, double cutoff,
-                                const pp_deadline *deadline, double *step, pp_error *err)
+                                const pp_deadline *deadline, double *step, pp_cluster_report *report,
+                                pp_error *err)
 {
     pp_arena *a = pp_arena_new(1 << 16);
     if (!a)
@@ -793,6 +794,8 @@ pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *
     sim z = {.c = c, .w = w, .p = p, .err = err, .cutoff = cutoff, .deadline = deadline};
     pp_status s = simulate_in(&z, a, start_time);
     *step = z.step;
+    if (s == PP_OK && report && isfinite(z.step))
+        s = fill_report(&z, report);
     pp_arena_free(a);
     return s;
 }
@@ -803,4 +806,21 @@ void pp_cluster_report_free(pp_cluster_report *r)
         return;
     free(r->compute);
     memset(r, 0, sizeof *r);
+}
+
+bool cluster_report_copy(const pp_cluster_report *r, pp_cluster_report *out)
+{
+    *out = *r;
+    int n = r->device_count;
+    if (!r->compute)
+        return true;
+    double *block = malloc(((size_t)4 * (size_t)n + 1) * sizeof(double));
+    if (!block)
+        return false;
+    memcpy(block, r->compute, (size_t)4 * (size_t)n * sizeof(double));
+    out->compute = block;
+    out->communication = block + n;
+    out->idle = block + 2 * n;
+    out->peak_memory = block + 3 * n;
+    return true;
 }

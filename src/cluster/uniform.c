@@ -63,6 +63,7 @@ typedef struct {
     candidate *list;
     int count;
     pp_cluster_plan *best;
+    pp_cluster_report best_report;
     double best_time;
     int best_index;
 } uniform_search;
@@ -276,18 +277,22 @@ static pp_status try_one(uniform_search *u, const candidate *cand, pp_error *err
     for (int i = 0; i < slots; i++)
         p->devices[i] = u->live[p->devices[i]];
     double time = INFINITY;
+    pp_cluster_report report = {0};
     pp_status s = PP_OK;
     if (pp_cluster_plan_validate(u->c, u->w, p, &ignored) == PP_OK && fits(u, p))
         s = cluster_clock_simulate(u->clock, u->c, u->w, p, u->start_time, u->best_time, !u->best, &time,
-                                   err);
+                                   &report, err);
     if (s == PP_OK && (time < u->best_time || (time == u->best_time && cand->index < u->best_index))) {
         pp_cluster_plan_free(u->best);
+        pp_cluster_report_free(&u->best_report);
+        u->best_report = report;
         u->best = p;
         u->best_time = time;
         u->best_index = cand->index;
         return PP_OK;
     }
     pp_cluster_plan_free(p);
+    pp_cluster_report_free(&report);
     return s;
 }
 
@@ -314,7 +319,8 @@ static pp_status judge_all(uniform_search *u, pp_error *err)
 }
 
 pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
-                               cluster_clock *k, pp_cluster_plan **out, double *time, pp_error *err)
+                               cluster_clock *k, pp_cluster_plan **out, double *time,
+                               pp_cluster_report *report, pp_error *err)
 {
     *out = NULL;
     *time = INFINITY;
@@ -329,10 +335,12 @@ pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w
     free(u.list);
     if (s != PP_OK) {
         pp_cluster_plan_free(u.best);
+        pp_cluster_report_free(&u.best_report);
         return s;
     }
     *out = u.best;
     *time = u.best_time;
+    *report = u.best_report;
     return PP_OK;
 }
 
@@ -343,5 +351,8 @@ pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload
     if (!c || !w || !out || !time)
         return pp_error_set(err, PP_EARG, "pp_cluster_uniform_best: NULL argument");
     cluster_clock none = {0};
-    return cluster_uniform_best(c, w, start_time, &none, out, time, err);
+    pp_cluster_report report = {0};
+    pp_status s = cluster_uniform_best(c, w, start_time, &none, out, time, &report, err);
+    pp_cluster_report_free(&report);
+    return s;
 }
