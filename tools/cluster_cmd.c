@@ -421,7 +421,8 @@ static int search_and_report(const cluster_flags *f, inputs *in, double at, doub
                                  .seed = (uint64_t)f->seed,
                                  .start_time = at,
                                  .warm_start = in->plan,
-                                 .reserve_simulations = 2};
+                                 /* the search's reports serve unless pictures are asked for */
+                                 .reserve_simulations = f->trace || f->svg ? 1 : 0};
     pp_cluster_plan_result r = {0};
     pp_error err = {0};
     if (pp_cluster_plan_search(in->cluster, in->workload, &o, &r, &err) != PP_OK) {
