@@ -18,7 +18,11 @@
  * blocks of self-attention + MLP of width `hidden`, a learned position
  * embedding of `sequence` entries and a word embedding of `vocabulary`
  * entries shared with the logit layer. ffn_hidden is the MLP's inner width;
- * 0 means the usual 4 * hidden. global_batch counts sequences per step. */
+ * 0 means the usual 4 * hidden. global_batch counts sequences per step.
+ * Today's shapes: kv_heads key/value heads shared by groups of query heads
+ * (grouped-query attention; 0 means heads, plain multi-head attention), and
+ * swiglu for a gated MLP of three matrices (gate and up h -> f, down f -> h)
+ * instead of two. */
 typedef struct {
     int64_t layers;
     int64_t hidden;
@@ -27,6 +31,8 @@ typedef struct {
     int64_t vocabulary;
     int64_t global_batch;
     int64_t ffn_hidden;
+    int64_t kv_heads;
+    bool swiglu;
 } pp_transformer;
 
 /* Bytes of model state per parameter in mixed-precision Adam training
@@ -48,6 +54,8 @@ pp_status pp_cluster_transformer_check(const pp_transformer *t, pp_error *err);
 
 /* The MLP's inner width: ffn_hidden, or 4 * hidden when it is 0. */
 int64_t pp_cluster_ffn_hidden(const pp_transformer *t);
+/* Key/value heads: kv_heads, or heads when it is 0. */
+int64_t pp_cluster_kv_heads(const pp_transformer *t);
 
 /* Parameters of one transformer layer, and of the whole model: the layers
  * plus word and position embeddings. With ffn_hidden = 4 hidden the total is
@@ -78,6 +86,10 @@ double pp_cluster_step_flops(const pp_transformer *t, bool recompute);
  * With full recomputation only the layer's input is kept: 2 s b h. */
 double pp_cluster_layer_activation_bytes(const pp_transformer *t, int64_t micro_batch, int64_t tp,
                                          bool recompute);
+/* The part of one layer's activations per sequence that tensor
+ * parallelism splits (8sh + 4sf + 5as^2 in the plain case; transformer.c
+ * has the grouped-query and gated forms). */
+double pp_cluster_layer_split_activation(const pp_transformer *t);
 
 /* ---------------------------------------------------------------- workload */
 
