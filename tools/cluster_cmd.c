@@ -143,6 +143,20 @@ static pp_status write_plan(const pp_cluster_plan *p, const char *path, pp_error
     return st != PP_OK ? st : closed;
 }
 
+static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size);
+
+/* The picture's title carries what one needs to read it: the cluster, the
+ * step time and the plan. */
+static pp_status title_picture(const inputs *in, const pp_cluster_plan *p, const pp_cluster_report *rep,
+                               pp_timeline *t, pp_error *err)
+{
+    char what[1024], title[1280];
+    describe_plan(p, what, sizeof what);
+    snprintf(title, sizeof title, "%s: %.4f s per step (%s)", in->cluster->name ? in->cluster->name : "cluster",
+             rep->step_time, what);
+    return pp_timeline_set_title(t, title, err);
+}
+
 typedef pp_status (*timeline_writer)(const pp_timeline *, FILE *, pp_error *);
 
 static pp_status write_picture(timeline_writer write, const pp_timeline *t, const char *path, pp_error *err)
@@ -167,6 +181,13 @@ static pp_status simulate(const cluster_flags *f, const inputs *in, const pp_clu
             return pp_error_set(err, PP_ENOMEM, "out of memory for the timeline");
     }
     pp_status st = pp_cluster_simulate(in->cluster, in->workload, p, &o, rep, err);
+    if (st == PP_OK && !isfinite(rep->step_time))
+        st = pp_error_set(err, PP_INFEASIBLE,
+                          "the plan cannot run at time %g: a transfer it needs waits for ever on a link "
+                          "that is down or too slow to finish in finite time",
+                          at);
+    if (st == PP_OK && pictures)
+        st = title_picture(in, p, rep, o.timeline, err);
     if (st == PP_OK && pictures && f->trace)
         st = write_picture(pp_timeline_write_trace, o.timeline, f->trace, err);
     if (st == PP_OK && pictures && f->svg)
@@ -205,7 +226,15 @@ static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size)
         n += (size_t)snprintf(buf + n, size - n, ", micro-batch %d x %d", p->micro_batch,
                               p->micro_batches[0]);
     if (n < size)
-        describe_recompute(p, buf + n, size - n);
+        n += describe_recompute(p, buf + n, size - n);
+    if (n < size && p->selective_recompute)
+        n += (size_t)snprintf(buf + n, size - n, ", selective recompute");
+    if (n < size && p->sequence_parallel)
+        n += (size_t)snprintf(buf + n, size - n, ", sequence parallel");
+    if (n < size && p->distributed_optimizer)
+        n += (size_t)snprintf(buf + n, size - n, ", distributed optimizer");
+    if (n < size && p->virtual_stages > 1)
+        snprintf(buf + n, size - n, ", %d virtual stages", p->virtual_stages);
 }
 
 static void print_devices(const inputs *in, const pp_cluster_report *r)
@@ -298,15 +327,56 @@ static json_t *search_json(const pp_cluster_plan_result *r)
                      r->lower_bound);
 }
 
-/* The best plan, simulated with pictures, beside the uniform baseline. */
-static int report_plan(const cluster_flags *f, inputs *in, const pp_cluster_plan_result *r, double at,
+static bool same_ints(const int *a, const int *b, int n)
+{
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
+}
+
+/* Whether two plans are the same (the search often returns the uniform one). */
+static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
+{
+    if (a->sequence_parallel != b->sequence_parallel || a->selective_recompute != b->selective_recompute ||
+        a->distributed_optimizer != b->distributed_optimizer || a->virtual_stages != b->virtual_stages)
+        return false;
+    if (a->micro_batch != b->micro_batch || a->replica_count != b->replica_count ||
+        a->stage_count != b->stage_count || !same_ints(a->stage_tp, b->stage_tp, a->stage_count))
+        return false;
+    int slots = a->replica_count * pp_cluster_plan_members(a);
+    return same_ints(a->micro_batches, b->micro_batches, a->replica_count) &&
+           same_ints(a->stage_layers, b->stage_layers, a->stage_count) &&
+           same_ints(a->devices, b->devices, slots) &&
+           memcmp(a->split, b->split, (size_t)slots * sizeof *a->split) == 0 &&
+           memcmp(a->stage_recompute, b->stage_recompute, (size_t)a->stage_count * sizeof(bool)) == 0;
+}
+
+static void take_report(pp_cluster_report *from, pp_cluster_report *to)
+{
+    *to = *from;
+    *from = (pp_cluster_report){0};
+}
+
+/* The best plan beside the uniform baseline, with the figures of the
+ * search's own simulations (simulated again only for pictures; the
+ * uniform's taken from the best's when it is the same plan): at thousands
+ * of GPUs a simulation is a good part of the time limit. */
+static int report_plan(const cluster_flags *f, inputs *in, pp_cluster_plan_result *r, double at,
                        json_t *summary)
 {
     pp_error err = {0};
     pp_cluster_report best = {0}, uniform = {0};
-    pp_status st = simulate(f, in, r->best, at, true, &best, &err);
-    if (st == PP_OK && r->uniform)
+    pp_status st = PP_OK;
+    if (f->trace || f->svg || !r->best_report.compute)
+        st = simulate(f, in, r->best, at, true, &best, &err);
+    else
+        take_report(&r->best_report, &best);
+    bool same = r->uniform && same_plan(r->best, r->uniform);
+    if (st == PP_OK && r->uniform && !same && r->uniform_report.compute)
+        take_report(&r->uniform_report, &uniform);
+    else if (st == PP_OK && r->uniform && !same)
         st = simulate(f, in, r->uniform, at, false, &uniform, &err);
+    if (same)
+        uniform = (pp_cluster_report){.step_time = best.step_time, .samples_per_second = best.samples_per_second,
+                                      .tflops_per_device = best.tflops_per_device, .fits = best.fits};
     if (st == PP_OK && (f->out || !f->json))
         st = write_plan(r->best, f->out, &err);
     double speedup = r->uniform ? uniform.step_time / best.step_time : INFINITY;
@@ -350,7 +420,9 @@ static int search_and_report(const cluster_flags *f, inputs *in, double at, doub
                                  .threads = (int)f->threads,
                                  .seed = (uint64_t)f->seed,
                                  .start_time = at,
-                                 .warm_start = in->plan};
+                                 .warm_start = in->plan,
+                                 /* the search's reports serve unless pictures are asked for */
+                                 .reserve_simulations = f->trace || f->svg ? 1 : 0};
     pp_cluster_plan_result r = {0};
     pp_error err = {0};
     if (pp_cluster_plan_search(in->cluster, in->workload, &o, &r, &err) != PP_OK) {
@@ -361,7 +433,9 @@ static int search_and_report(const cluster_flags *f, inputs *in, double at, doub
     if (!r.best) {
         json_decref(summary);
         pp_cluster_plan_result_free(&r);
-        fprintf(stderr, "parplan: no plan fits the workload in the cluster's memory\n");
+        fprintf(stderr, r.complete ? "parplan: no plan fits the workload in the cluster's memory\n"
+                                   : "parplan: no plan that fits was found within the time limit (the search did "
+                                     "not finish; a longer --timeout may find one)\n");
         return 1;
     }
     if (in->plan && !f->json && !f->quiet) {

@@ -18,7 +18,11 @@
  * blocks of self-attention + MLP of width `hidden`, a learned position
  * embedding of `sequence` entries and a word embedding of `vocabulary`
  * entries shared with the logit layer. ffn_hidden is the MLP's inner width;
- * 0 means the usual 4 * hidden. global_batch counts sequences per step. */
+ * 0 means the usual 4 * hidden. global_batch counts sequences per step.
+ * Today's shapes: kv_heads key/value heads shared by groups of query heads
+ * (grouped-query attention; 0 means heads, plain multi-head attention), and
+ * swiglu for a gated MLP of three matrices (gate and up h -> f, down f -> h)
+ * instead of two. */
 typedef struct {
     int64_t layers;
     int64_t hidden;
@@ -27,6 +31,8 @@ typedef struct {
     int64_t vocabulary;
     int64_t global_batch;
     int64_t ffn_hidden;
+    int64_t kv_heads;
+    bool swiglu;
 } pp_transformer;
 
 /* Bytes of model state per parameter in mixed-precision Adam training
@@ -48,6 +54,8 @@ pp_status pp_cluster_transformer_check(const pp_transformer *t, pp_error *err);
 
 /* The MLP's inner width: ffn_hidden, or 4 * hidden when it is 0. */
 int64_t pp_cluster_ffn_hidden(const pp_transformer *t);
+/* Key/value heads: kv_heads, or heads when it is 0. */
+int64_t pp_cluster_kv_heads(const pp_transformer *t);
 
 /* Parameters of one transformer layer, and of the whole model: the layers
  * plus word and position embeddings. With ffn_hidden = 4 hidden the total is
@@ -78,6 +86,10 @@ double pp_cluster_step_flops(const pp_transformer *t, bool recompute);
  * With full recomputation only the layer's input is kept: 2 s b h. */
 double pp_cluster_layer_activation_bytes(const pp_transformer *t, int64_t micro_batch, int64_t tp,
                                          bool recompute);
+/* The part of one layer's activations per sequence that tensor
+ * parallelism splits (8sh + 4sf + 5as^2 in the plain case; transformer.c
+ * has the grouped-query and gated forms). */
+double pp_cluster_layer_split_activation(const pp_transformer *t);
 
 /* ---------------------------------------------------------------- workload */
 
@@ -101,6 +113,12 @@ typedef struct {
     double output_bytes;           /* per sample, sent to the next stage if a cut follows */
     double tp_forward_bytes;       /* per sample, all-reduced inside a TP group per forward (tp > 1) */
     double tp_backward_bytes;      /* likewise per backward */
+    /* Selective recomputation (Korthikanti et al. section 5): the part of
+     * activation_bytes it drops (attention's softmax, its dropout mask and
+     * output) and the forward FLOPs per sample that rebuild it (Q K^T and
+     * the scores times V) in the backward. 0 where there is no such part. */
+    double selective_bytes;
+    double selective_flops;
 } pp_cluster_layer;
 
 typedef struct {
@@ -217,7 +235,45 @@ typedef struct {
     int *devices;       /* [replica][stage][member] */
     double *split;      /* same shape as devices */
     bool *stage_recompute; /* [stage] */
+    /* Megatron-LM's switches, the same for every stage (all false by
+     * default; pp_cluster_layer_under prices them):
+     * sequence_parallel: the TP group also splits the sequence of the parts
+     *   between its collectives (layer norms, dropouts), so nothing of a
+     *   layer's activations is replicated (Korthikanti et al. section 4.2.2);
+     *   the all-reduces become a reduce-scatter and an all-gather of the same
+     *   ring cost.
+     * selective_recompute: stages that keep their activations drop
+     *   attention's softmax/dropout part and rebuild it in the backward
+     *   (Korthikanti et al. section 5).
+     * distributed_optimizer: ZeRO-1 (Rajbhandari et al. P_os) over the
+     *   data-parallel replicas: each keeps and updates 1/dp of the 12 bytes
+     *   of optimizer state per parameter; the gradients' reduce-scatter and
+     *   the parameters' all-gather cost what the all-reduce did. */
+    bool sequence_parallel;
+    bool selective_recompute;
+    bool distributed_optimizer;
+    /* The interleaved 1F1B schedule (Narayanan et al. SC'21 section 2.2.2):
+     * each stage's layers are virtual_stages chunks of equal size, and chunk
+     * c of stage s is virtual stage c * stage_count + s of a pipeline that
+     * goes round the devices virtual_stages times. The bubble shrinks to
+     * (p - 1)/(v m) of the step, each micro-batch crosses v times as many
+     * stage boundaries, and stage 0 holds the activations of
+     * v p + p - 1 chunk passes at its peak. 1 (the default) is plain 1F1B;
+     * above 1 every replica's micro-batches must be a multiple of the
+     * stage count, as Megatron-LM requires. */
+    int virtual_stages;
 } pp_cluster_plan;
+
+/* Layer l as plan p runs it in a stage that recomputes fully or not
+ * (`recompute`), on a member holding share f of it: what the memory model
+ * and the simulator read. The work per sample with selective recomputation
+ * moves selective_flops from the replay into the backward (a full replay
+ * costs the same), activation_bytes loses selective_bytes; under sequence
+ * parallelism the replicated activations and the checkpoint become
+ * split-part (scaled by f here); under the distributed optimizer the state
+ * is (2 + 2 + 12 / replicas) bytes per parameter instead of 16. */
+pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
+                                        bool recompute, double f);
 
 /* One malloc'd block holding the struct and its arrays; split starts even
  * (1 / tp), everything else zero. NULL when out of memory or a count < 1. */
@@ -286,7 +342,9 @@ typedef struct {
 /* Discrete-event simulation of one training step of p on c: 1F1B pipelines,
  * TP collectives inside a stage, data-parallel gradient all-reduce overlapped
  * with the last backward, flows sharing links max-min fairly, bandwidth
- * events applied when they happen. The plan must have passed validation. */
+ * events applied when they happen. The plan must have passed validation.
+ * PP_INFEASIBLE, naming the device, when the plan uses a device the
+ * cluster's timeline has lost by start_time. */
 pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
                               const pp_cluster_plan *p, const pp_cluster_sim_options *o,
                               pp_cluster_report *out, pp_error *err);
@@ -300,6 +358,10 @@ typedef struct {
     uint64_t seed;
     double start_time;       /* plan for the conditions at this time */
     const pp_cluster_plan *warm_start; /* an earlier plan (re-planning), or NULL */
+    /* Stop early enough to leave time, within the timeout, for this many
+     * more simulations as long as the longest the search ran: the caller's
+     * report of its answer. */
+    int reserve_simulations;
 } pp_cluster_plan_options;
 
 typedef struct {
@@ -313,6 +375,11 @@ typedef struct {
     long nodes;                /* branch-and-bound nodes explored */
     long simulations;          /* plans simulated */
     double seconds;
+    /* The simulations of best and uniform, as pp_cluster_simulate reports
+     * them at start_time (device_count 0 without a plan): at thousands of
+     * GPUs one simulation is a good part of a time limit, so a caller need
+     * not run it again. */
+    pp_cluster_report best_report, uniform_report;
 } pp_cluster_plan_result;
 
 /* Parallel branch-and-bound (paper 003 Alg. 1) over data, tensor and

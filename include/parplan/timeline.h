@@ -18,6 +18,8 @@ typedef struct pp_timeline pp_timeline;
  * microseconds (1000 when one unit is a millisecond). NULL when out of memory. */
 pp_timeline *pp_timeline_new(const char *title, double microseconds_per_unit);
 void pp_timeline_free(pp_timeline *t);
+/* Replaces the title (e.g. once the figures it should carry are known). */
+pp_status pp_timeline_set_title(pp_timeline *t, const char *title, pp_error *err);
 
 /* Rows appear in the order added; returns the row's index, -1 when out of memory. */
 int pp_timeline_add_row(pp_timeline *t, const char *name);
@@ -37,7 +39,10 @@ int pp_timeline_category_count(const pp_timeline *t);
 pp_status pp_timeline_write_trace(const pp_timeline *t, FILE *f, pp_error *err);
 
 /* SVG: a lane per row with its name on the left, a time axis in the caller's
- * unit, a legend of categories, a tooltip per box. */
+ * unit (named when it is s, ms or us), a legend of categories, labels inside
+ * boxes where they fit. A row's boxes of one category form a group with one
+ * tooltip (category, row, count, busy time); boxes less than two pixels
+ * apart are drawn as one rectangle at least two pixels wide. */
 pp_status pp_timeline_write_svg(const pp_timeline *t, FILE *f, pp_error *err);
 
 #endif

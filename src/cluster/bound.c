@@ -15,7 +15,17 @@ static double *prefix_array(pp_arena *a, int n)
     return pp_arena_calloc(a, (size_t)n + 1, sizeof(double));
 }
 
-bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_prefix *out)
+/* Layer y as the branch runs it, kept (recompute false) or replayed. */
+static pp_cluster_layer branch_layer(const pp_cluster_layer *y, const cluster_branch *b, bool recompute)
+{
+    pp_cluster_plan like = {.replica_count = b->dp, .sequence_parallel = b->sequence_parallel,
+                            .selective_recompute = b->selective_recompute,
+                            .distributed_optimizer = b->distributed_optimizer};
+    return pp_cluster_layer_under(y, &like, recompute, 1);
+}
+
+bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b, pp_arena *a,
+                          cluster_prefix *out)
 {
     int n = w->layer_count;
     out->layers = n;
@@ -30,31 +40,38 @@ bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_pre
     out->tp_backward = prefix_array(a, n);
     out->state = prefix_array(a, n);
     out->activation = prefix_array(a, n);
+    out->full = prefix_array(a, n);
     out->replicated = prefix_array(a, n);
     out->checkpoint = prefix_array(a, n);
     out->gradient = prefix_array(a, n);
     out->w = w;
-    if (!out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
+    out->checkpoint_split = b->sequence_parallel;
+    if (!out->full || !out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
         !out->traffic || !out->tp_forward || !out->tp_backward || !out->state || !out->activation ||
         !out->replicated || !out->checkpoint || !out->gradient)
         return false;
     for (int l = 0; l < n; l++) {
-        const pp_cluster_layer *y = &w->layers[l];
+        /* replay is what a recomputing stage adds to the kept backward:
+         * the whole forward, less what selective recomputation put there */
+        pp_cluster_layer k = branch_layer(&w->layers[l], b, false), r = branch_layer(&w->layers[l], b, true);
+        const pp_cluster_layer *y = &k;
         double work = y->forward_flops + y->backward_flops;
+        double replay = r.backward_flops + r.recompute_flops - y->backward_flops;
         out->work[l + 1] = out->work[l] + work;
         out->forward[l + 1] = out->forward[l] + y->forward_flops;
         out->backward[l + 1] = out->backward[l] + y->backward_flops;
-        out->replay[l + 1] = out->replay[l] + y->recompute_flops;
+        out->replay[l + 1] = out->replay[l] + replay;
         if (work > 0)
-            out->replay_ratio = fmin(out->replay_ratio, (work + y->recompute_flops) / work);
+            out->replay_ratio = fmin(out->replay_ratio, (work + replay) / work);
         out->weight[l + 1] = out->weight[l] + y->weight_bytes;
         out->traffic[l + 1] = out->traffic[l] + y->traffic_bytes;
         out->tp_forward[l + 1] = out->tp_forward[l] + y->tp_forward_bytes;
         out->tp_backward[l + 1] = out->tp_backward[l] + y->tp_backward_bytes;
         out->state[l + 1] = out->state[l] + y->state_bytes;
         out->activation[l + 1] = out->activation[l] + y->activation_bytes;
+        out->full[l + 1] = out->full[l] + r.activation_bytes;
         out->replicated[l + 1] = out->replicated[l] + y->activation_replicated_bytes;
-        out->checkpoint[l + 1] = out->checkpoint[l] + y->checkpoint_bytes;
+        out->checkpoint[l + 1] = out->checkpoint[l] + r.checkpoint_bytes;
         out->gradient[l + 1] = out->gradient[l] + y->gradient_bytes;
     }
     if (!isfinite(out->replay_ratio) || out->replay_ratio < 1.0)
@@ -307,7 +324,7 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
 double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)
 {
     const cluster_prefix *p = st->prefix;
-    return range(p->activation, layer, 1) / st->stage_tp[s] + range(p->replicated, layer, 1);
+    return range(p->full, layer, 1) / st->stage_tp[s] + range(p->replicated, layer, 1);
 }
 
 double cluster_stage_memory(const cluster_stages *st, int s, int first, int count,
@@ -320,7 +337,8 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
     double b = st->branch->micro_batch;
     double bytes = share * range(p->state, first, count);
     if (replay)
-        return bytes + in_flight * b * range(p->checkpoint, first, count) + b * max_layer;
+        return bytes + in_flight * b * (p->checkpoint_split ? share : 1) * range(p->checkpoint, first, count) +
+               b * max_layer;
     return bytes + in_flight * b *
                        (share * range(p->activation, first, count) + range(p->replicated, first, count));
 }

@@ -26,6 +26,10 @@
  * - "micro_batch" (integer >= 1, required): samples per micro-batch.
  * - "recompute" (true or false): full activation recomputation in every
  *   stage that does not say otherwise; absent means the workload's default.
+ * - "sequence_parallel", "selective_recompute", "distributed_optimizer"
+ *   (true or false, absent false) and "virtual_stages" (integer >= 1, absent
+ *   1: the interleaved schedule above 1): Megatron-LM's switches for the
+ *   whole plan (pp_cluster_plan in parplan/cluster.h), in both forms.
  * - "replicas" (at least one): the data-parallel replicas. Each has
  *   "micro_batches" (integer >= 1, required), the micro-batches it runs per
  *   step, and "stages" (at least one, required), its pipeline in order.
@@ -64,9 +68,12 @@
 
 enum { PATH_SIZE = 96 };
 
-static const char *const full_keys[] = {"comment", "micro_batch", "recompute", "replicas", NULL};
+static const char *const full_keys[] = {"comment", "micro_batch", "recompute", "replicas",
+                                        "sequence_parallel", "selective_recompute",
+                                        "distributed_optimizer", "virtual_stages", NULL};
 static const char *const short_keys[] = {"comment", "micro_batch", "recompute", "tp", "pp", "dp",
-                                         NULL};
+                                         "sequence_parallel", "selective_recompute",
+                                         "distributed_optimizer", "virtual_stages", NULL};
 static const char *const replica_keys[] = {"micro_batches", "stages", NULL};
 static const char *const stage_keys[] = {"layers", "devices", "split", "recompute", NULL};
 
@@ -110,16 +117,34 @@ static pp_status read_int(const loader *L, pp_json_at at, const json_t *obj, con
     return v ? as_int(L, item, v, min, out) : PP_OK;
 }
 
-/* Member "recompute" of obj at `at`; absent leaves *out as it is. */
-static pp_status read_recompute(const loader *L, pp_json_at at, const json_t *obj, bool *out)
+/* Boolean member `key` of obj at `at`; absent leaves *out as it is. */
+static pp_status read_bool(const loader *L, pp_json_at at, const json_t *obj, const char *key, bool *out)
 {
-    const json_t *v = json_object_get(obj, "recompute");
+    const json_t *v = json_object_get(obj, key);
     if (v && !json_is_boolean(v))
-        return pp_error_set(L->err, PP_EINPUT, "%s: %s%srecompute: expected true or false", L->file,
-                            at.path, at.path[0] ? "." : "");
+        return pp_error_set(L->err, PP_EINPUT, "%s: %s%s%s: expected true or false", L->file, at.path,
+                            at.path[0] ? "." : "", key);
     if (v)
         *out = json_is_true(v);
     return PP_OK;
+}
+
+static pp_status read_recompute(const loader *L, pp_json_at at, const json_t *obj, bool *out)
+{
+    return read_bool(L, at, obj, "recompute", out);
+}
+
+/* The plan-wide switches, false when absent, and virtual_stages (1). */
+static pp_status read_switches(const loader *L, const json_t *root, pp_cluster_plan *p)
+{
+    pp_json_at top = {L->file, ""};
+    pp_status st;
+    if ((st = read_bool(L, top, root, "sequence_parallel", &p->sequence_parallel)) ||
+        (st = read_bool(L, top, root, "selective_recompute", &p->selective_recompute)))
+        return st;
+    if ((st = read_bool(L, top, root, "distributed_optimizer", &p->distributed_optimizer)))
+        return st;
+    return read_int(L, top, root, "virtual_stages", false, 1, &p->virtual_stages);
 }
 
 /* A non-empty array member. */
@@ -151,7 +176,11 @@ static pp_status read_shorthand(const loader *L, const json_t *root, pp_cluster_
         return pp_error_set(L->err, st == PP_EARG ? PP_EINPUT : st, "%s: %s", L->file, why.message);
     for (int s = 0; s < pp; s++)
         (*out)->stage_recompute[s] = recompute;
-    return PP_OK;
+    if ((st = read_switches(L, root, *out))) {
+        pp_cluster_plan_free(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 /* The shape every replica must have, from replicas[0]: stage count and each
@@ -290,6 +319,8 @@ static pp_status read_full(const loader *L, const json_t *root, pp_cluster_plan 
     p->micro_batch = micro_batch;
     for (int r = 0; r < p->replica_count && !st; r++)
         st = read_replica(L, json_array_get(replicas, (size_t)r), r, p, recompute);
+    if (!st)
+        st = read_switches(L, root, p);
     if (st)
         pp_cluster_plan_free(p);
     else

@@ -14,7 +14,10 @@
  *
  * - "transformer" is required; inside it every field is a JSON integer
  *   (not 64.0, not a string) and required except "ffn_hidden" (the MLP's
- *   inner width, default 0 = 4 x hidden); "comment" is allowed there too.
+ *   inner width, default 0 = 4 x hidden) and "kv_heads" (grouped-query
+ *   attention's key/value heads, dividing heads; default 0 = heads);
+ *   "swiglu" (boolean, default false) makes the MLP gated, three matrices;
+ *   "comment" is allowed there too.
  *   The whole is checked with pp_cluster_transformer_check: sizes positive,
  *   heads dividing hidden.
  * - "recompute" (boolean, default false): full activation recomputation for
@@ -58,18 +61,22 @@ static pp_status read_transformer(const char *file, const json_t *root, pp_trans
                                   pp_error *err)
 {
     static const char *const keys[] = {"layers",     "hidden",       "heads",      "sequence",
-                                       "vocabulary", "global_batch", "ffn_hidden", "comment",
-                                       NULL};
+                                       "vocabulary", "global_batch", "ffn_hidden", "kv_heads",
+                                       "comment",    "swiglu",       NULL};
     pp_json_at at = {file, "transformer"};
     json_t *v = json_object_get(root, "transformer");
     const char *comment;
     pp_status st = pp_json_object(at, v, keys, err);
     if (!st)
         st = pp_json_string(at, v, "comment", false, &comment, err);
-    int64_t *fields[] = {&t->layers,     &t->hidden,       &t->heads,     &t->sequence,
-                         &t->vocabulary, &t->global_batch, &t->ffn_hidden};
+    int64_t *fields[] = {&t->layers,     &t->hidden,       &t->heads,      &t->sequence,
+                         &t->vocabulary, &t->global_batch, &t->ffn_hidden, &t->kv_heads};
     for (size_t i = 0; !st && i < sizeof fields / sizeof fields[0]; i++)
-        st = integer(at, v, keys[i], fields[i] != &t->ffn_hidden, fields[i], err);
+        st = integer(at, v, keys[i], fields[i] != &t->ffn_hidden && fields[i] != &t->kv_heads, fields[i], err);
+    json_t *gated = st ? NULL : json_object_get(v, "swiglu");
+    if (gated && !json_is_boolean(gated))
+        st = pp_error_set(err, PP_EINPUT, "%s: transformer.swiglu: must be true or false", file);
+    t->swiglu = gated && json_is_true(gated);
     if (st)
         return st;
     pp_error check = {0};

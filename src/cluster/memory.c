@@ -12,24 +12,38 @@ typedef struct {
     double rebuilt;   /* per sample: the largest layer's full activations (recompute only) */
 } stage_memory;
 
-/* One member's figures for layers first .. first + count - 1, share f. */
-static stage_memory member_memory(const pp_cluster_workload *w, int first, int count, double f,
-                                  bool recompute)
+/* One member's figures for layers first .. first + count - 1, share f,
+ * each layer as the plan's switches price it. */
+static stage_memory member_memory(const pp_cluster_workload *w, const pp_cluster_plan *p, int first,
+                                  int count, double f, bool recompute)
 {
     stage_memory m = {0, 0, 0};
     for (int k = first; k < first + count; k++) {
-        const pp_cluster_layer *l = &w->layers[k];
-        double full = f * l->activation_bytes + l->activation_replicated_bytes;
-        m.state += f * l->state_bytes;
-        m.kept += recompute ? l->checkpoint_bytes : full;
+        pp_cluster_layer l = pp_cluster_layer_under(&w->layers[k], p, recompute, f);
+        double full = f * l.activation_bytes + l.activation_replicated_bytes;
+        m.state += f * l.state_bytes;
+        m.kept += recompute ? l.checkpoint_bytes : full;
         if (recompute && full > m.rebuilt)
             m.rebuilt = full;
     }
     return m;
 }
 
-/* 1F1B: stage s starts stage_count - s forwards before its first backward,
- * fewer when the replica has fewer micro-batches. */
+/* Micro-batches' worth of stage s's activations at its peak. 1F1B: stage s
+ * starts stage_count - s forwards before its first backward, fewer when the
+ * replica has fewer micro-batches. Interleaved (v chunks): 2 (p - s - 1) +
+ * (v - 1) p warm-up chunk forwards and one more, each 1/v of the stage
+ * (Narayanan et al.'s schedule; at s = 0 that is Korthikanti et al.'s
+ * L (1 + (p - 1)/(p v)) layers' worth). */
+static double in_flight(const pp_cluster_plan *p, int s, int m)
+{
+    int P = p->stage_count, v = p->virtual_stages;
+    if (v == 1)
+        return P - s < m ? P - s : m;
+    int chunks = 2 * (P - s - 1) + (v - 1) * P + 1;
+    return (double)(chunks < m * v ? chunks : m * v) / v;
+}
+
 void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
                             const pp_cluster_plan *p, double *peak)
 {
@@ -39,14 +53,12 @@ void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
     for (int r = 0; r < p->replica_count; r++) {
         int first = 0;
         for (int s = 0; s < p->stage_count; s++) {
-            int in_flight = p->stage_count - s;
-            if (p->micro_batches[r] < in_flight)
-                in_flight = p->micro_batches[r];
+            double held = in_flight(p, s, p->micro_batches[r]);
             int slot = r * members + pp_cluster_plan_stage_offset(p, s);
             for (int j = 0; j < p->stage_tp[s]; j++) {
-                stage_memory m = member_memory(w, first, p->stage_layers[s], p->split[slot + j],
+                stage_memory m = member_memory(w, p, first, p->stage_layers[s], p->split[slot + j],
                                                p->stage_recompute[s]);
-                peak[p->devices[slot + j]] = m.state + in_flight * b * m.kept + b * m.rebuilt;
+                peak[p->devices[slot + j]] = m.state + held * b * m.kept + b * m.rebuilt;
             }
             first += p->stage_layers[s];
         }

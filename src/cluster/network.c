@@ -31,9 +31,18 @@ struct cluster_net {
     double *res_cap;           /* [resource] its bandwidth now */
     double *res_left;          /* scratch of the filling */
     int *res_unfrozen;
-    int *match;                /* [link * node_count + node]: same inter class there, or -1 */
+    int *node_start;           /* [node + 1] into node_links */
+    int *node_links;           /* the links of each node, in link order */
+    int class_count;           /* distinct inter-node class names */
+    int *link_class;           /* [link] its inter-node class, -1 inside a node */
+    int *node_class;           /* [node * class_count + class] the node's link of it, or -1 */
+    int version;               /* bandwidth changes so far */
     flow *flows;
-    int flow_count, max_flows;
+    int flow_count, flow_cap;  /* slots used so far, slots there are */
+    int *free_slots;           /* finished slots to reuse (recycling) */
+    int free_count;
+    bool recycle;
+    pp_arena *arena;           /* the arrays grow in it */
     int *active;               /* flows in flight, in the order they were sent */
     int active_count;
     int *filling;              /* scratch: the unfrozen moving flows, in active order */
@@ -61,12 +70,66 @@ static bool event_touches(const pp_cluster *c, const pp_cluster_event *e, int l)
     return e->lost_device < 0 && (e->node < 0 || e->node == k->node) && strcmp(e->link, k->name) == 0;
 }
 
-static int find_inter(const pp_cluster *c, const char *name, int node)
+/* Each node's links as a list, so a route looks at its own node's few
+ * links rather than the whole cluster's (tens of thousands at 16,384 GPUs). */
+static void index_node_links(cluster_net *n, pp_arena *arena)
 {
+    const pp_cluster *c = n->c;
+    n->node_start = pp_arena_calloc(arena, (size_t)c->node_count + 1, sizeof(int));
+    n->node_links = pp_arena_calloc(arena, (size_t)c->link_count + 1, sizeof(int));
+    int *fill = pp_arena_calloc(arena, (size_t)c->node_count + 1, sizeof(int));
     for (int l = 0; l < c->link_count; l++)
-        if (c->links[l].inter_node && c->links[l].node == node && strcmp(c->links[l].name, name) == 0)
-            return l;
-    return -1;
+        n->node_start[c->links[l].node + 1]++;
+    for (int node = 0; node < c->node_count; node++)
+        n->node_start[node + 1] += n->node_start[node];
+    for (int l = 0; l < c->link_count; l++) {
+        int node = c->links[l].node;
+        n->node_links[n->node_start[node] + fill[node]++] = l;
+    }
+}
+
+/* Inter-node classes by name, and each node's link of each class: the
+ * matching link at the far end of a transfer in O(1). */
+static void index_classes(cluster_net *n, pp_arena *arena)
+{
+    const pp_cluster *c = n->c;
+    n->link_class = pp_arena_calloc(arena, (size_t)c->link_count + 1, sizeof(int));
+    const char **names = pp_arena_calloc(arena, (size_t)c->link_count + 1, sizeof(char *));
+    for (int l = 0; l < c->link_count; l++) {
+        n->link_class[l] = -1;
+        if (!c->links[l].inter_node)
+            continue;
+        int k = 0;
+        while (k < n->class_count && strcmp(names[k], c->links[l].name) != 0)
+            k++;
+        if (k == n->class_count)
+            names[n->class_count++] = c->links[l].name;
+        n->link_class[l] = k;
+    }
+    size_t cells = (size_t)c->node_count * (size_t)n->class_count;
+    n->node_class = pp_arena_alloc(arena, (cells + 1) * sizeof(int));
+    for (size_t i = 0; i < cells; i++)
+        n->node_class[i] = -1;
+    for (int l = 0; l < c->link_count; l++)
+        if (n->link_class[l] >= 0)
+            n->node_class[(size_t)c->links[l].node * (size_t)n->class_count + (size_t)n->link_class[l]] = l;
+}
+
+int cluster_net_inter_peer(const cluster_net *n, int l, int node)
+{
+    int k = n->link_class[l];
+    return k < 0 ? -1 : n->node_class[(size_t)node * (size_t)n->class_count + (size_t)k];
+}
+
+const int *cluster_net_node_links(const cluster_net *n, int node, int *count)
+{
+    *count = n->node_start[node + 1] - n->node_start[node];
+    return n->node_links + n->node_start[node];
+}
+
+int cluster_net_version(const cluster_net *n)
+{
+    return n->version;
 }
 
 static void build_resources(cluster_net *n, pp_arena *arena)
@@ -87,11 +150,8 @@ static void build_resources(cluster_net *n, pp_arena *arena)
     for (int l = 0; l < c->link_count; l++)
         for (int k = n->res_base[l]; k < (l + 1 < c->link_count ? n->res_base[l + 1] : r); k++)
             n->res_link[k] = l;
-    n->match = pp_arena_calloc(arena, (size_t)c->link_count * (size_t)c->node_count + 1, sizeof(int));
-    for (int l = 0; l < c->link_count; l++)
-        for (int node = 0; node < c->node_count; node++)
-            n->match[l * c->node_count + node] =
-                c->links[l].inter_node ? find_inter(c, c->links[l].name, node) : -1;
+    index_node_links(n, arena);
+    index_classes(n, arena);
 }
 
 /* A node's pool carries all its NICs; a device's port one link. */
@@ -103,10 +163,41 @@ static void set_capacities(cluster_net *n)
     }
 }
 
+/* Room for cap flow slots: the flows and the lists of their indices, the
+ * old contents copied (the old arrays stay in the arena until it goes). */
+static bool grow_flows(cluster_net *n, int cap)
+{
+    flow *flows = pp_arena_calloc(n->arena, (size_t)cap + 1, sizeof(flow));
+    int *lists = pp_arena_calloc(n->arena, 4 * ((size_t)cap + 1), sizeof(int));
+    if (!flows || !lists)
+        return false;
+    int *active = lists, *filling = lists + cap + 1, *finished = lists + 2 * (cap + 1),
+        *free_slots = lists + 3 * (cap + 1);
+    if (n->flow_cap > 0) {
+        memcpy(flows, n->flows, (size_t)n->flow_count * sizeof(flow));
+        memcpy(active, n->active, (size_t)n->active_count * sizeof(int));
+        memcpy(free_slots, n->free_slots, (size_t)n->free_count * sizeof(int));
+    }
+    n->flows = flows;
+    n->active = active;
+    n->filling = filling;
+    n->finished = finished;
+    n->free_slots = free_slots;
+    n->flow_cap = cap;
+    return true;
+}
+
+void cluster_net_recycle(cluster_net *n)
+{
+    n->recycle = true;
+}
+
 cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flows,
                              pp_arena *arena)
 {
     cluster_net *n = pp_arena_calloc(arena, 1, sizeof *n);
+    if (!n)
+        return NULL;
     n->c = c;
     n->start_time = start_time;
     n->bw = pp_arena_calloc(arena, (size_t)c->link_count + 1, sizeof(double));
@@ -116,11 +207,9 @@ cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flo
         n->next_event++;
     build_resources(n, arena);
     set_capacities(n);
-    n->max_flows = max_flows;
-    n->flows = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(flow));
-    n->active = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(int));
-    n->filling = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(int));
-    n->finished = pp_arena_calloc(arena, (size_t)max_flows + 1, sizeof(int));
+    n->arena = arena;
+    if (!grow_flows(n, max_flows > 0 ? max_flows : 1))
+        return NULL;
     n->comm = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
     n->since = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
     n->in_flight = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(int));
@@ -243,8 +332,11 @@ static bool route_intra(const cluster_net *n, int src, int dst, route *best)
     int node = c->device_node[src];
     int ls = src - c->nodes[node].first_device, ld = dst - c->nodes[node].first_device;
     bool found = false;
-    for (int l = 0; l < c->link_count; l++) {
-        if (c->links[l].node != node || c->links[l].inter_node)
+    int count;
+    const int *links = cluster_net_node_links(n, node, &count);
+    for (int i = 0; i < count; i++) {
+        int l = links[i];
+        if (c->links[l].inter_node)
             continue;
         int out = n->res_base[l] + 2 * ls;
         double share = n->bw[l] / (1 + n->res_users[out]);
@@ -263,10 +355,13 @@ static bool route_inter(const cluster_net *n, int src, int dst, route *best)
     const pp_cluster *c = n->c;
     int ns = c->device_node[src], nd = c->device_node[dst];
     bool found = false;
-    for (int l = 0; l < c->link_count; l++) {
-        if (c->links[l].node != ns || !c->links[l].inter_node)
+    int count;
+    const int *links = cluster_net_node_links(n, ns, &count);
+    for (int i = 0; i < count; i++) {
+        int l = links[i];
+        if (!c->links[l].inter_node)
             continue;
-        int m = n->match[l * c->node_count + nd];
+        int m = cluster_net_inter_peer(n, l, nd);
         if (m < 0)
             continue;
         int out = n->res_base[l];
@@ -303,9 +398,9 @@ pp_status cluster_net_send(cluster_net *n, int src, int dst, double bytes, int l
         return pp_error_set(err, PP_EINPUT, "cluster %s: no %s link joins device %d (node %s) and device %d (node %s)",
                             c->name, inter ? "inter-node" : "intra-node", src,
                             c->nodes[c->device_node[src]].name, dst, c->nodes[c->device_node[dst]].name);
-    if (n->flow_count >= n->max_flows)
-        return pp_error_set(err, PP_ENOMEM, "simulator: more than %d flows", n->max_flows);
-    int i = n->flow_count++;
+    if (n->free_count == 0 && n->flow_count == n->flow_cap && !grow_flows(n, 2 * n->flow_cap))
+        return pp_error_set(err, PP_ENOMEM, "simulator: out of memory for %d flows", 2 * n->flow_cap);
+    int i = n->free_count > 0 ? n->free_slots[--n->free_count] : n->flow_count++;
     flow *f = &n->flows[i];
     *f = (flow){.start = n->now, .ready = n->now + latencies * r.latency, .end = INFINITY,
                 .remaining = bytes, .finish = INFINITY, .out = r.out, .in = r.in,
@@ -369,6 +464,8 @@ static int settle(cluster_net *n, double t)
         n->res_users[f->in]--;
         device_free(n, f->src);
         device_free(n, f->dst);
+        if (n->recycle)
+            n->free_slots[n->free_count++] = n->finished[k];
         n->finished[k] = f->owner;
     }
     n->dirty = true;
@@ -385,8 +482,10 @@ bool cluster_net_advance(cluster_net *n, double t, cluster_flow_done done, void 
     }
     int count = settle(n, t);
     bool changed = apply_events(n, t);
-    if (changed)
+    if (changed) {
         set_capacities(n);
+        n->version++;
+    }
     for (int k = 0; k < count; k++)
         done(ctx, n->finished[k], t);
     return changed;

@@ -15,15 +15,20 @@ typedef struct cluster_net cluster_net;
 typedef void (*cluster_flow_done)(void *ctx, int owner, double now);
 
 /* A network for c whose step begins start_time after the run began, with
- * room for max_flows flows over the whole step. Allocated in arena. */
+ * room for max_flows flows to start with (it grows). Allocated in arena;
+ * NULL when out of memory. */
 cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flows,
                              pp_arena *arena);
+/* From now on a finished flow's slot is reused: memory stays in proportion
+ * to the flows in flight, not to all of the step's (millions at thousands
+ * of GPUs), and cluster_net_flow no longer describes finished flows. */
+void cluster_net_recycle(cluster_net *n);
 
 /* Starts a flow of `bytes` from device src to device dst (different devices)
  * now, choosing the link class with the most share (paper 003 section 3.1);
  * it waits latencies times the link's latency before moving. The flow's
  * index goes to *flow. PP_EINPUT when no link joins the two devices,
- * PP_ENOMEM when max_flows is exceeded. */
+ * PP_ENOMEM when out of memory. */
 pp_status cluster_net_send(cluster_net *n, int src, int dst, double bytes, int latencies,
                            int owner, int *flow, pp_error *err);
 
@@ -35,6 +40,15 @@ double cluster_net_next(cluster_net *n);
  * or before t apply, flows finishing at t call done. True when a bandwidth
  * changed. */
 bool cluster_net_advance(cluster_net *n, double t, cluster_flow_done done, void *ctx);
+
+/* The links of node `node` (count of them in *count). */
+const int *cluster_net_node_links(const cluster_net *n, int node, int *count);
+/* The inter-node link of node `node` with link l's class name, -1 when it
+ * has none (or l is an intra-node link). */
+int cluster_net_inter_peer(const cluster_net *n, int l, int node);
+/* Bumped whenever a bandwidth event changes a link: what was derived from
+ * bandwidths (a TP group's link) is stale when it moved. */
+int cluster_net_version(const cluster_net *n);
 
 /* The current bandwidth of link l of the cluster. */
 double cluster_net_bandwidth(const cluster_net *n, int l);

@@ -42,6 +42,7 @@ pp_cluster_plan *pp_cluster_plan_new(int replica_count, int stage_count, const i
     p->devices = p->stage_tp + stage_count;
     p->stage_recompute = (bool *)(p->devices + slots);
     memcpy(p->stage_tp, stage_tp, (size_t)stage_count * sizeof(int));
+    p->virtual_stages = 1;
     for (int r = 0; r < replica_count; r++)
         for (int s = 0; s < stage_count; s++)
             for (int j = 0; j < stage_tp[s]; j++)
@@ -61,6 +62,10 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p)
     memcpy(q->stage_layers, p->stage_layers, (size_t)p->stage_count * sizeof(int));
     memcpy(q->devices, p->devices, slots * sizeof(int));
     memcpy(q->split, p->split, slots * sizeof(double));
+    q->sequence_parallel = p->sequence_parallel;
+    q->selective_recompute = p->selective_recompute;
+    q->distributed_optimizer = p->distributed_optimizer;
+    q->virtual_stages = p->virtual_stages;
     return q;
 }
 
@@ -145,6 +150,26 @@ pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload
     return PP_OK;
 }
 
+/* The interleaved schedule deals micro-batches to the stages in groups
+ * of stage_count, each stage's layers in virtual_stages equal chunks. */
+static pp_status check_interleaving(const pp_cluster_plan *p, pp_error *err)
+{
+    int v = p->virtual_stages;
+    if (v < 1)
+        return pp_error_set(err, PP_EINPUT, "virtual_stages is %d, it must be at least 1", v);
+    for (int s = 0; v > 1 && s < p->stage_count; s++)
+        if (p->stage_layers[s] % v != 0)
+            return pp_error_set(err, PP_EINPUT, "stage %d has %d layers, not a multiple of virtual_stages %d", s,
+                                p->stage_layers[s], v);
+    for (int r = 0; v > 1 && r < p->replica_count; r++)
+        if (p->micro_batches[r] % p->stage_count != 0)
+            return pp_error_set(err, PP_EINPUT,
+                                "replica %d runs %d micro-batches, not a multiple of the %d stages the "
+                                "interleaved schedule (virtual_stages %d) needs",
+                                r, p->micro_batches[r], p->stage_count, v);
+    return PP_OK;
+}
+
 static pp_status check_shape(const pp_cluster_workload *w, const pp_cluster_plan *p, pp_error *err)
 {
     if (p->replica_count < 1 || p->stage_count < 1)
@@ -166,7 +191,7 @@ static pp_status check_shape(const pp_cluster_workload *w, const pp_cluster_plan
     if (layers != w->layer_count)
         return pp_error_set(err, PP_EINPUT, "the stages hold %ld layers, the workload has %d", layers,
                             w->layer_count);
-    return PP_OK;
+    return check_interleaving(p, err);
 }
 
 static pp_status check_samples(const pp_cluster_workload *w, const pp_cluster_plan *p, pp_error *err)
@@ -245,4 +270,26 @@ pp_status pp_cluster_plan_validate(const pp_cluster *c, const pp_cluster_workloa
     st = check_devices(c, p, used, err);
     free(used);
     return st;
+}
+
+pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
+                                        bool recompute, double f)
+{
+    pp_cluster_layer y = *l;
+    if (p->selective_recompute && !recompute) {
+        y.backward_flops += y.selective_flops;
+        y.recompute_flops -= y.selective_flops;
+        y.activation_bytes -= y.selective_bytes;
+    }
+    if (p->sequence_parallel) {
+        y.activation_bytes += y.activation_replicated_bytes;
+        y.activation_replicated_bytes = 0;
+        y.checkpoint_bytes *= f;
+    }
+    if (p->distributed_optimizer) {
+        double per_param = PP_CLUSTER_PARAM_BYTES + PP_CLUSTER_GRAD_BYTES +
+                           (double)PP_CLUSTER_OPTIMIZER_BYTES / p->replica_count;
+        y.state_bytes *= per_param / PP_CLUSTER_STATE_BYTES_PER_PARAM;
+    }
+    return y;
 }

@@ -5,6 +5,8 @@
 #ifndef PP_CLUSTER_PLANNER_H
 #define PP_CLUSTER_PLANNER_H
 
+#include <stdatomic.h>
+
 #include "parplan/cluster.h"
 #include "parplan/hw_net.h"
 
@@ -51,6 +53,12 @@ typedef struct {
     int micro_batch;
     int micro_batches;              /* per replica */
     int stage_count;
+    /* Megatron's switches (pp_cluster_plan): sequence parallelism and
+     * selective recomputation are branches of their own; the distributed
+     * optimizer is on wherever dp > 1, since in this model it never costs
+     * time or memory (less state, a shorter optimizer step, the same bytes
+     * on the wire). */
+    bool sequence_parallel, selective_recompute, distributed_optimizer;
     double root_bound;
 } cluster_branch;
 
@@ -67,7 +75,8 @@ typedef struct {
     double *tp_forward;  /* TP all-reduce bytes per sample, forward */
     double *tp_backward; /* likewise backward (recomputation adds tp_forward) */
     double *state;
-    double *activation;
+    double *activation;  /* kept by a stage that does not recompute */
+    double *full;        /* a layer's whole activations, rebuilt under recomputation */
     double *replicated;
     double *checkpoint;
     double *gradient;
@@ -75,6 +84,7 @@ typedef struct {
     /* The least (work + replay) / work of any layer: a recomputing stage
      * does at least this many times its work. */
     double replay_ratio;
+    bool checkpoint_split; /* sequence parallelism splits the checkpoint too */
 } cluster_prefix;
 
 /* A branch's stages: kind, devices of replica 0's groups and the cost rates. */
@@ -146,9 +156,9 @@ pp_status cluster_space_build(const pp_cluster *c, double start_time, pp_arena *
 /* Every branch of the space (root_bound unset), in enumeration order. */
 pp_status cluster_branches(const cluster_space *sp, const pp_cluster_workload *w, pp_arena *a,
                            cluster_branch **out, int *count, pp_error *err);
-/* Lays out a branch's stages, devices, bandwidths and memory limits;
- * false when out of memory. */
-bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
+/* Lays out a branch's stages, devices, bandwidths, cost tables (priced
+ * under the branch's switches) and memory limits; false when out of memory. */
+bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
                           const cluster_branch *b, pp_arena *a, cluster_stages *out);
 /* The plan of a branch with these layers per stage, recomputing where
  * replay[s]; NULL when out of memory. */
@@ -156,7 +166,10 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
                                      const bool *replay);
 
 /* bound.c */
-bool cluster_prefix_build(const pp_cluster_workload *w, pp_arena *a, cluster_prefix *out);
+/* The cost tables of w's layers as a plan with the branch's switches and
+ * replica count runs them. */
+bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b, pp_arena *a,
+                          cluster_prefix *out);
 /* Stage s holding layers [first, first + count): the passes as the
  * simulator times them (cluster_pass_time) plus the TP all-reduces at the
  * kind's best link; the tail and hop at the best bandwidths. */
@@ -196,12 +209,42 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
  * (INFINITY if the work does not fit in the stages' memory). */
 double cluster_root_bound(const cluster_stages *st);
 
+/* The search's time limit. A simulation at thousands of GPUs takes a good
+ * part of a second, and the caller simulates the answer again for its
+ * report, so the search ends `reserve` simulations early: each as long as
+ * the longest that gave a finite time (the plans that were incumbents, one
+ * of which is the answer). Simulations stop at that moment too. */
+typedef struct {
+    pp_deadline deadline;
+    int reserve;
+    _Atomic double longest; /* s, the longest simulation with a finite time */
+} cluster_clock;
+
+bool cluster_clock_late(cluster_clock *k);
+/* Simulates like cluster_simulate_step, timing it into k; unless it is
+ * the first (no plan in hand yet), a simulation still running when only
+ * the reserve is left stops (INFINITY). */
+pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp_cluster_workload *w,
+                                 const pp_cluster_plan *p, double start_time, double cutoff,
+                                 bool first, double *step, pp_cluster_report *report, pp_error *err);
+
+/* uniform.c */
+/* pp_cluster_uniform_best stopping when k is late once it holds a plan:
+ * the best found so far, with its simulation's report. */
+pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
+                               cluster_clock *k, pp_cluster_plan **out, double *time,
+                               pp_cluster_report *report, pp_error *err);
+/* A copy of r with arrays of its own; false when out of memory. */
+bool cluster_report_copy(const pp_cluster_report *r, pp_cluster_report *out);
+
 /* simulate.c */
-/* pp_cluster_simulate's step time of plan p, without the report and
- * without checking memory; INFINITY when a link stays down, or as soon as
- * the step is certain to take longer than cutoff. */
+/* pp_cluster_simulate's step time of plan p, without checking memory;
+ * INFINITY when a link stays down, as soon as the step is certain to take
+ * longer than cutoff, or when the deadline (NULL: none) passes first. With
+ * a finite step, *report (unless NULL) gets pp_cluster_simulate's report. */
 pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *w,
                                 const pp_cluster_plan *p, double start_time, double cutoff,
-                                double *step, pp_error *err);
+                                const pp_deadline *deadline, double *step, pp_cluster_report *report,
+                                pp_error *err);
 
 #endif

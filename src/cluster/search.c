@@ -27,7 +27,6 @@ typedef struct {
     const pp_cluster_workload *w;
     const pp_cluster_plan_options *o;
     const cluster_space *space;
-    const cluster_prefix *prefix;
     cluster_branch *branches; /* sorted by root bound */
     int branch_count;
     pthread_mutex_t lock;
@@ -41,7 +40,8 @@ typedef struct {
     int *best_layers;         /* [layers]: at most one stage per layer */
     bool *best_replay;        /* [layers] */
     pp_cluster_plan *best;
-    pp_deadline deadline;
+    pp_cluster_report best_report; /* best's simulation */
+    cluster_clock clock;
     bool stop;
     long nodes, simulations;
     pp_status status;
@@ -70,6 +70,27 @@ typedef struct {
     bool landed;
 } worker;
 
+bool cluster_clock_late(cluster_clock *k)
+{
+    if (pp_deadline_passed(&k->deadline))
+        return true;
+    double ahead = k->reserve * atomic_load_explicit(&k->longest, memory_order_relaxed);
+    return k->deadline.at > 0 && pp_now() + ahead >= k->deadline.at;
+}
+
+pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp_cluster_workload *w,
+                                 const pp_cluster_plan *p, double start_time, double cutoff,
+                                 bool first, double *step, pp_cluster_report *report, pp_error *err)
+{
+    double began = pp_now(), seen = atomic_load_explicit(&k->longest, memory_order_relaxed);
+    pp_deadline until = {k->deadline.at > 0 && !first ? k->deadline.at - k->reserve * seen : 0};
+    pp_status s = cluster_simulate_step(c, w, p, start_time, cutoff, &until, step, report, err);
+    double took = pp_now() - began;
+    while (isfinite(*step) && took > seen && !atomic_compare_exchange_weak(&k->longest, &seen, took))
+        ;
+    return s;
+}
+
 static double incumbent(shared_state *sh)
 {
     return atomic_load_explicit(&sh->best_seen, memory_order_relaxed);
@@ -94,8 +115,8 @@ static int compare_key(const int *a, const bool *ra, const int *b, const bool *r
 }
 
 /* Offers a simulated plan; takes ownership of plan. */
-static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int branch,
-                  const int *layers, const bool *replay, int count)
+static void offer(shared_state *sh, pp_cluster_plan *plan, pp_cluster_report *report, double time,
+                  int branch, const int *layers, const bool *replay, int count)
 {
     pthread_mutex_lock(&sh->lock);
     bool better = time < sh->best_time;
@@ -107,7 +128,10 @@ static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int bran
     }
     if (better) {
         pp_cluster_plan_free(sh->best);
+        pp_cluster_report_free(&sh->best_report);
         sh->best = plan;
+        sh->best_report = *report;
+        *report = (pp_cluster_report){0};
         sh->best_time = time;
         atomic_store_explicit(&sh->best_seen, time, memory_order_relaxed);
         sh->best_branch = branch;
@@ -119,6 +143,7 @@ static void offer(shared_state *sh, pp_cluster_plan *plan, double time, int bran
     }
     pthread_mutex_unlock(&sh->lock);
     pp_cluster_plan_free(plan);
+    pp_cluster_report_free(report);
 }
 
 static void fail(shared_state *sh, const pp_error *e)
@@ -144,11 +169,13 @@ static bool plan_fits(const pp_cluster *c, const pp_cluster_workload *w, const p
 
 /* Simulates a plan that fits; its step time, or INFINITY when it needs a
  * link that is down or certainly takes longer than cutoff. */
-static pp_status simulate(const pp_cluster *c, const pp_cluster_workload *w,
-                          const pp_cluster_plan *p, double start_time, double cutoff,
-                          double *time, pp_error *err)
+/* Without any plan in hand the simulation runs to its end, time limit or
+ * not: the search must return a plan when one fits. */
+static pp_status simulate(shared_state *sh, const pp_cluster_plan *p, double cutoff, double *time,
+                          pp_cluster_report *report, pp_error *err)
 {
-    pp_status s = cluster_simulate_step(c, w, p, start_time, cutoff, time, err);
+    pp_status s = cluster_clock_simulate(&sh->clock, sh->c, sh->w, p, sh->o->start_time, cutoff,
+                                         !isfinite(incumbent(sh)), time, report, err);
     if (s != PP_OK)
         *time = INFINITY;
     return s;
@@ -168,9 +195,11 @@ static void judge(worker *wk, const int *layers, const bool *replay)
         return;
     }
     pp_error e = {0};
+    pp_cluster_report report = {0};
     double time;
-    /* a simulation costs as much as thousands of nodes: look at the clock */
-    if (pp_deadline_passed(&sh->deadline)) {
+    /* a simulation costs as much as thousands of nodes: look at the clock
+     * (unless nothing is in hand yet) */
+    if (isfinite(incumbent(sh)) && cluster_clock_late(&sh->clock)) {
         pp_cluster_plan_free(plan);
         pthread_mutex_lock(&sh->lock);
         sh->stop = true;
@@ -180,8 +209,9 @@ static void judge(worker *wk, const int *layers, const bool *replay)
     }
     wk->simulations++;
     /* a plan slower than the incumbent could never win, ties included */
-    if (simulate(sh->c, sh->w, plan, sh->o->start_time, incumbent(sh), &time, &e) != PP_OK) {
+    if (simulate(sh, plan, incumbent(sh), &time, &report, &e) != PP_OK) {
         pp_cluster_plan_free(plan);
+        pp_cluster_report_free(&report);
         fail(sh, &e);
         return;
     }
@@ -189,7 +219,7 @@ static void judge(worker *wk, const int *layers, const bool *replay)
         pp_cluster_plan_free(plan);
         return;
     }
-    offer(sh, plan, time, wk->st.branch->index, layers, replay, wk->st.stage_count);
+    offer(sh, plan, &report, time, wk->st.branch->index, layers, replay, wk->st.stage_count);
 }
 
 static bool out_of_time(worker *wk)
@@ -198,7 +228,7 @@ static bool out_of_time(worker *wk)
         return true;
     if (++wk->nodes % 1024 == 0) {
         shared_state *sh = wk->sh;
-        bool late = pp_deadline_passed(&sh->deadline);
+        bool late = cluster_clock_late(&sh->clock);
         pthread_mutex_lock(&sh->lock);
         sh->stop |= late;
         wk->stopped = sh->stop;
@@ -335,8 +365,8 @@ static void greedy_layers(const cluster_stages *st, int *layers, bool *replay)
 static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
 {
     shared_state *sh = wk->sh;
-    int L = sh->prefix->layers;
-    if (!cluster_stages_build(sh->space, sh->prefix, b, a, &wk->st))
+    int L = sh->w->layer_count;
+    if (!cluster_stages_build(sh->space, sh->w, b, a, &wk->st))
         return false;
     wk->layers = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
@@ -406,9 +436,14 @@ static int branch_order(const void *a, const void *b)
 static bool rank_branches(shared_state *sh)
 {
     for (int i = 0; i < sh->branch_count; i++) {
+        /* past the limit the rest stay unranked (bound 0) and unsearched */
+        if (pp_deadline_passed(&sh->clock.deadline)) {
+            sh->stop = true;
+            break;
+        }
         pp_arena *a = pp_arena_new(1 << 12);
         cluster_stages st;
-        bool ok = a && cluster_stages_build(sh->space, sh->prefix, &sh->branches[i], a, &st);
+        bool ok = a && cluster_stages_build(sh->space, sh->w, &sh->branches[i], a, &st);
         if (ok)
             sh->branches[i].root_bound = cluster_root_bound(&st);
         pp_arena_free(a);
@@ -466,32 +501,40 @@ static pp_status warm_start(shared_state *sh, pp_arena *a, pp_cluster_plan_resul
     if (!peak)
         return pp_error_set(err, PP_ENOMEM, "out of memory judging the warm start");
     double time = INFINITY;
+    pp_cluster_report report = {0};
     pp_status s = plan_fits(sh->c, sh->w, old, peak)
-                      ? simulate(sh->c, sh->w, old, sh->o->start_time, INFINITY, &time, err)
+                      ? simulate(sh, old, INFINITY, &time, &report, err)
                       : PP_OK;
-    if (s != PP_OK)
+    if (s != PP_OK) {
+        pp_cluster_report_free(&report);
         return s;
+    }
     sh->simulations++;
     out->warm_time = time;
     if (isfinite(time)) {
         pp_cluster_plan *copy = pp_cluster_plan_copy(old);
-        if (!copy)
+        if (!copy) {
+            pp_cluster_report_free(&report);
             return pp_error_set(err, PP_ENOMEM, "out of memory copying the warm start");
-        offer(sh, copy, time, KEY_WARM, NULL, NULL, 0);
+        }
+        offer(sh, copy, &report, time, KEY_WARM, NULL, NULL, 0);
     }
     return PP_OK;
 }
 
 static pp_status uniform_incumbent(shared_state *sh, pp_cluster_plan_result *out, pp_error *err)
 {
-    pp_status s = pp_cluster_uniform_best(sh->c, sh->w, sh->o->start_time, &out->uniform,
-                                          &out->uniform_time, err);
+    pp_status s = cluster_uniform_best(sh->c, sh->w, sh->o->start_time, &sh->clock, &out->uniform,
+                                       &out->uniform_time, &out->uniform_report, err);
     if (s != PP_OK || !out->uniform)
         return s;
     pp_cluster_plan *copy = pp_cluster_plan_copy(out->uniform);
-    if (!copy)
+    pp_cluster_report report = {0};
+    if (!copy || !cluster_report_copy(&out->uniform_report, &report)) {
+        pp_cluster_plan_free(copy);
         return pp_error_set(err, PP_ENOMEM, "out of memory copying the uniform plan");
-    offer(sh, copy, out->uniform_time, KEY_UNIFORM, NULL, NULL, 0);
+    }
+    offer(sh, copy, &report, out->uniform_time, KEY_UNIFORM, NULL, NULL, 0);
     return PP_OK;
 }
 
@@ -507,6 +550,8 @@ static void finish(shared_state *sh, pp_cluster_plan_result *out)
     out->complete = complete;
     out->lower_bound = lower;
     out->best = sh->best;
+    out->best_report = sh->best_report;
+    sh->best_report = (pp_cluster_report){0};
     out->best_time = sh->best_time;
     out->nodes = sh->nodes;
     out->simulations = sh->simulations;
@@ -516,24 +561,22 @@ static void finish(shared_state *sh, pp_cluster_plan_result *out)
 static pp_status search(shared_state *sh, pp_arena *a, pp_cluster_plan_result *out, pp_error *err)
 {
     cluster_space space;
-    cluster_prefix prefix;
     pp_status s = cluster_space_build(sh->c, sh->o->start_time, a, &space, err);
     if (s != PP_OK)
         return s;
-    if (!cluster_prefix_build(sh->w, a, &prefix))
-        return pp_error_set(err, PP_ENOMEM, "out of memory building the cost tables");
     sh->space = &space;
-    sh->prefix = &prefix;
     s = cluster_branches(&space, sh->w, a, &sh->branches, &sh->branch_count, err);
     if (s != PP_OK)
         return s;
     sh->done = pp_arena_calloc(a, (size_t)sh->branch_count + 1, sizeof(bool));
     sh->best_layers = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(int));
     sh->best_replay = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(bool));
-    if (!sh->done || !sh->best_layers || !sh->best_replay || !rank_branches(sh))
-        return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
+    if (!sh->done || !sh->best_layers || !sh->best_replay)
+        return pp_error_set(err, PP_ENOMEM, "out of memory listing the branches");
     if ((s = uniform_incumbent(sh, out, err)) != PP_OK || (s = warm_start(sh, a, out, err)) != PP_OK)
         return s;
+    if (!rank_branches(sh))
+        return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
     int threads = sh->o->threads > 0 ? sh->o->threads : pp_cpu_count();
     if ((s = run_workers(sh, threads, err)) != PP_OK)
         return s;
@@ -558,12 +601,14 @@ pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload 
     double started = pp_now();
     shared_state sh = {.c = c, .w = w, .o = o, .best_time = INFINITY, .best_seen = INFINITY,
                        .best_branch = INT32_MAX};
-    sh.deadline = o->timeout > 0 ? pp_deadline_in(o->timeout) : (pp_deadline){0};
+    sh.clock.deadline = o->timeout > 0 ? pp_deadline_in(o->timeout) : (pp_deadline){0};
+    sh.clock.reserve = o->reserve_simulations;
     pthread_mutex_init(&sh.lock, NULL);
     pp_arena *a = pp_arena_new(1 << 16);
     pp_status s = a ? search(&sh, a, out, err)
                     : pp_error_set(err, PP_ENOMEM, "out of memory starting the search");
     pp_cluster_plan_free(sh.best);
+    pp_cluster_report_free(&sh.best_report);
     pp_arena_free(a);
     pthread_mutex_destroy(&sh.lock);
     out->seconds = pp_now() - started;
@@ -578,5 +623,7 @@ void pp_cluster_plan_result_free(pp_cluster_plan_result *r)
         return;
     pp_cluster_plan_free(r->best);
     pp_cluster_plan_free(r->uniform);
+    pp_cluster_report_free(&r->best_report);
+    pp_cluster_report_free(&r->uniform_report);
     r->best = r->uniform = NULL;
 }

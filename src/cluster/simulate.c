@@ -30,12 +30,15 @@ typedef struct {
     int r, s, m, tp;
     int next_op;          /* index in the 1F1B order */
     bool busy, forward;   /* the op in progress */
-    int micro;
+    int micro, chunk;
     int forwards, backwards; /* ops started */
-    double fwd, bwd;      /* slowest member's pass */
+    double *fwd, *bwd;    /* [chunk] slowest member's pass */
+    double fwd_min, bwd_min; /* the quickest chunk's */
     double optimizer;     /* the quickest member's optimizer */
-    double tp_fwd, tp_bwd; /* bytes of the TP all-reduce per pass */
+    double *tp_fwd, *tp_bwd; /* [chunk] bytes of the TP all-reduce per pass */
     int node;             /* the members' node, or -1 when they span nodes */
+    pp_hw_link link;      /* the TP all-reduce's link, as of network version */
+    int link_version;     /* -1 before the first look */
 } group;
 
 typedef struct {
@@ -45,7 +48,9 @@ typedef struct {
     pp_timeline *tl;
     cluster_net *net;
     int R, P, members, mmax, tp_max;
-    int *first_layer;     /* [stage + 1] */
+    int V, VP;            /* chunks per stage (virtual_stages), virtual stages */
+    int *first_layer;     /* [virtual stage + 1]: chunk c of stage s is virtual stage c P + s */
+    int *layer_stage;     /* [layer] its (physical) stage */
     int *offset;          /* [stage] first member within a replica */
     double *state;        /* [stage] state bytes */
     group *groups;        /* [r * P + s] */
@@ -63,6 +68,10 @@ typedef struct {
      * incumbent); over says it did. */
     double cutoff;
     bool over;
+    /* Stops the run too (over) when it passes: one simulation of a
+     * thousand-GPU plan can take a second. */
+    const pp_deadline *deadline;
+    long events;
     event *heap;
     int heap_count;
     long seq;
@@ -127,9 +136,10 @@ static const pp_hw_device_type *type_of(const sim *z, int d)
     return z->c->nodes[z->c->device_node[d]].type;
 }
 
-static int transfer_index(const sim *z, int r, int s, int micro, int dir)
+/* The transfer into virtual stage q of replica r. */
+static int transfer_index(const sim *z, int r, int q, int micro, int dir)
 {
-    return ((r * z->P + s) * z->mmax + micro) * 2 + dir;
+    return ((r * z->VP + q) * z->mmax + micro) * 2 + dir;
 }
 
 /* Op q of a stage's 1F1B order: min(P - s - 1, m) forwards, then forward and
@@ -149,6 +159,29 @@ static void op_of(int P, int s, int m, int q, bool *forward, int *micro)
     }
 }
 
+/* Op q of a stage's interleaved order (Megatron-LM's schedule, m a
+ * multiple of P): 2 (P - s - 1) + (V - 1) P warm-up forwards, then forward
+ * and backward in turn, then the backwards left; the k-th forward runs
+ * chunk (k / P) mod V of micro-batch (k / (P V)) P + k mod P, the k-th
+ * backward the chunks in reverse. */
+static void op_of_interleaved(int P, int V, int s, int m, int q, bool *forward, int *micro, int *chunk)
+{
+    int total = m * V, warm = 2 * (P - s - 1) + (V - 1) * P, k;
+    warm = warm < total ? warm : total;
+    if (q < warm) {
+        *forward = true;
+        k = q;
+    } else if (q - warm < 2 * (total - warm)) {
+        *forward = (q - warm) % 2 == 0;
+        k = *forward ? warm + (q - warm) / 2 : (q - warm) / 2;
+    } else {
+        *forward = false;
+        k = (total - warm) + (q - warm - 2 * (total - warm));
+    }
+    *chunk = *forward ? k / P % V : V - 1 - k / P % V;
+    *micro = k / (P * V) * P + k % P;
+}
+
 /* ------------------------------------------------------------- timeline */
 
 static void box(sim *z, int d, double start, double end, const char *label, const char *category)
@@ -159,28 +192,40 @@ static void box(sim *z, int d, double start, double end, const char *label, cons
 
 /* ------------------------------------------------------------- TP collectives */
 
-/* The link of the group's all-reduce now: the best intra-node class when the
- * members share a node, else the inter-node class all their nodes have with
- * the most bandwidth (its slowest node's figure). */
-static bool tp_link(sim *z, const group *g, pp_hw_link *out)
+/* The group's link of class l's kind: the class's bandwidth at its
+ * slowest member's node (-1 when a member's node lacks it), the largest
+ * latency. */
+static pp_hw_link group_link(sim *z, const group *g, int l)
 {
     const pp_cluster *c = z->c;
+    pp_hw_link link = {cluster_net_bandwidth(z->net, l), c->links[l].latency};
+    for (int j = 1; g->node < 0 && j < g->tp && link.bandwidth >= 0; j++) {
+        int m = cluster_net_inter_peer(z->net, l, c->device_node[device_of(z, g->r, g->s, j)]);
+        link.bandwidth = m < 0 ? -1 : fmin(link.bandwidth, cluster_net_bandwidth(z->net, m));
+        link.latency = m < 0 ? link.latency : fmax(link.latency, c->links[m].latency);
+    }
+    return link;
+}
+
+/* The link of the group's all-reduce now: the best intra-node class when the
+ * members share a node, else the inter-node class all their nodes have with
+ * the most bandwidth (its slowest node's figure). Kept until a bandwidth
+ * event: every op of the group asks. */
+static bool tp_link(sim *z, group *g, pp_hw_link *out)
+{
+    const pp_cluster *c = z->c;
+    if (g->link_version == cluster_net_version(z->net)) {
+        *out = g->link;
+        return true;
+    }
     bool found = false;
-    int home = g->node >= 0 ? g->node : c->device_node[device_of(z, g->r, g->s, 0)];
-    for (int l = 0; l < c->link_count; l++) {
-        const pp_cluster_link *k = &c->links[l];
-        if (k->node != home || k->inter_node != (g->node < 0))
+    int home = g->node >= 0 ? g->node : c->device_node[device_of(z, g->r, g->s, 0)], count;
+    const int *links = cluster_net_node_links(z->net, home, &count);
+    for (int i = 0; i < count; i++) {
+        int l = links[i];
+        if (c->links[l].inter_node != (g->node < 0))
             continue;
-        pp_hw_link link = {cluster_net_bandwidth(z->net, l), k->latency};
-        for (int j = 1; g->node < 0 && j < g->tp && link.bandwidth >= 0; j++) {
-            int node = c->device_node[device_of(z, g->r, g->s, j)], m = -1;
-            for (int q = 0; q < c->link_count && m < 0; q++)
-                if (c->links[q].node == node && c->links[q].inter_node &&
-                    strcmp(c->links[q].name, k->name) == 0)
-                    m = q;
-            link.bandwidth = m < 0 ? -1 : fmin(link.bandwidth, cluster_net_bandwidth(z->net, m));
-            link.latency = m < 0 ? link.latency : fmax(link.latency, c->links[m].latency);
-        }
+        pp_hw_link link = group_link(z, g, l);
         if (link.bandwidth >= 0 && (!found || link.bandwidth > out->bandwidth)) {
             *out = link;
             found = true;
@@ -189,7 +234,19 @@ static bool tp_link(sim *z, const group *g, pp_hw_link *out)
     if (!found)
         z->status = pp_error_set(z->err, PP_EINPUT, "cluster %s: no link for the TP group of stage %d of replica %d",
                                  c->name, g->s, g->r);
+    g->link = *out;
+    g->link_version = found ? cluster_net_version(z->net) : -1;
     return found;
+}
+
+/* The TP collectives of a pass moving `bytes`: all-reduces (NCCL's ring or
+ * tree, whichever is faster), or under sequence parallelism a ring
+ * reduce-scatter and all-gather of the same bytes. */
+static double tp_collective_time(const pp_cluster_plan *p, pp_hw_link link, int tp, double bytes)
+{
+    if (p->sequence_parallel)
+        return pp_hw_reduce_scatter_time(link, tp, bytes) + pp_hw_allgather_time(link, tp, bytes);
+    return pp_hw_allreduce_time(link, tp, bytes);
 }
 
 /* ------------------------------------------------------------- steps */
@@ -206,22 +263,24 @@ static void start_optimizer(sim *z, int r, int s, int j)
 
 /* A stage's last backward began: with data parallelism each layer's
  * gradients are ready as the backward passes it, last layer first. */
-static void last_backward(sim *z, const group *g, double start, double length)
+static void last_backward(sim *z, const group *g, int chunk, double start, double length)
 {
-    int L = z->first_layer[g->s + 1] - z->first_layer[g->s];
+    int q = chunk * z->P + g->s, L = z->first_layer[q + 1] - z->first_layer[q];
     for (int k = 0; k < L; k++)
-        push(z, start + length * (double)(L - k) / L, EV_GRAD, z->first_layer[g->s] + k, g->s);
+        push(z, start + length * (double)(L - k) / L, EV_GRAD, z->first_layer[q] + k, g->s);
 }
 
 static void try_start(sim *z, group *g);
 
-static void send_transfer(sim *z, int r, int from, int to, int micro, int dir)
+/* From virtual stage qf to the next or previous one, qt. */
+static void send_transfer(sim *z, int r, int qf, int qt, int micro, int dir)
 {
     const pp_cluster_plan *p = z->p;
+    int from = qf % z->P, to = qt % z->P;
     int k = p->stage_tp[from] < p->stage_tp[to] ? p->stage_tp[from] : p->stage_tp[to];
-    int last = z->first_layer[(from < to ? from : to) + 1] - 1;
+    int last = z->first_layer[(qf < qt ? qf : qt) + 1] - 1;
     double bytes = p->micro_batch * z->w->layers[last].output_bytes / k;
-    int t = transfer_index(z, r, to, micro, dir), flow;
+    int t = transfer_index(z, r, qt, micro, dir), flow;
     for (int j = 0; j < k && z->status == PP_OK; j++) {
         int src = device_of(z, r, from, j), dst = device_of(z, r, to, j);
         if (src == dst)
@@ -235,11 +294,12 @@ static void send_transfer(sim *z, int r, int from, int to, int micro, int dir)
     }
 }
 
-static bool ready(const sim *z, const group *g, bool forward, int micro)
+static bool ready(const sim *z, const group *g, bool forward, int micro, int chunk)
 {
+    int q = chunk * z->P + g->s;
     if (forward)
-        return g->s == 0 || z->arrived[transfer_index(z, g->r, g->s, micro, 0)];
-    return g->s == z->P - 1 || z->arrived[transfer_index(z, g->r, g->s, micro, 1)];
+        return q == 0 || z->arrived[transfer_index(z, g->r, q, micro, 0)];
+    return q == z->VP - 1 || z->arrived[transfer_index(z, g->r, q, micro, 1)];
 }
 
 /* The group's ops run one at a time and its optimizers after its last
@@ -247,7 +307,7 @@ static bool ready(const sim *z, const group *g, bool forward, int micro)
  * not yet started (TP all-reduces left out) and its quickest optimizer. */
 static void cut_short(sim *z, const group *g, double length)
 {
-    double rest = (g->m - g->forwards) * g->fwd + (g->m - g->backwards) * g->bwd;
+    double rest = (z->V * g->m - g->forwards) * g->fwd_min + (z->V * g->m - g->backwards) * g->bwd_min;
     if (z->now + length + rest + g->optimizer > z->cutoff * (1 + 1e-9))
         z->over = true;
 }
@@ -255,22 +315,26 @@ static void cut_short(sim *z, const group *g, double length)
 static void try_start(sim *z, group *g)
 {
     bool forward;
-    int micro;
-    if (g->busy || g->next_op >= 2 * g->m || z->status != PP_OK)
+    int micro, chunk = 0;
+    if (g->busy || g->next_op >= 2 * z->V * g->m || z->status != PP_OK)
         return;
-    op_of(z->P, g->s, g->m, g->next_op, &forward, &micro);
-    if (!ready(z, g, forward, micro))
+    if (z->V == 1)
+        op_of(z->P, g->s, g->m, g->next_op, &forward, &micro);
+    else
+        op_of_interleaved(z->P, z->V, g->s, g->m, g->next_op, &forward, &micro, &chunk);
+    if (!ready(z, g, forward, micro, chunk))
         return;
-    double length = forward ? g->fwd : g->bwd;
+    double length = forward ? g->fwd[chunk] : g->bwd[chunk];
     if (g->tp > 1) {
         pp_hw_link link;
         if (!tp_link(z, g, &link) || link.bandwidth <= 0)
             return; /* a bandwidth event retries it */
-        length += pp_hw_allreduce_time(link, g->tp, forward ? g->tp_fwd : g->tp_bwd);
+        length += tp_collective_time(z->p, link, g->tp, forward ? g->tp_fwd[chunk] : g->tp_bwd[chunk]);
     }
     g->busy = true;
     g->forward = forward;
     g->micro = micro;
+    g->chunk = chunk;
     g->next_op++;
     g->forwards += forward;
     g->backwards += !forward;
@@ -278,21 +342,22 @@ static void try_start(sim *z, group *g)
     push(z, z->now + length, EV_OP, g->r * z->P + g->s, 0);
     char label[48] = "";
     if (z->tl)
-        snprintf(label, sizeof label, "%c r%d s%d m%d", forward ? 'F' : 'B', g->r, g->s, micro);
+        snprintf(label, sizeof label, "%c r%d s%d m%d", forward ? 'F' : 'B', g->r, chunk * z->P + g->s, micro);
     for (int j = 0; j < g->tp; j++) {
         int d = device_of(z, g->r, g->s, j);
         z->compute[d] += length;
         box(z, d, z->now, z->now + length, label, forward ? "forward" : "backward");
     }
     if (!forward && micro == g->m - 1 && z->R > 1)
-        last_backward(z, g, z->now, length);
+        last_backward(z, g, chunk, z->now, length);
 }
 
 /* A replica without micro-batches has its gradients (zero) at once. */
 static void no_work(sim *z, group *g)
 {
     if (z->R > 1)
-        last_backward(z, g, 0, 0);
+        for (int c = 0; c < z->V; c++)
+            last_backward(z, g, c, 0, 0);
     else
         for (int j = 0; j < g->tp; j++)
             start_optimizer(z, g->r, g->s, j);
@@ -301,11 +366,12 @@ static void no_work(sim *z, group *g)
 static void op_done(sim *z, group *g)
 {
     g->busy = false;
-    if (g->forward && g->s < z->P - 1)
-        send_transfer(z, g->r, g->s, g->s + 1, g->micro, 0);
-    if (!g->forward && g->s > 0)
-        send_transfer(z, g->r, g->s, g->s - 1, g->micro, 1);
-    if (!g->forward && g->micro == g->m - 1 && z->R == 1)
+    int q = g->chunk * z->P + g->s;
+    if (g->forward && q < z->VP - 1)
+        send_transfer(z, g->r, q, q + 1, g->micro, 0);
+    if (!g->forward && q > 0)
+        send_transfer(z, g->r, q, q - 1, g->micro, 1);
+    if (!g->forward && g->micro == g->m - 1 && g->chunk == 0 && z->R == 1)
         for (int j = 0; j < g->tp; j++)
             start_optimizer(z, g->r, g->s, j);
     try_start(z, g);
@@ -330,9 +396,7 @@ static void start_buckets(sim *z, int layer, int s)
 
 static void stage_of_layer_done(sim *z, int layer, int j)
 {
-    int s = 0;
-    while (z->first_layer[s + 1] <= layer)
-        s++;
+    int s = z->layer_stage[layer];
     if (--z->buckets_left[s * z->tp_max + j] == 0)
         for (int r = 0; r < z->R; r++)
             start_optimizer(z, r, s, j);
@@ -347,8 +411,8 @@ static void flow_done(void *ctx, int owner, double now)
     if (owner < z->bucket_base) {
         if (--z->pending[owner] == 0) {
             z->arrived[owner] = 1;
-            int gi = owner / 2 / z->mmax;
-            try_start(z, &z->groups[gi]);
+            int rq = owner / 2 / z->mmax;
+            try_start(z, &z->groups[rq / z->VP * z->P + rq % z->VP % z->P]);
         }
         return;
     }
@@ -375,6 +439,8 @@ static void handle(sim *z, event e)
 static void run(sim *z)
 {
     while (z->opt_left > 0 && z->status == PP_OK) {
+        if (z->deadline && ++z->events % 4096 == 0 && pp_deadline_passed(z->deadline))
+            z->over = true;
         if (z->over) {
             z->step = INFINITY;
             return;
@@ -398,33 +464,58 @@ static void run(sim *z)
 
 /* ------------------------------------------------------------- setup */
 
-static void setup_group(sim *z, group *g, int r, int s)
+/* Chunk c's passes on the group's slowest member, and its TP bytes. */
+static void setup_chunk(sim *z, group *g, int c)
 {
     const pp_cluster_plan *p = z->p;
+    int q = c * z->P + g->s;
     double b = p->micro_batch, F = 0, B = 0, W = 0, T = 0, tf = 0, tb = 0;
-    bool replay = p->stage_recompute[s];
-    for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++) {
-        const pp_cluster_layer *l = &z->w->layers[k];
-        F += l->forward_flops;
-        B += l->backward_flops + (replay ? l->recompute_flops : 0);
-        W += l->weight_bytes;
-        T += l->traffic_bytes;
-        tf += l->tp_forward_bytes;
-        tb += l->tp_backward_bytes + (replay ? l->tp_forward_bytes : 0);
+    bool replay = p->stage_recompute[g->s];
+    for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
+        pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
+        F += l.forward_flops;
+        B += l.backward_flops + (replay ? l.recompute_flops : 0);
+        W += l.weight_bytes;
+        T += l.traffic_bytes;
+        tf += l.tp_forward_bytes;
+        tb += l.tp_backward_bytes + (replay ? l.tp_forward_bytes : 0);
     }
-    *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s],
-                 .tp_fwd = b * tf, .tp_bwd = b * tb};
+    g->tp_fwd[c] = b * tf;
+    g->tp_bwd[c] = b * tb;
+    for (int j = 0; j < g->tp; j++) {
+        int d = device_of(z, g->r, g->s, j);
+        double f = p->split[slot(z, g->r, g->s, j)];
+        g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, f * b * T));
+        g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, f * b * T));
+    }
+    g->fwd_min = fmin(g->fwd_min, g->fwd[c]);
+    g->bwd_min = fmin(g->bwd_min, g->bwd[c]);
+}
+
+static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
+{
+    const pp_cluster_plan *p = z->p;
+    *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1,
+                 .fwd_min = INFINITY, .bwd_min = INFINITY};
+    double *times = pp_arena_calloc(a, 4 * (size_t)z->V, sizeof(double));
+    if (!times)
+        return false;
+    g->fwd = times;
+    g->bwd = times + z->V;
+    g->tp_fwd = times + 2 * z->V;
+    g->tp_bwd = times + 3 * z->V;
     g->node = z->c->device_node[device_of(z, r, s, 0)];
     g->optimizer = INFINITY;
     for (int j = 0; j < g->tp; j++) {
         int d = device_of(z, r, s, j);
         double f = p->split[slot(z, r, s, j)];
         g->optimizer = fmin(g->optimizer, pp_hw_op_time(type_of(z, d), 0, 2 * f * z->state[s]));
-        g->fwd = fmax(g->fwd, cluster_pass_time(type_of(z, d), f * b * F, f * W, f * b * T));
-        g->bwd = fmax(g->bwd, cluster_pass_time(type_of(z, d), f * b * B, f * W, f * b * T));
         if (z->c->device_node[d] != g->node)
             g->node = -1;
     }
+    for (int c = 0; c < z->V; c++)
+        setup_chunk(z, g, c);
+    return true;
 }
 
 /* Every flow the step can start: k per pipeline transfer each way, and
@@ -433,8 +524,9 @@ static int flow_count(const sim *z)
 {
     const pp_cluster_plan *p = z->p;
     int flows = 0;
-    for (int s = 0; s + 1 < z->P; s++) {
-        int k = p->stage_tp[s] < p->stage_tp[s + 1] ? p->stage_tp[s] : p->stage_tp[s + 1];
+    for (int q = 0; q + 1 < z->VP; q++) {
+        int a = q % z->P, b = (q + 1) % z->P;
+        int k = p->stage_tp[a] < p->stage_tp[b] ? p->stage_tp[a] : p->stage_tp[b];
         for (int r = 0; r < z->R; r++)
             flows += 2 * k * p->micro_batches[r];
     }
@@ -443,11 +535,34 @@ static int flow_count(const sim *z)
     return flows;
 }
 
+/* Virtual stage q = c P + s holds stage s's chunk c, stage_layers[s] / V
+ * layers; they follow each other through the model in q's order. */
+static bool setup_layers(sim *z, pp_arena *a)
+{
+    const pp_cluster_plan *p = z->p;
+    z->first_layer = pp_arena_calloc(a, (size_t)z->VP + 1, sizeof(int));
+    z->layer_stage = pp_arena_calloc(a, (size_t)z->w->layer_count + 1, sizeof(int));
+    z->state = pp_arena_calloc(a, (size_t)z->P, sizeof(double));
+    if (!z->first_layer || !z->layer_stage || !z->state)
+        return false;
+    for (int q = 0; q < z->VP; q++) {
+        int s = q % z->P;
+        z->first_layer[q + 1] = z->first_layer[q] + p->stage_layers[s] / z->V;
+        for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
+            z->layer_stage[k] = s;
+            z->state[s] += pp_cluster_layer_under(&z->w->layers[k], p, p->stage_recompute[s], 1).state_bytes;
+        }
+    }
+    return true;
+}
+
 static bool setup(sim *z, pp_arena *a, double start_time)
 {
     const pp_cluster_plan *p = z->p;
     z->R = p->replica_count;
     z->P = p->stage_count;
+    z->V = p->virtual_stages;
+    z->VP = z->V * z->P;
     z->members = pp_cluster_plan_members(p);
     for (int r = 0; r < z->R; r++)
         z->mmax = p->micro_batches[r] > z->mmax ? p->micro_batches[r] : z->mmax;
@@ -457,14 +572,9 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     z->offset = pp_arena_calloc(a, (size_t)z->P + 1, sizeof(int));
     for (int s = 0; z->offset && s < z->P; s++)
         z->offset[s + 1] = z->offset[s] + p->stage_tp[s];
-    z->first_layer = pp_arena_calloc(a, (size_t)z->P + 1, sizeof(int));
-    z->state = pp_arena_calloc(a, (size_t)z->P, sizeof(double));
-    for (int s = 0; s < z->P; s++) {
-        z->first_layer[s + 1] = z->first_layer[s] + p->stage_layers[s];
-        for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++)
-            z->state[s] += z->w->layers[k].state_bytes;
-    }
-    int transfers = z->R * z->P * z->mmax * 2, layers = z->first_layer[z->P];
+    if (!setup_layers(z, a))
+        return false;
+    int transfers = z->R * z->VP * z->mmax * 2, layers = z->w->layer_count;
     z->bucket_base = transfers;
     z->pending = pp_arena_calloc(a, (size_t)transfers, sizeof(int));
     z->arrived = pp_arena_calloc(a, (size_t)transfers, 1);
@@ -475,15 +585,19 @@ static bool setup(sim *z, pp_arena *a, double start_time)
         for (int j = 0; j < p->stage_tp[s]; j++)
             z->buckets_left[s * z->tp_max + j] = p->stage_layers[s];
     z->groups = pp_arena_calloc(a, (size_t)z->R * z->P, sizeof(group));
-    for (int r = 0; r < z->R; r++)
+    for (int r = 0; z->groups && r < z->R; r++)
         for (int s = 0; s < z->P; s++)
-            setup_group(z, &z->groups[r * z->P + s], r, s);
+            if (!setup_group(z, a, &z->groups[r * z->P + s], r, s))
+                return false;
     z->heap = pp_arena_calloc(a, (size_t)(z->R * z->P + z->R * layers + z->R * z->members + 16),
                               sizeof(event));
     z->compute = pp_arena_calloc(a, (size_t)z->c->device_count + 1, sizeof(double));
     z->opt_left = z->R * z->members;
-    z->net = cluster_net_new(z->c, start_time, flow_count(z), a);
-    return z->offset && z->first_layer && z->state && z->pending && z->arrived && z->grad_ready &&
+    /* the timeline draws every flow; without it, slots are reused */
+    z->net = cluster_net_new(z->c, start_time, z->tl ? flow_count(z) : 1024, a);
+    if (z->net && !z->tl)
+        cluster_net_recycle(z->net);
+    return z->offset && z->pending && z->arrived && z->grad_ready &&
            z->bucket_flows && z->buckets_left && z->groups && z->heap && z->compute && z->net;
 }
 
@@ -515,16 +629,16 @@ static pp_status add_device_rows(sim *z, pp_arena *a)
 static void flow_label(const sim *z, int owner, char *label, size_t size, const char **category)
 {
     if (owner >= z->bucket_base) {
-        int b = owner - z->bucket_base, layer = b / z->tp_max, s = 0;
-        while (z->first_layer[s + 1] <= layer)
-            s++;
-        snprintf(label, size, "AR s%d l%d j%d", s, layer - z->first_layer[s], b % z->tp_max);
+        int b = owner - z->bucket_base, layer = b / z->tp_max, q = 0;
+        while (z->first_layer[q + 1] <= layer)
+            q++;
+        snprintf(label, size, "AR s%d l%d j%d", q, layer - z->first_layer[q], b % z->tp_max);
         *category = "allreduce";
         return;
     }
     int dir = owner % 2, micro = owner / 2 % z->mmax, g = owner / 2 / z->mmax;
-    int s = g % z->P + (dir ? 1 : -1);
-    snprintf(label, size, "%c r%d s%d m%d", dir ? 'G' : 'A', g / z->P, s, micro);
+    int q = g % z->VP + (dir ? 1 : -1);
+    snprintf(label, size, "%c r%d s%d m%d", dir ? 'G' : 'A', g / z->VP, q, micro);
     *category = dir ? "gradient" : "activation";
 }
 
@@ -572,12 +686,11 @@ static pp_status add_link_rows(sim *z, pp_arena *a)
 static double step_work(const sim *z, double samples)
 {
     double work = 0;
-    for (int s = 0; s < z->p->stage_count; s++)
-        for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++) {
-            const pp_cluster_layer *l = &z->w->layers[k];
-            work += l->forward_flops + l->backward_flops +
-                    (z->p->stage_recompute[s] ? l->recompute_flops : 0);
-        }
+    for (int k = 0; k < z->w->layer_count; k++) {
+        bool replay = z->p->stage_recompute[z->layer_stage[k]];
+        pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], z->p, replay, 1);
+        work += l.forward_flops + l.backward_flops + (replay ? l.recompute_flops : 0);
+    }
     return work * samples;
 }
 
@@ -636,11 +749,28 @@ static pp_status simulate_in(sim *z, pp_arena *a, double start_time)
     return z->status;
 }
 
+/* A plan that puts work on a device lost by start_time cannot run there:
+ * refused, as re-planning refuses it, rather than simulated as if alive. */
+static pp_status check_alive(const pp_cluster *c, const pp_cluster_plan *p, double start_time,
+                             pp_error *err)
+{
+    int devices = p->replica_count * pp_cluster_plan_members(p);
+    for (int i = 0; i < devices; i++)
+        if (!pp_cluster_device_alive_at(c, p->devices[i], start_time))
+            return pp_error_set(err, PP_INFEASIBLE,
+                                "the plan cannot run at time %g: it uses device %d, which the "
+                                "cluster's timeline has lost by then",
+                                start_time, p->devices[i]);
+    return PP_OK;
+}
+
 pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
                               const pp_cluster_plan *p, const pp_cluster_sim_options *o,
                               pp_cluster_report *out, pp_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (check_alive(c, p, o ? o->start_time : 0, err) != PP_OK)
+        return err->status;
     pp_arena *a = pp_arena_new(1 << 16);
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
@@ -655,14 +785,17 @@ pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
 
 pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *w,
                                 const pp_cluster_plan *p, double start_time, double cutoff,
-                                double *step, pp_error *err)
+                                const pp_deadline *deadline, double *step, pp_cluster_report *report,
+                                pp_error *err)
 {
     pp_arena *a = pp_arena_new(1 << 16);
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
-    sim z = {.c = c, .w = w, .p = p, .err = err, .cutoff = cutoff};
+    sim z = {.c = c, .w = w, .p = p, .err = err, .cutoff = cutoff, .deadline = deadline};
     pp_status s = simulate_in(&z, a, start_time);
     *step = z.step;
+    if (s == PP_OK && report && isfinite(z.step))
+        s = fill_report(&z, report);
     pp_arena_free(a);
     return s;
 }
@@ -673,4 +806,21 @@ void pp_cluster_report_free(pp_cluster_report *r)
         return;
     free(r->compute);
     memset(r, 0, sizeof *r);
+}
+
+bool cluster_report_copy(const pp_cluster_report *r, pp_cluster_report *out)
+{
+    *out = *r;
+    int n = r->device_count;
+    if (!r->compute)
+        return true;
+    double *block = malloc(((size_t)4 * (size_t)n + 1) * sizeof(double));
+    if (!block)
+        return false;
+    memcpy(block, r->compute, (size_t)4 * (size_t)n * sizeof(double));
+    out->compute = block;
+    out->communication = block + n;
+    out->idle = block + 2 * n;
+    out->peak_memory = block + 3 * n;
+    return true;
 }

@@ -196,6 +196,24 @@ static bool push(enumeration *e, const cluster_branch *b)
 }
 
 /* Every (order, dealing, micro-batch) for fixed TP degrees and dp. */
+/* Sequence parallelism where some kind runs TP, both ways; selective
+ * recomputation both ways; the distributed optimizer wherever dp > 1. */
+static bool branches_for_switches(enumeration *e, cluster_branch *b)
+{
+    bool tp = false;
+    for (int k = 0; k < e->sp->kind_count; k++)
+        tp |= b->tp[k] > 1;
+    b->distributed_optimizer = b->dp > 1;
+    for (int sp = 0; sp <= (tp ? 1 : 0); sp++)
+        for (int sel = 0; sel <= 1; sel++) {
+            b->sequence_parallel = sp;
+            b->selective_recompute = sel;
+            if (!push(e, b))
+                return false;
+        }
+    return true;
+}
+
 static bool branches_for_dp(enumeration *e, cluster_branch *b)
 {
     const cluster_space *sp = e->sp;
@@ -217,7 +235,7 @@ static bool branches_for_dp(enumeration *e, cluster_branch *b)
                 b->strided = strided;
                 b->micro_batch = (int)mb;
                 b->micro_batches = (int)(e->w->global_batch / (mb * b->dp));
-                if (!push(e, b))
+                if (!branches_for_switches(e, b))
                     return false;
             }
     return true;
@@ -328,10 +346,13 @@ static void transfer_bandwidths(cluster_stages *st, int members)
     }
 }
 
-bool cluster_stages_build(const cluster_space *sp, const cluster_prefix *pre,
+bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
                           const cluster_branch *b, pp_arena *a, cluster_stages *out)
 {
     int p = b->stage_count;
+    cluster_prefix *pre = pp_arena_alloc(a, sizeof *pre);
+    if (!pre || !cluster_prefix_build(w, b, a, pre))
+        return false;
     out->space = sp;
     out->prefix = pre;
     out->branch = b;
@@ -397,6 +418,9 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
         return NULL;
     int members = pp_cluster_plan_members(p);
     p->micro_batch = b->micro_batch;
+    p->sequence_parallel = b->sequence_parallel;
+    p->selective_recompute = b->selective_recompute;
+    p->distributed_optimizer = b->distributed_optimizer;
     for (int r = 0; r < b->dp; r++)
         p->micro_batches[r] = b->micro_batches;
     memcpy(p->stage_layers, layers, (size_t)st->stage_count * sizeof(int));

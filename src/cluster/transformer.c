@@ -64,6 +64,10 @@ pp_status pp_cluster_transformer_check(const pp_transformer *t, pp_error *err)
     if (t->hidden % t->heads != 0)
         return pp_error_set(err, PP_EARG, "transformer: heads %lld does not divide hidden %lld",
                             (long long)t->heads, (long long)t->hidden);
+    if (t->kv_heads < 0 || (t->kv_heads > 0 && t->heads % t->kv_heads != 0))
+        return pp_error_set(err, PP_EARG,
+                            "transformer: kv_heads %lld must divide heads %lld (or be 0 for heads)",
+                            (long long)t->kv_heads, (long long)t->heads);
     if (parameters_estimate(t) >= PARAMETER_LIMIT)
         return pp_error_set(err, PP_EARG, "transformer: %.3g parameters is beyond what parplan counts",
                             parameters_estimate(t));
@@ -75,13 +79,32 @@ int64_t pp_cluster_ffn_hidden(const pp_transformer *t)
     return t->ffn_hidden > 0 ? t->ffn_hidden : 4 * t->hidden;
 }
 
-/* Q, K, V and output projections with biases (4h^2 + 4h), the MLP's two
- * matrices with biases (2hf + f + h) and two layer norms (4h). At f = 4h this
- * is 12h^2 + 13h, eq. 2's per-layer term. */
+int64_t pp_cluster_kv_heads(const pp_transformer *t)
+{
+    return t->kv_heads > 0 ? t->kv_heads : t->heads;
+}
+
+/* The width of the keys (and of the values): kv_heads heads of h / a. */
+static int64_t kv_width(const pp_transformer *t)
+{
+    return pp_cluster_kv_heads(t) * (t->hidden / t->heads);
+}
+
+/* The MLP's matrices of h x f: three when gated. */
+static int64_t mlp_matrices(const pp_transformer *t)
+{
+    return t->swiglu ? 3 : 2;
+}
+
+/* Q, K, V and output projections with biases (4h^2 + 4h; with kv-wide
+ * keys and values h (h + 2kv) + h + 2kv + h^2 + h), the MLP's matrices with
+ * biases (2hf + f + h; gated 3hf + 2f + h) and two layer norms (4h). At
+ * f = 4h this is 12h^2 + 13h, eq. 2's per-layer term. */
 int64_t pp_cluster_layer_parameters(const pp_transformer *t)
 {
-    int64_t h = t->hidden, f = pp_cluster_ffn_hidden(t);
-    return 4 * h * h + 4 * h + 2 * h * f + f + h + 4 * h;
+    int64_t h = t->hidden, f = pp_cluster_ffn_hidden(t), kv = kv_width(t), n = mlp_matrices(t);
+    int64_t attention = h * (h + 2 * kv) + h + 2 * kv + h * h + h;
+    return attention + n * h * f + (n - 1) * f + h + 4 * h;
 }
 
 /* Eq. 2 leaves out the final layer norm (2h), and so does this, so the
@@ -94,10 +117,10 @@ int64_t pp_cluster_parameters(const pp_transformer *t)
 double pp_cluster_layer_forward_flops(const pp_transformer *t, int64_t micro_batch)
 {
     double b = (double)micro_batch, s = (double)t->sequence, h = (double)t->hidden;
-    double f = (double)pp_cluster_ffn_hidden(t);
-    double projections = 8 * b * s * h * h;
+    double f = (double)pp_cluster_ffn_hidden(t), kv = (double)kv_width(t);
+    double projections = 2 * b * s * h * (h + 2 * kv) + 2 * b * s * h * h;
     double attention = 4 * b * s * s * h;
-    double mlp = 4 * b * s * h * f;
+    double mlp = 2 * (double)mlp_matrices(t) * b * s * h * f;
     return projections + attention + mlp;
 }
 
@@ -128,10 +151,22 @@ double pp_cluster_layer_activation_bytes(const pp_transformer *t, int64_t micro_
                                          bool recompute)
 {
     double b = (double)micro_batch, s = (double)t->sequence, h = (double)t->hidden;
-    double a = (double)t->heads, f = (double)pp_cluster_ffn_hidden(t), split = (double)tp;
+    double split = (double)tp;
     if (recompute)
         return 2 * s * b * h;
     double replicated = 10 * s * b * h;
-    double sharded = 8 * s * b * h + 4 * s * b * f + 5 * a * s * s * b;
-    return replicated + sharded / split;
+    return replicated + b * pp_cluster_layer_split_activation(t) / split;
+}
+
+/* The attention core keeps Q (2sh), K and V (2s kv each: the key/value
+ * width), the scores' 5as^2 and the output projection's input (2sh); the
+ * MLP's inner tensors are 2sf each: the activation's input and the second
+ * GEMM's (4sf), or gated the gate's and the up projection's outputs and
+ * their product (6sf). At kv = h, no gate: 8sh + 4sf + 5as^2. */
+double pp_cluster_layer_split_activation(const pp_transformer *t)
+{
+    double s = (double)t->sequence, h = (double)t->hidden, a = (double)t->heads;
+    double f = (double)pp_cluster_ffn_hidden(t), kv = (double)kv_width(t);
+    double inner = t->swiglu ? 6 * s * f : 4 * s * f;
+    return 4 * s * h + 4 * s * kv + inner + 5 * a * s * s;
 }

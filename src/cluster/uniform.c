@@ -1,78 +1,229 @@
 /* uniform.c: pp_cluster_uniform_best, the Megatron-LM baseline: every
  * (tp, pp, dp, micro-batch) that pp_cluster_plan_uniform accepts, with ranks
  * laid on the devices alive at the start time in order (a lost device's rank
- * goes to the next live one), simulated; the fastest that fits wins. Plans
- * on fewer devices than are alive are tried too (tp * pp * dp below the live
- * count), as a user with 12 devices and a model that splits 8 ways would
- * run. Megatron has one recomputation flag for all stages: both values are
- * tried. The first in (tp, pp, dp, micro-batch, recompute off then on)
- * order wins ties. */
+ * goes to the next live one); the fastest that fits wins. Plans on fewer
+ * devices than are alive are tried too (tp * pp * dp below the live count),
+ * as a user with 12 devices and a model that splits 8 ways would run.
+ * Megatron has one recomputation flag for all stages: both values are
+ * tried, and so is each of its switches (sequence parallelism, selective
+ * recomputation, the distributed optimizer) where it can matter, and every
+ * interleaving (virtual stages) the shape allows. The first in (tp, pp, dp,
+ * micro-batch, recompute off then on, switches off before on, fewer
+ * virtual stages first) order wins ties.
+ *
+ * At thousands of GPUs there are thousands of such plans and each
+ * simulation is not free, so the candidates are judged best bound first
+ * (bound_of: the FLOPs over the devices' rate, and each stage's passes and
+ * TP all-reduces at the best device and link, with the pipeline's fill), a plan
+ * that does not fit is never simulated, a simulation stops once it is sure
+ * to lose, and candidates whose bound exceeds the best time are not
+ * simulated at all. Before a deadline that is the same answer as the
+ * exhaustive loop; after it, the best found so far. */
 #include "cluster/planner.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int live_devices(const pp_cluster *c, double t, int *live)
-{
-    int n = 0;
-    for (int d = 0; d < c->device_count; d++)
-        if (pp_cluster_device_alive_at(c, d, t))
-            live[n++] = d;
-    return n;
-}
+typedef struct {
+    int tp, pp, dp, mb, index;
+    bool recompute;
+    int switches; /* SWITCH_* */
+    int virtual_stages;
+    double bound;
+    double state_floor; /* bytes of state some device holds at least */
+} candidate;
 
-/* The plan's step time, INFINITY when it does not fit or cannot run. */
-static pp_status time_of(const pp_cluster *c, const pp_cluster_workload *w,
-                         const pp_cluster_plan *p, double t, double *time, pp_error *err)
+enum { SWITCH_SP = 1, SWITCH_SELECTIVE = 2, SWITCH_DISTOPT = 4, SWITCH_ALL = 7 };
+
+/* A switch that cannot change this shape's plan is left off: sequence
+ * parallelism without TP, selective recomputation where every stage
+ * recomputes fully, the distributed optimizer without data parallelism. */
+static bool switches_matter(const candidate *c)
 {
-    pp_cluster_sim_options so = {t, NULL};
-    pp_cluster_report rep;
-    memset(&rep, 0, sizeof rep);
-    pp_status s = pp_cluster_simulate(c, w, p, &so, &rep, err);
-    *time = s == PP_OK && rep.fits ? rep.step_time : INFINITY;
-    pp_cluster_report_free(&rep);
-    return s;
+    return !((c->switches & SWITCH_SP && c->tp == 1) || (c->switches & SWITCH_SELECTIVE && c->recompute) ||
+             (c->switches & SWITCH_DISTOPT && c->dp == 1));
 }
 
 typedef struct {
     const pp_cluster *c;
     const pp_cluster_workload *w;
     double start_time;
-    const int *live;
+    cluster_clock *clock;
+    int *live;
+    int live_count;
+    double *rate_prefix;  /* [k + 1] summed rate of the first k live devices */
+    double work, replay;  /* FLOPs per sample of the whole model; recomputation's extra */
+    double fastest;       /* the most FLOP/s of any live device */
+    double state;         /* bytes of model state, without the distributed optimizer */
+    double roomiest;      /* the most memory of any live device */
+    pp_hw_link intra, inter; /* the best link inside a node, and between nodes */
+    int widest_node;      /* the most live devices of a node */
+    double *peak;         /* [device] */
+    candidate *list;
+    int count;
     pp_cluster_plan *best;
+    pp_cluster_report best_report;
     double best_time;
+    int best_index;
 } uniform_search;
 
-static pp_status try_one(uniform_search *u, int tp, int pp, int dp, int mb, bool recompute,
-                         pp_error *err)
+/* The fastest device, the best links and the widest node: what no TP group
+ * or stage can beat. */
+static void best_links(uniform_search *u)
 {
-    pp_cluster_plan *p = NULL;
-    pp_error ignored = {0};
-    if (pp_cluster_plan_uniform(u->c, u->w, tp, pp, dp, mb, &p, &ignored) != PP_OK)
-        return PP_OK;
-    for (int s = 0; s < pp; s++)
-        p->stage_recompute[s] = recompute;
-    int slots = dp * pp_cluster_plan_members(p);
-    for (int i = 0; i < slots; i++)
-        p->devices[i] = u->live[p->devices[i]];
-    double time = INFINITY;
-    pp_status s = PP_OK;
-    if (pp_cluster_plan_validate(u->c, u->w, p, &ignored) == PP_OK)
-        s = time_of(u->c, u->w, p, u->start_time, &time, err);
-    if (s == PP_OK && time < u->best_time) {
-        pp_cluster_plan_free(u->best);
-        u->best = p;
-        u->best_time = time;
-        return PP_OK;
+    const pp_cluster *c = u->c;
+    u->intra = u->inter = (pp_hw_link){0, INFINITY};
+    for (int l = 0; l < c->link_count; l++) {
+        const pp_cluster_link *k = &c->links[l];
+        pp_hw_link *best = k->inter_node ? &u->inter : &u->intra;
+        best->bandwidth = fmax(best->bandwidth, pp_cluster_link_bandwidth_at(c, l, u->start_time));
+        best->latency = fmin(best->latency, k->latency);
     }
-    pp_cluster_plan_free(p);
-    return s;
+    for (int n = 0; n < c->node_count; n++) {
+        int live = 0;
+        for (int d = c->nodes[n].first_device; d < c->nodes[n].first_device + c->nodes[n].device_count; d++)
+            live += pp_cluster_device_alive_at(c, d, u->start_time);
+        u->widest_node = live > u->widest_node ? live : u->widest_node;
+    }
+    for (int k = 0; k < u->live_count; k++) {
+        const pp_hw_device_type *t = c->nodes[c->device_node[u->live[k]]].type;
+        u->fastest = fmax(u->fastest, t->peak_flops * t->efficiency_compute);
+        u->roomiest = fmax(u->roomiest, t->memory_bytes);
+    }
 }
 
-static pp_status try_all(uniform_search *u, int live, pp_error *err)
+/* Whether some TP group of the candidate (consecutive live ranks) has
+ * members in two nodes: its collectives then cross the inter-node link. */
+static bool tp_straddles(const uniform_search *u, const candidate *cand)
+{
+    const int *node = u->c->device_node;
+    for (int g = 0; cand->tp > 1 && g < cand->pp * cand->dp; g++)
+        if (node[u->live[g * cand->tp]] != node[u->live[g * cand->tp + cand->tp - 1]])
+            return true;
+    return false;
+}
+
+/* Stage s of the candidate, one micro-batch's forward and backward on the
+ * fastest device with the TP all-reduces at the best link (the best
+ * inter-node one when `across`): no member of the stage does its share
+ * faster. */
+static void stage_floor(const uniform_search *u, const candidate *cand, int s, bool across, double *F,
+                        double *B)
 {
     const pp_cluster_workload *w = u->w;
+    int per = w->layer_count / cand->pp;
+    double b = cand->mb, flops_f = 0, flops_b = 0, bytes_f = 0, bytes_b = 0;
+    for (int k = s * per; k < (s + 1) * per; k++) {
+        const pp_cluster_layer *l = &w->layers[k];
+        flops_f += l->forward_flops;
+        flops_b += l->backward_flops + (cand->recompute ? l->recompute_flops : 0);
+        bytes_f += l->tp_forward_bytes;
+        bytes_b += l->tp_backward_bytes + (cand->recompute ? l->tp_forward_bytes : 0);
+    }
+    *F = b * flops_f / cand->tp / u->fastest;
+    *B = b * flops_b / cand->tp / u->fastest;
+    if (cand->tp > 1) {
+        pp_hw_link link = cand->tp <= u->widest_node && !across ? u->intra : u->inter;
+        *F += pp_hw_allreduce_time(link, cand->tp, b * bytes_f);
+        *B += pp_hw_allreduce_time(link, cand->tp, b * bytes_b);
+    }
+}
+
+/* No schedule beats the FLOPs over the devices' summed rate, nor, for any
+ * stage s, the first micro-batch's forwards before it, its own m forwards
+ * and backwards, and the last micro-batch's backwards before it again
+ * (with v chunks a stage, only the first chunk's: 1/v of them); nor, when
+ * a TP group spans two nodes, m passes of the cheapest stage with its
+ * collectives across them. */
+static double bound_of(const uniform_search *u, const candidate *cand)
+{
+    double flops = (u->work + (cand->recompute ? u->replay : 0)) * (double)u->w->global_batch;
+    double bound = flops / u->rate_prefix[cand->tp * cand->pp * cand->dp], before = 0;
+    int m = (int)(u->w->global_batch / (cand->dp * cand->mb));
+    bool across = tp_straddles(u, cand);
+    double cheapest = INFINITY;
+    for (int s = 0; s < cand->pp; s++) {
+        double F, B;
+        stage_floor(u, cand, s, false, &F, &B);
+        bound = fmax(bound, before / cand->virtual_stages + m * (F + B));
+        before += F + B;
+        if (across) {
+            stage_floor(u, cand, s, true, &F, &B);
+            cheapest = fmin(cheapest, F + B);
+        }
+    }
+    return across ? fmax(bound, m * cheapest) : bound;
+}
+
+static bool prepare(uniform_search *u)
+{
+    const pp_cluster *c = u->c;
+    u->live = malloc(((size_t)c->device_count + 1) * sizeof(int));
+    u->rate_prefix = calloc((size_t)c->device_count + 2, sizeof(double));
+    u->peak = calloc((size_t)c->device_count + 1, sizeof(double));
+    if (!u->live || !u->rate_prefix || !u->peak)
+        return false;
+    for (int d = 0; d < c->device_count; d++) {
+        if (!pp_cluster_device_alive_at(c, d, u->start_time))
+            continue;
+        const pp_hw_device_type *t = c->nodes[c->device_node[d]].type;
+        u->live[u->live_count] = d;
+        u->rate_prefix[u->live_count + 1] = u->rate_prefix[u->live_count] + t->peak_flops * t->efficiency_compute;
+        u->live_count++;
+    }
+    for (int k = 0; k < u->w->layer_count; k++) {
+        u->work += u->w->layers[k].forward_flops + u->w->layers[k].backward_flops;
+        u->replay += u->w->layers[k].recompute_flops;
+        u->state += u->w->layers[k].state_bytes;
+    }
+    best_links(u);
+    return true;
+}
+
+static bool add(uniform_search *u, candidate cand, int *cap)
+{
+    if (u->count == *cap) {
+        int grown = *cap ? 2 * *cap : 256;
+        candidate *more = realloc(u->list, (size_t)grown * sizeof *more);
+        if (!more)
+            return false;
+        u->list = more;
+        *cap = grown;
+    }
+    cand.bound = bound_of(u, &cand);
+    /* the stages' state spread over tp pp devices, at best evenly */
+    pp_cluster_plan like = {.replica_count = cand.dp, .distributed_optimizer = cand.switches & SWITCH_DISTOPT};
+    pp_cluster_layer whole = {.state_bytes = u->state};
+    cand.state_floor = pp_cluster_layer_under(&whole, &like, false, 1).state_bytes / (cand.tp * cand.pp);
+    cand.index = u->count;
+    u->list[u->count++] = cand;
+    return true;
+}
+
+/* The plain schedule and every interleaving the shape allows: chunks that
+ * divide each stage's layers, micro-batches in multiples of the stages. */
+static bool add_schedules(uniform_search *u, candidate cand, int *cap)
+{
+    if (!switches_matter(&cand))
+        return true;
+    int per_stage = u->w->layer_count / cand.pp;
+    int64_t m = u->w->global_batch / ((int64_t)cand.dp * cand.mb);
+    for (int v = 1; v <= per_stage; v++) {
+        if (per_stage % v != 0 || (v > 1 && (cand.pp == 1 || m % cand.pp != 0)))
+            continue;
+        cand.virtual_stages = v;
+        if (!add(u, cand, cap))
+            return false;
+    }
+    return true;
+}
+
+/* Every shape Megatron's arguments accept, in the tie order. */
+static bool enumerate(uniform_search *u)
+{
+    const pp_cluster_workload *w = u->w;
+    int cap = 0, live = u->live_count;
     for (int tp = 1; tp <= live; tp++) {
         if (w->tp_divisor % tp != 0)
             continue;
@@ -83,14 +234,113 @@ static pp_status try_all(uniform_search *u, int live, pp_error *err)
                 for (int64_t mb = 1; mb * dp <= w->global_batch && mb <= (1 << 20); mb *= 2) {
                     if (w->global_batch % (mb * dp) != 0)
                         continue;
-                    for (int rc = 0; rc <= 1; rc++) {
-                        pp_status s = try_one(u, tp, pp, dp, (int)mb, rc == 1, err);
-                        if (s != PP_OK)
-                            return s;
-                    }
+                    for (int rc = 0; rc <= 1; rc++)
+                        for (int sw = 0; sw <= SWITCH_ALL; sw++)
+                            if (!add_schedules(u, (candidate){tp, pp, dp, (int)mb, 0, rc == 1, sw, 1, 0, 0}, &cap))
+                                return false;
                 }
         }
     }
+    return true;
+}
+
+static int by_bound(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    if (x->bound != y->bound)
+        return x->bound < y->bound ? -1 : 1;
+    return x->index - y->index;
+}
+
+static bool fits(uniform_search *u, const pp_cluster_plan *p)
+{
+    pp_cluster_plan_memory(u->c, u->w, p, u->peak);
+    for (int d = 0; d < u->c->device_count; d++)
+        if (u->peak[d] > u->c->nodes[u->c->device_node[d]].type->memory_bytes)
+            return false;
+    return true;
+}
+
+static pp_status try_one(uniform_search *u, const candidate *cand, pp_error *err)
+{
+    pp_cluster_plan *p = NULL;
+    pp_error ignored = {0};
+    if (pp_cluster_plan_uniform(u->c, u->w, cand->tp, cand->pp, cand->dp, cand->mb, &p, &ignored) != PP_OK)
+        return PP_OK;
+    for (int s = 0; s < cand->pp; s++)
+        p->stage_recompute[s] = cand->recompute;
+    p->sequence_parallel = cand->switches & SWITCH_SP;
+    p->selective_recompute = cand->switches & SWITCH_SELECTIVE;
+    p->distributed_optimizer = cand->switches & SWITCH_DISTOPT;
+    p->virtual_stages = cand->virtual_stages;
+    int slots = cand->dp * pp_cluster_plan_members(p);
+    for (int i = 0; i < slots; i++)
+        p->devices[i] = u->live[p->devices[i]];
+    double time = INFINITY;
+    pp_cluster_report report = {0};
+    pp_status s = PP_OK;
+    if (pp_cluster_plan_validate(u->c, u->w, p, &ignored) == PP_OK && fits(u, p))
+        s = cluster_clock_simulate(u->clock, u->c, u->w, p, u->start_time, u->best_time, !u->best, &time,
+                                   &report, err);
+    if (s == PP_OK && (time < u->best_time || (time == u->best_time && cand->index < u->best_index))) {
+        pp_cluster_plan_free(u->best);
+        pp_cluster_report_free(&u->best_report);
+        u->best_report = report;
+        u->best = p;
+        u->best_time = time;
+        u->best_index = cand->index;
+        return PP_OK;
+    }
+    pp_cluster_plan_free(p);
+    pp_cluster_report_free(&report);
+    return s;
+}
+
+/* Best bound first; a bound above the best time ends the walk (the list
+ * is sorted), and so does the clock once a plan is in hand. A candidate
+ * whose state alone overflows the roomiest device is passed over without
+ * building its plan: at thousands of GPUs, where few shapes fit, building
+ * and checking every plan took seconds. */
+static pp_status judge_all(uniform_search *u, pp_error *err)
+{
+    qsort(u->list, (size_t)u->count, sizeof *u->list, by_bound);
+    for (int k = 0; k < u->count; k++) {
+        if (u->list[k].bound * (1 - 1e-9) > u->best_time)
+            break;
+        if (u->best && cluster_clock_late(u->clock))
+            break;
+        if (u->list[k].state_floor > u->roomiest)
+            continue;
+        pp_status s = try_one(u, &u->list[k], err);
+        if (s != PP_OK)
+            return s;
+    }
+    return PP_OK;
+}
+
+pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
+                               cluster_clock *k, pp_cluster_plan **out, double *time,
+                               pp_cluster_report *report, pp_error *err)
+{
+    *out = NULL;
+    *time = INFINITY;
+    uniform_search u = {.c = c, .w = w, .start_time = start_time, .clock = k,
+                        .best_time = INFINITY, .best_index = -1};
+    pp_status s = prepare(&u) && enumerate(&u)
+                      ? judge_all(&u, err)
+                      : pp_error_set(err, PP_ENOMEM, "out of memory listing the uniform plans");
+    free(u.live);
+    free(u.rate_prefix);
+    free(u.peak);
+    free(u.list);
+    if (s != PP_OK) {
+        pp_cluster_plan_free(u.best);
+        pp_cluster_report_free(&u.best_report);
+        return s;
+    }
+    *out = u.best;
+    *time = u.best_time;
+    *report = u.best_report;
     return PP_OK;
 }
 
@@ -100,19 +350,9 @@ pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload
 {
     if (!c || !w || !out || !time)
         return pp_error_set(err, PP_EARG, "pp_cluster_uniform_best: NULL argument");
-    *out = NULL;
-    *time = INFINITY;
-    int *live = malloc((size_t)c->device_count * sizeof(int) + 1);
-    if (!live)
-        return pp_error_set(err, PP_ENOMEM, "out of memory listing live devices");
-    uniform_search u = {c, w, start_time, live, NULL, INFINITY};
-    pp_status s = try_all(&u, live_devices(c, start_time, live), err);
-    free(live);
-    if (s != PP_OK) {
-        pp_cluster_plan_free(u.best);
-        return s;
-    }
-    *out = u.best;
-    *time = u.best_time;
-    return PP_OK;
+    cluster_clock none = {0};
+    pp_cluster_report report = {0};
+    pp_status s = cluster_uniform_best(c, w, start_time, &none, out, time, &report, err);
+    pp_cluster_report_free(&report);
+    return s;
 }

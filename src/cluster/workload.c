@@ -12,11 +12,15 @@
  *     a proxy for the memory traffic of the forward (every activation kept
  *     is written once); nothing finer is modelled.
  *   activations (Korthikanti et al. section 4.2.1): the part tensor
- *     parallelism splits, 8sh + 4sf + 5as^2 (= sh (24 + 5as/h) at f = 4h),
+ *     parallelism splits, 8sh + 4sf + 5as^2 (= sh (24 + 5as/h) at f = 4h;
+ *     pp_cluster_layer_split_activation has the grouped-query and gated forms),
  *     and the replicated part 10sh; a checkpoint (the layer's input) 2sh.
  *   output to the next stage 2sh; tensor parallelism all-reduces the 2sh
  *     output of attention and of the MLP in the forward, and their input
  *     gradients in the backward: 4sh each way.
+ *   selective recomputation (Korthikanti et al. section 5) drops the 5as^2
+ *     of softmax output, its dropout mask and dropout output, and rebuilds
+ *     them with Q K^T and the scores times V: 4 s^2 h forward FLOPs.
  * The first layer also holds the word and position embeddings ((V + s) h
  * parameters; their lookups cost no FLOPs worth counting). The last layer
  * also holds the logit layer: 2shV forward FLOPs, backward twice that, never
@@ -70,7 +74,6 @@ pp_cluster_workload *cluster_workload_new(int layer_count, const char *name)
 static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
 {
     double s = (double)t->sequence, h = (double)t->hidden, a = (double)t->heads;
-    double f = (double)pp_cluster_ffn_hidden(t);
     double params = (double)pp_cluster_layer_parameters(t);
     l->forward_flops = pp_cluster_layer_forward_flops(t, 1);
     l->backward_flops = 2 * l->forward_flops;
@@ -79,12 +82,14 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
     l->traffic_bytes = pp_cluster_layer_activation_bytes(t, 1, 1, false);
     l->state_bytes = PP_CLUSTER_STATE_BYTES_PER_PARAM * params;
     l->gradient_bytes = PP_CLUSTER_GRAD_BYTES * params;
-    l->activation_bytes = 8 * s * h + 4 * s * f + 5 * a * s * s;
+    l->activation_bytes = pp_cluster_layer_split_activation(t);
     l->activation_replicated_bytes = 10 * s * h;
     l->checkpoint_bytes = 2 * s * h;
     l->output_bytes = 2 * s * h;
     l->tp_forward_bytes = 4 * s * h;
     l->tp_backward_bytes = 4 * s * h;
+    l->selective_bytes = 5 * a * s * s;
+    l->selective_flops = 4 * s * s * h;
 }
 
 /* Parameters held beside a layer's own: their weights, state and gradients. */
@@ -136,7 +141,8 @@ pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recomput
     add_parameters(&w->layers[0], ((double)t->vocabulary + (double)t->sequence) * (double)t->hidden);
     add_logits(t, &w->layers[w->layer_count - 1]);
     w->global_batch = t->global_batch;
-    w->tp_divisor = (int)t->heads;
+    /* a TP group splits the key/value heads too */
+    w->tp_divisor = (int)pp_cluster_kv_heads(t);
     w->recompute = recompute;
     if ((st = name_layers(w, err))) {
         pp_cluster_workload_free(w);

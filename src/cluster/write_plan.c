@@ -1,8 +1,8 @@
 /* write_plan.c: writes a plan in the full form of load_plan.c, one stage per
  * line so that it can be edited by hand, with shares printed to 17
- * significant digits and every stage's recomputation said (the top-level
- * default, or the stage's own where it differs) so that reading it back
- * gives the same plan. */
+ * significant digits, every stage's recomputation said (the top-level
+ * default, or the stage's own where it differs) and the switches that are
+ * on, so that reading it back gives the same plan. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,8 +63,17 @@ static void write_replica(const pp_cluster_plan *p, FILE *f, int r)
 
 pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err)
 {
-    fprintf(f, "{\n  \"micro_batch\": %d,\n  \"recompute\": %s,\n  \"replicas\": [\n",
-            p->micro_batch, usual_recompute(p) ? "true" : "false");
+    fprintf(f, "{\n  \"micro_batch\": %d,\n  \"recompute\": %s,\n", p->micro_batch,
+            usual_recompute(p) ? "true" : "false");
+    if (p->sequence_parallel)
+        fprintf(f, "  \"sequence_parallel\": true,\n");
+    if (p->selective_recompute)
+        fprintf(f, "  \"selective_recompute\": true,\n");
+    if (p->distributed_optimizer)
+        fprintf(f, "  \"distributed_optimizer\": true,\n");
+    if (p->virtual_stages > 1)
+        fprintf(f, "  \"virtual_stages\": %d,\n", p->virtual_stages);
+    fprintf(f, "  \"replicas\": [\n");
     for (int r = 0; r < p->replica_count; r++)
         write_replica(p, f, r);
     fprintf(f, "  ]\n}\n");

@@ -97,6 +97,15 @@ pp_timeline *pp_timeline_new(const char *title, double microseconds_per_unit)
     return t;
 }
 
+pp_status pp_timeline_set_title(pp_timeline *t, const char *title, pp_error *err)
+{
+    const char *copy = clean_copy(t->arena, title ? title : "timeline");
+    if (!copy)
+        return pp_error_set(err, PP_ENOMEM, "timeline \"%s\": out of memory", t->title);
+    t->title = copy;
+    return PP_OK;
+}
+
 void pp_timeline_free(pp_timeline *t)
 {
     if (!t)
@@ -231,7 +240,8 @@ enum {
     PLOT_WIDTH = 1000,
     AXIS_HEIGHT = 34,
     LEGEND_ROW = 20,
-    SWATCH = 12
+    SWATCH = 12,
+    MIN_BOX = 2
 };
 
 /* Tableau 10: distinct hues, each readable under dark text. Categories past
@@ -330,8 +340,15 @@ static double tick_step(double range, int target)
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * power;
 }
 
-/* Grid lines through the lanes and labelled ticks below them. */
-static void axis(const layout *l, int rows, FILE *f)
+/* The name of the caller's time unit when it is a usual one, else NULL. */
+static const char *unit_name(double us_per_unit)
+{
+    return us_per_unit == 1e6 ? "s" : us_per_unit == 1e3 ? "ms" : us_per_unit == 1 ? "us" : NULL;
+}
+
+/* Grid lines through the lanes, labelled ticks below them and the unit
+ * left of the first tick. */
+static void axis(const layout *l, int rows, const char *unit, FILE *f)
 {
     double step = tick_step(l->t1 - l->t0, 8), bottom = l->top + rows * LANE_HEIGHT;
     int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
@@ -349,6 +366,9 @@ static void axis(const layout *l, int rows, FILE *f)
         fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">%.*f</text>\n", x_of(l, k * step), bottom + 18,
                 decimals, k == 0 ? 0.0 : k * step);
     fputs("</g>\n", f);
+    if (unit)
+        fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">time (%s)</text>\n",
+                l->left - 8, bottom + 18, unit);
 }
 
 static void lanes(const pp_timeline *t, const layout *l, FILE *f)
@@ -365,22 +385,68 @@ static void lanes(const pp_timeline *t, const layout *l, FILE *f)
     fputs("</g>\n", f);
 }
 
-static void box_rects(const pp_timeline *t, const layout *l, FILE *f)
+/* Drawn boxes by row, then category, then start: the order in which boxes
+ * closer than a pixel meet, so they can be drawn as one. */
+static int by_row_category_start(const void *x, const void *y)
 {
-    for (int i = 0; i < t->box_count; i++) {
-        const box *b = &t->boxes[i];
-        if (b->end <= b->start)
-            continue;
-        fprintf(f, "<rect x=\"%.3f\" y=\"%.2f\" width=\"%.3f\" height=\"%d\" fill=\"%s\">", x_of(l, b->start),
-                l->top + b->row * LANE_HEIGHT + BOX_INSET, (b->end - b->start) * l->scale,
-                LANE_HEIGHT - 2 * BOX_INSET, palette[b->category % PALETTE_SIZE]);
-        fputs("<title>", f);
-        put_xml(f, b->label);
-        fputs("\ncategory: ", f);
-        put_xml(f, t->category[b->category]);
-        fprintf(f, "\nstart: %.10g\nend: %.10g\nlength: %.10g</title></rect>\n", b->start, b->end,
-                b->end - b->start);
+    const box *a = *(const box *const *)x, *b = *(const box *const *)y;
+    if (a->row != b->row)
+        return a->row < b->row ? -1 : 1;
+    if (a->category != b->category)
+        return a->category < b->category ? -1 : 1;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+/* One row's boxes of one category as a group: its colour and one tooltip
+ * (what, where, how many, how long busy), then a plain rectangle per run of
+ * boxes less than MIN_BOX pixels apart where the run so far or the next box
+ * is narrower than that (wide boxes keep their edges), at least MIN_BOX
+ * wide. A millisecond
+ * transfer in a step of seconds would otherwise be a fraction of a pixel
+ * (invisible, its colour unreadable), and a tooltip per box made pictures
+ * of thousands of boxes megabytes long; the trace keeps every box. */
+static int draw_group(const pp_timeline *t, const layout *l, const box *const *order, int n, FILE *f)
+{
+    const box *first = order[0];
+    int k = 0;
+    double busy = 0;
+    for (; k < n && order[k]->row == first->row && order[k]->category == first->category; k++)
+        busy += order[k]->end - order[k]->start;
+    fprintf(f, "<g fill=\"%s\"><title>", palette[first->category % PALETTE_SIZE]);
+    put_xml(f, t->category[first->category]);
+    fputs(" on ", f);
+    put_xml(f, t->row_name[first->row]);
+    fprintf(f, ": %d box%s, busy %.6g</title>\n", k, k == 1 ? "" : "es", busy);
+    double y = l->top + first->row * LANE_HEIGHT + BOX_INSET;
+    for (int i = 0; i < k;) {
+        double end = order[i]->end;
+        int j = i + 1;
+        for (; j < k && (order[j]->start - end) * l->scale < MIN_BOX &&
+               fmin(end - order[i]->start, order[j]->end - order[j]->start) * l->scale < MIN_BOX;
+             j++)
+            end = fmax(end, order[j]->end);
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\"/>\n", x_of(l, order[i]->start),
+                y, fmax((end - order[i]->start) * l->scale, MIN_BOX), LANE_HEIGHT - 2 * BOX_INSET);
+        i = j;
     }
+    fputs("</g>\n", f);
+    return k;
+}
+
+static pp_status box_rects(const pp_timeline *t, const layout *l, FILE *f, pp_error *err)
+{
+    const box **order = malloc(((size_t)t->box_count + 1) * sizeof *order);
+    if (!order)
+        return pp_error_set(err, PP_ENOMEM, "timeline \"%s\": out of memory", t->title);
+    int n = 0;
+    for (int i = 0; i < t->box_count; i++)
+        if (t->boxes[i].end > t->boxes[i].start)
+            order[n++] = &t->boxes[i];
+    qsort(order, (size_t)n, sizeof *order, by_row_category_start);
+    for (int i = 0; i < n;)
+        i += draw_group(t, l, order + i, n - i, f);
+    free(order);
+    return PP_OK;
 }
 
 /* Labels go on top of every box, where they fit, and let the pointer through
@@ -417,9 +483,11 @@ pp_status pp_timeline_write_svg(const pp_timeline *t, FILE *f, pp_error *err)
     put_xml(f, t->title);
     fputs("</text>\n", f);
     lanes(t, &l, f);
-    axis(&l, t->row_count, f);
-    fputs("<g stroke=\"#333\" stroke-width=\"0.5\">\n", f);
-    box_rects(t, &l, f);
+    axis(&l, t->row_count, unit_name(t->us_per_unit), f);
+    fputs("<g stroke=\"#333\" stroke-width=\"0.3\">\n", f);
+    st = box_rects(t, &l, f, err);
+    if (st != PP_OK)
+        return st;
     fputs("</g>\n", f);
     box_labels(t, &l, f);
     legend(t, &l, f);

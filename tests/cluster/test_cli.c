@@ -2,12 +2,15 @@
  * bundled scenario writes a plan that `cluster simulate` prices at the same
  * step time, never slower than the uniform baseline it reports, with its
  * pictures; `cluster replan` after the Ethernet drop is no slower than the old
- * plan under the new bandwidth; every malformed file exits 2 naming the file;
- * bad flags exit 2. */
+ * plan under the new bandwidth; a plan that cannot run (a lost device, a link
+ * down or too slow) exits 1; the picture is readable and small; a plan of
+ * 512 GPUs under --timeout 2 ends within 2.2 s with a plan; every
+ * malformed file exits 2 naming the file; bad flags exit 2. */
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include "cli_run.h"
+#include "parplan/core.h"
 
 #define EXAMPLES PP_SOURCE_DIR "/examples/cluster"
 #define SCENARIO EXAMPLES "/hetero-v100-8.json " EXAMPLES "/llama-7b.json"
@@ -133,6 +136,88 @@ static void malformed_files(void)
     CHECK(count >= 30);
 }
 
+/* Writes text to dir/name; the path in path. */
+static void write_file(const char *dir, const char *name, const char *text, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* Plans that cannot run are refused with exit 1, not priced as "inf s per
+ * step": a device lost before --at, a link down from t = 0, a bandwidth so
+ * small no transfer ends in finite time. */
+static void cannot_run(const char *dir)
+{
+    static const char *const clusters[] = {
+        "{\"timeline\": [{\"time\": 100, \"lost_device\": 3}],",
+        "{\"timeline\": [{\"time\": 0, \"link\": \"nvlink\", \"bandwidth\": 0}],",
+        "{\"timeline\": [{\"time\": 0, \"link\": \"nvlink\", \"bandwidth\": 1e-300}],"};
+    static const char *const said[] = {"uses device 3, which the cluster's timeline has lost",
+                                       "cannot run at time 200: a transfer", "cannot run at time 200: a transfer"};
+    char plan[512], cluster[512], command[2048], text[1024];
+    write_file(dir, "pp4.json", "{\"tp\": 1, \"pp\": 4, \"dp\": 1, \"micro_batch\": 1}", plan, sizeof plan);
+    for (int k = 0; k < 3; k++) {
+        snprintf(text, sizeof text,
+                 "%s \"nodes\": [{\"name\": \"a\", \"device\": \"V100-32GB-SXM2\", \"count\": 4, "
+                 "\"links\": [{\"class\": \"nvlink\", \"bandwidth\": 150e9, \"latency\": 5e-6}]}]}",
+                 clusters[k]);
+        write_file(dir, "c.json", text, cluster, sizeof cluster);
+        snprintf(command, sizeof command, "%s cluster simulate %s " EXAMPLES "/gpt-1.7b.json %s --at 200", PP_CLI,
+                 cluster, plan);
+        expect(command, 1, said[k]);
+        /* Before the loss the same plan runs. */
+        snprintf(command, sizeof command, "%s cluster simulate %s " EXAMPLES "/gpt-1.7b.json %s --at 50", PP_CLI,
+                 cluster, plan);
+        expect(command, k == 0 ? 0 : 1, k == 0 ? "plan" : "a transfer it needs waits for ever");
+    }
+}
+
+/* The picture carries its step time and plan, names its time unit, draws
+ * transfers at least 2 px wide, and stays small. */
+static void picture_readable(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/plan.svg", dir);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    static char svg[1 << 20];
+    size_t n = fread(svg, 1, sizeof svg - 1, f);
+    fclose(f);
+    svg[n] = 0;
+    CHECK(n < 400000);
+    CHECK(strstr(svg, " s per step (dp ") != NULL);
+    CHECK(strstr(svg, ">time (s)</text>") != NULL);
+    int thin = 0, rects = 0;
+    for (const char *p = strstr(svg, " width=\""); p; p = strstr(p + 1, " width=\""), rects++)
+        thin += atof(p + 8) < 2;
+    CHECK(rects > 100 && thin == 0);
+    CHECK(strstr(svg, "<title>activation on ") != NULL);
+}
+
+/* The issue-16 case: 512 A100s and GPT-39.1B under --timeout 2 took 85 s
+ * and simulated nothing. Now the command ends within the limit (+10%) with
+ * a plan. */
+static void time_limit_kept(const char *dir)
+{
+    char command[2048], out[1024], path[1024];
+    snprintf(command, sizeof command,
+             "%s cluster plan " EXAMPLES "/dgx-a100-64.json " EXAMPLES "/gpt-39.1b.json --timeout 2 --threads 2 "
+             "--json > %s/big.json",
+             PP_CLI, dir);
+    double began = pp_now();
+    CHECK_EQ_INT(run(command, out, sizeof out), 0);
+    CHECK(pp_now() - began <= 2.2);
+    snprintf(path, sizeof path, "%s/big.json", dir);
+    CHECK(isfinite(json_field(path, "step_time")));
+}
+
 static void bad_flags(void)
 {
     expect(PP_CLI " cluster plan " SCENARIO " --timeout -1", 2, "usage");
@@ -147,7 +232,10 @@ int main(void)
     char dir[] = "/tmp/parplan-cluster-cli-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     plan_then_simulate(dir);
+    picture_readable(dir);
     replan_after_the_drop(dir);
+    cannot_run(dir);
+    time_limit_kept(dir);
     malformed_files();
     bad_flags();
     char command[1100];

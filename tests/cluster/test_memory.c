@@ -1,7 +1,9 @@
 /* test_memory.c: peak memory per device (pp_cluster_plan_memory) on a
  * two-stage, two-replica plan with an uneven split, worked by hand with and
- * without recomputation, and 1F1B's in-flight count when a replica runs
- * fewer micro-batches than it has stages. */
+ * without recomputation, 1F1B's in-flight count when a replica runs fewer
+ * micro-batches than it has stages, and the plan switches (sequence
+ * parallelism, selective recomputation, distributed optimizer) against
+ * Korthikanti et al.'s and ZeRO's formulas. */
 #include <math.h>
 
 #include "check.h"
@@ -113,8 +115,56 @@ static void test_uniform_against_formula(void)
     pp_cluster_free(c);
 }
 
+/* Peak memory of device 0 under the uniform plan tp 4, pp 1, dp 2,
+ * micro-batch 1 of a small GPT with the given switches. */
+static double switched_peak(const pp_transformer *t, bool recompute, int switches)
+{
+    pp_cluster *c = fixture_cluster(2, per_node, types, 100e9, 10e9);
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_workload_transformer(t, recompute, &w, &err), PP_OK);
+    pp_cluster_plan *p = NULL;
+    CHECK_EQ_INT(pp_cluster_plan_uniform(c, w, 4, 1, 2, 1, &p, &err), PP_OK);
+    for (int s = 0; s < p->stage_count; s++)
+        p->stage_recompute[s] = recompute;
+    p->sequence_parallel = switches & 1;
+    p->selective_recompute = switches & 2;
+    p->distributed_optimizer = switches & 4;
+    double peak[8];
+    pp_cluster_plan_memory(c, w, p, peak);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+    return peak[0];
+}
+
+/* Korthikanti et al. (2022) per layer at t = 4, one micro-batch of one
+ * sequence: no switch sbh (10 + 24/t + 5as/(ht)); sequence parallel
+ * sbh (34 + 5as/h)/t; selective sbh (10 + 24/t); both sbh 34/t; full
+ * recomputation keeps 2sbh, 2sbh/t with sequence parallelism (and rebuilds
+ * one layer, whose replicated 10sbh is split too). ZeRO-1 over 2 replicas
+ * saves 12 (1 - 1/2) bytes of each parameter the device holds. */
+static void test_switches_against_korthikanti(void)
+{
+    pp_transformer t = {.layers = 2, .hidden = 64, .heads = 4, .sequence = 32, .vocabulary = 128,
+                        .global_batch = 4};
+    double L = 2, s = 32, h = 64, a = 4, tp = 4, sbh = s * h;
+    double plain = switched_peak(&t, false, 0);
+    CHECK(fabs(plain - switched_peak(&t, false, 1) - L * sbh * 10 * (1 - 1 / tp)) < 1e-6);
+    CHECK(fabs(plain - switched_peak(&t, false, 2) - L * sbh * 5 * a * s / (h * tp)) < 1e-6);
+    CHECK(fabs(plain - switched_peak(&t, false, 3) - L * sbh * (10 + 24 / tp + 5 * a * s / (h * tp) - 34 / tp)) <
+          1e-6);
+    double full = switched_peak(&t, true, 0), full_sp = switched_peak(&t, true, 1);
+    CHECK(fabs(full - full_sp - (L * 2 * sbh + 10 * sbh) * (1 - 1 / tp)) < 1e-6);
+    /* Selective recomputation changes nothing where every layer is rebuilt anyway. */
+    CHECK(fabs(full - switched_peak(&t, true, 2)) < 1e-6);
+    double params = (double)pp_cluster_parameters(&t) + (double)(t.vocabulary * t.hidden);
+    CHECK(fabs(plain - switched_peak(&t, false, 4) - params / tp * 12 * (1 - 1 / 2.0)) < 1e-6);
+}
+
 int main(void)
 {
+    test_switches_against_korthikanti();
     test_without_recompute();
     test_with_recompute();
     test_uniform_against_formula();

@@ -161,7 +161,7 @@ static double enumerate_all(const pp_cluster *c, const pp_cluster_workload *w, l
 static pp_cluster_plan_result plan(const pp_cluster *c, const pp_cluster_workload *w, int threads,
                                    double start, const pp_cluster_plan *warm)
 {
-    pp_cluster_plan_options o = {0, threads, 1, start, warm};
+    pp_cluster_plan_options o = {0, threads, 1, start, warm, 0};
     pp_cluster_plan_result r;
     pp_error err = {0};
     pp_status s = pp_cluster_plan_search(c, w, &o, &r, &err);
@@ -276,19 +276,21 @@ static void test_bound_and_memory(void)
             w->layers[l].traffic_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].activation_replicated_bytes = 1e4 * pp_rng_unit(&rng);
             w->layers[l].output_bytes *= 10 * pp_rng_unit(&rng);
+            /* selective recomputation drops part of the activations for a
+             * fraction of the forward (the branches with the switch) */
+            w->layers[l].selective_bytes = w->layers[l].activation_bytes * pp_rng_unit(&rng);
+            w->layers[l].selective_flops = w->layers[l].forward_flops * 0.2 * pp_rng_unit(&rng);
         }
         pp_arena *a = pp_arena_new(1 << 14);
         cluster_space sp;
-        cluster_prefix pre;
         cluster_branch *br;
         int count;
         pp_error err = {0};
         CHECK(cluster_space_build(c, 0.0, a, &sp, &err) == PP_OK);
-        CHECK(cluster_prefix_build(w, a, &pre));
         CHECK(cluster_branches(&sp, w, a, &br, &count, &err) == PP_OK);
         for (int i = 0; i < count; i++) {
             cluster_stages st;
-            CHECK(cluster_stages_build(&sp, &pre, &br[i], a, &st));
+            CHECK(cluster_stages_build(&sp, w, &br[i], a, &st));
             for (int k = 0; k < 3; k++) {
                 int layers[64];
                 bool replay[64];
@@ -437,7 +439,7 @@ static void test_timeout(void)
 {
     pp_cluster *c = two_nodes(4, 4, 2e12, 1e9, 1e9);
     pp_cluster_workload *w = small_workload(12, 32);
-    pp_cluster_plan_options o = {1e-9, 1, 1, 0.0, NULL};
+    pp_cluster_plan_options o = {1e-9, 1, 1, 0.0, NULL, 0};
     pp_cluster_plan_result r;
     pp_error err = {0};
     CHECK(pp_cluster_plan_search(c, w, &o, &r, &err) == PP_OK);

@@ -68,6 +68,24 @@ static void test_one_device(void)
     CHECK(r.peak_memory[0] >= 4e9);
     CHECK(r.fits);
     pp_cluster_report_free(&r);
+    /* Selective recomputation rebuilds 0.25e9 FLOPs a layer and sample in
+     * every backward, and is counted as work done; a stage that recomputes
+     * fully costs the same with it or without. ZeRO-1 on one replica keeps
+     * the optimizer's time. */
+    for (int k = 0; k < 4; k++)
+        w->layers[k].selective_flops = 0.25e9;
+    p->selective_recompute = p->distributed_optimizer = true;
+    double S = 2 * 4 * 0.25e9 / 1e12;
+    CHECK(near(simulate(c, w, p, &r), 4 * (F + B + S) + opt));
+    CHECK(near(r.tflops_per_device, (3 + 0.25) * 4e9 * 8 / r.step_time / 1e12));
+    pp_cluster_report_free(&r);
+    p->stage_recompute[0] = true;
+    double full = simulate(c, w, p, &r);
+    pp_cluster_report_free(&r);
+    p->selective_recompute = false;
+    CHECK(near(simulate(c, w, p, &r), full));
+    CHECK(near(full, 4 * (F + B + F) + opt));
+    pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
     pp_cluster_free(c);
@@ -75,6 +93,53 @@ static void test_one_device(void)
 
 /* Balanced stages, transfers of 0 bytes: (m + p - 1)(F + B), then stage 0's
  * optimizer. */
+/* Interleaved 1F1B, 4 stages of 4 layers, 8 micro-batches, transfers of 0
+ * bytes: with v chunks a stage the pipeline fills and drains in chunk passes,
+ * so the step is m (F + B) + (p - 1)(F + B)/v (Narayanan et al. section
+ * 2.2.2's bubble (p - 1)/(v m)), then stage 0's optimizer; each micro-batch
+ * crosses v p - 1 stage boundaries each way; stage 0 holds v p + p - 1
+ * chunks' activations at its peak. */
+static void test_interleaved(void)
+{
+    int counts[1] = {4};
+    pp_cluster *c = fixture_cluster(1, counts, types + 1, 1e9, 1e9);
+    pp_cluster_workload *w = fixture_workload(16, 1e9, 1e9, 100, 0, 8);
+    int dev[4] = {0, 1, 2, 3};
+    pp_cluster_plan *p = pipeline(4, 4, 1, 8, dev);
+    double F = 4e9 / 1e12, B = 2 * F, opt = 2 * 4e9 / 1e11;
+    for (int v = 1; v <= 4; v *= 2) {
+        p->virtual_stages = v;
+        pp_error err = {0};
+        CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_OK);
+        pp_cluster_report r;
+        CHECK(near(simulate(c, w, p, &r), 8 * (F + B) + 3 * (F + B) / v + opt));
+        double chunks = v == 1 ? 4 : 4 * v + 3;
+        CHECK(near(r.peak_memory[0], 4e9 + chunks * 4 * 100 / v));
+        pp_cluster_report_free(&r);
+    }
+    pp_cluster_sim_options o = {0, pp_timeline_new("t", 1e6)};
+    pp_cluster_report r;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_simulate(c, w, p, &o, &r, &err), PP_OK);
+    /* Each device: 4 chunks x 8 micro-batches, forward and backward, and
+     * its optimizer; 4 x 4 - 1 boundaries crossed by 8 micro-batches each
+     * way, every flow drawn on its sending and its receiving port. */
+    CHECK_EQ_INT(pp_timeline_box_count(o.timeline), 4 * (2 * 4 * 8 + 1) + 2 * 2 * 15 * 8);
+    pp_cluster_report_free(&r);
+    pp_timeline_free(o.timeline);
+    /* Micro-batches must come in multiples of the stages; chunks must be whole. */
+    p->micro_batches[0] = 6;
+    w->global_batch = 6;
+    CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_EINPUT);
+    p->micro_batches[0] = 8;
+    w->global_batch = 8;
+    p->virtual_stages = 3;
+    CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_EINPUT);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 static void test_two_stage_1f1b(void)
 {
     int counts[1] = {2};
@@ -162,6 +227,14 @@ static void test_tp_waits(void)
     p->stage_recompute[0] = true;
     double Br = 1.5e9 / 1e12 + pp_hw_allreduce_time(link, 2, 4e7);
     CHECK(near(simulate(c, w, p, &r), 0.5 + 2 * (F + Br)));
+    pp_cluster_report_free(&r);
+    /* Sequence parallelism: each all-reduce becomes a ring reduce-scatter
+     * and all-gather of the same bytes. */
+    p->stage_recompute[0] = false;
+    p->sequence_parallel = true;
+    double Fs = 0.5e9 / 1e12 + pp_hw_reduce_scatter_time(link, 2, 1e7) + pp_hw_allgather_time(link, 2, 1e7);
+    double Bs = 1e9 / 1e12 + pp_hw_reduce_scatter_time(link, 2, 3e7) + pp_hw_allgather_time(link, 2, 3e7);
+    CHECK(near(simulate(c, w, p, &r), 0.5 + 2 * (Fs + Bs)));
     pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
@@ -424,6 +497,7 @@ int main(void)
     pair[0] = pair[1] = types[1];
     test_one_device();
     test_two_stage_1f1b();
+    test_interleaved();
     test_transfer();
     test_tp_waits();
     test_dp_sync();

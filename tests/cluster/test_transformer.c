@@ -1,6 +1,7 @@
 /* test_transformer.c: the transformer workload arithmetic against the
  * published figures: Narayanan et al. (SC'21) table 1 parameter counts and
- * eq. 3, Korthikanti et al. (2022) activation memory, worked by hand. */
+ * eq. 3, Korthikanti et al. (2022) activation memory, worked by hand, and
+ * Llama-2-70B's parameter count (grouped-query attention, SwiGLU). */
 #include <math.h>
 #include <string.h>
 
@@ -159,8 +160,43 @@ static void test_bad_input(void)
     expect_error(t, "parameters is beyond");
 }
 
+/* Llama-2-70B's shape (Touvron et al. 2023: 80 layers, hidden 8192, 64
+ * heads, 8 key/value heads, SwiGLU of width 28672, vocabulary 32000):
+ * - its published parameter count, 68,976,648,192, once our layer's biases
+ *   and layer norms' biases are taken out (it has none; RMSNorm has one
+ *   vector) and its untied output matrix and final norm put in;
+ * - forward FLOPs: 2 per weight per token (Kaplan et al. 2020) for the
+ *   projections and the three MLP matrices, plus attention's 4 s^2 h;
+ * - activations: K and V are 1024 wide, the gated MLP keeps 3 tensors of f;
+ * - tensor parallelism must divide the 8 key/value heads. */
+static void test_grouped_query_swiglu(void)
+{
+    pp_transformer t = {.layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .sequence = 4096,
+                        .vocabulary = 32000, .global_batch = 64, .ffn_hidden = 28672, .swiglu = true};
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_transformer_check(&t, &err), PP_OK);
+    double h = 8192, kv = 1024, f = 28672, s = 4096, a = 64, V = 32000;
+    double biases = h + 2 * kv + h + 2 * f + h, norm_biases = 2 * h;
+    double layer = (double)pp_cluster_layer_parameters(&t) - biases - norm_biases;
+    CHECK(close_to(80 * layer + 2 * V * h + h, 68976648192.0));
+    double weights = h * (h + 2 * kv) + h * h + 3 * h * f;
+    CHECK(close_to(pp_cluster_layer_forward_flops(&t, 2), 2 * (2 * s) * weights + 2 * 4 * s * s * h));
+    double split = 2 * s * h + 2 * s * kv + 2 * s * kv + 2 * s * h + 5 * a * s * s + 3 * 2 * s * f;
+    CHECK(close_to(pp_cluster_layer_split_activation(&t), split));
+    CHECK(close_to(pp_cluster_layer_activation_bytes(&t, 1, 8, false), 10 * s * h + split / 8));
+    pp_cluster_workload *w = NULL;
+    t.layers = 2;
+    CHECK_EQ_INT(pp_cluster_workload_transformer(&t, false, &w, &err), PP_OK);
+    CHECK_EQ_INT(w->tp_divisor, 8);
+    pp_cluster_workload_free(w);
+    t.kv_heads = 48; /* does not divide 64 */
+    CHECK_EQ_INT(pp_cluster_transformer_check(&t, &err), PP_EARG);
+    CHECK(strstr(err.message, "kv_heads 48") != NULL);
+}
+
 int main(void)
 {
+    test_grouped_query_swiglu();
     test_table1_parameters();
     test_step_flops();
     test_ffn_hidden();

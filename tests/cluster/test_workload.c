@@ -189,6 +189,29 @@ static void test_text_errors(void)
                       "mem:1:44: transformer.layers: must be an integer");
 }
 
+/* "kv_heads" and "swiglu" reach the layers: a gated MLP and 2 key/value
+ * heads of 4, as pp_cluster_layer_forward_flops prices them, and TP must
+ * divide the key/value heads. */
+static void test_grouped_query_file(void)
+{
+    const char *text = "{\"transformer\": {\"layers\": 2, \"hidden\": 8, \"heads\": 4, \"kv_heads\": 2, "
+                       "\"swiglu\": true, \"sequence\": 4, \"vocabulary\": 16, \"global_batch\": 3}}";
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(cluster_workload_load_buffer("mem", text, strlen(text), NULL, &w, &err), PP_OK);
+    pp_transformer t = {.layers = 2, .hidden = 8, .heads = 4, .kv_heads = 2, .swiglu = true, .sequence = 4,
+                        .vocabulary = 16, .global_batch = 3};
+    if (w) {
+        CHECK(w->layers[0].forward_flops == pp_cluster_layer_forward_flops(&t, 1));
+        CHECK(w->layers[0].activation_bytes == pp_cluster_layer_split_activation(&t));
+        CHECK_EQ_INT(w->tp_divisor, 2);
+    }
+    pp_cluster_workload_free(w);
+    expect_text_error("{\"transformer\": {\"layers\": 2, \"hidden\": 8, \"heads\": 4, \"swiglu\": 1, "
+                      "\"sequence\": 4, \"vocabulary\": 16, \"global_batch\": 3}}",
+                      "mem:1:");
+}
+
 /* The example workloads load; those named here with the figures they state. */
 static void test_examples(void)
 {
@@ -264,6 +287,7 @@ int main(void)
     test_table1_sums();
     test_activation_split();
     test_errors();
+    test_grouped_query_file();
     test_text_errors();
     test_examples();
     test_every_example();

@@ -3,7 +3,8 @@
  * microseconds, with named and ordered rows; that the SVG has exactly one
  * rect per box of positive length (plus one background, one per lane and one
  * legend swatch per category), widths proportional to durations, one colour
- * per category, round tick values, and every text escaped; and that bad
+ * per category, boxes closer than two pixels merged, round tick values, the
+ * axis's unit, and every text escaped; and that bad
  * boxes are refused. */
 #include <jansson.h>
 #include <math.h>
@@ -38,9 +39,9 @@ static int count(const char *text, const char *what)
     return n;
 }
 
-/* A box rect as drawn: the rects followed by a tooltip. */
+/* A rect as drawn, with its group's colour and tooltip ("category on row"). */
 typedef struct {
-    char label[64];
+    char group[64];
     char fill[16];
     double x, width;
 } drawn;
@@ -51,28 +52,27 @@ static double attribute(const char *tag, const char *name)
     return p ? atof(p + strlen(name)) : NAN;
 }
 
+/* The rects inside each group, in order. */
 static int drawn_boxes(const char *svg, drawn *out, int cap)
 {
     int n = 0;
-    for (const char *p = strstr(svg, "<rect"); p && n < cap; p = strstr(p + 1, "<rect")) {
-        const char *end = strchr(p, '>');
-        if (strncmp(end + 1, "<title>", 7) != 0)
-            continue;
-        const char *label = end + 8, *nl = strchr(label, '\n');
-        snprintf(out[n].label, sizeof out[n].label, "%.*s", (int)(nl - label), label);
-        const char *fill = strstr(p, "fill=\"");
-        snprintf(out[n].fill, sizeof out[n].fill, "%.7s", fill + 6);
-        out[n].x = attribute(p, " x=\"");
-        out[n].width = attribute(p, " width=\"");
-        n++;
+    for (const char *g = strstr(svg, "<g fill=\""); g; g = strstr(g + 1, "<g fill=\"")) {
+        const char *title = strstr(g, "<title>") + 7, *colon = strstr(title, ": "), *close = strstr(g, "</g>");
+        for (const char *p = strstr(g, "<rect"); p && p < close && n < cap; p = strstr(p + 1, "<rect")) {
+            snprintf(out[n].group, sizeof out[n].group, "%.*s", (int)(colon - title), title);
+            snprintf(out[n].fill, sizeof out[n].fill, "%.7s", g + 9);
+            out[n].x = attribute(p, " x=\"");
+            out[n].width = attribute(p, " width=\"");
+            n++;
+        }
     }
     return n;
 }
 
-static const drawn *find_drawn(const drawn *d, int n, const char *label)
+static const drawn *find_drawn(const drawn *d, int n, const char *group)
 {
     for (int i = 0; i < n; i++)
-        if (strcmp(d[i].label, label) == 0)
+        if (strcmp(d[i].group, group) == 0)
             return &d[i];
     return NULL;
 }
@@ -209,25 +209,50 @@ static void test_svg_boxes(const char *svg)
     drawn d[16];
     int n = drawn_boxes(svg, d, 16);
     CHECK_EQ_INT(n, BOX_COUNT - 1);
-    CHECK(find_drawn(d, n, "zero") == NULL);
-    const drawn *a = find_drawn(d, n, "a"), *b = find_drawn(d, n, "b&lt;&amp;&gt;&quot;&apos;"),
-                *c = find_drawn(d, n, "c"), *bad = find_drawn(d, n, "bad? ");
+    const drawn *a = find_drawn(d, n, "forward on gpu0"), *b = find_drawn(d, n, "backward on gpu0"),
+                *c = find_drawn(d, n, "forward on gpu&lt;1&gt;&amp;"),
+                *bad = find_drawn(d, n, "backward on gpu&lt;1&gt;&amp;");
     CHECK(a && b && c && bad);
     if (!a || !b || !c || !bad)
         return;
     /* Plot 1000 px wide over [0, 6]. */
     double per_unit = a->width / 2;
-    CHECK(fabs(per_unit - 1000.0 / 6) < 0.01);
-    CHECK(fabs(b->width - 3 * per_unit) < 0.01);
-    CHECK(fabs(c->width - 3 * per_unit) < 0.01);
-    CHECK(fabs(bad->width - 1.5 * per_unit) < 0.01);
-    CHECK(fabs(b->x - a->x - 2 * per_unit) < 0.01);
-    CHECK(fabs(c->x - a->x - 1 * per_unit) < 0.01);
+    CHECK(fabs(per_unit - 1000.0 / 6) < 0.1);
+    CHECK(fabs(b->width - 3 * per_unit) < 0.1);
+    CHECK(fabs(c->width - 3 * per_unit) < 0.1);
+    CHECK(fabs(bad->width - 1.5 * per_unit) < 0.1);
+    CHECK(fabs(b->x - a->x - 2 * per_unit) < 0.1);
+    CHECK(fabs(c->x - a->x - 1 * per_unit) < 0.1);
+    /* The 0.01-long box after a is 1.7 px: drawn 2 px wide, on its own. */
+    CHECK(fabs(a[1].x - a->x - 5 * per_unit) < 0.1);
+    CHECK(a[1].width == 2);
     /* Categories coloured in first-seen order. */
     CHECK(strcmp(a->fill, "#4e79a7") == 0);
     CHECK(strcmp(c->fill, a->fill) == 0);
     CHECK(strcmp(b->fill, "#f28e2b") == 0);
     CHECK(strcmp(bad->fill, b->fill) == 0);
+}
+
+/* Boxes less than two pixels apart are one rect; the tooltip counts them. */
+static void test_svg_merge(void)
+{
+    pp_timeline *t = pp_timeline_new("many", 1e6);
+    int r = pp_timeline_add_row(t, "link");
+    pp_error err = {0};
+    for (int k = 0; k < 100; k++)
+        CHECK_EQ_INT(pp_timeline_add_box(t, r, k * 1e-3, k * 1e-3 + 1e-4, "x", "transfer", &err), PP_OK);
+    CHECK_EQ_INT(pp_timeline_add_box(t, r, 9, 10, "far", "transfer", &err), PP_OK);
+    char *svg = render(t, pp_timeline_write_svg);
+    if (svg) {
+        drawn d[4];
+        /* 100 transfers 0.1 px apart over [0, 10] s, then one at 9..10. */
+        CHECK_EQ_INT(drawn_boxes(svg, d, 4), 2);
+        CHECK(fabs(d[0].width - 10) < 0.1);
+        CHECK(strstr(svg, "transfer on link: 101 boxes, busy 1.01</title>") != NULL);
+        CHECK(strstr(svg, ">time (s)</text>") != NULL);
+    }
+    free(svg);
+    pp_timeline_free(t);
 }
 
 static void test_svg(const pp_timeline *t)
@@ -237,7 +262,8 @@ static void test_svg(const pp_timeline *t)
         return;
     /* Background + 2 lanes + 5 boxes of positive length + 3 legend swatches. */
     CHECK_EQ_INT(count(svg, "<rect"), 1 + 2 + 5 + 3);
-    CHECK_EQ_INT(count(svg, "<title>"), 1 + 5);
+    /* The title and one tooltip per group of a row and a category. */
+    CHECK_EQ_INT(count(svg, "<title>"), 1 + 4);
     CHECK_EQ_INT(count(svg, "<svg"), 1);
     CHECK_EQ_INT(count(svg, "</svg>"), 1);
     CHECK(entities_ok(svg));
@@ -247,7 +273,9 @@ static void test_svg(const pp_timeline *t)
     CHECK(strstr(svg, ">demo &lt;&amp;&gt;</text>") != NULL);
     /* Labels inside boxes when they fit: "a" does, the long one does not. */
     CHECK(strstr(svg, ">a</text>") != NULL);
-    CHECK_EQ_INT(count(svg, "a-label-far-too-long-for-its-box"), 1);
+    CHECK_EQ_INT(count(svg, "a-label-far-too-long-for-its-box"), 0);
+    CHECK(strstr(svg, ">b&lt;&amp;&gt;&quot;&apos;</text>") != NULL);
+    CHECK(strstr(svg, ">time (ms)</text>") != NULL);
     /* Legend: all three categories, "sync" although its only box is empty. */
     CHECK(strstr(svg, ">forward</text>") != NULL);
     CHECK(strstr(svg, ">backward</text>") != NULL);
@@ -305,6 +333,7 @@ int main(void)
     test_svg(t);
     pp_timeline_free(t);
     test_fraction_ticks();
+    test_svg_merge();
     test_empty();
     return CHECK_DONE();
 }
