@@ -79,7 +79,7 @@ static void print_summary(const pp_iopddl_problem *p, const pp_iopddl_result *r,
                 cli_format_int128(ev.peak_usage, peak), (long long)ev.peak_time);
     fprintf(stderr, "feasible        %s\n", ev.feasible ? "yes" : "NO");
     if (r->proven_optimal)
-        fprintf(stderr, "optimal         yes (proven by the exact solver)\n");
+        fprintf(stderr, "optimal         yes (proven: the cost equals a certified lower bound)\n");
     else if (r->lower_bound > -INFINITY)
         fprintf(stderr, "lower bound     %.0f (gap %.3f%%)\n", r->lower_bound,
                 100.0 * ((double)r->cost - r->lower_bound) / (double)r->cost);

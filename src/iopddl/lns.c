@@ -204,6 +204,8 @@ bool iop_lns_round(iop_lns *s, double seconds)
             solve_region(&jobs[i]);
     }
     bool gained = merge_round(s, order, count);
+    for (int i = 0; i < count; i++)
+        s->proven_optimal |= jobs[i].proven && jobs[i].size >= s->m->node_count && jobs[i].cost == s->best_cost;
     adapt_size(s, jobs, count, gained);
     s->rounds++;
     return gained;

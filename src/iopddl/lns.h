@@ -15,6 +15,7 @@ typedef struct {
     iop_profile profile;
     void *jobs;           /* lns.c's per-thread scratch */
     int64_t rounds;
+    bool proven_optimal;  /* a region held the whole model and its MIP proved best optimal */
     pp_arena *arena;
 } iop_lns;
 

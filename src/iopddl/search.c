@@ -39,6 +39,7 @@ typedef struct {
     bool by_time;           /* no round budget: hand over when all have stalled */
     bool stalled;           /* as of its last round (read by the main thread) */
     bool *hand_over;        /* set by the main thread: every worker has stalled */
+    double bound;           /* no answer is cheaper: reaching it ends the search */
     pthread_t thread;
 } worker_slot;
 
@@ -55,7 +56,7 @@ static void *worker_main(void *arg)
 {
     worker_slot *slot = arg;
     iop_worker *w = &slot->worker;
-    while (!pp_deadline_passed(&slot->deadline) && w->rounds < slot->until &&
+    while (!pp_deadline_passed(&slot->deadline) && w->rounds < slot->until && (double)w->best_cost > slot->bound &&
            !__atomic_load_n(slot->hand_over, __ATOMIC_ACQUIRE)) {
         iop_worker_round(w, &slot->deadline, slot->started);
         __atomic_store_n(&slot->stalled, slot->by_time && stalled(w), __ATOMIC_RELEASE);
@@ -114,6 +115,7 @@ static bool run_workers(iop_search *s, worker_slot *slots, int64_t until, const 
         slots[i].until = until;
         slots[i].by_time = until == INT64_MAX;
         slots[i].hand_over = &hand_over;
+        slots[i].bound = s->lower_bound;
         slots[i].deadline = *deadline;
     }
     for (; started < s->threads; started++)
@@ -159,7 +161,7 @@ static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_round
     }
     for (int idle = 0; !(by_rounds || deadline->at <= 0) || idle < LNS_IDLE_ROUNDS;) {
         double seconds = region_seconds(deadline);
-        if (seconds < 0.5 || pp_stop_requested())
+        if (seconds < 0.5 || pp_stop_requested() || r->proven_optimal || (double)r->cost <= s->lower_bound)
             break;
         bool gained = iop_lns_round(&lns, seconds);
         idle = gained ? 0 : idle + 1;
@@ -172,6 +174,7 @@ static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_round
             if (s->on_progress)
                 s->on_progress(s->ctx, s->started, r->cost, r->rounds);
         }
+        r->proven_optimal = lns.proven_optimal;
     }
     iop_lns_free(&lns);
     return PP_OK;
@@ -197,8 +200,10 @@ pp_status iop_search_run(iop_search *s, uint64_t seed, int64_t max_rounds, const
     pp_status status = slots ? start_workers(s, slots, r, seed) : PP_ENOMEM;
     if (status == PP_OK && !run_workers(s, slots, max_rounds > 0 ? max_rounds : INT64_MAX, deadline))
         status = PP_ENOMEM;
-    if (status == PP_OK)
+    if (status == PP_OK) {
         gather(s, slots, r);
+        r->proven_optimal = (double)r->cost <= s->lower_bound;
+    }
     for (int i = 0; slots && i < s->threads; i++)
         if (slots[i].worker.arena)
             iop_worker_free(&slots[i].worker);

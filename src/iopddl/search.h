@@ -13,6 +13,7 @@ typedef struct {
     /* Called about every 200 ms while workers run, with the best so far. */
     void (*on_progress)(void *ctx, double started, int64_t best, int64_t rounds);
     void *ctx;
+    double lower_bound;        /* certified; an answer this cheap ends the search */
 } iop_search;
 
 /* Improves r (feasible on entry: strategies and cost) until the deadline or

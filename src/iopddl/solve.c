@@ -52,6 +52,7 @@ static pp_status search_stage(const iop_model *m, const uint8_t *relevant, const
                               pp_error *err)
 {
     iop_search s = {.m = m,
+                    .lower_bound = r->lower_bound,
                     .relevant = relevant,
                     .threads = o->threads > 0 ? o->threads : pp_cpu_count(),
                     .started = started,
@@ -186,8 +187,12 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
         report(o, started, r->cost, 0, "first feasible");
         status = exact_stage(m, o, &deadline, started, r, err);
     }
-    if (status == PP_OK && !r->proven_optimal)
+    if (status == PP_OK && !r->proven_optimal) {
         bound_stage(m, o, &deadline, started, r);
+        /* Costs are integers and the bound is rounded up: an answer at the
+         * bound is optimal, and the search would only burn the time. */
+        r->proven_optimal = (double)r->cost <= r->lower_bound;
+    }
     if (status == PP_OK && !r->proven_optimal) {
         report(o, started, r->cost, 0, "relax");
         status = search_stage(m, relevant, o, &deadline, started, r, err);

@@ -4,7 +4,9 @@
  * printed as feasible, tiny problems solved exactly whatever the limit, and
  * the one-second contract on contest instance A: the answer the evaluator
  * checks is feasible and free of forbidden costs (by its verdict, not by a
- * clock). Arguments: the parplan and iopddl binaries, tests/iopddl/data,
+ * clock). Also problems from a real model (the bundled transformer, through
+ * `parplan shard --emit-iopddl`): their relaxation is tight, so the
+ * heuristics alone must prove the exact stage's optimum with the bound. Arguments: the parplan and iopddl binaries, tests/iopddl/data,
  * examples/, the shared instance folder, and "check" or "skip" for the
  * one-second run (skipped in sanitizer builds, which read A alone in about
  * a second). */
@@ -67,6 +69,33 @@ static void test_tiny_exact(void)
     expect(command, 0, "cost            445 optimal         yes");
 }
 
+/* The bundled transformer on a 2 x 4 mesh as an IOPDDL problem, solved
+ * without the exact stage: the certified bound proves the answer optimal
+ * (the search stops there) and it costs what the exact stage proves. */
+static void test_real_model(void)
+{
+    char dir[256], command[2048];
+    snprintf(dir, sizeof dir, "%s", getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    snprintf(command, sizeof command,
+             "('%s' shard '%s/shard/searchless_chess_9m.mlir' --mesh b=2,m=4 --emit-iopddl '%s/chess-2x4.json' 2>/dev/null && echo emitted)",
+             parplan, examples, dir);
+    expect(command, 0, "emitted");
+    snprintf(command, sizeof command,
+             "'%s' solve '%s/chess-2x4.json' --timeout 20 --no-exact --out '%s/chess-heuristic.sol' 2>&1 | grep '^optimal'",
+             parplan, dir, dir);
+    expect(command, 0, "optimal         yes");
+    snprintf(command, sizeof command,
+             "'%s' solve '%s/chess-2x4.json' --timeout 20 --out '%s/chess-exact.sol' 2>/dev/null && "
+             "a=$('%s' eval '%s/chess-2x4.json' '%s/chess-heuristic.sol' | grep '^cost') && "
+             "b=$('%s' eval '%s/chess-2x4.json' '%s/chess-exact.sol' | grep '^cost') && "
+             "[ \"$a\" = \"$b\" ] && echo \"same $a\"",
+             parplan, dir, dir, parplan, dir, dir, parplan, dir, dir);
+    expect(command, 0, "same cost");
+    snprintf(command, sizeof command, "rm -f '%s/chess-2x4.json' '%s/chess-heuristic.sol' '%s/chess-exact.sol'", dir,
+             dir, dir);
+    expect(command, 0, NULL);
+}
+
 static void test_one_second(void)
 {
     char command[1024], answer[256];
@@ -96,6 +125,7 @@ int main(int argc, char **argv)
     test_full_disk();
     test_usage_overflow();
     test_tiny_exact();
+    test_real_model();
     if (strcmp(argv[6], "check") == 0)
         test_one_second();
     return CHECK_DONE();
