@@ -17,7 +17,7 @@
  * hence the margin. */
 enum { EXACT_NODE_LIMIT = 2000, EXACT_TINY_NODES = 64 };
 #define EXACT_MIN_SECONDS 4.0
-#define EXACT_SHARE 0.75
+#define EXACT_SHARE 0.5
 
 /* Below this much time left, the first answer takes a quick stage first. */
 #define QUICK_FIRST_SECONDS 2.0
