@@ -97,7 +97,7 @@ static double tail_time(const cluster_stages *st, int s, int first, int count, d
     const cluster_prefix *p = st->prefix;
     double share = 1.0 / st->stage_tp[s];
     const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
-    double optimizer = pp_hw_op_time(type, 0, 2 * share * range(p->state, first, count));
+    double optimizer = cluster_optimizer_time(type, share * range(p->state, first, count));
     int n = st->branch->dp;
     if (n == 1)
         return optimizer;
