@@ -11,6 +11,7 @@
  * way round. Large, well-shaped products reach 1, and the
  * type's compute efficiency is then the measured rate of such products. */
 #include <math.h>
+#include <string.h>
 #include "cluster/optime.h"
 
 double cluster_pass_time(const pp_hw_device_type *t, double flops, double weight_bytes,
@@ -64,6 +65,30 @@ double cluster_gemm_efficiency(const pp_hw_device_type *t, const pp_cluster_laye
     for (int i = 0; i < l->gemm_count; i++)
         cost += gemm_cost(t, &l->gemm[i], b, f, backward, &flops);
     return flops / cost;
+}
+
+/* Layers are mostly alike: a layer with the products of the one before
+ * adds nothing to the ceiling. */
+static bool same_products(const pp_cluster_layer *x, const pp_cluster_layer *y)
+{
+    return x->gemm_count == y->gemm_count &&
+           memcmp(x->gemm, y->gemm, (size_t)x->gemm_count * sizeof x->gemm[0]) == 0;
+}
+
+double cluster_gemm_ceiling(const pp_hw_device_type *t, const pp_cluster_workload *w, double b,
+                            double f)
+{
+    if (!(t->gemm_sms > 0) || !(t->gemm_tile_rows > 0))
+        return 1.0;
+    double ceiling = 0;
+    for (int k = 0; k < w->layer_count; k++) {
+        const pp_cluster_layer *l = &w->layers[k];
+        if (k > 0 && same_products(l, &w->layers[k - 1]))
+            continue;
+        ceiling = fmax(ceiling, fmax(cluster_gemm_efficiency(t, l, b, f, false),
+                                     cluster_gemm_efficiency(t, l, b, f, true)));
+    }
+    return ceiling > 0 ? ceiling : 1.0;
 }
 
 double cluster_optimizer_time(const pp_hw_device_type *t, double state_bytes)

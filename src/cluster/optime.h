@@ -23,6 +23,12 @@ double cluster_pass_time(const pp_hw_device_type *t, double flops, double weight
 double cluster_gemm_efficiency(const pp_hw_device_type *t, const pp_cluster_layer *l, double b,
                                double f, bool backward);
 
+/* The most of cluster_gemm_efficiency over w's layers and both passes,
+ * for the bounds: no pass of w on t at micro-batch b and share f runs its
+ * products faster than the calibrated rate times this. */
+double cluster_gemm_ceiling(const pp_hw_device_type *t, const pp_cluster_workload *w, double b,
+                            double f);
+
 /* The optimizer step over state_bytes of weights, gradients and Adam's
  * moments: each read and written once by one fused streaming kernel, at the
  * type's streaming efficiency (its memory efficiency when not given: that
