@@ -67,9 +67,7 @@ double cluster_gemm_efficiency(const pp_hw_device_type *t, const pp_cluster_laye
     return flops / cost;
 }
 
-/* Layers are mostly alike: a layer with the products of the one before
- * adds nothing to the ceiling. */
-static bool same_products(const pp_cluster_layer *x, const pp_cluster_layer *y)
+bool cluster_same_products(const pp_cluster_layer *x, const pp_cluster_layer *y)
 {
     return x->gemm_count == y->gemm_count &&
            memcmp(x->gemm, y->gemm, (size_t)x->gemm_count * sizeof x->gemm[0]) == 0;
@@ -83,7 +81,7 @@ double cluster_gemm_ceiling(const pp_hw_device_type *t, const pp_cluster_workloa
     double ceiling = 0;
     for (int k = 0; k < w->layer_count; k++) {
         const pp_cluster_layer *l = &w->layers[k];
-        if (k > 0 && same_products(l, &w->layers[k - 1]))
+        if (k > 0 && cluster_same_products(l, &w->layers[k - 1]))
             continue;
         ceiling = fmax(ceiling, fmax(cluster_gemm_efficiency(t, l, b, f, false),
                                      cluster_gemm_efficiency(t, l, b, f, true)));

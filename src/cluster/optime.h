@@ -23,6 +23,10 @@ double cluster_pass_time(const pp_hw_device_type *t, double flops, double weight
 double cluster_gemm_efficiency(const pp_hw_device_type *t, const pp_cluster_layer *l, double b,
                                double f, bool backward);
 
+/* Whether x and y have the same products: layers are mostly alike, and
+ * their efficiencies need computing once. */
+bool cluster_same_products(const pp_cluster_layer *x, const pp_cluster_layer *y);
+
 /* The most of cluster_gemm_efficiency over w's layers and both passes,
  * for the bounds: no pass of w on t at micro-batch b and share f runs its
  * products faster than the calibrated rate times this. */

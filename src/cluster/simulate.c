@@ -465,21 +465,24 @@ static void run(sim *z)
 /* ------------------------------------------------------------- setup */
 
 /* Member j's forward and backward FLOPs of chunk c, each divided by its
- * products' wave efficiency on the member's device and share. */
+ * products' wave efficiency on the member's device and share (computed
+ * again only where a layer's products differ from the one before). */
 static void chunk_flops(const sim *z, const group *g, int c, int j, double *F, double *B)
 {
     const pp_cluster_plan *p = z->p;
     int q = c * z->P + g->s;
     bool replay = p->stage_recompute[g->s];
     const pp_hw_device_type *t = type_of(z, device_of(z, g->r, g->s, j));
-    double f = p->split[slot(z, g->r, g->s, j)], b = p->micro_batch;
+    double f = p->split[slot(z, g->r, g->s, j)], b = p->micro_batch, forward = 1, backward = 1;
     *F = *B = 0;
     for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
         pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
-        double forward = cluster_gemm_efficiency(t, &l, b, f, false);
+        if (k == z->first_layer[q] || !cluster_same_products(&z->w->layers[k], &z->w->layers[k - 1])) {
+            forward = cluster_gemm_efficiency(t, &l, b, f, false);
+            backward = cluster_gemm_efficiency(t, &l, b, f, true);
+        }
         *F += l.forward_flops / forward;
-        *B += l.backward_flops / cluster_gemm_efficiency(t, &l, b, f, true) +
-              (replay ? l.recompute_flops / forward : 0);
+        *B += l.backward_flops / backward + (replay ? l.recompute_flops / forward : 0);
     }
 }
 
