@@ -93,6 +93,21 @@ double pp_cluster_layer_split_activation(const pp_transformer *t);
 
 /* ---------------------------------------------------------------- workload */
 
+/* One matrix product of a layer's forward, per sample: `count` products
+ * (attention heads) of a (rows x inner) by an (inner x cols) matrix, with
+ * rows growing with the micro-batch (rows x b). split says which side
+ * tensor parallelism divides: its output columns (a column-parallel
+ * projection), its inner dimension (row-parallel), or its count (heads). */
+typedef enum { PP_CLUSTER_SPLIT_COLS, PP_CLUSTER_SPLIT_INNER, PP_CLUSTER_SPLIT_COUNT } pp_cluster_split;
+typedef struct {
+    double rows, inner, cols, count;
+    pp_cluster_split split;
+} pp_cluster_gemm;
+
+/* A transformer layer's products: Q K V, scores, context, output projection,
+ * two MLP products, and the logit layer's. */
+#define PP_CLUSTER_GEMMS 7
+
 /* One block of the model, in pipeline order. Work and memory are per sample
  * (one sequence); a stage running a micro-batch of b samples multiplies by b.
  * Everything a tensor-parallel group shares out is split in proportion to
@@ -119,6 +134,11 @@ typedef struct {
      * the scores times V) in the backward. 0 where there is no such part. */
     double selective_bytes;
     double selective_flops;
+    /* The products behind forward_flops, for the per-kernel efficiency
+     * (cluster_gemm_efficiency); none for a layer known only by its FLOPs
+     * (a Piper profile), which runs at the type's constant efficiency. */
+    int gemm_count;
+    pp_cluster_gemm gemm[PP_CLUSTER_GEMMS];
 } pp_cluster_layer;
 
 typedef struct {

@@ -15,6 +15,15 @@ typedef struct {
     double memory_bytes;     /* capacity */
     double efficiency_compute;
     double efficiency_memory;
+    /* The kernels, for the cluster planner (0 when not given): streaming
+     * multiprocessors and the largest output tile of the GEMM kernels (rows
+     * x columns), for wave quantisation; and the fraction of the memory
+     * bandwidth a plain streaming kernel (the optimizer step) reaches,
+     * where the element-wise kernels get efficiency_memory. */
+    double gemm_sms;
+    double gemm_tile_rows;
+    double gemm_tile_cols;
+    double streaming_efficiency;
 } pp_hw_device_type;
 
 typedef struct pp_hw_catalog pp_hw_catalog;

@@ -97,7 +97,7 @@ static double tail_time(const cluster_stages *st, int s, int first, int count, d
     const cluster_prefix *p = st->prefix;
     double share = 1.0 / st->stage_tp[s];
     const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
-    double optimizer = pp_hw_op_time(type, 0, 2 * share * range(p->state, first, count));
+    double optimizer = cluster_optimizer_time(type, share * range(p->state, first, count));
     int n = st->branch->dp;
     if (n == 1)
         return optimizer;
@@ -125,10 +125,12 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     double share = st->branch->micro_batch / (double)tp;
     double weight = range(p->weight, first, count) / tp;
     double traffic = share * range(p->traffic, first, count);
+    /* FLOPs at the products' best efficiency: no pass runs them faster */
+    double work = share / st->gemm_ceiling[s];
     cluster_cost c;
-    c.forward = cluster_pass_time(type, share * range(p->forward, first, count), weight, traffic);
+    c.forward = cluster_pass_time(type, work * range(p->forward, first, count), weight, traffic);
     double backward = range(p->backward, first, count) + (replay ? range(p->replay, first, count) : 0);
-    c.backward = cluster_pass_time(type, share * backward, weight, traffic);
+    c.backward = cluster_pass_time(type, work * backward, weight, traffic);
     if (tp > 1) {
         pp_hw_link link = st->space->kinds[st->stage_kind[s]].tp_link;
         double b = st->branch->micro_batch, forward = range(p->tp_forward, first, count);

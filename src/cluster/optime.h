@@ -1,5 +1,6 @@
 /* optime.h: the time one device takes for its share of a stage's pass, the
- * single definition the simulator and the planner's bounds both use. */
+ * single definition the simulator and the planner's bounds both use, and the
+ * per-kernel efficiency of a layer's matrix products. */
 #ifndef PP_CLUSTER_OPTIME_H
 #define PP_CLUSTER_OPTIME_H
 
@@ -13,5 +14,29 @@
  * would hide the element-wise time behind the products. */
 double cluster_pass_time(const pp_hw_device_type *t, double flops, double weight_bytes,
                          double traffic_bytes);
+
+/* The fraction of t's calibrated compute rate layer l's products reach on a
+ * member holding share f of them, micro-batch b: their FLOPs over the sum
+ * of each product's FLOPs divided by its wave efficiency (forward products,
+ * or backward's input- and weight-gradient products). 1 when t has no GEMM
+ * shape or l no products. */
+double cluster_gemm_efficiency(const pp_hw_device_type *t, const pp_cluster_layer *l, double b,
+                               double f, bool backward);
+
+/* Whether x and y have the same products: layers are mostly alike, and
+ * their efficiencies need computing once. */
+bool cluster_same_products(const pp_cluster_layer *x, const pp_cluster_layer *y);
+
+/* The most of cluster_gemm_efficiency over w's layers and both passes,
+ * for the bounds: no pass of w on t at micro-batch b and share f runs its
+ * products faster than the calibrated rate times this. */
+double cluster_gemm_ceiling(const pp_hw_device_type *t, const pp_cluster_workload *w, double b,
+                            double f);
+
+/* The optimizer step over state_bytes of weights, gradients and Adam's
+ * moments: each read and written once by one fused streaming kernel, at the
+ * type's streaming efficiency (its memory efficiency when not given: that
+ * figure is the element-wise kernels', which touch their bytes many times). */
+double cluster_optimizer_time(const pp_hw_device_type *t, double state_bytes);
 
 #endif

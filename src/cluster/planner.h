@@ -96,7 +96,8 @@ typedef struct {
     int *stage_kind;     /* [stage] */
     int *stage_tp;       /* [stage] */
     int *devices;        /* [replica][member] in the plan's layout */
-    double *rate;        /* [stage] summed FLOP/s of the group */
+    double *rate;        /* [stage] summed FLOP/s of the group, at its products' ceiling */
+    double *gemm_ceiling; /* [stage] cluster_gemm_ceiling of its kind, micro-batch and TP */
     double *rate_suffix; /* [stage + 1] sum of rate from stage on */
     double *capacity;    /* [stage] least member capacity */
     /* The most bandwidth a transfer could get (over the step's events):

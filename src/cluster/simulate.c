@@ -255,7 +255,7 @@ static void start_optimizer(sim *z, int r, int s, int j)
 {
     int d = device_of(z, r, s, j);
     double f = z->p->split[slot(z, r, s, j)];
-    double t = pp_hw_op_time(type_of(z, d), 0, 2 * f * z->state[s]);
+    double t = cluster_optimizer_time(type_of(z, d), f * z->state[s]);
     z->compute[d] += t;
     push(z, z->now + t, EV_OPT, d, 0);
     box(z, d, z->now, z->now + t, "optimizer", "optimizer");
@@ -464,17 +464,37 @@ static void run(sim *z)
 
 /* ------------------------------------------------------------- setup */
 
+/* Member j's forward and backward FLOPs of chunk c, each divided by its
+ * products' wave efficiency on the member's device and share (computed
+ * again only where a layer's products differ from the one before). */
+static void chunk_flops(const sim *z, const group *g, int c, int j, double *F, double *B)
+{
+    const pp_cluster_plan *p = z->p;
+    int q = c * z->P + g->s;
+    bool replay = p->stage_recompute[g->s];
+    const pp_hw_device_type *t = type_of(z, device_of(z, g->r, g->s, j));
+    double f = p->split[slot(z, g->r, g->s, j)], b = p->micro_batch, forward = 1, backward = 1;
+    *F = *B = 0;
+    for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
+        pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
+        if (k == z->first_layer[q] || !cluster_same_products(&z->w->layers[k], &z->w->layers[k - 1])) {
+            forward = cluster_gemm_efficiency(t, &l, b, f, false);
+            backward = cluster_gemm_efficiency(t, &l, b, f, true);
+        }
+        *F += l.forward_flops / forward;
+        *B += l.backward_flops / backward + (replay ? l.recompute_flops / forward : 0);
+    }
+}
+
 /* Chunk c's passes on the group's slowest member, and its TP bytes. */
 static void setup_chunk(sim *z, group *g, int c)
 {
     const pp_cluster_plan *p = z->p;
     int q = c * z->P + g->s;
-    double b = p->micro_batch, F = 0, B = 0, W = 0, T = 0, tf = 0, tb = 0;
+    double b = p->micro_batch, W = 0, T = 0, tf = 0, tb = 0;
     bool replay = p->stage_recompute[g->s];
     for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
         pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
-        F += l.forward_flops;
-        B += l.backward_flops + (replay ? l.recompute_flops : 0);
         W += l.weight_bytes;
         T += l.traffic_bytes;
         tf += l.tp_forward_bytes;
@@ -484,7 +504,8 @@ static void setup_chunk(sim *z, group *g, int c)
     g->tp_bwd[c] = b * tb;
     for (int j = 0; j < g->tp; j++) {
         int d = device_of(z, g->r, g->s, j);
-        double f = p->split[slot(z, g->r, g->s, j)];
+        double f = p->split[slot(z, g->r, g->s, j)], F, B;
+        chunk_flops(z, g, c, j, &F, &B);
         g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, f * b * T));
         g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, f * b * T));
     }

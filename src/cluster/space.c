@@ -2,6 +2,7 @@
  * into kinds of nodes, the top-level branches (a TP degree per kind, data
  * parallelism, the kinds' order along a pipeline, how groups are dealt to
  * replicas, the micro-batch size) and the stages and devices of a branch. */
+#include "cluster/optime.h"
 #include "cluster/planner.h"
 #include "parplan/hw_net.h"
 
@@ -37,7 +38,9 @@ static bool same_type(const pp_hw_device_type *x, const pp_hw_device_type *y)
                       x->memory_bandwidth == y->memory_bandwidth &&
                       x->memory_bytes == y->memory_bytes &&
                       x->efficiency_compute == y->efficiency_compute &&
-                      x->efficiency_memory == y->efficiency_memory);
+                      x->efficiency_memory == y->efficiency_memory && x->gemm_sms == y->gemm_sms &&
+                      x->gemm_tile_rows == y->gemm_tile_rows && x->gemm_tile_cols == y->gemm_tile_cols &&
+                      x->streaming_efficiency == y->streaming_efficiency);
 }
 
 static bool nodes_alike(const pp_cluster *c, const cluster_space *sp, int a, int b, double t)
@@ -362,9 +365,10 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
     out->rate = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->rate_suffix = pp_arena_alloc(a, (size_t)(p + 1) * sizeof(double));
     out->capacity = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    out->gemm_ceiling = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->devices = pp_arena_alloc(a, (size_t)sp->live_count * sizeof(int));
     if (!out->stage_kind || !out->stage_tp || !out->rate || !out->rate_suffix ||
-        !out->capacity || !out->devices)
+        !out->capacity || !out->gemm_ceiling || !out->devices)
         return false;
     int s = 0, slot = 0;
     for (int r = 0; r < b->dp; r++)
@@ -380,7 +384,8 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
                     continue;
                 out->stage_kind[s] = k;
                 out->stage_tp[s] = tp;
-                out->rate[s] = tp * device_rate(kind->type);
+                out->gemm_ceiling[s] = cluster_gemm_ceiling(kind->type, w, b->micro_batch, 1.0 / tp);
+                out->rate[s] = tp * device_rate(kind->type) * out->gemm_ceiling[s];
                 out->capacity[s] = kind->type->memory_bytes;
                 s++;
             }

@@ -19,6 +19,7 @@
  * to lose, and candidates whose bound exceeds the best time are not
  * simulated at all. Before a deadline that is the same answer as the
  * exhaustive loop; after it, the best found so far. */
+#include "cluster/optime.h"
 #include "cluster/planner.h"
 
 #include <math.h>
@@ -55,6 +56,8 @@ typedef struct {
     double *rate_prefix;  /* [k + 1] summed rate of the first k live devices */
     double work, replay;  /* FLOPs per sample of the whole model; recomputation's extra */
     double fastest;       /* the most FLOP/s of any live device */
+    const pp_hw_device_type *types[CLUSTER_MAX_KINDS]; /* the live devices' types */
+    int type_count;       /* CLUSTER_MAX_KINDS + 1: too many to list */
     double state;         /* bytes of model state, without the distributed optimizer */
     double roomiest;      /* the most memory of any live device */
     pp_hw_link intra, inter; /* the best link inside a node, and between nodes */
@@ -67,6 +70,16 @@ typedef struct {
     double best_time;
     int best_index;
 } uniform_search;
+
+static void note_type(uniform_search *u, const pp_hw_device_type *t)
+{
+    for (int i = 0; i < u->type_count && i < CLUSTER_MAX_KINDS; i++)
+        if (u->types[i] == t)
+            return;
+    if (u->type_count < CLUSTER_MAX_KINDS)
+        u->types[u->type_count] = t;
+    u->type_count += u->type_count <= CLUSTER_MAX_KINDS;
+}
 
 /* The fastest device, the best links and the widest node: what no TP group
  * or stage can beat. */
@@ -90,7 +103,20 @@ static void best_links(uniform_search *u)
         const pp_hw_device_type *t = c->nodes[c->device_node[u->live[k]]].type;
         u->fastest = fmax(u->fastest, t->peak_flops * t->efficiency_compute);
         u->roomiest = fmax(u->roomiest, t->memory_bytes);
+        note_type(u, t);
     }
+}
+
+/* The most of cluster_gemm_ceiling over the live types: the fastest rate
+ * times this bounds every device's (1 when the types are too many to list). */
+static double uniform_ceiling(const uniform_search *u, const candidate *cand)
+{
+    if (u->type_count > CLUSTER_MAX_KINDS)
+        return 1.0;
+    double ceiling = 0;
+    for (int i = 0; i < u->type_count; i++)
+        ceiling = fmax(ceiling, cluster_gemm_ceiling(u->types[i], u->w, cand->mb, 1.0 / cand->tp));
+    return ceiling;
 }
 
 /* Whether some TP group of the candidate (consecutive live ranks) has
@@ -108,8 +134,8 @@ static bool tp_straddles(const uniform_search *u, const candidate *cand)
  * fastest device with the TP all-reduces at the best link (the best
  * inter-node one when `across`): no member of the stage does its share
  * faster. */
-static void stage_floor(const uniform_search *u, const candidate *cand, int s, bool across, double *F,
-                        double *B)
+static void stage_floor(const uniform_search *u, const candidate *cand, int s, bool across,
+                        double ceiling, double *F, double *B)
 {
     const pp_cluster_workload *w = u->w;
     int per = w->layer_count / cand->pp;
@@ -121,8 +147,8 @@ static void stage_floor(const uniform_search *u, const candidate *cand, int s, b
         bytes_f += l->tp_forward_bytes;
         bytes_b += l->tp_backward_bytes + (cand->recompute ? l->tp_forward_bytes : 0);
     }
-    *F = b * flops_f / cand->tp / u->fastest;
-    *B = b * flops_b / cand->tp / u->fastest;
+    *F = b * flops_f / cand->tp / (u->fastest * ceiling);
+    *B = b * flops_b / cand->tp / (u->fastest * ceiling);
     if (cand->tp > 1) {
         pp_hw_link link = cand->tp <= u->widest_node && !across ? u->intra : u->inter;
         *F += pp_hw_allreduce_time(link, cand->tp, b * bytes_f);
@@ -139,17 +165,18 @@ static void stage_floor(const uniform_search *u, const candidate *cand, int s, b
 static double bound_of(const uniform_search *u, const candidate *cand)
 {
     double flops = (u->work + (cand->recompute ? u->replay : 0)) * (double)u->w->global_batch;
-    double bound = flops / u->rate_prefix[cand->tp * cand->pp * cand->dp], before = 0;
+    double ceiling = uniform_ceiling(u, cand);
+    double bound = flops / (u->rate_prefix[cand->tp * cand->pp * cand->dp] * ceiling), before = 0;
     int m = (int)(u->w->global_batch / (cand->dp * cand->mb));
     bool across = tp_straddles(u, cand);
     double cheapest = INFINITY;
     for (int s = 0; s < cand->pp; s++) {
         double F, B;
-        stage_floor(u, cand, s, false, &F, &B);
+        stage_floor(u, cand, s, false, ceiling, &F, &B);
         bound = fmax(bound, before / cand->virtual_stages + m * (F + B));
         before += F + B;
         if (across) {
-            stage_floor(u, cand, s, true, &F, &B);
+            stage_floor(u, cand, s, true, ceiling, &F, &B);
             cheapest = fmin(cheapest, F + B);
         }
     }

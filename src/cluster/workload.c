@@ -71,6 +71,29 @@ pp_cluster_workload *cluster_workload_new(int layer_count, const char *name)
     return w;
 }
 
+static void add_gemm(pp_cluster_layer *l, double inner, double cols, double count,
+                     pp_cluster_split split, double rows)
+{
+    l->gemm[l->gemm_count++] = (pp_cluster_gemm){rows, inner, cols, count, split};
+}
+
+/* Megatron-LM's products per sequence: Q K V and the MLP's first (gated:
+ * gate and up fused) column-parallel, the output projection and the MLP's
+ * second row-parallel, the scores (s x d by d x s) and context (s x s by
+ * s x d) one per head. Their FLOPs add up to forward_flops. */
+static void transformer_gemms(const pp_transformer *t, pp_cluster_layer *l)
+{
+    double s = (double)t->sequence, h = (double)t->hidden, a = (double)t->heads;
+    double f = (double)pp_cluster_ffn_hidden(t), d = h / a;
+    double kv = (double)pp_cluster_kv_heads(t) * d, up = t->swiglu ? 2 * f : f;
+    add_gemm(l, h, h + 2 * kv, 1, PP_CLUSTER_SPLIT_COLS, s);
+    add_gemm(l, d, s, a, PP_CLUSTER_SPLIT_COUNT, s);
+    add_gemm(l, s, d, a, PP_CLUSTER_SPLIT_COUNT, s);
+    add_gemm(l, h, h, 1, PP_CLUSTER_SPLIT_INNER, s);
+    add_gemm(l, h, up, 1, PP_CLUSTER_SPLIT_COLS, s);
+    add_gemm(l, f, h, 1, PP_CLUSTER_SPLIT_INNER, s);
+}
+
 static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
 {
     double s = (double)t->sequence, h = (double)t->hidden, a = (double)t->heads;
@@ -90,6 +113,7 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
     l->tp_backward_bytes = 4 * s * h;
     l->selective_bytes = 5 * a * s * s;
     l->selective_flops = 4 * s * s * h;
+    transformer_gemms(t, l);
 }
 
 /* Parameters held beside a layer's own: their weights, state and gradients. */
@@ -105,6 +129,8 @@ static void add_logits(const pp_transformer *t, pp_cluster_layer *l)
     double logit = pp_cluster_logit_forward_flops(t, 1);
     l->forward_flops += logit;
     l->backward_flops += 2 * logit;
+    add_gemm(l, (double)t->hidden, (double)t->vocabulary, 1, PP_CLUSTER_SPLIT_COLS,
+             (double)t->sequence);
     add_parameters(l, (double)t->vocabulary * (double)t->hidden);
     l->activation_bytes += 2 * (double)t->sequence * (double)t->vocabulary;
 }

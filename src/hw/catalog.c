@@ -29,6 +29,11 @@
  *   "bf16" (BF16/FP16 tensor cores, FP32 accumulate), "fp8"; any may be
  *   absent (pp_hw_peak's fallbacks). The auto-sharder prices each op at the
  *   mode its element type runs in; peak_flops stays the cluster planner's.
+ * - "kernels": {"sms": 108, "tile": [256, 128], "streaming": 0.88}: the
+ *   streaming multiprocessors and the largest output tile of the
+ *   matrix-product kernels (whole numbers >= 1; the cluster planner prices
+ *   each product's wave quantisation with them), and the fraction of the
+ *   memory bandwidth a streaming kernel reaches (in (0, 1]); each optional.
  * - "aliases": more names for the type; an alias may not name another type.
  * - "source" (per figure) and "comment" are text, checked and not kept.
  * - A type may appear once per file; unknown keys are errors.
@@ -197,6 +202,36 @@ static pp_status read_efficiency(pp_json_at at, const json_t *obj, hw_type *h, p
     return PP_OK;
 }
 
+/* "kernels": {"sms": ..., "tile": [rows, cols], "streaming": ...}. */
+static pp_status read_kernels(pp_json_at at, const json_t *obj, hw_type *h, pp_error *err)
+{
+    json_t *v = json_object_get(obj, "kernels");
+    if (!v)
+        return PP_OK;
+    static const char *const keys[] = {"sms", "tile", "streaming", NULL};
+    char path[300], tpath[340];
+    pp_json_at kat = {at.file, pp_json_path(path, sizeof path, at.path, "kernels", -1)};
+    json_t *tile = NULL;
+    pp_status st;
+    if ((st = pp_json_object(kat, v, keys, err)) ||
+        (st = figure(kat, v, "sms", false, INFINITY, &h->t.gemm_sms, err)) ||
+        (st = figure(kat, v, "streaming", false, 1.0, &h->t.streaming_efficiency, err)) ||
+        (st = pp_json_array(kat, v, "tile", false, &tile, err)))
+        return st;
+    if (!tile)
+        return PP_OK;
+    double rows = json_number_value(json_array_get(tile, 0));
+    double cols = json_number_value(json_array_get(tile, 1));
+    bool whole = h->t.gemm_sms == floor(h->t.gemm_sms) && rows >= 1 && cols >= 1 &&
+                 rows == floor(rows) && cols == floor(cols);
+    if (json_array_size(tile) != 2 || !whole)
+        return pp_error_set(err, PP_EINPUT, "%s: %s: sms and the two tile sides must be whole numbers >= 1",
+                            at.file, pp_json_path(tpath, sizeof tpath, kat.path, "tile", -1));
+    h->t.gemm_tile_rows = rows;
+    h->t.gemm_tile_cols = cols;
+    return PP_OK;
+}
+
 /* "peaks": {"fp32": ..., "tf32": ..., "bf16": ..., "fp8": ...}, any of them, FLOP/s > 0. */
 static pp_status read_peaks(pp_json_at at, const json_t *obj, hw_type *h, pp_error *err)
 {
@@ -218,7 +253,7 @@ static pp_status read_source(pp_json_at at, const json_t *obj, pp_error *err)
     if (!v)
         return PP_OK;
     static const char *const keys[] = {"peak_flops", "memory_bandwidth", "memory_bytes",
-                                       "efficiency", "peaks", NULL};
+                                       "efficiency", "peaks", "kernels", NULL};
     char path[300];
     pp_json_at sat = {at.file, pp_json_path(path, sizeof path, at.path, "source", -1)};
     pp_status st = pp_json_object(sat, v, keys, err);
@@ -256,7 +291,8 @@ static pp_status read_aliases(pp_json_at at, const json_t *obj, pp_hw_catalog *c
 static pp_status read_type(pp_json_at at, const json_t *obj, pp_hw_catalog *cat, pp_error *err)
 {
     static const char *const keys[] = {"name", "aliases", "peak_flops", "memory_bandwidth",
-                                       "memory_bytes", "efficiency", "peaks", "source", "comment", NULL};
+                                       "memory_bytes", "efficiency", "peaks", "kernels", "source", "comment",
+                                       NULL};
     const char *name = NULL, *comment;
     pp_status st;
     if ((st = pp_json_object(at, obj, keys, err)) ||
@@ -278,6 +314,7 @@ static pp_status read_type(pp_json_at at, const json_t *obj, pp_hw_catalog *cat,
                      err)) ||
         (st = figure(at, obj, "memory_bytes", is_new, INFINITY, &h->t.memory_bytes, err)) ||
         (st = read_efficiency(at, obj, h, err)) || (st = read_peaks(at, obj, h, err)) ||
+        (st = read_kernels(at, obj, h, err)) ||
         (st = read_source(at, obj, err)))
         return st;
     return read_aliases(at, obj, cat, h, err);

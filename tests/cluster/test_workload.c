@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cluster/optime.h"
 #include "cluster/workload_internal.h"
 #include "parplan/cluster.h"
 
@@ -281,6 +282,35 @@ static void test_every_example(void)
     CHECK(workloads >= 7);
 }
 
+/* The products add up to the forward FLOPs; a 2048 x 3072 output is 192
+ * tiles of 256 x 128 (or 384 of 128 x 128): two waves (four) on 108 SMs,
+ * 8/9 of them busy; the backward's input gradient (2048 x 8192: 512
+ * tiles, 5 waves) and weight gradient (8192 x 3072: 768 tiles in 8 waves,
+ * better 1536 half tiles in 15) both 512/540 busy. */
+static void test_gemm_efficiency(void)
+{
+    pp_transformer t = tiny();
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK(pp_cluster_workload_transformer(&t, false, &w, &err) == PP_OK);
+    for (int k = 0; k < w->layer_count; k++) {
+        const pp_cluster_layer *l = &w->layers[k];
+        double sum = 0;
+        for (int i = 0; i < l->gemm_count; i++)
+            sum += 2 * l->gemm[i].rows * l->gemm[i].inner * l->gemm[i].cols * l->gemm[i].count;
+        CHECK(close_to(sum, l->forward_flops));
+    }
+    pp_cluster_workload_free(w);
+    pp_hw_device_type a100 = {"a100", 312e12, 2e12, 80e9, 1.0, 1.0, 108, 256, 128, 0};
+    pp_cluster_layer one = {.gemm_count = 1};
+    one.gemm[0] = (pp_cluster_gemm){2048, 8192, 3072, 1, PP_CLUSTER_SPLIT_COLS};
+    CHECK(close_to(cluster_gemm_efficiency(&a100, &one, 1, 1, false), 8.0 / 9));
+    CHECK(close_to(cluster_gemm_efficiency(&a100, &one, 1, 1, true), 512.0 / 540));
+    a100.gemm_sms = 0;
+    CHECK(cluster_gemm_efficiency(&a100, &one, 1, 1, false) == 1.0);
+    CHECK(cluster_optimizer_time(&a100, 1e12) == 2e12 / 2e12);
+}
+
 int main(void)
 {
     test_tiny();
@@ -291,5 +321,6 @@ int main(void)
     test_text_errors();
     test_examples();
     test_every_example();
+    test_gemm_efficiency();
     return CHECK_DONE();
 }

@@ -148,6 +148,22 @@ static void test_calibration(void)
     pp_hw_catalog_free(cat);
 }
 
+/* The bundled A100 calibration's kernels' figures. */
+static void test_kernels(void)
+{
+    pp_hw_catalog *cat = builtin();
+    if (!cat)
+        return;
+    pp_error err = {0};
+    const char *path = PP_SOURCE_DIR "/examples/cluster/calibration-a100.json";
+    CHECK_EQ_INT(pp_hw_catalog_add_file(cat, path, &err), PP_OK);
+    const pp_hw_device_type *a100 = pp_hw_find(cat, "a100");
+    CHECK(a100->gemm_sms == 108 && a100->gemm_tile_rows == 256 && a100->gemm_tile_cols == 128);
+    CHECK(a100->streaming_efficiency == 0.88);
+    CHECK(pp_hw_find(cat, "H100-SXM")->gemm_sms == 0);
+    pp_hw_catalog_free(cat);
+}
+
 static void test_new_type(void)
 {
     pp_hw_catalog *cat = builtin();
@@ -205,6 +221,16 @@ static void test_malformed(void)
             "types[1].efficiency.memory: must be > 0");
     refused("{\"name\": \"a100\", \"efficiency\": {\"mem\": 0.5}}",
             "types[1].efficiency.mem: unknown key");
+    refused("{\"name\": \"a100\", \"kernels\": {\"tile\": [128]}}",
+            "types[1].kernels.tile: sms and the two tile sides must be whole numbers >= 1");
+    refused("{\"name\": \"a100\", \"kernels\": {\"sms\": 108, \"tile\": [128.5, 64]}}",
+            "types[1].kernels.tile: sms and the two tile sides");
+    refused("{\"name\": \"a100\", \"kernels\": {\"sms\": 107.5, \"tile\": [128, 64]}}",
+            "types[1].kernels.tile: sms and the two tile sides");
+    refused("{\"name\": \"a100\", \"kernels\": {\"streaming\": 1.5}}",
+            "types[1].kernels.streaming: must be > 0 and <= 1");
+    refused("{\"name\": \"a100\", \"kernels\": {\"smx\": 1}}",
+            "types[1].kernels.smx: unknown key");
     refused("{\"name\": \"a100\", \"source\": {\"peak_flops\": 3}}",
             "types[1].source.peak_flops: expected a string");
     refused("{\"name\": \"new\", \"peak_flops\": 1, \"memory_bandwidth\": 1}",
@@ -239,6 +265,7 @@ int main(void)
     test_aliases();
     test_sources();
     test_calibration();
+    test_kernels();
     test_new_type();
     test_malformed();
     return CHECK_DONE();

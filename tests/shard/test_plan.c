@@ -9,7 +9,7 @@
 #include "fixture.h"
 #include "parplan/shard_plan.h"
 
-static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0};
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
 
 static void test_both(const pp_shard_analysis *a, const pp_shard_mesh *mesh)
 {
