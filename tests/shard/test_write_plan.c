@@ -169,7 +169,7 @@ static void check_model(const char *path, const char *mesh_text)
 static void test_models(void)
 {
     static const char *const data[] = {"mlp", "attention", "conv", "conv1x1", "layers", "transpose_matmul",
-                                       "wide_mlp", "generic", "unknown_op", "moe", "bert_layer"};
+                                       "wide_mlp", "generic", "unknown_op", "moe", "bert_layer", "bert_layers"};
     for (size_t k = 0; k < sizeof data / sizeof data[0]; k++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s.mlir", PP_DATA_DIR, data[k]);
