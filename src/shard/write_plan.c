@@ -430,7 +430,8 @@ static char *result_constraints(planner *P, const pp_shard_func *f, const pp_sha
         snprintf(use, sizeof use, "%s%.*s#%d", P->prefix, (int)len, group, (int)j);
         for (int32_t k = 0; all && k < f->n_values; k++)
             if (strcmp(f->values[k].name, def + strlen(P->prefix)) == 0)
-                all = fail_at(P, op->src_start, "cannot name this op's results apart, a value is named", def);
+                all = fail_at(P, op->src_start, "cannot name this op's results apart: the module has a value named",
+                              f->values[k].name);
         if (all)
             constraint_text(P, op, def, use, sharding, &P->flat->values[v].type, &after);
         free(sharding);
