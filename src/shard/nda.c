@@ -308,8 +308,10 @@ static bool index_names(pp_shard_nda *nda, pp_error *err)
 
 /* Per flat value, 1 when it holds no data from the entry's arguments (a
  * constant, an iota, or computed from those alone) and is used more than
- * once. Flat ops come in definition order, so one pass sees every operand
- * before its user; a value not yet seen counts as data. */
+ * once. An op with a region (it may read values from above) or opaque to
+ * the reader counts as data whatever its operands. Flat ops come in
+ * definition order, so one pass sees every operand before its user; a
+ * value not yet seen counts as data. */
 static uint8_t *shared_constants(pp_shard_nda *nda, pp_error *err)
 {
     const pp_shard_flat *flat = nda->flat;
@@ -319,7 +321,9 @@ static uint8_t *shared_constants(pp_shard_nda *nda, pp_error *err)
         return NULL;
     for (int32_t i = 0; i < flat->n_ops; i++) {
         const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
-        bool no_data = op->kind == PP_SHARD_OP_CONSTANT || op->kind == PP_SHARD_OP_IOTA || op->n_operands > 0;
+        bool plain = op->kind != PP_SHARD_OP_OPAQUE && op->body_count == 0;
+        bool no_data = op->kind == PP_SHARD_OP_CONSTANT || op->kind == PP_SHARD_OP_IOTA ||
+                       (plain && op->n_operands > 0);
         for (int32_t k = 0; k < op->n_operands; k++)
             no_data = no_data && fixed[flat->ops[i].operands[k]];
         for (int32_t j = 0; j < op->n_results; j++)
