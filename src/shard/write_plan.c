@@ -334,21 +334,22 @@ static void constraint_text(planner *P, const pp_shard_op *op, const char *def, 
     shard_sb_str(b, type_text);
 }
 
-/* Op k's one tensor: its result renamed, the constraint after the op under the old name. */
-static bool edit_result(planner *P, const pp_shard_func *f, const pp_shard_op *op, int32_t flat_op, edits *E)
+/* Result j of an op, named at `at` in the text ("%name"): renamed, and the
+ * constraint after the op under the old name. */
+static bool edit_result(planner *P, const pp_shard_func *f, const pp_shard_op *op, int32_t flat_op, int32_t j,
+                        size_t at, edits *E)
 {
-    int32_t v = P->flat->ops[flat_op].results[0];
-    const char *name = f->values[op->results[0]].name;
+    int32_t v = P->flat->ops[flat_op].results[j];
+    const char *name = f->values[op->results[j]].name;
     size_t len = strlen(name);
     char *sharding = NULL;
     if (!value_sharding(P, v, &sharding))
         return false;
     if (!sharding)
         return true;
-    if (op->src_start + len + 1 > P->size || P->text[op->src_start] != '%' ||
-        memcmp(P->text + op->src_start + 1, name, len) != 0) {
+    if (at + len + 1 > P->size || P->text[at] != '%' || memcmp(P->text + at + 1, name, len) != 0) {
         free(sharding);
-        return fail_at(P, op->src_start, "expected the op's result name here:", name);
+        return fail_at(P, at, "expected the op's result name here:", name);
     }
     shard_sbuf renamed = {0}, after = {0};
     shard_sb_str(&renamed, "%");
@@ -361,8 +362,28 @@ static bool edit_result(planner *P, const pp_shard_func *f, const pp_shard_op *o
         free(r);
         return oom(P);
     }
-    return push_edit(P, E, op->src_start, op->src_start + len + 1, r) &&
-           push_edit(P, E, op->src_end, op->src_end, a);
+    return push_edit(P, E, at, at + len + 1, r) && push_edit(P, E, op->src_end, op->src_end, a);
+}
+
+/* An op whose results are written one name each ("%a, %b = ..."): each is
+ * renamed and constrained as a lone result is, in order. Names mixed with
+ * groups ("%a, %b:2 = ...") are left to propagation. */
+static bool edit_named_results(planner *P, const pp_shard_func *f, const pp_shard_op *op, int32_t flat_op, edits *E)
+{
+    for (int32_t j = 0; j < op->n_results; j++)
+        if (strchr(f->values[op->results[j]].name, '#'))
+            return true; /* groups mixed with names: left to propagation */
+    size_t at = op->src_start;
+    for (int32_t j = 0; j < op->n_results; j++) {
+        if (j > 0) {
+            at += 1 + strlen(f->values[op->results[j - 1]].name);
+            while (at < P->size && P->text[at] != '\0' && strchr(" \t\r\n,", P->text[at]))
+                at++;
+        }
+        if (!edit_result(P, f, op, flat_op, j, at, E))
+            return false;
+    }
+    return true;
 }
 
 /* The group name NAME of an op whose results read "NAME#0", "NAME#1", ...
@@ -449,8 +470,8 @@ static char *result_constraints(planner *P, const pp_shard_func *f, const pp_sha
  * %NAME#k, a name no constraint can take over. So the op's group is renamed
  * (%<prefix>NAME:K), a constraint after the op gives each result a name of
  * its own (%<prefix>NAME_k) and each use further on reads that name. An op
- * with a result that is not a tensor, or written "%a, %b = ...", is left
- * to propagation. */
+ * with a result that is not a tensor, or whose groups mix ("%a:2, %b"), is
+ * left to propagation. */
 static bool edit_results(planner *P, const pp_shard_func *f, const pp_shard_op *op, int32_t flat_op, edits *E)
 {
     size_t len = 0;
@@ -484,9 +505,11 @@ static bool path_edits(planner *P, int32_t p, edits *E)
         if (P->op_child[slot] >= 0)
             ok = edit_call(P, op, P->clone[P->op_child[slot]], E);
         else if (P->op_flat[slot] >= 0 && op->n_results == 1)
-            ok = edit_result(P, f, op, P->op_flat[slot], E);
-        else if (P->op_flat[slot] >= 0 && op->n_results > 1)
+            ok = edit_result(P, f, op, P->op_flat[slot], 0, op->src_start, E);
+        else if (P->op_flat[slot] >= 0 && op->n_results > 1 && strchr(f->values[op->results[0]].name, '#'))
             ok = edit_results(P, f, op, P->op_flat[slot], E);
+        else if (P->op_flat[slot] >= 0 && op->n_results > 1)
+            ok = edit_named_results(P, f, op, P->op_flat[slot], E);
     }
     return ok;
 }

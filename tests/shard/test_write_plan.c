@@ -4,7 +4,8 @@
  * copied once, each call calls its own copy, every tensor is annotated and
  * the text reads as worked out by hand. A tampered annotation is refused by
  * the check, naming the tensor. Ops with several results: each result
- * constrained under a name of its own, which its uses read. Then the IOPDDL bridge's plan (the one that
+ * constrained under a name of its own, which its uses read (or, written
+ * one name each, renamed and constrained one by one). Then the IOPDDL bridge's plan (the one that
  * shards intermediate tensors op by op) on every model of the repository and
  * of ../shared, in both formats: the module read back annotates every tensor
  * the plan fixes, counted independently here. */
@@ -159,6 +160,36 @@ static void test_multi_result(void)
     release(&A);
 }
 
+/* Results written one name each ("%s0, %s1 = ..."): renamed and
+ * constrained one by one, with no use to rewrite. */
+static void test_named_results(void)
+{
+    analysed A;
+    size_t size = 0;
+    char *text = read_text(PP_DATA_DIR "/named_results.mlir", &size);
+    if (!text || !open_model(&A, PP_DATA_DIR "/named_results.mlir")) {
+        free(text);
+        return;
+    }
+    pp_shard_mesh mesh = mesh_on("b=2,m=2", &dev, pp_shard_default_link());
+    uint8_t *axes = calloc((size_t)A.nda->n_names, 1);
+    axes[A.nda->tensors[A.flat->ops[2].results[0]].first] = 1; /* %s0 split over 'b' along its rows */
+    pp_shard_write_stats stats = {0};
+    char *out = write_plan(&A, &mesh, axes, PP_SHARD_FORMAT_GSPMD, text, size, &stats);
+    CHECK(stats.annotated == stats.tensors && stats.tensors == plan_tensors(&A));
+    const char *want[] = {"%ppw_s0, %ppw_s1 = \"stablehlo.sort\"(%0, %1) ({",
+                          "%s0 = stablehlo.custom_call @Sharding(%ppw_s0) {mhlo.sharding = \"{devices=[2,1,2]0,1,2,3 "
+                          "last_tile_dim_replicate}\"} : (tensor<8x128xf32>) -> tensor<8x128xf32>",
+                          "%s1 = stablehlo.custom_call @Sharding(%ppw_s1) {mhlo.sharding = \"{replicated}\"} : ",
+                          "%ppw_3 = stablehlo.convert %s1 : "};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+        CHECK(out && strstr(out, want[k]) != NULL);
+    free(out);
+    free(axes);
+    free(text);
+    release(&A);
+}
+
 /* A group %c:2 beside a value already named %c_0: the names the writer
  * would give the results are taken, and it says so instead of writing a
  * module that defines a name twice. */
@@ -227,7 +258,8 @@ static void check_model(const char *path, const char *mesh_text)
 static void test_models(void)
 {
     static const char *const data[] = {"mlp", "attention", "conv", "conv1x1", "layers", "transpose_matmul",
-                                       "wide_mlp", "generic", "unknown_op", "moe", "bert_layer", "bert_layers", "multi_result"};
+                                       "wide_mlp", "generic", "unknown_op", "moe", "bert_layer", "bert_layers", "multi_result",
+                                       "named_results"};
     for (size_t k = 0; k < sizeof data / sizeof data[0]; k++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s.mlir", PP_DATA_DIR, data[k]);
@@ -244,6 +276,7 @@ int main(void)
     test_layers();
     test_multi_result();
     test_multi_result_taken();
+    test_named_results();
     test_models();
     return CHECK_DONE();
 }
