@@ -306,7 +306,42 @@ static bool index_names(pp_shard_nda *nda, pp_error *err)
     return true;
 }
 
-/* M: each use's dims point back to its value's definition. */
+/* Per flat value, 1 when it holds no data from the entry's arguments (a
+ * constant, an iota, or computed from those alone) and is used more than
+ * once. An op with a region (it may read values from above) or opaque to
+ * the reader counts as data whatever its operands. Flat ops come in
+ * definition order, so one pass sees every operand before its user; a
+ * value not yet seen counts as data. */
+static uint8_t *shared_constants(pp_shard_nda *nda, pp_error *err)
+{
+    const pp_shard_flat *flat = nda->flat;
+    uint8_t *fixed = shard_nda_alloc(nda, (size_t)flat->n_values + 1, 1, err);
+    int32_t *uses = shard_nda_alloc(nda, (size_t)flat->n_values + 1, sizeof *uses, err);
+    if (!fixed || !uses)
+        return NULL;
+    for (int32_t i = 0; i < flat->n_ops; i++) {
+        const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
+        bool plain = op->kind != PP_SHARD_OP_OPAQUE && op->body_count == 0;
+        bool no_data = op->kind == PP_SHARD_OP_CONSTANT || op->kind == PP_SHARD_OP_IOTA ||
+                       (plain && op->n_operands > 0);
+        for (int32_t k = 0; k < op->n_operands; k++)
+            no_data = no_data && fixed[flat->ops[i].operands[k]];
+        for (int32_t j = 0; j < op->n_results; j++)
+            fixed[flat->ops[i].results[j]] = no_data;
+    }
+    for (int32_t t = flat->n_values; t < nda->n_tensors; t++)
+        uses[nda->tensors[t].value]++;
+    for (int32_t v = 0; v < flat->n_values; v++)
+        fixed[v] = fixed[v] && uses[v] > 1;
+    return fixed;
+}
+
+/* M: each use's dims point back to its value's definition, except the uses
+ * of a shared constant: each is its own copy. PyTorch exports write one
+ * constant for every layer (a `%cst : tensor<1x7x3072xf32>` in each MLP),
+ * and joining its uses would make one color of all the layers' MLP widths.
+ * A constant carries no layout of its own: bringing it to a sharded use is
+ * a local slice, which the cost model prices at nothing. */
 static bool build_map(pp_shard_nda *nda, pp_error *err)
 {
     int64_t n = 0;
@@ -314,10 +349,13 @@ static bool build_map(pp_shard_nda *nda, pp_error *err)
         n += nda->tensors[t].rank;
     nda->edge_def = shard_nda_alloc(nda, (size_t)n, sizeof(int32_t), err);
     nda->edge_use = shard_nda_alloc(nda, (size_t)n, sizeof(int32_t), err);
-    if (!nda->edge_def || !nda->edge_use)
+    const uint8_t *copied = shared_constants(nda, err);
+    if (!nda->edge_def || !nda->edge_use || !copied)
         return false;
     for (int32_t t = nda->flat->n_values; t < nda->n_tensors; t++) {
         const pp_shard_nda_tensor *u = &nda->tensors[t], *d = &nda->tensors[u->value];
+        if (copied[u->value])
+            continue;
         for (int32_t k = 0; k < u->rank; k++) {
             nda->edge_def[nda->n_edges] = d->first + k;
             nda->edge_use[nda->n_edges++] = u->first + k;

@@ -306,6 +306,30 @@ static bool skip_run(scan *S, const char *stops, bool one_group)
     return true;
 }
 
+/* Where a location glued to a type begins ("tensor<4xf32>loc(...)": MLIR's
+ * lexer reads two tokens there, the run of text one), else end. */
+static size_t glued_loc(const scan *S, size_t start, size_t end)
+{
+    int depth = 0;
+    for (size_t k = start; k < end; k++) {
+        char c = S->s[k];
+        if (c == '"') {
+            for (k++; k < end && S->s[k] != '"'; k++)
+                k += S->s[k] == '\\';
+            continue;
+        }
+        if (c == '-' && k + 1 < end && S->s[k + 1] == '>') {
+            k++;
+            continue;
+        }
+        depth += c != '\0' && strchr("([{<", c);
+        depth -= c != '\0' && strchr(")]}>", c);
+        if (depth == 0 && c == '>' && k + 5 <= end && memcmp(S->s + k + 1, "loc(", 4) == 0)
+            return k + 1;
+    }
+    return end;
+}
+
 static bool scan_type(scan *S, size_t *start, size_t *end)
 {
     skip_space(S);
@@ -314,7 +338,7 @@ static bool scan_type(scan *S, size_t *start, size_t *end)
         return false;
     if (S->pos == *start)
         return fail(S, S->pos, "expected a type");
-    *end = S->pos;
+    *end = S->pos = glued_loc(S, *start, S->pos);
     return true;
 }
 

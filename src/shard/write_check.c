@@ -254,12 +254,17 @@ static char *gspmd_attr(const char *attrs)
     return s;
 }
 
-static bool check_constraint(checker *C, const pp_shard_op *op, int32_t planned_op)
+/* Constraint i of the written module on result `result` of planned_op. */
+static bool check_constraint(checker *C, int32_t i, int32_t planned_op)
 {
+    const pp_shard_op *op = pp_shard_flat_op_of(C->flat, i);
     if (planned_op < 0)
         return fail(C, op->line, op->col, op->name, "a constraint before any op");
     const pp_shard_flat *planned = C->nda->flat;
-    int32_t v = planned->ops[planned_op].results[0];
+    int32_t result = C->flat->values[C->flat->ops[i].operands[0]].index;
+    if (result >= pp_shard_flat_op_of(planned, planned_op)->n_results)
+        return fail(C, op->line, op->col, op->name, "a constraint on a result the op does not have");
+    int32_t v = planned->ops[planned_op].results[result];
     char label[200];
     pp_shard_value_label(planned, v, label, sizeof label);
     if (C->format == PP_SHARD_FORMAT_SDY)
@@ -285,7 +290,7 @@ static bool check_ops(checker *C)
         if (inserted(C, i, prefix)) {
             if (C->flat->values[C->flat->ops[i].operands[0]].op != last)
                 return fail(C, op->line, op->col, op->name, "a constraint not right after the op it constrains");
-            if (!check_constraint(C, op, j - 1))
+            if (!check_constraint(C, i, j - 1))
                 return false;
             continue;
         }

@@ -8,6 +8,7 @@
  * preferred to attributes on the ops because they read the same on every op,
  * whatever its printed form, and are what JAX emits for
  * with_sharding_constraint. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,7 +303,9 @@ static void indent_of(const planner *P, size_t at, shard_sbuf *b)
     shard_sb_add(b, P->text + line, end - line);
 }
 
-static void constraint_text(planner *P, const pp_shard_op *op, const char *name, const char *sharding,
+/* "%def = <constraint> %use": the constraint on the value renamed `use`
+ * that takes the name `def` (both without '%'). */
+static void constraint_text(planner *P, const pp_shard_op *op, const char *def, const char *use, const char *sharding,
                             const pp_shard_type *type, shard_sbuf *b)
 {
     char type_text[512];
@@ -310,12 +313,11 @@ static void constraint_text(planner *P, const pp_shard_op *op, const char *name,
     shard_sb_str(b, "\n");
     indent_of(P, op->src_start, b);
     shard_sb_str(b, "%");
-    shard_sb_str(b, name);
+    shard_sb_str(b, def);
     if (P->format == PP_SHARD_FORMAT_SDY) {
         /* "#sdy.sharding<@mesh, [...]>" as an attribute; the op takes it without the prefix */
         shard_sb_str(b, " = sdy.sharding_constraint %");
-        shard_sb_str(b, P->prefix);
-        shard_sb_str(b, name);
+        shard_sb_str(b, use);
         shard_sb_str(b, " ");
         shard_sb_str(b, sharding + strlen("#sdy.sharding"));
         shard_sb_str(b, " : ");
@@ -323,8 +325,7 @@ static void constraint_text(planner *P, const pp_shard_op *op, const char *name,
         return;
     }
     shard_sb_str(b, " = stablehlo.custom_call @Sharding(%");
-    shard_sb_str(b, P->prefix);
-    shard_sb_str(b, name);
+    shard_sb_str(b, use);
     shard_sb_str(b, ") {mhlo.sharding = \"");
     shard_sb_str(b, sharding);
     shard_sb_str(b, "\"} : (");
@@ -333,35 +334,164 @@ static void constraint_text(planner *P, const pp_shard_op *op, const char *name,
     shard_sb_str(b, type_text);
 }
 
-/* Op k's one tensor: its result renamed, the constraint after the op under the old name. */
-static bool edit_result(planner *P, const pp_shard_func *f, const pp_shard_op *op, int32_t flat_op, edits *E)
+/* Result j of an op, named at `at` in the text ("%name"): renamed, and the
+ * constraint after the op under the old name. */
+static bool edit_result(planner *P, const pp_shard_func *f, const pp_shard_op *op, int32_t flat_op, int32_t j,
+                        size_t at, edits *E)
 {
-    int32_t v = P->flat->ops[flat_op].results[0];
-    const char *name = f->values[op->results[0]].name;
+    int32_t v = P->flat->ops[flat_op].results[j];
+    const char *name = f->values[op->results[j]].name;
     size_t len = strlen(name);
     char *sharding = NULL;
     if (!value_sharding(P, v, &sharding))
         return false;
     if (!sharding)
         return true;
-    if (op->src_start + len + 1 > P->size || P->text[op->src_start] != '%' ||
-        memcmp(P->text + op->src_start + 1, name, len) != 0) {
+    if (at + len + 1 > P->size || P->text[at] != '%' || memcmp(P->text + at + 1, name, len) != 0) {
         free(sharding);
-        return fail_at(P, op->src_start, "expected the op's result name here:", name);
+        return fail_at(P, at, "expected the op's result name here:", name);
     }
     shard_sbuf renamed = {0}, after = {0};
     shard_sb_str(&renamed, "%");
     shard_sb_str(&renamed, P->prefix);
     shard_sb_str(&renamed, name);
-    constraint_text(P, op, name, sharding, &P->flat->values[v].type, &after);
+    constraint_text(P, op, name, renamed.s ? renamed.s + 1 : "", sharding, &P->flat->values[v].type, &after);
     free(sharding);
     char *r = NULL, *a = NULL;
     if (shard_sb_take(&renamed, &r, P->err) != PP_OK || shard_sb_take(&after, &a, P->err) != PP_OK) {
         free(r);
         return oom(P);
     }
-    return push_edit(P, E, op->src_start, op->src_start + len + 1, r) &&
-           push_edit(P, E, op->src_end, op->src_end, a);
+    return push_edit(P, E, at, at + len + 1, r) && push_edit(P, E, op->src_end, op->src_end, a);
+}
+
+/* An op whose results are written one name each ("%a, %b = ..."): each is
+ * renamed and constrained as a lone result is, in order. Names mixed with
+ * groups ("%a, %b:2 = ...") are left to propagation. */
+static bool edit_named_results(planner *P, const pp_shard_func *f, const pp_shard_op *op, int32_t flat_op, edits *E)
+{
+    for (int32_t j = 0; j < op->n_results; j++)
+        if (strchr(f->values[op->results[j]].name, '#'))
+            return true; /* groups mixed with names: left to propagation */
+    size_t at = op->src_start;
+    for (int32_t j = 0; j < op->n_results; j++) {
+        if (j > 0) {
+            at += 1 + strlen(f->values[op->results[j - 1]].name);
+            while (at < P->size && P->text[at] != '\0' && strchr(" \t\r\n,", P->text[at]))
+                at++;
+        }
+        if (!edit_result(P, f, op, flat_op, j, at, E))
+            return false;
+    }
+    return true;
+}
+
+/* The group name NAME of an op whose results read "NAME#0", "NAME#1", ...
+ * (written "%NAME:K = ..."), its length in *len; NULL for any other form. */
+static const char *group_name(const pp_shard_func *f, const pp_shard_op *op, size_t *len)
+{
+    const char *name = f->values[op->results[0]].name, *hash = strchr(name, '#');
+    if (!hash)
+        return NULL;
+    *len = (size_t)(hash - name);
+    for (int32_t j = 0; j < op->n_results; j++) {
+        const char *r = f->values[op->results[j]].name;
+        if (strncmp(r, name, *len + 1) != 0 || atoi(r + *len + 1) != j)
+            return NULL;
+    }
+    return name;
+}
+
+static bool name_char(char c)
+{
+    return strchr("_.$-", c) || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+
+/* "%NAME_k" of result k, without the '%' when bare. */
+static char *result_name(const planner *P, const char *group, size_t len, int32_t k, bool bare)
+{
+    size_t n = strlen(P->prefix) + len + 16;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s%.*s_%d", bare ? "" : "%", P->prefix, (int)len, group, (int)k);
+    return s;
+}
+
+/* Every use "%NAME#k" after the op, up to the function's end, reads %<prefix>NAME_k. */
+static bool edit_uses(planner *P, const pp_shard_func *f, const pp_shard_op *op, const char *group, size_t len,
+                      edits *E)
+{
+    for (size_t at = op->src_end; at + len + 2 < f->src_end; at++) {
+        const char *t = P->text + at;
+        if (t[0] != '%' || memcmp(t + 1, group, len) != 0 || t[len + 1] != '#' || !isdigit((unsigned char)t[len + 2]))
+            continue;
+        char *end;
+        long k = strtol(t + len + 2, &end, 10);
+        if (k >= op->n_results || name_char(*end))
+            continue;
+        if (!push_edit(P, E, at, (size_t)(end - P->text), result_name(P, group, len, (int32_t)k, false)))
+            return false;
+        at = (size_t)(end - P->text) - 1;
+    }
+    return true;
+}
+
+/* The constraints after an op with several results, one per result, each
+ * taking the name %<prefix>NAME_k; NULL with P->status still PP_OK when a
+ * result is not a tensor. */
+static char *result_constraints(planner *P, const pp_shard_func *f, const pp_shard_op *op, int32_t flat_op,
+                                const char *group, size_t len)
+{
+    shard_sbuf after = {0};
+    bool all = true;
+    for (int32_t j = 0; all && j < op->n_results; j++) {
+        int32_t v = P->flat->ops[flat_op].results[j];
+        char *sharding = NULL, *def = result_name(P, group, len, j, true), use[300];
+        all = value_sharding(P, v, &sharding) && sharding && (def || oom(P));
+        snprintf(use, sizeof use, "%s%.*s#%d", P->prefix, (int)len, group, (int)j);
+        for (int32_t k = 0; all && k < f->n_values; k++)
+            if (strcmp(f->values[k].name, def + strlen(P->prefix)) == 0)
+                all = fail_at(P, op->src_start, "cannot name this op's results apart: the module has a value named",
+                              f->values[k].name);
+        if (all)
+            constraint_text(P, op, def, use, sharding, &P->flat->values[v].type, &after);
+        free(sharding);
+        free(def);
+    }
+    char *text = NULL;
+    if (!all)
+        free(after.s);
+    else if (shard_sb_take(&after, &text, P->err) != PP_OK)
+        oom(P);
+    return text;
+}
+
+/* An op with several results, written "%NAME:K = ...": its uses read
+ * %NAME#k, a name no constraint can take over. So the op's group is renamed
+ * (%<prefix>NAME:K), a constraint after the op gives each result a name of
+ * its own (%<prefix>NAME_k) and each use further on reads that name. An op
+ * with a result that is not a tensor, or whose groups mix ("%a:2, %b"), is
+ * left to propagation. */
+static bool edit_results(planner *P, const pp_shard_func *f, const pp_shard_op *op, int32_t flat_op, edits *E)
+{
+    size_t len = 0;
+    const char *group = group_name(f, op, &len);
+    if (!group)
+        return true;
+    if (P->text[op->src_start] != '%' || memcmp(P->text + op->src_start + 1, group, len) != 0 ||
+        P->text[op->src_start + 1 + len] != ':')
+        return fail_at(P, op->src_start, "expected the op's results here:", group);
+    char *after = result_constraints(P, f, op, flat_op, group, len);
+    if (!after)
+        return P->status == PP_OK;
+    char *prefix = malloc(strlen(P->prefix) + 1);
+    if (prefix)
+        strcpy(prefix, P->prefix);
+    if (!push_edit(P, E, op->src_end, op->src_end, after)) {
+        free(prefix);
+        return false;
+    }
+    return push_edit(P, E, op->src_start + 1, op->src_start + 1, prefix) && edit_uses(P, f, op, group, len, E);
 }
 
 /* The edits of path p's function text for the layouts of p. */
@@ -375,7 +505,11 @@ static bool path_edits(planner *P, int32_t p, edits *E)
         if (P->op_child[slot] >= 0)
             ok = edit_call(P, op, P->clone[P->op_child[slot]], E);
         else if (P->op_flat[slot] >= 0 && op->n_results == 1)
-            ok = edit_result(P, f, op, P->op_flat[slot], E);
+            ok = edit_result(P, f, op, P->op_flat[slot], 0, op->src_start, E);
+        else if (P->op_flat[slot] >= 0 && op->n_results > 1 && strchr(f->values[op->results[0]].name, '#'))
+            ok = edit_results(P, f, op, P->op_flat[slot], E);
+        else if (P->op_flat[slot] >= 0 && op->n_results > 1)
+            ok = edit_named_results(P, f, op, P->op_flat[slot], E);
     }
     return ok;
 }

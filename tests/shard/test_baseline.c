@@ -7,7 +7,8 @@
  * baseline that applies. A residual MLP, whose weights each hold two
  * Megatron colors (d_model and the hidden width): Megatron takes the wider
  * only, where it used to ask one axis for both. A BERT-like layer whose
- * heads appear only after reshapes: Megatron applies. The chess model: integer
+ * heads appear only after reshapes: Megatron applies; two such layers
+ * sharing constants, as PyTorch exports them: Megatron per layer. The chess model: integer
  * token ids are not a parameter, and expert parallelism says why it does
  * not apply. */
 #include <stdlib.h>
@@ -72,6 +73,35 @@ static void test_moe_fsdp(const analysed *A)
     free(axes);
 }
 
+/* Every baseline that applies on the mesh, priced; the plan is no slower
+ * than any of them. Returns how many applied. */
+static int plan_beats_baselines(const analysed *A, const pp_shard_mesh *mesh, const pp_shard_plan_result *r)
+{
+    pp_status (*states[])(const pp_shard_nda *, const pp_shard_mesh *, pp_shard_state *, pp_error *) = {
+        pp_shard_baseline_data_parallel, pp_shard_baseline_megatron, pp_shard_baseline_combined,
+        pp_shard_baseline_expert};
+    int applied = 0;
+    for (size_t k = 0; k < sizeof states / sizeof states[0]; k++) {
+        pp_shard_state s;
+        pp_shard_cost c;
+        pp_error e = {0};
+        if (states[k](A->nda, mesh, &s, &e) != PP_OK || pp_shard_cost_eval(A->flat, A->nda, mesh, &s, &c, &e) != PP_OK)
+            continue;
+        applied++;
+        CHECK(r->cost.runtime <= c.runtime);
+    }
+    uint8_t *axes = calloc((size_t)A->nda->n_names, 1);
+    pp_shard_cost c;
+    pp_error e = {0};
+    if (pp_shard_baseline_fsdp(A->nda, mesh, axes, &e) == PP_OK &&
+        pp_shard_cost_eval_layout(A->flat, A->nda, mesh, axes, &c, &e) == PP_OK) {
+        applied++;
+        CHECK(r->cost.runtime <= c.runtime);
+    }
+    free(axes);
+    return applied;
+}
+
 /* The plan on 2 x 4 against every baseline that applies. */
 static void test_moe_plan(const analysed *A)
 {
@@ -83,26 +113,8 @@ static void test_moe_plan(const analysed *A)
     pp_shard_plan_result r;
     pp_error err = {0};
     CHECK(pp_shard_plan(A->flat, A->nda, &mesh, &o, NULL, &r, &err) == PP_OK);
-    pp_status (*states[])(const pp_shard_nda *, const pp_shard_mesh *, pp_shard_state *, pp_error *) = {
-        pp_shard_baseline_data_parallel, pp_shard_baseline_megatron, pp_shard_baseline_combined,
-        pp_shard_baseline_expert};
-    int applied = 0;
-    for (size_t k = 0; k < sizeof states / sizeof states[0]; k++) {
-        pp_shard_state s;
-        pp_shard_cost c;
-        pp_error e = {0};
-        if (states[k](A->nda, &mesh, &s, &e) != PP_OK || pp_shard_cost_eval(A->flat, A->nda, &mesh, &s, &c, &e) != PP_OK)
-            continue;
-        applied++;
-        CHECK(r.fits && r.cost.runtime <= c.runtime);
-    }
-    CHECK(applied == 4);
-    uint8_t *axes = calloc((size_t)A->nda->n_names, 1);
-    pp_shard_cost c;
-    CHECK(pp_shard_baseline_fsdp(A->nda, &mesh, axes, &err) == PP_OK &&
-          pp_shard_cost_eval_layout(A->flat, A->nda, &mesh, axes, &c, &err) == PP_OK);
-    CHECK(r.cost.runtime <= c.runtime);
-    free(axes);
+    CHECK(r.fits);
+    CHECK(plan_beats_baselines(A, &mesh, &r) == 5);
     pp_shard_plan_free(&r);
 }
 
@@ -171,6 +183,58 @@ static void test_bert(void)
     release(&A);
 }
 
+/* The slot of color c in copy 0 of the first layer group, or -1. */
+static int32_t layer_slot(const analysed *A, int32_t c)
+{
+    const pp_shard_nda_layers *g = &A->nda->layer_groups[0];
+    for (int32_t j = 0; j < g->n_copy_colors; j++)
+        if (g->color_map[j] == c)
+            return j;
+    return -1;
+}
+
+/* Two BERT-like layers sharing constants (data/bert_layers.mlir): the
+ * GELU's 0.5 at the MLP's shape and the scores' scale, written once and
+ * used by both layers as PyTorch exports write them. Each layer's MLP width
+ * is its own color all the same, mirrored by the layer group, and Megatron
+ * shards the MLP and the heads of each layer over m: 6 actions a layer. The
+ * plan on 2 x 4 fits the device and is no slower than the baselines. */
+static void test_bert_shared_constants(void)
+{
+    analysed A;
+    if (!open_model(&A, PP_DATA_DIR "/bert_layers.mlir"))
+        return;
+    int32_t mlp0 = color_of(&A, 4, 1), mlp1 = color_of(&A, 10, 1); /* %w10, %w11: [32, 64] */
+    CHECK(mlp0 != mlp1 && A.nda->colors[mlp0].size == 64);
+    CHECK(A.nda->n_layer_groups == 1 && A.nda->layer_groups[0].copies == 2);
+    int32_t slot = layer_slot(&A, mlp0);
+    CHECK(slot >= 0 && A.nda->layer_groups[0].color_map[A.nda->layer_groups[0].n_copy_colors + slot] == mlp1);
+    pp_shard_mesh mesh = mesh_of("b=2,m=4");
+    pp_shard_state s;
+    pp_error err = {0};
+    CHECK(pp_shard_baseline_megatron(A.nda, &mesh, &s, &err) == PP_OK);
+    CHECK(s.n == 12);
+    int32_t q4_0 = A.flat->ops[6].results[0], q4_1 = A.flat->ops[28].results[0]; /* reshapes of %q0, %q1 */
+    int32_t want[4] = {mlp0, mlp1, color_of(&A, q4_0, 2), color_of(&A, q4_1, 2)};
+    CHECK(want[2] != want[3] && A.nda->colors[want[2]].size == 4);
+    for (int k = 0; k < 4; k++) {
+        bool found = false;
+        for (int32_t j = 0; j < s.n; j++)
+            found |= s.actions[j].color == want[k] && s.actions[j].axis == 1;
+        CHECK(found);
+    }
+    pp_shard_plan_options o;
+    pp_shard_plan_options_default(&o);
+    o.threads = 1;
+    o.timeout = 10;
+    pp_shard_plan_result r;
+    CHECK(pp_shard_plan(A.flat, A.nda, &mesh, &o, NULL, &r, &err) == PP_OK);
+    CHECK(r.fits);
+    CHECK(plan_beats_baselines(&A, &mesh, &r) >= 2); /* Megatron, and data parallel + Megatron */
+    pp_shard_plan_free(&r);
+    release(&A);
+}
+
 static void test_chess(void)
 {
     analysed A;
@@ -201,6 +265,7 @@ int main(void)
     }
     test_megatron_apart();
     test_bert();
+    test_bert_shared_constants();
     test_chess();
     return CHECK_DONE();
 }

@@ -3,7 +3,8 @@
  * and 4 (its colors and the identities the paper lists), the transpose-matmul
  * conflict of section 3.3, the attention of figure 5 (five conflicts in one
  * compatibility set, two resolutions, the resharding each implies counted
- * here independently), single op rules on small modules, and the shared
+ * here independently), single op rules on small modules, a constant two
+ * matmuls' outputs share (a copy per use), and the shared
  * models (searchless_chess_9m's eight inline layers as one group). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,12 +442,45 @@ static void test_inline_layers(void)
     release(&A);
 }
 
+/* Values holding no data from the arguments: one used once keeps its
+ * definition joined to its use (%c with %x's dims); one used by two matmuls'
+ * outputs (%s, the broadcast of a scalar, as PyTorch exports share a
+ * constant among layers) is a copy per use, so the two widths it meets stay
+ * two colors and its definition is a color of its own. */
+static const char SHARED_CONSTANT[] =
+    "func.func @main(%x: tensor<8x16xf32>, %w1: tensor<16x64xf32>, %w2: tensor<16x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x16xf32>) {\n"
+    "  %c = stablehlo.constant dense<1.0> : tensor<8x16xf32>\n"
+    "  %x1 = stablehlo.add %x, %c : tensor<8x16xf32>\n"
+    "  %h = stablehlo.constant dense<0.5> : tensor<f32>\n"
+    "  %s = stablehlo.broadcast_in_dim %h, dims = [] : (tensor<f32>) -> tensor<8x64xf32>\n"
+    "  %a = stablehlo.dot_general %x1, %w1, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x64xf32>) -> tensor<8x64xf32>\n"
+    "  %b = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0] : (tensor<8x16xf32>, tensor<16x64xf32>) -> tensor<8x64xf32>\n"
+    "  %a2 = stablehlo.multiply %a, %s : tensor<8x64xf32>\n"
+    "  %b2 = stablehlo.multiply %b, %s : tensor<8x64xf32>\n"
+    "  return %a2, %b2, %x1 : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x16xf32>\n"
+    "}\n";
+
+static void test_shared_constant(void)
+{
+    analysed A;
+    if (!analyse_text(&A, SHARED_CONSTANT))
+        return;
+    int32_t x = val(&A, "x"), c = val(&A, "c"), s = val(&A, "s"), w1 = val(&A, "w1"), w2 = val(&A, "w2");
+    CHECK(color(&A, c, 0) == color(&A, x, 0) && color(&A, c, 1) == color(&A, x, 1));
+    CHECK(color(&A, w1, 1) != color(&A, w2, 1));
+    CHECK(color(&A, use(&A, "a2", 1), 1) == color(&A, w1, 1));
+    CHECK(color(&A, use(&A, "b2", 1), 1) == color(&A, w2, 1));
+    CHECK(color(&A, s, 1) != color(&A, w1, 1) && color(&A, s, 1) != color(&A, w2, 1));
+    release(&A);
+}
+
 int main(void)
 {
     test_mlp();
     test_transpose_matmul();
     test_attention();
     test_rules();
+    test_shared_constant();
     test_inline_layers();
     test_chess();
     test_resnet();

@@ -2,7 +2,8 @@
  * Shardy texts of single tensors worked by hand; the MLP and attention of
  * paper 004 with hand-written layouts in both formats, the whole output
  * compared with the input whose signature line is replaced by the expected
- * one, then read back; a signature with every awkward piece of syntax;
+ * one, then read back; a signature with every awkward piece of syntax
+ * (a location glued to a type among them);
  * errors with their positions; the module's mhlo.num_partitions replaced,
  * added to its dictionary or in a new one; the chess model under the
  * Megatron baseline written in both formats and read back. */
@@ -459,6 +460,38 @@ static void test_nested_type(const model *M)
     release(&B);
 }
 
+/* A location glued to an argument's type without a dictionary
+ * ("tensor<f32>loc(...)", two tokens to MLIR): the sharding goes between
+ * them, where MLIR's grammar puts the dictionary, and the text reads back. */
+static void test_glued_loc(const model *M)
+{
+    const char *from = "%arg2: tensor<f32> {},", *to = "%arg2: tensor<f32>loc(\"z\":3:4),";
+    model B;
+    char *text = replaced(tricky, from, to);
+    if (!open_text(&B, "glued.mlir", text, strlen(text)))
+        return release(&B);
+    if (B.nda->n_names == M->nda->n_names)
+        memcpy(B.axes, M->axes, (size_t)M->nda->n_names);
+    for (int sdy = 0; sdy < 2; sdy++) {
+        char *out = write(&B, "b=2,m=4", sdy ? PP_SHARD_FORMAT_SDY : PP_SHARD_FORMAT_GSPMD);
+        char *want = tricky_want(tricky, 6, 11, sdy ? tricky_sdy : tricky_gspmd);
+        const char *entry = sdy ? "{sdy.sharding = #sdy.sharding<@mesh, []>}" : "{mhlo.sharding = \"{replicated}\"}";
+        char was[200], now[200];
+        snprintf(was, sizeof was, "%%arg2: tensor<f32> %s,", entry);
+        snprintf(now, sizeof now, "%%arg2: tensor<f32> %sloc(\"z\":3:4),", entry);
+        char *want_glued = replaced(want, was, now);
+        CHECK(out && strcmp(out, want_glued) == 0);
+        pp_shard_module *m = NULL;
+        pp_error err = {0};
+        CHECK(out && pp_shard_module_parse("back.mlir", out, strlen(out), &m, &err) == PP_OK);
+        pp_shard_module_free(m);
+        free(out);
+        free(want_glued);
+        free(want);
+    }
+    release(&B);
+}
+
 static void test_tricky(void)
 {
     model M;
@@ -495,6 +528,7 @@ static void test_tricky(void)
     free(out);
     free(want);
     test_nested_type(&M);
+    test_glued_loc(&M);
     release(&M);
 }
 

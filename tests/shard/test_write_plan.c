@@ -3,7 +3,9 @@
  * two-layer model that differs between the layers: the layer function is
  * copied once, each call calls its own copy, every tensor is annotated and
  * the text reads as worked out by hand. A tampered annotation is refused by
- * the check, naming the tensor. Then the IOPDDL bridge's plan (the one that
+ * the check, naming the tensor. Ops with several results: each result
+ * constrained under a name of its own, which its uses read (or, written
+ * one name each, renamed and constrained one by one). Then the IOPDDL bridge's plan (the one that
  * shards intermediate tensors op by op) on every model of the repository and
  * of ../shared, in both formats: the module read back annotates every tensor
  * the plan fixes, counted independently here. */
@@ -42,18 +44,6 @@ static int32_t plan_tensors(const analysed *A)
         n += A->flat->values[v].type.rank >= 0;
     for (int32_t k = 0; k < A->flat->n_outputs; k++)
         n += A->flat->values[A->flat->outputs[k]].type.rank >= 0;
-    return n;
-}
-
-/* Tensors of ops with several results, which the writer leaves to propagation. */
-static int32_t multi_result_tensors(const analysed *A)
-{
-    int32_t n = 0;
-    for (int32_t i = 0; i < A->flat->n_ops; i++) {
-        const pp_shard_op *op = pp_shard_flat_op_of(A->flat, i);
-        for (int32_t j = 0; op->n_results > 1 && j < op->n_results; j++)
-            n += A->flat->values[A->flat->ops[i].results[j]].type.rank >= 0;
-    }
     return n;
 }
 
@@ -127,6 +117,105 @@ static void test_layers(void)
     release(&A);
 }
 
+/* Ops with several results (data/multi_result.mlir): a sort of two operands
+ * and a while. The while's tensor result split over 'b', the rest
+ * replicated: each op's group is renamed, each result gets a constraint and
+ * a name of its own, and the uses (%2#1, %5#1) read those names. */
+static void test_multi_result(void)
+{
+    analysed A;
+    size_t size = 0;
+    char *text = read_text(PP_DATA_DIR "/multi_result.mlir", &size);
+    if (!text || !open_model(&A, PP_DATA_DIR "/multi_result.mlir")) {
+        free(text);
+        return;
+    }
+    pp_shard_mesh mesh = mesh_on("b=2,m=2", &dev, pp_shard_default_link());
+    uint8_t *axes = calloc((size_t)A.nda->n_names, 1);
+    CHECK(strcmp(pp_shard_flat_op_of(A.flat, 6)->name, "stablehlo.while") == 0);
+    axes[A.nda->tensors[A.flat->ops[6].results[1]].first] = 1;
+    pp_shard_write_stats stats = {0};
+    char *out = write_plan(&A, &mesh, axes, PP_SHARD_FORMAT_GSPMD, text, size, &stats);
+    CHECK(stats.annotated == stats.tensors && stats.tensors == plan_tensors(&A));
+    const char *want[] = {
+        "%ppw_2:2 = \"stablehlo.sort\"(%0, %1) ({",
+        "%ppw_2_1 = stablehlo.custom_call @Sharding(%ppw_2#1) {mhlo.sharding = \"{replicated}\"} : "
+        "(tensor<8x128xi32>) -> tensor<8x128xi32>",
+        "%ppw_3 = stablehlo.convert %ppw_2_1 : ",
+        "%ppw_4 = stablehlo.add %ppw_2_0, %3 : ",
+        "%ppw_5:2 = stablehlo.while(%iterArg = %c, %iterArg_0 = %4)",
+        "%ppw_5_1 = stablehlo.custom_call @Sharding(%ppw_5#1) {mhlo.sharding = \"{devices=[2,1,2]0,1,2,3 "
+        "last_tile_dim_replicate}\"} : (tensor<8x128xf32>) -> tensor<8x128xf32>",
+        "%ppw_7 = stablehlo.multiply %ppw_5_1, %4 : "};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+        CHECK(out && strstr(out, want[k]) != NULL);
+    free(out);
+    out = write_plan(&A, &mesh, axes, PP_SHARD_FORMAT_SDY, text, size, &stats);
+    CHECK(stats.annotated == stats.tensors);
+    CHECK(out && strstr(out, "%ppw_5_1 = sdy.sharding_constraint %ppw_5#1 <@mesh, [{\"b\"}, {}]> : "
+                             "tensor<8x128xf32>") != NULL);
+    free(out);
+    free(axes);
+    free(text);
+    release(&A);
+}
+
+/* Results written one name each ("%s0, %s1 = ..."): renamed and
+ * constrained one by one, with no use to rewrite. */
+static void test_named_results(void)
+{
+    analysed A;
+    size_t size = 0;
+    char *text = read_text(PP_DATA_DIR "/named_results.mlir", &size);
+    if (!text || !open_model(&A, PP_DATA_DIR "/named_results.mlir")) {
+        free(text);
+        return;
+    }
+    pp_shard_mesh mesh = mesh_on("b=2,m=2", &dev, pp_shard_default_link());
+    uint8_t *axes = calloc((size_t)A.nda->n_names, 1);
+    axes[A.nda->tensors[A.flat->ops[2].results[0]].first] = 1; /* %s0 split over 'b' along its rows */
+    pp_shard_write_stats stats = {0};
+    char *out = write_plan(&A, &mesh, axes, PP_SHARD_FORMAT_GSPMD, text, size, &stats);
+    CHECK(stats.annotated == stats.tensors && stats.tensors == plan_tensors(&A));
+    const char *want[] = {"%ppw_s0, %ppw_s1 = \"stablehlo.sort\"(%0, %1) ({",
+                          "%s0 = stablehlo.custom_call @Sharding(%ppw_s0) {mhlo.sharding = \"{devices=[2,1,2]0,1,2,3 "
+                          "last_tile_dim_replicate}\"} : (tensor<8x128xf32>) -> tensor<8x128xf32>",
+                          "%s1 = stablehlo.custom_call @Sharding(%ppw_s1) {mhlo.sharding = \"{replicated}\"} : ",
+                          "%ppw_3 = stablehlo.convert %s1 : "};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+        CHECK(out && strstr(out, want[k]) != NULL);
+    free(out);
+    free(axes);
+    free(text);
+    release(&A);
+}
+
+/* A group %c:2 beside a value already named %c_0: the names the writer
+ * would give the results are taken, and it says so instead of writing a
+ * module that defines a name twice. */
+static void test_multi_result_taken(void)
+{
+    static const char text[] =
+        "func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {\n"
+        "  %c:2 = \"foo.pair\"(%x) : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)\n"
+        "  %c_0 = stablehlo.add %c#0, %c#1 : tensor<4x8xf32>\n"
+        "  return %c_0 : tensor<4x8xf32>\n"
+        "}\n";
+    analysed A;
+    if (!open_text(&A, text))
+        return;
+    pp_shard_mesh mesh = mesh_on("b=2", &dev, pp_shard_default_link());
+    uint8_t *axes = calloc((size_t)A.nda->n_names, 1);
+    pp_error err = {0};
+    char *out = NULL;
+    size_t out_size = 0;
+    CHECK(pp_shard_write_plan(A.nda, &mesh, axes, PP_SHARD_FORMAT_GSPMD, text, sizeof text - 1, &out, &out_size, NULL,
+                              &err) == PP_EINPUT);
+    CHECK(out == NULL && strstr(err.message, ":2:3: cannot name this op's results apart") != NULL);
+    free(axes);
+    release(&A);
+}
+
 /* The bridge's plan on a model, written in both formats and read back. */
 static void check_model(const char *path, const char *mesh_text)
 {
@@ -150,15 +239,15 @@ static void check_model(const char *path, const char *mesh_text)
     if (st != PP_OK)
         fprintf(stderr, "%s: %s\n", path, err.message);
     CHECK(st == PP_OK);
-    int32_t want = plan_tensors(&A), multi = multi_result_tensors(&A);
+    int32_t want = plan_tensors(&A);
     for (int f = 0; st == PP_OK && f < 2; f++) {
         pp_shard_write_stats stats = {0};
         char *out = write_plan(&A, &mesh, plan.axes, f ? PP_SHARD_FORMAT_SDY : PP_SHARD_FORMAT_GSPMD, text, size,
                                &stats);
-        fprintf(stderr, "%s %s on %s: %d of %d tensors annotated (%d of several-result ops), %d copies\n", path,
-                f ? "sdy" : "gspmd", mesh_text, (int)stats.annotated, (int)want, (int)multi, (int)stats.copies);
+        fprintf(stderr, "%s %s on %s: %d of %d tensors annotated, %d copies\n", path, f ? "sdy" : "gspmd",
+                mesh_text, (int)stats.annotated, (int)want, (int)stats.copies);
         CHECK(stats.tensors == want);
-        CHECK(stats.annotated == want - multi);
+        CHECK(stats.annotated == want);
         free(out);
     }
     pp_shard_bridge_plan_free(&plan);
@@ -169,7 +258,8 @@ static void check_model(const char *path, const char *mesh_text)
 static void test_models(void)
 {
     static const char *const data[] = {"mlp", "attention", "conv", "conv1x1", "layers", "transpose_matmul",
-                                       "wide_mlp", "generic", "unknown_op", "moe", "bert_layer"};
+                                       "wide_mlp", "generic", "unknown_op", "moe", "bert_layer", "bert_layers", "multi_result",
+                                       "named_results"};
     for (size_t k = 0; k < sizeof data / sizeof data[0]; k++) {
         char path[512];
         snprintf(path, sizeof path, "%s/%s.mlir", PP_DATA_DIR, data[k]);
@@ -184,6 +274,9 @@ static void test_models(void)
 int main(void)
 {
     test_layers();
+    test_multi_result();
+    test_multi_result_taken();
+    test_named_results();
     test_models();
     return CHECK_DONE();
 }
