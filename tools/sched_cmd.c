@@ -31,7 +31,9 @@ const char check_schedule_usage[] =
     "parplan check-schedule PROBLEM SCHEDULE [--json]\n"
     "  Checks SCHEDULE against PROBLEM: every op once on an allowed device for its duration,\n"
     "  precedence with transfers on existing channels, no overlap on a device or channel, memory\n"
-    "  within capacity at all times. Prints the makespan, bubbles and peak memory per device.\n"
+    "  within capacity at all times, and a stated \"makespan\" equal to the latest end. Times\n"
+    "  compare within 1e-9 x max(1, the problem's summed durations and comm times).\n"
+    "  Prints the makespan, bubbles and peak memory per device.\n"
     "  Exit 0 if valid, 1 if not, 2 if a file is malformed.";
 
 const char gen_usage[] =
@@ -329,7 +331,7 @@ static int gen_pipeline(int argc, char **argv)
             have_scheme = true;
         else if (strcmp(a, "--mem-act") == 0 && cli_parse_double(v, &spec.mem_act))
             ;
-        else if (strcmp(a, "--param-mem") == 0 && cli_parse_double(v, &spec.param_mem))
+        else if (strcmp(a, "--param-mem") == 0 && cli_parse_double(v, &spec.param_mem) && spec.param_mem > 0)
             ;
         else if (strcmp(a, "--comm") == 0 && cli_parse_double(v, &spec.comm))
             ;

@@ -87,6 +87,7 @@ typedef struct pp_sched_schedule {
     int *device;
     double *start, *end;
     double *transfer_start, *transfer_end;
+    double stated_makespan;  /* the file's "makespan" when one was read, else NAN: checked */
 } pp_sched_schedule;
 
 pp_sched_schedule *pp_sched_schedule_new(const pp_sched_problem *p);
@@ -94,8 +95,11 @@ void pp_sched_schedule_free(pp_sched_schedule *s);
 void pp_sched_schedule_copy(pp_sched_schedule *to, const pp_sched_schedule *from);
 double pp_sched_makespan(const pp_sched_schedule *s);
 
-/* The independent checker. Fills the report whether or not the schedule is
- * valid; returns PP_OK when valid, PP_INFEASIBLE with the first violation in
+/* The independent checker. Times compare with a tolerance of 1e-9 x
+ * max(1, the problem's summed durations and comm times): each op's end -
+ * start must equal its duration, each transfer's its comm time, and a stated
+ * makespan the latest end, within it. Fills the report whether or not the
+ * schedule is valid; returns PP_OK when valid, PP_INFEASIBLE with the first violation in
  * err (and the number of violations in report->violations) otherwise.
  * report->busy, bubble and peak_memory have device_count entries and are freed
  * by pp_sched_report_free. */

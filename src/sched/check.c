@@ -17,7 +17,7 @@ typedef struct {
     const pp_sched_schedule *s;
     pp_sched_report *report;
     pp_error *err;
-    double tol;  /* times and memory compare with this slack: sums of doubles round */
+    double tol;  /* times compare with this slack: sums of doubles round */
 } checker;
 
 typedef struct {
@@ -207,6 +207,26 @@ static void check_memory(checker *c, event *buf)
     }
 }
 
+/* The slack is the problem's own time scale, not the schedule's: scaled by
+ * the makespan, times of 1e300 would let every op last 0. */
+static double tolerance(const pp_sched_problem *p)
+{
+    double total = 0;
+    for (int i = 0; i < p->op_count; i++)
+        total += p->duration[i];
+    for (int e = 0; e < p->dep_count; e++)
+        total += p->dep_comm[e];
+    return 1e-9 * fmax(1, total);
+}
+
+static void check_makespan(checker *c)
+{
+    double stated = c->s->stated_makespan;
+    if (!isnan(stated) && !(fabs(stated - c->report->makespan) <= c->tol))
+        violation(c, "the schedule states a makespan of %.17g, its ops end at %.17g", stated,
+                  c->report->makespan);
+}
+
 static void measure(checker *c)
 {
     const pp_sched_problem *p = c->p;
@@ -244,9 +264,9 @@ pp_status pp_sched_check(const pp_sched_problem *p, const pp_sched_schedule *s,
         return pp_error_set(err, PP_INFEASIBLE, "the schedule has %d ops and %d dependencies, the problem %d and %d",
                             s->op_count, s->dep_count, p->op_count, p->dep_count);
     }
-    checker c = {p, s, report, err, 0};
+    checker c = {p, s, report, err, tolerance(p)};
     measure(&c);
-    c.tol = 1e-9 * fmax(1, report->makespan);
+    check_makespan(&c);
     check_ops(&c);
     check_deps(&c);
     check_devices(&c, buf);

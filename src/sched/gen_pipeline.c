@@ -80,8 +80,9 @@ static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
     if (!isfinite(spec->mem_act) || spec->mem_act <= 0)
         return pp_error_set(err, PP_EARG, "pipeline: the activation budget must be a number > 0, not %g",
                             spec->mem_act);
-    if (!isfinite(spec->param_mem))
-        return pp_error_set(err, PP_EARG, "pipeline: parameter memory must be finite, not %g", spec->param_mem);
+    if (!isfinite(spec->param_mem) || spec->param_mem < 0)
+        return pp_error_set(err, PP_EARG, "pipeline: parameter memory must be a number >= 0 (0: the "
+                            "default 1), not %g", spec->param_mem);
     if (!isfinite(spec->comm) || spec->comm < 0)
         return pp_error_set(err, PP_EARG, "pipeline: the transfer time must be a number >= 0, not %g",
                             spec->comm);
@@ -490,6 +491,24 @@ static pp_status order_scheme(pp_pipe_scheme scheme, const pipe *q, orders *o, p
     return order_dualpipe(o, q, err);
 }
 
+/* A scheme's schedule holds as many activations as it holds: below that
+ * budget there is no reference to give, and writing one the checker refuses
+ * would hand the caller an invalid file. */
+static pp_status check_reference(const pp_sched_problem *p, const pp_sched_schedule *s, double mem_act,
+                                 pp_error *err)
+{
+    pp_sched_report report;
+    pp_error why = {0};
+    pp_status st = pp_sched_check(p, s, &report, &why);
+    pp_sched_report_free(&report);
+    if (st == PP_INFEASIBLE)
+        return pp_error_set(err, PP_EARG, "pipeline: the scheme's reference schedule does not fit an "
+                            "activation budget of %g micro-batches: %s", mem_act, why.message);
+    if (st != PP_OK)
+        return pp_error_set(err, st, "%s", why.message);
+    return PP_OK;
+}
+
 static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q,
                            pp_sched_schedule **out, pp_error *err)
 {
@@ -504,6 +523,8 @@ static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, 
         st = order_scheme(spec->scheme, q, &o, err);
     if (st == PP_OK)
         st = time_orders(spec, q, &o, s, err);
+    if (st == PP_OK)
+        st = check_reference(p, s, spec->mem_act, err);
     free(o.ops);
     free(o.length);
     free(o.fused);

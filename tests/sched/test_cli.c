@@ -91,6 +91,15 @@ static void bad_flags(void)
     snprintf(command, sizeof command, "%s gen pipeline --pp 3 --microbatches 8 --scheme dualpipe --mem-act 5",
              PP_CLI);
     expect(command, 2, NULL);
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --param-mem -3", PP_CLI);
+    expect(command, 2, "usage");
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 3 --out sched_cli_tmp-low.json "
+             "--reference sched_cli_tmp-low-r.json", PP_CLI);
+    expect(command, 2, "does not fit");
+    snprintf(command, sizeof command, "%s schedule %s/malformed/durations_overflow.json", PP_CLI, PP_DATA_DIR);
+    expect(command, 2, "durations_overflow.json:9:29: ops[1].duration");
     snprintf(command, sizeof command, "%s schedule /nonexistent/problem.json", PP_CLI);
     expect(command, 2, "/nonexistent/problem.json");
 }
