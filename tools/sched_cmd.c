@@ -38,11 +38,15 @@ const char check_schedule_usage[] =
 
 const char gen_usage[] =
     "parplan gen pipeline --pp P --microbatches M --scheme dualpipe|1f1b|zb1p --mem-act K\n"
-    "                     [--param-mem X] [--comm C] [--out PROBLEM.json] [--reference SCHEDULE.json]\n"
+    "                     [--param-mem X] [--tf T] [--tb T] [--tw T] [--comm C] [--w-mem FRACTION]\n"
+    "                     [--out PROBLEM.json] [--reference SCHEDULE.json]\n"
     "parplan gen random --ops N --max-degree D --devices K [--seed S] [--out PROBLEM.json]\n"
     "  Writes the problems of paper 002 section V: a pipeline of P stages on P devices with\n"
-    "  forward, backward-for-input and backward-for-weights ops of one time unit each and an\n"
-    "  activation budget of K micro-batches per device (--reference: the scheme's own schedule),\n"
+    "  forward, backward-for-input and backward-for-weights ops (times --tf, --tb, --tw, default\n"
+    "  1; --comm between stages, default 0) and an activation budget of K micro-batches per\n"
+    "  device on top of X (default 1) for the parameters. A forward holds one micro-batch of\n"
+    "  activations; B frees all but --w-mem of it (default 0), W the rest. --reference: the\n"
+    "  scheme's own schedule, refused when it does not fit K;\n"
     "  or a random graph with in- and out-degrees at most D.";
 
 static int usage_error(const char *usage)
@@ -314,7 +318,7 @@ static bool parse_scheme(const char *text, pp_pipe_scheme *out)
 
 static int gen_pipeline(int argc, char **argv)
 {
-    pp_pipe_spec spec = {0, 0, PP_PIPE_DUALPIPE, 0, 1, 0};
+    pp_pipe_spec spec = {.scheme = PP_PIPE_DUALPIPE, .param_mem = 1, .t_f = 1, .t_b = 1, .t_w = 1};
     const char *out = NULL, *reference = NULL;
     bool have_scheme = false;
     for (int i = 0; i < argc; i++) {
@@ -334,6 +338,14 @@ static int gen_pipeline(int argc, char **argv)
         else if (strcmp(a, "--param-mem") == 0 && cli_parse_double(v, &spec.param_mem) && spec.param_mem > 0)
             ;
         else if (strcmp(a, "--comm") == 0 && cli_parse_double(v, &spec.comm))
+            ;
+        else if (strcmp(a, "--tf") == 0 && cli_parse_double(v, &spec.t_f) && spec.t_f > 0)
+            ;
+        else if (strcmp(a, "--tb") == 0 && cli_parse_double(v, &spec.t_b) && spec.t_b > 0)
+            ;
+        else if (strcmp(a, "--tw") == 0 && cli_parse_double(v, &spec.t_w) && spec.t_w > 0)
+            ;
+        else if (strcmp(a, "--w-mem") == 0 && cli_parse_double(v, &spec.w_mem))
             ;
         else if (strcmp(a, "--out") == 0)
             out = v;

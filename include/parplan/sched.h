@@ -146,6 +146,9 @@ typedef struct {
     double mem_act;      /* activation budget K, in micro-batch activations per device */
     double param_mem;    /* memory of one stage's parameters (default 1) */
     double comm;         /* transfer time between stages (default 0) */
+    double t_f, t_b, t_w;  /* forward, input-gradient, weight-gradient op times (0: the default 1) */
+    double w_mem;        /* share of a micro-batch's activations the W op frees (B frees the
+                            rest; default 0); must be in [0, 1] */
 } pp_pipe_spec;
 
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,

@@ -4,16 +4,18 @@
  * DualPipe (DeepSeek-V3; the step order of deepseek-ai/DualPipe's
  * dualpipe.py).
  *
- * Per micro-batch m and stage s there are three ops of length 1: F{m}.{s}
- * (forward), B{m}.{s} (backward for the input) and W{m}.{s} (backward for
- * the weights). Every op's device is fixed by the scheme: stage s on device
+ * Per micro-batch m and stage s there are three ops: F{m}.{s} (forward),
+ * B{m}.{s} (backward for the input) and W{m}.{s} (backward for the
+ * weights), of lengths t_f, t_b and t_w (default 1, paper 002's unit ops;
+ * Qi et al. state pipelines by these three times and the transfer time). Every op's device is fixed by the scheme: stage s on device
  * s, except DualPipe's second half of micro-batches, which flow the other
  * way (stage s on device P-1-s), so each DualPipe device holds two stages.
  *
  * Activation accounting, our documented choice (the paper does not spell it
  * out): one unit is one micro-batch's activations for one stage. A forward
- * adds 1, the backward for the input frees it (-1), the backward for the
- * weights changes nothing. With it the schemes' own schedules peak at what
+ * adds 1, the backward for the input frees all but w_mem of it, the backward
+ * for the weights the rest (Qi et al. section 2: W keeps the activations its
+ * weight gradient reads; default w_mem = 0). With w_mem = 0 the schemes' own schedules peak at what
  * DeepSeek-V3's technical report (table 2) gives: PP units for 1F1B and
  * ZB1P, PP+1 for DualPipe. Parameters: param_mem per stage copy a device
  * holds (DualPipe two, the others one), carried as the weight of that
@@ -53,6 +55,8 @@ typedef struct {
     int P, M;
     bool dual;
     double comm;
+    double time[3];  /* per kind: F, B, W */
+    double w_mem;    /* activations W frees; B frees 1 - w_mem */
 } pipe;
 
 static int op_index(const pipe *q, int m, int s, int kind)
@@ -83,6 +87,14 @@ static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
     if (!isfinite(spec->param_mem) || spec->param_mem < 0)
         return pp_error_set(err, PP_EARG, "pipeline: parameter memory must be a number >= 0 (0: the "
                             "default 1), not %g", spec->param_mem);
+    double times[3] = {spec->t_f, spec->t_b, spec->t_w};
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(times[k]) || times[k] < 0)
+            return pp_error_set(err, PP_EARG, "pipeline: op times must be numbers >= 0 (0: the default 1), "
+                                "not %g", times[k]);
+    if (!(spec->w_mem >= 0 && spec->w_mem <= 1))
+        return pp_error_set(err, PP_EARG, "pipeline: the W share of the activations must be in [0, 1], not %g",
+                            spec->w_mem);
     if (!isfinite(spec->comm) || spec->comm < 0)
         return pp_error_set(err, PP_EARG, "pipeline: the transfer time must be a number >= 0, not %g",
                             spec->comm);
@@ -97,12 +109,12 @@ static void add_stage_ops(pp_sched_problem *p, const pipe *q, int m, int s, doub
 {
     static const char *const kinds[3] = {"forward", "backward_input", "backward_weight"};
     static const char letters[3] = {'F', 'B', 'W'};
-    static const double adjust[3] = {1, -1, 0};
+    double adjust[3] = {1, -(1 - q->w_mem), -q->w_mem};
     bool first = m == 0 || (q->dual && m == q->M / 2);
     for (int k = 0; k < 3; k++) {
         char name[32];
         snprintf(name, sizeof name, "%c%d.%d", letters[k], m, s);
-        int op = pp_sched_add_op(p, name, kinds[k], 1, k == KIND_F && first ? param : 0, adjust[k]);
+        int op = pp_sched_add_op(p, name, kinds[k], q->time[k], k == KIND_F && first ? param : 0, adjust[k]);
         if (op >= 0)
             pp_sched_allow(p, op, device_of(q, m, s));
     }
@@ -195,15 +207,17 @@ static void order_1f1b(orders *o, const pipe *q)
 }
 
 /* ZB1P as a time-driven greedy per device: at its clock a device runs a
- * ready backward, else a ready forward while fewer than P-s forwards are in
- * flight (1F1B's limit), else its oldest deferred W. The device with the
+ * ready backward, else a ready forward while its activations stay within
+ * P-s micro-batches (1F1B's limit), else its oldest deferred W. The device with the
  * earliest clock decides first; its inputs still unknown come from a
- * neighbour whose clock is no earlier, so they arrive at least one op
- * length later, and waiting devices jump to the earliest time something
+ * neighbour whose clock is no earlier, so they arrive at least that op's
+ * length and the transfer later, and waiting devices jump to the earliest time something
  * could become ready. A device runs an op exactly when its order's earliest
- * times say it starts, so timing the orders gives back these times. Under
- * this file's accounting a deferred W holds no memory, so the Ws drift to
- * the tail of each device's order; the bubble and peak are ZB-H1's. */
+ * times say it starts, so timing the orders gives back these times. The
+ * forward limit counts the activations deferred Ws still hold (w_mem each),
+ * so the peak stays 1F1B's P - s; with w_mem = 0 a deferred W holds
+ * nothing, the Ws drift to the tail of each device's order, and at unit
+ * times the bubble and peak are ZB-H1's. */
 typedef struct {
     const pipe *q;
     double *clock;
@@ -224,7 +238,7 @@ static void zb_run(zb *z, orders *o, int s, int kind)
 {
     const pipe *q = z->q;
     int P = q->P;
-    double end = z->clock[s] + 1;
+    double end = z->clock[s] + q->time[kind];
     if (kind == KIND_F) {
         push(o, q, s, z->nf[s], s, KIND_F);
         if (s + 1 < P)
@@ -251,12 +265,12 @@ static double zb_ready(const zb *z, int s, int kind)
         if (s == P - 1)
             return z->clock[s];
         double at = z->b_arrive[z->nb[s] * P + s];
-        return isnan(at) ? z->clock[s + 1] + 1 + q->comm : at;
+        return isnan(at) ? z->clock[s + 1] + q->time[KIND_B] + q->comm : at;
     }
     if (s == 0)
         return z->clock[s];
     double at = z->f_arrive[z->nf[s] * P + s];
-    return isnan(at) ? z->clock[s - 1] + 1 + q->comm : at;
+    return isnan(at) ? z->clock[s - 1] + q->time[KIND_F] + q->comm : at;
 }
 
 /* One decision of device s: run an op, or move its clock to the earliest
@@ -265,7 +279,8 @@ static void zb_step(zb *z, orders *o, int s)
 {
     const pipe *q = z->q;
     bool has_b = z->nb[s] < z->nf[s];
-    bool has_f = z->nf[s] < q->M && z->nf[s] - z->nb[s] < q->P - s;
+    double held = z->nf[s] - z->nb[s] + q->w_mem * (z->nb[s] - z->nw[s]);
+    bool has_f = z->nf[s] < q->M && held + 1 <= q->P - s + 1e-9;
     double rb = has_b ? zb_ready(z, s, KIND_B) : INFINITY;
     double rf = has_f ? zb_ready(z, s, KIND_F) : INFINITY;
     double now = z->clock[s];
@@ -537,6 +552,8 @@ static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, 
     return PP_OK;
 }
 
+static double or_one(double t) { return t > 0 ? t : 1; }
+
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
                                 pp_sched_schedule **reference_out, pp_error *err)
 {
@@ -546,7 +563,8 @@ pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out
     pp_status st = check_spec(spec, err);
     if (st != PP_OK)
         return st;
-    pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm};
+    pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm,
+              {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)}, spec->w_mem};
     pp_sched_problem *p = NULL;
     if ((st = build(spec, &q, NULL, &p, err)) != PP_OK)
         return st;

@@ -150,7 +150,7 @@ static void no_valid_schedule(void)
  * (middle devices idle P/2 - 1 at the start, then 3M of work) is reached. */
 static void dualpipe(void)
 {
-    pp_pipe_spec spec = {4, 8, PP_PIPE_DUALPIPE, 5, 1, 0};
+    pp_pipe_spec spec = {.stages = 4, .microbatches = 8, .scheme = PP_PIPE_DUALPIPE, .mem_act = 5, .param_mem = 1};
     pp_sched_problem *p;
     pp_error err = {0};
     CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, NULL, &err), PP_OK);
