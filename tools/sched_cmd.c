@@ -12,7 +12,7 @@
 
 const char schedule_usage[] =
     "parplan schedule PROBLEM [--timeout S] [--threads N] [--seed K] [--rounds R] [--no-mip] [--coarsen N]\n"
-    "                 [--out SCHEDULE.json] [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
+    "                 [--start SCHEDULE.json] [--out SCHEDULE.json] [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
     "  Places and orders the ops of PROBLEM (JSON, see README) on its devices to minimise the\n"
     "  makespan. The schedule (JSON) goes to stdout or to --out; a summary to stderr.\n"
     "  --timeout S  seconds for the whole run, reading and writing included (default 10); it\n"
@@ -23,6 +23,8 @@ const char schedule_usage[] =
     "  --no-mip     local search only, even on graphs small enough for the exact MIP (<= 40 ops)\n"
     "  --coarsen N  above N ops, also start from the graph coarsened to N ops and scheduled\n"
     "               (paper 002 Algorithm 1; off by default, see BENCHMARKS.md)\n"
+    "  --start F    a valid schedule of PROBLEM (a --reference, an earlier run) to start the\n"
+    "               search from, when it is no worse than the constructed start\n"
     "  --trace F    also write a Chrome trace (chrome://tracing, Perfetto)\n"
     "  --svg F      also write an SVG Gantt chart\n"
     "  --json       print the summary as JSON on stdout (the schedule then only goes to --out)";
@@ -112,7 +114,7 @@ static void show_progress(void *ctx, double makespan, double lower_bound, double
 }
 
 typedef struct {
-    const char *file, *out, *trace, *svg;
+    const char *file, *out, *trace, *svg, *start;
     double timeout;
     int64_t threads, seed, rounds, coarsen;
     bool json, quiet, no_mip;
@@ -143,6 +145,8 @@ static bool parse_schedule_flags(int argc, char **argv, schedule_flags *f)
             f->no_mip = true;
         } else if (strcmp(a, "--out") == 0 && v) {
             f->out = argv[++i];
+        } else if (strcmp(a, "--start") == 0 && v) {
+            f->start = argv[++i];
         } else if (strcmp(a, "--trace") == 0 && v) {
             f->trace = argv[++i];
         } else if (strcmp(a, "--svg") == 0 && v) {
@@ -193,7 +197,8 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
     print_report(stderr, p, rep);
 }
 
-static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, double started)
+static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, const pp_sched_schedule *start,
+                           double started)
 {
     pp_sched_options o;
     pp_sched_options_default(&o);
@@ -203,6 +208,7 @@ static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, double 
     o.max_rounds = f->rounds;
     o.no_mip = f->no_mip;
     o.coarsen_to = (int)f->coarsen;
+    o.start = start;
     progress live = {!f->quiet && isatty(2)};
     o.on_progress = show_progress;
     o.progress_ctx = &live;
@@ -244,7 +250,13 @@ int cmd_schedule(int argc, char **argv)
     pp_sched_problem *p;
     if (pp_sched_load(f.file, &p, &err) != PP_OK)
         return cli_fail("parplan", &err);
-    int code = solve_and_write(&f, p, started);
+    pp_sched_schedule *start = NULL;
+    if (f.start && pp_sched_load_schedule(f.start, p, &start, &err) != PP_OK) {
+        pp_sched_problem_free(p);
+        return cli_fail("parplan", &err);
+    }
+    int code = solve_and_write(&f, p, start, started);
+    pp_sched_schedule_free(start);
     pp_sched_problem_free(p);
     return code;
 }

@@ -171,6 +171,9 @@ typedef struct {
     long max_rounds;     /* per worker; 0 = until the time limit */
     int coarsen_to;      /* above this many ops, start from the graph coarsened to it; 0 = never */
     bool no_mip;
+    const pp_sched_schedule *start; /* a valid schedule (a reference, an earlier run): the search
+                                       starts from its orders when they decode no worse than
+                                       the constructed start; NULL: none */
     void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
     void *progress_ctx;
 } pp_sched_options;

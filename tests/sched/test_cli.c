@@ -105,6 +105,15 @@ static void bad_flags(void)
     expect(command, 0, NULL);
     snprintf(command, sizeof command, "%s check-schedule sched_cli_tmp-zb.json sched_cli_tmp-zb-r.json", PP_CLI);
     expect(command, 0, "valid");
+    snprintf(command, sizeof command,
+             "%s schedule sched_cli_tmp-zb.json --rounds 200 --threads 1 --start sched_cli_tmp-zb-r.json "
+             "--out sched_cli_tmp-zb-s.json", PP_CLI);
+    expect(command, 0, "makespan");
+    snprintf(command, sizeof command, "%s check-schedule sched_cli_tmp-zb.json sched_cli_tmp-zb-s.json", PP_CLI);
+    expect(command, 0, "valid");
+    snprintf(command, sizeof command, "%s schedule sched_cli_tmp-zb.json --rounds 200 --start sched_cli_tmp-zb.json",
+             PP_CLI);
+    expect(command, 2, "sched_cli_tmp-zb.json");
     snprintf(command, sizeof command, "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --tf 0",
              PP_CLI);
     expect(command, 2, "usage");
