@@ -145,6 +145,43 @@ static void memory_case(void)
     pp_sched_problem_free(p);
 }
 
+/* Two transfers on one channel: x and y on g0 both feed z on g1 (comm 1).
+ * Back to back they are valid; overlapping by half they are refused, with
+ * the channel named, and so is the same overlap on the other channel once
+ * all three ops change sides. */
+static void channel_case(void)
+{
+    pp_sched_problem *p = pp_sched_problem_new();
+    pp_sched_add_device(p, "g0", INFINITY);
+    pp_sched_add_device(p, "g1", INFINITY);
+    int x = pp_sched_add_op(p, "x", "op", 1, 0, 0), y = pp_sched_add_op(p, "y", "op", 1, 0, 0);
+    int z = pp_sched_add_op(p, "z", "op", 1, 0, 0);
+    pp_sched_add_dep(p, x, z, 1);
+    pp_sched_add_dep(p, y, z, 1);
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_problem_finish(p, "channels", &err), PP_OK);
+    pp_sched_schedule *s = pp_sched_schedule_new(p);
+    for (int side = 0; side < 2; side++) {
+        int dev[] = {side, side, 1 - side};
+        double start[] = {0, 1, 3}, end[] = {1, 2, 4};
+        memcpy(s->device, dev, sizeof dev);
+        memcpy(s->start, start, sizeof start);
+        memcpy(s->end, end, sizeof end);
+        s->transfer_start[0] = 1, s->transfer_end[0] = 2;
+        s->transfer_start[1] = 2, s->transfer_end[1] = 3;
+        pp_sched_report r;
+        CHECK_EQ_INT(pp_sched_check(p, s, &r, &err), PP_OK);
+        pp_sched_report_free(&r);
+        s->transfer_start[0] = 1.5, s->transfer_end[0] = 2.5;
+        err = (pp_error){0}; /* the checker keeps the first violation's message */
+        CHECK_EQ_INT(pp_sched_check(p, s, &r, &err), PP_INFEASIBLE);
+        CHECK(strstr(err.message, side ? "on channel \"g1\" -> \"g0\"" : "on channel \"g0\" -> \"g1\"") != NULL);
+        pp_sched_report_free(&r);
+    }
+    pp_sched_schedule_free(s);
+    pp_sched_problem_free(p);
+}
+
 int main(void)
 {
     pp_sched_problem *p = build();
@@ -181,5 +218,6 @@ int main(void)
     stated_makespan_kept(p, makespan_within_tolerance);
     pp_sched_problem_free(p);
     memory_case();
+    channel_case();
     return CHECK_DONE();
 }
