@@ -39,7 +39,7 @@ const char check_schedule_usage[] =
     "  Exit 0 if valid, 1 if not, 2 if a file is malformed.";
 
 const char gen_usage[] =
-    "parplan gen pipeline --pp P --microbatches M --scheme dualpipe|1f1b|zb1p --mem-act K\n"
+    "parplan gen pipeline --pp P --microbatches M --scheme dualpipe|1f1b|zb1p|zb --mem-act K\n"
     "                     [--param-mem X] [--tf T] [--tb T] [--tw T] [--comm C] [--w-mem FRACTION]\n"
     "                     [--out PROBLEM.json] [--reference SCHEDULE.json]\n"
     "parplan gen random --ops N --max-degree D --devices K [--seed S] [--out PROBLEM.json]\n"
@@ -319,7 +319,8 @@ static bool parse_scheme(const char *text, pp_pipe_scheme *out)
     static const struct {
         const char *name;
         pp_pipe_scheme scheme;
-    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P}};
+    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P},
+                   {"zb", PP_PIPE_ZB}};
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
         if (strcmp(text, schemes[i].name) == 0) {
             *out = schemes[i].scheme;

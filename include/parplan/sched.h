@@ -137,7 +137,8 @@ pp_status pp_sched_write_svg(const pp_sched_problem *p, const pp_sched_schedule 
                              FILE *f, pp_error *err);
 
 /* Generators (paper 002 section V). */
-typedef enum { PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE } pp_pipe_scheme;
+/* PP_PIPE_ZB: the zero-bubble greedy under the activation budget (gen_pipeline.c). */
+typedef enum { PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB } pp_pipe_scheme;
 
 typedef struct {
     int stages;          /* PP: devices = stages */

@@ -57,6 +57,7 @@ typedef struct {
     double comm;
     double time[3];  /* per kind: F, B, W */
     double w_mem;    /* activations W frees; B frees 1 - w_mem */
+    double budget;   /* activations a device may hold, in micro-batches */
 } pipe;
 
 static int op_index(const pipe *q, int m, int s, int kind)
@@ -79,7 +80,8 @@ static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
     if (M < 1 || (long long)P * M > 10000000)
         return pp_error_set(err, PP_EARG, "pipeline: micro-batches must be >= 1 and stages x "
                             "micro-batches at most 10^7, not %d x %d", P, M);
-    if (spec->scheme != PP_PIPE_1F1B && spec->scheme != PP_PIPE_ZB1P && spec->scheme != PP_PIPE_DUALPIPE)
+    if (spec->scheme != PP_PIPE_1F1B && spec->scheme != PP_PIPE_ZB1P && spec->scheme != PP_PIPE_DUALPIPE &&
+        spec->scheme != PP_PIPE_ZB)
         return pp_error_set(err, PP_EARG, "pipeline: unknown scheme %d", (int)spec->scheme);
     if (!isfinite(spec->mem_act) || spec->mem_act <= 0)
         return pp_error_set(err, PP_EARG, "pipeline: the activation budget must be a number > 0, not %g",
@@ -218,8 +220,21 @@ static void order_1f1b(orders *o, const pipe *q)
  * so the peak stays 1F1B's P - s; with w_mem = 0 a deferred W holds
  * nothing, the Ws drift to the tail of each device's order, and at unit
  * times the bubble and peak are ZB-H1's. */
+/* How many micro-batches of activations device s may hold before its next
+ * forward: ZB-H1 keeps 1F1B's P - s; the zero-bubble greedy (PP_PIPE_ZB)
+ * also tries twice that less one (a warm-up as deep as ZB-H2's) and the
+ * whole budget, each capped by the budget, and keeps the shortest. */
+enum { LIMIT_1F1B, LIMIT_DOUBLE, LIMIT_BUDGET, LIMIT_RULES };
+
+static double forward_limit(const pipe *q, int rule, int s)
+{
+    double depth = rule == LIMIT_1F1B ? q->P - s : rule == LIMIT_DOUBLE ? 2 * (q->P - s) - 1 : q->budget;
+    return rule == LIMIT_1F1B ? depth : fmin(depth, q->budget);
+}
+
 typedef struct {
     const pipe *q;
+    int rule;                /* forward_limit's */
     double *clock;
     int *nf, *nb, *nw;       /* per device: forwards, backwards, Ws run */
     double *f_arrive;        /* [m * P + s]: F{m}.{s-1}'s output at device s (NAN: not yet sent) */
@@ -280,7 +295,7 @@ static void zb_step(zb *z, orders *o, int s)
     const pipe *q = z->q;
     bool has_b = z->nb[s] < z->nf[s];
     double held = z->nf[s] - z->nb[s] + q->w_mem * (z->nb[s] - z->nw[s]);
-    bool has_f = z->nf[s] < q->M && held + 1 <= q->P - s + 1e-9;
+    bool has_f = z->nf[s] < q->M && held + 1 <= forward_limit(q, z->rule, s) + 1e-9;
     double rb = has_b ? zb_ready(z, s, KIND_B) : INFINITY;
     double rf = has_f ? zb_ready(z, s, KIND_F) : INFINITY;
     double now = z->clock[s];
@@ -294,11 +309,11 @@ static void zb_step(zb *z, orders *o, int s)
         z->clock[s] = rb < rf ? rb : rf;
 }
 
-static pp_status order_zb1p(orders *o, const pipe *q, pp_error *err)
+static pp_status order_zb(orders *o, const pipe *q, int rule, pp_error *err)
 {
     int P = q->P;
     size_t cells = (size_t)q->M * P;
-    zb z = {.q = q};
+    zb z = {.q = q, .rule = rule};
     z.clock = calloc((size_t)P, sizeof(double));
     z.nf = calloc((size_t)P, sizeof(int));
     z.nb = calloc((size_t)P, sizeof(int));
@@ -320,7 +335,7 @@ static pp_status order_zb1p(orders *o, const pipe *q, pp_error *err)
         if (best < 0)
             break;
         if (steps > 20 * (long)cells + 1000)
-            st = pp_error_set(err, PP_EARG, "pipeline: the ZB1P greedy made no progress (a bug)");
+            st = pp_error_set(err, PP_EARG, "pipeline: the zero-bubble greedy made no progress (a bug)");
         else
             zb_step(&z, o, best);
     }
@@ -502,7 +517,7 @@ static pp_status order_scheme(pp_pipe_scheme scheme, const pipe *q, orders *o, p
         return PP_OK;
     }
     if (scheme == PP_PIPE_ZB1P)
-        return order_zb1p(o, q, err);
+        return order_zb(o, q, LIMIT_1F1B, err);
     return order_dualpipe(o, q, err);
 }
 
@@ -524,6 +539,36 @@ static pp_status check_reference(const pp_sched_problem *p, const pp_sched_sched
     return PP_OK;
 }
 
+/* The zero-bubble greedy under each forward limit, timed; the shortest
+ * schedule that fits the budget goes to s (the first one when none fits, so
+ * the caller's check says why). */
+static pp_status zb_shortest(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q, orders *o,
+                             pp_sched_schedule *s, pp_error *err)
+{
+    pp_sched_schedule *trial = pp_sched_schedule_new(p);
+    if (!trial)
+        return pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
+    pp_status st = PP_OK;
+    bool found = false;
+    for (int rule = 0; rule < LIMIT_RULES && st == PP_OK; rule++) {
+        for (int d = 0; d < q->P; d++)
+            o->length[d] = 0;
+        for (int c = 0; c < q->M * q->P; c++)
+            o->f_sender[c] = c * 3 + KIND_F;
+        if ((st = order_zb(o, q, rule, err)) || (st = time_orders(spec, q, o, trial, err)))
+            break;
+        pp_sched_report report;
+        pp_error why = {0};
+        bool fits = pp_sched_check(p, trial, &report, &why) == PP_OK;
+        pp_sched_report_free(&report);
+        if (rule == 0 || (fits && (!found || pp_sched_makespan(trial) < pp_sched_makespan(s))))
+            pp_sched_schedule_copy(s, trial);
+        found |= fits;
+    }
+    pp_sched_schedule_free(trial);
+    return st;
+}
+
 static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q,
                            pp_sched_schedule **out, pp_error *err)
 {
@@ -534,9 +579,11 @@ static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, 
     pp_status st = PP_OK;
     if (!o.ops || !o.length || !o.fused || !o.f_sender || !s)
         st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
+    else if (spec->scheme == PP_PIPE_ZB)
+        st = zb_shortest(spec, p, q, &o, s, err);
     else
         st = order_scheme(spec->scheme, q, &o, err);
-    if (st == PP_OK)
+    if (st == PP_OK && spec->scheme != PP_PIPE_ZB)
         st = time_orders(spec, q, &o, s, err);
     if (st == PP_OK)
         st = check_reference(p, s, spec->mem_act, err);
@@ -564,7 +611,7 @@ pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out
     if (st != PP_OK)
         return st;
     pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm,
-              {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)}, spec->w_mem};
+              {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)}, spec->w_mem, spec->mem_act};
     pp_sched_problem *p = NULL;
     if ((st = build(spec, &q, NULL, &p, err)) != PP_OK)
         return st;

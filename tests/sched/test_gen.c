@@ -417,6 +417,53 @@ static void pipeline_timed(void)
     expect_refused(bad, "op times");
 }
 
+/* The zero-bubble greedy (--scheme zb) at Qi et al.'s times (T_F 5478,
+ * T_B 5806, T_W 3534, comm 200): with 2P micro-batches of activations it
+ * sits on parplan's lower bound at P = 8 and 16 (the issue's table: 10.05%
+ * and 10.69% bubble), never longer than ZB1P, and at P = 64 with 256
+ * micro-batches it gives a checked schedule in seconds. */
+static double zb_makespan(int P, int M, double mem_act, pp_pipe_scheme scheme, double *bound, double *seconds)
+{
+    pp_pipe_spec spec = {.stages = P, .microbatches = M, .scheme = scheme, .mem_act = mem_act, .t_f = 5478,
+                         .t_b = 5806, .t_w = 3534, .comm = 200};
+    pp_sched_problem *p = NULL;
+    pp_sched_schedule *s = NULL;
+    pp_error err = {0};
+    double started = pp_now();
+    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &s, &err), PP_OK);
+    *seconds = pp_now() - started;
+    if (!p || !s)
+        return INFINITY;
+    pp_sched_report r;
+    CHECK_EQ_INT(pp_sched_check(p, s, &r, &err), PP_OK);
+    double makespan = r.makespan;
+    *bound = pp_sched_lower_bound(p);
+    pp_sched_report_free(&r);
+    pp_sched_schedule_free(s);
+    pp_sched_problem_free(p);
+    return makespan;
+}
+
+static void pipeline_zero_bubble_greedy(void)
+{
+    static const int cases[][3] = {{8, 24, 16}, {16, 48, 32}, {8, 64, 8}, {16, 48, 16}};
+    for (int c = 0; c < 4; c++) {
+        int P = cases[c][0], M = cases[c][1];
+        double bound, seconds, zb1p_bound;
+        double zb = zb_makespan(P, M, cases[c][2], PP_PIPE_ZB, &bound, &seconds);
+        double zb1p = zb_makespan(P, M, cases[c][2], PP_PIPE_ZB1P, &zb1p_bound, &seconds);
+        fprintf(stderr, "zb P=%d M=%d limit %d: makespan %g (bubble %.2f%%), ZB1P %g, bound %g\n", P, M,
+                cases[c][2], zb, 100 * (1 - M * 14818.0 / zb), zb1p, bound);
+        CHECK(zb <= zb1p);
+        if (cases[c][2] == 2 * P)
+            CHECK(zb <= bound * (1 + 1e-12));
+    }
+    double bound, seconds;
+    double big = zb_makespan(64, 256, 128, PP_PIPE_ZB, &bound, &seconds);
+    fprintf(stderr, "zb P=64 M=256 limit 2P: makespan %g, bound %g, %.2f s\n", big, bound, seconds);
+    CHECK(isfinite(big) && seconds < 5);
+}
+
 int main(void)
 {
     pipeline_references();
@@ -426,6 +473,7 @@ int main(void)
     pipeline_shape();
     pipeline_refusals();
     pipeline_timed();
+    pipeline_zero_bubble_greedy();
     random_graphs();
     return CHECK_DONE();
 }
