@@ -88,10 +88,11 @@ static json_t *report_json(const pp_sched_problem *p, const pp_sched_report *r)
 {
     json_t *devices = json_array();
     for (int d = 0; d < p->device_count; d++)
-        json_array_append_new(devices, json_pack("{s:s, s:f, s:f, s:f}", "name", p->device_name[d], "busy",
-                                                 r->busy[d], "bubble", r->bubble[d], "peak_memory",
-                                                 r->peak_memory[d]));
-    return json_pack("{s:f, s:f, s:o}", "makespan", r->makespan, "max_bubble", r->max_bubble, "devices", devices);
+        json_array_append_new(devices, json_pack("{s:s, s:f, s:f, s:f, s:f}", "name", p->device_name[d], "span",
+                                                 r->span[d], "busy", r->busy[d], "bubble", r->bubble[d],
+                                                 "peak_memory", r->peak_memory[d]));
+    return json_pack("{s:f, s:f, s:f, s:o}", "makespan", r->makespan, "max_span", r->max_span, "max_bubble",
+                     r->max_bubble, "devices", devices);
 }
 
 static void print_json(json_t *summary)
@@ -172,6 +173,7 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
         json_t *summary = report_json(p, rep);
         json_object_set_new(summary, "problem", json_string(f->file));
         json_object_set_new(summary, "lower_bound", json_real(r->lower_bound));
+        json_object_set_new(summary, "span_lower_bound", json_real(pp_sched_span_lower_bound(p)));
         json_object_set_new(summary, "gap_percent", json_real(gap));
         json_object_set_new(summary, "proven_optimal", json_boolean(r->proven_optimal));
         if (!isnan(r->mip_bound))
@@ -191,6 +193,8 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
     if (!isnan(r->mip_bound))
         fprintf(stderr, "MIP bound       %g\n", r->mip_bound);
     fprintf(stderr, "largest bubble  %g\n", rep->max_bubble);
+    fprintf(stderr, "longest span    %g (bound %g; each device from its first op to its last)\n", rep->max_span,
+            pp_sched_span_lower_bound(p));
     fprintf(stderr, "checker         valid\n");
     fprintf(stderr, "first schedule  %.2f s\nbest found      %.2f s\ntotal           %.2f s (%ld moves)\n",
             r->time_to_first, r->time_to_best, r->elapsed, r->rounds);
@@ -295,7 +299,8 @@ int cmd_check_schedule(int argc, char **argv)
         else
             printf("INVALID: %d violation%s, the first: %s\n", rep.violations, rep.violations == 1 ? "" : "s",
                    err.message);
-        printf("makespan %g\nlargest bubble %g\n", rep.makespan, rep.max_bubble);
+        printf("makespan %g\nlargest bubble %g\nlongest device span %g\n", rep.makespan, rep.max_bubble,
+               rep.max_span);
         print_report(stdout, p, &rep);
     }
     pp_sched_report_free(&rep);

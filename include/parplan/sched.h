@@ -101,10 +101,12 @@ double pp_sched_makespan(const pp_sched_schedule *s);
  * makespan the latest end, within it. Fills the report whether or not the
  * schedule is valid; returns PP_OK when valid, PP_INFEASIBLE with the first violation in
  * err (and the number of violations in report->violations) otherwise.
- * report->busy, bubble and peak_memory have device_count entries and are freed
+ * report->span, busy, bubble and peak_memory have device_count entries and are freed
  * by pp_sched_report_free. */
 typedef struct {
     double makespan;
+    double *span;        /* per device: from its first op's start to its last op's end (0: none) */
+    double max_span;     /* the longest: zero-bubble's steady-state metric */
     double *busy;        /* summed op durations per device */
     double *bubble;      /* makespan - busy, per device */
     double *peak_memory; /* highest level per device, weights included */
@@ -120,6 +122,9 @@ void pp_sched_report_free(pp_sched_report *report);
  * critical path, total work over devices, and per device (for ops forced onto
  * it) earliest head + work + smallest tail. */
 double pp_sched_lower_bound(const pp_sched_problem *p);
+/* Lower bound on the longest per-device span: the largest of the work forced
+ * onto one device and the total work over devices. */
+double pp_sched_span_lower_bound(const pp_sched_problem *p);
 
 /* Reading and writing (JSON, formats in README.md). Errors name the file and
  * the JSON position (line:column for syntax, a path such as ops[3].device for

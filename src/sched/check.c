@@ -3,8 +3,8 @@
  * top of parplan/sched.h: each op once on an allowed device for exactly its
  * duration, precedence with transfers on existing channels, no overlap on a
  * device or a channel, memory within capacity at all times. It also measures
- * what a person wants to know of a valid schedule: makespan, per-device busy
- * time, bubbles and peak memory. */
+ * what a person wants to know of a valid schedule: makespan, per-device span,
+ * busy time, bubbles and peak memory. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -233,7 +233,9 @@ static void check_makespan(checker *c)
                   c->report->makespan);
 }
 
-static void measure(checker *c)
+/* `first` is scratch, one per device. A device's span is computed from its
+ * last end after its first start is known, hence two passes. */
+static void measure(checker *c, double *first)
 {
     const pp_sched_problem *p = c->p;
     pp_sched_report *r = c->report;
@@ -243,8 +245,17 @@ static void measure(checker *c)
             r->busy[c->s->device[i]] += p->duration[i];
             r->makespan = fmax(r->makespan, c->s->end[i]);
         }
-    r->max_bubble = 0;
+    for (int d = 0; d < p->device_count; d++)
+        first[d] = INFINITY;
+    for (int i = 0; i < p->op_count; i++)
+        if (placed(c, i))
+            first[c->s->device[i]] = fmin(first[c->s->device[i]], c->s->start[i]);
+    for (int i = 0; i < p->op_count; i++)
+        if (placed(c, i))
+            r->span[c->s->device[i]] = fmax(r->span[c->s->device[i]], c->s->end[i] - first[c->s->device[i]]);
+    r->max_bubble = r->max_span = 0;
     for (int d = 0; d < p->device_count; d++) {
+        r->max_span = fmax(r->max_span, r->span[d]);
         r->bubble[d] = r->makespan - r->busy[d];
         r->max_bubble = fmax(r->max_bubble, r->bubble[d]);
     }
@@ -258,20 +269,25 @@ pp_status pp_sched_check(const pp_sched_problem *p, const pp_sched_schedule *s,
     report->busy = calloc(D, sizeof(double));
     report->bubble = calloc(D, sizeof(double));
     report->peak_memory = calloc(D, sizeof(double));
+    report->span = calloc(D, sizeof(double));
     size_t most = (size_t)(p->op_count > p->dep_count ? p->op_count : p->dep_count) + 1;
     event *buf = malloc(most * sizeof *buf);
-    if (!report->busy || !report->bubble || !report->peak_memory || !buf) {
+    double *first = malloc((D + 1) * sizeof(double));
+    if (!report->busy || !report->bubble || !report->peak_memory || !report->span || !buf || !first) {
+        free(first);
         free(buf);
         return pp_error_set(err, PP_ENOMEM, "checker: out of memory");
     }
     if (s->op_count != p->op_count || s->dep_count != p->dep_count) {
+        free(first);
         free(buf);
         report->violations = 1;
         return pp_error_set(err, PP_INFEASIBLE, "the schedule has %d ops and %d dependencies, the problem %d and %d",
                             s->op_count, s->dep_count, p->op_count, p->dep_count);
     }
     checker c = {p, s, report, err, tolerance(p)};
-    measure(&c);
+    measure(&c, first);
+    free(first);
     check_makespan(&c);
     check_ops(&c);
     check_deps(&c);
@@ -287,5 +303,6 @@ void pp_sched_report_free(pp_sched_report *report)
     free(report->busy);
     free(report->bubble);
     free(report->peak_memory);
+    free(report->span);
     memset(report, 0, sizeof *report);
 }

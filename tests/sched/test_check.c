@@ -199,6 +199,9 @@ int main(void)
     CHECK(r.bubble[0] == 0 && r.bubble[1] == 4 && r.max_bubble == 4);
     CHECK(r.peak_memory[0] == 3); /* weight 1, +2 after a, -2 after c */
     CHECK(r.peak_memory[1] == 0);
+    /* g0 runs from 0 to 5, g1 only b, from 3 to 4. */
+    CHECK(r.span[0] == 5 && r.span[1] == 1 && r.max_span == 5);
+    CHECK(pp_sched_span_lower_bound(p) == 5); /* a and c are forced onto g0 */
     pp_sched_report_free(&r);
     pp_sched_schedule_free(s);
 
