@@ -48,7 +48,8 @@ const char gen_usage[] =
     "  1; --comm between stages, default 0) and an activation budget of K micro-batches per\n"
     "  device on top of X (default 1) for the parameters. A forward holds one micro-batch of\n"
     "  activations; B frees all but --w-mem of it (default 0), W the rest. --reference: the\n"
-    "  scheme's own schedule, refused when it does not fit K;\n"
+    "  scheme's own schedule, refused when it does not fit K (zb: our zero-bubble greedy, W ops\n"
+    "  filling the bubbles within K; give it to `schedule --start`);\n"
     "  or a random graph with in- and out-degrees at most D.";
 
 static int usage_error(const char *usage)
