@@ -41,13 +41,14 @@ const char check_schedule_usage[] =
 const char gen_usage[] =
     "parplan gen pipeline --pp P --microbatches M --scheme dualpipe|1f1b|zb1p|zb --mem-act K\n"
     "                     [--param-mem X] [--tf T] [--tb T] [--tw T] [--comm C] [--w-mem FRACTION]\n"
-    "                     [--out PROBLEM.json] [--reference SCHEDULE.json]\n"
+    "                     [--in-order] [--out PROBLEM.json] [--reference SCHEDULE.json]\n"
     "parplan gen random --ops N --max-degree D --devices K [--seed S] [--out PROBLEM.json]\n"
     "  Writes the problems of paper 002 section V: a pipeline of P stages on P devices with\n"
     "  forward, backward-for-input and backward-for-weights ops (times --tf, --tb, --tw, default\n"
     "  1; --comm between stages, default 0) and an activation budget of K micro-batches per\n"
     "  device on top of X (default 1) for the parameters. A forward holds one micro-batch of\n"
-    "  activations; B frees all but --w-mem of it (default 0), W the rest. --reference: the\n"
+    "  activations; B frees all but --w-mem of it (default 0), W the rest. --in-order: each\n"
+    "  stage runs its F, B and W each in micro-batch order. --reference: the\n"
     "  scheme's own schedule, refused when it does not fit K (zb: our zero-bubble greedy, W ops\n"
     "  filling the bubbles within K; give it to `schedule --start`);\n"
     "  or a random graph with in- and out-degrees at most D.";
@@ -343,6 +344,10 @@ static int gen_pipeline(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         int64_t n;
+        if (strcmp(a, "--in-order") == 0) {
+            spec.in_order = true;
+            continue;
+        }
         if (i + 1 >= argc)
             return usage_error(gen_usage);
         const char *v = argv[++i];

@@ -155,6 +155,8 @@ typedef struct {
     double t_f, t_b, t_w;  /* forward, input-gradient, weight-gradient op times (0: the default 1) */
     double w_mem;        /* share of a micro-batch's activations the W op frees (B frees the
                             rest; default 0); must be in [0, 1] */
+    bool in_order;       /* each stage runs its F, B and W each in micro-batch order (as the
+                            zero-bubble and Megatron runtimes require) */
 } pp_pipe_spec;
 
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,

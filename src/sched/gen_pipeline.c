@@ -58,6 +58,7 @@ typedef struct {
     double time[3];  /* per kind: F, B, W */
     double w_mem;    /* activations W frees; B frees 1 - w_mem */
     double budget;   /* activations a device may hold, in micro-batches */
+    bool in_order;   /* per stage, F, B and W each in micro-batch order */
 } pipe;
 
 static int op_index(const pipe *q, int m, int s, int kind)
@@ -145,6 +146,12 @@ static void add_deps(pp_sched_problem *p, const pipe *q, const orders *o, int m,
         pp_sched_add_dep(p, op_index(q, m, s, KIND_F), op_index(q, m, s, KIND_B), 0);
     }
     pp_sched_add_dep(p, op_index(q, m, s, KIND_B), op_index(q, m, s, KIND_W), 0);
+    /* In order: a dependency to the next micro-batch's op of the same kind
+     * and stage, on the same device (DualPipe: within one direction), so it
+     * costs nothing but the order. */
+    bool next_same_way = m + 1 < q->M && (!q->dual || m + 1 != q->M / 2);
+    for (int k = 0; q->in_order && next_same_way && k < 3; k++)
+        pp_sched_add_dep(p, op_index(q, m, s, k), op_index(q, m + 1, s, k), 0);
 }
 
 static pp_status build(const pp_pipe_spec *spec, const pipe *q, const orders *o,
@@ -611,7 +618,8 @@ pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out
     if (st != PP_OK)
         return st;
     pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm,
-              {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)}, spec->w_mem, spec->mem_act};
+              {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)}, spec->w_mem, spec->mem_act,
+              spec->in_order};
     pp_sched_problem *p = NULL;
     if ((st = build(spec, &q, NULL, &p, err)) != PP_OK)
         return st;

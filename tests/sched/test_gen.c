@@ -464,6 +464,34 @@ static void pipeline_zero_bubble_greedy(void)
     CHECK(isfinite(big) && seconds < 5);
 }
 
+/* --in-order: per stage, each kind in micro-batch order, by one costless
+ * dependency per stage, kind and pair of consecutive micro-batches
+ * (DualPipe: within each direction). Every scheme's reference keeps it. */
+static void pipeline_in_order(void)
+{
+    for (int scheme = 0; scheme < 4; scheme++) {
+        pp_pipe_spec spec = {.stages = 4, .microbatches = 8, .scheme = (pp_pipe_scheme)scheme, .mem_act = 5};
+        pp_sched_problem *plain = NULL, *p = NULL;
+        pp_sched_schedule *s = NULL;
+        pp_error err = {0};
+        CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &plain, NULL, &err), PP_OK);
+        spec.in_order = true;
+        CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &s, &err), PP_OK);
+        if (plain && p && s) {
+            int pairs = scheme == PP_PIPE_DUALPIPE ? 8 - 2 : 8 - 1;
+            CHECK_EQ_INT(p->dep_count, plain->dep_count + 3 * 4 * pairs);
+            int f1 = pp_sched_find_op(p, "F1.2"), f2 = pp_sched_find_op(p, "F2.2");
+            CHECK(s->end[f1] <= s->start[f2]);
+            pp_sched_report r;
+            CHECK_EQ_INT(pp_sched_check(p, s, &r, &err), PP_OK);
+            pp_sched_report_free(&r);
+        }
+        pp_sched_schedule_free(s);
+        pp_sched_problem_free(p);
+        pp_sched_problem_free(plain);
+    }
+}
+
 int main(void)
 {
     pipeline_references();
@@ -474,6 +502,7 @@ int main(void)
     pipeline_refusals();
     pipeline_timed();
     pipeline_zero_bubble_greedy();
+    pipeline_in_order();
     random_graphs();
     return CHECK_DONE();
 }
