@@ -421,7 +421,7 @@ static void pipeline_timed(void)
  * T_B 5806, T_W 3534, comm 200): with 2P micro-batches of activations it
  * sits on parplan's lower bound at P = 8 and 16 (the issue's table: 10.05%
  * and 10.69% bubble), never longer than ZB1P, and at P = 64 with 256
- * micro-batches it gives a checked schedule in seconds. */
+ * micro-batches too (about a second in a release build). */
 static double zb_makespan(int P, int M, double mem_act, pp_pipe_scheme scheme, double *bound, double *seconds)
 {
     pp_pipe_spec spec = {.stages = P, .microbatches = M, .scheme = scheme, .mem_act = mem_act, .t_f = 5478,
@@ -461,7 +461,8 @@ static void pipeline_zero_bubble_greedy(void)
     double bound, seconds;
     double big = zb_makespan(64, 256, 128, PP_PIPE_ZB, &bound, &seconds);
     fprintf(stderr, "zb P=64 M=256 limit 2P: makespan %g, bound %g, %.2f s\n", big, bound, seconds);
-    CHECK(isfinite(big) && seconds < 5);
+    /* On the bound; the time is printed, not asserted: sanitizer builds take several times longer. */
+    CHECK(big <= bound * (1 + 1e-12));
 }
 
 /* --in-order: per stage, each kind in micro-batch order, by one costless
