@@ -7,16 +7,17 @@
  * Per micro-batch m and stage s there are three ops: F{m}.{s} (forward),
  * B{m}.{s} (backward for the input) and W{m}.{s} (backward for the
  * weights), of lengths t_f, t_b and t_w (default 1, paper 002's unit ops;
- * Qi et al. state pipelines by these three times and the transfer time). Every op's device is fixed by the scheme: stage s on device
- * s, except DualPipe's second half of micro-batches, which flow the other
- * way (stage s on device P-1-s), so each DualPipe device holds two stages.
+ * Qi et al. state pipelines by these three times and the transfer time).
+ * Every op's device is fixed by the scheme: stage s on device s, except
+ * DualPipe's second half of micro-batches, which flow the other way (stage
+ * s on device P-1-s), so each DualPipe device holds two stages.
  *
  * Activation accounting, our documented choice (the paper does not spell it
  * out): one unit is one micro-batch's activations for one stage. A forward
  * adds 1, the backward for the input frees all but w_mem of it, the backward
  * for the weights the rest (Qi et al. section 2: W keeps the activations its
- * weight gradient reads; default w_mem = 0). With w_mem = 0 the schemes' own schedules peak at what
- * DeepSeek-V3's technical report (table 2) gives: PP units for 1F1B and
+ * weight gradient reads; default w_mem = 0). With w_mem = 0 the schemes'
+ * own schedules peak at what DeepSeek-V3's technical report (table 2) gives: PP units for 1F1B and
  * ZB1P, PP+1 for DualPipe. Parameters: param_mem per stage copy a device
  * holds (DualPipe two, the others one), carried as the weight of that
  * stage's first forward on the device; placements are fixed, so this is
@@ -215,18 +216,6 @@ static void order_1f1b(orders *o, const pipe *q)
     }
 }
 
-/* ZB1P as a time-driven greedy per device: at its clock a device runs a
- * ready backward, else a ready forward while its activations stay within
- * P-s micro-batches (1F1B's limit), else its oldest deferred W. The device with the
- * earliest clock decides first; its inputs still unknown come from a
- * neighbour whose clock is no earlier, so they arrive at least that op's
- * length and the transfer later, and waiting devices jump to the earliest time something
- * could become ready. A device runs an op exactly when its order's earliest
- * times say it starts, so timing the orders gives back these times. The
- * forward limit counts the activations deferred Ws still hold (w_mem each),
- * so the peak stays 1F1B's P - s; with w_mem = 0 a deferred W holds
- * nothing, the Ws drift to the tail of each device's order, and at unit
- * times the bubble and peak are ZB-H1's. */
 /* How many micro-batches of activations device s may hold before its next
  * forward: ZB-H1 keeps 1F1B's P - s; the zero-bubble greedy (PP_PIPE_ZB)
  * also tries twice that less one (a warm-up as deep as ZB-H2's) and the
@@ -239,6 +228,19 @@ static double forward_limit(const pipe *q, int rule, int s)
     return rule == LIMIT_1F1B ? depth : fmin(depth, q->budget);
 }
 
+/* ZB1P and the zero-bubble greedy as a time-driven greedy per device: at
+ * its clock a device runs a ready backward, else a ready forward while its
+ * activations stay within the forward limit, else its oldest deferred W.
+ * The device with the earliest clock decides first; its inputs still
+ * unknown come from a neighbour whose clock is no earlier, so they arrive
+ * at least that op's length and the transfer later, and waiting devices
+ * jump to the earliest time something could become ready. A device runs
+ * an op exactly when its order's earliest times say it starts, so timing
+ * the orders gives back these times. The activations held count what
+ * deferred Ws still hold (w_mem each), so under ZB1P's limit the peak stays
+ * 1F1B's P - s; with w_mem = 0 a deferred W holds nothing, the Ws drift to
+ * the tail of each device's order, and at unit times the bubble and peak
+ * are ZB-H1's. */
 typedef struct {
     const pipe *q;
     int rule;                /* forward_limit's */
