@@ -171,7 +171,12 @@ typedef struct {
 
 pp_status pp_sched_gen_random(const pp_random_spec *spec, pp_sched_problem **out, pp_error *err);
 
-/* The solver. */
+/* The solver. PP_SCHED_SPAN: the longest per-device span (each device from
+ * its first op to its last, zero-bubble's steady-state metric); the search
+ * minimises the makespan, then re-times the best schedule, every device's
+ * and channel's order kept, to the least longest span those orders allow. */
+typedef enum { PP_SCHED_MAKESPAN, PP_SCHED_SPAN } pp_sched_objective;
+
 typedef struct {
     double time_limit;   /* seconds; 0 = none (then max_rounds must be set) */
     int threads;         /* 0 = one per core */
@@ -179,6 +184,7 @@ typedef struct {
     long max_rounds;     /* per worker; 0 = until the time limit */
     int coarsen_to;      /* above this many ops, start from the graph coarsened to it; 0 = never */
     bool no_mip;
+    pp_sched_objective objective;
     const pp_sched_schedule *start; /* a valid schedule (a reference, an earlier run): the search
                                        starts from its orders when they decode no worse than
                                        the constructed start; NULL: none */

@@ -2,8 +2,9 @@
  * given, the caller's schedule instead if no worse; when asked, also a
  * schedule of the coarsened graph, expanded) -> local
  * search, one worker per thread, in epochs of a fixed number of moves ->
- * for small graphs, the exact MIP warm-started from the best schedule -> the
- * best schedule, checked by the independent checker. Workers meet only
+ * for small graphs, the exact MIP warm-started from the best schedule -> for
+ * the span objective, the best schedule re-timed (span.c) -> the best
+ * schedule, checked by the independent checker. Workers meet only
  * between epochs: the best so far is taken in worker order and the worst
  * worker restarts from it now and then, so a fixed number of epochs gives the
  * same answer for a seed and thread count whatever the machine's speed. */
@@ -418,6 +419,8 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         st = pp_error_set(err, why.status, "%s", why.message);
         goto done;
     }
+    if (o->objective == PP_SCHED_SPAN && (st = sched_compact_spans(p, answer, err)) != PP_OK)
+        goto done;
     st = finish(&x, answer, err);
     answer = NULL;
 done:

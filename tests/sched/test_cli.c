@@ -122,6 +122,14 @@ static void bad_flags(void)
     expect(command, 2, "W share");
     snprintf(command, sizeof command, "%s schedule %s/malformed/durations_overflow.json", PP_CLI, PP_DATA_DIR);
     expect(command, 2, "durations_overflow.json:9:29: ops[1].duration");
+    snprintf(command, sizeof command, "%s schedule sched_cli_tmp-zb.json --objective steady", PP_CLI);
+    expect(command, 2, "usage");
+    snprintf(command, sizeof command,
+             "%s schedule sched_cli_tmp-zb.json --objective span --rounds 100 --threads 1 --out sched_cli_tmp-zb-sp.json",
+             PP_CLI);
+    expect(command, 0, "makespan");
+    snprintf(command, sizeof command, "%s check-schedule sched_cli_tmp-zb.json sched_cli_tmp-zb-sp.json", PP_CLI);
+    expect(command, 0, "valid");
     snprintf(command, sizeof command, "%s schedule /nonexistent/problem.json", PP_CLI);
     expect(command, 2, "/nonexistent/problem.json");
 }

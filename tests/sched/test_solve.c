@@ -228,6 +228,42 @@ static void given_start(void)
     pp_sched_problem_free(p);
 }
 
+/* --objective span: g0 runs a chain a1 -> a2 -> a3 (1 each) feeding b on
+ * g1; c (1, no inputs) is also forced onto g1. Decoded earliest, c runs at
+ * 0 and g1's span is 4 (c at 0, b at 3); re-timed, c runs just before b
+ * and the longest span is g0's 3, its bound (the work forced onto g0). */
+static void span_objective(void)
+{
+    pp_sched_problem *p = pp_sched_problem_new();
+    int g0 = pp_sched_add_device(p, "g0", INFINITY), g1 = pp_sched_add_device(p, "g1", INFINITY);
+    int a1 = pp_sched_add_op(p, "a1", "op", 1, 0, 0), a2 = pp_sched_add_op(p, "a2", "op", 1, 0, 0);
+    int a3 = pp_sched_add_op(p, "a3", "op", 1, 0, 0), b = pp_sched_add_op(p, "b", "op", 1, 0, 0);
+    int c = pp_sched_add_op(p, "c", "op", 1, 0, 0);
+    pp_sched_allow(p, a1, g0), pp_sched_allow(p, a2, g0), pp_sched_allow(p, a3, g0);
+    pp_sched_allow(p, b, g1), pp_sched_allow(p, c, g1);
+    pp_sched_add_dep(p, a1, a2, 0), pp_sched_add_dep(p, a2, a3, 0), pp_sched_add_dep(p, a3, b, 0);
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_problem_finish(p, "span", &err), PP_OK);
+    pp_sched_options o;
+    pp_sched_options_default(&o);
+    o.threads = 1;
+    o.max_rounds = 200;
+    o.no_mip = true;
+    for (int objective = 0; objective < 2; objective++) {
+        o.objective = (pp_sched_objective)objective;
+        pp_sched_result r;
+        CHECK_EQ_INT(pp_sched_solve(p, &o, &r, &err), PP_OK);
+        pp_sched_report rep;
+        CHECK_EQ_INT(pp_sched_check(p, r.schedule, &rep, &err), PP_OK);
+        CHECK(r.makespan == 4);
+        CHECK(rep.max_span == (objective == PP_SCHED_SPAN ? 3 : 4));
+        CHECK(pp_sched_span_lower_bound(p) == 3);
+        pp_sched_report_free(&rep);
+        pp_sched_result_free(&r);
+    }
+    pp_sched_problem_free(p);
+}
+
 int main(void)
 {
     two_chains();
@@ -238,5 +274,6 @@ int main(void)
     dualpipe();
     coarsened_start();
     given_start();
+    span_objective();
     return CHECK_DONE();
 }
