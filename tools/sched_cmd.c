@@ -12,7 +12,7 @@
 
 const char schedule_usage[] =
     "parplan schedule PROBLEM [--timeout S] [--threads N] [--seed K] [--rounds R] [--no-mip] [--coarsen N]\n"
-    "                 [--out SCHEDULE.json] [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
+    "                 [--objective makespan|span] [--start SCHEDULE.json] [--out SCHEDULE.json] [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
     "  Places and orders the ops of PROBLEM (JSON, see README) on its devices to minimise the\n"
     "  makespan. The schedule (JSON) goes to stdout or to --out; a summary to stderr.\n"
     "  --timeout S  seconds for the whole run, reading and writing included (default 10); it\n"
@@ -23,6 +23,11 @@ const char schedule_usage[] =
     "  --no-mip     local search only, even on graphs small enough for the exact MIP (<= 40 ops)\n"
     "  --coarsen N  above N ops, also start from the graph coarsened to N ops and scheduled\n"
     "               (paper 002 Algorithm 1; off by default, see BENCHMARKS.md)\n"
+    "  --objective  makespan (default) or span: the longest per-device span, each device from\n"
+    "               its first op to its last; the makespan's best schedule is then re-timed,\n"
+    "               device and channel orders kept, to the least span they allow\n"
+    "  --start F    a valid schedule of PROBLEM (a --reference, an earlier run) to start the\n"
+    "               search from, when it is no worse than the constructed start\n"
     "  --trace F    also write a Chrome trace (chrome://tracing, Perfetto)\n"
     "  --svg F      also write an SVG Gantt chart\n"
     "  --json       print the summary as JSON on stdout (the schedule then only goes to --out)";
@@ -31,16 +36,24 @@ const char check_schedule_usage[] =
     "parplan check-schedule PROBLEM SCHEDULE [--json]\n"
     "  Checks SCHEDULE against PROBLEM: every op once on an allowed device for its duration,\n"
     "  precedence with transfers on existing channels, no overlap on a device or channel, memory\n"
-    "  within capacity at all times. Prints the makespan, bubbles and peak memory per device.\n"
+    "  within capacity at all times, and a stated \"makespan\" equal to the latest end. Times\n"
+    "  compare within 1e-9 x max(1, the problem's summed durations and comm times).\n"
+    "  Prints the makespan, bubbles and peak memory per device.\n"
     "  Exit 0 if valid, 1 if not, 2 if a file is malformed.";
 
 const char gen_usage[] =
-    "parplan gen pipeline --pp P --microbatches M --scheme dualpipe|1f1b|zb1p --mem-act K\n"
-    "                     [--param-mem X] [--comm C] [--out PROBLEM.json] [--reference SCHEDULE.json]\n"
+    "parplan gen pipeline --pp P --microbatches M --scheme dualpipe|1f1b|zb1p|zb --mem-act K\n"
+    "                     [--param-mem X] [--tf T] [--tb T] [--tw T] [--comm C] [--w-mem FRACTION]\n"
+    "                     [--in-order] [--out PROBLEM.json] [--reference SCHEDULE.json]\n"
     "parplan gen random --ops N --max-degree D --devices K [--seed S] [--out PROBLEM.json]\n"
     "  Writes the problems of paper 002 section V: a pipeline of P stages on P devices with\n"
-    "  forward, backward-for-input and backward-for-weights ops of one time unit each and an\n"
-    "  activation budget of K micro-batches per device (--reference: the scheme's own schedule),\n"
+    "  forward, backward-for-input and backward-for-weights ops (times --tf, --tb, --tw, default\n"
+    "  1; --comm between stages, default 0) and an activation budget of K micro-batches per\n"
+    "  device on top of X (default 1) for the parameters. A forward holds one micro-batch of\n"
+    "  activations; B frees all but --w-mem of it (default 0), W the rest. --in-order: each\n"
+    "  stage runs its F, B and W each in micro-batch order. --reference: the\n"
+    "  scheme's own schedule, refused when it does not fit K (zb: our zero-bubble greedy, W ops\n"
+    "  filling the bubbles within K; give it to `schedule --start`);\n"
     "  or a random graph with in- and out-degrees at most D.";
 
 static int usage_error(const char *usage)
@@ -80,10 +93,11 @@ static json_t *report_json(const pp_sched_problem *p, const pp_sched_report *r)
 {
     json_t *devices = json_array();
     for (int d = 0; d < p->device_count; d++)
-        json_array_append_new(devices, json_pack("{s:s, s:f, s:f, s:f}", "name", p->device_name[d], "busy",
-                                                 r->busy[d], "bubble", r->bubble[d], "peak_memory",
-                                                 r->peak_memory[d]));
-    return json_pack("{s:f, s:f, s:o}", "makespan", r->makespan, "max_bubble", r->max_bubble, "devices", devices);
+        json_array_append_new(devices, json_pack("{s:s, s:f, s:f, s:f, s:f}", "name", p->device_name[d], "span",
+                                                 r->span[d], "busy", r->busy[d], "bubble", r->bubble[d],
+                                                 "peak_memory", r->peak_memory[d]));
+    return json_pack("{s:f, s:f, s:f, s:o}", "makespan", r->makespan, "max_span", r->max_span, "max_bubble",
+                     r->max_bubble, "devices", devices);
 }
 
 static void print_json(json_t *summary)
@@ -106,10 +120,10 @@ static void show_progress(void *ctx, double makespan, double lower_bound, double
 }
 
 typedef struct {
-    const char *file, *out, *trace, *svg;
+    const char *file, *out, *trace, *svg, *start;
     double timeout;
     int64_t threads, seed, rounds, coarsen;
-    bool json, quiet, no_mip;
+    bool json, quiet, no_mip, span;
 } schedule_flags;
 
 static bool parse_schedule_flags(int argc, char **argv, schedule_flags *f)
@@ -137,6 +151,13 @@ static bool parse_schedule_flags(int argc, char **argv, schedule_flags *f)
             f->no_mip = true;
         } else if (strcmp(a, "--out") == 0 && v) {
             f->out = argv[++i];
+        } else if (strcmp(a, "--objective") == 0 && v) {
+            const char *name = argv[++i];
+            if (strcmp(name, "span") != 0 && strcmp(name, "makespan") != 0)
+                return false;
+            f->span = strcmp(name, "span") == 0;
+        } else if (strcmp(a, "--start") == 0 && v) {
+            f->start = argv[++i];
         } else if (strcmp(a, "--trace") == 0 && v) {
             f->trace = argv[++i];
         } else if (strcmp(a, "--svg") == 0 && v) {
@@ -162,6 +183,7 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
         json_t *summary = report_json(p, rep);
         json_object_set_new(summary, "problem", json_string(f->file));
         json_object_set_new(summary, "lower_bound", json_real(r->lower_bound));
+        json_object_set_new(summary, "span_lower_bound", json_real(pp_sched_span_lower_bound(p)));
         json_object_set_new(summary, "gap_percent", json_real(gap));
         json_object_set_new(summary, "proven_optimal", json_boolean(r->proven_optimal));
         if (!isnan(r->mip_bound))
@@ -181,13 +203,16 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
     if (!isnan(r->mip_bound))
         fprintf(stderr, "MIP bound       %g\n", r->mip_bound);
     fprintf(stderr, "largest bubble  %g\n", rep->max_bubble);
+    fprintf(stderr, "longest span    %g (bound %g; each device from its first op to its last)\n", rep->max_span,
+            pp_sched_span_lower_bound(p));
     fprintf(stderr, "checker         valid\n");
     fprintf(stderr, "first schedule  %.2f s\nbest found      %.2f s\ntotal           %.2f s (%ld moves)\n",
             r->time_to_first, r->time_to_best, r->elapsed, r->rounds);
     print_report(stderr, p, rep);
 }
 
-static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, double started)
+static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, const pp_sched_schedule *start,
+                           double started)
 {
     pp_sched_options o;
     pp_sched_options_default(&o);
@@ -197,6 +222,8 @@ static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, double 
     o.max_rounds = f->rounds;
     o.no_mip = f->no_mip;
     o.coarsen_to = (int)f->coarsen;
+    o.start = start;
+    o.objective = f->span ? PP_SCHED_SPAN : PP_SCHED_MAKESPAN;
     progress live = {!f->quiet && isatty(2)};
     o.on_progress = show_progress;
     o.progress_ctx = &live;
@@ -238,7 +265,13 @@ int cmd_schedule(int argc, char **argv)
     pp_sched_problem *p;
     if (pp_sched_load(f.file, &p, &err) != PP_OK)
         return cli_fail("parplan", &err);
-    int code = solve_and_write(&f, p, started);
+    pp_sched_schedule *start = NULL;
+    if (f.start && pp_sched_load_schedule(f.start, p, &start, &err) != PP_OK) {
+        pp_sched_problem_free(p);
+        return cli_fail("parplan", &err);
+    }
+    int code = solve_and_write(&f, p, start, started);
+    pp_sched_schedule_free(start);
     pp_sched_problem_free(p);
     return code;
 }
@@ -277,7 +310,8 @@ int cmd_check_schedule(int argc, char **argv)
         else
             printf("INVALID: %d violation%s, the first: %s\n", rep.violations, rep.violations == 1 ? "" : "s",
                    err.message);
-        printf("makespan %g\nlargest bubble %g\n", rep.makespan, rep.max_bubble);
+        printf("makespan %g\nlargest bubble %g\nlongest device span %g\n", rep.makespan, rep.max_bubble,
+               rep.max_span);
         print_report(stdout, p, &rep);
     }
     pp_sched_report_free(&rep);
@@ -301,7 +335,8 @@ static bool parse_scheme(const char *text, pp_pipe_scheme *out)
     static const struct {
         const char *name;
         pp_pipe_scheme scheme;
-    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P}};
+    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P},
+                   {"zb", PP_PIPE_ZB}};
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
         if (strcmp(text, schemes[i].name) == 0) {
             *out = schemes[i].scheme;
@@ -312,12 +347,16 @@ static bool parse_scheme(const char *text, pp_pipe_scheme *out)
 
 static int gen_pipeline(int argc, char **argv)
 {
-    pp_pipe_spec spec = {0, 0, PP_PIPE_DUALPIPE, 0, 1, 0};
+    pp_pipe_spec spec = {.scheme = PP_PIPE_DUALPIPE, .param_mem = 1, .t_f = 1, .t_b = 1, .t_w = 1};
     const char *out = NULL, *reference = NULL;
     bool have_scheme = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         int64_t n;
+        if (strcmp(a, "--in-order") == 0) {
+            spec.in_order = true;
+            continue;
+        }
         if (i + 1 >= argc)
             return usage_error(gen_usage);
         const char *v = argv[++i];
@@ -329,9 +368,17 @@ static int gen_pipeline(int argc, char **argv)
             have_scheme = true;
         else if (strcmp(a, "--mem-act") == 0 && cli_parse_double(v, &spec.mem_act))
             ;
-        else if (strcmp(a, "--param-mem") == 0 && cli_parse_double(v, &spec.param_mem))
+        else if (strcmp(a, "--param-mem") == 0 && cli_parse_double(v, &spec.param_mem) && spec.param_mem > 0)
             ;
         else if (strcmp(a, "--comm") == 0 && cli_parse_double(v, &spec.comm))
+            ;
+        else if (strcmp(a, "--tf") == 0 && cli_parse_double(v, &spec.t_f) && spec.t_f > 0)
+            ;
+        else if (strcmp(a, "--tb") == 0 && cli_parse_double(v, &spec.t_b) && spec.t_b > 0)
+            ;
+        else if (strcmp(a, "--tw") == 0 && cli_parse_double(v, &spec.t_w) && spec.t_w > 0)
+            ;
+        else if (strcmp(a, "--w-mem") == 0 && cli_parse_double(v, &spec.w_mem))
             ;
         else if (strcmp(a, "--out") == 0)
             out = v;

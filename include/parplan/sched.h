@@ -87,6 +87,7 @@ typedef struct pp_sched_schedule {
     int *device;
     double *start, *end;
     double *transfer_start, *transfer_end;
+    double stated_makespan;  /* the file's "makespan" when one was read, else NAN: checked */
 } pp_sched_schedule;
 
 pp_sched_schedule *pp_sched_schedule_new(const pp_sched_problem *p);
@@ -94,13 +95,18 @@ void pp_sched_schedule_free(pp_sched_schedule *s);
 void pp_sched_schedule_copy(pp_sched_schedule *to, const pp_sched_schedule *from);
 double pp_sched_makespan(const pp_sched_schedule *s);
 
-/* The independent checker. Fills the report whether or not the schedule is
- * valid; returns PP_OK when valid, PP_INFEASIBLE with the first violation in
+/* The independent checker. Times compare with a tolerance of 1e-9 x
+ * max(1, the problem's summed durations and comm times): each op's end -
+ * start must equal its duration, each transfer's its comm time, and a stated
+ * makespan the latest end, within it. Fills the report whether or not the
+ * schedule is valid; returns PP_OK when valid, PP_INFEASIBLE with the first violation in
  * err (and the number of violations in report->violations) otherwise.
- * report->busy, bubble and peak_memory have device_count entries and are freed
+ * report->span, busy, bubble and peak_memory have device_count entries and are freed
  * by pp_sched_report_free. */
 typedef struct {
     double makespan;
+    double *span;        /* per device: from its first op's start to its last op's end (0: none) */
+    double max_span;     /* the longest: zero-bubble's steady-state metric */
     double *busy;        /* summed op durations per device */
     double *bubble;      /* makespan - busy, per device */
     double *peak_memory; /* highest level per device, weights included */
@@ -116,6 +122,9 @@ void pp_sched_report_free(pp_sched_report *report);
  * critical path, total work over devices, and per device (for ops forced onto
  * it) earliest head + work + smallest tail. */
 double pp_sched_lower_bound(const pp_sched_problem *p);
+/* Lower bound on the longest per-device span: the largest of the work forced
+ * onto one device and the total work over devices. */
+double pp_sched_span_lower_bound(const pp_sched_problem *p);
 
 /* Reading and writing (JSON, formats in README.md). Errors name the file and
  * the JSON position (line:column for syntax, a path such as ops[3].device for
@@ -133,7 +142,8 @@ pp_status pp_sched_write_svg(const pp_sched_problem *p, const pp_sched_schedule 
                              FILE *f, pp_error *err);
 
 /* Generators (paper 002 section V). */
-typedef enum { PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE } pp_pipe_scheme;
+/* PP_PIPE_ZB: the zero-bubble greedy under the activation budget (gen_pipeline.c). */
+typedef enum { PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB } pp_pipe_scheme;
 
 typedef struct {
     int stages;          /* PP: devices = stages */
@@ -142,6 +152,11 @@ typedef struct {
     double mem_act;      /* activation budget K, in micro-batch activations per device */
     double param_mem;    /* memory of one stage's parameters (default 1) */
     double comm;         /* transfer time between stages (default 0) */
+    double t_f, t_b, t_w;  /* forward, input-gradient, weight-gradient op times (0: the default 1) */
+    double w_mem;        /* share of a micro-batch's activations the W op frees (B frees the
+                            rest; default 0); must be in [0, 1] */
+    bool in_order;       /* each stage runs its F, B and W each in micro-batch order (as the
+                            zero-bubble and Megatron runtimes require) */
 } pp_pipe_spec;
 
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
@@ -156,7 +171,12 @@ typedef struct {
 
 pp_status pp_sched_gen_random(const pp_random_spec *spec, pp_sched_problem **out, pp_error *err);
 
-/* The solver. */
+/* The solver. PP_SCHED_SPAN: the longest per-device span (each device from
+ * its first op to its last, zero-bubble's steady-state metric); the search
+ * minimises the makespan, then re-times the best schedule, every device's
+ * and channel's order kept, to the least longest span those orders allow. */
+typedef enum { PP_SCHED_MAKESPAN, PP_SCHED_SPAN } pp_sched_objective;
+
 typedef struct {
     double time_limit;   /* seconds; 0 = none (then max_rounds must be set) */
     int threads;         /* 0 = one per core */
@@ -164,6 +184,10 @@ typedef struct {
     long max_rounds;     /* per worker; 0 = until the time limit */
     int coarsen_to;      /* above this many ops, start from the graph coarsened to it; 0 = never */
     bool no_mip;
+    pp_sched_objective objective;
+    const pp_sched_schedule *start; /* a valid schedule (a reference, an earlier run): the search
+                                       starts from its orders when they decode no worse than
+                                       the constructed start; NULL: none */
     void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
     void *progress_ctx;
 } pp_sched_options;

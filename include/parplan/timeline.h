@@ -21,6 +21,10 @@ void pp_timeline_free(pp_timeline *t);
 /* Replaces the title (e.g. once the figures it should carry are known). */
 pp_status pp_timeline_set_title(pp_timeline *t, const char *title, pp_error *err);
 
+/* Names the SVG time axis's unit ("time (NAME)") where the caller's unit is
+ * none of s, ms, us, or is one only by the trace's convention. */
+pp_status pp_timeline_set_unit(pp_timeline *t, const char *name, pp_error *err);
+
 /* Rows appear in the order added; returns the row's index, -1 when out of memory. */
 int pp_timeline_add_row(pp_timeline *t, const char *name);
 

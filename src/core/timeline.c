@@ -19,6 +19,7 @@ struct pp_timeline {
     pp_arena *arena;
     const char *title;
     double us_per_unit;
+    const char *unit;  /* the axis's unit when set, else named from us_per_unit */
     const char **row_name;
     int row_count, row_cap;
     const char **category;
@@ -103,6 +104,15 @@ pp_status pp_timeline_set_title(pp_timeline *t, const char *title, pp_error *err
     if (!copy)
         return pp_error_set(err, PP_ENOMEM, "timeline \"%s\": out of memory", t->title);
     t->title = copy;
+    return PP_OK;
+}
+
+pp_status pp_timeline_set_unit(pp_timeline *t, const char *name, pp_error *err)
+{
+    const char *copy = clean_copy(t->arena, name ? name : "");
+    if (!copy)
+        return pp_error_set(err, PP_ENOMEM, "timeline \"%s\": out of memory", t->title);
+    t->unit = copy;
     return PP_OK;
 }
 
@@ -366,9 +376,11 @@ static void axis(const layout *l, int rows, const char *unit, FILE *f)
         fprintf(f, "<text x=\"%.2f\" y=\"%.2f\">%.*f</text>\n", x_of(l, k * step), bottom + 18,
                 decimals, k == 0 ? 0.0 : k * step);
     fputs("</g>\n", f);
-    if (unit)
-        fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">time (%s)</text>\n",
-                l->left - 8, bottom + 18, unit);
+    if (unit) {
+        fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">time (", l->left - 8, bottom + 18);
+        put_xml(f, unit);
+        fputs(")</text>\n", f);
+    }
 }
 
 static void lanes(const pp_timeline *t, const layout *l, FILE *f)
@@ -483,7 +495,7 @@ pp_status pp_timeline_write_svg(const pp_timeline *t, FILE *f, pp_error *err)
     put_xml(f, t->title);
     fputs("</text>\n", f);
     lanes(t, &l, f);
-    axis(&l, t->row_count, unit_name(t->us_per_unit), f);
+    axis(&l, t->row_count, t->unit ? t->unit : unit_name(t->us_per_unit), f);
     fputs("<g stroke=\"#333\" stroke-width=\"0.3\">\n", f);
     st = box_rects(t, &l, f, err);
     if (st != PP_OK)

@@ -282,3 +282,24 @@ double pp_sched_lower_bound(const pp_sched_problem *p)
     free(head), free(tail), free(jobs), free(buf);
     return bound;
 }
+
+/* A device's span holds at least its own work: the ops forced onto it, and
+ * on average over devices all the work. */
+double pp_sched_span_lower_bound(const pp_sched_problem *p)
+{
+    double *forced = calloc((size_t)p->device_count, sizeof(double));
+    double work = 0, bound = 0;
+    if (!forced)
+        return 0;
+    for (int i = 0; i < p->op_count; i++) {
+        int d = sched_forced_device(p, i);
+        work += p->duration[i];
+        if (d >= 0)
+            forced[d] += p->duration[i];
+    }
+    bound = work / p->device_count;
+    for (int d = 0; d < p->device_count; d++)
+        bound = fmax(bound, forced[d]);
+    free(forced);
+    return bound;
+}

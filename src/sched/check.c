@@ -3,8 +3,8 @@
  * top of parplan/sched.h: each op once on an allowed device for exactly its
  * duration, precedence with transfers on existing channels, no overlap on a
  * device or a channel, memory within capacity at all times. It also measures
- * what a person wants to know of a valid schedule: makespan, per-device busy
- * time, bubbles and peak memory. */
+ * what a person wants to know of a valid schedule: makespan, per-device span,
+ * busy time, bubbles and peak memory. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@ typedef struct {
     const pp_sched_schedule *s;
     pp_sched_report *report;
     pp_error *err;
-    double tol;  /* times and memory compare with this slack: sums of doubles round */
+    double tol;  /* times compare with this slack: sums of doubles round */
 } checker;
 
 typedef struct {
@@ -154,26 +154,32 @@ static void check_devices(checker *c, event *buf)
     }
 }
 
+/* Transfers grouped by channel: sorted by channel first (at = the channel's
+ * number), then each group's overlaps checked. O(deps log deps), where a
+ * pass per channel would cost devices^2 x deps (at P = 64, 400 million). */
 static void check_channels(checker *c, event *buf)
 {
     const pp_sched_problem *p = c->p;
     const pp_sched_schedule *s = c->s;
-    int D = p->device_count;
-    for (int a = 0; a < D; a++)
-        for (int b = 0; b < D; b++) {
-            if (a == b || !pp_sched_has_channel(p, a, b))
-                continue;
-            int n = 0;
-            for (int e = 0; e < p->dep_count; e++) {
-                int u = p->dep_from[e], v = p->dep_to[e];
-                if (placed(c, u) && placed(c, v) && s->device[u] == a && s->device[v] == b &&
-                    isfinite(s->transfer_start[e]) && isfinite(s->transfer_end[e]))
-                    buf[n++] = (event){s->transfer_start[e], s->transfer_end[e], e};
-            }
-            char where[300];
-            snprintf(where, sizeof where, "channel \"%s\" -> \"%s\"", p->device_name[a], p->device_name[b]);
-            check_overlaps(c, buf, n, where, true);
-        }
+    int D = p->device_count, n = 0;
+    for (int e = 0; e < p->dep_count; e++) {
+        int u = p->dep_from[e], v = p->dep_to[e];
+        if (placed(c, u) && placed(c, v) && s->device[u] != s->device[v] &&
+            pp_sched_has_channel(p, s->device[u], s->device[v]) && isfinite(s->transfer_start[e]) &&
+            isfinite(s->transfer_end[e]))
+            buf[n++] = (event){(double)s->device[u] * D + s->device[v], 0, e};
+    }
+    qsort(buf, (size_t)n, sizeof *buf, by_time);
+    for (int g = 0; g < n;) {
+        int a = s->device[p->dep_from[buf[g].index]], b = s->device[p->dep_to[buf[g].index]], k = g;
+        double channel = buf[g].at;
+        for (; k < n && buf[k].at == channel; k++)
+            buf[k] = (event){s->transfer_start[buf[k].index], s->transfer_end[buf[k].index], buf[k].index};
+        char where[300];
+        snprintf(where, sizeof where, "channel \"%s\" -> \"%s\"", p->device_name[a], p->device_name[b]);
+        check_overlaps(c, buf + g, k - g, where, true);
+        g = k;
+    }
 }
 
 /* Level = weights from time 0, plus each op's adjustment from its end on.
@@ -207,7 +213,29 @@ static void check_memory(checker *c, event *buf)
     }
 }
 
-static void measure(checker *c)
+/* The slack is the problem's own time scale, not the schedule's: scaled by
+ * the makespan, times of 1e300 would let every op last 0. */
+static double tolerance(const pp_sched_problem *p)
+{
+    double total = 0;
+    for (int i = 0; i < p->op_count; i++)
+        total += p->duration[i];
+    for (int e = 0; e < p->dep_count; e++)
+        total += p->dep_comm[e];
+    return 1e-9 * fmax(1, total);
+}
+
+static void check_makespan(checker *c)
+{
+    double stated = c->s->stated_makespan;
+    if (!isnan(stated) && !(fabs(stated - c->report->makespan) <= c->tol))
+        violation(c, "the schedule states a makespan of %.17g, its ops end at %.17g", stated,
+                  c->report->makespan);
+}
+
+/* `first` is scratch, one per device. A device's span is computed from its
+ * last end after its first start is known, hence two passes. */
+static void measure(checker *c, double *first)
 {
     const pp_sched_problem *p = c->p;
     pp_sched_report *r = c->report;
@@ -217,8 +245,17 @@ static void measure(checker *c)
             r->busy[c->s->device[i]] += p->duration[i];
             r->makespan = fmax(r->makespan, c->s->end[i]);
         }
-    r->max_bubble = 0;
+    for (int d = 0; d < p->device_count; d++)
+        first[d] = INFINITY;
+    for (int i = 0; i < p->op_count; i++)
+        if (placed(c, i))
+            first[c->s->device[i]] = fmin(first[c->s->device[i]], c->s->start[i]);
+    for (int i = 0; i < p->op_count; i++)
+        if (placed(c, i))
+            r->span[c->s->device[i]] = fmax(r->span[c->s->device[i]], c->s->end[i] - first[c->s->device[i]]);
+    r->max_bubble = r->max_span = 0;
     for (int d = 0; d < p->device_count; d++) {
+        r->max_span = fmax(r->max_span, r->span[d]);
         r->bubble[d] = r->makespan - r->busy[d];
         r->max_bubble = fmax(r->max_bubble, r->bubble[d]);
     }
@@ -232,21 +269,26 @@ pp_status pp_sched_check(const pp_sched_problem *p, const pp_sched_schedule *s,
     report->busy = calloc(D, sizeof(double));
     report->bubble = calloc(D, sizeof(double));
     report->peak_memory = calloc(D, sizeof(double));
+    report->span = calloc(D, sizeof(double));
     size_t most = (size_t)(p->op_count > p->dep_count ? p->op_count : p->dep_count) + 1;
     event *buf = malloc(most * sizeof *buf);
-    if (!report->busy || !report->bubble || !report->peak_memory || !buf) {
+    double *first = malloc((D + 1) * sizeof(double));
+    if (!report->busy || !report->bubble || !report->peak_memory || !report->span || !buf || !first) {
+        free(first);
         free(buf);
         return pp_error_set(err, PP_ENOMEM, "checker: out of memory");
     }
     if (s->op_count != p->op_count || s->dep_count != p->dep_count) {
+        free(first);
         free(buf);
         report->violations = 1;
         return pp_error_set(err, PP_INFEASIBLE, "the schedule has %d ops and %d dependencies, the problem %d and %d",
                             s->op_count, s->dep_count, p->op_count, p->dep_count);
     }
-    checker c = {p, s, report, err, 0};
-    measure(&c);
-    c.tol = 1e-9 * fmax(1, report->makespan);
+    checker c = {p, s, report, err, tolerance(p)};
+    measure(&c, first);
+    free(first);
+    check_makespan(&c);
     check_ops(&c);
     check_deps(&c);
     check_devices(&c, buf);
@@ -261,5 +303,6 @@ void pp_sched_report_free(pp_sched_report *report)
     free(report->busy);
     free(report->bubble);
     free(report->peak_memory);
+    free(report->span);
     memset(report, 0, sizeof *report);
 }

@@ -4,17 +4,20 @@
  * DualPipe (DeepSeek-V3; the step order of deepseek-ai/DualPipe's
  * dualpipe.py).
  *
- * Per micro-batch m and stage s there are three ops of length 1: F{m}.{s}
- * (forward), B{m}.{s} (backward for the input) and W{m}.{s} (backward for
- * the weights). Every op's device is fixed by the scheme: stage s on device
- * s, except DualPipe's second half of micro-batches, which flow the other
- * way (stage s on device P-1-s), so each DualPipe device holds two stages.
+ * Per micro-batch m and stage s there are three ops: F{m}.{s} (forward),
+ * B{m}.{s} (backward for the input) and W{m}.{s} (backward for the
+ * weights), of lengths t_f, t_b and t_w (default 1, paper 002's unit ops;
+ * Qi et al. state pipelines by these three times and the transfer time).
+ * Every op's device is fixed by the scheme: stage s on device s, except
+ * DualPipe's second half of micro-batches, which flow the other way (stage
+ * s on device P-1-s), so each DualPipe device holds two stages.
  *
  * Activation accounting, our documented choice (the paper does not spell it
  * out): one unit is one micro-batch's activations for one stage. A forward
- * adds 1, the backward for the input frees it (-1), the backward for the
- * weights changes nothing. With it the schemes' own schedules peak at what
- * DeepSeek-V3's technical report (table 2) gives: PP units for 1F1B and
+ * adds 1, the backward for the input frees all but w_mem of it, the backward
+ * for the weights the rest (Qi et al. section 2: W keeps the activations its
+ * weight gradient reads; default w_mem = 0). With w_mem = 0 the schemes'
+ * own schedules peak at what DeepSeek-V3's technical report (table 2) gives: PP units for 1F1B and
  * ZB1P, PP+1 for DualPipe. Parameters: param_mem per stage copy a device
  * holds (DualPipe two, the others one), carried as the weight of that
  * stage's first forward on the device; placements are fixed, so this is
@@ -53,6 +56,10 @@ typedef struct {
     int P, M;
     bool dual;
     double comm;
+    double time[3];  /* per kind: F, B, W */
+    double w_mem;    /* activations W frees; B frees 1 - w_mem */
+    double budget;   /* activations a device may hold, in micro-batches */
+    bool in_order;   /* per stage, F, B and W each in micro-batch order */
 } pipe;
 
 static int op_index(const pipe *q, int m, int s, int kind)
@@ -75,13 +82,23 @@ static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
     if (M < 1 || (long long)P * M > 10000000)
         return pp_error_set(err, PP_EARG, "pipeline: micro-batches must be >= 1 and stages x "
                             "micro-batches at most 10^7, not %d x %d", P, M);
-    if (spec->scheme != PP_PIPE_1F1B && spec->scheme != PP_PIPE_ZB1P && spec->scheme != PP_PIPE_DUALPIPE)
+    if (spec->scheme != PP_PIPE_1F1B && spec->scheme != PP_PIPE_ZB1P && spec->scheme != PP_PIPE_DUALPIPE &&
+        spec->scheme != PP_PIPE_ZB)
         return pp_error_set(err, PP_EARG, "pipeline: unknown scheme %d", (int)spec->scheme);
     if (!isfinite(spec->mem_act) || spec->mem_act <= 0)
         return pp_error_set(err, PP_EARG, "pipeline: the activation budget must be a number > 0, not %g",
                             spec->mem_act);
-    if (!isfinite(spec->param_mem))
-        return pp_error_set(err, PP_EARG, "pipeline: parameter memory must be finite, not %g", spec->param_mem);
+    if (!isfinite(spec->param_mem) || spec->param_mem < 0)
+        return pp_error_set(err, PP_EARG, "pipeline: parameter memory must be a number >= 0 (0: the "
+                            "default 1), not %g", spec->param_mem);
+    double times[3] = {spec->t_f, spec->t_b, spec->t_w};
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(times[k]) || times[k] < 0)
+            return pp_error_set(err, PP_EARG, "pipeline: op times must be numbers >= 0 (0: the default 1), "
+                                "not %g", times[k]);
+    if (!(spec->w_mem >= 0 && spec->w_mem <= 1))
+        return pp_error_set(err, PP_EARG, "pipeline: the W share of the activations must be in [0, 1], not %g",
+                            spec->w_mem);
     if (!isfinite(spec->comm) || spec->comm < 0)
         return pp_error_set(err, PP_EARG, "pipeline: the transfer time must be a number >= 0, not %g",
                             spec->comm);
@@ -96,12 +113,12 @@ static void add_stage_ops(pp_sched_problem *p, const pipe *q, int m, int s, doub
 {
     static const char *const kinds[3] = {"forward", "backward_input", "backward_weight"};
     static const char letters[3] = {'F', 'B', 'W'};
-    static const double adjust[3] = {1, -1, 0};
+    double adjust[3] = {1, -(1 - q->w_mem), -q->w_mem};
     bool first = m == 0 || (q->dual && m == q->M / 2);
     for (int k = 0; k < 3; k++) {
         char name[32];
         snprintf(name, sizeof name, "%c%d.%d", letters[k], m, s);
-        int op = pp_sched_add_op(p, name, kinds[k], 1, k == KIND_F && first ? param : 0, adjust[k]);
+        int op = pp_sched_add_op(p, name, kinds[k], q->time[k], k == KIND_F && first ? param : 0, adjust[k]);
         if (op >= 0)
             pp_sched_allow(p, op, device_of(q, m, s));
     }
@@ -130,6 +147,12 @@ static void add_deps(pp_sched_problem *p, const pipe *q, const orders *o, int m,
         pp_sched_add_dep(p, op_index(q, m, s, KIND_F), op_index(q, m, s, KIND_B), 0);
     }
     pp_sched_add_dep(p, op_index(q, m, s, KIND_B), op_index(q, m, s, KIND_W), 0);
+    /* In order: a dependency to the next micro-batch's op of the same kind
+     * and stage, on the same device (DualPipe: within one direction), so it
+     * costs nothing but the order. */
+    bool next_same_way = m + 1 < q->M && (!q->dual || m + 1 != q->M / 2);
+    for (int k = 0; q->in_order && next_same_way && k < 3; k++)
+        pp_sched_add_dep(p, op_index(q, m, s, k), op_index(q, m + 1, s, k), 0);
 }
 
 static pp_status build(const pp_pipe_spec *spec, const pipe *q, const orders *o,
@@ -193,18 +216,34 @@ static void order_1f1b(orders *o, const pipe *q)
     }
 }
 
-/* ZB1P as a time-driven greedy per device: at its clock a device runs a
- * ready backward, else a ready forward while fewer than P-s forwards are in
- * flight (1F1B's limit), else its oldest deferred W. The device with the
- * earliest clock decides first; its inputs still unknown come from a
- * neighbour whose clock is no earlier, so they arrive at least one op
- * length later, and waiting devices jump to the earliest time something
- * could become ready. A device runs an op exactly when its order's earliest
- * times say it starts, so timing the orders gives back these times. Under
- * this file's accounting a deferred W holds no memory, so the Ws drift to
- * the tail of each device's order; the bubble and peak are ZB-H1's. */
+/* How many micro-batches of activations device s may hold before its next
+ * forward: ZB-H1 keeps 1F1B's P - s; the zero-bubble greedy (PP_PIPE_ZB)
+ * also tries twice that less one (a warm-up as deep as ZB-H2's) and the
+ * whole budget, each capped by the budget, and keeps the shortest. */
+enum { LIMIT_1F1B, LIMIT_DOUBLE, LIMIT_BUDGET, LIMIT_RULES };
+
+static double forward_limit(const pipe *q, int rule, int s)
+{
+    double depth = rule == LIMIT_1F1B ? q->P - s : rule == LIMIT_DOUBLE ? 2 * (q->P - s) - 1 : q->budget;
+    return rule == LIMIT_1F1B ? depth : fmin(depth, q->budget);
+}
+
+/* ZB1P and the zero-bubble greedy as a time-driven greedy per device: at
+ * its clock a device runs a ready backward, else a ready forward while its
+ * activations stay within the forward limit, else its oldest deferred W.
+ * The device with the earliest clock decides first; its inputs still
+ * unknown come from a neighbour whose clock is no earlier, so they arrive
+ * at least that op's length and the transfer later, and waiting devices
+ * jump to the earliest time something could become ready. A device runs
+ * an op exactly when its order's earliest times say it starts, so timing
+ * the orders gives back these times. The activations held count what
+ * deferred Ws still hold (w_mem each), so under ZB1P's limit the peak stays
+ * 1F1B's P - s; with w_mem = 0 a deferred W holds nothing, the Ws drift to
+ * the tail of each device's order, and at unit times the bubble and peak
+ * are ZB-H1's. */
 typedef struct {
     const pipe *q;
+    int rule;                /* forward_limit's */
     double *clock;
     int *nf, *nb, *nw;       /* per device: forwards, backwards, Ws run */
     double *f_arrive;        /* [m * P + s]: F{m}.{s-1}'s output at device s (NAN: not yet sent) */
@@ -223,7 +262,7 @@ static void zb_run(zb *z, orders *o, int s, int kind)
 {
     const pipe *q = z->q;
     int P = q->P;
-    double end = z->clock[s] + 1;
+    double end = z->clock[s] + q->time[kind];
     if (kind == KIND_F) {
         push(o, q, s, z->nf[s], s, KIND_F);
         if (s + 1 < P)
@@ -250,12 +289,12 @@ static double zb_ready(const zb *z, int s, int kind)
         if (s == P - 1)
             return z->clock[s];
         double at = z->b_arrive[z->nb[s] * P + s];
-        return isnan(at) ? z->clock[s + 1] + 1 + q->comm : at;
+        return isnan(at) ? z->clock[s + 1] + q->time[KIND_B] + q->comm : at;
     }
     if (s == 0)
         return z->clock[s];
     double at = z->f_arrive[z->nf[s] * P + s];
-    return isnan(at) ? z->clock[s - 1] + 1 + q->comm : at;
+    return isnan(at) ? z->clock[s - 1] + q->time[KIND_F] + q->comm : at;
 }
 
 /* One decision of device s: run an op, or move its clock to the earliest
@@ -264,7 +303,8 @@ static void zb_step(zb *z, orders *o, int s)
 {
     const pipe *q = z->q;
     bool has_b = z->nb[s] < z->nf[s];
-    bool has_f = z->nf[s] < q->M && z->nf[s] - z->nb[s] < q->P - s;
+    double held = z->nf[s] - z->nb[s] + q->w_mem * (z->nb[s] - z->nw[s]);
+    bool has_f = z->nf[s] < q->M && held + 1 <= forward_limit(q, z->rule, s) + 1e-9;
     double rb = has_b ? zb_ready(z, s, KIND_B) : INFINITY;
     double rf = has_f ? zb_ready(z, s, KIND_F) : INFINITY;
     double now = z->clock[s];
@@ -278,11 +318,11 @@ static void zb_step(zb *z, orders *o, int s)
         z->clock[s] = rb < rf ? rb : rf;
 }
 
-static pp_status order_zb1p(orders *o, const pipe *q, pp_error *err)
+static pp_status order_zb(orders *o, const pipe *q, int rule, pp_error *err)
 {
     int P = q->P;
     size_t cells = (size_t)q->M * P;
-    zb z = {.q = q};
+    zb z = {.q = q, .rule = rule};
     z.clock = calloc((size_t)P, sizeof(double));
     z.nf = calloc((size_t)P, sizeof(int));
     z.nb = calloc((size_t)P, sizeof(int));
@@ -304,7 +344,7 @@ static pp_status order_zb1p(orders *o, const pipe *q, pp_error *err)
         if (best < 0)
             break;
         if (steps > 20 * (long)cells + 1000)
-            st = pp_error_set(err, PP_EARG, "pipeline: the ZB1P greedy made no progress (a bug)");
+            st = pp_error_set(err, PP_EARG, "pipeline: the zero-bubble greedy made no progress (a bug)");
         else
             zb_step(&z, o, best);
     }
@@ -486,8 +526,56 @@ static pp_status order_scheme(pp_pipe_scheme scheme, const pipe *q, orders *o, p
         return PP_OK;
     }
     if (scheme == PP_PIPE_ZB1P)
-        return order_zb1p(o, q, err);
+        return order_zb(o, q, LIMIT_1F1B, err);
     return order_dualpipe(o, q, err);
+}
+
+/* A scheme's schedule holds as many activations as it holds: below that
+ * budget there is no reference to give, and writing one the checker refuses
+ * would hand the caller an invalid file. */
+static pp_status check_reference(const pp_sched_problem *p, const pp_sched_schedule *s, double mem_act,
+                                 pp_error *err)
+{
+    pp_sched_report report;
+    pp_error why = {0};
+    pp_status st = pp_sched_check(p, s, &report, &why);
+    pp_sched_report_free(&report);
+    if (st == PP_INFEASIBLE)
+        return pp_error_set(err, PP_EARG, "pipeline: the scheme's reference schedule does not fit an "
+                            "activation budget of %g micro-batches: %s", mem_act, why.message);
+    if (st != PP_OK)
+        return pp_error_set(err, st, "%s", why.message);
+    return PP_OK;
+}
+
+/* The zero-bubble greedy under each forward limit, timed; the shortest
+ * schedule that fits the budget goes to s (the first one when none fits, so
+ * the caller's check says why). */
+static pp_status zb_shortest(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q, orders *o,
+                             pp_sched_schedule *s, pp_error *err)
+{
+    pp_sched_schedule *trial = pp_sched_schedule_new(p);
+    if (!trial)
+        return pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
+    pp_status st = PP_OK;
+    bool found = false;
+    for (int rule = 0; rule < LIMIT_RULES && st == PP_OK; rule++) {
+        for (int d = 0; d < q->P; d++)
+            o->length[d] = 0;
+        for (int c = 0; c < q->M * q->P; c++)
+            o->f_sender[c] = c * 3 + KIND_F;
+        if ((st = order_zb(o, q, rule, err)) || (st = time_orders(spec, q, o, trial, err)))
+            break;
+        pp_sched_report report;
+        pp_error why = {0};
+        bool fits = pp_sched_check(p, trial, &report, &why) == PP_OK;
+        pp_sched_report_free(&report);
+        if (rule == 0 || (fits && (!found || pp_sched_makespan(trial) < pp_sched_makespan(s))))
+            pp_sched_schedule_copy(s, trial);
+        found |= fits;
+    }
+    pp_sched_schedule_free(trial);
+    return st;
 }
 
 static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q,
@@ -500,10 +588,14 @@ static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, 
     pp_status st = PP_OK;
     if (!o.ops || !o.length || !o.fused || !o.f_sender || !s)
         st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
+    else if (spec->scheme == PP_PIPE_ZB)
+        st = zb_shortest(spec, p, q, &o, s, err);
     else
         st = order_scheme(spec->scheme, q, &o, err);
-    if (st == PP_OK)
+    if (st == PP_OK && spec->scheme != PP_PIPE_ZB)
         st = time_orders(spec, q, &o, s, err);
+    if (st == PP_OK)
+        st = check_reference(p, s, spec->mem_act, err);
     free(o.ops);
     free(o.length);
     free(o.fused);
@@ -516,6 +608,8 @@ static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, 
     return PP_OK;
 }
 
+static double or_one(double t) { return t > 0 ? t : 1; }
+
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
                                 pp_sched_schedule **reference_out, pp_error *err)
 {
@@ -525,7 +619,9 @@ pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out
     pp_status st = check_spec(spec, err);
     if (st != PP_OK)
         return st;
-    pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm};
+    pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm,
+              {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)}, spec->w_mem, spec->mem_act,
+              spec->in_order};
     pp_sched_problem *p = NULL;
     if ((st = build(spec, &q, NULL, &p, err)) != PP_OK)
         return st;

@@ -22,7 +22,8 @@
  *   "start" and "end" (finite numbers) are when the transfer runs on the
  *   channel; all four required, each dependency at most once. A dependency
  *   with no transfer listed has none (NAN).
- * - "makespan" (optional): a number, for people; it is not compared.
+ * - "makespan" (optional): a number; kept as stated_makespan, and the checker
+ *   refuses a schedule whose latest end differs from it.
  *
  * Whether the times make a valid schedule is the checker's matter
  * (pp_sched_check), not the reader's: this only refuses text that does not
@@ -169,7 +170,7 @@ static pp_status read_list(loader *L, const json_t *root, const char *key, bool 
 static pp_status read_schedule(loader *L, const json_t *root)
 {
     pp_json_at top = {L->file, ""};
-    double makespan;
+    double makespan = NAN;
     pp_status st;
     for (int i = 0; i < L->p->op_count; i++) {
         L->s->device[i] = -1;
@@ -180,6 +181,7 @@ static pp_status read_schedule(loader *L, const json_t *root)
         (st = read_list(L, root, "ops", true, read_op)) ||
         (st = read_list(L, root, "transfers", false, read_transfer)))
         return st;
+    L->s->stated_makespan = makespan;
     return PP_OK;
 }
 

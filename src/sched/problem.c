@@ -2,6 +2,7 @@
  * devices grow in plain arrays while the loader or a generator adds them;
  * pp_sched_problem_finish checks the whole and builds the adjacency and a
  * topological order every later stage relies on. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,6 +213,32 @@ static pp_status check_unique(char **names, int n, const char *what, const char 
 
 static bool non_negative(double x) { return isfinite(x) && x >= 0; }
 
+/* Every time in a schedule is a sum of durations and comm times, and every
+ * memory level a sum of weights and adjustments: sums that overflow are the
+ * input's fault, so they are refused here, naming the number that tips them
+ * over (ops[i] and deps[e] are the loader's positions, in insertion order). */
+static pp_status check_sums(const pp_sched_problem *p, const char *where, pp_error *err)
+{
+    double time = 0, memory = 0;
+    for (int i = 0; i < p->op_count; i++) {
+        time += p->duration[i];
+        memory += p->weight[i] + fabs(p->adjust[i]);
+        if (!isfinite(time))
+            return pp_error_set(err, PP_EINPUT, "%s: ops[%d].duration: op \"%s\": the durations add up past "
+                                "the largest number (%g)", where, i, p->op_name[i], DBL_MAX);
+        if (!isfinite(memory))
+            return pp_error_set(err, PP_EINPUT, "%s: ops[%d]: op \"%s\": the weights and adjustments add up "
+                                "past the largest number (%g)", where, i, p->op_name[i], DBL_MAX);
+    }
+    for (int e = 0; e < p->dep_count; e++) {
+        time += p->dep_comm[e];
+        if (!isfinite(time))
+            return pp_error_set(err, PP_EINPUT, "%s: deps[%d].comm: the durations and comm times add up past "
+                                "the largest number (%g)", where, e, DBL_MAX);
+    }
+    return PP_OK;
+}
+
 static pp_status check_numbers(const pp_sched_problem *p, const char *where, pp_error *err)
 {
     if (p->device_count == 0)
@@ -236,7 +263,7 @@ static pp_status check_numbers(const pp_sched_problem *p, const char *where, pp_
             return pp_error_set(err, PP_EINPUT, "%s: dependency \"%s\" -> \"%s\": comm must be a finite number >= 0",
                                 where, p->op_name[u], p->op_name[v]);
     }
-    return PP_OK;
+    return check_sums(p, where, err);
 }
 
 static int by_pair(const void *a, const void *b)

@@ -1,8 +1,10 @@
 /* solve.c: the scheduling pipeline: lower bound -> constructive start (when
- * asked, also a schedule of the coarsened graph, expanded) -> local
+ * given, the caller's schedule instead if no worse; when asked, also a
+ * schedule of the coarsened graph, expanded) -> local
  * search, one worker per thread, in epochs of a fixed number of moves ->
- * for small graphs, the exact MIP warm-started from the best schedule -> the
- * best schedule, checked by the independent checker. Workers meet only
+ * for small graphs, the exact MIP warm-started from the best schedule -> for
+ * the span objective, the best schedule re-timed (span.c) -> the best
+ * schedule, checked by the independent checker. Workers meet only
  * between epochs: the best so far is taken in worker order and the worst
  * worker restarts from it now and then, so a fixed number of epochs gives the
  * same answer for a seed and thread count whatever the machine's speed. */
@@ -284,6 +286,41 @@ static bool coarse_start(run *x, sched_solution *start)
     return replaced;
 }
 
+/* The caller's schedule as a start, when it decodes no worse than the
+ * constructed one (then true). Decoding keeps its device orders (ops and
+ * transfers in order of start) and starts each op as early as they allow. */
+static pp_status given_start(run *x, sched_solution *start, sched_solution *scratch, bool *replaced,
+                             pp_error *err)
+{
+    const pp_sched_problem *p = x->p;
+    *replaced = false;
+    if (!x->o->start)
+        return PP_OK;
+    pp_sched_report report;
+    pp_error why = {0};
+    pp_status st = pp_sched_check(p, x->o->start, &report, &why);
+    pp_sched_report_free(&report);
+    if (st == PP_INFEASIBLE)
+        return pp_error_set(err, PP_EINPUT, "the start schedule is not valid: %s", why.message);
+    if (st != PP_OK)
+        return pp_error_set(err, st, "%s", why.message);
+    sched_decoder dec;
+    if (!sched_decoder_init(&dec, p))
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    if (!sched_solution_from_schedule(p, x->o->start, scratch)) {
+        sched_decoder_free(&dec);
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    }
+    sched_decode(&dec, start);
+    sched_cost before = sched_cost_of(&dec);
+    sched_decode(&dec, scratch);
+    *replaced = sched_cost_compare(sched_cost_of(&dec), before) <= 0;
+    if (*replaced)
+        sched_solution_copy(start, scratch, p->op_count);
+    sched_decoder_free(&dec);
+    return PP_OK;
+}
+
 /* Counts a valid start as the first schedule found. */
 static void report_start(run *x, const sched_solution *start)
 {
@@ -354,6 +391,11 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         goto done;
     }
     report_start(&x, &start);
+    bool seeded;
+    if ((st = given_start(&x, &start, &best, &seeded, err)) != PP_OK)
+        goto done;
+    if (seeded)
+        report_start(&x, &start);
     if (coarse_start(&x, &start))
         report_start(&x, &start);
     sched_solution_copy(&best, &start, p->op_count);
@@ -377,6 +419,8 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         st = pp_error_set(err, why.status, "%s", why.message);
         goto done;
     }
+    if (o->objective == PP_SCHED_SPAN && (st = sched_compact_spans(p, answer, err)) != PP_OK)
+        goto done;
     st = finish(&x, answer, err);
     answer = NULL;
 done:

@@ -81,4 +81,8 @@ const sched_solution *sched_search_best(const sched_search *s);
 void sched_search_restart_from(sched_search *s, const sched_solution *from);
 void sched_search_free(sched_search *s);
 
+/* Re-times a valid schedule, every device's and channel's order kept, to
+ * the least longest per-device span those orders allow (span.c). */
+pp_status sched_compact_spans(const pp_sched_problem *p, pp_sched_schedule *s, pp_error *err);
+
 #endif

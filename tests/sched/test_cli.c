@@ -91,6 +91,45 @@ static void bad_flags(void)
     snprintf(command, sizeof command, "%s gen pipeline --pp 3 --microbatches 8 --scheme dualpipe --mem-act 5",
              PP_CLI);
     expect(command, 2, NULL);
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --param-mem -3", PP_CLI);
+    expect(command, 2, "usage");
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 3 --out sched_cli_tmp-low.json "
+             "--reference sched_cli_tmp-low-r.json", PP_CLI);
+    expect(command, 2, "does not fit");
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 8 --microbatches 24 --scheme zb1p --mem-act 8 --tf 5478 --tb 5806 "
+             "--tw 3534 --comm 200 --w-mem 0.3 --out sched_cli_tmp-zb.json --reference sched_cli_tmp-zb-r.json",
+             PP_CLI);
+    expect(command, 0, NULL);
+    snprintf(command, sizeof command, "%s check-schedule sched_cli_tmp-zb.json sched_cli_tmp-zb-r.json", PP_CLI);
+    expect(command, 0, "valid");
+    snprintf(command, sizeof command,
+             "%s schedule sched_cli_tmp-zb.json --rounds 200 --threads 1 --start sched_cli_tmp-zb-r.json "
+             "--out sched_cli_tmp-zb-s.json", PP_CLI);
+    expect(command, 0, "makespan");
+    snprintf(command, sizeof command, "%s check-schedule sched_cli_tmp-zb.json sched_cli_tmp-zb-s.json", PP_CLI);
+    expect(command, 0, "valid");
+    snprintf(command, sizeof command, "%s schedule sched_cli_tmp-zb.json --rounds 200 --start sched_cli_tmp-zb.json",
+             PP_CLI);
+    expect(command, 2, "sched_cli_tmp-zb.json");
+    snprintf(command, sizeof command, "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --tf 0",
+             PP_CLI);
+    expect(command, 2, "usage");
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --w-mem 2", PP_CLI);
+    expect(command, 2, "W share");
+    snprintf(command, sizeof command, "%s schedule %s/malformed/durations_overflow.json", PP_CLI, PP_DATA_DIR);
+    expect(command, 2, "durations_overflow.json:9:29: ops[1].duration");
+    snprintf(command, sizeof command, "%s schedule sched_cli_tmp-zb.json --objective steady", PP_CLI);
+    expect(command, 2, "usage");
+    snprintf(command, sizeof command,
+             "%s schedule sched_cli_tmp-zb.json --objective span --rounds 100 --threads 1 --out sched_cli_tmp-zb-sp.json",
+             PP_CLI);
+    expect(command, 0, "makespan");
+    snprintf(command, sizeof command, "%s check-schedule sched_cli_tmp-zb.json sched_cli_tmp-zb-sp.json", PP_CLI);
+    expect(command, 0, "valid");
     snprintf(command, sizeof command, "%s schedule /nonexistent/problem.json", PP_CLI);
     expect(command, 2, "/nonexistent/problem.json");
 }

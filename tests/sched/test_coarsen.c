@@ -417,7 +417,8 @@ static void pipeline_cases(void)
     for (int k = 0; k < 3; k++)
         for (int with_comm = 0; with_comm < 2; with_comm++) {
             bool dual = schemes[k] == PP_PIPE_DUALPIPE;
-            pp_pipe_spec pipe = {4, 8, schemes[k], dual ? 5 : 4, 1, with_comm ? 0.5 : 0};
+            pp_pipe_spec pipe = {.stages = 4, .microbatches = 8, .scheme = schemes[k], .mem_act = dual ? 5 : 4,
+                                 .param_mem = 1, .comm = with_comm ? 0.5 : 0};
             pp_sched_problem *p = NULL;
             pp_sched_schedule *reference = NULL;
             pp_error err = {0};

@@ -150,7 +150,7 @@ static void no_valid_schedule(void)
  * (middle devices idle P/2 - 1 at the start, then 3M of work) is reached. */
 static void dualpipe(void)
 {
-    pp_pipe_spec spec = {4, 8, PP_PIPE_DUALPIPE, 5, 1, 0};
+    pp_pipe_spec spec = {.stages = 4, .microbatches = 8, .scheme = PP_PIPE_DUALPIPE, .mem_act = 5, .param_mem = 1};
     pp_sched_problem *p;
     pp_error err = {0};
     CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, NULL, &err), PP_OK);
@@ -190,6 +190,80 @@ static void coarsened_start(void)
     pp_sched_problem_free(p);
 }
 
+/* --start: zero-bubble's pipeline as practitioners time it (Qi et al.'s
+ * times, P = 8, 24 micro-batches, 2P activations). The search, given ZB1P's
+ * reference and a few hundred moves, returns something no longer than the
+ * reference and shorter than it returns from its own start alone; a start
+ * the checker refuses is an input error. */
+static void given_start(void)
+{
+    pp_pipe_spec spec = {.stages = 8, .microbatches = 24, .scheme = PP_PIPE_ZB1P, .mem_act = 16, .t_f = 5478,
+                         .t_b = 5806, .t_w = 3534, .comm = 200};
+    pp_sched_problem *p;
+    pp_sched_schedule *ref;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &ref, &err), PP_OK);
+    if (!p)
+        return;
+    pp_sched_options o;
+    pp_sched_options_default(&o);
+    o.threads = 1;
+    o.max_rounds = 500;
+    o.no_mip = true;
+    pp_sched_result alone, seeded;
+    CHECK_EQ_INT(pp_sched_solve(p, &o, &alone, &err), PP_OK);
+    o.start = ref;
+    CHECK_EQ_INT(pp_sched_solve(p, &o, &seeded, &err), PP_OK);
+    fprintf(stderr, "ZB1P P=8 M=24: reference %g, alone %g, from the reference %g, bound %g\n",
+            pp_sched_makespan(ref), alone.makespan, seeded.makespan, seeded.lower_bound);
+    CHECK(seeded.makespan <= pp_sched_makespan(ref));
+    CHECK(seeded.makespan < alone.makespan);
+    ref->start[0] = ref->end[0] = 1e300;
+    pp_sched_result bad;
+    CHECK_EQ_INT(pp_sched_solve(p, &o, &bad, &err), PP_EINPUT);
+    CHECK(strstr(err.message, "start schedule is not valid") != NULL);
+    pp_sched_result_free(&alone);
+    pp_sched_result_free(&seeded);
+    pp_sched_schedule_free(ref);
+    pp_sched_problem_free(p);
+}
+
+/* --objective span: g0 runs a chain a1 -> a2 -> a3 (1 each) feeding b on
+ * g1; c (1, no inputs) is also forced onto g1. Decoded earliest, c runs at
+ * 0 and g1's span is 4 (c at 0, b at 3); re-timed, c runs just before b
+ * and the longest span is g0's 3, its bound (the work forced onto g0). */
+static void span_objective(void)
+{
+    pp_sched_problem *p = pp_sched_problem_new();
+    int g0 = pp_sched_add_device(p, "g0", INFINITY), g1 = pp_sched_add_device(p, "g1", INFINITY);
+    int a1 = pp_sched_add_op(p, "a1", "op", 1, 0, 0), a2 = pp_sched_add_op(p, "a2", "op", 1, 0, 0);
+    int a3 = pp_sched_add_op(p, "a3", "op", 1, 0, 0), b = pp_sched_add_op(p, "b", "op", 1, 0, 0);
+    int c = pp_sched_add_op(p, "c", "op", 1, 0, 0);
+    pp_sched_allow(p, a1, g0), pp_sched_allow(p, a2, g0), pp_sched_allow(p, a3, g0);
+    pp_sched_allow(p, b, g1), pp_sched_allow(p, c, g1);
+    pp_sched_add_dep(p, a1, a2, 0), pp_sched_add_dep(p, a2, a3, 0), pp_sched_add_dep(p, a3, b, 0);
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_problem_finish(p, "span", &err), PP_OK);
+    pp_sched_options o;
+    pp_sched_options_default(&o);
+    o.threads = 1;
+    o.max_rounds = 200;
+    o.no_mip = true;
+    for (int objective = 0; objective < 2; objective++) {
+        o.objective = (pp_sched_objective)objective;
+        pp_sched_result r;
+        CHECK_EQ_INT(pp_sched_solve(p, &o, &r, &err), PP_OK);
+        pp_sched_report rep;
+        CHECK_EQ_INT(pp_sched_check(p, r.schedule, &rep, &err), PP_OK);
+        CHECK(r.makespan == 4);
+        CHECK(rep.max_span == (objective == PP_SCHED_SPAN ? 3 : 4));
+        CHECK(pp_sched_span_lower_bound(p) == 3);
+        pp_sched_report_free(&rep);
+        pp_sched_result_free(&r);
+    }
+    pp_sched_problem_free(p);
+}
+
 int main(void)
 {
     two_chains();
@@ -199,5 +273,7 @@ int main(void)
     no_valid_schedule();
     dualpipe();
     coarsened_start();
+    given_start();
+    span_objective();
     return CHECK_DONE();
 }
