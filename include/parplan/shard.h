@@ -298,6 +298,8 @@ static inline const pp_shard_op *pp_shard_flat_op_of(const pp_shard_flat *flat, 
 pp_status pp_shard_module_flatten(const pp_shard_module *module, int32_t max_ops,
                                   pp_shard_flat **out, pp_error *err);
 void pp_shard_flat_free(pp_shard_flat *flat);
+/* A label for a flat value: "%x" in the entry, "%x@func#path" inside an inlined call. */
+const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char *buf, size_t size);
 
 /* Named-dimension analysis (paper 004 section 3) of a flattened module.
  *
@@ -409,9 +411,6 @@ int32_t pp_shard_nda_sharded_dim(const pp_shard_nda *nda, int32_t color, const u
  * the tensors they touch, conflicts, compatibility sets with their two
  * resolutions, repeated-layer groups. */
 void pp_shard_write_explain(const pp_shard_nda *nda, FILE *out);
-
-/* A label for a flat value: "%x" in the entry, "@func/%name#path" inside an inlined call. */
-const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char *buf, size_t size);
 
 /* ---- Cost model (paper 004 section 4.5): meshes, sharding states, costs. */
 
@@ -547,8 +546,8 @@ bool pp_shard_cost_tied(const pp_shard_cost *a, const pp_shard_cost *b);
  * not tied (or their peaks equal) and a is faster. */
 bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory);
 
-/* Expert baselines (colors chosen as documented in src/shard/baseline.c).
- * PP_EINPUT when the model has no such color (no output, no MLP/heads). */
+/* The batch color, by the rule of src/shard/roles.c: the color of the
+ * entry's first result's leading dimension; -1 when there is none. */
 int32_t pp_shard_batch_color(const pp_shard_nda *nda);
 
 /* What entry argument `arg` is, by the rule of src/shard/roles.c: integer
@@ -557,6 +556,9 @@ int32_t pp_shard_batch_color(const pp_shard_nda *nda);
 typedef enum { PP_SHARD_ROLE_PARAMETER = 0, PP_SHARD_ROLE_ACTIVATION, PP_SHARD_ROLE_TOKENS } pp_shard_role;
 pp_shard_role pp_shard_arg_role(const pp_shard_nda *nda, int32_t arg);
 const char *pp_shard_role_name(pp_shard_role role); /* "parameter", "activation", "token ids" */
+
+/* Expert baselines (colors chosen as documented in src/shard/baseline.c).
+ * PP_EINPUT when the model has no such color (no output, no MLP/heads). */
 pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                           pp_shard_state *out, pp_error *err);
 pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,

@@ -1,7 +1,7 @@
-/* planner.h: what the planner's files (space.c, bound.c, search.c,
- * uniform.c) share: the plan space of a cluster at one moment (kinds of
- * nodes, tensor-parallel groups, branches) and the per-branch cost tables
- * the branch-and-bound extends in O(1) per node. */
+/* planner.h: what the planner's files (space.c, bound.c, clock.c,
+ * search.c, uniform.c) share: the plan space of a cluster at one moment
+ * (kinds of nodes, tensor-parallel groups, branches), the per-branch cost
+ * tables the branch-and-bound extends in O(1) per node, and the clock. */
 #ifndef PP_CLUSTER_PLANNER_H
 #define PP_CLUSTER_PLANNER_H
 
@@ -210,6 +210,7 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
  * (INFINITY if the work does not fit in the stages' memory). */
 double cluster_root_bound(const cluster_stages *st);
 
+/* clock.c */
 /* The search's time limit. A simulation at thousands of GPUs takes a good
  * part of a second, and the caller simulates the answer again for its
  * report, so the search ends `reserve` simulations early: each as long as

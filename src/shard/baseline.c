@@ -2,9 +2,10 @@
  * states of the cost model (paper 004 section 5's baselines).
  *
  * How the colors are picked, as a user would:
- * - batch: the color of the leading dimension of the entry's first result.
- *   Not the first argument's: JAX flattens the parameters' pytree first, so
- *   in searchless_chess_9m argument 0 is the embedding table;
+ * - batch: roles.c's batch color, the color of the leading dimension of the
+ *   entry's first result. Not the first argument's: JAX flattens the
+ *   parameters' pytree first, so in searchless_chess_9m argument 0 is the
+ *   embedding table;
  * - Megatron: the colors that one dot_general has as a free dimension of a
  *   parameter (column-parallel: w1's hidden, the heads of q/k/v) and another
  *   contracts on a parameter (row-parallel: w2's hidden, the heads of the
@@ -30,14 +31,6 @@
 #include <string.h>
 #include "parplan/shard.h"
 #include "shard_internal.h"
-
-int32_t pp_shard_batch_color(const pp_shard_nda *nda)
-{
-    const pp_shard_flat *flat = nda->flat;
-    if (flat->n_outputs < 1 || nda->tensors[flat->outputs[0]].rank < 1)
-        return -1;
-    return nda->color[nda->tensors[flat->outputs[0]].first];
-}
 
 /* false when the state is full (PP_SHARD_MAX_ACTIONS): the caller says so
  * rather than plan with part of the baseline. */

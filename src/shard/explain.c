@@ -8,17 +8,6 @@
 
 #define MAX_LISTED 8
 
-const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char *buf, size_t size)
-{
-    const pp_shard_flat_value *v = &flat->values[value];
-    const pp_shard_func *f = &flat->module->funcs[v->func];
-    if (v->path == 0)
-        snprintf(buf, size, "%%%s", f->values[v->value].name);
-    else
-        snprintf(buf, size, "%%%s@%s#%d", f->values[v->value].name, f->name, (int)v->path);
-    return buf;
-}
-
 static const char *op_name(const pp_shard_flat *flat, int32_t i)
 {
     return pp_shard_flat_op_of(flat, i)->name;

@@ -1,8 +1,10 @@
 /* flatten.c: the flattened view of a StableHLO module: the entry function
  * with every call inlined in place, each op and value tagged with the call
- * path it came from, so repeated layers show as repeated paths. */
+ * path it came from, so repeated layers show as repeated paths; and the
+ * label that names a flat value by its name and path wherever one is shown. */
 #include "parplan/shard.h"
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
@@ -205,4 +207,15 @@ void pp_shard_flat_free(pp_shard_flat *flat)
 {
     if (flat)
         pp_arena_free(flat->arena);
+}
+
+const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char *buf, size_t size)
+{
+    const pp_shard_flat_value *v = &flat->values[value];
+    const pp_shard_func *f = &flat->module->funcs[v->func];
+    if (v->path == 0)
+        snprintf(buf, size, "%%%s", f->values[v->value].name);
+    else
+        snprintf(buf, size, "%%%s@%s#%d", f->values[v->value].name, f->name, (int)v->path);
+    return buf;
 }

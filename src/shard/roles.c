@@ -1,10 +1,11 @@
-/* roles.c: what each argument of the entry is to the model, by one stated
- * rule, never by position (JAX flattens the parameters' pytree first, but
- * exporters differ, and Mixtral's token ids come among its weights):
+/* roles.c: the batch color (the color of the entry's first result's leading
+ * dimension, which the baselines shard as the batch) and what each argument
+ * of the entry is to the model, by one stated rule, never by position (JAX
+ * flattens the parameters' pytree first, but exporters differ, and
+ * Mixtral's token ids come among its weights):
  *   token ids:  an argument of integer (or boolean) element type: indices
  *               and masks, never weights;
- *   activation: a floating argument with a dimension of the batch color
- *               (the color of the first result's leading dimension);
+ *   activation: a floating argument with a dimension of the batch color;
  *   parameter:  every other floating argument.
  * The baselines shard parameters only as parameters; --explain prints the
  * roles. */
@@ -14,6 +15,14 @@
 static bool is_float(const char *elem)
 {
     return elem[0] == 'f' || strcmp(elem, "bf16") == 0 || strncmp(elem, "complex", 7) == 0;
+}
+
+int32_t pp_shard_batch_color(const pp_shard_nda *nda)
+{
+    const pp_shard_flat *flat = nda->flat;
+    if (flat->n_outputs < 1 || nda->tensors[flat->outputs[0]].rank < 1)
+        return -1;
+    return nda->color[nda->tensors[flat->outputs[0]].first];
 }
 
 pp_shard_role pp_shard_arg_role(const pp_shard_nda *nda, int32_t arg)
