@@ -33,20 +33,13 @@ typedef struct {
     uint8_t *axes;
 } model;
 
+/* The file's text (core's reader), or NULL and a failed check. */
 static char *read_text(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    *size = fread(s, 1, (size_t)n, f);
-    s[*size] = '\0';
-    fclose(f);
-    return s;
+    char *text = NULL;
+    pp_error err = {0};
+    CHECK(pp_read_text_file(path, &text, size, &err) == PP_OK);
+    return text;
 }
 
 static bool open_text(model *M, const char *name, char *text, size_t size)

@@ -19,20 +19,13 @@
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
 
+/* The file's text (core's reader), or NULL and a failed check. */
 static char *read_text(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    CHECK(f != NULL);
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    *size = fread(s, 1, (size_t)n, f);
-    s[*size] = '\0';
-    fclose(f);
-    return s;
+    char *text = NULL;
+    pp_error err = {0};
+    CHECK(pp_read_text_file(path, &text, size, &err) == PP_OK);
+    return text;
 }
 
 /* Tensors the plan fixes, counted from the flat module: the entry's tensor
