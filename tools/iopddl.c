@@ -59,7 +59,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "iopddl: cost %lld  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",
                 (long long)r.cost, parsed, parsed + r.time_first_feasible, parsed + r.time_best,
                 pp_now() - started, (long long)r.rounds);
-        if (r.lower_bound > -INFINITY)
+        if (r.cost >= PP_IOPDDL_FORBIDDEN)
+            fprintf(stderr, "iopddl: warning: the answer pays a forbidden cost (cost >= 1e18): none free of them "
+                            "was found in the time, or none exists\n");
+        else if (r.lower_bound > -INFINITY)
             fprintf(stderr, "iopddl: lower bound %.0f (gap %.3f%%)\n", r.lower_bound,
                     100.0 * ((double)r.cost - r.lower_bound) / (double)r.cost);
     } else {

@@ -59,6 +59,15 @@ static void test_usage_overflow(void)
     }
 }
 
+/* When only forbidden costs are possible the contest still wants an answer,
+ * but the user is told what it is. */
+static void test_forbidden_warning(void)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "('%s' '%s/all-forbidden.json' 2 2>&1 >/dev/null | grep warning)", iopddl, data);
+    expect(command, 0, "warning: the answer pays a forbidden cost");
+}
+
 /* The example's optimum, 445, found and proven even with 1 s: no stage
  * waits for a longer limit. */
 static void test_tiny_exact(void)
@@ -125,6 +134,7 @@ int main(int argc, char **argv)
     test_full_disk();
     test_usage_overflow();
     test_tiny_exact();
+    test_forbidden_warning();
     test_real_model();
     if (strcmp(argv[6], "check") == 0)
         test_one_second();
