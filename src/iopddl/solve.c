@@ -19,6 +19,10 @@ enum { EXACT_NODE_LIMIT = 2000, EXACT_TINY_NODES = 64 };
 #define EXACT_MIN_SECONDS 4.0
 #define EXACT_SHARE 0.5
 
+/* Attempts of the first answer's full stage while it still pays a
+ * forbidden cost. */
+enum { FIRST_ATTEMPTS = 4 };
+
 /* Below this much time left, the first answer takes a quick stage first. */
 #define QUICK_FIRST_SECONDS 2.0
 
@@ -89,9 +93,16 @@ static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, dou
             iop_forest_descend(w.forest, w.x, w.weight, &w.rng, 4, 1, deadline);
             iop_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
         }
-        iop_trws_run(w.trws, w.weight, 5, w.x, deadline);
-        iop_forest_descend(w.forest, w.x, w.weight, &w.rng, 60, 3, deadline);
-        iop_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
+        /* Which basin the descent lands in is a matter of its random draws,
+         * and on L some pay forbidden costs: more message passes and a new
+         * descent until one does not (or the attempts run out). */
+        for (int attempt = 0; attempt < FIRST_ATTEMPTS && w.best_cost >= PP_IOPDDL_FORBIDDEN &&
+                              !pp_deadline_passed(deadline);
+             attempt++) {
+            iop_trws_run(w.trws, w.weight, 5, w.x, deadline);
+            iop_forest_descend(w.forest, w.x, w.weight, &w.rng, 60, 3, deadline);
+            iop_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
+        }
         memcpy(r->strategies, w.best, m->node_count * sizeof(uint32_t));
         r->cost = w.best_cost;
         r->feasible = true;
