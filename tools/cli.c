@@ -24,6 +24,27 @@ int cli_fail(const char *prog, const pp_error *err)
     return cli_exit_code(err->status);
 }
 
+int cli_write_solution(const char *prog, const char *path, const uint32_t *strategies, uint32_t n)
+{
+    pp_error err = {0};
+    char *line = malloc(12 * (size_t)n + 3);
+    if (!line) {
+        pp_error_set(&err, PP_ENOMEM, "out of memory writing the answer");
+        return cli_fail(prog, &err);
+    }
+    pp_iopddl_format_solution(strategies, n, line);
+    FILE *f = cli_open_out(path, &err);
+    pp_status status = f ? PP_OK : PP_EIO;
+    if (f) {
+        bool written = fprintf(f, "%s\n", line) >= 0;
+        status = cli_close_out(f, path, &err);
+        if (status == PP_OK && !written)
+            status = pp_error_set(&err, PP_EIO, "%s: write failed", path ? path : "stdout");
+    }
+    free(line);
+    return status == PP_OK ? 0 : cli_fail(prog, &err);
+}
+
 bool cli_parse_double(const char *text, double *out)
 {
     char *end;

@@ -18,6 +18,11 @@ int cli_fail(const char *prog, const pp_error *err);
 FILE *cli_open_out(const char *path, pp_error *err);
 pp_status cli_close_out(FILE *f, const char *path, pp_error *err);
 
+/* Writes the answer line "[s0, s1, ...]" to path (stdout when NULL) and
+ * returns the exit code: 0, or that of the failure (a full disk must not
+ * pass for an answer), reported as "prog: ...". */
+int cli_write_solution(const char *prog, const char *path, const uint32_t *strategies, uint32_t n);
+
 bool cli_parse_double(const char *text, double *out);
 bool cli_parse_int64(const char *text, int64_t *out);
 

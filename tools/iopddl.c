@@ -7,21 +7,6 @@
 #include <string.h>
 #include "cli.h"
 
-/* The answer line on stdout; 2 when it could not be written whole (a full
- * disk must not pass for an answer), 3 when out of memory. */
-static int print_answer(const uint32_t *strategies, uint32_t n)
-{
-    char *line = malloc(12 * (size_t)n + 3);
-    if (!line)
-        return 3;
-    pp_iopddl_format_solution(strategies, n, line);
-    bool written = puts(line) >= 0 && fflush(stdout) == 0 && !ferror(stdout);
-    free(line);
-    if (!written)
-        fprintf(stderr, "iopddl: stdout: write failed, the answer is lost\n");
-    return written ? 0 : 2;
-}
-
 int main(int argc, char **argv)
 {
     double started = pp_now();
@@ -55,7 +40,7 @@ int main(int argc, char **argv)
     cli_progress_end(&progress);
     int code = 0;
     if (status == PP_OK) {
-        code = print_answer(r.strategies, p->node_count);
+        code = cli_write_solution("iopddl", NULL, r.strategies, p->node_count);
         fprintf(stderr, "iopddl: cost %lld  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",
                 (long long)r.cost, parsed, parsed + r.time_first_feasible, parsed + r.time_best,
                 pp_now() - started, (long long)r.rounds);

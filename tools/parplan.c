@@ -37,28 +37,6 @@ static const char eval_usage[] =
     "  Evaluates SOLUTION (\"[s0, s1, ...]\") on FILE with the contest's semantics and prints\n"
     "  cost, feasibility, peak usage and the time of the peak. Exit 0 if feasible, 1 if not.";
 
-static int write_solution(const char *path, const uint32_t *s, uint32_t n)
-{
-    char *line = malloc(12 * (size_t)n + 3);
-    if (!line)
-        return 3;
-    pp_iopddl_format_solution(s, n, line);
-    FILE *f = path ? fopen(path, "w") : stdout;
-    if (!f) {
-        fprintf(stderr, "parplan: %s: cannot write\n", path);
-        free(line);
-        return 2;
-    }
-    fprintf(f, "%s\n", line);
-    int failed = path ? fclose(f) : fflush(f);
-    free(line);
-    if (failed) {
-        fprintf(stderr, "parplan: %s: write failed\n", path ? path : "stdout");
-        return 2;
-    }
-    return 0;
-}
-
 static void print_summary(const pp_iopddl_problem *p, const pp_iopddl_result *r, double parsed,
                           double total)
 {
@@ -150,7 +128,7 @@ static int run_solve(int argc, char **argv)
     cli_progress_end(&progress);
     int code;
     if (status == PP_OK) {
-        code = write_solution(out, r.strategies, p->node_count);
+        code = cli_write_solution("parplan", out, r.strategies, p->node_count);
         if (!quiet)
             print_summary(p, &r, parsed, pp_now() - started);
     } else {
