@@ -20,7 +20,7 @@ double iop_bound_unlimited(const iop_model *m, double seconds, const pp_deadline
 {
     pp_arena *arena = pp_arena_new(1 << 20);
     iop_trws *t = arena ? iop_trws_new(m, arena) : NULL;
-    if (!t) {
+    if (!t || !iop_trws_keep_bound(t, arena)) {
         pp_arena_free(arena);
         return -INFINITY;
     }

@@ -100,6 +100,8 @@ void iop_profile_load(iop_profile *pr, const iop_model *m, const uint32_t *x);
 void iop_profile_add(iop_profile *pr, uint32_t lo, uint32_t hi, int64_t delta);
 int64_t iop_profile_max(const iop_profile *pr, uint32_t lo, uint32_t hi);
 static inline int64_t iop_profile_peak(const iop_profile *pr) { return pr->max[1]; }
+/* Loads x's profile into pr; true when it stays within the limit. */
+bool iop_profile_fits(iop_profile *pr, const iop_model *m, const uint32_t *x);
 
 /* Solves the relaxed problem "unary + penalty, edges" by descent over
  * induced forests, each solved exactly by dynamic programming, starting from
@@ -119,8 +121,12 @@ typedef struct iop_trws iop_trws;
 iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena);
 void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *x,
                   const pp_deadline *deadline);
-/* A lower bound on the relaxed cost of every assignment (penalties as in the
- * last run), rounding allowed for; -INFINITY before the first run. */
+/* From now on each forward pass also keeps the dual bound (a pass over
+ * every pair table first, for the rounding allowance); false when out of
+ * memory. iop_trws_bound: a lower bound on the relaxed cost of every
+ * assignment (penalties as in the last run), rounding allowed for;
+ * -INFINITY before the first forward pass that kept it. */
+bool iop_trws_keep_bound(iop_trws *t, pp_arena *arena);
 double iop_trws_bound(const iop_trws *t);
 
 /* Greedy feasible improvement: single-node changes that lower the exact cost

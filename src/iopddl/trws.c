@@ -25,7 +25,7 @@ struct iop_trws {
     double *belief;      /* scratch, widest domain */
     double *theta;       /* scratch, widest domain */
     double *unary_share; /* per node: 1 - gamma * #later neighbours */
-    double *table_most;  /* per pair: its largest entry, see table_magnitude */
+    double *table_most;  /* per pair: its largest entry (table_magnitude); NULL: no bound kept */
     double bound;        /* dual bound of the last forward pass */
     double bound_error;  /* what rounding may have taken from it */
 };
@@ -43,6 +43,17 @@ static double table_magnitude(const iop_model *m, uint32_t q)
     for (uint64_t k = 0; k < size; k++)
         most = fmax(most, fabs(table_entry(table[k])));
     return most;
+}
+
+bool iop_trws_keep_bound(iop_trws *t, pp_arena *arena)
+{
+    const iop_model *m = t->m;
+    t->table_most = pp_arena_alloc(arena, ((size_t)m->pair_count + 1) * sizeof(double));
+    if (!t->table_most)
+        return false;
+    for (uint32_t q = 0; q < m->pair_count; q++)
+        t->table_most[q] = table_magnitude(m, q);
+    return true;
 }
 
 iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
@@ -77,11 +88,6 @@ iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
         t->gamma[v] = most ? 1.0 / most : 1.0;
         t->unary_share[v] = 1.0 - t->gamma[v] * later;
     }
-    t->table_most = pp_arena_alloc(arena, ((size_t)m->pair_count + 1) * sizeof(double));
-    if (!t->table_most)
-        return NULL;
-    for (uint32_t q = 0; q < m->pair_count; q++)
-        t->table_most[q] = table_magnitude(m, q);
     t->bound = -INFINITY;
     t->belief = pp_arena_alloc(arena, widest * sizeof(double));
     t->theta = pp_arena_alloc(arena, widest * sizeof(double));
@@ -195,6 +201,7 @@ static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
 {
     const iop_model *m = t->m;
     uint32_t n = m->node_count;
+    bool tracking = forward && t->table_most; /* the workers never ask for the bound */
     double bound = 0, magnitude = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t v = forward ? i : n - 1 - i;
@@ -209,23 +216,27 @@ static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
         if (forward && x)
             x[v] = decode(t, v, penalty, x);
         double least = INFINITY, widest = 0;
-        for (uint32_t s = 0; s < d; s++) {
+        for (uint32_t s = 0; tracking && s < d; s++) {
             least = fmin(least, belief[s]);
             widest = fmax(widest, fabs(belief[s]));
         }
-        bound += t->unary_share[v] * least;
-        magnitude += widest;
+        if (tracking) {
+            bound += t->unary_share[v] * least;
+            magnitude += widest;
+        }
         for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
             uint32_t q = m->adj_pair[k];
             uint32_t u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
             if (forward ? u > v : u < v) {
                 double shed = send(t, v, q, belief);
-                bound += shed;
-                magnitude += widest + t->table_most[q] + fabs(shed);
+                if (tracking) {
+                    bound += shed;
+                    magnitude += widest + t->table_most[q] + fabs(shed);
+                }
             }
         }
     }
-    if (forward) {
+    if (tracking) {
         t->bound = bound;
         /* Each term above is a few roundings off its exact value, and each
          * is below the magnitudes it was computed from: 8 roundings' worth

@@ -77,8 +77,7 @@ static void note(const iop_model *m, const uint32_t *x, void *ctx)
 {
     least *l = ctx;
     l->least_relaxed = fmin(l->least_relaxed, iop_relaxed_cost(m, x, l->penalty));
-    iop_profile_load(l->profile, m, x);
-    bool fits = !m->has_limit || iop_profile_peak(l->profile) <= m->limit;
+    bool fits = iop_profile_fits(l->profile, m, x);
     int64_t cost = iop_model_cost(m, x);
     if (fits && cost < PP_IOPDDL_FORBIDDEN && (l->least_feasible < 0 || cost < l->least_feasible))
         l->least_feasible = cost;
@@ -103,6 +102,7 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
 
     /* Any messages: bound after each of 1..12 iterations. */
     iop_trws *t = iop_trws_new(m, arena);
+    CHECK(t && iop_trws_keep_bound(t, arena));
     pp_deadline none = pp_deadline_in(0);
     for (int it = 1; it <= 12; it++) {
         iop_trws_run(t, penalty, 1 + (int)rnd(3), x, &none);
@@ -155,8 +155,7 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
     /* One neighbourhood round from the least-usage answer, when it fits. */
     uint32_t start[64];
     iop_min_usage_assignment(m, start);
-    iop_profile_load(&profile, m, start);
-    if (l.least_feasible >= 0 && (!m->has_limit || iop_profile_peak(&profile) <= m->limit)) {
+    if (l.least_feasible >= 0 && iop_profile_fits(&profile, m, start)) {
         iop_lns lns;
         CHECK(iop_lns_init(&lns, m, 1, 1, start, iop_model_cost(m, start)));
         iop_lns_round(&lns, 10);
