@@ -10,8 +10,8 @@
  * Why: on instances whose pairwise part has many cycles (C), the relaxation
  * stalls in answers that no single-tree move improves, while the MIP on an
  * 8,000-node ball proves a 14% cheaper answer in 3 s (DESIGN.md). The
- * region's size adapts: it grows while regions are proved optimal quickly
- * without a gain and shrinks when the MIP runs out of time or is too big. */
+ * region's size adapts: it grows while regions are proved optimal without
+ * a gain and shrinks when the MIP runs out of time or is too big. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,14 +91,6 @@ static bool job_init(lns_job *j, const iop_model *m, pp_arena *arena)
     return j->is_free && j->queue && j->warm && j->answer;
 }
 
-static bool fits(const iop_model *m, iop_profile *pr, const uint32_t *x)
-{
-    if (!m->has_limit)
-        return true;
-    iop_profile_load(pr, m, x);
-    return iop_profile_peak(pr) <= m->limit;
-}
-
 static int by_cost(const void *a, const void *b)
 {
     const lns_job *x = *(const lns_job *const *)a, *y = *(const lns_job *const *)b;
@@ -119,7 +111,7 @@ static bool merge_round(iop_lns *s, lns_job **jobs, int count)
         memcpy(s->trial, s->best, m->node_count * sizeof(uint32_t));
         iop_model_unrestrict(m, j->is_free, j->answer, s->trial);
         int64_t cost = iop_model_cost(m, s->trial);
-        if (cost < s->best_cost && fits(m, &s->profile, s->trial)) {
+        if (cost < s->best_cost && iop_profile_fits(&s->profile, m, s->trial)) {
             memcpy(s->best, s->trial, m->node_count * sizeof(uint32_t));
             s->best_cost = cost;
             gained = true;

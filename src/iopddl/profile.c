@@ -98,3 +98,9 @@ int64_t iop_profile_max(const iop_profile *pr, uint32_t lo, uint32_t hi)
         return INT64_MIN;
     return max_range(pr, 1, 0, pr->size, lo, hi);
 }
+
+bool iop_profile_fits(iop_profile *pr, const iop_model *m, const uint32_t *x)
+{
+    iop_profile_load(pr, m, x);
+    return !m->has_limit || iop_profile_peak(pr) <= m->limit;
+}

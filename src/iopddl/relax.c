@@ -209,8 +209,7 @@ void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started
     if (fresh < kept)
         memcpy(w->x, w->decoded, m->node_count * sizeof(uint32_t));
     w->rounds++;
-    iop_profile_load(&w->profile, m, w->x);
-    bool fits = !m->has_limit || iop_profile_peak(&w->profile) <= m->limit;
+    bool fits = iop_profile_fits(&w->profile, m, w->x);
     if (fits) {
         iop_worker_offer(w, w->x, 0, pp_now() - started, deadline);
         lower_weights(w);
