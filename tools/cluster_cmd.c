@@ -9,94 +9,69 @@
 #include "commands.h"
 #include "parplan/cluster.h"
 
-const char cluster_usage[] =
-    "parplan cluster plan CLUSTER WORKLOAD [--timeout S] [--threads N] [--seed K] [--devices F]\n"
-    "                     [--at T] [--out PLAN.json] [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
-    "parplan cluster simulate CLUSTER WORKLOAD PLAN [--devices F] [--event EVENTS] [--at T] [--trace F] [--svg F]\n"
-    "                         [--json]\n"
-    "parplan cluster replan CLUSTER WORKLOAD PLAN --event EVENTS [--timeout S] [--threads N] [--seed K]\n"
-    "                       [--devices F] [--out PLAN.json] [--trace F] [--svg F] [--json] [--quiet]\n"
-    "  plan: the fastest way found to split WORKLOAD over CLUSTER (branch-and-bound, paper 003), beside\n"
-    "  the best Megatron-uniform plan. simulate: one training step of PLAN (the planner's output or the\n"
-    "  shorthand {\"tp\": 8, \"pp\": 4, \"dp\": 2, \"micro_batch\": 1}). replan: the conditions after EVENTS\n"
-    "  (bandwidth changes, lost devices), the old plan under them, and a new plan started from it.\n"
-    "  Plans go to stdout or --out; the summary to stderr (stdout with --json). Formats: README.\n"
-    "  --timeout S  seconds for the search (default 60); it stops early when the search is complete\n"
-    "  --threads N  workers (default: one per core); --seed K (default 1)\n"
-    "  --devices F  more device types, or a calibration file that sets efficiencies (README)\n"
-    "  --at T       the step starts T seconds into the run: the timeline's events up to T apply\n"
-    "  --event F    events (bandwidth changes, lost devices) added to CLUSTER's timeline\n"
-    "  --trace F    Chrome trace of the simulated step; --svg F  SVG Gantt chart (devices and links)";
-
 typedef struct {
     const char *command;
     const char *files[3];
-    int file_count;
     const char *devices, *out, *trace, *svg, *event;
     double timeout, at;
     int64_t threads, seed;
     bool json, quiet;
 } cluster_flags;
 
-static bool parse_flag(int argc, char **argv, int *i, cluster_flags *f)
-{
-    const char *a = argv[*i];
-    bool v = *i + 1 < argc;
-    const char **text = NULL;
-    if (strcmp(a, "--devices") == 0)
-        text = &f->devices;
-    else if (strcmp(a, "--out") == 0)
-        text = &f->out;
-    else if (strcmp(a, "--trace") == 0)
-        text = &f->trace;
-    else if (strcmp(a, "--svg") == 0)
-        text = &f->svg;
-    else if (strcmp(a, "--event") == 0)
-        text = &f->event;
-    if (text) {
-        if (!v)
-            return false;
-        *text = argv[++*i];
-        return true;
-    }
-    if (strcmp(a, "--timeout") == 0 && v)
-        return cli_parse_double(argv[++*i], &f->timeout) && f->timeout > 0;
-    if (strcmp(a, "--at") == 0 && v)
-        return cli_parse_double(argv[++*i], &f->at) && f->at >= 0 && isfinite(f->at);
-    if (strcmp(a, "--threads") == 0 && v)
-        return cli_parse_int64(argv[++*i], &f->threads) && f->threads >= 1 && f->threads <= 1024;
-    if (strcmp(a, "--seed") == 0 && v)
-        return cli_parse_int64(argv[++*i], &f->seed);
-    if (strcmp(a, "--json") == 0)
-        return f->json = true;
-    if (strcmp(a, "--quiet") == 0)
-        return f->quiet = true;
-    return false;
-}
+#define DEVICES_FLAG                                                                                              \
+    FLAG_TEXT_OF("devices", cluster_flags, devices, "F",                                                          \
+                 "more device types, or a calibration file that sets efficiencies (README)")
+#define AT_FLAG                                                                                                   \
+    {"at", FLAG_NUMBER, offsetof(cluster_flags, at), "T", 0, 1e300, false, NULL, "0", false,                      \
+     "the step starts T seconds into the run: the timeline's events up to T apply"}
+#define EVENT_FLAG(required)                                                                                      \
+    {"event", FLAG_TEXT, offsetof(cluster_flags, event), "EVENTS", 0, 0, false, NULL, NULL, required,             \
+     "events (bandwidth changes, lost devices) added to CLUSTER's timeline"}
+#define SEARCH_FLAGS                                                                                              \
+    FLAG_TIMEOUT(cluster_flags, timeout, "60",                                                                    \
+                 "seconds for the whole run; the search stops early when it is complete"),                        \
+        FLAG_THREADS(cluster_flags, threads), FLAG_SEED(cluster_flags, seed)
+#define OUTPUT_FLAGS                                                                                              \
+    FLAG_TEXT_OF("out", cluster_flags, out, "PLAN", "write the plan (JSON) there instead of stdout"),             \
+        PICTURE_FLAGS,                                                                                            \
+        FLAG_SWITCH_OF("json", cluster_flags, json,                                                               \
+                       "the summary as JSON on stdout (the plan then only goes to --out)"),                       \
+        FLAG_SWITCH_OF("quiet", cluster_flags, quiet, "no summary on stderr")
+#define PICTURE_FLAGS                                                                                             \
+    FLAG_TEXT_OF("trace", cluster_flags, trace, "TRACE", "a Chrome trace of the simulated step"),                 \
+        FLAG_TEXT_OF("svg", cluster_flags, svg, "SVG", "an SVG Gantt chart of the step (devices and links)")
 
-static bool parse_flags(int argc, char **argv, cluster_flags *f)
-{
-    *f = (cluster_flags){.timeout = 60, .seed = 1};
-    if (argc < 1)
-        return false;
-    f->command = argv[0];
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-') {
-            if (f->file_count == 3)
-                return false;
-            f->files[f->file_count++] = argv[i];
-        } else if (!parse_flag(argc, argv, &i, f)) {
-            return false;
-        }
-    }
-    if (strcmp(f->command, "plan") == 0)
-        return f->file_count == 2 && !f->event;
-    if (strcmp(f->command, "simulate") == 0)
-        return f->file_count == 3;
-    if (strcmp(f->command, "replan") == 0)
-        return f->file_count == 3 && f->event;
-    return false;
-}
+static const flag_spec plan_flag_table[] = {SEARCH_FLAGS, DEVICES_FLAG, AT_FLAG, OUTPUT_FLAGS, FLAG_END};
+static const flag_spec simulate_flag_table[] = {
+    DEVICES_FLAG, EVENT_FLAG(false), AT_FLAG, PICTURE_FLAGS,
+    FLAG_SWITCH_OF("json", cluster_flags, json, "the report as JSON on stdout"), FLAG_END};
+static const flag_spec replan_flag_table[] = {EVENT_FLAG(true), SEARCH_FLAGS, DEVICES_FLAG, OUTPUT_FLAGS, FLAG_END};
+
+const command_spec cluster_plan_command = {
+    "cluster plan", "split a training workload over a cluster", "CLUSTER WORKLOAD", 2,
+    offsetof(cluster_flags, files),
+    "The fastest way found to split WORKLOAD over CLUSTER (branch-and-bound, paper 003), beside the best "
+    "Megatron-uniform plan. The plan goes to stdout or --out; the summary to stderr (stdout with --json). "
+    "Formats: README.",
+    plan_flag_table,
+};
+
+const command_spec cluster_simulate_command = {
+    "cluster simulate", "one training step of a plan, simulated", "CLUSTER WORKLOAD PLAN", 3,
+    offsetof(cluster_flags, files),
+    "One training step of PLAN (the planner's output or the shorthand {\"tp\": 8, \"pp\": 4, \"dp\": 2, "
+    "\"micro_batch\": 1}): its time, throughput and each device's compute, communication, idle time and peak "
+    "memory.",
+    simulate_flag_table,
+};
+
+const command_spec cluster_replan_command = {
+    "cluster replan", "a new plan after bandwidth changes or lost devices", "CLUSTER WORKLOAD PLAN", 3,
+    offsetof(cluster_flags, files),
+    "The conditions after EVENTS (bandwidth changes, lost devices), the old plan under them, and a new plan "
+    "started from it. The plan goes to stdout or --out; the summary to stderr (stdout with --json).",
+    replan_flag_table,
+};
 
 /* Everything a command reads, freed in one place. */
 typedef struct {
@@ -127,7 +102,7 @@ static pp_status read_inputs(const cluster_flags *f, inputs *in, pp_error *err)
         return err->status;
     if (pp_cluster_workload_load(f->files[1], in->catalog, &in->workload, err) != PP_OK)
         return err->status;
-    if (f->file_count == 3 &&
+    if (f->files[2] &&
         pp_cluster_plan_load(f->files[2], in->cluster, in->workload, &in->plan, err) != PP_OK)
         return err->status;
     return PP_OK;
@@ -465,29 +440,43 @@ static double last_event_time(const pp_cluster *c)
     return t;
 }
 
-int cmd_cluster(int argc, char **argv)
+static int run(const command_spec *c, int argc, char **argv)
 {
     double started = pp_now();
     pp_stop_install_signal_handlers();
-    cluster_flags f;
-    if (!parse_flags(argc, argv, &f)) {
-        fprintf(stderr, "usage: %s\n", cluster_usage);
-        return 2;
-    }
+    cluster_flags f = {0};
+    int code;
+    if (!flags_parse(c, argc, argv, &f, &code))
+        return code;
+    f.command = strchr(c->name, ' ') + 1;
     inputs in;
     pp_error err = {0};
     if (read_inputs(&f, &in, &err) != PP_OK) {
         inputs_free(&in);
         return cli_fail("parplan", &err);
     }
-    int code;
-    if (strcmp(f.command, "simulate") == 0) {
+    if (c == &cluster_simulate_command) {
         code = run_simulate(&f, &in);
     } else {
-        double at = strcmp(f.command, "replan") == 0 ? last_event_time(in.cluster) : f.at;
+        double at = c == &cluster_replan_command ? last_event_time(in.cluster) : f.at;
         json_t *summary = f.json ? json_pack("{s:s, s:f}", "command", f.command, "at", at) : NULL;
         code = search_and_report(&f, &in, at, started, summary);
     }
     inputs_free(&in);
     return code;
+}
+
+int cmd_cluster_plan(int argc, char **argv)
+{
+    return run(&cluster_plan_command, argc, argv);
+}
+
+int cmd_cluster_simulate(int argc, char **argv)
+{
+    return run(&cluster_simulate_command, argc, argv);
+}
+
+int cmd_cluster_replan(int argc, char **argv)
+{
+    return run(&cluster_replan_command, argc, argv);
 }

@@ -9,33 +9,46 @@
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
+#include "flags.h"
 
 typedef struct {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *usage;
-} command;
+    const char *file;
+    const char *out;
+    double timeout;
+    int64_t threads, seed, rounds;
+    bool quiet, no_exact;
+} solve_flags;
 
-static int usage_error(const char *usage)
-{
-    fprintf(stderr, "usage: %s\n", usage);
-    return 2;
-}
+static const flag_spec solve_flag_table[] = {
+    FLAG_TIMEOUT(solve_flags, timeout, "60", "seconds for the whole run, reading included"),
+    FLAG_THREADS(solve_flags, threads),
+    FLAG_SEED(solve_flags, seed),
+    {"rounds", FLAG_INTEGER, offsetof(solve_flags, rounds), "R", 1, (double)INT64_MAX, false, NULL, NULL, false,
+     "stop after R relaxation rounds per worker (default: run until the timeout)"},
+    FLAG_SWITCH_OF("no-exact", solve_flags, no_exact,
+                   "heuristics only, even where the exact solver would run (below 2000 nodes)"),
+    FLAG_TEXT_OF("out", solve_flags, out, "SOL", "write the answer to SOL instead of stdout"),
+    FLAG_SWITCH_OF("quiet", solve_flags, quiet, "no summary and no live progress line on stderr"),
+    FLAG_END,
+};
 
-static const char solve_usage[] =
-    "parplan solve FILE [--timeout S] [--threads N] [--seed K] [--rounds R] [--no-exact] [--out SOL] [--quiet]\n"
-    "  Solves an IOPDDL contest problem (JSON or JSON.gz). The answer \"[s0, s1, ...]\" goes to\n"
-    "  stdout, or to SOL with --out; a summary goes to stderr.\n"
-    "  --timeout S  seconds for the whole run, reading included (default 60)\n"
-    "  --threads N  workers (default: one per core)\n"
-    "  --seed K     random seed (default 1); same seed, threads and rounds give the same answer\n"
-    "  --rounds R   stop after R relaxation rounds per worker (default: run until the timeout)\n"
-    "  --no-exact   heuristics only, even where the exact solver would run (below 2000 nodes)";
+static const command_spec solve_command = {
+    "solve", "solve an IOPDDL contest problem", "FILE", 1, offsetof(solve_flags, file),
+    "Solves an IOPDDL contest problem (JSON or JSON.gz). The answer \"[s0, s1, ...]\" goes to stdout, or "
+    "to SOL with --out; a summary (cost, peak usage, certified lower bound and gap, times) goes to stderr.",
+    solve_flag_table,
+};
 
-static const char eval_usage[] =
-    "parplan eval FILE SOLUTION\n"
-    "  Evaluates SOLUTION (\"[s0, s1, ...]\") on FILE with the contest's semantics and prints\n"
-    "  cost, feasibility, peak usage and the time of the peak. Exit 0 if feasible, 1 if not.";
+typedef struct {
+    const char *files[2];
+} eval_flags;
+
+static const command_spec eval_command = {
+    "eval", "cost, feasibility and peak usage of an IOPDDL answer", "FILE SOLUTION", 2, offsetof(eval_flags, files),
+    "Evaluates SOLUTION (\"[s0, s1, ...]\") on FILE with the contest's semantics and prints cost, "
+    "feasibility, peak usage and the time of the peak. Exit 0 if feasible, 1 if not.",
+    NULL,
+};
 
 static void print_summary(const pp_iopddl_problem *p, const pp_iopddl_result *r, double parsed,
                           double total)
@@ -72,64 +85,32 @@ static int run_solve(int argc, char **argv)
 {
     double started = pp_now();
     pp_stop_install_signal_handlers();
-    const char *file = NULL, *out = NULL;
-    double timeout = 60;
-    int64_t threads = 0, seed = 1, rounds = 0;
-    bool quiet = false, no_exact = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_value = i + 1 < argc;
-        if (strcmp(a, "--timeout") == 0 && has_value) {
-            if (!cli_parse_double(argv[++i], &timeout) || timeout <= 0) {
-                fprintf(stderr, "parplan solve: --timeout: '%s' is not a positive, finite number of seconds\n", argv[i]);
-                return 2;
-            }
-        } else if (strcmp(a, "--threads") == 0 && has_value) {
-            if (!cli_parse_int64(argv[++i], &threads) || threads < 1 || threads > 1024)
-                return usage_error(solve_usage);
-        } else if (strcmp(a, "--seed") == 0 && has_value) {
-            if (!cli_parse_int64(argv[++i], &seed))
-                return usage_error(solve_usage);
-        } else if (strcmp(a, "--rounds") == 0 && has_value) {
-            if (!cli_parse_int64(argv[++i], &rounds) || rounds < 1)
-                return usage_error(solve_usage);
-        } else if (strcmp(a, "--out") == 0 && has_value) {
-            out = argv[++i];
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = true;
-        } else if (strcmp(a, "--no-exact") == 0) {
-            no_exact = true;
-        } else if (a[0] == '-' || file) {
-            return usage_error(solve_usage);
-        } else {
-            file = a;
-        }
-    }
-    if (!file)
-        return usage_error(solve_usage);
+    solve_flags f = {0};
+    int code;
+    if (!flags_parse(&solve_command, argc, argv, &f, &code))
+        return code;
     pp_error err = {0};
     pp_iopddl_problem *p;
-    if (pp_iopddl_load(file, &p, &err) != PP_OK)
+    if (pp_iopddl_load(f.file, &p, &err) != PP_OK)
         return cli_fail("parplan", &err);
     double parsed = pp_now() - started;
     pp_iopddl_options o;
     pp_iopddl_options_default(&o);
-    o.time_limit = cli_solve_budget(timeout, started);
-    o.threads = (int)threads;
-    o.seed = (uint64_t)seed;
-    o.max_rounds = rounds;
-    o.no_exact = no_exact;
+    o.time_limit = cli_solve_budget(f.timeout, started);
+    o.threads = (int)f.threads;
+    o.seed = (uint64_t)f.seed;
+    o.max_rounds = f.rounds;
+    o.no_exact = f.no_exact;
     cli_progress progress;
-    cli_progress_init(&progress, "parplan solve", quiet);
+    cli_progress_init(&progress, "parplan solve", f.quiet);
     o.on_progress = cli_progress_show;
     o.progress_ctx = &progress;
     pp_iopddl_result r;
     pp_status status = pp_iopddl_solve(p, &o, &r, &err);
     cli_progress_end(&progress);
-    int code;
     if (status == PP_OK) {
-        code = cli_write_solution("parplan", out, r.strategies, p->node_count);
-        if (!quiet)
+        code = cli_write_solution("parplan", f.out, r.strategies, p->node_count);
+        if (!f.quiet)
             print_summary(p, &r, parsed, pp_now() - started);
     } else {
         code = cli_fail("parplan", &err);
@@ -141,19 +122,20 @@ static int run_solve(int argc, char **argv)
 
 static int run_eval(int argc, char **argv)
 {
-    if (argc != 2)
-        return usage_error(eval_usage);
+    eval_flags f;
+    int code;
+    if (!flags_parse(&eval_command, argc, argv, &f, &code))
+        return code;
     pp_error err = {0};
     pp_iopddl_problem *p;
-    if (pp_iopddl_load(argv[0], &p, &err) != PP_OK)
+    if (pp_iopddl_load(f.files[0], &p, &err) != PP_OK)
         return cli_fail("parplan", &err);
     uint32_t *s;
-    if (pp_iopddl_load_solution(argv[1], p, &s, &err) != PP_OK) {
+    if (pp_iopddl_load_solution(f.files[1], p, &s, &err) != PP_OK) {
         pp_iopddl_free(p);
         return cli_fail("parplan", &err);
     }
     pp_iopddl_evaluation ev;
-    int code;
     if (pp_iopddl_evaluate(p, s, &ev, &err) != PP_OK) {
         code = cli_fail("parplan", &err);
     } else {
@@ -178,39 +160,101 @@ static int run_eval(int argc, char **argv)
     return code;
 }
 
-static int run_help(int argc, char **argv);
+typedef struct {
+    const command_spec *spec;
+    int (*run)(int argc, char **argv);
+} command;
 
 static const command commands[] = {
-    {"solve", run_solve, solve_usage},
-    {"eval", run_eval, eval_usage},
-    {"schedule", cmd_schedule, schedule_usage},
-    {"check-schedule", cmd_check_schedule, check_schedule_usage},
-    {"gen", cmd_gen, gen_usage},
-    {"cluster", cmd_cluster, cluster_usage},
-    {"shard", cmd_shard, shard_usage},
-    {"help", run_help, "parplan help [COMMAND]"},
+    {&solve_command, run_solve},
+    {&eval_command, run_eval},
+    {&schedule_command, cmd_schedule},
+    {&check_schedule_command, cmd_check_schedule},
+    {&gen_pipeline_command, cmd_gen_pipeline},
+    {&gen_random_command, cmd_gen_random},
+    {&cluster_plan_command, cmd_cluster_plan},
+    {&cluster_simulate_command, cmd_cluster_simulate},
+    {&cluster_replan_command, cmd_cluster_replan},
+    {&shard_command, cmd_shard},
 };
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+static void print_overview(FILE *f)
+{
+    fprintf(f, "usage: parplan COMMAND [ARGS]    (parplan help COMMAND, or COMMAND --help, for its flags)\n"
+               "       parplan --version\n\ncommands:\n");
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        char call[96];
+        snprintf(call, sizeof call, "%s %s", commands[i].spec->name, commands[i].spec->operands);
+        fprintf(f, "  %-40s %s\n", call, commands[i].spec->summary);
+    }
+}
+
+/* How many words of argv name command i ("cluster plan" takes two); 0 if
+ * they do not. */
+static int words_matching(const command *c, int argc, char **argv)
+{
+    const char *name = c->spec->name, *space = strchr(name, ' ');
+    if (!space)
+        return argc >= 1 && strcmp(argv[0], name) == 0;
+    size_t first = (size_t)(space - name);
+    bool group = argc >= 1 && strlen(argv[0]) == first && strncmp(argv[0], name, first) == 0;
+    return group && argc >= 2 && strcmp(argv[1], space + 1) == 0 ? 2 : 0;
+}
+
+/* "cluster" alone, or with a wrong second word: names the choices. */
+static int unknown_command(int argc, char **argv)
+{
+    char group[256] = "";
+    size_t n = 0;
+    for (size_t i = 0; argc >= 1 && i < COMMAND_COUNT; i++) {
+        const char *name = commands[i].spec->name, *space = strchr(name, ' ');
+        if (space && strlen(argv[0]) == (size_t)(space - name) && strncmp(argv[0], name, strlen(argv[0])) == 0 &&
+            n < sizeof group)
+            n += (size_t)snprintf(group + n, sizeof group - n, "%s%s", n ? ", " : "", space + 1);
+    }
+    if (n && argc >= 2)
+        fprintf(stderr, "parplan %s: unknown subcommand '%s' (one of: %s)\n", argv[0], argv[1], group);
+    else if (n)
+        fprintf(stderr, "parplan %s: a subcommand is needed (one of: %s)\n", argv[0], group);
+    else
+        fprintf(stderr, "parplan: unknown command '%s' (parplan help lists the commands)\n", argc ? argv[0] : "");
+    return 2;
+}
 
 static int run_help(int argc, char **argv)
 {
-    for (size_t i = 0; argc > 0 && i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[0], commands[i].name) == 0) {
-            printf("usage: %s\n", commands[i].usage);
-            return 0;
+    if (argc == 0) {
+        print_overview(stdout);
+        return 0;
+    }
+    bool found = false;
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        const char *name = commands[i].spec->name, *space = strchr(name, ' ');
+        bool group = argc == 1 && space && strlen(argv[0]) == (size_t)(space - name) &&
+                     strncmp(argv[0], name, strlen(argv[0])) == 0;
+        if (group || words_matching(&commands[i], argc, argv) == argc) {
+            if (found)
+                printf("\n");
+            flags_print_help(commands[i].spec, stdout);
+            found = true;
         }
-    printf("usage: parplan COMMAND [ARGS]\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        printf("  %s\n", commands[i].usage);
-    return argc > 0 ? 2 : 0;
+    }
+    return found ? 0 : unknown_command(argc, argv);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return run_help(0, NULL), 2;
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 2, argv + 2);
-    fprintf(stderr, "parplan: unknown command '%s' (try: parplan help)\n", argv[1]);
-    return 2;
+    if (argc < 2) {
+        print_overview(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return run_help(argc - 2, argv + 2);
+    for (size_t i = 0; i < COMMAND_COUNT; i++) {
+        int words = words_matching(&commands[i], argc - 1, argv + 1);
+        if (words)
+            return commands[i].run(argc - 1 - words, argv + 1 + words);
+    }
+    return unknown_command(argc - 1, argv + 1);
 }

@@ -8,59 +8,8 @@
 #include <jansson.h>
 #include "cli.h"
 #include "commands.h"
+#include "flags.h"
 #include "parplan/sched.h"
-
-const char schedule_usage[] =
-    "parplan schedule PROBLEM [--timeout S] [--threads N] [--seed K] [--rounds R] [--no-mip] [--coarsen N]\n"
-    "                 [--objective makespan|span] [--start SCHEDULE.json] [--out SCHEDULE.json] [--trace TRACE.json] [--svg GANTT.svg] [--json] [--quiet]\n"
-    "  Places and orders the ops of PROBLEM (JSON, see README) on its devices to minimise the\n"
-    "  makespan. The schedule (JSON) goes to stdout or to --out; a summary to stderr.\n"
-    "  --timeout S  seconds for the whole run, reading and writing included (default 10); it\n"
-    "               stops early when the makespan reaches the lower bound\n"
-    "  --threads N  workers (default: one per core)\n"
-    "  --seed K     random seed (default 1); same seed, threads and rounds give the same schedule\n"
-    "  --rounds R   stop after R moves per worker (rounded up to whole epochs; no MIP then)\n"
-    "  --no-mip     local search only, even on graphs small enough for the exact MIP (<= 40 ops)\n"
-    "  --coarsen N  above N ops, also start from the graph coarsened to N ops and scheduled\n"
-    "               (paper 002 Algorithm 1; off by default, see BENCHMARKS.md)\n"
-    "  --objective  makespan (default) or span: the longest per-device span, each device from\n"
-    "               its first op to its last; the makespan's best schedule is then re-timed,\n"
-    "               device and channel orders kept, to the least span they allow\n"
-    "  --start F    a valid schedule of PROBLEM (a --reference, an earlier run) to start the\n"
-    "               search from, when it is no worse than the constructed start\n"
-    "  --trace F    also write a Chrome trace (chrome://tracing, Perfetto)\n"
-    "  --svg F      also write an SVG Gantt chart\n"
-    "  --json       print the summary as JSON on stdout (the schedule then only goes to --out)";
-
-const char check_schedule_usage[] =
-    "parplan check-schedule PROBLEM SCHEDULE [--json]\n"
-    "  Checks SCHEDULE against PROBLEM: every op once on an allowed device for its duration,\n"
-    "  precedence with transfers on existing channels, no overlap on a device or channel, memory\n"
-    "  within capacity at all times, and a stated \"makespan\" equal to the latest end. Times\n"
-    "  compare within 1e-9 x max(1, the problem's summed durations and comm times).\n"
-    "  Prints the makespan, bubbles and peak memory per device.\n"
-    "  Exit 0 if valid, 1 if not, 2 if a file is malformed.";
-
-const char gen_usage[] =
-    "parplan gen pipeline --pp P --microbatches M --scheme dualpipe|1f1b|zb1p|zb --mem-act K\n"
-    "                     [--param-mem X] [--tf T] [--tb T] [--tw T] [--comm C] [--w-mem FRACTION]\n"
-    "                     [--in-order] [--out PROBLEM.json] [--reference SCHEDULE.json]\n"
-    "parplan gen random --ops N --max-degree D --devices K [--seed S] [--out PROBLEM.json]\n"
-    "  Writes the problems of paper 002 section V: a pipeline of P stages on P devices with\n"
-    "  forward, backward-for-input and backward-for-weights ops (times --tf, --tb, --tw, default\n"
-    "  1; --comm between stages, default 0) and an activation budget of K micro-batches per\n"
-    "  device on top of X (default 1) for the parameters. A forward holds one micro-batch of\n"
-    "  activations; B frees all but --w-mem of it (default 0), W the rest. --in-order: each\n"
-    "  stage runs its F, B and W each in micro-batch order. --reference: the\n"
-    "  scheme's own schedule, refused when it does not fit K (zb: our zero-bubble greedy, W ops\n"
-    "  filling the bubbles within K; give it to `schedule --start`);\n"
-    "  or a random graph with in- and out-degrees at most D.";
-
-static int usage_error(const char *usage)
-{
-    fprintf(stderr, "usage: %s\n", usage);
-    return 2;
-}
 
 typedef pp_status (*schedule_writer)(const pp_sched_problem *, const pp_sched_schedule *, FILE *, pp_error *);
 
@@ -122,58 +71,46 @@ static void show_progress(void *ctx, double makespan, double lower_bound, double
 typedef struct {
     const char *file, *out, *trace, *svg, *start;
     double timeout;
+    const char *objective;
     int64_t threads, seed, rounds, coarsen;
-    bool json, quiet, no_mip, span;
+    bool json, quiet, no_mip;
 } schedule_flags;
 
-static bool parse_schedule_flags(int argc, char **argv, schedule_flags *f)
-{
-    *f = (schedule_flags){.timeout = 10, .seed = 1};
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        bool v = i + 1 < argc;
-        if (strcmp(a, "--timeout") == 0 && v) {
-            if (!cli_parse_double(argv[++i], &f->timeout) || f->timeout <= 0)
-                return false;
-        } else if (strcmp(a, "--threads") == 0 && v) {
-            if (!cli_parse_int64(argv[++i], &f->threads) || f->threads < 1 || f->threads > 1024)
-                return false;
-        } else if (strcmp(a, "--seed") == 0 && v) {
-            if (!cli_parse_int64(argv[++i], &f->seed))
-                return false;
-        } else if (strcmp(a, "--rounds") == 0 && v) {
-            if (!cli_parse_int64(argv[++i], &f->rounds) || f->rounds < 1)
-                return false;
-        } else if (strcmp(a, "--coarsen") == 0 && v) {
-            if (!cli_parse_int64(argv[++i], &f->coarsen) || f->coarsen < 1 || f->coarsen > INT32_MAX)
-                return false;
-        } else if (strcmp(a, "--no-mip") == 0) {
-            f->no_mip = true;
-        } else if (strcmp(a, "--out") == 0 && v) {
-            f->out = argv[++i];
-        } else if (strcmp(a, "--objective") == 0 && v) {
-            const char *name = argv[++i];
-            if (strcmp(name, "span") != 0 && strcmp(name, "makespan") != 0)
-                return false;
-            f->span = strcmp(name, "span") == 0;
-        } else if (strcmp(a, "--start") == 0 && v) {
-            f->start = argv[++i];
-        } else if (strcmp(a, "--trace") == 0 && v) {
-            f->trace = argv[++i];
-        } else if (strcmp(a, "--svg") == 0 && v) {
-            f->svg = argv[++i];
-        } else if (strcmp(a, "--json") == 0) {
-            f->json = true;
-        } else if (strcmp(a, "--quiet") == 0) {
-            f->quiet = true;
-        } else if (a[0] == '-' || f->file) {
-            return false;
-        } else {
-            f->file = a;
-        }
-    }
-    return f->file != NULL;
-}
+static const flag_spec schedule_flag_table[] = {
+    FLAG_TIMEOUT(schedule_flags, timeout, "10",
+                 "seconds for the whole run, reading and writing included; it stops early when the makespan "
+                 "reaches the lower bound"),
+    FLAG_THREADS(schedule_flags, threads),
+    FLAG_SEED(schedule_flags, seed),
+    {"rounds", FLAG_INTEGER, offsetof(schedule_flags, rounds), "R", 1, (double)INT64_MAX, false, NULL, NULL, false,
+     "stop after R moves per worker (rounded up to whole epochs; no MIP then)"},
+    FLAG_SWITCH_OF("no-mip", schedule_flags, no_mip,
+                   "local search only, even on graphs small enough for the exact MIP (<= 40 ops)"),
+    {"coarsen", FLAG_INTEGER, offsetof(schedule_flags, coarsen), "N", 1, INT32_MAX, false, NULL, NULL, false,
+     "above N ops, also start from the graph coarsened to N ops and scheduled (paper 002 Algorithm 1; off by "
+     "default, see BENCHMARKS.md)"},
+    {"objective", FLAG_CHOICE, offsetof(schedule_flags, objective), "OBJ", 0, 0, false, "makespan|span",
+     "makespan", false,
+     "makespan, or span: the longest per-device span, each device from its first op to its last; the "
+     "makespan's best schedule is then re-timed, device and channel orders kept, to the least span they allow"},
+    FLAG_TEXT_OF("start", schedule_flags, start, "SCHEDULE",
+                 "a valid schedule of PROBLEM (a --reference, an earlier run) to start the search from, when it "
+                 "is no worse than the constructed start"),
+    FLAG_TEXT_OF("out", schedule_flags, out, "SCHEDULE", "write the schedule (JSON) there instead of stdout"),
+    FLAG_TEXT_OF("trace", schedule_flags, trace, "TRACE", "also write a Chrome trace (chrome://tracing, Perfetto)"),
+    FLAG_TEXT_OF("svg", schedule_flags, svg, "SVG", "also write an SVG Gantt chart"),
+    FLAG_SWITCH_OF("json", schedule_flags, json,
+                   "print the summary as JSON on stdout (the schedule then only goes to --out)"),
+    FLAG_SWITCH_OF("quiet", schedule_flags, quiet, "no summary and no live progress line on stderr"),
+    FLAG_END,
+};
+
+const command_spec schedule_command = {
+    "schedule", "place and order a graph's ops on devices", "PROBLEM", 1, offsetof(schedule_flags, file),
+    "Places and orders the ops of PROBLEM (JSON, see README) on its devices to minimise the makespan. The "
+    "schedule (JSON) goes to stdout or to --out; a summary to stderr.",
+    schedule_flag_table,
+};
 
 static void print_summary(const schedule_flags *f, const pp_sched_problem *p, const pp_sched_result *r,
                           const pp_sched_report *rep)
@@ -223,7 +160,7 @@ static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, const p
     o.no_mip = f->no_mip;
     o.coarsen_to = (int)f->coarsen;
     o.start = start;
-    o.objective = f->span ? PP_SCHED_SPAN : PP_SCHED_MAKESPAN;
+    o.objective = strcmp(f->objective, "span") == 0 ? PP_SCHED_SPAN : PP_SCHED_MAKESPAN;
     progress live = {!f->quiet && isatty(2)};
     o.on_progress = show_progress;
     o.progress_ctx = &live;
@@ -258,9 +195,10 @@ int cmd_schedule(int argc, char **argv)
 {
     double started = pp_now();
     pp_stop_install_signal_handlers();
-    schedule_flags f;
-    if (!parse_schedule_flags(argc, argv, &f))
-        return usage_error(schedule_usage);
+    schedule_flags f = {0};
+    int code;
+    if (!flags_parse(&schedule_command, argc, argv, &f, &code))
+        return code;
     pp_error err = {0};
     pp_sched_problem *p;
     if (pp_sched_load(f.file, &p, &err) != PP_OK)
@@ -270,23 +208,47 @@ int cmd_schedule(int argc, char **argv)
         pp_sched_problem_free(p);
         return cli_fail("parplan", &err);
     }
-    int code = solve_and_write(&f, p, start, started);
+    code = solve_and_write(&f, p, start, started);
     pp_sched_schedule_free(start);
     pp_sched_problem_free(p);
     return code;
 }
 
+typedef struct {
+    const char *files[2];
+    bool json;
+} check_flags;
+
+static const flag_spec check_flag_table[] = {
+    FLAG_SWITCH_OF("json", check_flags, json, "the report as JSON on stdout"),
+    FLAG_END,
+};
+
+const command_spec check_schedule_command = {
+    "check-schedule", "check a schedule independently of the search", "PROBLEM SCHEDULE", 2,
+    offsetof(check_flags, files),
+    "Checks SCHEDULE against PROBLEM: every op once on an allowed device for its duration, precedence with "
+    "transfers on existing channels, no overlap on a device or channel, memory within capacity at all times, "
+    "and a stated \"makespan\" equal to the latest end. Times compare within 1e-9 x max(1, the problem's "
+    "summed durations and comm times). Prints the makespan, bubbles and peak memory per device. Exit 0 if "
+    "valid, 1 if not, 2 if a file is malformed.",
+    check_flag_table,
+};
+
 int cmd_check_schedule(int argc, char **argv)
 {
-    bool json = argc == 3 && strcmp(argv[2], "--json") == 0;
-    if (argc != 2 && !json)
-        return usage_error(check_schedule_usage);
+    check_flags f = {0};
+    int code;
+    if (!flags_parse(&check_schedule_command, argc, argv, &f, &code))
+        return code;
+    bool json = f.json;
     pp_error err = {0};
     pp_sched_problem *p;
-    if (pp_sched_load(argv[0], &p, &err) != PP_OK)
+    if (pp_sched_load(f.files[0], &p, &err) != PP_OK)
         return cli_fail("parplan", &err);
     pp_sched_schedule *s;
-    if (pp_sched_load_schedule(argv[1], p, &s, &err) != PP_OK) {
+    if (pp_sched_load_schedule(f.files[1], p, &s, &err) != PP_OK) {
+
         pp_sched_problem_free(p);
         return cli_fail("parplan", &err);
     }
@@ -330,119 +292,119 @@ static pp_status write_problem(const pp_sched_problem *p, const char *path, pp_e
     return st != PP_OK ? st : closed;
 }
 
-static bool parse_scheme(const char *text, pp_pipe_scheme *out)
+typedef struct {
+    const char *out, *reference, *scheme;
+    int64_t stages, microbatches;
+    double mem_act, param_mem, t_f, t_b, t_w, comm, w_mem;
+    bool in_order;
+} pipeline_flags;
+
+static pp_pipe_scheme scheme_named(const char *name)
 {
     static const struct {
         const char *name;
         pp_pipe_scheme scheme;
-    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P},
-                   {"zb", PP_PIPE_ZB}};
+    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P}};
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
-        if (strcmp(text, schemes[i].name) == 0) {
-            *out = schemes[i].scheme;
-            return true;
-        }
-    return false;
+        if (strcmp(name, schemes[i].name) == 0)
+            return schemes[i].scheme;
+    return PP_PIPE_ZB;
 }
 
-static int gen_pipeline(int argc, char **argv)
+#define TIME_FLAG(name, field, help)                                                                              \
+    {name, FLAG_NUMBER, offsetof(pipeline_flags, field), "T", 0, 1e300, true, NULL, "1", false, help}
+
+static const flag_spec pipeline_flag_table[] = {
+    {"pp", FLAG_INTEGER, offsetof(pipeline_flags, stages), "P", 1, 4096, false, NULL, NULL, true,
+     "pipeline stages, one device each"},
+    {"microbatches", FLAG_INTEGER, offsetof(pipeline_flags, microbatches), "M", 1, 1000000, false, NULL, NULL, true,
+     "micro-batches per iteration"},
+    {"scheme", FLAG_CHOICE, offsetof(pipeline_flags, scheme), "S", 0, 0, false, "dualpipe|1f1b|zb1p|zb", NULL,
+     true, "the pipeline's schedule family (zb: our zero-bubble greedy)"},
+    {"mem-act", FLAG_NUMBER, offsetof(pipeline_flags, mem_act), "K", 0, 1e300, true, NULL, NULL, true,
+     "activation budget per device, in micro-batches of activations"},
+    {"param-mem", FLAG_NUMBER, offsetof(pipeline_flags, param_mem), "X", 0, 1e300, true, NULL, "1", false,
+     "memory per device for the parameters, on top of K"},
+    TIME_FLAG("tf", t_f, "time of a forward op"),
+    TIME_FLAG("tb", t_b, "time of a backward-for-input op"),
+    TIME_FLAG("tw", t_w, "time of a backward-for-weights op"),
+    {"comm", FLAG_NUMBER, offsetof(pipeline_flags, comm), "C", 0, 1e300, false, NULL, "0", false,
+     "time of a transfer between stages"},
+    {"w-mem", FLAG_NUMBER, offsetof(pipeline_flags, w_mem), "FRACTION", 0, 1, false, NULL, "0", false,
+     "the share of a micro-batch's activations that B keeps for W"},
+    FLAG_SWITCH_OF("in-order", pipeline_flags, in_order, "each stage runs its F, B and W each in micro-batch order"),
+    FLAG_TEXT_OF("out", pipeline_flags, out, "PROBLEM", "write the problem there instead of stdout"),
+    FLAG_TEXT_OF("reference", pipeline_flags, reference, "SCHEDULE",
+                 "also write the scheme's own schedule, refused when it does not fit K (zb: W ops filling the "
+                 "bubbles within K); give it to `schedule --start`"),
+    FLAG_END,
+};
+
+const command_spec gen_pipeline_command = {
+    "gen pipeline", "write a pipeline-parallel scheduling problem", "", 0, 0,
+    "Writes the pipeline problems of paper 002 section V: P stages on P devices with forward, "
+    "backward-for-input and backward-for-weights ops and an activation budget of K micro-batches per device "
+    "on top of X for the parameters. A forward holds one micro-batch of activations; B frees all but --w-mem "
+    "of it, W the rest.",
+    pipeline_flag_table,
+};
+
+int cmd_gen_pipeline(int argc, char **argv)
 {
-    pp_pipe_spec spec = {.scheme = PP_PIPE_DUALPIPE, .param_mem = 1, .t_f = 1, .t_b = 1, .t_w = 1};
-    const char *out = NULL, *reference = NULL;
-    bool have_scheme = false;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        int64_t n;
-        if (strcmp(a, "--in-order") == 0) {
-            spec.in_order = true;
-            continue;
-        }
-        if (i + 1 >= argc)
-            return usage_error(gen_usage);
-        const char *v = argv[++i];
-        if (strcmp(a, "--pp") == 0 && cli_parse_int64(v, &n) && n >= 1 && n <= 4096)
-            spec.stages = (int)n;
-        else if (strcmp(a, "--microbatches") == 0 && cli_parse_int64(v, &n) && n >= 1 && n <= 1000000)
-            spec.microbatches = (int)n;
-        else if (strcmp(a, "--scheme") == 0 && parse_scheme(v, &spec.scheme))
-            have_scheme = true;
-        else if (strcmp(a, "--mem-act") == 0 && cli_parse_double(v, &spec.mem_act))
-            ;
-        else if (strcmp(a, "--param-mem") == 0 && cli_parse_double(v, &spec.param_mem) && spec.param_mem > 0)
-            ;
-        else if (strcmp(a, "--comm") == 0 && cli_parse_double(v, &spec.comm))
-            ;
-        else if (strcmp(a, "--tf") == 0 && cli_parse_double(v, &spec.t_f) && spec.t_f > 0)
-            ;
-        else if (strcmp(a, "--tb") == 0 && cli_parse_double(v, &spec.t_b) && spec.t_b > 0)
-            ;
-        else if (strcmp(a, "--tw") == 0 && cli_parse_double(v, &spec.t_w) && spec.t_w > 0)
-            ;
-        else if (strcmp(a, "--w-mem") == 0 && cli_parse_double(v, &spec.w_mem))
-            ;
-        else if (strcmp(a, "--out") == 0)
-            out = v;
-        else if (strcmp(a, "--reference") == 0)
-            reference = v;
-        else
-            return usage_error(gen_usage);
-    }
-    if (!spec.stages || !spec.microbatches || !have_scheme || spec.mem_act <= 0)
-        return usage_error(gen_usage);
+    pipeline_flags f = {0};
+    int code;
+    if (!flags_parse(&gen_pipeline_command, argc, argv, &f, &code))
+        return code;
+    pp_pipe_spec spec = {.stages = (int)f.stages, .microbatches = (int)f.microbatches, .scheme = scheme_named(f.scheme),
+                         .mem_act = f.mem_act, .param_mem = f.param_mem, .t_f = f.t_f, .t_b = f.t_b, .t_w = f.t_w,
+                         .comm = f.comm, .w_mem = f.w_mem, .in_order = f.in_order};
     pp_sched_problem *p;
     pp_sched_schedule *ref = NULL;
     pp_error err = {0};
-    if (pp_sched_gen_pipeline(&spec, &p, reference ? &ref : NULL, &err) != PP_OK)
+    if (pp_sched_gen_pipeline(&spec, &p, f.reference ? &ref : NULL, &err) != PP_OK)
         return cli_fail("parplan", &err);
-    pp_status st = write_problem(p, out, &err);
-    if (st == PP_OK && reference)
-        st = write_file(pp_sched_write_schedule, p, ref, reference, &err);
+    pp_status st = write_problem(p, f.out, &err);
+    if (st == PP_OK && f.reference)
+        st = write_file(pp_sched_write_schedule, p, ref, f.reference, &err);
     pp_sched_schedule_free(ref);
     pp_sched_problem_free(p);
     return st == PP_OK ? 0 : cli_fail("parplan", &err);
 }
 
-static int gen_random(int argc, char **argv)
+typedef struct {
+    const char *out;
+    int64_t ops, max_degree, devices, seed;
+} random_flags;
+
+static const flag_spec random_flag_table[] = {
+    {"ops", FLAG_INTEGER, offsetof(random_flags, ops), "N", 1, 10000000, false, NULL, NULL, true, "ops in the graph"},
+    {"max-degree", FLAG_INTEGER, offsetof(random_flags, max_degree), "D", 1, 1000, false, NULL, NULL, true,
+     "largest in- and out-degree"},
+    {"devices", FLAG_INTEGER, offsetof(random_flags, devices), "K", 1, 4096, false, NULL, NULL, true, "devices"},
+    {"seed", FLAG_INTEGER, offsetof(random_flags, seed), "S", 0, (double)INT64_MAX, false, NULL, "1", false,
+     "random seed of the graph"},
+    FLAG_TEXT_OF("out", random_flags, out, "PROBLEM", "write the problem there instead of stdout"),
+    FLAG_END,
+};
+
+const command_spec gen_random_command = {
+    "gen random", "write a random scheduling problem", "", 0, 0,
+    "Writes a random graph of paper 002 section V with in- and out-degrees at most D on K devices.",
+    random_flag_table,
+};
+
+int cmd_gen_random(int argc, char **argv)
 {
-    pp_random_spec spec = {0, 0, 0, 1};
-    const char *out = NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        int64_t n;
-        if (i + 1 >= argc)
-            return usage_error(gen_usage);
-        const char *v = argv[++i];
-        if (strcmp(a, "--out") == 0)
-            out = v;
-        else if (!cli_parse_int64(v, &n) || n < 0)
-            return usage_error(gen_usage);
-        else if (strcmp(a, "--ops") == 0 && n <= 10000000)
-            spec.ops = (int)n;
-        else if (strcmp(a, "--max-degree") == 0 && n <= 1000)
-            spec.max_degree = (int)n;
-        else if (strcmp(a, "--devices") == 0 && n <= 4096)
-            spec.devices = (int)n;
-        else if (strcmp(a, "--seed") == 0)
-            spec.seed = (uint64_t)n;
-        else
-            return usage_error(gen_usage);
-    }
-    if (spec.ops < 1 || spec.max_degree < 1 || spec.devices < 1)
-        return usage_error(gen_usage);
+    random_flags f = {0};
+    int code;
+    if (!flags_parse(&gen_random_command, argc, argv, &f, &code))
+        return code;
+    pp_random_spec spec = {(int)f.ops, (int)f.max_degree, (int)f.devices, (uint64_t)f.seed};
     pp_sched_problem *p;
     pp_error err = {0};
     if (pp_sched_gen_random(&spec, &p, &err) != PP_OK)
         return cli_fail("parplan", &err);
-    pp_status st = write_problem(p, out, &err);
+    pp_status st = write_problem(p, f.out, &err);
     pp_sched_problem_free(p);
     return st == PP_OK ? 0 : cli_fail("parplan", &err);
-}
-
-int cmd_gen(int argc, char **argv)
-{
-    if (argc >= 1 && strcmp(argv[0], "pipeline") == 0)
-        return gen_pipeline(argc - 1, argv + 1);
-    if (argc >= 1 && strcmp(argv[0], "random") == 0)
-        return gen_random(argc - 1, argv + 1);
-    return usage_error(gen_usage);
 }

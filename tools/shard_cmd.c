@@ -13,142 +13,84 @@
 #include "parplan/shard_write.h"
 #include "shard_report.h"
 
-const char shard_usage[] =
-    "parplan shard MODEL.mlir --explain\n"
-    "parplan shard MODEL.mlir --mesh b=2,m=4 [--device a100-80gb] [--precision typed|tf32|bf16]\n"
-    "              [--memory BYTES] [--timeout S]\n"
-    "              [--threads N] [--seed K] [--search mcts|iopddl|both] [--out SHARDED.mlir]\n"
-    "              [--format gspmd|sdy] [--json]\n"
-    "parplan shard MODEL.mlir --mesh ... [--device D] [--memory BYTES] --emit-iopddl PROBLEM.json\n"
-    "parplan shard MODEL.mlir --mesh ... [--device D] [--memory BYTES] --apply-iopddl PROBLEM.json SOLUTION\n"
-    "              [--out SHARDED.mlir] [--format gspmd|sdy] [--json]\n"
-    "  Reads MODEL.mlir (StableHLO text as jax.jit(f).lower(...).as_text() prints it) and inlines\n"
-    "  its calls. --explain prints the named-dimension analysis of paper 004: the colors (sets of\n"
-    "  dimensions to shard together) with their sizes and the tensors they touch, the sharding\n"
-    "  conflicts and compatibility sets, and the repeated-layer groups.\n"
-    "  --mesh searches a sharding two ways, Monte Carlo tree search over color x resolution x\n"
-    "  mesh axis (paper 004) and the IOPDDL solver (paper 000) on the problem --emit-iopddl\n"
-    "  writes, and reports the better plan (one that fits --memory first, then the faster; times\n"
-    "  within 0.5% tie and the smaller peak wins) with its\n"
-    "  predicted step time and peak memory per device, beside both searches, the unsharded module\n"
-    "  and the expert baselines (data parallel, Megatron, both, expert parallel, FSDP), all priced\n"
-    "  by one cost model. Arguments are parameters, activations or token ids by the rule --explain\n"
-    "  prints (integer: token ids; floating with a batch dimension: activation; else parameter).\n"
-    "  --device     device type of every mesh device (default a100-80gb; a wrong name lists the known ones)\n"
-    "  --precision  what f32 matrix products run as: typed (default: every op at its element type's\n"
-    "               rate, f32 at plain FP32, bf16/f16 on tensor cores), tf32 (f32 products on TF32\n"
-    "               tensor cores) or bf16 (the graph cast to bf16: BF16 rate, 2-byte tensors); peaks\n"
-    "               per math mode from the device catalog\n"
-    "  --memory     bytes per device the plan must fit in (default: the device's memory; 16e9, 16GB, 16GiB)\n"
-    "  --timeout    seconds for the whole command (default 60): one deadline, the MCTS taking at\n"
-    "               most 80% of it when the bridge runs after it (both usually stop sooner, the\n"
-    "               MCTS when a round of trajectories brings no improvement)\n"
-    "  --threads    search threads (default: the machine's cores); --seed  search seed (default 1);\n"
-    "               the same seed and thread count give the same plan\n"
-    "  --search     mcts, iopddl or both (default both)\n"
-    "  --out        write MODEL.mlir again with the whole plan: shardings on the entry's arguments\n"
-    "               and results and a sharding constraint after every op defining a tensor, as GSPMD\n"
-    "               (mhlo.sharding, stablehlo.custom_call @Sharding; the default) or Shardy\n"
-    "               (--format sdy: sdy.sharding, sdy.sharding_constraint, an sdy.mesh declaration);\n"
-    "               a function called with different layouts is copied per layout; the written\n"
-    "               module is read back and checked against the plan\n"
-    "  --json       the report as JSON, with every tensor the plan fixes and its layout\n"
-    "  --emit-iopddl writes the sharding problem as an IOPDDL contest problem instead of searching:\n"
-    "               a node per argument and op, its strategies the mesh axes over its dimensions, costs\n"
-    "               in picoseconds, usage in bytes per device, the usage limit --memory; `iopddl\n"
-    "               PROBLEM.json 10 > SOLUTION` or `parplan solve` solves it\n"
-    "  --apply-iopddl reads such a problem (it must be the one this model and mesh give) and a\n"
-    "               solution, and reports (and with --out writes) the plan it stands for\n"
-    "  Ops the reader does not know are kept opaque, with one warning per op name on stderr.\n"
-    "  Exit status 1 when no plan fits --memory (the report and --out are still written).";
-
 typedef struct {
-    const char *model, *mesh, *device, *out, *format, *emit, *apply, *solution, *search, *precision;
+    const char *model, *mesh, *device, *out, *format, *emit, *precision;
+    const char *apply[2]; /* the problem, then the solution */
     double memory, timeout;
     int64_t threads, seed;
+    const char *search;
     bool explain, json;
 } flags;
 
-static bool parse_bytes(const char *text, double *out)
-{
-    char *end;
-    double v = strtod(text, &end);
-    static const struct {
-        const char *suffix;
-        double scale;
-    } units[] = {{"", 1}, {"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-                 {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
-    if (end == text || !(v > 0))
-        return false;
-    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
-        if (strcmp(end, units[k].suffix) == 0) {
-            *out = v * units[k].scale;
-            return true;
-        }
-    return false;
-}
+static const flag_spec shard_flag_table[] = {
+    FLAG_SWITCH_OF("explain", flags, explain,
+                   "print the named-dimension analysis of paper 004 instead of planning: the colors (sets of "
+                   "dimensions to shard together) with their sizes and the tensors they touch, the sharding "
+                   "conflicts and compatibility sets, and the repeated-layer groups"),
+    FLAG_TEXT_OF("mesh", flags, mesh, "AXES", "the device mesh to plan for, named axes and sizes: b=2,m=4"),
+    {"device", FLAG_TEXT, offsetof(flags, device), "D", 0, 0, false, NULL, "a100-80gb", false,
+     "device type of every mesh device (a wrong name lists the known ones)"},
+    {"precision", FLAG_CHOICE, offsetof(flags, precision), "P", 0, 0, false, "typed|tf32|bf16", "typed", false,
+     "what f32 matrix products run as: typed (every op at its element type's rate, f32 at plain FP32, bf16/f16 "
+     "on tensor cores), tf32 (f32 products on TF32 tensor cores) or bf16 (the graph cast to bf16: BF16 rate, "
+     "2-byte tensors); peaks per math mode from the device catalog"},
+    {"memory", FLAG_BYTES, offsetof(flags, memory), "BYTES", 0, 0, false, NULL, NULL, false,
+     "bytes per device the plan must fit in (default: the device's memory; 16e9, 16GB, 16GiB)"},
+    FLAG_TIMEOUT(flags, timeout, "60",
+                 "seconds for the whole command: one deadline, the MCTS taking at most 80% of it when the bridge "
+                 "runs after it (both usually stop sooner, the MCTS when a round of trajectories brings no "
+                 "improvement)"),
+    FLAG_THREADS(flags, threads),
+    FLAG_SEED(flags, seed),
+    {"search", FLAG_CHOICE, offsetof(flags, search), "S", 0, 0, false, "mcts|iopddl|both", "both", false,
+     "Monte Carlo tree search over color x resolution x mesh axis (paper 004), the IOPDDL solver (paper 000) "
+     "on the problem --emit-iopddl writes, or both, keeping the better plan: one that fits --memory first, "
+     "then the faster; times within 0.5% tie and the smaller peak wins"},
+    FLAG_TEXT_OF("out", flags, out, "SHARDED",
+                 "write MODEL.mlir again with the whole plan: shardings on the entry's arguments and results and "
+                 "a sharding constraint after every op defining a tensor; a function called with different "
+                 "layouts is copied per layout; the written module is read back and checked against the plan"),
+    {"format", FLAG_CHOICE, offsetof(flags, format), "F", 0, 0, false, "gspmd|sdy", "gspmd", false,
+     "the form of --out: gspmd (mhlo.sharding, stablehlo.custom_call @Sharding) or sdy (Shardy: "
+     "sdy.sharding, sdy.sharding_constraint, an sdy.mesh declaration)"},
+    FLAG_SWITCH_OF("json", flags, json, "the report as JSON, with every tensor the plan fixes and its layout"),
+    FLAG_TEXT_OF("emit-iopddl", flags, emit, "PROBLEM",
+                 "write the sharding problem as an IOPDDL contest problem instead of searching: a node per "
+                 "argument and op, its strategies the mesh axes over its dimensions, costs in picoseconds, usage "
+                 "in bytes per device, the usage limit --memory; `iopddl PROBLEM 10 > SOLUTION` or `parplan "
+                 "solve` solves it"),
+    {"apply-iopddl", FLAG_TEXT2, offsetof(flags, apply), "PROBLEM SOLUTION", 0, 0, false, NULL, NULL, false,
+     "read such a problem (it must be the one this model and mesh give) and a solution, and report (and with "
+     "--out write) the plan it stands for"},
+    FLAG_END,
+};
 
-static bool value_flag(flags *f, const char *name, const char *value)
-{
-    if (strcmp(name, "--mesh") == 0)
-        f->mesh = value;
-    else if (strcmp(name, "--device") == 0)
-        f->device = value;
-    else if (strcmp(name, "--out") == 0)
-        f->out = value;
-    else if (strcmp(name, "--format") == 0)
-        f->format = value;
-    else if (strcmp(name, "--precision") == 0)
-        f->precision = value;
-    else if (strcmp(name, "--emit-iopddl") == 0)
-        f->emit = value;
-    else if (strcmp(name, "--search") == 0) {
-        f->search = value;
-        return strcmp(value, "mcts") == 0 || strcmp(value, "iopddl") == 0 || strcmp(value, "both") == 0;
-    }
-    else if (strcmp(name, "--memory") == 0)
-        return parse_bytes(value, &f->memory);
-    else if (strcmp(name, "--timeout") == 0)
-        return cli_parse_double(value, &f->timeout) && f->timeout > 0;
-    else if (strcmp(name, "--threads") == 0)
-        return cli_parse_int64(value, &f->threads) && f->threads >= 1 && f->threads <= 64;
-    else if (strcmp(name, "--seed") == 0)
-        return cli_parse_int64(value, &f->seed) && f->seed >= 0;
-    else
-        return false;
-    return true;
-}
+const command_spec shard_command = {
+    "shard", "auto-shard a StableHLO module on a device mesh", "MODEL.mlir", 1, offsetof(flags, model),
+    "Reads MODEL.mlir (StableHLO text as jax.jit(f).lower(...).as_text() prints it) and inlines its calls. "
+    "With --mesh it searches a sharding and reports the plan with its predicted step time and peak memory "
+    "per device, beside both searches, the unsharded module and the expert baselines (data parallel, "
+    "Megatron, both, expert parallel, FSDP), all priced by one cost model. Arguments are parameters, "
+    "activations or token ids by the rule --explain prints (integer: token ids; floating with a batch "
+    "dimension: activation; else parameter). Ops the reader does not know are kept opaque, with one warning "
+    "per op name on stderr. Exit status 1 when no plan fits --memory (the report and --out are still "
+    "written).",
+    shard_flag_table,
+};
 
-static bool parse_flags(int argc, char **argv, flags *f)
+/* What the table cannot say: which flags go together. */
+static int check_modes(const flags *f)
 {
-    memset(f, 0, sizeof *f);
-    f->device = "a100-80gb";
-    f->format = "gspmd";
-    f->precision = "typed";
-    f->search = "both";
-    f->timeout = 60;
-    f->seed = 1;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--explain") == 0)
-            f->explain = true;
-        else if (strcmp(a, "--json") == 0)
-            f->json = true;
-        else if (strcmp(a, "--apply-iopddl") == 0 && i + 2 < argc) {
-            f->apply = argv[++i];
-            f->solution = argv[++i];
-        } else if (a[0] == '-' && a[1] == '-' && i + 1 < argc) {
-            if (!value_flag(f, a, argv[++i])) {
-                fprintf(stderr, "parplan shard: bad value '%s' for %s\n", argv[i], a);
-                return false;
-            }
-        } else if (a[0] != '-' && !f->model)
-            f->model = a;
-        else
-            return false;
-    }
-    return f->model && (f->explain != (f->mesh != NULL)) && !(f->emit && f->apply) &&
-           !(f->emit && (f->out || f->json));
+    const command_spec *c = &shard_command;
+    if (f->explain && f->mesh)
+        return flags_fail(c, "--explain and --mesh exclude each other: --explain only prints the analysis");
+    if (!f->explain && !f->mesh)
+        return flags_fail(c, "give --mesh AXES (e.g. --mesh b=2,m=4) to plan, or --explain for the analysis");
+    if (f->emit && f->apply[0])
+        return flags_fail(c, "--emit-iopddl and --apply-iopddl exclude each other");
+    if (f->emit && (f->out || f->json))
+        return flags_fail(c, "--emit-iopddl writes only the problem: --out and --json do not apply");
+    return 0;
 }
 
 typedef struct {
@@ -259,7 +201,7 @@ static pp_status apply_solution(const flags *f, const analysis *A, const pp_shar
     uint32_t *strategies = NULL;
     pp_status st = pp_shard_bridge_check(bridge, problem, err);
     if (st == PP_OK)
-        st = pp_iopddl_load_solution(f->solution, problem, &strategies, err);
+        st = pp_iopddl_load_solution(f->apply[1], problem, &strategies, err);
     if (st == PP_OK)
         st = pp_shard_bridge_plan_of(bridge, problem, A->a.flat, A->a.nda, mesh, strategies, plan, err);
     free(strategies);
@@ -273,7 +215,7 @@ static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *
 {
     shard_report report;
     pp_status st = shard_report_build(&report, f->model, f->mesh, A->a.nda, mesh, plan, err);
-    report.solution = f->apply ? f->solution : NULL;
+    report.solution = f->apply[0] ? f->apply[1] : NULL;
     if (st == PP_OK && f->out) {
         st = write_sharded(f, A, mesh, format, plan->axes, &report.written, err);
         report.out = f->out;
@@ -299,7 +241,7 @@ static pp_status apply_iopddl(const flags *f, const analysis *A, const pp_shard_
     plan.memory = memory_limit(f, mesh);
     pp_status st = pp_shard_bridge_build(A->a.flat, A->a.nda, mesh, plan.memory, &bridge, err);
     if (st == PP_OK)
-        st = pp_iopddl_load(f->apply, &problem, err);
+        st = pp_iopddl_load(f->apply[0], &problem, err);
     if (st == PP_OK)
         st = apply_solution(f, A, mesh, bridge, problem, &plan.bridge, err);
     plan.has_bridge = st == PP_OK;
@@ -326,7 +268,7 @@ static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, 
         return st;
     if (f->emit)
         return emit_iopddl(f, A, &mesh, err);
-    if (f->apply)
+    if (f->apply[0])
         return apply_iopddl(f, A, &mesh, format, err);
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
@@ -347,11 +289,12 @@ static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, 
 
 int cmd_shard(int argc, char **argv)
 {
-    flags f;
-    if (!parse_flags(argc, argv, &f)) {
-        fprintf(stderr, "usage: %s\n", shard_usage);
-        return 2;
-    }
+    flags f = {0};
+    int code;
+    if (!flags_parse(&shard_command, argc, argv, &f, &code))
+        return code;
+    if ((code = check_modes(&f)) != 0)
+        return code;
     pp_error err = {0};
     analysis A;
     /* One budget for reading, both searches and writing; the margin that

@@ -220,10 +220,12 @@ static void time_limit_kept(const char *dir)
 
 static void bad_flags(void)
 {
-    expect(PP_CLI " cluster plan " SCENARIO " --timeout -1", 2, "usage");
-    expect(PP_CLI " cluster simulate " SCENARIO, 2, "usage");
-    expect(PP_CLI " cluster replan " SCENARIO " x.json", 2, "usage");
-    expect(PP_CLI " cluster fly", 2, "usage");
+    expect(PP_CLI " cluster plan " SCENARIO " --timeout -1", 2, "--timeout -1: allowed: a number > 0");
+    expect(PP_CLI " cluster simulate " SCENARIO, 2, "missing CLUSTER WORKLOAD PLAN");
+    expect(PP_CLI " cluster replan " SCENARIO " x.json", 2, "missing --event EVENTS");
+    expect(PP_CLI " cluster fly", 2, "unknown subcommand 'fly' (one of: plan, simulate, replan)");
+    expect(PP_CLI " cluster simulate " SCENARIO " x.json --timeout 5", 2, "unknown flag --timeout");
+    expect(PP_CLI " cluster plan " SCENARIO " --event x.json", 2, "unknown flag --event");
     expect(PP_CLI " cluster plan /nonexistent.json " EXAMPLES "/llama-7b.json", 2, "/nonexistent.json");
 }
 

@@ -83,17 +83,17 @@ static void bad_flags(void)
 {
     char command[1024];
     snprintf(command, sizeof command, "%s schedule", PP_CLI);
-    expect(command, 2, "usage");
+    expect(command, 2, "parplan schedule: missing PROBLEM");
     snprintf(command, sizeof command, "%s schedule x.json --timeout -1", PP_CLI);
-    expect(command, 2, "usage");
+    expect(command, 2, "--timeout -1: allowed: a number > 0");
     snprintf(command, sizeof command, "%s gen pipeline --pp 4 --scheme nope --microbatches 8 --mem-act 5", PP_CLI);
-    expect(command, 2, "usage");
+    expect(command, 2, "--scheme nope: allowed: dualpipe|1f1b|zb1p|zb");
     snprintf(command, sizeof command, "%s gen pipeline --pp 3 --microbatches 8 --scheme dualpipe --mem-act 5",
              PP_CLI);
     expect(command, 2, NULL);
     snprintf(command, sizeof command,
              "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --param-mem -3", PP_CLI);
-    expect(command, 2, "usage");
+    expect(command, 2, "--param-mem -3: allowed: a number > 0");
     snprintf(command, sizeof command,
              "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 3 --out sched_cli_tmp-low.json "
              "--reference sched_cli_tmp-low-r.json", PP_CLI);
@@ -116,14 +116,14 @@ static void bad_flags(void)
     expect(command, 2, "sched_cli_tmp-zb.json");
     snprintf(command, sizeof command, "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --tf 0",
              PP_CLI);
-    expect(command, 2, "usage");
+    expect(command, 2, "--tf 0: allowed: a number > 0");
     snprintf(command, sizeof command,
              "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --w-mem 2", PP_CLI);
-    expect(command, 2, "W share");
+    expect(command, 2, "--w-mem 2: allowed: a number from 0 to 1");
     snprintf(command, sizeof command, "%s schedule %s/malformed/durations_overflow.json", PP_CLI, PP_DATA_DIR);
     expect(command, 2, "durations_overflow.json:9:29: ops[1].duration");
     snprintf(command, sizeof command, "%s schedule sched_cli_tmp-zb.json --objective steady", PP_CLI);
-    expect(command, 2, "usage");
+    expect(command, 2, "--objective steady: allowed: makespan|span");
     snprintf(command, sizeof command,
              "%s schedule sched_cli_tmp-zb.json --objective span --rounds 100 --threads 1 --out sched_cli_tmp-zb-sp.json",
              PP_CLI);

@@ -250,8 +250,8 @@ int main(void)
     explains(MODELS "/searchless_chess_9m.mlir", "module @jit_predict_sequence, 1010 ops");
     explains(MODELS "/jax_resnet_50.mlir", "jax_resnet_50.mlir: module");
     truncated_module();
-    expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir", 2, "usage");
-    expect(PP_CLI " shard --explain", 2, "usage");
+    expect(PP_CLI " shard " PP_DATA_DIR "/mlp.mlir", 2, "give --mesh AXES");
+    expect(PP_CLI " shard --explain", 2, "missing MODEL.mlir");
     expect(PP_CLI " shard /nonexistent.mlir --explain", 2, "/nonexistent.mlir");
     chess_plan();
     refusals();
