@@ -11,7 +11,7 @@
 #include "parplan/shard_bridge.h"
 #include "parplan/shard_plan.h"
 #include "parplan/shard_write.h"
-#include "shard_report.h"
+#include "parplan/shard_report.h"
 
 typedef struct {
     const char *model, *mesh, *device, *out, *format, *emit, *precision;
@@ -213,20 +213,20 @@ static pp_status apply_solution(const flags *f, const analysis *A, const pp_shar
 static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
                         const pp_shard_plan_result *plan, pp_error *err)
 {
-    shard_report report;
-    pp_status st = shard_report_build(&report, f->model, f->mesh, A->a.nda, mesh, plan, err);
+    pp_shard_report report;
+    pp_status st = pp_shard_report_build(&report, f->model, f->mesh, A->a.nda, mesh, plan, err);
     report.solution = f->apply[0] ? f->apply[1] : NULL;
     if (st == PP_OK && f->out) {
         st = write_sharded(f, A, mesh, format, plan->axes, &report.written, err);
         report.out = f->out;
     }
     if (st == PP_OK)
-        st = f->json ? shard_report_write_json(&report, stdout, err) : shard_report_write_text(&report, stdout, err);
+        st = f->json ? pp_shard_report_write_json(&report, stdout, err) : pp_shard_report_write_text(&report, stdout, err);
     if (st == PP_OK && !plan->fits) {
         char need[32], limit[32];
         st = pp_error_set(err, PP_INFEASIBLE, "no plan fits the memory limit of %s per device: the best needs %s",
-                          shard_bytes_text(plan->memory, limit, sizeof limit),
-                          shard_bytes_text(plan->cost.peak_memory, need, sizeof need));
+                          pp_shard_bytes_text(plan->memory, limit, sizeof limit),
+                          pp_shard_bytes_text(plan->cost.peak_memory, need, sizeof need));
     }
     return st;
 }

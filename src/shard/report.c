@@ -1,10 +1,12 @@
-/* shard_report.c: the report of `parplan shard --mesh`, as text and JSON. */
+/* report.c: the report of a sharding plan (shard_report.h): the rows are
+ * priced here, in the library, so that the CLI and the Python module show
+ * the same figures; the writers give it as text or JSON. */
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "shard_report.h"
+#include "parplan/shard_report.h"
 
-static void baseline_row(shard_report_row *row, const char *name, const shard_report *r,
+static void baseline_row(pp_shard_report_row *row, const char *name, const pp_shard_report *r,
                          pp_status (*make)(const pp_shard_nda *, const pp_shard_mesh *, pp_shard_state *, pp_error *))
 {
     pp_error err = {0};
@@ -19,7 +21,7 @@ static void baseline_row(shard_report_row *row, const char *name, const shard_re
 }
 
 /* FSDP is a layout (stored sharded, used whole), not a set of actions. */
-static void fsdp_row(shard_report_row *row, const shard_report *r)
+static void fsdp_row(pp_shard_report_row *row, const pp_shard_report *r)
 {
     pp_error err = {0};
     row->name = "fsdp";
@@ -34,7 +36,7 @@ static void fsdp_row(shard_report_row *row, const shard_report *r)
     free(axes);
 }
 
-static pp_status unsharded_row(shard_report_row *row, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+static pp_status unsharded_row(pp_shard_report_row *row, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                pp_error *err)
 {
     uint8_t *none = calloc((size_t)nda->n_names + 1, 1);
@@ -47,7 +49,7 @@ static pp_status unsharded_row(shard_report_row *row, const pp_shard_nda *nda, c
     return st;
 }
 
-static void candidate_row(shard_report_row *row, const char *name, const pp_shard_cost *cost, const char *absent)
+static void candidate_row(pp_shard_report_row *row, const char *name, const pp_shard_cost *cost, const char *absent)
 {
     row->name = name;
     row->ok = cost != NULL;
@@ -57,7 +59,7 @@ static void candidate_row(shard_report_row *row, const char *name, const pp_shar
         snprintf(row->note, sizeof row->note, "%s", absent);
 }
 
-pp_status shard_report_build(shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
+pp_status pp_shard_report_build(pp_shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
                              const pp_shard_mesh *mesh, const pp_shard_plan_result *plan, pp_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -68,15 +70,15 @@ pp_status shard_report_build(shard_report *r, const char *model, const char *mes
     r->memory = plan->memory;
     r->search = plan->has_search ? &plan->search : NULL;
     r->bridge = plan->has_bridge ? &plan->bridge : NULL;
-    pp_status st = unsharded_row(&r->rows[SHARD_ROW_UNSHARDED], nda, mesh, err);
-    baseline_row(&r->rows[SHARD_ROW_DATA_PARALLEL], "data parallel", r, pp_shard_baseline_data_parallel);
-    baseline_row(&r->rows[SHARD_ROW_MEGATRON], "megatron", r, pp_shard_baseline_megatron);
-    baseline_row(&r->rows[SHARD_ROW_COMBINED], "data parallel + megatron", r, pp_shard_baseline_combined);
-    baseline_row(&r->rows[SHARD_ROW_EXPERT], "expert parallel", r, pp_shard_baseline_expert);
-    fsdp_row(&r->rows[SHARD_ROW_FSDP], r);
-    candidate_row(&r->rows[SHARD_ROW_MCTS], "MCTS search", r->search ? &r->search->cost : NULL, "not run (--search)");
-    candidate_row(&r->rows[SHARD_ROW_IOPDDL], "IOPDDL bridge", r->bridge ? &r->bridge->cost : NULL, "not run (--search)");
-    r->chosen = plan->chosen == PP_SHARD_FROM_MCTS ? SHARD_ROW_MCTS : SHARD_ROW_IOPDDL;
+    pp_status st = unsharded_row(&r->rows[PP_SHARD_ROW_UNSHARDED], nda, mesh, err);
+    baseline_row(&r->rows[PP_SHARD_ROW_DATA_PARALLEL], "data parallel", r, pp_shard_baseline_data_parallel);
+    baseline_row(&r->rows[PP_SHARD_ROW_MEGATRON], "megatron", r, pp_shard_baseline_megatron);
+    baseline_row(&r->rows[PP_SHARD_ROW_COMBINED], "data parallel + megatron", r, pp_shard_baseline_combined);
+    baseline_row(&r->rows[PP_SHARD_ROW_EXPERT], "expert parallel", r, pp_shard_baseline_expert);
+    fsdp_row(&r->rows[PP_SHARD_ROW_FSDP], r);
+    candidate_row(&r->rows[PP_SHARD_ROW_MCTS], "MCTS search", r->search ? &r->search->cost : NULL, "not run (--search)");
+    candidate_row(&r->rows[PP_SHARD_ROW_IOPDDL], "IOPDDL bridge", r->bridge ? &r->bridge->cost : NULL, "not run (--search)");
+    r->chosen = plan->chosen == PP_SHARD_FROM_MCTS ? PP_SHARD_ROW_MCTS : PP_SHARD_ROW_IOPDDL;
     r->axes = plan->axes;
     r->tie_break = plan->tie_break;
     return st;
@@ -87,7 +89,7 @@ static const char *time_text(double seconds, char *buf, size_t size);
 static const char *collective_names[PP_SHARD_COLLECTIVE_KINDS] = {"all_reduce", "reduce_scatter", "all_gather",
                                                                    "all_to_all", "halo_exchange"};
 
-static void write_step(const shard_report *r, const pp_shard_search_step *s, FILE *out)
+static void write_step(const pp_shard_report *r, const pp_shard_search_step *s, FILE *out)
 {
     const pp_shard_nda_color *c = &r->nda->colors[s->color];
     fprintf(out, "  color %d (size %lld, %d dimensions", (int)s->color, (long long)c->size, (int)s->n_dims);
@@ -103,7 +105,7 @@ static void write_collectives(const pp_shard_cost *c, FILE *out)
         if (c->collectives[k]) {
             char b[32];
             fprintf(out, "%s%d %s (%s)", any ? ", " : "", (int)c->collectives[k], collective_names[k],
-                    shard_bytes_text(c->collective_bytes[k], b, sizeof b));
+                    pp_shard_bytes_text(c->collective_bytes[k], b, sizeof b));
             any = true;
         }
     fputs(any ? "\n" : "none\n", out);
@@ -121,7 +123,7 @@ static const char *time_text(double seconds, char *buf, size_t size)
     return buf;
 }
 
-const char *shard_bytes_text(double bytes, char *buf, size_t size)
+const char *pp_shard_bytes_text(double bytes, char *buf, size_t size)
 {
     static const char *units[] = {"B", "KB", "MB", "GB", "TB"};
     int u = 0;
@@ -133,23 +135,23 @@ const char *shard_bytes_text(double bytes, char *buf, size_t size)
     return buf;
 }
 
-static void write_row(const shard_report *r, int k, FILE *out)
+static void write_row(const pp_shard_report *r, int k, FILE *out)
 {
-    const shard_report_row *row = &r->rows[k];
+    const pp_shard_report_row *row = &r->rows[k];
     if (!row->ok) {
         fprintf(out, "  %-26s does not apply: %s\n", row->name, row->note);
         return;
     }
-    const pp_shard_cost *c = &row->cost, *u = &r->rows[SHARD_ROW_UNSHARDED].cost;
+    const pp_shard_cost *c = &row->cost, *u = &r->rows[PP_SHARD_ROW_UNSHARDED].cost;
     char t[32], m[32];
     fprintf(out, "%s %-26s %10s %8.2fx %10s%s  ", k == r->chosen ? "*" : " ", row->name, time_text(c->runtime, t, sizeof t),
-            u->runtime / c->runtime, shard_bytes_text(c->peak_memory, m, sizeof m),
+            u->runtime / c->runtime, pp_shard_bytes_text(c->peak_memory, m, sizeof m),
             c->peak_memory > r->memory ? " (over)" : "       ");
     write_collectives(c, out);
 }
 
 /* Tensor t of the NDA as a JAX PartitionSpec: P(None, 'm'), P(('b', 'm'),). */
-static void write_spec(const shard_report *r, int32_t t, FILE *out)
+static void write_spec(const pp_shard_report *r, int32_t t, FILE *out)
 {
     const pp_shard_nda_tensor *T = &r->nda->tensors[t];
     fputs("P(", out);
@@ -168,7 +170,7 @@ static void write_spec(const shard_report *r, int32_t t, FILE *out)
     fputs(T->rank == 1 ? ",)" : ")", out);
 }
 
-static bool is_sharded(const shard_report *r, int32_t t)
+static bool is_sharded(const pp_shard_report *r, int32_t t)
 {
     const pp_shard_nda_tensor *T = &r->nda->tensors[t];
     for (int32_t d = 0; d < T->rank; d++)
@@ -178,7 +180,7 @@ static bool is_sharded(const shard_report *r, int32_t t)
 }
 
 /* The entry's sharded arguments and results; the rest are replicated. */
-static void write_shardings(const shard_report *r, FILE *out)
+static void write_shardings(const pp_shard_report *r, FILE *out)
 {
     const pp_shard_flat *flat = r->nda->flat;
     const pp_shard_func *entry = &flat->module->funcs[flat->module->entry];
@@ -197,7 +199,7 @@ static void write_shardings(const shard_report *r, FILE *out)
             (int)shown, (int)(flat->n_inputs + flat->n_outputs));
 }
 
-static void write_searches(const shard_report *r, FILE *out)
+static void write_searches(const pp_shard_report *r, FILE *out)
 {
     const pp_shard_search_result *s = r->search;
     const pp_shard_bridge_plan *b = r->bridge;
@@ -216,13 +218,13 @@ static void write_searches(const shard_report *r, FILE *out)
                 b->seconds);
 }
 
-pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *err)
+pp_status pp_shard_report_write_text(const pp_shard_report *r, FILE *out, pp_error *err)
 {
     char m[32];
     fprintf(out, "%s on mesh %s: %lld x %s, %s per device\n", r->model, r->mesh_text,
-            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, shard_bytes_text(r->memory, m, sizeof m));
+            (long long)pp_shard_mesh_devices(r->mesh), r->mesh->device->name, pp_shard_bytes_text(r->memory, m, sizeof m));
     write_searches(r, out);
-    if (r->chosen == SHARD_ROW_MCTS) {
+    if (r->chosen == PP_SHARD_ROW_MCTS) {
         fprintf(out, "plan: the MCTS search's, %d action%s\n", (int)r->search->n_steps,
                 r->search->n_steps == 1 ? "" : "s");
         for (int32_t k = 0; k < r->search->n_steps; k++)
@@ -232,17 +234,17 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
     }
     if (r->tie_break) {
         const pp_shard_cost *won = &r->rows[r->chosen].cost;
-        const pp_shard_cost *lost = &r->rows[r->chosen == SHARD_ROW_MCTS ? SHARD_ROW_IOPDDL : SHARD_ROW_MCTS].cost;
+        const pp_shard_cost *lost = &r->rows[r->chosen == PP_SHARD_ROW_MCTS ? PP_SHARD_ROW_IOPDDL : PP_SHARD_ROW_MCTS].cost;
         char t1[32], t2[32], m1[32], m2[32];
         fprintf(out, "  (chosen for memory: %s and %s per device against %s and %s, times within %.1f%%)\n",
-                time_text(won->runtime, t1, sizeof t1), shard_bytes_text(won->peak_memory, m1, sizeof m1),
-                time_text(lost->runtime, t2, sizeof t2), shard_bytes_text(lost->peak_memory, m2, sizeof m2),
+                time_text(won->runtime, t1, sizeof t1), pp_shard_bytes_text(won->peak_memory, m1, sizeof m1),
+                time_text(lost->runtime, t2, sizeof t2), pp_shard_bytes_text(lost->peak_memory, m2, sizeof m2),
                 100 * PP_SHARD_TIME_TIE);
     }
     fputs("shardings (as JAX PartitionSpecs over the mesh axes):", out);
     write_shardings(r, out);
     fprintf(out, "  %-26s %10s %9s %10s         %s\n", "", "time/step", "speed-up", "peak/device", "collectives");
-    for (int k = 0; k < SHARD_REPORT_ROWS; k++)
+    for (int k = 0; k < PP_SHARD_REPORT_ROWS; k++)
         write_row(r, k, out);
     if (r->out)
         fprintf(out, "module: %s annotates %d of the plan's %d tensors with their layout (read back and checked), "
@@ -251,7 +253,7 @@ pp_status shard_report_write_text(const shard_report *r, FILE *out, pp_error *er
     return fflush(out) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
 }
 
-static json_t *cost_json(const shard_report *r, const shard_report_row *row)
+static json_t *cost_json(const pp_shard_report *r, const pp_shard_report_row *row)
 {
     if (!row->ok)
         return json_pack("{s:s}", "error", row->note);
@@ -265,10 +267,10 @@ static json_t *cost_json(const shard_report *r, const shard_report_row *row)
                      "fits", c->peak_memory <= r->memory, "collectives", coll);
 }
 
-static json_t *steps_json(const shard_report *r)
+static json_t *steps_json(const pp_shard_report *r)
 {
     json_t *steps = json_array();
-    for (int32_t k = 0; r->chosen == SHARD_ROW_MCTS && k < r->search->n_steps; k++) {
+    for (int32_t k = 0; r->chosen == PP_SHARD_ROW_MCTS && k < r->search->n_steps; k++) {
         const pp_shard_search_step *s = &r->search->steps[k];
         json_array_append_new(steps, json_pack("{s:i, s:I, s:i, s:i, s:s}", "color", (int)s->color, "size",
                                                (json_int_t)r->nda->colors[s->color].size, "layers", (int)s->n_colors,
@@ -278,7 +280,7 @@ static json_t *steps_json(const shard_report *r)
 }
 
 /* Per dimension of tensor t, the names of the axes sharding it. */
-static json_t *spec_json(const shard_report *r, int32_t t)
+static json_t *spec_json(const pp_shard_report *r, int32_t t)
 {
     const pp_shard_nda_tensor *T = &r->nda->tensors[t];
     json_t *spec = json_array();
@@ -292,7 +294,7 @@ static json_t *spec_json(const shard_report *r, int32_t t)
     return spec;
 }
 
-static json_t *shardings_json(const shard_report *r)
+static json_t *shardings_json(const pp_shard_report *r)
 {
     const pp_shard_flat *flat = r->nda->flat;
     const pp_shard_func *entry = &flat->module->funcs[flat->module->entry];
@@ -306,7 +308,7 @@ static json_t *shardings_json(const shard_report *r)
 
 /* Every tensor the plan fixes: the entry's arguments, then each tensor an op
  * defines (labelled as --explain labels values), then the entry's results. */
-static json_t *tensors_json(const shard_report *r)
+static json_t *tensors_json(const pp_shard_report *r)
 {
     const pp_shard_flat *flat = r->nda->flat;
     json_t *list = json_array();
@@ -323,7 +325,7 @@ static json_t *tensors_json(const shard_report *r)
     return list;
 }
 
-static json_t *written_json(const shard_report *r)
+static json_t *written_json(const pp_shard_report *r)
 {
     if (!r->out)
         return json_null();
@@ -340,7 +342,7 @@ static json_t *mcts_json(const pp_shard_search_result *s)
                      (int)s->polish_steps, "seconds", s->seconds, "timed_out", s->timed_out);
 }
 
-static json_t *iopddl_json(const shard_report *r)
+static json_t *iopddl_json(const pp_shard_report *r)
 {
     const pp_shard_bridge_plan *b = r->bridge;
     if (!b)
@@ -353,16 +355,16 @@ static json_t *iopddl_json(const shard_report *r)
     return j;
 }
 
-pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *err)
+pp_status pp_shard_report_write_json(const pp_shard_report *r, FILE *out, pp_error *err)
 {
     json_t *baselines = json_object(), *candidates = json_object();
     static const char *keys[] = {"data_parallel", "megatron", "data_parallel_megatron", "expert_parallel", "fsdp"};
     for (int k = 0; k < 5; k++)
-        json_object_set_new(baselines, keys[k], cost_json(r, &r->rows[SHARD_ROW_DATA_PARALLEL + k]));
-    json_object_set_new(candidates, "mcts", cost_json(r, &r->rows[SHARD_ROW_MCTS]));
-    json_object_set_new(candidates, "iopddl", cost_json(r, &r->rows[SHARD_ROW_IOPDDL]));
+        json_object_set_new(baselines, keys[k], cost_json(r, &r->rows[PP_SHARD_ROW_DATA_PARALLEL + k]));
+    json_object_set_new(candidates, "mcts", cost_json(r, &r->rows[PP_SHARD_ROW_MCTS]));
+    json_object_set_new(candidates, "iopddl", cost_json(r, &r->rows[PP_SHARD_ROW_IOPDDL]));
     json_t *plan = cost_json(r, &r->rows[r->chosen]);
-    json_object_set_new(plan, "source", json_string(r->chosen == SHARD_ROW_MCTS ? "mcts" : "iopddl"));
+    json_object_set_new(plan, "source", json_string(r->chosen == PP_SHARD_ROW_MCTS ? "mcts" : "iopddl"));
     json_object_set_new(plan, "memory_tie_break", json_boolean(r->tie_break));
     json_object_set_new(plan, "actions", steps_json(r));
     json_object_set_new(plan, "shardings", shardings_json(r));
@@ -372,7 +374,7 @@ pp_status shard_report_write_json(const shard_report *r, FILE *out, pp_error *er
                              r->mesh_text, "device", r->mesh->device->name, "devices",
                              (json_int_t)pp_shard_mesh_devices(r->mesh), "memory", r->memory, "search",
                              mcts_json(r->search), "iopddl", iopddl_json(r), "unsharded",
-                             cost_json(r, &r->rows[SHARD_ROW_UNSHARDED]), "baselines", baselines, "candidates",
+                             cost_json(r, &r->rows[PP_SHARD_ROW_UNSHARDED]), "baselines", baselines, "candidates",
                              candidates, "plan", plan);
     if (!root)
         return pp_error_set(err, PP_ENOMEM, "report: out of memory");
