@@ -14,6 +14,8 @@
 #include "parplan/hw.h"
 #include "parplan/timeline.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* A GPT-style decoder stack as the Megatron-LM papers describe it: `layers`
  * blocks of self-attention + MLP of width `hidden`, a learned position
  * embedding of `sequence` entries and a word embedding of `vocabulary`
@@ -416,5 +418,7 @@ pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload
                                   double start_time, pp_cluster_plan **out, double *time,
                                   pp_error *err);
 void pp_cluster_plan_result_free(pp_cluster_plan_result *r);
+
+#pragma GCC visibility pop
 
 #endif

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include "parplan/version.h"
+
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
 
 /* Errors are values. The numbers double as the CLI exit codes of DESIGN.md
  * where one applies (input errors exit 2, "no feasible answer" exits 1). */
@@ -70,5 +73,7 @@ pp_status pp_read_text_file(const char *path, char **text, size_t *size, pp_erro
 
 /* Number of online processors, at least 1. */
 int pp_cpu_count(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -6,6 +6,8 @@
 
 #include "parplan/core.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 __extension__ typedef __int128 pp_int128;
 
 /* A cost of this value (or more) marks a forbidden strategy or combination. */
@@ -103,5 +105,7 @@ void pp_iopddl_result_free(pp_iopddl_result *r);
 /* Writes "[s0, s1, ...]" (the contest's answer line, no newline) to buf of
  * size >= 12 * node_count + 3; returns the length. */
 size_t pp_iopddl_format_solution(const uint32_t *strategies, uint32_t n, char *buf);
+
+#pragma GCC visibility pop
 
 #endif

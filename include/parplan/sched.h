@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include "parplan/core.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* Memory semantics (the checker's, and every solver's):
  *  - an op's weight W is held on its device from time 0 to the end;
  *  - its adjustment A (any sign) is applied to its device's level when the op
@@ -208,5 +210,7 @@ void pp_sched_options_default(pp_sched_options *o);
 pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o,
                          pp_sched_result *result, pp_error *err);
 void pp_sched_result_free(pp_sched_result *r);
+
+#pragma GCC visibility pop
 
 #endif

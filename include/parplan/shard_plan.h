@@ -9,6 +9,8 @@
 #include "parplan/shard.h"
 #include "parplan/shard_bridge.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* A model read, checked for static shapes, inlined and analysed. */
 typedef struct {
     pp_shard_module *module; /* its warnings are the caller's to show */
@@ -71,5 +73,7 @@ pp_status pp_shard_plan(const pp_shard_flat *flat, const pp_shard_nda *nda, cons
 void pp_shard_plan_choose(pp_shard_plan_result *out);
 
 void pp_shard_plan_free(pp_shard_plan_result *r);
+
+#pragma GCC visibility pop
 
 #endif
