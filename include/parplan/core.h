@@ -56,6 +56,9 @@ double pp_deadline_left(const pp_deadline *d);
 void pp_stop_install_signal_handlers(void);
 void pp_stop_request(void);
 bool pp_stop_requested(void);
+/* Lowers the flag again, for a host program (the Python module) that goes on
+ * after stopping a solve; never while a solve that should go on is running. */
+void pp_stop_clear(void);
 
 /* xoshiro256** seeded by splitmix64: one per worker, seeded from (seed, worker). */
 typedef struct {

@@ -42,6 +42,10 @@ static inline uint32_t pp_iopddl_strategy_count(const pp_iopddl_problem *p, uint
 /* Reads the contest JSON, plain or gzip, from path. On bad input returns
  * PP_EINPUT with "path: byte N: reason" in err. */
 pp_status pp_iopddl_load(const char *path, pp_iopddl_problem **out, pp_error *err);
+/* The same from size bytes of plain (not gzip) JSON text at data, with name
+ * standing for the file in messages: "name: byte N: reason". */
+pp_status pp_iopddl_load_buffer(const char *name, const void *data, size_t size, pp_iopddl_problem **out,
+                                pp_error *err);
 void pp_iopddl_free(pp_iopddl_problem *p);
 
 /* Reads a solution "[s0, s1, ...]" for p from path (one index per node). */

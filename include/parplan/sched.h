@@ -135,6 +135,13 @@ pp_status pp_sched_load(const char *path, pp_sched_problem **out, pp_error *err)
 pp_status pp_sched_write_problem(const pp_sched_problem *p, FILE *f, pp_error *err);
 pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
                                  pp_sched_schedule **out, pp_error *err);
+/* The two readers for text already in memory (size bytes at data), with
+ * `name` standing for the file in messages. */
+pp_status pp_sched_load_buffer(const char *name, const void *data, size_t size,
+                               pp_sched_problem **out, pp_error *err);
+pp_status pp_sched_load_schedule_buffer(const char *name, const void *data, size_t size,
+                                        const pp_sched_problem *p, pp_sched_schedule **out,
+                                        pp_error *err);
 pp_status pp_sched_write_schedule(const pp_sched_problem *p, const pp_sched_schedule *s,
                                   FILE *f, pp_error *err);
 /* Pictures: one row per device, then one per channel that carries a transfer. */
