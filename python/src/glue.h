@@ -55,5 +55,7 @@ PyObject *glue_iopddl_evaluate(PyObject *self, PyObject *args, PyObject *kwargs)
 PyObject *glue_sched_solve(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *glue_sched_check(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *glue_sched_gen_pipeline(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *glue_cluster_simulate(PyObject *self, PyObject *args, PyObject *kwargs);
 
 #endif

@@ -14,6 +14,10 @@ static PyMethodDef methods[] = {
     {"sched_check", KW glue_sched_check, METH_VARARGS | METH_KEYWORDS, "Checks a schedule."},
     {"sched_gen_pipeline", KW glue_sched_gen_pipeline, METH_VARARGS | METH_KEYWORDS,
      "Generates a pipeline-parallel problem and its reference schedule."},
+    {"cluster_plan", KW glue_cluster_plan, METH_VARARGS | METH_KEYWORDS,
+     "Plans a training step on a cluster (or re-plans after events)."},
+    {"cluster_simulate", KW glue_cluster_simulate, METH_VARARGS | METH_KEYWORDS,
+     "Simulates one training step of a plan."},
     {"_set_error_factory", glue_set_error_factory, METH_O, "Registers parplan.errors' factory."},
     {NULL, NULL, 0, NULL},
 };
