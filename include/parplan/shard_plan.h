@@ -23,6 +23,9 @@ typedef struct {
  * done (the module once read, so its warnings can still be shown): free it
  * with pp_shard_analysis_free whatever the status. */
 pp_status pp_shard_analysis_load(const char *path, pp_shard_analysis *out, pp_error *err);
+/* The same for size bytes of StableHLO text, `name` standing for the file. */
+pp_status pp_shard_analysis_parse(const char *name, const char *text, size_t size, pp_shard_analysis *out,
+                                  pp_error *err);
 void pp_shard_analysis_free(pp_shard_analysis *a);
 
 /* The memory limit: `memory` when > 0, else the mesh device's capacity. */
