@@ -38,6 +38,7 @@ class PlanResult:
     simulations: int
     seconds: float
     at: float                   # the moment of the run planned for
+    library_seconds: float      # the C calls' own wall time (reading included)
 
     @property
     def speedup_over_uniform(self):

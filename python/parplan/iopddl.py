@@ -36,6 +36,7 @@ class Solution:
     time_total: float
     rounds: int                   # relaxation rounds, all workers
     neighbourhood_rounds: int
+    library_seconds: float        # the C calls' own wall time (reading included)
 
 
 def _evaluation(d):
@@ -55,7 +56,7 @@ def solve(problem, timeout=60.0, threads=0, seed=1, rounds=0, exact=True, progre
                               not exact, progress)
     return Solution(d["assignment"], d["cost"], d["peak_usage"], d["peak_time"], d["feasible"],
                     d["uses_forbidden"], d["lower_bound"], d["proven_optimal"], d["time_first_feasible"],
-                    d["time_best"], d["time_total"], d["rounds"], d["neighbourhood_rounds"])
+                    d["time_best"], d["time_total"], d["rounds"], d["neighbourhood_rounds"], d["library_seconds"])
 
 
 def evaluate(problem, assignment):

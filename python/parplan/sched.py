@@ -22,6 +22,7 @@ class ScheduleResult:
     time_to_best: float
     elapsed: float
     rounds: int
+    library_seconds: float     # the C calls' own wall time (reading included)
 
 
 @dataclass

@@ -17,6 +17,7 @@ class ShardPlan:
     report: dict
     module: str                 # the module with the whole plan patched in
     warnings: List[str]         # ops kept opaque, as the CLI warns
+    library_seconds: float      # the C calls' own wall time: what Python adds is the rest
 
     @property
     def argument_specs(self) -> Dict[str, list]:
@@ -81,4 +82,4 @@ def shard(stablehlo_text, mesh, device="a100-80gb", precision="typed", memory=0,
     malformed text."""
     d = _parplan.shard(stablehlo_text, name, _mesh_text(mesh), device, precision, float(memory), float(timeout),
                        int(threads), int(seed), search, format)
-    return ShardPlan(json.loads(d["report"]), d["module"], d["warnings"])
+    return ShardPlan(json.loads(d["report"]), d["module"], d["warnings"], d["library_seconds"])

@@ -202,7 +202,8 @@ static PyObject *plan_answer(const cluster_call *c)
               glue_put(d, "complete", PyBool_FromLong(r->complete)) |
               glue_put(d, "nodes", PyLong_FromLong(r->nodes)) |
               glue_put(d, "simulations", PyLong_FromLong(r->simulations)) |
-              glue_put(d, "seconds", PyFloat_FromDouble(r->seconds)) | glue_put(d, "at", PyFloat_FromDouble(c->at))))
+              glue_put(d, "seconds", PyFloat_FromDouble(r->seconds)) | glue_put(d, "at", PyFloat_FromDouble(c->at)) |
+              glue_put(d, "library_seconds", PyFloat_FromDouble(c->job.seconds))))
         Py_CLEAR(d);
     return d;
 }

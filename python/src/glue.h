@@ -24,6 +24,7 @@ typedef struct glue_job {
     bool fresh;                                  /* progress not yet handed to Python */
     double progress[GLUE_PROGRESS_VALUES];
     const char *stage;
+    double seconds;                              /* the work's own wall time: what the glue adds is the rest */
     const char *const *progress_names;           /* NULL-ended keys of the callback's dict */
     unsigned integer_values;                     /* bit k: value k is a count (an int in Python) */
 } glue_job;

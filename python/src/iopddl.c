@@ -107,7 +107,8 @@ static PyObject *solve_answer(const iop_call *c)
               glue_put(d, "time_best", PyFloat_FromDouble(r->time_best)) |
               glue_put(d, "time_total", PyFloat_FromDouble(r->time_total)) |
               glue_put(d, "rounds", PyLong_FromLongLong(r->rounds)) |
-              glue_put(d, "neighbourhood_rounds", PyLong_FromLongLong(r->neighbourhood_rounds))))
+              glue_put(d, "neighbourhood_rounds", PyLong_FromLongLong(r->neighbourhood_rounds)) |
+              glue_put(d, "library_seconds", PyFloat_FromDouble(c->job.seconds))))
         Py_CLEAR(d);
     return d;
 }

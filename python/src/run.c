@@ -13,7 +13,9 @@ enum { POLL_NANOSECONDS = 50 * 1000 * 1000 };
 static void *work_thread(void *arg)
 {
     glue_job *job = arg;
+    double started = pp_now();
     job->work(job);
+    job->seconds = pp_now() - started;
     pthread_mutex_lock(&job->lock);
     job->done = true;
     pthread_cond_signal(&job->changed);

@@ -79,7 +79,8 @@ static PyObject *solve_answer(sched_call *c)
               glue_put(d, "proven_optimal", PyBool_FromLong(r->proven_optimal)) |
               glue_put(d, "time_to_first", PyFloat_FromDouble(r->time_to_first)) |
               glue_put(d, "time_to_best", PyFloat_FromDouble(r->time_to_best)) |
-              glue_put(d, "elapsed", PyFloat_FromDouble(r->elapsed)) | glue_put(d, "rounds", PyLong_FromLong(r->rounds))))
+              glue_put(d, "elapsed", PyFloat_FromDouble(r->elapsed)) | glue_put(d, "rounds", PyLong_FromLong(r->rounds)) |
+              glue_put(d, "library_seconds", PyFloat_FromDouble(c->job.seconds))))
         Py_CLEAR(d);
     return d;
 }

@@ -114,7 +114,8 @@ static PyObject *answer(shard_call *c)
     PyObject *module = glue_text(c->sharded, c->sharded_size);
     c->report_text = c->sharded = NULL;
     if (d && (glue_put(d, "report", report) | glue_put(d, "module", module) |
-              glue_put(d, "warnings", warnings(c->analysis.module))))
+              glue_put(d, "warnings", warnings(c->analysis.module)) |
+              glue_put(d, "library_seconds", PyFloat_FromDouble(c->job.seconds))))
         Py_CLEAR(d);
     return d;
 }
