@@ -1,4 +1,4 @@
-/* iopddl.c: parplan.iopddl's solve and evaluate over the C library. The
+/* glue_iopddl.c: parplan.iopddl's solve and evaluate over the C library. The
  * problem comes as a path (the library reads it, gzip too) or as JSON text
  * the Python side made from a dict; both are read on the work thread. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* cluster.c: parplan.cluster's plan, replan and simulate over the C
+/* glue_cluster.c: parplan.cluster's plan, replan and simulate over the C
  * library. Cluster, workload, events and plan documents arrive as a path
  * or as JSON text (from a dict), each with the name messages use; the
  * device catalog is the built-in one plus an optional file. */

@@ -1,4 +1,4 @@
-/* shard.c: parplan.shard over the C library: StableHLO text analysed,
+/* glue_shard.c: parplan.shard over the C library: StableHLO text analysed,
  * planned on a mesh by both searches (pp_shard_plan), the report built and
  * written as JSON by the same code as `parplan shard --json`
  * (tools/shard_report.c, compiled in), and the module written again with

@@ -1,4 +1,4 @@
-/* sched.c: parplan.schedule, check_schedule and gen.pipeline over the C
+/* glue_sched.c: parplan.schedule, check_schedule and gen.pipeline over the C
  * library. Problems and schedules travel as JSON text in the README's
  * formats, read and written by the library's own readers and writers, so a
  * dict from Python means exactly what the same file means to the CLI. */
