@@ -90,3 +90,11 @@ def test_bad_workload_and_plan_name_their_file(tmp_path):
     with pytest.raises(parplan.InputError) as caught:
         parplan.cluster.simulate(CLUSTER, WORKLOAD, {"tp": 3, "pp": 1, "dp": 1, "micro_batch": 1})
     assert caught.value.file == "<plan>"
+    with pytest.raises(parplan.InputError) as caught:
+        parplan.cluster.simulate(CLUSTER, WORKLOAD, {"tp": 1, "pp": 1, "dp": 1, "micro_batch": "x"})
+    assert caught.value.file == "<plan>" and caught.value.position == "1:44" and caught.value.path == "micro_batch"
+    with pytest.raises(parplan.InputError) as caught:
+        parplan.cluster.replan(V100, WORKLOAD, {"tp": 1, "pp": 1, "dp": 32, "micro_batch": 1},
+                               {"events": [{"time": -1}]})
+    e = caught.value
+    assert e.file == "<events>" and e.position == "1:22" and e.path == "events[0].time"
