@@ -127,9 +127,9 @@ def test_the_gil_is_free_while_solving():
 def test_ctrl_c_stops_a_solve_and_raises_keyboard_interrupt():
     script = textwrap.dedent("""
         import sys, time, parplan
-        print("ready", flush=True)
-        started = time.monotonic()
         try:
+            started = time.monotonic()
+            print("ready", flush=True)
             parplan.iopddl.solve(sys.argv[1], timeout=60, threads=1, exact=False)
             print("finished")
         except KeyboardInterrupt:
