@@ -98,3 +98,12 @@ def test_bad_workload_and_plan_name_their_file(tmp_path):
                                {"events": [{"time": -1}]})
     e = caught.value
     assert e.file == "<events>" and e.position == "1:22" and e.path == "events[0].time"
+
+
+def test_no_plan_that_fits_raises_infeasible():
+    with open(os.path.join(EXAMPLES, "cluster", "hetero-v100-8.json")) as f:
+        nodes = json.load(f)["nodes"]
+    v100 = dict(next(n for n in nodes if "V100" in n["device"]), count=2)
+    # LLaMA-7B's 16 bytes of state per parameter alone are over 100 GB.
+    with pytest.raises(parplan.InfeasibleError, match="no plan fits"):
+        parplan.cluster.plan({"name": "two-v100", "nodes": [v100]}, WORKLOAD, timeout=20, threads=2)

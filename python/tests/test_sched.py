@@ -95,3 +95,11 @@ def test_bad_arguments():
         parplan.schedule(TINY, objective="fastest")
     with pytest.raises(TypeError):
         parplan.schedule(42)
+
+
+def test_progress_reports_makespans_above_the_bound():
+    problem, _ = parplan.gen.pipeline(8, 16, "zb1p", mem_act=9)
+    seen = []
+    r = parplan.schedule(problem, timeout=2, threads=1, progress=seen.append)
+    assert seen and all(p["makespan"] >= p["lower_bound"] == r.lower_bound for p in seen)
+    assert min(p["makespan"] for p in seen) >= r.makespan
