@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "flags.h"
+#include "parplan/version.h"
 
 typedef struct {
     const char *file;
@@ -251,6 +252,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
         return run_help(argc - 2, argv + 2);
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("parplan %s\n", pp_version());
+        return 0;
+    }
     for (size_t i = 0; i < COMMAND_COUNT; i++) {
         int words = words_matching(&commands[i], argc - 1, argv + 1);
         if (words)

@@ -14,6 +14,8 @@
 #include "parplan/hw.h"
 #include "parplan/timeline.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* A GPT-style decoder stack as the Megatron-LM papers describe it: `layers`
  * blocks of self-attention + MLP of width `hidden`, a learned position
  * embedding of `sequence` entries and a word embedding of `vocabulary`
@@ -162,6 +164,9 @@ pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recomput
  * Formats in the README ("Cluster planner"). */
 pp_status pp_cluster_workload_load(const char *path, const pp_hw_catalog *cat,
                                    pp_cluster_workload **out, pp_error *err);
+/* The same for size bytes of text at data, `name` standing for the file. */
+pp_status pp_cluster_workload_load_buffer(const char *name, const void *data, size_t size,
+                                          const pp_hw_catalog *cat, pp_cluster_workload **out, pp_error *err);
 /* Frees w->arena (and so w); NULL is fine. */
 void pp_cluster_workload_free(pp_cluster_workload *w);
 
@@ -222,6 +227,12 @@ pp_status pp_cluster_load(const char *path, const pp_hw_catalog *cat, pp_cluster
 /* Reads an events file ({"events": [...]}, the same entries as a cluster's
  * "timeline") and appends its events to c, keeping them sorted. */
 pp_status pp_cluster_add_events_file(pp_cluster *c, const char *path, pp_error *err);
+/* The same two readers for size bytes of text at data, with `name` standing
+ * for the file in messages. */
+pp_status pp_cluster_load_buffer(const char *name, const void *data, size_t size, const pp_hw_catalog *cat,
+                                 pp_cluster **out, pp_error *err);
+pp_status pp_cluster_add_events_buffer(pp_cluster *c, const char *name, const void *data, size_t size,
+                                       pp_error *err);
 /* Frees c->arena (and so c); NULL is fine. */
 void pp_cluster_free(pp_cluster *c);
 
@@ -324,6 +335,9 @@ pp_status pp_cluster_plan_validate(const pp_cluster *c, const pp_cluster_workloa
 pp_status pp_cluster_plan_load(const char *path, const pp_cluster *c,
                                const pp_cluster_workload *w, pp_cluster_plan **out,
                                pp_error *err);
+/* The same for size bytes of text at data, `name` standing for the file. */
+pp_status pp_cluster_plan_load_buffer(const char *name, const void *data, size_t size, const pp_cluster *c,
+                                      const pp_cluster_workload *w, pp_cluster_plan **out, pp_error *err);
 pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err);
 
 /* Peak bytes each device of the cluster holds under p (0 for unused ones):
@@ -416,5 +430,7 @@ pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload
                                   double start_time, pp_cluster_plan **out, double *time,
                                   pp_error *err);
 void pp_cluster_plan_result_free(pp_cluster_plan_result *r);
+
+#pragma GCC visibility pop
 
 #endif

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include "parplan/version.h"
+
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
 
 /* Errors are values. The numbers double as the CLI exit codes of DESIGN.md
  * where one applies (input errors exit 2, "no feasible answer" exits 1). */
@@ -53,6 +56,9 @@ double pp_deadline_left(const pp_deadline *d);
 void pp_stop_install_signal_handlers(void);
 void pp_stop_request(void);
 bool pp_stop_requested(void);
+/* Lowers the flag again, for a host program (the Python module) that goes on
+ * after stopping a solve; never while a solve that should go on is running. */
+void pp_stop_clear(void);
 
 /* xoshiro256** seeded by splitmix64: one per worker, seeded from (seed, worker). */
 typedef struct {
@@ -70,5 +76,7 @@ pp_status pp_read_text_file(const char *path, char **text, size_t *size, pp_erro
 
 /* Number of online processors, at least 1. */
 int pp_cpu_count(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -6,6 +6,8 @@
 
 #include "parplan/core.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* One kind of accelerator. The efficiencies (in (0, 1], 1.0 unless a
  * calibration file says otherwise) scale the peak figures in the roofline. */
 typedef struct {
@@ -68,5 +70,7 @@ double pp_hw_op_time(const pp_hw_device_type *t, double flops, double bytes);
 /* Arithmetic intensity (FLOP per byte) above which ops on t are
  * compute-bound: the roofline's ridge point, at the calibrated rates. */
 double pp_hw_arithmetic_intensity_ridge(const pp_hw_device_type *t);
+
+#pragma GCC visibility pop
 
 #endif

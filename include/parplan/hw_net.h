@@ -6,6 +6,8 @@
 #ifndef PARPLAN_HW_NET_H
 #define PARPLAN_HW_NET_H
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* One physical link, or the bottleneck of a path. A bandwidth of 0 means the
  * link is down: anything that must cross it takes forever (INFINITY). */
 typedef struct {
@@ -45,5 +47,7 @@ double pp_hw_allreduce_crossover_bytes(pp_hw_link link, int n);
  * turn into NAN. */
 pp_hw_link pp_hw_ring_bottleneck(const pp_hw_link *hops, int n);
 double pp_hw_ring_allreduce_hops_time(const pp_hw_link *hops, int n, double bytes);
+
+#pragma GCC visibility pop
 
 #endif

@@ -6,6 +6,8 @@
 
 #include "parplan/core.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 __extension__ typedef __int128 pp_int128;
 
 /* A cost of this value (or more) marks a forbidden strategy or combination. */
@@ -40,6 +42,10 @@ static inline uint32_t pp_iopddl_strategy_count(const pp_iopddl_problem *p, uint
 /* Reads the contest JSON, plain or gzip, from path. On bad input returns
  * PP_EINPUT with "path: byte N: reason" in err. */
 pp_status pp_iopddl_load(const char *path, pp_iopddl_problem **out, pp_error *err);
+/* The same from size bytes of plain (not gzip) JSON text at data, with name
+ * standing for the file in messages: "name: byte N: reason". */
+pp_status pp_iopddl_load_buffer(const char *name, const void *data, size_t size, pp_iopddl_problem **out,
+                                pp_error *err);
 void pp_iopddl_free(pp_iopddl_problem *p);
 
 /* Reads a solution "[s0, s1, ...]" for p from path (one index per node). */
@@ -103,5 +109,7 @@ void pp_iopddl_result_free(pp_iopddl_result *r);
 /* Writes "[s0, s1, ...]" (the contest's answer line, no newline) to buf of
  * size >= 12 * node_count + 3; returns the length. */
 size_t pp_iopddl_format_solution(const uint32_t *strategies, uint32_t n, char *buf);
+
+#pragma GCC visibility pop
 
 #endif

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include "parplan/core.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* Memory semantics (the checker's, and every solver's):
  *  - an op's weight W is held on its device from time 0 to the end;
  *  - its adjustment A (any sign) is applied to its device's level when the op
@@ -133,6 +135,13 @@ pp_status pp_sched_load(const char *path, pp_sched_problem **out, pp_error *err)
 pp_status pp_sched_write_problem(const pp_sched_problem *p, FILE *f, pp_error *err);
 pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
                                  pp_sched_schedule **out, pp_error *err);
+/* The two readers for text already in memory (size bytes at data), with
+ * `name` standing for the file in messages. */
+pp_status pp_sched_load_buffer(const char *name, const void *data, size_t size,
+                               pp_sched_problem **out, pp_error *err);
+pp_status pp_sched_load_schedule_buffer(const char *name, const void *data, size_t size,
+                                        const pp_sched_problem *p, pp_sched_schedule **out,
+                                        pp_error *err);
 pp_status pp_sched_write_schedule(const pp_sched_problem *p, const pp_sched_schedule *s,
                                   FILE *f, pp_error *err);
 /* Pictures: one row per device, then one per channel that carries a transfer. */
@@ -208,5 +217,7 @@ void pp_sched_options_default(pp_sched_options *o);
 pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o,
                          pp_sched_result *result, pp_error *err);
 void pp_sched_result_free(pp_sched_result *r);
+
+#pragma GCC visibility pop
 
 #endif

@@ -14,6 +14,8 @@
 #include "parplan/hw.h"
 #include "parplan/hw_net.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* A list of integers (dimension numbers, sizes, strides). */
 typedef struct {
     int32_t n;
@@ -624,5 +626,7 @@ typedef struct {
 pp_status pp_shard_search(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                           const pp_shard_search_options *o, pp_shard_search_result *out, pp_error *err);
 void pp_shard_search_result_free(pp_shard_search_result *r);
+
+#pragma GCC visibility pop
 
 #endif

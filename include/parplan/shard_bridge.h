@@ -20,6 +20,8 @@
 #include "parplan/iopddl.h"
 #include "parplan/shard.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* Strategies listed per node at most, the fewest sharded axes first; with
  * two mesh axes it never binds below seven candidate iclasses per op. */
 #define PP_SHARD_BRIDGE_MAX_STRATEGIES 64
@@ -85,5 +87,7 @@ pp_status pp_shard_bridge_plan_solve(const pp_shard_flat *flat, const pp_shard_n
                                      double memory_bytes, const pp_iopddl_options *o, pp_shard_bridge_plan *out,
                                      pp_error *err);
 void pp_shard_bridge_plan_free(pp_shard_bridge_plan *plan);
+
+#pragma GCC visibility pop
 
 #endif

@@ -9,6 +9,8 @@
 #include "parplan/shard.h"
 #include "parplan/shard_bridge.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 /* A model read, checked for static shapes, inlined and analysed. */
 typedef struct {
     pp_shard_module *module; /* its warnings are the caller's to show */
@@ -21,6 +23,9 @@ typedef struct {
  * done (the module once read, so its warnings can still be shown): free it
  * with pp_shard_analysis_free whatever the status. */
 pp_status pp_shard_analysis_load(const char *path, pp_shard_analysis *out, pp_error *err);
+/* The same for size bytes of StableHLO text, `name` standing for the file. */
+pp_status pp_shard_analysis_parse(const char *name, const char *text, size_t size, pp_shard_analysis *out,
+                                  pp_error *err);
 void pp_shard_analysis_free(pp_shard_analysis *a);
 
 /* The memory limit: `memory` when > 0, else the mesh device's capacity. */
@@ -71,5 +76,7 @@ pp_status pp_shard_plan(const pp_shard_flat *flat, const pp_shard_nda *nda, cons
 void pp_shard_plan_choose(pp_shard_plan_result *out);
 
 void pp_shard_plan_free(pp_shard_plan_result *r);
+
+#pragma GCC visibility pop
 
 #endif

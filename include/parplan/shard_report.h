@@ -13,6 +13,8 @@
 #include "parplan/shard_plan.h"
 #include "parplan/shard_write.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 enum {
     PP_SHARD_ROW_UNSHARDED,
     PP_SHARD_ROW_DATA_PARALLEL,
@@ -57,5 +59,7 @@ const char *pp_shard_bytes_text(double bytes, char *buf, size_t size);
 
 pp_status pp_shard_report_write_text(const pp_shard_report *r, FILE *out, pp_error *err);
 pp_status pp_shard_report_write_json(const pp_shard_report *r, FILE *out, pp_error *err);
+
+#pragma GCC visibility pop
 
 #endif

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include "parplan/shard.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 typedef enum {
     PP_SHARD_FORMAT_GSPMD = 0, /* mhlo.sharding = "{devices=[4,2]0,4,1,5,2,6,3,7}" */
     PP_SHARD_FORMAT_SDY        /* sdy.sharding = #sdy.sharding<@mesh, [{"m"}, {"b"}]> */
@@ -102,5 +104,7 @@ pp_status pp_shard_write_plan(const pp_shard_nda *nda, const pp_shard_mesh *mesh
 pp_status pp_shard_write_check(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8_t *axes,
                                pp_shard_format format, const char *text, size_t size, pp_shard_write_stats *stats,
                                pp_error *err);
+
+#pragma GCC visibility pop
 
 #endif

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include "parplan/core.h"
 
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
 typedef struct pp_timeline pp_timeline;
 
 /* microseconds_per_unit converts the caller's times to the trace's
@@ -48,5 +50,7 @@ pp_status pp_timeline_write_trace(const pp_timeline *t, FILE *f, pp_error *err);
  * tooltip (category, row, count, busy time); boxes less than two pixels
  * apart are drawn as one rectangle at least two pixels wide. */
 pp_status pp_timeline_write_svg(const pp_timeline *t, FILE *f, pp_error *err);
+
+#pragma GCC visibility pop
 
 #endif

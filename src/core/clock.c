@@ -54,6 +54,7 @@ void pp_stop_install_signal_handlers(void)
 
 void pp_stop_request(void) { stop_flag = 1; }
 bool pp_stop_requested(void) { return stop_flag != 0; }
+void pp_stop_clear(void) { stop_flag = 0; }
 
 int pp_cpu_count(void)
 {

@@ -137,6 +137,23 @@ pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
     return PP_OK;
 }
 
+pp_status pp_stream_open_memory(pp_stream *s, const char *name, const void *data, size_t size,
+                                pp_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->fd = -1;
+    s->cap = size < MIN_BUFFER ? MIN_BUFFER : size;
+    s->buf = buffer_new(s->cap + 1);
+    if (!s->buf)
+        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", name);
+    if (size)
+        memcpy(s->buf, data, size);
+    s->len = size;
+    s->buf[s->len] = '\0';
+    s->eof = true;
+    return PP_OK;
+}
+
 void pp_stream_close(pp_stream *s)
 {
     if (s->z) {

@@ -769,7 +769,9 @@ static bool read_document(loader *ld)
     return check_nodes(ld) && check_edges(ld);
 }
 
-pp_status pp_iopddl_load(const char *path, pp_iopddl_problem **out, pp_error *err)
+/* Reads from a file (data NULL) or from size bytes at data. */
+static pp_status load_from(const char *path, const void *data, size_t size, pp_iopddl_problem **out,
+                           pp_error *err)
 {
     *out = NULL;
     loader *ld = calloc(1, sizeof *ld);
@@ -780,7 +782,8 @@ pp_status pp_iopddl_load(const char *path, pp_iopddl_problem **out, pp_error *er
     ragged *all[5] = {&ld->intervals, &ld->costs, &ld->usages, &ld->edge_nodes, &ld->edge_costs};
     for (int k = 0; k < 5; k++)
         all[k]->first_negative_row = NO_ROW;
-    pp_status status = pp_stream_open(&ld->in, path, err);
+    pp_status status = data ? pp_stream_open_memory(&ld->in, path, data, size, err)
+                            : pp_stream_open(&ld->in, path, err);
     if (status == PP_OK) {
         if (read_document(ld))
             status = build_problem(ld, out);
@@ -792,6 +795,17 @@ pp_status pp_iopddl_load(const char *path, pp_iopddl_problem **out, pp_error *er
         ragged_free(all[k]);
     free(ld);
     return status;
+}
+
+pp_status pp_iopddl_load(const char *path, pp_iopddl_problem **out, pp_error *err)
+{
+    return load_from(path, NULL, 0, out, err);
+}
+
+pp_status pp_iopddl_load_buffer(const char *name, const void *data, size_t size, pp_iopddl_problem **out,
+                                pp_error *err)
+{
+    return load_from(name, data ? data : "", size, out, err);
 }
 
 void pp_iopddl_free(pp_iopddl_problem *p)

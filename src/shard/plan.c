@@ -7,10 +7,9 @@
 #include <string.h>
 #include "parplan/shard_plan.h"
 
-pp_status pp_shard_analysis_load(const char *path, pp_shard_analysis *out, pp_error *err)
+/* The stages after reading, for both readers. */
+static pp_status analyse(pp_status st, pp_shard_analysis *out, pp_error *err)
 {
-    memset(out, 0, sizeof *out);
-    pp_status st = pp_shard_module_load(path, &out->module, err);
     if (st == PP_OK)
         st = pp_shard_module_check_static(out->module, err);
     if (st == PP_OK)
@@ -18,6 +17,19 @@ pp_status pp_shard_analysis_load(const char *path, pp_shard_analysis *out, pp_er
     if (st == PP_OK)
         st = pp_shard_nda_run(out->flat, &out->nda, err);
     return st;
+}
+
+pp_status pp_shard_analysis_load(const char *path, pp_shard_analysis *out, pp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    return analyse(pp_shard_module_load(path, &out->module, err), out, err);
+}
+
+pp_status pp_shard_analysis_parse(const char *name, const char *text, size_t size, pp_shard_analysis *out,
+                                  pp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    return analyse(pp_shard_module_parse(name, text, size, &out->module, err), out, err);
 }
 
 void pp_shard_analysis_free(pp_shard_analysis *a)

@@ -3,7 +3,8 @@
  * the cause; the valid variants of the format (any key order, unknown keys,
  * optional keys, n-ary edges, free whitespace, gzip, texts far larger than
  * the stream buffer) load with exactly the numbers written. The inputs are
- * written by the test into a fresh temporary folder.
+ * written by the test into a fresh temporary folder, and each is also read
+ * from memory (pp_iopddl_load_buffer), which must agree word for word.
  * With PARPLAN and DATA_DIR arguments it checks instead the malformed files
  * listed in DATA_DIR/expected.tsv, through the loader and through
  * `parplan eval`, which must exit with exactly 2 and print the message. */
@@ -66,6 +67,33 @@ static void expect_error_at(const char *what, const char *path, uint64_t offset,
     }
 }
 
+/* The same text read from memory must give the same answer: the same
+ * message word for word, or the same numbers. */
+static void expect_same_from_memory(const char *name, const char *path, const char *text, size_t size)
+{
+    pp_error file_err = {0}, memory_err = {0};
+    pp_iopddl_problem *a = NULL, *b = NULL;
+    pp_status from_file = pp_iopddl_load(path, &a, &file_err);
+    pp_status from_memory = pp_iopddl_load_buffer(path, text, size, &b, &memory_err);
+    if (from_file != from_memory || strcmp(file_err.message, memory_err.message) != 0) {
+        fprintf(stderr, "%s: from memory \"%s\", from the file \"%s\"\n", name, memory_err.message,
+                file_err.message);
+        check_failures++;
+    }
+    if (a && b) {
+        CHECK(a->node_count == b->node_count && a->edge_count == b->edge_count);
+        uint64_t strategies = a->strategy_start[a->node_count];
+        uint64_t pairs = a->edge_cost_start[a->edge_count];
+        CHECK(strategies == b->strategy_start[b->node_count] && pairs == b->edge_cost_start[b->edge_count]);
+        /* memcmp only with something to compare: an empty array may be NULL. */
+        CHECK(strategies == 0 || memcmp(a->node_cost, b->node_cost, strategies * sizeof *a->node_cost) == 0);
+        CHECK(pairs == 0 || memcmp(a->edge_cost, b->edge_cost, pairs * sizeof *a->edge_cost) == 0);
+        CHECK(a->usage_limit == b->usage_limit && a->has_usage_limit == b->has_usage_limit);
+    }
+    pp_iopddl_free(a);
+    pp_iopddl_free(b);
+}
+
 /* The text's '@' marks the byte the error must name; it is removed before
  * writing. For errors at the end of the text, '@' is the last character. */
 static void expect_error(const char *name, const char *marked, const char *keyword)
@@ -83,6 +111,7 @@ static void expect_error(const char *name, const char *marked, const char *keywo
     char path[128];
     path_of(path, sizeof path, name);
     write_file(path, text, len - 1);
+    expect_same_from_memory(name, path, text, len - 1);
     free(text);
     expect_error_at(name, path, before, keyword);
 }
@@ -104,6 +133,7 @@ static pp_iopddl_problem *load_text(const char *name, const char *text)
     char path[128];
     path_of(path, sizeof path, name);
     write_file(path, text, strlen(text));
+    expect_same_from_memory(name, path, text, strlen(text));
     return load_ok(name, path);
 }
 

@@ -4,6 +4,7 @@
  * reads, so every flag the help shows is one the parser knows. */
 #include <stdlib.h>
 #include "cli_run.h"
+#include "parplan/version.h"
 
 /* A file that never exists: commands that get past their flags fail on it
  * by name, which shows the flags were taken. */
@@ -20,6 +21,7 @@ static const case_t top_level[] = {
     {"--help", 0, "usage: parplan COMMAND"},
     {"-h", 0, "usage: parplan COMMAND"},
     {"help", 0, "usage: parplan COMMAND"},
+    {"--version", 0, "parplan " PP_VERSION},
     {"help bogus", 2, "parplan: unknown command 'bogus'"},
     {"bogus", 2, "parplan: unknown command 'bogus'"},
     {"help cluster", 0, "usage: parplan cluster plan CLUSTER WORKLOAD"},

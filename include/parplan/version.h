@@ -1,0 +1,43 @@
+/* parplan version: the release this header belongs to, the library's own at
+ * run time, and what a release promises to keep.
+ *
+ * Stability. Releases are numbered MAJOR.MINOR.PATCH. While MAJOR is 0 the
+ * shared library's soname is libparplan.so.0.MINOR: a PATCH release keeps
+ * every declaration and struct layout; a MINOR release may change them, and
+ * then gets a new soname, so a program is never run against a library whose
+ * structs differ from the ones it was compiled with.
+ * - Stable (changed only with notice in a MINOR release): version.h, core.h's
+ *   status values, errors, arenas and deadlines; iopddl.h; sched.h;
+ *   cluster.h's load, plan, simulate and replan calls; shard_plan.h and
+ *   shard_report.h; hw.h's catalog. These are the calls the Python module
+ *   `parplan` is built on.
+ * - Evolving (may change in any MINOR release): shard.h, shard_bridge.h and
+ *   shard_write.h (the sharder's analysis internals, exposed for the CLI and
+ *   the tests), hw_net.h, timeline.h, and every struct field a header marks
+ *   as the solver's working state.
+ * Only names declared in include/parplan/ are exported from libparplan.so;
+ * every other symbol of the library is hidden. */
+#ifndef PARPLAN_VERSION_H
+#define PARPLAN_VERSION_H
+
+/* CMakeLists.txt reads the version from these three lines. */
+#define PP_VERSION_MAJOR 0
+#define PP_VERSION_MINOR 1
+#define PP_VERSION_PATCH 0
+
+#define PP_VERSION_STRING_(a, b, c) #a "." #b "." #c
+#define PP_VERSION_STRING(a, b, c) PP_VERSION_STRING_(a, b, c)
+/* "MAJOR.MINOR.PATCH" of the headers a program was compiled with. */
+#define PP_VERSION PP_VERSION_STRING(PP_VERSION_MAJOR, PP_VERSION_MINOR, PP_VERSION_PATCH)
+/* One number that orders releases: MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define PP_VERSION_NUMBER (PP_VERSION_MAJOR * 10000 + PP_VERSION_MINOR * 100 + PP_VERSION_PATCH)
+
+#pragma GCC visibility push(default) /* exported from libparplan.so */
+
+/* The version of the library actually linked or loaded, as PP_VERSION spells
+ * it: compare the two to detect a program run against another release. */
+const char *pp_version(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,193 @@
+/* glue_iopddl.c: parplan.iopddl's solve and evaluate over the C library. The
+ * problem comes as a path (the library reads it, gzip too) or as JSON text
+ * the Python side made from a dict; both are read on the work thread. */
+#include <math.h>
+#include "glue.h"
+#include "parplan/iopddl.h"
+
+typedef struct {
+    glue_job job;
+    const char *source;      /* a path, or the text itself */
+    Py_ssize_t size;
+    bool is_path;
+    const char *name;
+    pp_iopddl_options options;
+    uint32_t *strategies;    /* evaluate's assignment */
+    Py_ssize_t strategy_count;
+    pp_iopddl_problem *problem;
+    pp_iopddl_result result;
+    pp_iopddl_evaluation evaluation;
+    pp_status status;
+    pp_error err;
+} iop_call;
+
+static const char *const progress_names[] = {"elapsed", "best_cost", "rounds", NULL};
+
+static void on_progress(void *ctx, const pp_iopddl_progress *p)
+{
+    double values[GLUE_PROGRESS_VALUES] = {p->elapsed, (double)p->best_cost, (double)p->rounds, 0};
+    glue_progress(ctx, values, p->stage);
+}
+
+static pp_status load(iop_call *c)
+{
+    if (c->is_path)
+        return pp_iopddl_load(c->source, &c->problem, &c->err);
+    return pp_iopddl_load_buffer(c->name, c->source, (size_t)c->size, &c->problem, &c->err);
+}
+
+static void solve_work(glue_job *job)
+{
+    iop_call *c = (iop_call *)job;
+    c->status = load(c);
+    if (c->status == PP_OK)
+        c->status = pp_iopddl_solve(c->problem, &c->options, &c->result, &c->err);
+    if (c->status == PP_OK)
+        c->status = pp_iopddl_evaluate(c->problem, c->result.strategies, &c->evaluation, &c->err);
+}
+
+static void evaluate_work(glue_job *job)
+{
+    iop_call *c = (iop_call *)job;
+    c->status = load(c);
+    if (c->status == PP_OK && c->strategy_count != (Py_ssize_t)c->problem->node_count)
+        c->status = pp_error_set(&c->err, PP_EARG, "%s: the assignment has %zd entries, the problem %u nodes",
+                                 c->name, c->strategy_count, c->problem->node_count);
+    if (c->status == PP_OK)
+        c->status = pp_iopddl_evaluate(c->problem, c->strategies, &c->evaluation, &c->err);
+}
+
+static PyObject *int128(pp_int128 v)
+{
+    char digits[48], *at = digits + sizeof digits - 1;
+    bool negative = v < 0;
+    unsigned __int128 u = negative ? -(unsigned __int128)v : (unsigned __int128)v;
+    *at = '\0';
+    do {
+        *--at = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    if (negative)
+        *--at = '-';
+    return PyLong_FromString(at, NULL, 10);
+}
+
+static int put_evaluation(PyObject *d, const pp_iopddl_evaluation *e)
+{
+    return glue_put(d, "evaluated_cost", int128(e->cost)) | glue_put(d, "peak_usage", int128(e->peak_usage)) |
+           glue_put(d, "peak_time", PyLong_FromLongLong(e->peak_time)) |
+           glue_put(d, "feasible", PyBool_FromLong(e->feasible)) |
+           glue_put(d, "uses_forbidden", PyBool_FromLong(e->uses_forbidden));
+}
+
+static PyObject *assignment(const uint32_t *x, uint32_t n)
+{
+    PyObject *list = PyList_New(n);
+    for (uint32_t i = 0; list && i < n; i++) {
+        PyObject *v = PyLong_FromUnsignedLong(x[i]);
+        if (!v)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+static PyObject *bound(double b) { return isfinite(b) ? PyFloat_FromDouble(b) : Py_NewRef(Py_None); }
+
+static PyObject *solve_answer(const iop_call *c)
+{
+    const pp_iopddl_result *r = &c->result;
+    PyObject *d = PyDict_New();
+    if (d && (glue_put(d, "assignment", assignment(r->strategies, c->problem->node_count)) |
+              glue_put(d, "cost", PyLong_FromLongLong(r->cost)) | put_evaluation(d, &c->evaluation) |
+              glue_put(d, "lower_bound", bound(r->lower_bound)) |
+              glue_put(d, "proven_optimal", PyBool_FromLong(r->proven_optimal)) |
+              glue_put(d, "time_first_feasible", PyFloat_FromDouble(r->time_first_feasible)) |
+              glue_put(d, "time_best", PyFloat_FromDouble(r->time_best)) |
+              glue_put(d, "time_total", PyFloat_FromDouble(r->time_total)) |
+              glue_put(d, "rounds", PyLong_FromLongLong(r->rounds)) |
+              glue_put(d, "neighbourhood_rounds", PyLong_FromLongLong(r->neighbourhood_rounds)) |
+              glue_put(d, "library_seconds", PyFloat_FromDouble(c->job.seconds))))
+        Py_CLEAR(d);
+    return d;
+}
+
+static PyObject *finish(iop_call *c, PyObject *answer)
+{
+    pp_iopddl_result_free(&c->result);
+    pp_iopddl_free(c->problem);
+    return answer;
+}
+
+PyObject *glue_iopddl_solve(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *keys[] = {"source", "is_path", "name", "timeout", "threads", "seed", "rounds",
+                           "no_exact", "progress", NULL};
+    /* best_cost and rounds are counts. */
+    iop_call c = {.job = {.work = solve_work, .progress_names = progress_names, .integer_values = 6}};
+    pp_iopddl_options_default(&c.options);
+    unsigned long long seed = c.options.seed;
+    long long rounds = 0;
+    PyObject *progress = Py_None;
+    int is_path = 0, no_exact = 0;
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ps|diKLpO", keys, &c.source, &c.size, &is_path, &c.name,
+                                     &c.options.time_limit, &c.options.threads, &seed, &rounds, &no_exact,
+                                     &progress))
+        return NULL;
+    c.is_path = is_path;
+    c.options.seed = seed;
+    c.options.max_rounds = rounds;
+    c.options.no_exact = no_exact;
+    c.options.on_progress = on_progress;
+    c.options.progress_ctx = &c.job;
+    if (glue_run(&c.job, progress) < 0)
+        return finish(&c, NULL);
+    if (c.status != PP_OK)
+        return finish(&c, glue_raise(&c.err, c.name));
+    return finish(&c, solve_answer(&c));
+}
+
+/* The assignment as uint32 indices; -1 with an exception set if it is not a
+ * sequence of integers in range. */
+static int read_assignment(PyObject *seq, iop_call *c)
+{
+    PyObject *fast = PySequence_Fast(seq, "the assignment must be a sequence of integers");
+    if (!fast)
+        return -1;
+    c->strategy_count = PySequence_Fast_GET_SIZE(fast);
+    c->strategies = PyMem_Malloc(((size_t)c->strategy_count + 1) * sizeof *c->strategies);
+    int rc = c->strategies ? 0 : -1;
+    for (Py_ssize_t i = 0; rc == 0 && i < c->strategy_count; i++) {
+        unsigned long v = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (PyErr_Occurred() || v > UINT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "assignment[%zd]: not a strategy index", i);
+            rc = -1;
+        }
+        c->strategies[i] = (uint32_t)v;
+    }
+    Py_DECREF(fast);
+    return rc;
+}
+
+PyObject *glue_iopddl_evaluate(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *keys[] = {"source", "is_path", "name", "assignment", NULL};
+    iop_call c = {.job = {.work = evaluate_work}};
+    PyObject *seq;
+    int is_path = 0;
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#psO", keys, &c.source, &c.size, &is_path, &c.name, &seq))
+        return NULL;
+    c.is_path = is_path;
+    PyObject *d = NULL;
+    if (read_assignment(seq, &c) == 0 && glue_run(&c.job, NULL) == 0) {
+        if (c.status != PP_OK)
+            glue_raise(&c.err, c.name);
+        else if ((d = PyDict_New()) && put_evaluation(d, &c.evaluation))
+            Py_CLEAR(d);
+    }
+    PyMem_Free(c.strategies);
+    return finish(&c, d);
+}

@@ -1,0 +1,167 @@
+/* glue_shard.c: parplan.shard over the C library: StableHLO text analysed,
+ * planned on a mesh by both searches (pp_shard_plan), the report built and
+ * written as JSON by the library's pp_shard_report, as `parplan shard --json`
+ * writes it, and the module written again with the plan. The steps between mirror tools/shard_cmd.c's plan path. */
+#include <stdio.h>
+#include <string.h>
+#include "glue.h"
+#include "parplan/shard_plan.h"
+#include "parplan/shard_write.h"
+#include "parplan/shard_report.h"
+
+typedef struct {
+    glue_job job;
+    const char *text, *name, *mesh_text, *device, *precision, *format_text;
+    Py_ssize_t size;
+    pp_shard_plan_options options;
+    pp_shard_analysis analysis;
+    pp_hw_catalog *catalog;
+    pp_shard_mesh mesh;
+    pp_shard_format format;
+    pp_shard_plan_result plan;
+    bool planned;
+    char *report_text, *sharded;
+    size_t report_size, sharded_size;
+    pp_status status;
+    pp_error err;
+} shard_call;
+
+/* The device's type, or PP_EARG listing the known ones. */
+static pp_status find_device(shard_call *c, const pp_hw_device_type **out)
+{
+    *out = pp_hw_find(c->catalog, c->device);
+    if (*out)
+        return PP_OK;
+    char known[256] = "";
+    size_t n = 0;
+    for (size_t k = 0; k < pp_hw_catalog_count(c->catalog) && n < sizeof known; k++)
+        n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", k ? ", " : "",
+                              pp_hw_catalog_type(c->catalog, k)->name);
+    return pp_error_set(&c->err, PP_EARG, "device %s: no such device type (known: %s)", c->device, known);
+}
+
+static pp_status open_mesh(shard_call *c)
+{
+    const pp_hw_device_type *device;
+    pp_status st = pp_hw_catalog_builtin(&c->catalog, &c->err);
+    if (st == PP_OK)
+        st = find_device(c, &device);
+    if (st == PP_OK)
+        st = pp_shard_mesh_parse(c->mesh_text, device, pp_shard_default_link(), &c->mesh, &c->err);
+    if (st == PP_OK)
+        st = pp_shard_precision_parse(c->precision, &c->mesh.precision, &c->err);
+    if (st == PP_OK)
+        st = pp_shard_format_parse(c->format_text, &c->format, &c->err);
+    if (st != PP_OK)
+        return st;
+    pp_shard_mesh_set_peaks(&c->mesh, c->catalog);
+    if (pp_shard_mesh_devices(&c->mesh) < 2)
+        return pp_error_set(&c->err, PP_EARG, "mesh %s: one device, nothing to shard over", c->mesh_text);
+    return PP_OK;
+}
+
+/* The report as `parplan shard --json` writes it, the sharded module
+ * standing in for --out's file. */
+static pp_status write_report(shard_call *c)
+{
+    pp_shard_report report;
+    pp_status st = pp_shard_report_build(&report, c->name, c->mesh_text, c->analysis.nda, &c->mesh, &c->plan, &c->err);
+    if (st == PP_OK)
+        st = pp_shard_write_plan(c->analysis.nda, &c->mesh, c->plan.axes, c->format, c->text, (size_t)c->size,
+                                 &c->sharded, &c->sharded_size, &report.written, &c->err);
+    report.out = "<module>";
+    FILE *f = st == PP_OK ? open_memstream(&c->report_text, &c->report_size) : NULL;
+    if (st == PP_OK && !f)
+        return pp_error_set(&c->err, PP_ENOMEM, "report: out of memory");
+    if (f) {
+        st = pp_shard_report_write_json(&report, f, &c->err);
+        fclose(f);
+    }
+    return st;
+}
+
+static void shard_work(glue_job *job)
+{
+    shard_call *c = (shard_call *)job;
+    c->status = pp_shard_analysis_parse(c->name, c->text, (size_t)c->size, &c->analysis, &c->err);
+    if (c->status == PP_OK)
+        c->status = open_mesh(c);
+    if (c->status == PP_OK) {
+        c->status = pp_shard_plan(c->analysis.flat, c->analysis.nda, &c->mesh, &c->options, NULL, &c->plan, &c->err);
+        c->planned = c->status == PP_OK;
+    }
+    if (c->status == PP_OK)
+        c->status = write_report(c);
+}
+
+static PyObject *warnings(const pp_shard_module *m)
+{
+    PyObject *list = PyList_New(0);
+    for (int32_t k = 0; list && m && k < m->n_warnings; k++) {
+        PyObject *s = PyUnicode_FromString(m->warnings[k].message);
+        if (!s || PyList_Append(list, s) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(s);
+    }
+    return list;
+}
+
+static PyObject *answer(shard_call *c)
+{
+    PyObject *d = PyDict_New();
+    PyObject *report = glue_text(c->report_text, c->report_size);
+    PyObject *module = glue_text(c->sharded, c->sharded_size);
+    c->report_text = c->sharded = NULL;
+    if (d && (glue_put(d, "report", report) | glue_put(d, "module", module) |
+              glue_put(d, "warnings", warnings(c->analysis.module)) |
+              glue_put(d, "library_seconds", PyFloat_FromDouble(c->job.seconds))))
+        Py_CLEAR(d);
+    return d;
+}
+
+static PyObject *finish(shard_call *c, PyObject *result)
+{
+    free(c->report_text);
+    free(c->sharded);
+    if (c->planned)
+        pp_shard_plan_free(&c->plan);
+    pp_hw_catalog_free(c->catalog);
+    pp_shard_analysis_free(&c->analysis);
+    return result;
+}
+
+static bool parse_searches(const char *text, pp_shard_searches *out)
+{
+    if (strcmp(text, "both") == 0)
+        *out = PP_SHARD_RUN_BOTH;
+    else if (strcmp(text, "mcts") == 0)
+        *out = PP_SHARD_RUN_MCTS;
+    else if (strcmp(text, "iopddl") == 0)
+        *out = PP_SHARD_RUN_IOPDDL;
+    else
+        return false;
+    return true;
+}
+
+PyObject *glue_shard(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *keys[] = {"text", "name", "mesh", "device", "precision", "memory", "timeout", "threads", "seed",
+                           "search", "format", NULL};
+    shard_call c = {.job = {.work = shard_work}};
+    pp_shard_plan_options_default(&c.options);
+    unsigned long long seed = c.options.seed;
+    const char *search = "both";
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ssssddiKss", keys, &c.text, &c.size, &c.name, &c.mesh_text,
+                                     &c.device, &c.precision, &c.options.memory, &c.options.timeout,
+                                     &c.options.threads, &seed, &search, &c.format_text))
+        return NULL;
+    if (!parse_searches(search, &c.options.searches))
+        return PyErr_Format(PyExc_ValueError, "search must be mcts, iopddl or both, not \"%s\"", search);
+    c.options.seed = seed;
+    if (glue_run(&c.job, NULL) < 0)
+        return finish(&c, NULL);
+    if (c.status != PP_OK)
+        return finish(&c, glue_raise(&c.err, c.name));
+    return finish(&c, answer(&c));
+}

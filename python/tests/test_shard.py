@@ -1,0 +1,68 @@
+"""parplan.shard against `parplan shard --json`, field by field."""
+
+import json
+import os
+
+import pytest
+
+import parplan
+from conftest import EXAMPLES, cli, cli_message
+
+MODEL = os.path.join(EXAMPLES, "shard", "searchless_chess_9m.mlir")
+
+
+def without_timings(report):
+    """The report less what depends on the clock: the searches' seconds."""
+    report = json.loads(json.dumps(report))
+    for key in ("search", "iopddl"):
+        if report.get(key):
+            report[key].pop("seconds")
+    report["plan"]["module"].pop("file")
+    return report
+
+
+def test_the_bundled_transformers_plan_is_the_clis_field_by_field(tmp_path):
+    with open(MODEL) as f:
+        text = f.read()
+    ours = parplan.shard(text, mesh={"b": 2, "m": 4}, device="a100-80gb", threads=2, seed=1, name=MODEL)
+    out = tmp_path / "sharded.mlir"
+    code, stdout, stderr = cli("shard", MODEL, "--mesh", "b=2,m=4", "--device", "a100-80gb", "--threads", 2,
+                               "--seed", 1, "--json", "--out", out)
+    assert code == 0, stderr
+    theirs = json.loads(stdout)
+    assert without_timings(ours.report) == without_timings(theirs)
+    assert ours.module == out.read_text()
+    assert ours.fits and ours.time == theirs["plan"]["time"] and ours.peak_memory == theirs["plan"]["peak_memory"]
+    # The plan shards something and beats the unsharded module.
+    assert any(axes for spec in ours.argument_specs.values() for axes in spec)
+    assert ours.time < theirs["unsharded"]["time"]
+
+
+def test_partition_specs_read_as_jax_writes_them():
+    assert parplan.partition_spec([["b"], []]) == "P('b', None)"
+    assert parplan.partition_spec([["b", "m"]]) == "P(('b', 'm'))"
+
+
+def test_bad_text_raises_the_clis_message_with_its_line_and_column(tmp_path):
+    bad = "module @m {\n  func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n    return %b : tensor<2xf32>\n  }\n}\n"
+    path = tmp_path / "bad.mlir"
+    path.write_text(bad)
+    with pytest.raises(parplan.InputError) as caught:
+        parplan.shard(bad, mesh={"b": 2}, name=str(path), timeout=5)
+    e = caught.value
+    assert str(e) == cli_message("shard", path, "--mesh", "b=2", "--timeout", 5)
+    assert e.file == str(path) and e.position == "3:12"
+    with pytest.raises(parplan.InputError) as unnamed:
+        parplan.shard(bad, mesh="b=2", timeout=5)
+    assert unnamed.value.file == "<module>" and unnamed.value.position == "3:12"
+
+
+def test_bad_mesh_and_device_are_refused():
+    with open(MODEL) as f:
+        text = f.read()
+    with pytest.raises(parplan.ArgumentError, match="no such device type"):
+        parplan.shard(text, mesh={"b": 2}, device="abacus")
+    with pytest.raises(parplan.ArgumentError, match="nothing to shard"):
+        parplan.shard(text, mesh={"b": 1})
+    with pytest.raises(parplan.Error):
+        parplan.shard(text, mesh="b=two")
