@@ -14,8 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <Cbc_C_Interface.h>
-#include "core/child.h"
+#include "core/cbc.h"
 #include "iopddl/exact.h"
 
 #define FORBID PP_IOPDDL_FORBIDDEN
@@ -830,42 +829,6 @@ static void raw_size(xctx *c)
 /* ---------------------------------------------------------------------------
  * The MIP. */
 
-typedef struct {
-    int *col, *row;
-    double *val;
-    size_t count, cap;
-    size_t limit; /* the nonzero cap: adding past it fails and sets too_large */
-    bool too_large;
-} triplets;
-
-static bool trip_add(triplets *tr, int col, int row, double val)
-{
-    if (tr->count >= tr->limit) {
-        tr->too_large = true;
-        return false;
-    }
-    if (tr->count == tr->cap) {
-        size_t cap = tr->cap ? 2 * tr->cap : 4096;
-        int *c = realloc(tr->col, cap * sizeof *c);
-        if (c)
-            tr->col = c;
-        int *r = realloc(tr->row, cap * sizeof *r);
-        if (r)
-            tr->row = r;
-        double *v = realloc(tr->val, cap * sizeof *v);
-        if (v)
-            tr->val = v;
-        if (!c || !r || !v)
-            return false;
-        tr->cap = cap;
-    }
-    tr->col[tr->count] = col;
-    tr->row[tr->count] = row;
-    tr->val[tr->count] = val;
-    tr->count++;
-    return true;
-}
-
 /* One candidate usage row: usage per strategy of every free representative
  * live in the segment (sorted by strategy index) plus the usage of the rest. */
 typedef struct {
@@ -903,50 +866,39 @@ static bool urow_leq(const urow *a, const urow *b, bool *equal)
 
 typedef struct {
     xctx *c;
-    triplets *tr;
+    pp_lp *lp;
     const int *xcol;
-    int row_base, rows; /* usage rows are numbered from row_base */
-    double *rhs;
-    size_t rhs_cap;
-    bool oom;
 } emitter;
 
 /* Adds row u as "sum of (usage - least usage) x <= limit - least total",
- * unless it can no longer overflow. */
+ * unless it can no longer overflow. Strategies of one owner are adjacent. */
 static void emit_urow(emitter *e, const urow *u)
 {
     xctx *c = e->c;
     pp_int128 least = u->rest, spread = 0;
-    size_t start = e->tr->count;
-    int row = e->row_base + e->rows;
-    for (size_t i = 0; i < u->len;) {
-        size_t j = i;
+    for (size_t i = 0, j; i < u->len; i = j) {
         pp_int128 lo = u->val[i], hi = u->val[i];
-        for (; j < u->len && u->owner[j] == u->owner[i]; j++) {
+        for (j = i; j < u->len && u->owner[j] == u->owner[i]; j++) {
             lo = u->val[j] < lo ? u->val[j] : lo;
             hi = u->val[j] > hi ? u->val[j] : hi;
         }
         least += lo;
         spread += hi - lo;
-        for (size_t k = i; k < j; k++)
-            if (u->val[k] != lo && !trip_add(e->tr, e->xcol[u->key[k]], row, (double)(u->val[k] - lo))) {
-                e->oom = true;
-                return;
-            }
-        i = j;
     }
     pp_int128 room = (pp_int128)c->m->limit - least;
     if (room < 0)
         c->infeasible = true;
-    if (spread <= room) {
-        e->tr->count = start; /* cannot overflow any more */
-        return;
+    if (spread <= room)
+        return; /* cannot overflow any more */
+    int row = pp_lp_row(e->lp, -DBL_MAX, (double)room);
+    for (size_t i = 0, j; i < u->len; i = j) {
+        pp_int128 lo = u->val[i];
+        for (j = i; j < u->len && u->owner[j] == u->owner[i]; j++)
+            lo = u->val[j] < lo ? u->val[j] : lo;
+        for (size_t k = i; k < j; k++)
+            if (u->val[k] != lo)
+                pp_lp_entry(e->lp, row, e->xcol[u->key[k]], (double)(u->val[k] - lo));
     }
-    if (!grow((void **)&e->rhs, &e->rhs_cap, (size_t)e->rows + 1, sizeof *e->rhs)) {
-        e->oom = true;
-        return;
-    }
-    e->rhs[e->rows++] = (double)room;
     c->st->usage_rows++;
 }
 
@@ -1102,7 +1054,7 @@ static bool usage_rows(xctx *c, emitter *e)
             implied = false;
         if (!implied)
             emit_urow(e, mid);
-        if (e->oom)
+        if (!pp_lp_ok(e->lp))
             ok = false;
     }
     for (int i = 0; i < 3; i++) {
@@ -1123,185 +1075,117 @@ static bool usage_rows(xctx *c, emitter *e)
 }
 
 typedef struct {
-    int columns, rows;
-    int *xcol;            /* per strategy index: x column or -1 */
-    CoinBigIndex *start;
-    int *index;
-    double *value, *lo, *hi, *obj, *row_lo, *row_hi;
-    int integers;
+    pp_lp lp;
+    int *xcol; /* per strategy index: x column or -1 */
 } mip;
 
 static void mip_free(mip *p)
 {
+    pp_lp_free(&p->lp);
     free(p->xcol);
-    free(p->start);
-    free(p->index);
-    free(p->value);
-    free(p->lo);
-    free(p->hi);
-    free(p->obj);
-    free(p->row_lo);
-    free(p->row_hi);
+}
+
+/* x columns and the assignment rows. */
+static void x_columns(xctx *c, mip *p)
+{
+    for (uint32_t r = 0; r < c->n && pp_lp_ok(&p->lp); r++) {
+        if (c->state[r] != ST_FREE)
+            continue;
+        int row = pp_lp_row(&p->lp, 1.0, 1.0);
+        for (uint32_t s = 0; s < dom(c, r); s++) {
+            if (!c->alive[base(c, r) + s])
+                continue;
+            int col = pp_lp_col(&p->lp, 0.0, 1.0, (double)c->unary[base(c, r) + s], true);
+            pp_lp_entry(&p->lp, row, col, 1.0);
+            p->xcol[base(c, r) + s] = col;
+        }
+    }
+}
+
+/* y columns of pair q and its marginal rows; the last marginal row of b is
+ * implied by the others and the assignment rows. */
+static void y_columns(xctx *c, mip *p, const xpair *q, int *row_a, int *row_b)
+{
+    pp_lp *l = &p->lp;
+    uint32_t a = q->a, b = q->b, da = dom(c, a), db = dom(c, b);
+    for (uint32_t s = 0; s < da; s++)
+        if (c->alive[base(c, a) + s]) {
+            row_a[s] = pp_lp_row(l, 0.0, 0.0);
+            pp_lp_entry(l, row_a[s], p->xcol[base(c, a) + s], -1.0);
+        }
+    uint32_t last = 0;
+    for (uint32_t t = 0; t < db; t++)
+        if (c->alive[base(c, b) + t])
+            last = t;
+    for (uint32_t t = 0; t < db; t++) {
+        row_b[t] = -1;
+        if (c->alive[base(c, b) + t] && t != last) {
+            row_b[t] = pp_lp_row(l, 0.0, 0.0);
+            pp_lp_entry(l, row_b[t], p->xcol[base(c, b) + t], -1.0);
+        }
+    }
+    for (uint32_t s = 0; s < da && pp_lp_ok(l); s++) {
+        if (!c->alive[base(c, a) + s])
+            continue;
+        for (uint32_t t = 0; t < db; t++) {
+            int64_t x = q->cost[(size_t)s * db + t];
+            if (!c->alive[base(c, b) + t] || x >= FORBID)
+                continue;
+            int col = pp_lp_col(l, 0.0, DBL_MAX, (double)x, false);
+            pp_lp_entry(l, row_a[s], col, 1.0);
+            if (row_b[t] >= 0)
+                pp_lp_entry(l, row_b[t], col, 1.0);
+        }
+    }
+}
+
+static bool pair_columns(xctx *c, mip *p)
+{
+    int *row_a = malloc(((size_t)c->max_domain + 1) * sizeof *row_a);
+    int *row_b = malloc(((size_t)c->max_domain + 1) * sizeof *row_b);
+    bool ok = row_a && row_b;
+    for (size_t id = 0; ok && id < c->pair_count && pp_lp_ok(&p->lp); id++)
+        if (!c->pairs[id].dead)
+            y_columns(c, p, &c->pairs[id], row_a, row_b);
+    free(row_a);
+    free(row_b);
+    return ok;
 }
 
 static pp_status mip_build(xctx *c, mip *p, uint64_t max_nonzeros, pp_error *err)
 {
-    const iop_model *m = c->m;
     uint32_t n = c->n;
-    memset(p, 0, sizeof *p);
-    size_t strategies = m->dom_start[n];
-    p->xcol = malloc((strategies + 1) * sizeof *p->xcol);
-    double *obj = NULL;
-    size_t obj_cap = 0;
+    size_t strategies = c->m->dom_start[n];
     /* CBC indexes with int: the cap also keeps every count in range. */
-    triplets tr = {.limit = max_nonzeros < (uint64_t)INT_MAX / 2 ? (size_t)max_nonzeros : (size_t)INT_MAX / 2};
-    emitter e = {.c = c, .tr = &tr};
-    if (!p->xcol)
-        goto oom;
-    for (size_t k = 0; k < strategies; k++)
+    pp_lp_init(&p->lp, max_nonzeros < (uint64_t)INT_MAX / 2 ? (int)max_nonzeros : INT_MAX / 2);
+    p->xcol = malloc((strategies + 1) * sizeof *p->xcol);
+    for (size_t k = 0; p->xcol && k < strategies; k++)
         p->xcol[k] = -1;
-    int cols = 0, rows = 0;
     for (uint32_t r = 0; r < n; r++)
         c->st->free_nodes += c->state[r] == ST_FREE;
     for (size_t id = 0; id < c->pair_count; id++)
         c->st->pairs += !c->pairs[id].dead;
-    /* x columns and the assignment rows */
-    for (uint32_t r = 0; r < n; r++) {
-        if (c->state[r] != ST_FREE)
-            continue;
-        for (uint32_t s = 0; s < dom(c, r); s++) {
-            if (!c->alive[base(c, r) + s])
-                continue;
-            if (!grow((void **)&obj, &obj_cap, (size_t)cols + 1, sizeof *obj) || !trip_add(&tr, cols, rows, 1.0))
-                goto oom;
-            obj[cols] = (double)c->unary[base(c, r) + s];
-            p->xcol[base(c, r) + s] = cols++;
-        }
-        rows++;
+    bool ok = p->xcol != NULL;
+    if (ok)
+        x_columns(c, p);
+    int integers = p->lp.cols;
+    emitter e = {.c = c, .lp = &p->lp, .xcol = p->xcol};
+    ok = ok && pp_lp_ok(&p->lp) && pair_columns(c, p) && pp_lp_ok(&p->lp) && usage_rows(c, &e);
+    if (ok && pp_lp_ok(&p->lp)) {
+        c->st->columns = (uint64_t)p->lp.cols;
+        c->st->rows = (uint64_t)p->lp.rows;
+        c->st->nonzeros = (uint64_t)p->lp.nz;
+        c->st->integer_columns = (uint64_t)integers;
+        return PP_OK;
     }
-    p->integers = cols;
-    /* y columns and marginal rows; the last marginal row of b is implied
-     * by the others and the assignment rows. */
-    int *row_a = malloc(((size_t)c->max_domain + 1) * sizeof *row_a);
-    int *row_b = malloc(((size_t)c->max_domain + 1) * sizeof *row_b);
-    if (!row_a || !row_b) {
-        free(row_a);
-        free(row_b);
-        goto oom;
-    }
-    int first_eq_rows = rows;
-    for (size_t id = 0; id < c->pair_count; id++) {
-        const xpair *q = &c->pairs[id];
-        if (q->dead)
-            continue;
-        uint32_t a = q->a, b = q->b, da = dom(c, a), db = dom(c, b);
-        for (uint32_t s = 0; s < da; s++)
-            if (c->alive[base(c, a) + s]) {
-                row_a[s] = rows++;
-                if (!trip_add(&tr, p->xcol[base(c, a) + s], row_a[s], -1.0))
-                    goto oom2;
-            }
-        uint32_t last = 0;
-        for (uint32_t t = 0; t < db; t++)
-            if (c->alive[base(c, b) + t])
-                last = t;
-        for (uint32_t t = 0; t < db; t++) {
-            row_b[t] = -1;
-            if (c->alive[base(c, b) + t] && t != last) {
-                row_b[t] = rows++;
-                if (!trip_add(&tr, p->xcol[base(c, b) + t], row_b[t], -1.0))
-                    goto oom2;
-            }
-        }
-        for (uint32_t s = 0; s < da; s++) {
-            if (!c->alive[base(c, a) + s])
-                continue;
-            for (uint32_t t = 0; t < db; t++) {
-                int64_t x = q->cost[(size_t)s * db + t];
-                if (!c->alive[base(c, b) + t] || x >= FORBID)
-                    continue;
-                if (!grow((void **)&obj, &obj_cap, (size_t)cols + 1, sizeof *obj) ||
-                    !trip_add(&tr, cols, row_a[s], 1.0) || (row_b[t] >= 0 && !trip_add(&tr, cols, row_b[t], 1.0)))
-                    goto oom2;
-                obj[cols++] = (double)x;
-            }
-        }
-    }
-    free(row_a);
-    free(row_b);
-    int usage_first = rows;
-    e.xcol = p->xcol;
-    e.row_base = usage_first;
-    e.rows = 0;
-    if (!usage_rows(c, &e))
-        goto oom;
-    rows += e.rows;
-    p->columns = cols;
-    p->rows = rows;
-    p->start = calloc((size_t)cols + 1, sizeof *p->start);
-    p->index = malloc((tr.count + 1) * sizeof *p->index);
-    p->value = malloc((tr.count + 1) * sizeof *p->value);
-    p->lo = calloc((size_t)cols + 1, sizeof *p->lo);
-    p->hi = malloc(((size_t)cols + 1) * sizeof *p->hi);
-    p->row_lo = malloc(((size_t)rows + 1) * sizeof *p->row_lo);
-    p->row_hi = malloc(((size_t)rows + 1) * sizeof *p->row_hi);
-    p->obj = obj;
-    obj = NULL;
-    if (!p->start || !p->index || !p->value || !p->lo || !p->hi || !p->row_lo || !p->row_hi)
-        goto oom;
-    for (size_t k = 0; k < tr.count; k++)
-        p->start[tr.col[k] + 1]++;
-    for (int j = 0; j < cols; j++) {
-        p->start[j + 1] += p->start[j];
-        p->hi[j] = j < p->integers ? 1.0 : DBL_MAX;
-    }
-    {
-        CoinBigIndex *fill = malloc(((size_t)cols + 1) * sizeof *fill);
-        if (!fill)
-            goto oom;
-        memcpy(fill, p->start, (size_t)cols * sizeof *fill);
-        for (size_t k = 0; k < tr.count; k++) {
-            CoinBigIndex at = fill[tr.col[k]]++;
-            p->index[at] = tr.row[k];
-            p->value[at] = tr.val[k];
-        }
-        free(fill);
-    }
-    for (int i = 0; i < rows; i++) {
-        if (i < first_eq_rows) {
-            p->row_lo[i] = p->row_hi[i] = 1.0;
-        } else if (i < usage_first) {
-            p->row_lo[i] = p->row_hi[i] = 0.0;
-        } else {
-            p->row_lo[i] = -DBL_MAX;
-            p->row_hi[i] = e.rhs[i - usage_first];
-        }
-    }
-    c->st->columns = (uint64_t)cols;
-    c->st->rows = (uint64_t)rows;
-    c->st->nonzeros = tr.count;
-    c->st->integer_columns = (uint64_t)p->integers;
-    free(e.rhs);
-    free(tr.col);
-    free(tr.row);
-    free(tr.val);
-    return PP_OK;
-oom2:
-    free(row_a);
-    free(row_b);
-oom:
-    free(obj);
-    free(e.rhs);
-    free(tr.col);
-    free(tr.row);
-    free(tr.val);
+    bool too_large = p->lp.too_large;
+    int limit = p->lp.nz_limit;
     mip_free(p);
-    memset(p, 0, sizeof *p);
-    if (tr.too_large)
+    if (too_large)
         return pp_error_set(err, PP_EARG,
-                            "exact solver: the reduced MIP has more than %zu nonzeros (%u free nodes, %u pairs); "
+                            "exact solver: the reduced MIP has more than %d nonzeros (%u free nodes, %u pairs); "
                             "raise max_nonzeros to try CBC on it",
-                            tr.limit, c->st->free_nodes, c->st->pairs);
+                            limit, c->st->free_nodes, c->st->pairs);
     return pp_error_set(err, PP_ENOMEM, "out of memory building the exact model");
 }
 
@@ -1474,165 +1358,59 @@ static pp_int128 fixed_cost(const xctx *c)
     return total;
 }
 
-typedef struct {
-    bool found, proven, infeasible;
-    bool crashed, killed; /* the CBC process died on its own, or was stopped */
-    double bound;
-    int64_t nodes;
-} cbc_outcome;
-
-static void cbc_param_double(Cbc_Model *cbc, const char *name, double value)
+/* The strategy of every free representative in CBC's column values (the x
+ * column above one half); false when some representative has none. */
+static bool read_strategies(const xctx *c, const mip *p, const double *x, uint32_t *sr)
 {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.6f", value);
-    Cbc_setParameter(cbc, name, buf);
+    for (uint32_t r = 0; r < c->n; r++) {
+        if (c->state[r] != ST_FREE)
+            continue;
+        uint32_t pick = NONE;
+        double best = 0.5;
+        for (uint32_t s = 0; s < dom(c, r); s++) {
+            int j = p->xcol[base(c, r) + s];
+            if (j >= 0 && x[j] > best) {
+                best = x[j];
+                pick = s;
+            }
+        }
+        if (pick == NONE)
+            return false;
+        sr[r] = pick;
+    }
+    return true;
 }
 
-/* Runs CBC on p in this process; on success sr holds the chosen strategy of
- * every free representative. `safe` switches off CBC's preprocessing and
- * cuts, for a second try after a crash. */
-static void cbc_solve_here(const xctx *c, const mip *p, const iop_exact_options *o, double seconds,
-                           const uint32_t *warm_sr, bool safe, uint32_t *sr, cbc_outcome *out)
+/* CBC on the MIP (core/cbc.h), from warm_sr when given; on out->found, sr
+ * holds a strategy per free representative. */
+static pp_status run_cbc(const xctx *c, const mip *p, const iop_exact_options *o, double deadline,
+                         const uint32_t *warm_sr, uint32_t *sr, pp_cbc_outcome *out, pp_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->bound = -INFINITY;
-    Cbc_Model *cbc = Cbc_newModel();
-    Cbc_loadProblem(cbc, p->columns, p->rows, p->start, p->index, p->value, p->lo, p->hi, p->obj,
-                    p->row_lo, p->row_hi);
-    for (int j = 0; j < p->integers; j++)
-        Cbc_setInteger(cbc, j);
-    Cbc_setParameter(cbc, "logLevel", o->verbose ? "1" : "0");
-    Cbc_setParameter(cbc, "slogLevel", "0");
-    Cbc_setParameter(cbc, "timeMode", "elapsed");
-    if (seconds > 0)
-        cbc_param_double(cbc, "seconds", seconds);
-    /* One thread: CBC's serial code. Its threaded mode with a single worker
-     * was seen to stall for seconds on tiny MIPs when the cores are busy.
-     * More: 100 + n, CBC's convention for n threads with the same search on
-     * every run (the house rule: a finished search repeats). */
-    int threads = o->threads > 0 ? o->threads : pp_cpu_count();
-    if (threads >= 2) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", 100 + threads);
-        Cbc_setParameter(cbc, "threads", buf);
-    }
-    /* Costs are integers: a gap below one proves the incumbent optimal. */
-    Cbc_setParameter(cbc, "allowableGap", "0.99");
-    if (safe) {
-        Cbc_setParameter(cbc, "preprocess", "off");
-        Cbc_setParameter(cbc, "cuts", "off");
-    }
-    if (warm_sr) {
-        int count = 0;
-        int *idx = malloc(((size_t)c->n + 1) * sizeof *idx);
-        double *val = malloc(((size_t)c->n + 1) * sizeof *val);
-        if (idx && val) {
-            for (uint32_t r = 0; r < c->n; r++)
-                if (c->state[r] == ST_FREE) {
-                    idx[count] = p->xcol[base(c, r) + warm_sr[r]];
-                    val[count++] = 1.0;
-                }
-            Cbc_setMIPStartI(cbc, count, idx, val);
-        }
+    int *idx = malloc(((size_t)c->n + 1) * sizeof *idx);
+    double *val = malloc(((size_t)c->n + 1) * sizeof *val);
+    double *x = malloc(((size_t)p->lp.cols + 1) * sizeof *x);
+    if (!idx || !val || !x) {
         free(idx);
         free(val);
+        free(x);
+        return pp_error_set(err, PP_ENOMEM, "out of memory in the exact solver");
     }
-    Cbc_solve(cbc);
-    const double *x = Cbc_bestSolution(cbc);
-    if (x) {
-        out->found = true;
-        for (uint32_t r = 0; r < c->n && out->found; r++) {
-            if (c->state[r] != ST_FREE)
-                continue;
-            uint32_t pick = NONE;
-            double best = 0.5;
-            for (uint32_t s = 0; s < dom(c, r); s++) {
-                int j = p->xcol[base(c, r) + s];
-                if (j >= 0 && x[j] > best) {
-                    best = x[j];
-                    pick = s;
-                }
-            }
-            out->found = pick != NONE;
-            sr[r] = pick;
-        }
-    }
-    out->proven = Cbc_isProvenOptimal(cbc) != 0;
-    out->infeasible = Cbc_isProvenInfeasible(cbc) != 0;
-    double bound = Cbc_getBestPossibleObjValue(cbc);
-    if (isfinite(bound) && fabs(bound) < 1e300)
-        out->bound = bound;
-    out->nodes = Cbc_getNodeCount(cbc);
-    Cbc_deleteModel(cbc);
-}
-
-/* One CBC run for a child process: its inputs, and where the strategies go
- * in the process that solves. */
-typedef struct {
-    const xctx *c;
-    const mip *p;
-    const iop_exact_options *o;
-    double seconds;
-    const uint32_t *warm_sr;
-    bool safe;
-    uint32_t *sr;
-} cbc_job;
-
-/* The answer: the outcome, then one strategy per free representative. */
-static void cbc_child(void *ctx, void *buf, size_t size)
-{
-    const cbc_job *j = ctx;
-    const xctx *c = j->c;
-    cbc_outcome mine;
-    cbc_solve_here(c, j->p, j->o, j->seconds, j->warm_sr, j->safe, j->sr, &mine);
-    memcpy(buf, &mine, sizeof mine);
-    unsigned char *at = (unsigned char *)buf + sizeof mine;
-    for (uint32_t r = 0; r < c->n; r++)
+    /* The deadline: CBC's own limit plus a grace for its last step. Costs
+     * are integers: a gap below one proves the incumbent optimal. */
+    pp_cbc_options co = {.deadline = deadline, .grace = 0.5, .grace_rate = 0.05, .threads = o->threads,
+                         .gap = 0.99, .log = o->verbose, .warm_index = idx, .warm_value = val};
+    for (uint32_t r = 0; warm_sr && r < c->n; r++)
         if (c->state[r] == ST_FREE) {
-            memcpy(at, &j->sr[r], sizeof *j->sr);
-            at += sizeof *j->sr;
+            idx[co.warm_count] = p->xcol[base(c, r) + warm_sr[r]];
+            val[co.warm_count++] = 1.0;
         }
-    (void)size;
-}
-
-/* CBC runs in a child process (src/core/child.h). Debian's CBC is built
- * with assertions, and an assertion inside CLP was seen to abort on a
- * 67-column MIP from the random tests: a crash must cost one answer, not
- * the caller's process. The child also makes the time limit firm (CBC's
- * first LP cannot be interrupted: the child is killed at the deadline),
- * answers a stop request at once, keeps CBC's process-wide state and its
- * stdout log away from the caller (the log goes to stderr when asked for),
- * and lets several solves run side by side. */
-static void cbc_run(xctx *c, const mip *p, const iop_exact_options *o, double seconds,
-                    const uint32_t *warm_sr, bool safe, uint32_t *sr, cbc_outcome *out)
-{
-    memset(out, 0, sizeof *out);
-    out->bound = -INFINITY;
-    size_t count = 0;
-    for (uint32_t r = 0; r < c->n; r++)
-        count += c->state[r] == ST_FREE;
-    size_t need = sizeof *out + count * sizeof *sr;
-    unsigned char *buf = malloc(need);
-    if (!buf) {
-        cbc_solve_here(c, p, o, seconds, warm_sr, safe, sr, out); /* no child to be had */
-        return;
-    }
-    cbc_job job = {c, p, o, seconds, warm_sr, safe, sr};
-    /* The deadline: CBC's own limit plus a grace for its last step. */
-    pp_child_options co = {seconds, 0.5 + 0.05 * seconds, o->verbose};
-    pp_child_status status = pp_child_run(cbc_child, &job, buf, need, &co);
-    if (status == PP_CHILD_DONE) {
-        memcpy(out, buf, sizeof *out);
-        size_t at = sizeof *out;
-        for (uint32_t r = 0; r < c->n; r++)
-            if (c->state[r] == ST_FREE) {
-                memcpy(&sr[r], buf + at, sizeof *sr);
-                at += sizeof *sr;
-            }
-    }
-    out->killed = status == PP_CHILD_KILLED;
-    out->crashed = status == PP_CHILD_FAILED;
-    free(buf);
+    pp_status status = pp_cbc_solve(&p->lp, &co, x, out, err);
+    if (status == PP_OK && out->found)
+        out->found = read_strategies(c, p, x, sr);
+    free(idx);
+    free(val);
+    free(x);
+    return status;
 }
 
 pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
@@ -1710,7 +1488,7 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
                 (unsigned long long)st->strategies_removed, (unsigned long long)st->strategies_dominated,
                 st->overflow_segments, c.segments, st->usage_rows, st->presolve_rounds, st->presolve_seconds);
     pp_int128 constant = fixed_cost(&c);
-    if (p.columns == 0) {
+    if (p.lp.cols == 0) {
         /* The presolve decided every node. */
         expand(&c, sr, x);
         int64_t cost;
@@ -1724,12 +1502,6 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
         mip_free(&p);
         goto done;
     }
-    double left = 0;
-    if (o->time_limit > 0) {
-        left = o->time_limit - (pp_now() - t0);
-        if (left < 0.05)
-            left = 0.05;
-    }
     if (pp_stop_requested()) {
         /* Stopping: not worth starting CBC. */
         *lower_bound_out = -INFINITY;
@@ -1737,24 +1509,18 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
         goto done;
     }
     bool have_warm = best >= 0 && warm_to_reduced(&c, x_out, warm_sr);
-    cbc_outcome out;
+    pp_cbc_outcome out;
     double t1 = pp_now();
     st->warm_start_used = have_warm;
-    cbc_run(&c, &p, o, left, have_warm ? warm_sr : NULL, false, sr, &out);
-    if (out.crashed) {
-        /* One more try without preprocessing and cuts, in the time left. */
-        st->cbc_crashes++;
-        double again = 0;
-        if (o->time_limit > 0)
-            again = o->time_limit - (pp_now() - t0);
-        if (o->time_limit <= 0 || again > 0.1)
-            cbc_run(&c, &p, o, again, have_warm ? warm_sr : NULL, true, sr, &out);
-        st->cbc_crashes += out.crashed;
-    }
+    status = run_cbc(&c, &p, o, o->time_limit > 0 ? t0 + o->time_limit : 0, have_warm ? warm_sr : NULL, sr, &out,
+                     err);
+    st->cbc_crashes = out.crashes;
     st->cbc_killed = out.killed;
     st->mip_nodes = out.nodes;
     st->mip_seconds = pp_now() - t1;
     mip_free(&p);
+    if (status != PP_OK)
+        goto done;
     bool cbc_ok = false;
     if (out.found) {
         expand(&c, sr, x);
