@@ -71,7 +71,8 @@ typedef struct {
     pp_int128 rest;
     uint32_t *key, *owner;
     pp_int128 *val;
-    size_t len, cap;
+    size_t len;
+    int cap;
 } urow;
 
 /* Is every entry of a at most b's (absent entries are zero)? */
@@ -181,21 +182,11 @@ static bool urow_build(iop_reduced *c, urow *u, uint32_t t, const uint32_t *live
         for (uint32_t s = 0; s < dom(c, r); s++) {
             if (!c->alive[base(c, r) + s])
                 continue;
-            if (u->len == u->cap) {
-                size_t cap = u->cap ? 2 * u->cap : 256;
-                uint32_t *k = realloc(u->key, cap * sizeof *k);
-                if (k)
-                    u->key = k;
-                pp_int128 *val = realloc(u->val, cap * sizeof *val);
-                if (val)
-                    u->val = val;
-                uint32_t *o = realloc(u->owner, cap * sizeof *o);
-                if (o)
-                    u->owner = o;
-                if (!k || !val || !o)
-                    return false;
-                u->cap = cap;
-            }
+            int c1 = u->cap, c2 = u->cap;
+            if (!iop_grow((void **)&u->key, &c1, u->len + 1, sizeof *u->key) ||
+                !iop_grow((void **)&u->val, &c2, u->len + 1, sizeof *u->val) ||
+                !iop_grow((void **)&u->owner, &u->cap, u->len + 1, sizeof *u->owner))
+                return false;
             u->key[u->len] = base(c, r) + s;
             u->owner[u->len] = r;
             u->val[u->len] = acc[base(c, r) + s];
