@@ -46,6 +46,7 @@
  * types after its top-level ':'; the rest of that line (with any regions it
  * opens) is skipped. Such ops become OPAQUE, with one warning per op name. */
 #include "shard/shard_internal.h"
+#include "core/grow.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,7 +69,7 @@ typedef struct {
 /* A growable array of elem-sized items (ops, values, ints). */
 typedef struct {
     void *data;
-    int32_t n, cap;
+    int n, cap;
 } vec;
 
 /* A name in scope: %name and the values its definition made. */
@@ -98,16 +99,9 @@ typedef struct {
 
 static bool vec_push(reader *R, vec *v, const void *item, size_t size)
 {
-    if (v->n == v->cap) {
-        int32_t cap = v->cap ? v->cap * 2 : 16;
-        void *grown = realloc(v->data, (size_t)cap * size);
-        if (!grown || cap > (1 << 28)) {
-            free(grown == v->data ? NULL : grown);
-            pp_error_set(R->err, PP_ENOMEM, "%s: out of memory", R->file);
-            return false;
-        }
-        v->data = grown;
-        v->cap = cap;
+    if (v->n >= (1 << 28) || !pp_grow(&v->data, &v->cap, v->n + 1, size)) {
+        pp_error_set(R->err, PP_ENOMEM, "%s: out of memory", R->file);
+        return false;
     }
     memcpy((char *)v->data + (size_t)v->n * size, item, size);
     v->n++;
