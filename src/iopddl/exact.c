@@ -77,15 +77,128 @@ static pp_status run_cbc(const iop_reduced *c, const iop_exact_mip *p, const iop
     return status;
 }
 
+/* One call's working state: the model, the answer so far and the buffers
+ * for strategies on the reduced model. */
+typedef struct {
+    const iop_model *m;
+    const iop_exact_options *o;
+    iop_exact_stats *st;
+    double t0;
+    iop_reduced c;
+    uint32_t *sr, *warm_sr, *x, *x_out;
+    int64_t best; /* the cost of x_out, or -1: none usable yet */
+    double lower; /* what *lower_bound_out will say */
+    bool proven;
+} exact_call;
+
+static pp_status proven_infeasible(exact_call *E)
+{
+    E->proven = true;
+    E->lower = INFINITY;
+    return PP_INFEASIBLE;
+}
+
+/* The reduced model's answer (E->sr) carried out to every node and kept
+ * when it is usable and better (or no worse, with or_equal); false when it
+ * is not usable. */
+static bool offer(exact_call *E, bool or_equal)
+{
+    int64_t cost;
+    iop_reduced_expand(&E->c, E->sr, E->x);
+    if (!usable(E->m, E->x, &cost))
+        return false;
+    if (E->best < 0 || cost < E->best || (or_equal && cost == E->best)) {
+        E->best = cost;
+        memcpy(E->x_out, E->x, E->m->node_count * sizeof *E->x);
+    }
+    return true;
+}
+
+static void print_sizes(const iop_exact_stats *st, const iop_reduced *c)
+{
+    fprintf(stderr,
+            "exact: raw %llu columns, %llu rows, %llu nonzeros; reduced %llu columns (%llu binary), %llu rows, "
+            "%llu nonzeros; %u free nodes, %u pairs, %u merged, %u fixed, %u eliminated, %llu strategies removed, "
+            "%llu dominated, %u of %u overflow segments as %u rows, %d rounds, %.3f s\n",
+            (unsigned long long)st->raw_columns, (unsigned long long)st->raw_rows,
+            (unsigned long long)st->raw_nonzeros, (unsigned long long)st->columns,
+            (unsigned long long)st->integer_columns, (unsigned long long)st->rows, (unsigned long long)st->nonzeros,
+            st->free_nodes, st->pairs, st->merged, st->fixed, st->eliminated,
+            (unsigned long long)st->strategies_removed, (unsigned long long)st->strategies_dominated,
+            st->overflow_segments, c->segments, st->usage_rows, st->presolve_rounds, st->presolve_seconds);
+}
+
+/* The presolve decided every node: its answer is optimal if usable. */
+static pp_status decided(exact_call *E)
+{
+    offer(E, true);
+    E->proven = E->best >= 0;
+    E->lower = E->best >= 0 ? (double)E->best : INFINITY;
+    return E->best >= 0 ? PP_OK : PP_INFEASIBLE;
+}
+
+/* CBC on the MIP p, and what its answer and bound prove. */
+static pp_status solve_mip(exact_call *E, const iop_exact_mip *p, pp_error *err)
+{
+    pp_int128 constant = iop_reduced_fixed_cost(&E->c);
+    bool have_warm = E->best >= 0 && iop_reduced_warm(&E->c, E->x_out, E->warm_sr);
+    pp_cbc_outcome out;
+    double t1 = pp_now(), deadline = E->o->time_limit > 0 ? E->t0 + E->o->time_limit : 0;
+    E->st->warm_start_used = have_warm;
+    pp_status status = run_cbc(&E->c, p, E->o, deadline, have_warm ? E->warm_sr : NULL, E->sr, &out, err);
+    E->st->cbc_crashes = out.crashes;
+    E->st->cbc_killed = out.killed;
+    E->st->mip_nodes = out.nodes;
+    E->st->mip_seconds = pp_now() - t1;
+    if (status != PP_OK)
+        return status;
+    bool cbc_ok = out.found && offer(E, false);
+    if (out.bound > -INFINITY)
+        E->lower = out.bound + (double)constant;
+    if (E->best >= 0) {
+        E->proven = out.proven && cbc_ok;
+        if (E->proven || E->lower > (double)E->best)
+            E->lower = (double)E->best;
+    } else if (out.infeasible) {
+        return proven_infeasible(E);
+    }
+    return PP_OK;
+}
+
+/* After the presolve: the MIP built and solved, unless the presolve has
+ * decided everything (it only removes what no feasible answer can use). */
+static pp_status solve_reduced(exact_call *E, pp_error *err)
+{
+    if (E->c.infeasible)
+        return proven_infeasible(E);
+    iop_exact_mip p;
+    uint64_t cap = E->o->max_nonzeros ? E->o->max_nonzeros : IOP_EXACT_DEFAULT_MAX_NONZEROS;
+    pp_status status = iop_exact_mip_build(&E->c, &p, cap, err);
+    if (status != PP_OK)
+        return status;
+    if (E->c.infeasible) {
+        status = proven_infeasible(E);
+    } else {
+        if (E->o->verbose)
+            print_sizes(E->st, &E->c);
+        if (p.lp.cols == 0)
+            status = decided(E);
+        else if (!pp_stop_requested()) /* stopping: not worth starting CBC */
+            status = solve_mip(E, &p, err);
+    }
+    iop_exact_mip_free(&p);
+    return status;
+}
+
 pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
                              const iop_exact_options *o, uint32_t *x_out, int64_t *cost_out,
                              double *lower_bound_out, bool *proven_optimal, iop_exact_stats *stats,
                              pp_error *err)
 {
-    double t0 = pp_now();
     iop_exact_stats local;
-    iop_exact_stats *st = stats ? stats : &local;
-    memset(st, 0, sizeof *st);
+    exact_call E = {.m = m, .o = o, .st = stats ? stats : &local, .t0 = pp_now(), .x_out = x_out, .best = -1,
+                    .lower = -INFINITY};
+    memset(E.st, 0, sizeof *E.st);
     *cost_out = -1;
     *lower_bound_out = -INFINITY;
     *proven_optimal = false;
@@ -93,125 +206,35 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
         return pp_error_set(err, PP_EARG, "exact solver: no model or options");
     uint32_t n = m->node_count;
     (void)warm_cost; /* recomputed below: a stale or wrong figure must not mislead the search */
-
     /* The answer so far: the warm start if it is usable, else nothing. */
     iop_min_usage_assignment(m, x_out);
-    int64_t best = -1;
-    if (warm_start && usable(m, warm_start, &best))
+    if (warm_start && usable(m, warm_start, &E.best))
         memcpy(x_out, warm_start, n * sizeof *x_out);
     else
-        best = -1;
-
-    iop_reduced c;
-    memset(&c, 0, sizeof c);
-    uint32_t *sr = malloc(((size_t)n + 1) * sizeof *sr);
-    uint32_t *warm_sr = malloc(((size_t)n + 1) * sizeof *warm_sr);
-    uint32_t *x = malloc(((size_t)n + 1) * sizeof *x);
-    bool ok = sr && warm_sr && x && iop_reduced_init(&c, m, st);
-    c.off = o->off;
+        E.best = -1;
+    E.sr = malloc(((size_t)n + 1) * sizeof *E.sr);
+    E.warm_sr = malloc(((size_t)n + 1) * sizeof *E.warm_sr);
+    E.x = malloc(((size_t)n + 1) * sizeof *E.x);
+    bool ok = E.sr && E.warm_sr && E.x && iop_reduced_init(&E.c, m, E.st);
+    E.c.off = o->off;
     if (ok) {
-        iop_exact_raw_size(&c);
-        ok = iop_presolve(&c);
+        iop_exact_raw_size(&E.c);
+        ok = iop_presolve(&E.c);
     }
-    if (!ok) {
-        free(sr);
-        free(warm_sr);
-        free(x);
-        iop_reduced_free(&c);
-        return pp_error_set(err, PP_ENOMEM, "out of memory in the exact solver");
+    pp_status status;
+    if (ok) {
+        E.st->presolve_seconds = pp_now() - E.t0;
+        status = solve_reduced(&E, err);
+    } else {
+        status = pp_error_set(err, PP_ENOMEM, "out of memory in the exact solver");
     }
-    st->presolve_seconds = pp_now() - t0;
-    pp_status status = PP_OK;
-    if (c.infeasible) {
-        /* The presolve only removes what no feasible answer can use. */
-        *proven_optimal = true;
-        *lower_bound_out = INFINITY;
-        status = PP_INFEASIBLE;
-        goto done;
-    }
-    iop_exact_mip p;
-    status = iop_exact_mip_build(&c, &p, o->max_nonzeros ? o->max_nonzeros : IOP_EXACT_DEFAULT_MAX_NONZEROS, err);
-    if (status != PP_OK)
-        goto done;
-    if (c.infeasible) {
-        iop_exact_mip_free(&p);
-        *proven_optimal = true;
-        *lower_bound_out = INFINITY;
-        status = PP_INFEASIBLE;
-        goto done;
-    }
-    if (o->verbose)
-        fprintf(stderr,
-                "exact: raw %llu columns, %llu rows, %llu nonzeros; reduced %llu columns (%llu binary), %llu rows, "
-                "%llu nonzeros; %u free nodes, %u pairs, %u merged, %u fixed, %u eliminated, %llu strategies removed, "
-                "%llu dominated, %u of %u overflow segments as %u rows, %d rounds, %.3f s\n",
-                (unsigned long long)st->raw_columns, (unsigned long long)st->raw_rows,
-                (unsigned long long)st->raw_nonzeros, (unsigned long long)st->columns,
-                (unsigned long long)st->integer_columns, (unsigned long long)st->rows,
-                (unsigned long long)st->nonzeros, st->free_nodes, st->pairs, st->merged, st->fixed, st->eliminated,
-                (unsigned long long)st->strategies_removed, (unsigned long long)st->strategies_dominated,
-                st->overflow_segments, c.segments, st->usage_rows, st->presolve_rounds, st->presolve_seconds);
-    pp_int128 constant = iop_reduced_fixed_cost(&c);
-    if (p.lp.cols == 0) {
-        /* The presolve decided every node. */
-        iop_reduced_expand(&c, sr, x);
-        int64_t cost;
-        if (usable(m, x, &cost) && (best < 0 || cost <= best)) {
-            best = cost;
-            memcpy(x_out, x, n * sizeof *x);
-        }
-        *proven_optimal = best >= 0;
-        *lower_bound_out = best >= 0 ? (double)best : INFINITY;
-        status = best >= 0 ? PP_OK : PP_INFEASIBLE;
-        iop_exact_mip_free(&p);
-        goto done;
-    }
-    if (pp_stop_requested()) {
-        /* Stopping: not worth starting CBC. */
-        *lower_bound_out = -INFINITY;
-        iop_exact_mip_free(&p);
-        goto done;
-    }
-    bool have_warm = best >= 0 && iop_reduced_warm(&c, x_out, warm_sr);
-    pp_cbc_outcome out;
-    double t1 = pp_now();
-    st->warm_start_used = have_warm;
-    status = run_cbc(&c, &p, o, o->time_limit > 0 ? t0 + o->time_limit : 0, have_warm ? warm_sr : NULL, sr, &out,
-                     err);
-    st->cbc_crashes = out.crashes;
-    st->cbc_killed = out.killed;
-    st->mip_nodes = out.nodes;
-    st->mip_seconds = pp_now() - t1;
-    iop_exact_mip_free(&p);
-    if (status != PP_OK)
-        goto done;
-    bool cbc_ok = false;
-    if (out.found) {
-        iop_reduced_expand(&c, sr, x);
-        int64_t cost;
-        cbc_ok = usable(m, x, &cost);
-        if (cbc_ok && (best < 0 || cost < best)) {
-            best = cost;
-            memcpy(x_out, x, n * sizeof *x);
-        }
-    }
-    if (out.bound > -INFINITY)
-        *lower_bound_out = out.bound + (double)constant;
-    if (best >= 0) {
-        *proven_optimal = out.proven && cbc_ok;
-        if (*proven_optimal || *lower_bound_out > (double)best)
-            *lower_bound_out = (double)best;
-    } else if (out.infeasible) {
-        *proven_optimal = true;
-        *lower_bound_out = INFINITY;
-        status = PP_INFEASIBLE;
-    }
-done:
-    *cost_out = status == PP_OK ? best : -1;
-    free(sr);
-    free(warm_sr);
-    free(x);
-    iop_reduced_free(&c);
+    *cost_out = status == PP_OK ? E.best : -1;
+    *lower_bound_out = E.lower;
+    *proven_optimal = E.proven;
+    free(E.sr);
+    free(E.warm_sr);
+    free(E.x);
+    iop_reduced_free(&E.c);
     return status;
 }
 
