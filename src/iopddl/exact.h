@@ -1,6 +1,7 @@
 /* exact.h: the IOPDDL exact solver for small instances (paper 000, section 4:
  * instances below ~2000 nodes are solved to optimality). A presolve shrinks
- * the model, then CBC solves a MIP over what is left. Owned by exact.c. */
+ * the model, then CBC solves a MIP over what is left. Owned by exact.c (the
+ * driver), with reduced.c (the reduced model), presolve.c and exact_mip.c. */
 #ifndef PP_IOPDDL_EXACT_H
 #define PP_IOPDDL_EXACT_H
 

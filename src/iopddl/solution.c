@@ -1,5 +1,4 @@
 /* solution.c: the answer line "[s0, s1, ...]", read and written. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,44 +15,6 @@ size_t pp_iopddl_format_solution(const uint32_t *s, uint32_t n, char *buf)
     return (size_t)(p - buf);
 }
 
-static char *read_all(const char *path, size_t *size, pp_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap + 1);
-    while (buf) {
-        len += fread(buf + len, 1, cap - len, f);
-        if (len < cap)
-            break;
-        char *grown = realloc(buf, 2 * cap + 1);
-        if (!grown) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = grown;
-        cap *= 2;
-    }
-    bool failed = ferror(f);
-    fclose(f);
-    if (!buf) {
-        pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
-        return NULL;
-    }
-    if (failed) {
-        free(buf);
-        pp_error_set(err, PP_EIO, "%s: read error", path);
-        return NULL;
-    }
-    buf[len] = '\0';
-    *size = len;
-    return buf;
-}
-
 static const char *skip_space(const char *p)
 {
     while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
@@ -66,9 +27,10 @@ pp_status pp_iopddl_load_solution(const char *path, const pp_iopddl_problem *pro
 {
     *out = NULL;
     size_t size;
-    char *text = read_all(path, &size, err);
-    if (!text)
-        return err->status;
+    char *text;
+    pp_status read = pp_read_text_file(path, &text, &size, err);
+    if (read != PP_OK)
+        return read;
     uint32_t n = prob->node_count;
     uint32_t *s = malloc(((size_t)n + 1) * sizeof *s);
     if (!s) {

@@ -28,7 +28,7 @@
  * time after its end (tail). Interchangeable devices are told apart by
  * pinning the first op that may use them to the first of them.
  *
- * CBC runs in a child process (see cbc_run), and the schedule is rebuilt
+ * CBC runs in a child process (src/core/cbc.h), and the schedule is rebuilt
  * from its answer: devices from x, then the earliest times for the device
  * and channel orders of the MIP's times, so that solver tolerances cannot
  * leave overlaps or early starts; pp_sched_check confirms the result. */
@@ -36,8 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <coin/Cbc_C_Interface.h>
-#include "core/child.h"
+#include "core/cbc.h"
 #include "core/grow.h"
 #include "sched/mip.h"
 
@@ -46,18 +45,11 @@
  * P(k, i) = k ended no later than i on i's device. */
 enum { COL_X, COL_S, COL_Z, COL_Y, COL_C, COL_T, COL_W, COL_P };
 
+/* What column c stands for: its kind and the two indices above. */
 typedef struct {
-    int cols, col_cap;
-    double *lo, *hi, *obj;
-    unsigned char *integer, *kind;
-    int *ca, *cb;
-    int rows, row_cap;
-    double *row_lo, *row_hi;
-    int nz, nz_cap;
-    int *nz_row, *nz_col;
-    double *nz_val;
-    bool oom;
-} lp;
+    unsigned char kind;
+    int a, b;
+} colinfo;
 
 typedef struct {
     const pp_sched_problem *p;
@@ -71,74 +63,27 @@ typedef struct {
     double *head, *tail;
     int *xcol, *scol, *ccol, *tcol, *ycol, *pcol;
     int zcol;
-    lp lp;
+    pp_lp lp;
+    colinfo *info; /* per column */
+    int info_cap;
 } model;
 
-static int lp_col(lp *l, int kind, int a, int b, double lo, double hi, bool integer)
+static int lp_col(model *m, int kind, int a, int b, double lo, double hi, bool integer)
 {
-    int c = l->cols, cap = l->col_cap, need = c + 1;
-    int c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
-    if (l->oom || !pp_grow((void **)&l->lo, &c1, need, sizeof(double)) ||
-        !pp_grow((void **)&l->hi, &c2, need, sizeof(double)) ||
-        !pp_grow((void **)&l->obj, &c3, need, sizeof(double)) || !pp_grow((void **)&l->integer, &c4, need, 1) ||
-        !pp_grow((void **)&l->kind, &c5, need, 1) || !pp_grow((void **)&l->ca, &c6, need, sizeof(int)) ||
-        !pp_grow((void **)&l->cb, &l->col_cap, need, sizeof(int))) {
-        l->oom = true;
+    int c = pp_lp_col(&m->lp, lo, hi, 0, integer);
+    if (c < 0 || !pp_grow((void **)&m->info, &m->info_cap, c + 1, sizeof *m->info)) {
+        m->lp.oom = true;
         return -1;
     }
-    l->lo[c] = lo;
-    l->hi[c] = hi;
-    l->obj[c] = 0;
-    l->integer[c] = integer;
-    l->kind[c] = (unsigned char)kind;
-    l->ca[c] = a;
-    l->cb[c] = b;
-    return l->cols++;
+    m->info[c] = (colinfo){(unsigned char)kind, a, b};
+    return c;
 }
 
-/* Adds a term to the row being built (the next lp_row call closes it). */
-static void lp_term(lp *l, int col, double value)
+/* Adds a term to the row being built (the next pp_lp_row call closes it). */
+static void lp_term(pp_lp *l, int col, double value)
 {
-    int cap = l->nz_cap, c1 = cap, c2 = cap;
-    if (col < 0 || value == 0)
-        return;
-    if (l->oom || !pp_grow((void **)&l->nz_row, &c1, l->nz + 1, sizeof(int)) ||
-        !pp_grow((void **)&l->nz_col, &c2, l->nz + 1, sizeof(int)) ||
-        !pp_grow((void **)&l->nz_val, &l->nz_cap, l->nz + 1, sizeof(double))) {
-        l->oom = true;
-        return;
-    }
-    l->nz_row[l->nz] = l->rows;
-    l->nz_col[l->nz] = col;
-    l->nz_val[l->nz++] = value;
-}
-
-static void lp_row(lp *l, double lo, double hi)
-{
-    int cap = l->row_cap;
-    if (l->oom || !pp_grow((void **)&l->row_lo, &cap, l->rows + 1, sizeof(double)) ||
-        !pp_grow((void **)&l->row_hi, &l->row_cap, l->rows + 1, sizeof(double))) {
-        l->oom = true;
-        return;
-    }
-    l->row_lo[l->rows] = lo;
-    l->row_hi[l->rows++] = hi;
-}
-
-static void lp_free(lp *l)
-{
-    free(l->lo);
-    free(l->hi);
-    free(l->obj);
-    free(l->integer);
-    free(l->kind);
-    free(l->ca);
-    free(l->cb);
-    free(l->row_lo);
-    free(l->row_hi);
-    free(l->nz_row);
-    free(l->nz_col);
-    free(l->nz_val);
+    if (col >= 0 && value != 0)
+        pp_lp_entry(l, l->rows, col, value);
 }
 
 /* ---- The model's scaffolding: symmetry, reachability, heads and tails. ---- */
@@ -301,17 +246,17 @@ static double transfer_lo(const model *m, int e)
 
 static void add_placement(model *m)
 {
-    lp *l = &m->lp;
+    pp_lp *l = &m->lp;
     for (int i = 0; i < m->n; i++) {
         int count = 0;
         for (int j = 0; j < m->D; j++)
             count += allowed(m, i, j);
         for (int j = 0; j < m->D; j++)
             if (allowed(m, i, j)) {
-                m->xcol[i * m->D + j] = lp_col(l, COL_X, i, j, count == 1 ? 1 : 0, 1, true);
+                m->xcol[i * m->D + j] = lp_col(m, COL_X, i, j, count == 1 ? 1 : 0, 1, true);
                 lp_term(l, m->xcol[i * m->D + j], 1);
             }
-        lp_row(l, 1, 1);
+        pp_lp_row(l, 1, 1);
     }
 }
 
@@ -320,23 +265,23 @@ static int xcol(const model *m, int i, int j) { return m->xcol[i * m->D + j]; }
 static void add_times(model *m)
 {
     const pp_sched_problem *p = m->p;
-    lp *l = &m->lp;
+    pp_lp *l = &m->lp;
     for (int i = 0; i < m->n; i++)
-        m->scol[i] = lp_col(l, COL_S, i, 0, start_lo(m, i), start_hi(m, i), false);
-    m->zcol = lp_col(l, COL_Z, 0, 0, m->lower, m->horizon, m->integral);
+        m->scol[i] = lp_col(m, COL_S, i, 0, start_lo(m, i), start_hi(m, i), false);
+    m->zcol = lp_col(m, COL_Z, 0, 0, m->lower, m->horizon, m->integral);
     if (m->zcol >= 0)
         l->obj[m->zcol] = 1;
     for (int i = 0; i < m->n; i++)
         if (p->succ_start[i] == p->succ_start[i + 1]) {
             lp_term(l, m->zcol, 1);
             lp_term(l, m->scol[i], -1);
-            lp_row(l, p->duration[i], INFINITY);
+            pp_lp_row(l, p->duration[i], INFINITY);
         }
     for (int j = 0; j < m->D; j++) {
         lp_term(l, m->zcol, 1);
         for (int i = 0; i < m->n; i++)
             lp_term(l, xcol(m, i, j), -p->duration[i]);
-        lp_row(l, 0, INFINITY);
+        pp_lp_row(l, 0, INFINITY);
     }
 }
 
@@ -351,7 +296,7 @@ static bool memory_pair(const model *m, int i, int k)
 static void order_row(model *m, int a, int b, int y, int y_sign, int j)
 {
     const pp_sched_problem *p = m->p;
-    lp *l = &m->lp;
+    pp_lp *l = &m->lp;
     bool sequence = p->duration[a] > 0 && p->duration[b] > 0;
     double gap = sequence ? p->duration[a] : p->duration[a] - p->duration[b];
     double b_lo = sequence ? start_lo(m, b) : start_lo(m, b) + p->duration[b];
@@ -361,7 +306,7 @@ static void order_row(model *m, int a, int b, int y, int y_sign, int j)
     lp_term(l, y, y_sign * M);
     lp_term(l, xcol(m, a, j), M);
     lp_term(l, xcol(m, b, j), M);
-    lp_row(l, -INFINITY, (y_sign > 0 ? 3 : 2) * M - gap);
+    pp_lp_row(l, -INFINITY, (y_sign > 0 ? 3 : 2) * M - gap);
 }
 
 /* The time windows may leave room for one order only (y fixed to it; with
@@ -390,7 +335,7 @@ static void add_op_pairs(model *m)
                 continue;
             double lo = 0, hi = 1;
             order_window(m, i, k, sequence, &lo, &hi);
-            int y = lp_col(&m->lp, COL_Y, i, k, lo, hi, true);
+            int y = lp_col(m, COL_Y, i, k, lo, hi, true);
             m->ycol[(size_t)i * m->n + k] = y;
             for (int j = 0; j < m->D; j++)
                 if (allowed(m, i, j) && allowed(m, k, j)) {
@@ -407,7 +352,7 @@ static int tcol(const model *m, int e, int a, int b) { return m->tcol[((size_t)e
 static void link_transfer(model *m, int e)
 {
     const pp_sched_problem *p = m->p;
-    lp *l = &m->lp;
+    pp_lp *l = &m->lp;
     int u = p->dep_from[e], v = p->dep_to[e], D = m->D;
     for (int a = 0; a < D; a++)
         for (int b = 0; b < D; b++) {
@@ -416,15 +361,15 @@ static void link_transfer(model *m, int e)
             if (!pp_sched_has_channel(p, a, b)) {
                 lp_term(l, xcol(m, u, a), 1);
                 lp_term(l, xcol(m, v, b), 1);
-                lp_row(l, -INFINITY, 1);
+                pp_lp_row(l, -INFINITY, 1);
                 continue;
             }
-            int t = lp_col(l, COL_T, e, a * D + b, 0, 1, false);
+            int t = lp_col(m, COL_T, e, a * D + b, 0, 1, false);
             m->tcol[((size_t)e * D + a) * D + b] = t;
             lp_term(l, t, 1);
             lp_term(l, xcol(m, u, a), -1);
             lp_term(l, xcol(m, v, b), -1);
-            lp_row(l, -1, INFINITY);
+            pp_lp_row(l, -1, INFINITY);
         }
     for (int side = 0; side < 2; side++)
         for (int a = 0; a < D; a++) {
@@ -436,26 +381,26 @@ static void link_transfer(model *m, int e)
             for (int b = 0; b < D; b++)
                 lp_term(l, side ? tcol(m, e, b, a) : tcol(m, e, a, b), 1);
             lp_term(l, xcol(m, op, a), -1);
-            lp_row(l, -INFINITY, 0);
+            pp_lp_row(l, -INFINITY, 0);
         }
 }
 
 static void add_transfers(model *m)
 {
     const pp_sched_problem *p = m->p;
-    lp *l = &m->lp;
+    pp_lp *l = &m->lp;
     for (int e = 0; e < m->m; e++) {
         int u = p->dep_from[e], v = p->dep_to[e];
-        m->ccol[e] = lp_col(l, COL_C, e, 0, transfer_lo(m, e), start_hi(m, v), false);
+        m->ccol[e] = lp_col(m, COL_C, e, 0, transfer_lo(m, e), start_hi(m, v), false);
         link_transfer(m, e);
         lp_term(l, m->ccol[e], 1);
         lp_term(l, m->scol[u], -1);
-        lp_row(l, p->duration[u], INFINITY);
+        pp_lp_row(l, p->duration[u], INFINITY);
         lp_term(l, m->scol[v], 1);
         lp_term(l, m->ccol[e], -1);
         for (int t = 0; t < m->D * m->D; t++)
             lp_term(l, m->tcol[(size_t)e * m->D * m->D + t], -p->dep_comm[e]);
-        lp_row(l, 0, INFINITY);
+        pp_lp_row(l, 0, INFINITY);
     }
 }
 
@@ -471,14 +416,14 @@ static bool transfer_before(const model *m, int e, int f)
 static void channel_row(model *m, int e, int f, int w, int w_sign, int ab)
 {
     const pp_sched_problem *p = m->p;
-    lp *l = &m->lp;
+    pp_lp *l = &m->lp;
     double M = fmax(0, start_hi(m, p->dep_to[e]) + p->dep_comm[e] - transfer_lo(m, f));
     lp_term(l, m->ccol[e], 1);
     lp_term(l, m->ccol[f], -1);
     lp_term(l, w, w_sign * M);
     lp_term(l, m->tcol[(size_t)e * m->D * m->D + ab], M);
     lp_term(l, m->tcol[(size_t)f * m->D * m->D + ab], M);
-    lp_row(l, -INFINITY, (w_sign > 0 ? 3 : 2) * M - p->dep_comm[e]);
+    pp_lp_row(l, -INFINITY, (w_sign > 0 ? 3 : 2) * M - p->dep_comm[e]);
 }
 
 /* As order_window, for two transfers that both have length. */
@@ -491,7 +436,7 @@ static int channel_order_col(model *m, int e, int f)
         lo = 1;
     else if (transfer_lo(m, e) + p->dep_comm[e] > f_last + slack)
         hi = 0;
-    return lp_col(&m->lp, COL_W, e, f, lo, hi, true);
+    return lp_col(m, COL_W, e, f, lo, hi, true);
 }
 
 static void add_channel_pairs(model *m)
@@ -534,7 +479,7 @@ static void before_term(model *m, int k, int i, double coef, double *constant)
 static void add_p_bounds(model *m, int k, int i, int pc)
 {
     const pp_sched_problem *p = m->p;
-    lp *l = &m->lp;
+    pp_lp *l = &m->lp;
     for (int j = 0; j < m->D; j++) {
         if (!allowed(m, i, j) || !isfinite(p->capacity[j]))
             continue;
@@ -545,13 +490,13 @@ static void add_p_bounds(model *m, int k, int i, int pc)
             before_term(m, k, i, -1, &constant);
             lp_term(l, xcol(m, k, j), -1);
             lp_term(l, xcol(m, i, j), -1);
-            lp_row(l, -2 - constant, INFINITY);
+            pp_lp_row(l, -2 - constant, INFINITY);
         } else if (p->adjust[k] < 0) {
             /* p <= 1 - x[i][j] + x[k][j] */
             lp_term(l, pc, 1);
             lp_term(l, xcol(m, i, j), 1);
             lp_term(l, allowed(m, k, j) ? xcol(m, k, j) : -1, -1);
-            lp_row(l, -INFINITY, 1);
+            pp_lp_row(l, -INFINITY, 1);
         }
     }
     if (p->adjust[k] < 0 && !reaches(m, k, i)) {
@@ -559,14 +504,14 @@ static void add_p_bounds(model *m, int k, int i, int pc)
         double constant = 0;
         lp_term(l, pc, 1);
         before_term(m, k, i, -1, &constant);
-        lp_row(l, -INFINITY, -constant);
+        pp_lp_row(l, -INFINITY, -constant);
     }
 }
 
 static void memory_row(model *m, int i, int j)
 {
     const pp_sched_problem *p = m->p;
-    lp *l = &m->lp;
+    pp_lp *l = &m->lp;
     double most = p->adjust[i];
     for (int k = 0; k < m->n; k++)
         if (allowed(m, k, j)) {
@@ -583,13 +528,13 @@ static void memory_row(model *m, int i, int j)
             if (m->pcol[k] >= 0)
                 lp_term(l, m->pcol[k], p->adjust[k]);
         }
-    lp_row(l, -INFINITY, p->capacity[j] + M);
+    pp_lp_row(l, -INFINITY, p->capacity[j] + M);
 }
 
 static void add_memory(model *m)
 {
     const pp_sched_problem *p = m->p;
-    lp *l = &m->lp;
+    pp_lp *l = &m->lp;
     for (int j = 0; j < m->D; j++) {
         double all = 0;
         for (int k = 0; k < m->n; k++)
@@ -599,7 +544,7 @@ static void add_memory(model *m)
         for (int k = 0; k < m->n; k++)
             if (allowed(m, k, j))
                 lp_term(l, xcol(m, k, j), p->weight[k]);
-        lp_row(l, -INFINITY, p->capacity[j]);
+        pp_lp_row(l, -INFINITY, p->capacity[j]);
     }
     for (int i = 0; i < m->n; i++) {
         if (p->adjust[i] <= 0)
@@ -608,7 +553,7 @@ static void add_memory(model *m)
             m->pcol[k] = -1;
             if (k == i || p->adjust[k] == 0 || reaches(m, i, k) || !share_device(m, i, k, true))
                 continue;
-            m->pcol[k] = lp_col(l, COL_P, k, i, 0, 1, false);
+            m->pcol[k] = lp_col(m, COL_P, k, i, 0, 1, false);
             add_p_bounds(m, k, i, m->pcol[k]);
         }
         for (int j = 0; j < m->D; j++)
@@ -633,7 +578,8 @@ static void model_free(model *m)
     free(m->tcol);
     free(m->ycol);
     free(m->pcol);
-    lp_free(&m->lp);
+    pp_lp_free(&m->lp);
+    free(m->info);
 }
 
 static int *minus_ones(size_t count)
@@ -647,6 +593,7 @@ static int *minus_ones(size_t count)
 static bool model_build(model *m, const pp_sched_problem *p, const pp_sched_schedule *warm)
 {
     memset(m, 0, sizeof *m);
+    pp_lp_init(&m->lp, 0);
     m->p = p;
     m->n = p->op_count;
     m->m = p->dep_count;
@@ -681,7 +628,7 @@ static bool model_build(model *m, const pp_sched_problem *p, const pp_sched_sche
     add_transfers(m);
     add_channel_pairs(m);
     add_memory(m);
-    return !m->lp.oom;
+    return pp_lp_ok(&m->lp);
 }
 
 /* ---- The warm start as a full assignment of the columns. ---- */
@@ -710,8 +657,8 @@ static bool same_channel(const pp_sched_problem *p, const int *device, int e, in
 static double warm_value(const model *m, const pp_sched_schedule *w, const int *dev, int c)
 {
     const pp_sched_problem *p = m->p;
-    int a = m->lp.ca[c], b = m->lp.cb[c];
-    switch (m->lp.kind[c]) {
+    int a = m->info[c].a, b = m->info[c].b;
+    switch (m->info[c].kind) {
     case COL_X:
         return dev[a] == b;
     case COL_S:
@@ -719,14 +666,14 @@ static double warm_value(const model *m, const pp_sched_schedule *w, const int *
     case COL_Z:
         return m->integral ? ceil(pp_sched_makespan(w) - 1e-6) : pp_sched_makespan(w);
     case COL_Y: /* free (or fixed by the windows) unless both share a device */
-        return dev[a] == dev[b] ? ends_before(m, w, a, b) : m->lp.lo[c];
+        return dev[a] == dev[b] ? ends_before(m, w, a, b) : m->lp.col_lo[c];
     case COL_C:
         return crossing(p, dev, a) ? w->transfer_start[a] : w->end[p->dep_from[a]];
     case COL_T:
         return dev[p->dep_from[a]] * m->D + dev[p->dep_to[a]] == b;
     case COL_W:
         if (!same_channel(p, dev, a, b))
-            return m->lp.lo[c];
+            return m->lp.col_lo[c];
         return w->transfer_start[a] < w->transfer_start[b];
     case COL_P:
         return dev[a] == dev[b] && (reaches(m, a, b) || ends_before(m, w, a, b));
@@ -737,12 +684,12 @@ static double warm_value(const model *m, const pp_sched_schedule *w, const int *
 /* Does the assignment satisfy every bound and row (CBC's tolerance, a
  * little wider)? A schedule the checker passes always should, within the
  * horizon: the rows are the checker's rules. */
-static bool fits(const lp *l, const double *x)
+static bool fits(const pp_lp *l, const double *x)
 {
     bool ok = true;
     for (int c = 0; c < l->cols && ok; c++) {
         double tol = 1e-6 * fmax(1, fabs(x[c]));
-        ok = x[c] >= l->lo[c] - tol && x[c] <= l->hi[c] + tol && (!l->integer[c] || x[c] == floor(x[c]));
+        ok = x[c] >= l->col_lo[c] - tol && x[c] <= l->col_hi[c] + tol && (!l->integer[c] || x[c] == floor(x[c]));
     }
     double *activity = calloc((size_t)l->rows + 1, sizeof *activity);
     if (!activity)
@@ -769,160 +716,6 @@ static double *warm_values(const model *m, const pp_sched_schedule *w)
     }
     free(dev);
     return values;
-}
-
-/* ---- CBC. ---- */
-
-typedef struct {
-    bool found, optimal, infeasible;
-    double bound;
-} cbc_outcome;
-
-typedef struct {
-    int *start, *index;
-    double *value;
-} csc;
-
-static bool to_csc(const lp *l, csc *out)
-{
-    out->start = calloc((size_t)l->cols + 2, sizeof(int));
-    out->index = malloc(((size_t)l->nz + 1) * sizeof(int));
-    out->value = malloc(((size_t)l->nz + 1) * sizeof(double));
-    if (!out->start || !out->index || !out->value)
-        return false;
-    for (int k = 0; k < l->nz; k++)
-        out->start[l->nz_col[k] + 2]++;
-    for (int c = 0; c < l->cols; c++)
-        out->start[c + 2] += out->start[c + 1];
-    for (int k = 0; k < l->nz; k++) {
-        int at = out->start[l->nz_col[k] + 1]++;
-        out->index[at] = l->nz_row[k];
-        out->value[at] = l->nz_val[k];
-    }
-    return true;
-}
-
-static void csc_free(csc *c)
-{
-    free(c->start);
-    free(c->index);
-    free(c->value);
-}
-
-static void cbc_param_double(Cbc_Model *cbc, const char *name, double value)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.6f", value);
-    Cbc_setParameter(cbc, name, buf);
-}
-
-/* Runs CBC in this process; values receives the best solution when one is
- * found. `safe` switches off preprocessing and cuts (the retry after a crash). */
-static void cbc_solve_here(const model *m, const csc *a, int threads, double seconds, const double *warm,
-                           bool safe, double *values, cbc_outcome *out)
-{
-    const lp *l = &m->lp;
-    memset(out, 0, sizeof *out);
-    out->bound = -INFINITY;
-    Cbc_Model *cbc = Cbc_newModel();
-    Cbc_loadProblem(cbc, l->cols, l->rows, a->start, a->index, a->value, l->lo, l->hi, l->obj, l->row_lo,
-                    l->row_hi);
-    for (int c = 0; c < l->cols; c++)
-        if (l->integer[c])
-            Cbc_setInteger(cbc, c);
-    Cbc_setParameter(cbc, "logLevel", "0");
-    Cbc_setParameter(cbc, "slogLevel", "0");
-    Cbc_setParameter(cbc, "timeMode", "elapsed");
-    if (seconds > 0)
-        cbc_param_double(cbc, "seconds", seconds);
-    /* As in the IOPDDL exact stage: serial CBC for one thread, else CBC's
-     * deterministic parallel mode (100 + n). */
-    if (threads >= 2) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", 100 + threads);
-        Cbc_setParameter(cbc, "threads", buf);
-    }
-    if (m->integral)
-        Cbc_setParameter(cbc, "allowableGap", "0.999"); /* the makespan is an integer */
-    if (safe) {
-        Cbc_setParameter(cbc, "preprocess", "off");
-        Cbc_setParameter(cbc, "cuts", "off");
-    }
-    if (warm) {
-        int *idx = malloc(((size_t)l->cols + 1) * sizeof *idx);
-        for (int c = 0; idx && c < l->cols; c++)
-            idx[c] = c;
-        if (idx)
-            Cbc_setMIPStartI(cbc, l->cols, idx, warm);
-        free(idx);
-    }
-    Cbc_solve(cbc);
-    const double *x = Cbc_bestSolution(cbc);
-    if (x) {
-        out->found = true;
-        memcpy(values, x, (size_t)l->cols * sizeof *values);
-    }
-    out->optimal = Cbc_isProvenOptimal(cbc) != 0;
-    out->infeasible = Cbc_isProvenInfeasible(cbc) != 0;
-    double bound = Cbc_getBestPossibleObjValue(cbc);
-    if (isfinite(bound) && fabs(bound) < 1e300)
-        out->bound = bound;
-    Cbc_deleteModel(cbc);
-}
-
-/* One CBC run for a child process: its inputs, and where the column values
- * go in the process that solves. */
-typedef struct {
-    const model *m;
-    const csc *a;
-    int threads;
-    double seconds;
-    const double *warm;
-    bool safe;
-    double *values;
-} cbc_job;
-
-/* The answer: the outcome, then the column values. */
-static void cbc_child(void *ctx, void *buf, size_t size)
-{
-    const cbc_job *j = ctx;
-    cbc_outcome mine;
-    cbc_solve_here(j->m, j->a, j->threads, j->seconds, j->warm, j->safe, j->values, &mine);
-    memcpy(buf, &mine, sizeof mine);
-    memcpy((unsigned char *)buf + sizeof mine, j->values, size - sizeof mine);
-}
-
-/* CBC runs in a child process (src/core/child.h), for the reasons the
- * IOPDDL exact stage gives (src/iopddl/exact.c): Debian's CBC is built with
- * assertions, and one was seen to abort on a small MIP, which must cost one
- * answer and not the caller's process; CBC's first LP and preprocessing
- * cannot be interrupted, so only killing the child keeps the time limit
- * firm (big-M scheduling models are the kind whose LPs and cut rounds
- * overrun); a stop request is answered at once; CBC's log and its
- * process-wide state stay away from the caller's stdout, which carries
- * answers. Returns false when the child crashed. */
-static bool cbc_run(const model *m, const csc *a, int threads, double seconds, const double *warm, bool safe,
-                    double *values, cbc_outcome *out)
-{
-    memset(out, 0, sizeof *out);
-    out->bound = -INFINITY;
-    size_t cols = (size_t)m->lp.cols * sizeof *values;
-    unsigned char *buf = malloc(sizeof *out + cols);
-    if (!buf) {
-        cbc_solve_here(m, a, threads, seconds, warm, safe, values, out); /* no child to be had */
-        return true;
-    }
-    cbc_job job = {m, a, threads, seconds, warm, safe, values};
-    /* CBC stops itself at `seconds` as a rule; the slack covers its last
-     * step before the child is killed. */
-    pp_child_options o = {seconds, 0.25 + 0.02 * seconds, false};
-    pp_child_status status = pp_child_run(cbc_child, &job, buf, sizeof *out + cols, &o);
-    if (status == PP_CHILD_DONE) {
-        memcpy(out, buf, sizeof *out);
-        memcpy(values, buf + sizeof *out, cols);
-    }
-    free(buf);
-    return status != PP_CHILD_FAILED;
 }
 
 /* ---- From CBC's answer to a schedule. ---- */
@@ -1070,31 +863,30 @@ static bool valid(const pp_sched_problem *p, const pp_sched_schedule *s)
 
 /* ---- The entry point. ---- */
 
-/* CBC once, and once more without preprocessing and cuts if it crashed. */
-static bool solve_model(const model *m, const sched_mip_options *o, const double *warm, double t0, double *values,
-                        cbc_outcome *out)
+/* CBC on the model (core/cbc.h), from the warm start's column values when
+ * given. CBC stops itself at the deadline as a rule; the grace covers its
+ * last step before the child is killed. */
+static pp_status solve_model(const model *m, const sched_mip_options *o, const double *warm, double t0,
+                             double *values, pp_cbc_outcome *out, pp_error *err)
 {
-    csc a;
-    if (!to_csc(&m->lp, &a)) {
-        csc_free(&a);
-        return false;
-    }
-    int threads = o->threads > 0 ? o->threads : pp_cpu_count();
-    double seconds = o->time_limit > 0 ? fmax(0.05, o->time_limit - (pp_now() - t0)) : 0;
-    if (!cbc_run(m, &a, threads, seconds, warm, false, values, out)) {
-        seconds = o->time_limit > 0 ? o->time_limit - (pp_now() - t0) : 0;
-        if (o->time_limit <= 0 || seconds > 0.1)
-            cbc_run(m, &a, threads, seconds, warm, true, values, out);
-    }
-    csc_free(&a);
-    return true;
+    int *idx = warm ? malloc(((size_t)m->lp.cols + 1) * sizeof *idx) : NULL;
+    if (warm && !idx)
+        return pp_error_set(err, PP_ENOMEM, "MIP: out of memory building the model");
+    for (int c = 0; idx && c < m->lp.cols; c++)
+        idx[c] = c;
+    pp_cbc_options co = {.deadline = o->time_limit > 0 ? t0 + o->time_limit : 0, .grace = 0.25,
+                         .grace_rate = 0.02, .threads = o->threads, .gap = m->integral ? 0.999 : 0,
+                         .warm_count = warm ? m->lp.cols : 0, .warm_index = idx, .warm_value = warm};
+    pp_status status = pp_cbc_solve(&m->lp, &co, values, out, err);
+    free(idx);
+    return status;
 }
 
-static void report(const model *m, const cbc_outcome *c, bool found, double makespan, sched_mip_result *r)
+static void report(const model *m, const pp_cbc_outcome *c, bool found, double makespan, sched_mip_result *r)
 {
     r->found = found;
     r->makespan = found ? makespan : NAN;
-    r->optimal = found ? c->optimal : c->infeasible;
+    r->optimal = found ? c->proven : c->infeasible;
     double bound = fmax(m->lower, c->bound);
     if (m->integral)
         bound = ceil(bound - 1e-6);
@@ -1125,9 +917,11 @@ pp_status sched_mip_solve(const pp_sched_problem *p, const sched_mip_options *o,
     }
     if (ok)
         ok = (values = malloc(((size_t)m.lp.cols + 1) * sizeof *values)) != NULL;
-    cbc_outcome c = {false, false, false, -INFINITY};
+    pp_cbc_outcome c = {.bound = -INFINITY};
+    pp_status status = PP_OK;
     if (ok && !pp_stop_requested())
-        ok = solve_model(&m, o, warm_x, t0, values, &c);
+        status = solve_model(&m, o, warm_x, t0, values, &c, err);
+    ok = ok && status == PP_OK;
     /* The warm start fits under the horizon: "infeasible" then only means
      * CBC's tolerances disagreed with the checker's about it. */
     c.infeasible &= warm == NULL;

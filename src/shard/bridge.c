@@ -59,6 +59,9 @@ typedef struct {
     int32_t *found;  /* the strategies of the node being enumerated, MAX_S of them at most */
     uint32_t n_found;
     int cap;         /* of b->choice */
+    pp_iopddl_builder *out; /* the problem being built */
+    uint32_t *ends;  /* the candidate edges, (producer, consumer) each */
+    int64_t *costs;  /* one edge's costs as they are priced */
 } builder;
 
 static int32_t node_of_value(const pp_shard_flat *flat, int32_t v)
@@ -272,20 +275,17 @@ static bool finite_cost(double seconds)
 static void set_interval(builder *B, int32_t node)
 {
     const pp_shard_flat *flat = B->b->flat;
-    pp_iopddl_problem *p = B->b->problem;
     int32_t i = node - flat->n_inputs, end = i < 0 ? flat->n_ops : i;
     for (int32_t r = 0; i >= 0 && r < pp_shard_flat_op_of(flat, i)->n_results; r++) {
         int32_t last = B->M.last_use[flat->ops[i].results[r]];
         end = last > end ? last : end;
     }
-    p->interval_start[node] = i < 0 ? 0 : i;
-    p->interval_end[node] = end + 1;
+    pp_iopddl_builder_interval(B->out, (uint32_t)node, i < 0 ? 0 : i, end + 1);
 }
 
 static pp_status price_nodes(builder *B, pp_error *err)
 {
     pp_shard_bridge *b = B->b;
-    pp_iopddl_problem *p = b->problem;
     for (int32_t n = 0; n < b->n_nodes; n++) {
         set_interval(B, n);
         int32_t i = n - b->flat->n_inputs;
@@ -304,8 +304,7 @@ static pp_status price_nodes(builder *B, pp_error *err)
             }
             if (!finite_cost(acc.runtime))
                 return pp_error_set(err, PP_EINPUT, "IOPDDL bridge: node %d prices as %g s", (int)n, acc.runtime);
-            p->node_cost[p->strategy_start[n] + s] = picoseconds(acc.runtime);
-            p->node_usage[p->strategy_start[n] + s] = (int64_t)ceil(bytes);
+            pp_iopddl_builder_strategy(B->out, (uint32_t)n, s, picoseconds(acc.runtime), (int64_t)ceil(bytes));
         }
     }
     return PP_OK;
@@ -315,17 +314,16 @@ static pp_status price_nodes(builder *B, pp_error *err)
 static uint32_t list_edges(builder *B)
 {
     const pp_shard_flat *flat = B->b->flat;
-    pp_iopddl_problem *p = B->b->problem;
     uint32_t m = 0;
     for (int32_t i = 0; i < flat->n_ops; i++) {
         uint32_t first = m, c = (uint32_t)(flat->n_inputs + i);
         for (int32_t k = 0; k < pp_shard_flat_op_of(flat, i)->n_operands; k++) {
             uint32_t prod = (uint32_t)node_of_value(flat, flat->ops[i].operands[k]), e = first;
-            while (e < m && p->edge_nodes[2 * e] != prod)
+            while (e < m && B->ends[2 * e] != prod)
                 e++;
             if (e == m) {
-                p->edge_nodes[2 * m] = prod;
-                p->edge_nodes[2 * m++ + 1] = c;
+                B->ends[2 * m] = prod;
+                B->ends[2 * m++ + 1] = c;
             }
         }
     }
@@ -335,7 +333,7 @@ static uint32_t list_edges(builder *B)
 static pp_status price_edge(builder *B, uint32_t e, int64_t *cost, pp_error *err)
 {
     pp_shard_bridge *b = B->b;
-    uint32_t prod = b->problem->edge_nodes[2 * e], c = b->problem->edge_nodes[2 * e + 1];
+    uint32_t prod = B->ends[2 * e], c = B->ends[2 * e + 1];
     int32_t i = (int32_t)c - b->flat->n_inputs, use = b->nda->op_use[i];
     const int32_t *operands = b->flat->ops[i].operands;
     for (uint32_t sp = 0; sp < n_strategies(b, (int32_t)prod); sp++) {
@@ -363,73 +361,56 @@ static bool all_zero(const int64_t *v, uint64_t n)
     return true;
 }
 
-/* Entries of edge e's cost matrix (edges listed, not yet priced). */
-static uint64_t edge_size(const pp_shard_bridge *b, uint32_t e)
+/* Entries of listed edge e's cost matrix. */
+static uint64_t edge_size(const builder *B, uint32_t e)
 {
-    const uint32_t *ends = &b->problem->edge_nodes[2 * e];
-    return (uint64_t)n_strategies(b, (int32_t)ends[0]) * n_strategies(b, (int32_t)ends[1]);
+    return (uint64_t)n_strategies(B->b, (int32_t)B->ends[2 * e]) * n_strategies(B->b, (int32_t)B->ends[2 * e + 1]);
 }
 
-/* Prices every edge in place, dropping the all-zero ones. */
+/* Prices every listed edge, leaving out the all-zero ones. */
 static pp_status price_edges(builder *B, uint32_t m, pp_error *err)
 {
-    pp_iopddl_problem *p = B->b->problem;
-    uint64_t total = 0;
-    for (uint32_t e = 0; e < m; e++)
-        total += edge_size(B->b, e);
-    p->edge_cost = pp_arena_alloc(p->arena, sizeof *p->edge_cost * (total + 1));
-    if (!p->edge_cost)
-        return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
-    uint32_t kept = 0;
-    p->edge_cost_start[0] = 0;
+    uint64_t most = 1;
     for (uint32_t e = 0; e < m; e++) {
-        uint64_t at = p->edge_cost_start[kept];
-        uint64_t n = edge_size(B->b, e);
-        pp_status st = price_edge(B, e, &p->edge_cost[at], err);
+        uint64_t n = edge_size(B, e);
+        most = n > most ? n : most;
+    }
+    B->costs = malloc(sizeof *B->costs * most);
+    if (!B->costs)
+        return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
+    for (uint32_t e = 0; e < m; e++) {
+        uint32_t prod = B->ends[2 * e], c = B->ends[2 * e + 1];
+        pp_status st = price_edge(B, e, B->costs, err);
         if (st != PP_OK)
             return st;
-        if (all_zero(&p->edge_cost[at], n))
-            continue;
-        p->edge_nodes[2 * kept] = p->edge_nodes[2 * e];
-        p->edge_nodes[2 * kept + 1] = p->edge_nodes[2 * e + 1];
-        p->edge_node_start[kept + 1] = 2 * ((uint64_t)kept + 1);
-        p->edge_cost_start[++kept] = at + n;
+        if (!all_zero(B->costs, edge_size(B, e)))
+            pp_iopddl_builder_edge(B->out, prod, c, B->costs);
     }
-    p->edge_count = kept;
     return PP_OK;
 }
 
-static pp_status alloc_problem(builder *B, double memory_bytes, pp_error *err)
+/* The problem's nodes with their strategy counts, its limit and room for
+ * the candidate edges (one per operand at most). */
+static pp_status start_problem(builder *B, double memory_bytes, pp_error *err)
 {
     pp_shard_bridge *b = B->b;
-    size_t n = (size_t)b->n_nodes, ops = (size_t)b->flat->n_ops, total = (size_t)b->first[n];
-    pp_arena *arena = pp_arena_new(1 << 16);
-    pp_iopddl_problem *p = arena ? pp_arena_calloc(arena, 1, sizeof *p) : NULL;
-    if (!p) {
-        pp_arena_free(arena);
+    size_t n = (size_t)b->n_nodes, operands = 0;
+    uint32_t *counts = malloc(sizeof *counts * (n + 1));
+    if (!counts)
         return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
-    }
-    b->problem = p;
-    p->arena = arena;
-    p->node_count = (uint32_t)n;
-    p->has_usage_limit = memory_bytes > 0;
-    p->usage_limit = memory_bytes >= 0x1p62 ? INT64_C(1) << 62 : memory_bytes > 0 ? (int64_t)memory_bytes : 0;
-    p->interval_start = pp_arena_alloc(arena, sizeof(int64_t) * (n + 1));
-    p->interval_end = pp_arena_alloc(arena, sizeof(int64_t) * (n + 1));
-    p->strategy_start = pp_arena_alloc(arena, sizeof(uint64_t) * (n + 1));
-    p->node_cost = pp_arena_alloc(arena, sizeof(int64_t) * (total + 1));
-    p->node_usage = pp_arena_alloc(arena, sizeof(int64_t) * (total + 1));
-    size_t operands = 0;
-    for (size_t i = 0; i < ops; i++)
-        operands += (size_t)pp_shard_flat_op_of(b->flat, (int32_t)i)->n_operands;
-    p->edge_nodes = pp_arena_alloc(arena, sizeof(uint32_t) * 2 * (operands + 1));
-    p->edge_node_start = pp_arena_calloc(arena, operands + 1, sizeof(uint64_t));
-    p->edge_cost_start = pp_arena_calloc(arena, operands + 1, sizeof(uint64_t));
-    if (!p->interval_start || !p->interval_end || !p->strategy_start || !p->node_cost || !p->node_usage ||
-        !p->edge_nodes || !p->edge_node_start || !p->edge_cost_start)
+    for (size_t k = 0; k < n; k++)
+        counts[k] = n_strategies(b, (int32_t)k);
+    pp_status st = pp_iopddl_builder_new((uint32_t)n, counts, &B->out, err);
+    free(counts);
+    if (st != PP_OK)
+        return st;
+    if (memory_bytes > 0)
+        pp_iopddl_builder_limit(B->out, memory_bytes >= 0x1p62 ? INT64_C(1) << 62 : (int64_t)memory_bytes);
+    for (int32_t i = 0; i < b->flat->n_ops; i++)
+        operands += (size_t)pp_shard_flat_op_of(b->flat, i)->n_operands;
+    B->ends = malloc(sizeof *B->ends * 2 * (operands + 1));
+    if (!B->ends)
         return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
-    for (size_t k = 0; k <= n; k++)
-        p->strategy_start[k] = (uint64_t)b->first[k];
     return PP_OK;
 }
 
@@ -441,11 +422,15 @@ static pp_status build(builder *B, double memory_bytes, pp_error *err)
         !list_strategies(B))
         return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
     B->M.axes = B->axes;
-    pp_status st = alloc_problem(B, memory_bytes, err);
+    pp_status st = start_problem(B, memory_bytes, err);
     if (st == PP_OK)
         st = price_nodes(B, err);
     if (st == PP_OK)
         st = price_edges(B, list_edges(B), err);
+    if (st == PP_OK) {
+        st = pp_iopddl_builder_finish(B->out, &b->problem, err);
+        B->out = NULL;
+    }
     return st;
 }
 
@@ -467,6 +452,9 @@ pp_status pp_shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *n
     free(B.cand);
     free(B.found);
     free(B.cand_axes);
+    free(B.ends);
+    free(B.costs);
+    pp_iopddl_builder_free(B.out);
     if (st != PP_OK)
         pp_shard_bridge_free(b);
     else

@@ -1,24 +1,18 @@
 /* sbuf.c: the growable string the module writer builds its text in. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "write_internal.h"
 
 void shard_sb_add(shard_sbuf *b, const char *s, size_t n)
 {
     if (b->failed)
         return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->s, cap);
-        if (!grown) {
-            b->failed = true;
-            return;
-        }
-        b->s = grown;
-        b->cap = cap;
+    if (b->n + n + 1 > INT_MAX || !pp_grow((void **)&b->s, &b->cap, (int)(b->n + n + 1), 1)) {
+        b->failed = true;
+        return;
     }
     memcpy(b->s + b->n, s, n);
     b->n += n;

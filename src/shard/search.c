@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "cost_internal.h"
 #include "action_space.h"
 
@@ -143,14 +144,8 @@ static int32_t node_of(search *S, const int32_t *key, int32_t n)
         return id;
     if ((uint32_t)(S->n_nodes + 1) * 2 > S->table_size && !grow_table(S))
         return -1;
-    if (S->n_nodes == S->cap_nodes) {
-        int32_t cap = S->cap_nodes ? 2 * S->cap_nodes : 1024;
-        node *grown = realloc(S->nodes, sizeof *grown * (size_t)cap);
-        if (!grown)
-            return -1;
-        S->nodes = grown;
-        S->cap_nodes = cap;
-    }
+    if (!pp_grow((void **)&S->nodes, &S->cap_nodes, S->n_nodes + 1, sizeof *S->nodes))
+        return -1;
     int32_t *k = pp_arena_alloc(S->arena, sizeof *k * (size_t)(n + 1));
     if (!k)
         return -1;

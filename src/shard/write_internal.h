@@ -11,7 +11,8 @@
 /* A growable string. A failed allocation sticks and is reported once, at the end. */
 typedef struct {
     char *s;
-    size_t n, cap;
+    size_t n;
+    int cap;
     bool failed;
 } shard_sbuf;
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "shard_internal.h"
 #include "write_internal.h"
 
@@ -58,15 +59,9 @@ static bool push_edit(planner *P, edits *E, size_t start, size_t end, char *text
 {
     if (!text)
         return oom(P);
-    if (E->n == E->cap) {
-        int32_t cap = E->cap ? E->cap * 2 : 64;
-        edit *grown = realloc(E->v, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            free(text);
-            return oom(P);
-        }
-        E->v = grown;
-        E->cap = cap;
+    if (!pp_grow((void **)&E->v, &E->cap, E->n + 1, sizeof *E->v)) {
+        free(text);
+        return oom(P);
     }
     E->v[E->n] = (edit){start, end, text, E->n};
     E->n++;

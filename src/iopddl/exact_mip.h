@@ -1,0 +1,28 @@
+/* exact_mip.h: the exact solver's MIP over the reduced model (owned by
+ * exact_mip.c): binary x per strategy of a free representative, continuous
+ * y per pair entry with the local-polytope marginal rows, one usage row per
+ * segment that can overflow and is not implied by a neighbouring segment. */
+#ifndef PP_IOPDDL_EXACT_MIP_H
+#define PP_IOPDDL_EXACT_MIP_H
+
+#include "core/lp.h"
+#include "iopddl/reduced.h"
+
+typedef struct {
+    pp_lp lp;
+    int *xcol; /* per strategy index: x column or -1 */
+} iop_exact_mip;
+
+/* The sizes of the plain formulation into c->st, for comparison. */
+void iop_exact_raw_size(iop_reduced *c);
+
+/* Builds the MIP of c. PP_EARG past max_nonzeros, PP_ENOMEM; c->infeasible
+ * when a usage row cannot be met. */
+pp_status iop_exact_mip_build(iop_reduced *c, iop_exact_mip *p, uint64_t max_nonzeros, pp_error *err);
+void iop_exact_mip_free(iop_exact_mip *p);
+
+/* The strategy of every free representative in the column values x (the x
+ * column above one half); false when some representative has none. */
+bool iop_exact_mip_strategies(const iop_reduced *c, const iop_exact_mip *p, const double *x, uint32_t *sr);
+
+#endif

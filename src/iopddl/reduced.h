@@ -1,0 +1,152 @@
+/* reduced.h: the exact solver's working copy of an IOPDDL model, which the
+ * presolve shrinks while keeping an optimal answer: nodes merged into
+ * representatives, strategies removed, pair tables over representatives,
+ * and the record of steps that carries a warm start in and an answer out.
+ * The state and its operations are owned by reduced.c, the reductions by
+ * presolve.c; exact.c and exact_mip.c read it. */
+#ifndef PP_IOPDDL_REDUCED_H
+#define PP_IOPDDL_REDUCED_H
+
+#include <limits.h>
+#include "core/grow.h"
+#include "iopddl/exact.h"
+
+#define FORBID PP_IOPDDL_FORBIDDEN
+#define NONE UINT32_MAX
+
+enum { ST_MEMBER, ST_FREE, ST_FIXED, ST_ELIM };
+enum { STEP_MERGE, STEP_DOMINATE };
+
+typedef struct {
+    uint32_t *ids;
+    size_t len;
+    int cap;
+} idlist;
+
+/* A pair table between two representatives over their full domains. */
+typedef struct {
+    uint32_t a, b;
+    int64_t *cost; /* [sa * dom(b) + sb] */
+    bool dead;
+} xpair;
+
+/* MERGE: node `node` merged into `to`. DOMINATE: strategy `from` of `node`
+ * removed because `to` is never worse. Replayed in order on a warm start. */
+typedef struct {
+    uint8_t kind;
+    uint32_t node, from, to;
+} xstep;
+
+/* An eliminated node: its best strategy per strategy of n1 (and n2). */
+typedef struct {
+    uint32_t node, n1, n2;
+    uint32_t *choice; /* [s1] or [s1 * dom(n2) + s2] */
+} xelim;
+
+typedef struct {
+    uint32_t at, node;
+    int sign;
+} xevent;
+
+typedef struct {
+    const iop_model *m;
+    uint32_t n, segments;
+    pp_arena *arena;
+
+    /* Every node belongs to one representative; rep's members are linked
+     * rep -> next_member -> ...; map[v][s] is v's strategy when its
+     * representative plays s (over the representative's full domain). */
+    uint32_t *rep, **map, *next_member, *last_member;
+    uint8_t *state;
+    int64_t *unary;   /* per strategy index, meaningful for representatives */
+    uint8_t *alive;   /* per strategy index */
+    uint32_t *alive_count;
+    bool *relevant;   /* usage can matter: varies on some constrained segment */
+
+    xpair *pairs;
+    size_t pair_count;
+    int pair_cap;
+    idlist *adj;
+
+    xstep *steps;
+    size_t step_count;
+    int step_cap;
+    xelim *elims;
+    size_t elim_count;
+    int elim_cap;
+
+    /* Latest usage scan: sums of least and greatest usage per segment. */
+    pp_int128 *smin, *smax;
+    bool *constrained;
+    uint32_t *constrained_prefix;
+
+    /* Pieces of one representative (see rep_pieces). */
+    uint32_t *pc_lo, *pc_hi;
+    pp_int128 *pc_vec;
+    size_t pc_count;
+    int pc_cap, pc_hi_cap, vec_cap;
+    xevent *events;
+    int event_cap;
+    uint32_t max_domain;
+    int64_t *tmp_a, *tmp_b;
+    uint32_t *tmp_f;
+
+    bool infeasible, oom;
+    unsigned off; /* IOP_EXACT_NO_* */
+    iop_exact_stats *st;
+} iop_reduced;
+
+static inline uint32_t dom(const iop_reduced *c, uint32_t v) { return iop_domain(c->m, v); }
+static inline uint32_t base(const iop_reduced *c, uint32_t v) { return c->m->dom_start[v]; }
+
+static inline int64_t sat(int64_t a, int64_t b) { return iop_saturating_add(a, b); }
+
+static inline uint32_t other(const xpair *q, uint32_t r) { return q->a == r ? q->b : q->a; }
+
+static inline int64_t *cell(const iop_reduced *c, const xpair *q, uint32_t r, uint32_t sr, uint32_t so)
+{
+    uint32_t db = dom(c, q->b);
+    return q->a == r ? &q->cost[(size_t)sr * db + so] : &q->cost[(size_t)so * db + sr];
+}
+
+/* pp_grow for arrays counted in size_t (false past INT_MAX elements). */
+static inline bool iop_grow(void **array, int *cap, size_t need, size_t size)
+{
+    return need <= INT_MAX && pp_grow(array, cap, (int)need, size);
+}
+
+/* The model as it is read (every node its own representative, all
+ * strategies alive); false when out of memory (free it either way). */
+bool iop_reduced_init(iop_reduced *c, const iop_model *m, iop_exact_stats *st);
+void iop_reduced_free(iop_reduced *c);
+
+/* Removes strategy s of representative r (infeasible when none is left). */
+void iop_reduced_drop(iop_reduced *c, uint32_t r, uint32_t s);
+/* A new pair table between representatives a and b; NONE when out of memory. */
+uint32_t iop_reduced_add_pair(iop_reduced *c, uint32_t a, uint32_t b, int64_t *cost);
+/* Drops dead pairs from r's list and returns its live length. */
+size_t iop_reduced_live_pairs(iop_reduced *c, uint32_t r);
+/* The live pair between a and w, or NONE. */
+uint32_t iop_reduced_find_pair(iop_reduced *c, uint32_t a, uint32_t w);
+/* Records a step (STEP_*) for the warm start's replay. */
+bool iop_reduced_log(iop_reduced *c, uint8_t kind, uint32_t node, uint32_t from, uint32_t to);
+/* Representative r's pieces into c->pc_* (see reduced.c). */
+bool iop_reduced_pieces(iop_reduced *c, uint32_t r);
+/* The least and greatest of vec over r's alive strategies (0 when none). */
+void iop_reduced_range(const iop_reduced *c, uint32_t r, const pp_int128 *vec, pp_int128 *lo, pp_int128 *hi);
+/* r's first alive strategy (0 when none). */
+uint32_t iop_reduced_first_alive(const iop_reduced *c, uint32_t r);
+
+/* A full assignment carried onto the representatives; false when it uses
+ * a strategy the presolve removed. */
+bool iop_reduced_warm(const iop_reduced *c, const uint32_t *warm, uint32_t *sr);
+/* A strategy per free representative back to one per node. */
+void iop_reduced_expand(const iop_reduced *c, uint32_t *sr, uint32_t *x);
+/* The cost the fixed representatives pay whatever the MIP chooses. */
+pp_int128 iop_reduced_fixed_cost(const iop_reduced *c);
+
+/* Shrinks c (presolve.c); false when out of memory. c->infeasible says
+ * when no answer can be feasible. */
+bool iop_presolve(iop_reduced *c);
+
+#endif
