@@ -134,6 +134,11 @@ typedef struct {
      * the scores times V) in the backward. 0 where there is no such part. */
     double selective_bytes;
     double selective_flops;
+    /* Per sample, the forward FLOPs of the column-parallel products (Q K V,
+     * the MLP's first): their weight gradients in the backward cost as much,
+     * and under pp_cluster_plan.tp_overlap the backward's TP collectives run
+     * beside them. 0 where nothing is known (a Piper profile). */
+    double overlap_flops;
     /* The products behind forward_flops, for the per-kernel efficiency
      * (cluster_gemm_efficiency); none for a layer known only by its FLOPs
      * (a Piper profile), which runs at the type's constant efficiency. */
@@ -272,6 +277,15 @@ typedef struct {
     bool sequence_parallel;
     bool selective_recompute;
     bool distributed_optimizer;
+    /* tp_overlap: each column-parallel product's input gradient is
+     * all-reduced (under sequence parallelism reduce-scattered) while the
+     * same product's weight gradient is computed, as Megatron-LM does by
+     * default since 2022 (its --no-async-tensor-model-parallel-allreduce
+     * turns it off; Korthikanti et al.'s runs had it, SC'21's predate it).
+     * A backward pass then spends on its own TP collectives only what
+     * outlasts those weight gradients (pp_cluster_layer.overlap_flops); the
+     * forward's and a replayed forward's collectives stay in line. */
+    bool tp_overlap;
     /* The interleaved 1F1B schedule (Narayanan et al. SC'21 section 2.2.2):
      * each stage's layers are virtual_stages chunks of equal size, and chunk
      * c of stage s is virtual stage c * stage_count + s of a pipeline that

@@ -134,9 +134,9 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     if (tp > 1) {
         pp_hw_link link = st->space->kinds[st->stage_kind[s]].tp_link;
         double b = st->branch->micro_batch, forward = range(p->tp_forward, first, count);
-        double back = range(p->tp_backward, first, count) + (replay ? forward : 0);
+        double own = range(p->tp_backward, first, count), again = replay ? forward : 0;
         c.forward += pp_hw_allreduce_time(link, tp, b * forward);
-        c.backward += pp_hw_allreduce_time(link, tp, b * back);
+        c.backward += cluster_tp_backward_floor(link, tp, b * own, b * again, st->branch->tp_overlap);
     }
     c.tail = tail_time(st, s, first, count, c.backward);
     c.hop = hop_time(st, s, first + count - 1);

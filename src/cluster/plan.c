@@ -65,6 +65,7 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p)
     q->sequence_parallel = p->sequence_parallel;
     q->selective_recompute = p->selective_recompute;
     q->distributed_optimizer = p->distributed_optimizer;
+    q->tp_overlap = p->tp_overlap;
     q->virtual_stages = p->virtual_stages;
     return q;
 }

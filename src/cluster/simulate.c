@@ -36,6 +36,8 @@ typedef struct {
     double fwd_min, bwd_min; /* the quickest chunk's */
     double optimizer;     /* the quickest member's optimizer */
     double *tp_fwd, *tp_bwd; /* [chunk] bytes of the TP all-reduce per pass */
+    double *tp_own;       /* [chunk] of tp_bwd, the backward's own (not a replay's) */
+    double *tp_hide;      /* [chunk] s of weight gradients the own ones overlap (tp_overlap) */
     int node;             /* the members' node, or -1 when they span nodes */
     pp_hw_link link;      /* the TP all-reduce's link, as of network version */
     int link_version;     /* -1 before the first look */
@@ -249,6 +251,18 @@ static double tp_collective_time(const pp_cluster_plan *p, pp_hw_link link, int 
     return pp_hw_allreduce_time(link, tp, bytes);
 }
 
+/* A pass's TP collectives; under tp_overlap a backward's own run beside
+ * the weight gradients, and only what outlasts them counts. */
+static double tp_time(const pp_cluster_plan *p, const group *g, pp_hw_link link, bool forward, int c)
+{
+    if (forward)
+        return tp_collective_time(p, link, g->tp, g->tp_fwd[c]);
+    double t = tp_collective_time(p, link, g->tp, g->tp_bwd[c]);
+    if (p->tp_overlap)
+        t -= fmin(tp_collective_time(p, link, g->tp, g->tp_own[c]), g->tp_hide[c]);
+    return t;
+}
+
 /* ------------------------------------------------------------- steps */
 
 static void start_optimizer(sim *z, int r, int s, int j)
@@ -329,7 +343,7 @@ static void try_start(sim *z, group *g)
         pp_hw_link link;
         if (!tp_link(z, g, &link) || link.bandwidth <= 0)
             return; /* a bandwidth event retries it */
-        length += tp_collective_time(z->p, link, g->tp, forward ? g->tp_fwd[chunk] : g->tp_bwd[chunk]);
+        length += tp_time(z->p, g, link, forward, chunk);
     }
     g->busy = true;
     g->forward = forward;
@@ -491,23 +505,28 @@ static void setup_chunk(sim *z, group *g, int c)
 {
     const pp_cluster_plan *p = z->p;
     int q = c * z->P + g->s;
-    double b = p->micro_batch, W = 0, T = 0, tf = 0, tb = 0;
+    double b = p->micro_batch, W = 0, T = 0, tf = 0, tb = 0, own = 0, hide = 0;
     bool replay = p->stage_recompute[g->s];
     for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
         pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
         W += l.weight_bytes;
         T += l.traffic_bytes;
         tf += l.tp_forward_bytes;
+        own += l.tp_backward_bytes;
         tb += l.tp_backward_bytes + (replay ? l.tp_forward_bytes : 0);
+        hide += l.overlap_flops;
     }
     g->tp_fwd[c] = b * tf;
     g->tp_bwd[c] = b * tb;
+    g->tp_own[c] = b * own;
+    g->tp_hide[c] = INFINITY;
     for (int j = 0; j < g->tp; j++) {
         int d = device_of(z, g->r, g->s, j);
         double f = p->split[slot(z, g->r, g->s, j)], F, B;
         chunk_flops(z, g, c, j, &F, &B);
         g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, f * b * T));
         g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, f * b * T));
+        g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(type_of(z, d), f * b * hide, 0));
     }
     g->fwd_min = fmin(g->fwd_min, g->fwd[c]);
     g->bwd_min = fmin(g->bwd_min, g->bwd[c]);
@@ -518,13 +537,15 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
     const pp_cluster_plan *p = z->p;
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1,
                  .fwd_min = INFINITY, .bwd_min = INFINITY};
-    double *times = pp_arena_calloc(a, 4 * (size_t)z->V, sizeof(double));
+    double *times = pp_arena_calloc(a, 6 * (size_t)z->V, sizeof(double));
     if (!times)
         return false;
     g->fwd = times;
     g->bwd = times + z->V;
     g->tp_fwd = times + 2 * z->V;
     g->tp_bwd = times + 3 * z->V;
+    g->tp_own = times + 4 * z->V;
+    g->tp_hide = times + 5 * z->V;
     g->node = z->c->device_node[device_of(z, r, s, 0)];
     g->optimizer = INFINITY;
     for (int j = 0; j < g->tp; j++) {

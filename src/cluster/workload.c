@@ -21,6 +21,9 @@
  *   selective recomputation (Korthikanti et al. section 5) drops the 5as^2
  *     of softmax output, its dropout mask and dropout output, and rebuilds
  *     them with Q K^T and the scores times V: 4 s^2 h forward FLOPs.
+ *   TP overlap: the column-parallel products (Q K V, the MLP's first)
+ *     cost 2sh (h + 2kv) + 2sh f (gated 4sh f) forward FLOPs, and their
+ *     weight gradients as much in the backward.
  * The first layer also holds the word and position embeddings ((V + s) h
  * parameters; their lookups cost no FLOPs worth counting). The last layer
  * also holds the logit layer: 2shV forward FLOPs, backward twice that, never
@@ -113,6 +116,8 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
     l->tp_backward_bytes = 4 * s * h;
     l->selective_bytes = 5 * a * s * s;
     l->selective_flops = 4 * s * s * h;
+    l->overlap_flops = 2 * s * h * (h + 2 * (double)pp_cluster_kv_heads(t) * (h / a)) +
+                       2 * s * h * (double)pp_cluster_ffn_hidden(t) * (t->swiglu ? 2 : 1);
     transformer_gemms(t, l);
 }
 
