@@ -339,7 +339,7 @@ static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
 {
     if (a->sequence_parallel != b->sequence_parallel || a->selective_recompute != b->selective_recompute ||
         a->distributed_optimizer != b->distributed_optimizer || a->virtual_stages != b->virtual_stages ||
-        a->tp_overlap != b->tp_overlap)
+        a->tp_overlap != b->tp_overlap || a->reduce_after_backward != b->reduce_after_backward)
         return false;
     if (a->micro_batch != b->micro_batch || a->replica_count != b->replica_count ||
         a->stage_count != b->stage_count || !same_ints(a->stage_tp, b->stage_tp, a->stage_count))

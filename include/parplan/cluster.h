@@ -120,6 +120,8 @@ typedef struct {
                                     * (the forward of the parts that are replayed) */
     double weight_bytes;           /* 16-bit weights read once per pass per micro-batch (roofline) */
     double traffic_bytes;          /* other memory traffic per sample per forward (roofline) */
+    double traffic_replicated_bytes; /* of that kind, what every TP member moves whole (the
+                                      * element-wise kernels on replicated tensors) */
     double state_bytes;            /* resident: weights, gradients, optimizer state */
     double gradient_bytes;         /* all-reduced across data-parallel replicas each step */
     double activation_bytes;       /* per sample, kept from forward to backward, split part */
@@ -286,6 +288,12 @@ typedef struct {
      * outlasts those weight gradients (pp_cluster_layer.overlap_flops); the
      * forward's and a replayed forward's collectives stay in line. */
     bool tp_overlap;
+    /* reduce_after_backward: a stage's gradient all-reduce starts when its
+     * last backward has ended, not layer by layer during it: Megatron-LM's
+     * "local" DDP (SC'21's runs from 39.1B up, DDP=local in its
+     * examples/sc21/run_table_1.sh) and Megatron-core without
+     * --overlap-grad-reduce. Never faster, so the planner leaves it off. */
+    bool reduce_after_backward;
     /* The interleaved 1F1B schedule (Narayanan et al. SC'21 section 2.2.2):
      * each stage's layers are virtual_stages chunks of equal size, and chunk
      * c of stage s is virtual stage c * stage_count + s of a pipeline that
@@ -303,8 +311,8 @@ typedef struct {
  * and the simulator read. The work per sample with selective recomputation
  * moves selective_flops from the replay into the backward (a full replay
  * costs the same), activation_bytes loses selective_bytes; under sequence
- * parallelism the replicated activations and the checkpoint become
- * split-part (scaled by f here); under the distributed optimizer the state
+ * parallelism the replicated activations and traffic and the checkpoint
+ * become split-part (the checkpoint scaled by f here); under the distributed optimizer the state
  * is (2 + 2 + 12 / replicas) bytes per parameter instead of 16. */
 pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
                                         bool recompute, double f);

@@ -362,7 +362,7 @@ static void try_start(sim *z, group *g)
         z->compute[d] += length;
         box(z, d, z->now, z->now + length, label, forward ? "forward" : "backward");
     }
-    if (!forward && micro == g->m - 1 && z->R > 1)
+    if (!forward && micro == g->m - 1 && z->R > 1 && !z->p->reduce_after_backward)
         last_backward(z, g, chunk, z->now, length);
 }
 
@@ -385,9 +385,12 @@ static void op_done(sim *z, group *g)
         send_transfer(z, g->r, q, q + 1, g->micro, 0);
     if (!g->forward && q > 0)
         send_transfer(z, g->r, q, q - 1, g->micro, 1);
-    if (!g->forward && g->micro == g->m - 1 && g->chunk == 0 && z->R == 1)
+    bool last = !g->forward && g->micro == g->m - 1 && g->chunk == 0;
+    if (last && z->R == 1)
         for (int j = 0; j < g->tp; j++)
             start_optimizer(z, g->r, g->s, j);
+    for (int c = 0; last && z->R > 1 && z->p->reduce_after_backward && c < z->V; c++)
+        last_backward(z, g, c, z->now, 0);
     try_start(z, g);
 }
 
@@ -505,12 +508,13 @@ static void setup_chunk(sim *z, group *g, int c)
 {
     const pp_cluster_plan *p = z->p;
     int q = c * z->P + g->s;
-    double b = p->micro_batch, W = 0, T = 0, tf = 0, tb = 0, own = 0, hide = 0;
+    double b = p->micro_batch, W = 0, T = 0, whole = 0, tf = 0, tb = 0, own = 0, hide = 0;
     bool replay = p->stage_recompute[g->s];
     for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
         pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
         W += l.weight_bytes;
         T += l.traffic_bytes;
+        whole += l.traffic_replicated_bytes;
         tf += l.tp_forward_bytes;
         own += l.tp_backward_bytes;
         tb += l.tp_backward_bytes + (replay ? l.tp_forward_bytes : 0);
@@ -524,8 +528,9 @@ static void setup_chunk(sim *z, group *g, int c)
         int d = device_of(z, g->r, g->s, j);
         double f = p->split[slot(z, g->r, g->s, j)], F, B;
         chunk_flops(z, g, c, j, &F, &B);
-        g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, f * b * T));
-        g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, f * b * T));
+        double traffic = b * (f * T + whole);
+        g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, traffic));
+        g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, traffic));
         g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(type_of(z, d), f * b * hide, 0));
     }
     g->fwd_min = fmin(g->fwd_min, g->fwd[c]);

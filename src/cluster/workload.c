@@ -8,9 +8,12 @@
  *     that, recomputation once more the forward.
  *   weights 2 bytes per parameter; state PP_CLUSTER_STATE_BYTES_PER_PARAM
  *     and gradient 2 bytes per parameter.
- *   traffic: the layer's activation bytes without recomputation at tp 1, as
- *     a proxy for the memory traffic of the forward (every activation kept
- *     is written once); nothing finer is modelled.
+ *   traffic: the layer's activation bytes without recomputation, as a
+ *     proxy for the memory traffic of the forward (every activation kept
+ *     is written once); nothing finer is modelled. Like the activations,
+ *     the layer norms', dropouts' and residuals' 10sh are replicated in a
+ *     TP group (each member runs those kernels on the whole tensor) unless
+ *     sequence parallelism splits them.
  *   activations (Korthikanti et al. section 4.2.1): the part tensor
  *     parallelism splits, 8sh + 4sf + 5as^2 (= sh (24 + 5as/h) at f = 4h;
  *     pp_cluster_layer_split_activation has the grouped-query and gated forms),
@@ -105,7 +108,8 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
     l->backward_flops = 2 * l->forward_flops;
     l->recompute_flops = l->forward_flops;
     l->weight_bytes = PP_CLUSTER_PARAM_BYTES * params;
-    l->traffic_bytes = pp_cluster_layer_activation_bytes(t, 1, 1, false);
+    l->traffic_bytes = pp_cluster_layer_split_activation(t);
+    l->traffic_replicated_bytes = 10 * s * h;
     l->state_bytes = PP_CLUSTER_STATE_BYTES_PER_PARAM * params;
     l->gradient_bytes = PP_CLUSTER_GRAD_BYTES * params;
     l->activation_bytes = pp_cluster_layer_split_activation(t);

@@ -29,7 +29,9 @@ static pp_transformer tiny(void)
  *     copy V h = 128
  *   forward 8sh^2 + 4s^2h + 4shf = 2048 + 512 + 4096 = 6656; logits 2shV = 1024
  *   activations split 8sh + 4sf + 5as^2 = 256 + 512 + 160 = 928, replicated
- *     10sh = 320, logits 2sV = 128; checkpoint and output 2sh = 64; TP 4sh = 128. */
+ *     10sh = 320, logits 2sV = 128; checkpoint and output 2sh = 64; TP 4sh = 128
+ *   traffic as the activations (928 split, 320 replicated); the column-
+ *     parallel products 2sh (h + 2h) + 2shf = 1536 + 2048 = 3584 FLOPs. */
 static void check_tiny(const pp_cluster_workload *w)
 {
     CHECK_EQ_INT(w->layer_count, 2);
@@ -47,7 +49,8 @@ static void check_tiny(const pp_cluster_workload *w)
     CHECK(last->gradient_bytes == 2 * 1000);
     CHECK(first->activation_bytes == 928 && last->activation_bytes == 928 + 128);
     CHECK(first->activation_replicated_bytes == 320 && last->activation_replicated_bytes == 320);
-    CHECK(first->traffic_bytes == 1248);
+    CHECK(first->traffic_bytes == 928 && first->traffic_replicated_bytes == 320);
+    CHECK(first->overlap_flops == 3584 && last->overlap_flops == 3584);
     CHECK(first->checkpoint_bytes == 64 && first->output_bytes == 64);
     CHECK(first->tp_forward_bytes == 128 && last->tp_backward_bytes == 128);
 }
