@@ -199,6 +199,19 @@ static void test_transfer(void)
     pp_cluster_free(c);
 }
 
+/* One stage of one layer, tp 2 on devices 0 and 1, 2 micro-batches of 1. */
+static pp_cluster_plan *tp_pair_plan(void)
+{
+    int tp[1] = {2};
+    pp_cluster_plan *p = pp_cluster_plan_new(1, 1, tp);
+    p->micro_batch = 1;
+    p->micro_batches[0] = 2;
+    p->stage_layers[0] = 1;
+    p->devices[0] = 0;
+    p->devices[1] = 1;
+    return p;
+}
+
 /* One stage, tp 2 in one node; the node's link is down from 0 to 0.5 s, so
  * the group starts at 0.5; each pass adds the ring all-reduce. */
 static void test_tp_waits(void)
@@ -210,13 +223,7 @@ static void test_tp_waits(void)
     pp_cluster_workload *w = fixture_workload(1, 1e9, 0, 0, 0, 2);
     w->layers[0].tp_forward_bytes = 1e7;
     w->layers[0].tp_backward_bytes = 3e7;
-    int tp[1] = {2};
-    pp_cluster_plan *p = pp_cluster_plan_new(1, 1, tp);
-    p->micro_batch = 1;
-    p->micro_batches[0] = 2;
-    p->stage_layers[0] = 1;
-    p->devices[0] = 0;
-    p->devices[1] = 1;
+    pp_cluster_plan *p = tp_pair_plan();
     pp_cluster_report r;
     pp_hw_link link = {2e9, 0};
     double F = 0.5e9 / 1e12 + pp_hw_allreduce_time(link, 2, 1e7);
@@ -256,13 +263,7 @@ static void test_tp_overlap_and_traffic(void)
     w->layers[0].tp_forward_bytes = 1e7;
     w->layers[0].tp_backward_bytes = 3e7;
     w->layers[0].overlap_flops = 4e8;
-    int tp[1] = {2};
-    pp_cluster_plan *p = pp_cluster_plan_new(1, 1, tp);
-    p->micro_batch = 1;
-    p->micro_batches[0] = 2;
-    p->stage_layers[0] = 1;
-    p->devices[0] = 0;
-    p->devices[1] = 1;
+    pp_cluster_plan *p = tp_pair_plan();
     p->tp_overlap = true;
     pp_cluster_report r;
     pp_hw_link link = {2e9, 0};
