@@ -33,6 +33,10 @@ typedef struct {
     int64_t ffn_hidden;
     int64_t kv_heads;
     bool swiglu;
+    /* The logit layer has its own V x h matrix (LLaMA's) rather than the
+     * word embedding's (tied: GPT's, Megatron-LM's default), which the
+     * first and the last pipeline stage each hold and all-reduce. */
+    bool untied_embeddings;
 } pp_transformer;
 
 /* Bytes of model state per parameter in mixed-precision Adam training
@@ -58,8 +62,9 @@ int64_t pp_cluster_ffn_hidden(const pp_transformer *t);
 int64_t pp_cluster_kv_heads(const pp_transformer *t);
 
 /* Parameters of one transformer layer, and of the whole model: the layers
- * plus word and position embeddings. With ffn_hidden = 4 hidden the total is
- * Narayanan et al. SC'21 eq. 2, 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)). */
+ * plus word and position embeddings, and the logit layer's V h when untied.
+ * Tied, with ffn_hidden = 4 hidden, the total is Narayanan et al. SC'21
+ * eq. 2, 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)). */
 int64_t pp_cluster_layer_parameters(const pp_transformer *t);
 int64_t pp_cluster_parameters(const pp_transformer *t);
 
@@ -155,6 +160,11 @@ typedef struct {
     int64_t global_batch;  /* samples per training step */
     int tp_divisor;        /* a TP degree must divide it (attention heads); 1 = no TP */
     bool recompute;        /* default for plans that do not say */
+    /* Gradient bytes of a word embedding tied to the logit layer: with more
+     * than one stage the first and the last each hold a copy and all-reduce
+     * its gradient every step before their optimizers (Megatron-LM's
+     * embedding group); 0 when untied or unknown. */
+    double tied_bytes;
     pp_arena *arena;       /* owns everything above and the struct itself */
 } pp_cluster_workload;
 

@@ -1,8 +1,9 @@
 /* simulate.c: the discrete-event simulator of one training step (the
  * planner's judge): each replica's stages run 1F1B, pipeline transfers and
  * the data-parallel gradient rings are flows of the shared network
- * (network.c), TP all-reduces occupy their group, optimizers run when a
- * device's gradients are reduced; the report and the timeline. Events at the
+ * (network.c), TP all-reduces occupy their group, a tied word embedding's
+ * gradient is all-reduced between the first and the last stage, optimizers
+ * run when a device's gradients are reduced; the report and the timeline. Events at the
  * same time run in the order they were made (a sequence number), so a plan
  * always gets the same report. */
 #include "parplan/cluster.h"
@@ -62,6 +63,10 @@ typedef struct {
     int *grad_ready;      /* [layer] replicas whose copy is ready */
     int *bucket_flows;    /* [layer * tp_max + j] */
     int *buckets_left;    /* [stage * tp_max + j] */
+    int embed_base;       /* owners from here on are the tied embedding's all-reduce */
+    int embed_k;          /* members holding a shard of it (0: none to reduce) */
+    int *embed_ready;     /* [replica * tp_max + j] its holders with reduced gradients */
+    int *embed_flows;     /* [replica * tp_max + j] its flows in flight */
     double *compute;      /* [device] */
     int *dev_row;         /* [device] timeline row */
     int opt_left;
@@ -366,6 +371,27 @@ static void try_start(sim *z, group *g)
         last_backward(z, g, chunk, z->now, length);
 }
 
+/* Member j of stage s in replica r has its gradients reduced. A tied word
+ * embedding's holders (member j of the first and of the last stage) then
+ * all-reduce its gradient, a ring of two in which each sends its shard
+ * once, before either updates. */
+static void gradients_ready(sim *z, int r, int s, int j)
+{
+    if (!((s == 0 || s == z->P - 1) && j < z->embed_k)) {
+        start_optimizer(z, r, s, j);
+        return;
+    }
+    int e = r * z->tp_max + j, flow;
+    if (++z->embed_ready[e] < 2)
+        return;
+    int first = device_of(z, r, 0, j), last = device_of(z, r, z->P - 1, j);
+    for (int dir = 0; dir < 2 && z->status == PP_OK; dir++) {
+        z->status = cluster_net_send(z->net, dir ? last : first, dir ? first : last,
+                                     z->w->tied_bytes / z->embed_k, 2, z->embed_base + e, &flow, z->err);
+        z->embed_flows[e]++;
+    }
+}
+
 /* A replica without micro-batches has its gradients (zero) at once. */
 static void no_work(sim *z, group *g)
 {
@@ -374,7 +400,7 @@ static void no_work(sim *z, group *g)
             last_backward(z, g, c, 0, 0);
     else
         for (int j = 0; j < g->tp; j++)
-            start_optimizer(z, g->r, g->s, j);
+            gradients_ready(z, g->r, g->s, j);
 }
 
 static void op_done(sim *z, group *g)
@@ -388,7 +414,7 @@ static void op_done(sim *z, group *g)
     bool last = !g->forward && g->micro == g->m - 1 && g->chunk == 0;
     if (last && z->R == 1)
         for (int j = 0; j < g->tp; j++)
-            start_optimizer(z, g->r, g->s, j);
+            gradients_ready(z, g->r, g->s, j);
     for (int c = 0; last && z->R > 1 && z->p->reduce_after_backward && c < z->V; c++)
         last_backward(z, g, c, z->now, 0);
     try_start(z, g);
@@ -416,7 +442,7 @@ static void stage_of_layer_done(sim *z, int layer, int j)
     int s = z->layer_stage[layer];
     if (--z->buckets_left[s * z->tp_max + j] == 0)
         for (int r = 0; r < z->R; r++)
-            start_optimizer(z, r, s, j);
+            gradients_ready(z, r, s, j);
 }
 
 static void flow_done(void *ctx, int owner, double now)
@@ -425,6 +451,14 @@ static void flow_done(void *ctx, int owner, double now)
     z->now = now;
     if (z->status != PP_OK)
         return;
+    if (owner >= z->embed_base) {
+        int e = owner - z->embed_base;
+        if (--z->embed_flows[e] == 0) {
+            start_optimizer(z, e / z->tp_max, 0, e % z->tp_max);
+            start_optimizer(z, e / z->tp_max, z->P - 1, e % z->tp_max);
+        }
+        return;
+    }
     if (owner < z->bucket_base) {
         if (--z->pending[owner] == 0) {
             z->arrived[owner] = 1;
@@ -579,7 +613,7 @@ static int flow_count(const sim *z)
     }
     for (int s = 0; z->R > 1 && s < z->P; s++)
         flows += z->R * p->stage_tp[s] * p->stage_layers[s];
-    return flows;
+    return flows + 2 * z->R * z->embed_k;
 }
 
 /* Virtual stage q = c P + s holds stage s's chunk c, stage_layers[s] / V
@@ -628,6 +662,11 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     z->grad_ready = pp_arena_calloc(a, (size_t)layers + 1, sizeof(int));
     z->bucket_flows = pp_arena_calloc(a, (size_t)layers * z->tp_max + 1, sizeof(int));
     z->buckets_left = pp_arena_calloc(a, (size_t)z->P * z->tp_max, sizeof(int));
+    z->embed_base = z->bucket_base + layers * z->tp_max;
+    int ends = p->stage_tp[0] < p->stage_tp[z->P - 1] ? p->stage_tp[0] : p->stage_tp[z->P - 1];
+    z->embed_k = z->w->tied_bytes > 0 && z->P > 1 ? ends : 0;
+    z->embed_ready = pp_arena_calloc(a, (size_t)z->R * z->tp_max + 1, sizeof(int));
+    z->embed_flows = pp_arena_calloc(a, (size_t)z->R * z->tp_max + 1, sizeof(int));
     for (int s = 0; s < z->P; s++)
         for (int j = 0; j < p->stage_tp[s]; j++)
             z->buckets_left[s * z->tp_max + j] = p->stage_layers[s];
@@ -644,8 +683,9 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     z->net = cluster_net_new(z->c, start_time, z->tl ? flow_count(z) : 1024, a);
     if (z->net && !z->tl)
         cluster_net_recycle(z->net);
-    return z->offset && z->pending && z->arrived && z->grad_ready &&
-           z->bucket_flows && z->buckets_left && z->groups && z->heap && z->compute && z->net;
+    return z->offset && z->pending && z->arrived && z->grad_ready && z->bucket_flows &&
+           z->buckets_left && z->embed_ready && z->embed_flows && z->groups && z->heap && z->compute &&
+           z->net;
 }
 
 static pp_status add_device_rows(sim *z, pp_arena *a)
@@ -675,6 +715,12 @@ static pp_status add_device_rows(sim *z, pp_arena *a)
 
 static void flow_label(const sim *z, int owner, char *label, size_t size, const char **category)
 {
+    if (owner >= z->embed_base) {
+        int e = owner - z->embed_base;
+        snprintf(label, size, "AR embedding r%d j%d", e / z->tp_max, e % z->tp_max);
+        *category = "allreduce";
+        return;
+    }
     if (owner >= z->bucket_base) {
         int b = owner - z->bucket_base, layer = b / z->tp_max, q = 0;
         while (z->first_layer[q + 1] <= layer)

@@ -33,7 +33,11 @@
  * recomputed; its tied copy of the word embedding (V h parameters, with
  * their state and gradients, as Megatron-LM keeps one on the last stage);
  * and its 16-bit logits, 2sV bytes, split by tensor parallelism (the
- * vocabulary-parallel cross entropy keeps them for the backward). */
+ * vocabulary-parallel cross entropy keeps them for the backward). Untied
+ * (LLaMA's), that matrix is the logit layer's own and costs the same; tied,
+ * the first and the last stage all-reduce its 2Vh gradient bytes every step
+ * (tied_bytes; Megatron-LM's embedding group, finalize_model_grads'
+ * _allreduce_word_embedding_grads). */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -179,6 +183,7 @@ pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recomput
     /* a TP group splits the key/value heads too */
     w->tp_divisor = (int)pp_cluster_kv_heads(t);
     w->recompute = recompute;
+    w->tied_bytes = t->untied_embeddings ? 0.0 : PP_CLUSTER_GRAD_BYTES * (double)t->vocabulary * (double)t->hidden;
     if ((st = name_layers(w, err))) {
         pp_cluster_workload_free(w);
         return st;

@@ -2,8 +2,8 @@
  * device; a balanced 2-stage 1F1B; a transfer's latency and bytes; a
  * bandwidth event mid-transfer; a link down for good; a TP group waiting for
  * its link; TP overlap and replicated traffic; data-parallel sync of 2
- * replicas, overlapped or after the backward; an uneven TP split over unlike
- * devices), the report's figures, determinism, the timeline, and random plans
+ * replicas, overlapped or after the backward; a tied embedding's all-reduce;
+ * an uneven TP split over unlike devices), the report's figures, determinism, the timeline, and random plans
  * against an independent 1F1B recurrence and a lower bound. */
 #include <math.h>
 #include <stdlib.h>
@@ -346,6 +346,29 @@ static void test_dp_sync(void)
     pp_cluster_free(c);
 }
 
+/* Two stages of one layer on two nodes (NIC 1e9 B/s, latency 1e-4), no
+ * state: the step ends with stage 0's last backward. A tied word embedding
+ * then has its gradient all-reduced between the two before their
+ * optimizers: one flow each way (own NIC each), 2 latencies + bytes / bw. */
+static void test_tied_embedding(void)
+{
+    int counts[2] = {1, 1};
+    pp_cluster *c = fixture_cluster(2, counts, pair, 1e10, 1e9);
+    c->links[1].latency = c->links[3].latency = 1e-4;
+    pp_cluster_workload *w = fixture_workload(2, 1e11, 0, 0, 0, 2);
+    int dev[2] = {0, 1};
+    pp_cluster_plan *p = pipeline(2, 1, 1, 2, dev);
+    pp_cluster_report r;
+    double untied = simulate(c, w, p, &r);
+    pp_cluster_report_free(&r);
+    w->tied_bytes = 3e8;
+    CHECK(near(simulate(c, w, p, &r), untied + 2e-4 + 3e8 / 1e9));
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 /* A TP group of a 1e12 and a 3e12 FLOP/s device (two nodes, no TP bytes):
  * split 1/4 : 3/4 balances it, twice as fast as 1/2 : 1/2. */
 static void test_uneven_split(void)
@@ -559,6 +582,7 @@ int main(void)
     test_two_stage_1f1b();
     test_interleaved();
     test_transfer();
+    test_tied_embedding();
     test_tp_overlap_and_traffic();
     test_tp_waits();
     test_dp_sync();
