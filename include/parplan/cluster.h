@@ -392,9 +392,11 @@ typedef struct {
 } pp_cluster_report;
 
 /* Discrete-event simulation of one training step of p on c: 1F1B pipelines,
- * TP collectives inside a stage, data-parallel gradient all-reduce overlapped
- * with the last backward, flows sharing links max-min fairly, bandwidth
- * events applied when they happen. The plan must have passed validation.
+ * TP collectives inside a stage (the backward's partly hidden under
+ * tp_overlap), data-parallel gradient all-reduce overlapped with the last
+ * backward (after it under reduce_after_backward), a tied embedding's
+ * gradient all-reduce between the first and the last stage, flows sharing
+ * links max-min fairly, bandwidth events applied when they happen. The plan must have passed validation.
  * PP_INFEASIBLE, naming the device, when the plan uses a device the
  * cluster's timeline has lost by start_time. */
 pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,

@@ -320,7 +320,7 @@ static void mark_dirty(cluster_net *n, int r)
     }
 }
 
-/* Links moving flow i into its resources' lists, or out of them. */
+/* Puts moving flow i at the head of its two resources' lists. */
 static void link_moving(cluster_net *n, int i)
 {
     flow *f = &n->flows[i];

@@ -3,9 +3,9 @@
  * the data-parallel gradient rings are flows of the shared network
  * (network.c), TP all-reduces occupy their group, a tied word embedding's
  * gradient is all-reduced between the first and the last stage, optimizers
- * run when a device's gradients are reduced; the report and the timeline. Events at the
- * same time run in the order they were made (a sequence number), so a plan
- * always gets the same report. */
+ * run when a device's gradients are reduced; the report and the timeline.
+ * Events at the same time run in the order they were made (a sequence
+ * number), so a plan always gets the same report. */
 #include "parplan/cluster.h"
 #include "parplan/hw_net.h"
 
