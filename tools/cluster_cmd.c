@@ -208,6 +208,8 @@ static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size)
         n += (size_t)snprintf(buf + n, size - n, ", sequence parallel");
     if (n < size && p->distributed_optimizer)
         n += (size_t)snprintf(buf + n, size - n, ", distributed optimizer");
+    if (n < size && p->tp_overlap)
+        n += (size_t)snprintf(buf + n, size - n, ", TP overlap");
     if (n < size && p->virtual_stages > 1)
         snprintf(buf + n, size - n, ", %d virtual stages", p->virtual_stages);
 }
@@ -311,7 +313,8 @@ static bool same_ints(const int *a, const int *b, int n)
 static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
 {
     if (a->sequence_parallel != b->sequence_parallel || a->selective_recompute != b->selective_recompute ||
-        a->distributed_optimizer != b->distributed_optimizer || a->virtual_stages != b->virtual_stages)
+        a->distributed_optimizer != b->distributed_optimizer || a->virtual_stages != b->virtual_stages ||
+        a->tp_overlap != b->tp_overlap || a->reduce_after_backward != b->reduce_after_backward)
         return false;
     if (a->micro_batch != b->micro_batch || a->replica_count != b->replica_count ||
         a->stage_count != b->stage_count || !same_ints(a->stage_tp, b->stage_tp, a->stage_count))

@@ -35,6 +35,10 @@ typedef struct {
     int64_t ffn_hidden;
     int64_t kv_heads;
     bool swiglu;
+    /* The logit layer has its own V x h matrix (LLaMA's) rather than the
+     * word embedding's (tied: GPT's, Megatron-LM's default), which the
+     * first and the last pipeline stage each hold and all-reduce. */
+    bool untied_embeddings;
 } pp_transformer;
 
 /* Bytes of model state per parameter in mixed-precision Adam training
@@ -60,8 +64,9 @@ int64_t pp_cluster_ffn_hidden(const pp_transformer *t);
 int64_t pp_cluster_kv_heads(const pp_transformer *t);
 
 /* Parameters of one transformer layer, and of the whole model: the layers
- * plus word and position embeddings. With ffn_hidden = 4 hidden the total is
- * Narayanan et al. SC'21 eq. 2, 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)). */
+ * plus word and position embeddings, and the logit layer's V h when untied.
+ * Tied, with ffn_hidden = 4 hidden, the total is Narayanan et al. SC'21
+ * eq. 2, 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)). */
 int64_t pp_cluster_layer_parameters(const pp_transformer *t);
 int64_t pp_cluster_parameters(const pp_transformer *t);
 
@@ -122,6 +127,8 @@ typedef struct {
                                     * (the forward of the parts that are replayed) */
     double weight_bytes;           /* 16-bit weights read once per pass per micro-batch (roofline) */
     double traffic_bytes;          /* other memory traffic per sample per forward (roofline) */
+    double traffic_replicated_bytes; /* of that kind, what every TP member moves whole (the
+                                      * element-wise kernels on replicated tensors) */
     double state_bytes;            /* resident: weights, gradients, optimizer state */
     double gradient_bytes;         /* all-reduced across data-parallel replicas each step */
     double activation_bytes;       /* per sample, kept from forward to backward, split part */
@@ -136,6 +143,11 @@ typedef struct {
      * the scores times V) in the backward. 0 where there is no such part. */
     double selective_bytes;
     double selective_flops;
+    /* Per sample, the forward FLOPs of the column-parallel products (Q K V,
+     * the MLP's first): their weight gradients in the backward cost as much,
+     * and under pp_cluster_plan.tp_overlap the backward's TP collectives run
+     * beside them. 0 where nothing is known (a Piper profile). */
+    double overlap_flops;
     /* The products behind forward_flops, for the per-kernel efficiency
      * (cluster_gemm_efficiency); none for a layer known only by its FLOPs
      * (a Piper profile), which runs at the type's constant efficiency. */
@@ -150,6 +162,11 @@ typedef struct {
     int64_t global_batch;  /* samples per training step */
     int tp_divisor;        /* a TP degree must divide it (attention heads); 1 = no TP */
     bool recompute;        /* default for plans that do not say */
+    /* Gradient bytes of a word embedding tied to the logit layer: with more
+     * than one stage the first and the last each hold a copy and all-reduce
+     * its gradient every step before their optimizers (Megatron-LM's
+     * embedding group); 0 when untied or unknown. */
+    double tied_bytes;
     pp_arena *arena;       /* owns everything above and the struct itself */
 } pp_cluster_workload;
 
@@ -283,6 +300,21 @@ typedef struct {
     bool sequence_parallel;
     bool selective_recompute;
     bool distributed_optimizer;
+    /* tp_overlap: each column-parallel product's input gradient is
+     * all-reduced (under sequence parallelism reduce-scattered) while the
+     * same product's weight gradient is computed, as Megatron-LM does by
+     * default since 2022 (its --no-async-tensor-model-parallel-allreduce
+     * turns it off; Korthikanti et al.'s runs had it, SC'21's predate it).
+     * A backward pass then spends on its own TP collectives only what
+     * outlasts those weight gradients (pp_cluster_layer.overlap_flops); the
+     * forward's and a replayed forward's collectives stay in line. */
+    bool tp_overlap;
+    /* reduce_after_backward: a stage's gradient all-reduce starts when its
+     * last backward has ended, not layer by layer during it: Megatron-LM's
+     * "local" DDP (SC'21's runs from 39.1B up, DDP=local in its
+     * examples/sc21/run_table_1.sh) and Megatron-core without
+     * --overlap-grad-reduce. Never faster, so the planner leaves it off. */
+    bool reduce_after_backward;
     /* The interleaved 1F1B schedule (Narayanan et al. SC'21 section 2.2.2):
      * each stage's layers are virtual_stages chunks of equal size, and chunk
      * c of stage s is virtual stage c * stage_count + s of a pipeline that
@@ -300,8 +332,8 @@ typedef struct {
  * and the simulator read. The work per sample with selective recomputation
  * moves selective_flops from the replay into the backward (a full replay
  * costs the same), activation_bytes loses selective_bytes; under sequence
- * parallelism the replicated activations and the checkpoint become
- * split-part (scaled by f here); under the distributed optimizer the state
+ * parallelism the replicated activations and traffic and the checkpoint
+ * become split-part (the checkpoint scaled by f here); under the distributed optimizer the state
  * is (2 + 2 + 12 / replicas) bytes per parameter instead of 16. */
 pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
                                         bool recompute, double f);
@@ -374,9 +406,11 @@ typedef struct {
 } pp_cluster_report;
 
 /* Discrete-event simulation of one training step of p on c: 1F1B pipelines,
- * TP collectives inside a stage, data-parallel gradient all-reduce overlapped
- * with the last backward, flows sharing links max-min fairly, bandwidth
- * events applied when they happen. The plan must have passed validation.
+ * TP collectives inside a stage (the backward's partly hidden under
+ * tp_overlap), data-parallel gradient all-reduce overlapped with the last
+ * backward (after it under reduce_after_backward), a tied embedding's
+ * gradient all-reduce between the first and the last stage, flows sharing
+ * links max-min fairly, bandwidth events applied when they happen. The plan must have passed validation.
  * PP_INFEASIBLE, naming the device, when the plan uses a device the
  * cluster's timeline has lost by start_time. */
 pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,

@@ -134,9 +134,9 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     if (tp > 1) {
         pp_hw_link link = st->space->kinds[st->stage_kind[s]].tp_link;
         double b = st->branch->micro_batch, forward = range(p->tp_forward, first, count);
-        double back = range(p->tp_backward, first, count) + (replay ? forward : 0);
+        double own = range(p->tp_backward, first, count), again = replay ? forward : 0;
         c.forward += pp_hw_allreduce_time(link, tp, b * forward);
-        c.backward += pp_hw_allreduce_time(link, tp, b * back);
+        c.backward += cluster_tp_backward_floor(link, tp, b * own, b * again, st->branch->tp_overlap);
     }
     c.tail = tail_time(st, s, first, count, c.backward);
     c.hop = hop_time(st, s, first + count - 1);
@@ -182,6 +182,11 @@ cluster_walk cluster_walk_extend(const cluster_stages *st, cluster_walk w, clust
     return next;
 }
 
+/* Work the caps hold up to rounding: a plan that fills every remaining
+ * stage to its cap holds exactly the work left, which sums of products and
+ * quotients may miss by an ulp; counted short, its bound was infinite. */
+#define HELD(work) ((work) * (1 - 1e-12))
+
 /* The least T with sum over stages from `from` on of held_s(T) >= work,
  * held_s(T) being the most work stage s can do within T and its memory:
  * T rate up to cap_kept; beyond, it must recompute, so T rate / ratio up
@@ -189,6 +194,7 @@ cluster_walk cluster_walk_extend(const cluster_stages *st, cluster_walk w, clust
 static double water_level(const cluster_stages *st, int from, double work)
 {
     double held = 0.0, rate = st->rate_suffix[from], at = 0.0;
+    work = HELD(work);
     for (int i = 0; i < 3 * st->stage_count; i++) {
         const cluster_kink *k = &st->kinks[i];
         if (k->stage < from)
@@ -206,7 +212,7 @@ static double water_level(const cluster_stages *st, int from, double work)
  * the fastest stages filled to their memory first. */
 static double least_sum(const cluster_stages *st, int from, double work)
 {
-    double sum = 0.0;
+    double sum = 0.0, whole = work;
     for (int i = 0; i < st->stage_count && work > 0; i++) {
         int s = st->by_rate[i];
         if (s < from)
@@ -215,7 +221,7 @@ static double least_sum(const cluster_stages *st, int from, double work)
         sum += take / st->rate[s];
         work -= take;
     }
-    return work > 0 ? INFINITY : sum;
+    return work > whole - HELD(whole) ? INFINITY : sum;
 }
 
 /* With n stages left running m micro-batches, every schedule has some stage

@@ -17,6 +17,8 @@
  *   inner width, default 0 = 4 x hidden) and "kv_heads" (grouped-query
  *   attention's key/value heads, dividing heads; default 0 = heads);
  *   "swiglu" (boolean, default false) makes the MLP gated, three matrices;
+ *   "untied_embeddings" (boolean, default false) gives the logit layer a
+ *   matrix of its own instead of the word embedding's (tied, GPT's);
  *   "comment" is allowed there too.
  *   The whole is checked with pp_cluster_transformer_check: sizes positive,
  *   heads dividing hidden.
@@ -57,12 +59,22 @@ static pp_status integer(pp_json_at at, const json_t *obj, const char *key, bool
     return PP_OK;
 }
 
+/* An optional boolean of the transformer object, false when absent. */
+static pp_status flag(const char *file, const json_t *v, const char *key, bool *out, pp_error *err)
+{
+    json_t *value = json_object_get(v, key);
+    if (value && !json_is_boolean(value))
+        return pp_error_set(err, PP_EINPUT, "%s: transformer.%s: must be true or false", file, key);
+    *out = value && json_is_true(value);
+    return PP_OK;
+}
+
 static pp_status read_transformer(const char *file, const json_t *root, pp_transformer *t,
                                   pp_error *err)
 {
     static const char *const keys[] = {"layers",     "hidden",       "heads",      "sequence",
                                        "vocabulary", "global_batch", "ffn_hidden", "kv_heads",
-                                       "comment",    "swiglu",       NULL};
+                                       "comment",    "swiglu",       "untied_embeddings", NULL};
     pp_json_at at = {file, "transformer"};
     json_t *v = json_object_get(root, "transformer");
     const char *comment;
@@ -73,10 +85,10 @@ static pp_status read_transformer(const char *file, const json_t *root, pp_trans
                          &t->vocabulary, &t->global_batch, &t->ffn_hidden, &t->kv_heads};
     for (size_t i = 0; !st && i < sizeof fields / sizeof fields[0]; i++)
         st = integer(at, v, keys[i], fields[i] != &t->ffn_hidden && fields[i] != &t->kv_heads, fields[i], err);
-    json_t *gated = st ? NULL : json_object_get(v, "swiglu");
-    if (gated && !json_is_boolean(gated))
-        st = pp_error_set(err, PP_EINPUT, "%s: transformer.swiglu: must be true or false", file);
-    t->swiglu = gated && json_is_true(gated);
+    if (!st)
+        st = flag(file, v, "swiglu", &t->swiglu, err);
+    if (!st)
+        st = flag(file, v, "untied_embeddings", &t->untied_embeddings, err);
     if (st)
         return st;
     pp_error check = {0};

@@ -1,7 +1,16 @@
 /* network.c: the simulator's flow-level network: resources from the
  * cluster's links, the link a flow takes (paper 003 section 3.1's
  * multi-edge), max-min fair rates by progressive filling, bandwidth events,
- * and each device's time with a flow of its own in flight. */
+ * and each device's time with a flow of its own in flight.
+ *
+ * Max-min rates of flows that share no resource, even through others, do
+ * not depend on each other, so a flow that starts or ends changes only the
+ * rates of its connected component (flows linked by shared ports and NIC
+ * pools). The filling runs on that component alone, found from the
+ * resources the change touched through each resource's list of moving
+ * flows; only its flows' bytes are brought up to date. At thousands of GPUs
+ * a pipeline hop's component is a few flows among a thousand, and the rest
+ * costs one pass over the flows in flight per change (settle). */
 #include "cluster/network.h"
 
 #include <math.h>
@@ -10,8 +19,11 @@
 
 typedef struct {
     double start, ready, end;  /* sent; latency over; finished (INFINITY before) */
-    double remaining, rate, finish; /* remaining as of the last rate change */
+    double remaining, rate, finish; /* remaining as of rated, when the rate was set */
+    double rated;
     int out, in;               /* resources */
+    int next_out, prev_out, next_in, prev_in; /* the moving flows of out and of in */
+    int visit;                 /* the recomputation that last put it in a component */
     int link_out, link_in;     /* links whose bandwidth caps the flow (inter-node) */
     int owner, src, dst;
     bool inter, moving, mark;
@@ -20,8 +32,8 @@ typedef struct {
 struct cluster_net {
     const pp_cluster *c;
     double start_time, now;
-    double rated_at;           /* when the rates were last set */
     double next;               /* the next change, while the rates are fresh */
+    double next_seen;          /* settle's view of it, before the rates change */
     int next_event;            /* first event of c not applied yet */
     double *bw;                /* [link] now */
     int *res_base;             /* [link] first resource */
@@ -31,6 +43,14 @@ struct cluster_net {
     double *res_cap;           /* [resource] its bandwidth now */
     double *res_left;          /* scratch of the filling */
     int *res_unfrozen;
+    int *res_head;             /* [resource] its first moving flow, -1 none */
+    /* Resources whose flows changed since the rates were set, listed once
+     * each; the component search's visits (epoch) and queue. all_dirty:
+     * every rate is stale (the start, a bandwidth event). */
+    int *res_dirty, *dirty_list, dirty_count;
+    int *res_visit, *res_queue;
+    int epoch;
+    bool all_dirty;
     int *node_start;           /* [node + 1] into node_links */
     int *node_links;           /* the links of each node, in link order */
     int class_count;           /* distinct inter-node class names */
@@ -45,7 +65,8 @@ struct cluster_net {
     pp_arena *arena;           /* the arrays grow in it */
     int *active;               /* flows in flight, in the order they were sent */
     int active_count;
-    int *filling;              /* scratch: the unfrozen moving flows, in active order */
+    int *filling;              /* scratch: the unfrozen moving flows */
+    int *component;            /* scratch: the flows whose rates are being set */
     int *finished;             /* scratch: owners finishing in one advance */
     double *comm, *since;      /* [device] */
     int *in_flight;            /* [device] */
@@ -147,6 +168,13 @@ static void build_resources(cluster_net *n, pp_arena *arena)
     n->res_cap = pp_arena_calloc(arena, (size_t)r + 1, sizeof(double));
     n->res_left = pp_arena_calloc(arena, (size_t)r + 1, sizeof(double));
     n->res_unfrozen = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
+    n->res_head = pp_arena_alloc(arena, ((size_t)r + 1) * sizeof(int));
+    n->res_dirty = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
+    n->dirty_list = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
+    n->res_visit = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
+    n->res_queue = pp_arena_calloc(arena, (size_t)r + 1, sizeof(int));
+    for (int k = 0; n->res_head && k <= r; k++)
+        n->res_head[k] = -1;
     for (int l = 0; l < c->link_count; l++)
         for (int k = n->res_base[l]; k < (l + 1 < c->link_count ? n->res_base[l + 1] : r); k++)
             n->res_link[k] = l;
@@ -168,7 +196,7 @@ static void set_capacities(cluster_net *n)
 static bool grow_flows(cluster_net *n, int cap)
 {
     flow *flows = pp_arena_calloc(n->arena, (size_t)cap + 1, sizeof(flow));
-    int *lists = pp_arena_calloc(n->arena, 4 * ((size_t)cap + 1), sizeof(int));
+    int *lists = pp_arena_calloc(n->arena, 5 * ((size_t)cap + 1), sizeof(int));
     if (!flows || !lists)
         return false;
     int *active = lists, *filling = lists + cap + 1, *finished = lists + 2 * (cap + 1),
@@ -181,6 +209,7 @@ static bool grow_flows(cluster_net *n, int cap)
     n->flows = flows;
     n->active = active;
     n->filling = filling;
+    n->component = lists + 4 * (cap + 1);
     n->finished = finished;
     n->free_slots = free_slots;
     n->flow_cap = cap;
@@ -213,7 +242,11 @@ cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flo
     n->comm = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
     n->since = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(double));
     n->in_flight = pp_arena_calloc(arena, (size_t)c->device_count + 1, sizeof(int));
-    n->dirty = true;
+    n->dirty = n->all_dirty = true;
+    n->next_seen = INFINITY;
+    if (!n->res_left || !n->res_unfrozen || !n->res_head || !n->res_dirty || !n->dirty_list ||
+        !n->res_visit || !n->res_queue)
+        return NULL;
     return n;
 }
 
@@ -272,52 +305,153 @@ static int freeze_at(cluster_net *n, double lambda, int count)
 
 /* Bytes move lazily: a flow's remaining bytes are brought up to date only
  * when its rate changes, so time passing between changes costs nothing. */
-static void catch_up(cluster_net *n)
+static void catch_up(cluster_net *n, flow *f)
 {
-    for (int a = 0; a < n->active_count; a++) {
-        flow *f = &n->flows[n->active[a]];
-        if (f->moving && f->rate > 0)
-            f->remaining = f->finish <= n->now ? 0 : f->remaining - f->rate * (n->now - n->rated_at);
-    }
-    n->rated_at = n->now;
+    if (f->rate > 0)
+        f->remaining = f->finish <= n->now ? 0 : f->remaining - f->rate * (n->now - f->rated);
+    f->rated = n->now;
 }
 
-/* Max-min fair rates over the moving flows (progressive filling), then each
- * moving flow's finish time at those rates and the network's next change. */
+static void mark_dirty(cluster_net *n, int r)
+{
+    if (!n->res_dirty[r]) {
+        n->res_dirty[r] = 1;
+        n->dirty_list[n->dirty_count++] = r;
+    }
+}
+
+/* Puts moving flow i at the head of its two resources' lists. */
+static void link_moving(cluster_net *n, int i)
+{
+    flow *f = &n->flows[i];
+    f->prev_out = f->prev_in = -1;
+    f->next_out = n->res_head[f->out];
+    f->next_in = n->res_head[f->in];
+    if (f->next_out >= 0) {
+        flow *g = &n->flows[f->next_out];
+        *(g->out == f->out ? &g->prev_out : &g->prev_in) = i;
+    }
+    n->res_head[f->out] = i;
+    if (f->next_in >= 0) {
+        flow *g = &n->flows[f->next_in];
+        *(g->out == f->in ? &g->prev_out : &g->prev_in) = i;
+    }
+    n->res_head[f->in] = i;
+}
+
+/* Flow i's neighbour after it in resource r's list. */
+static int *next_in_list(cluster_net *n, int i, int r)
+{
+    flow *f = &n->flows[i];
+    return f->out == r ? &f->next_out : &f->next_in;
+}
+
+static int *prev_in_list(cluster_net *n, int i, int r)
+{
+    flow *f = &n->flows[i];
+    return f->out == r ? &f->prev_out : &f->prev_in;
+}
+
+static void unlink_from(cluster_net *n, int i, int r)
+{
+    int next = *next_in_list(n, i, r), prev = *prev_in_list(n, i, r);
+    if (prev >= 0)
+        *next_in_list(n, prev, r) = next;
+    else
+        n->res_head[r] = next;
+    if (next >= 0)
+        *prev_in_list(n, next, r) = prev;
+}
+
+static void unlink_moving(cluster_net *n, int i)
+{
+    unlink_from(n, i, n->flows[i].out);
+    unlink_from(n, i, n->flows[i].in);
+}
+
+/* Gathers into n->filling the moving flows whose rates may change: all
+ * when every rate is stale, else those connected to a dirty resource.
+ * Returns how many. */
+static int gather(cluster_net *n)
+{
+    int count = 0;
+    if (n->all_dirty) {
+        for (int a = 0; a < n->active_count; a++)
+            if (n->flows[n->active[a]].moving)
+                n->filling[count++] = n->active[a];
+        return count;
+    }
+    int head = 0, tail = 0;
+    for (int i = 0; i < n->dirty_count; i++) {
+        int r = n->dirty_list[i];
+        if (n->res_head[r] >= 0 && n->res_visit[r] != n->epoch) {
+            n->res_visit[r] = n->epoch;
+            n->res_queue[tail++] = r;
+        }
+    }
+    while (head < tail) {
+        int r = n->res_queue[head++];
+        for (int i = n->res_head[r]; i >= 0; i = *next_in_list(n, i, r)) {
+            flow *f = &n->flows[i];
+            if (f->visit == n->epoch)
+                continue;
+            f->visit = n->epoch;
+            n->filling[count++] = i;
+            int ends[2] = {f->out, f->in};
+            for (int e = 0; e < 2; e++)
+                if (n->res_visit[ends[e]] != n->epoch) {
+                    n->res_visit[ends[e]] = n->epoch;
+                    n->res_queue[tail++] = ends[e];
+                }
+        }
+    }
+    return count;
+}
+
+/* Max-min fair rates (progressive filling) over the flows whose rates may
+ * have changed, then their finish times and the network's next change:
+ * the earliest of theirs, the next event and what settle saw of the rest. */
 static void recompute(cluster_net *n)
 {
-    catch_up(n);
-    int unfrozen = 0;
-    for (int a = 0; a < n->active_count; a++) {
-        flow *f = &n->flows[n->active[a]];
+    n->epoch++;
+    int changed = gather(n);
+    for (int a = 0; a < changed; a++) {
+        flow *f = &n->flows[n->filling[a]];
+        catch_up(n, f);
         n->res_left[f->out] = n->res_cap[f->out];
         n->res_left[f->in] = n->res_cap[f->in];
         n->res_unfrozen[f->out] = n->res_unfrozen[f->in] = 0;
     }
-    for (int a = 0; a < n->active_count; a++) {
-        flow *f = &n->flows[n->active[a]];
-        if (f->moving) {
-            n->res_unfrozen[f->out]++;
-            n->res_unfrozen[f->in]++;
-            n->filling[unfrozen++] = n->active[a];
-        }
+    for (int a = 0; a < changed; a++) {
+        flow *f = &n->flows[n->filling[a]];
+        n->res_unfrozen[f->out]++;
+        n->res_unfrozen[f->in]++;
     }
-    while (unfrozen > 0) {
-        int kept = freeze_at(n, fill_level(n, unfrozen), unfrozen);
-        if (kept == unfrozen)
+    double next = n->all_dirty ? INFINITY : n->next_seen;
+    for (int a = 0; a < (n->all_dirty ? n->active_count : 0); a++) {
+        const flow *f = &n->flows[n->active[a]];
+        if (!f->moving)
+            next = least(next, f->ready);
+    }
+    memcpy(n->component, n->filling, (size_t)changed * sizeof(int));
+    for (int count = changed; count > 0;) {
+        int kept = freeze_at(n, fill_level(n, count), count);
+        if (kept == count)
             break;
-        unfrozen = kept;
+        count = kept;
+    }
+    for (int a = 0; a < changed; a++) {
+        flow *f = &n->flows[n->component[a]];
+        f->finish = f->rate > 0 ? n->now + f->remaining / f->rate : INFINITY;
+        next = least(next, f->finish);
     }
     n->next = n->next_event < n->c->event_count
-                  ? n->c->events[n->next_event].time - n->start_time
-                  : INFINITY;
-    for (int a = 0; a < n->active_count; a++) {
-        flow *f = &n->flows[n->active[a]];
-        if (f->moving)
-            f->finish = f->rate > 0 ? n->now + f->remaining / f->rate : INFINITY;
-        n->next = least(n->next, f->moving ? f->finish : f->ready);
-    }
-    n->dirty = false;
+                  ? least(next, n->c->events[n->next_event].time - n->start_time)
+                  : next;
+    for (int i = 0; i < n->dirty_count; i++)
+        n->res_dirty[n->dirty_list[i]] = 0;
+    n->dirty_count = 0;
+    n->dirty = n->all_dirty = false;
 }
 
 typedef struct {
@@ -409,7 +543,9 @@ pp_status cluster_net_send(cluster_net *n, int src, int dst, double bytes, int l
     n->res_users[r.out]++;
     n->res_users[r.in]++;
     n->active[n->active_count++] = i;
-    n->next = least(n->next, f->ready); /* waiting its latency changes no rate */
+    /* waiting its latency changes no rate */
+    n->next = least(n->next, f->ready);
+    n->next_seen = least(n->next_seen, f->ready);
     device_busy(n, src);
     device_busy(n, dst);
     *flow_index = i;
@@ -442,24 +578,34 @@ static bool apply_events(cluster_net *n, double t)
 static int settle(cluster_net *n, double t)
 {
     int kept = 0, done = 0;
+    double seen = INFINITY;
     for (int a = 0; a < n->active_count; a++) {
         flow *f = &n->flows[n->active[a]];
         if (!f->moving && f->ready <= t) {
             f->moving = true;
             f->rate = 0;
+            f->rated = t;
             f->finish = f->remaining <= 0 ? t : INFINITY;
+            link_moving(n, n->active[a]);
+            mark_dirty(n, f->out);
+            mark_dirty(n, f->in);
         }
         if (f->moving && f->finish <= t) {
             n->finished[done++] = n->active[a];
             continue;
         }
+        seen = least(seen, f->moving ? f->finish : f->ready);
         n->active[kept++] = n->active[a];
     }
+    n->next_seen = seen;
     n->active_count = kept;
     n->now = t;
     for (int k = 0; k < done; k++) {
         flow *f = &n->flows[n->finished[k]];
         f->end = t;
+        unlink_moving(n, n->finished[k]);
+        mark_dirty(n, f->out);
+        mark_dirty(n, f->in);
         n->res_users[f->out]--;
         n->res_users[f->in]--;
         device_free(n, f->src);
@@ -485,6 +631,7 @@ bool cluster_net_advance(cluster_net *n, double t, cluster_flow_done done, void 
     if (changed) {
         set_capacities(n);
         n->version++;
+        n->all_dirty = true;
     }
     for (int k = 0; k < count; k++)
         done(ctx, n->finished[k], t);

@@ -89,6 +89,13 @@ double cluster_gemm_ceiling(const pp_hw_device_type *t, const pp_cluster_workloa
     return ceiling > 0 ? ceiling : 1.0;
 }
 
+double cluster_tp_backward_floor(pp_hw_link link, int tp, double own, double replay, bool overlap)
+{
+    if (!overlap)
+        return pp_hw_allreduce_time(link, tp, own + replay);
+    return 2.0 * (tp - 1) / tp * replay / link.bandwidth;
+}
+
 double cluster_optimizer_time(const pp_hw_device_type *t, double state_bytes)
 {
     double efficiency = t->streaming_efficiency > 0 ? t->streaming_efficiency : t->efficiency_memory;

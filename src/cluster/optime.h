@@ -5,6 +5,7 @@
 #define PP_CLUSTER_OPTIME_H
 
 #include "parplan/cluster.h"
+#include "parplan/hw_net.h"
 
 /* A pass is many kernels: the matrix products (flops, reading weight_bytes)
  * and the element-wise ones (layer norm, softmax, dropout, activation
@@ -38,5 +39,13 @@ double cluster_gemm_ceiling(const pp_hw_device_type *t, const pp_cluster_workloa
  * type's streaming efficiency (its memory efficiency when not given: that
  * figure is the element-wise kernels', which touch their bytes many times). */
 double cluster_optimizer_time(const pp_hw_device_type *t, double state_bytes);
+
+/* For the bounds: no backward pass spends less on its TP collectives over
+ * `link` among tp members than this, for `own` bytes of its own and
+ * `replay` bytes of a replayed forward. Without overlap the all-reduce of
+ * both; with it (pp_cluster_plan.tp_overlap) the own ones may hide entirely
+ * and the replay's cost at least their share of the ring's bandwidth term,
+ * which is what any of the collectives adds per byte. */
+double cluster_tp_backward_floor(pp_hw_link link, int tp, double own, double replay, bool overlap);
 
 #endif

@@ -65,6 +65,8 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p)
     q->sequence_parallel = p->sequence_parallel;
     q->selective_recompute = p->selective_recompute;
     q->distributed_optimizer = p->distributed_optimizer;
+    q->tp_overlap = p->tp_overlap;
+    q->reduce_after_backward = p->reduce_after_backward;
     q->virtual_stages = p->virtual_stages;
     return q;
 }
@@ -284,6 +286,8 @@ pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_clus
     if (p->sequence_parallel) {
         y.activation_bytes += y.activation_replicated_bytes;
         y.activation_replicated_bytes = 0;
+        y.traffic_bytes += y.traffic_replicated_bytes;
+        y.traffic_replicated_bytes = 0;
         y.checkpoint_bytes *= f;
     }
     if (p->distributed_optimizer) {

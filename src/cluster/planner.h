@@ -57,8 +57,9 @@ typedef struct {
      * selective recomputation are branches of their own; the distributed
      * optimizer is on wherever dp > 1, since in this model it never costs
      * time or memory (less state, a shorter optimizer step, the same bytes
-     * on the wire). */
-    bool sequence_parallel, selective_recompute, distributed_optimizer;
+     * on the wire). TP overlap is on wherever a kind runs TP: it only ever
+     * hides time. */
+    bool sequence_parallel, selective_recompute, distributed_optimizer, tp_overlap;
     double root_bound;
 } cluster_branch;
 

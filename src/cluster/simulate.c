@@ -1,10 +1,11 @@
 /* simulate.c: the discrete-event simulator of one training step (the
  * planner's judge): each replica's stages run 1F1B, pipeline transfers and
  * the data-parallel gradient rings are flows of the shared network
- * (network.c), TP all-reduces occupy their group, optimizers run when a
- * device's gradients are reduced; the report and the timeline. Events at the
- * same time run in the order they were made (a sequence number), so a plan
- * always gets the same report. */
+ * (network.c), TP all-reduces occupy their group, a tied word embedding's
+ * gradient is all-reduced between the first and the last stage, optimizers
+ * run when a device's gradients are reduced; the report and the timeline.
+ * Events at the same time run in the order they were made (a sequence
+ * number), so a plan always gets the same report. */
 #include "parplan/cluster.h"
 #include "parplan/hw_net.h"
 
@@ -36,6 +37,8 @@ typedef struct {
     double fwd_min, bwd_min; /* the quickest chunk's */
     double optimizer;     /* the quickest member's optimizer */
     double *tp_fwd, *tp_bwd; /* [chunk] bytes of the TP all-reduce per pass */
+    double *tp_own;       /* [chunk] of tp_bwd, the backward's own (not a replay's) */
+    double *tp_hide;      /* [chunk] s of weight gradients the own ones overlap (tp_overlap) */
     int node;             /* the members' node, or -1 when they span nodes */
     pp_hw_link link;      /* the TP all-reduce's link, as of network version */
     int link_version;     /* -1 before the first look */
@@ -60,6 +63,10 @@ typedef struct {
     int *grad_ready;      /* [layer] replicas whose copy is ready */
     int *bucket_flows;    /* [layer * tp_max + j] */
     int *buckets_left;    /* [stage * tp_max + j] */
+    int embed_base;       /* owners from here on are the tied embedding's all-reduce */
+    int embed_k;          /* members holding a shard of it (0: none to reduce) */
+    int *embed_ready;     /* [replica * tp_max + j] its holders with reduced gradients */
+    int *embed_flows;     /* [replica * tp_max + j] its flows in flight */
     double *compute;      /* [device] */
     int *dev_row;         /* [device] timeline row */
     int opt_left;
@@ -249,6 +256,18 @@ static double tp_collective_time(const pp_cluster_plan *p, pp_hw_link link, int 
     return pp_hw_allreduce_time(link, tp, bytes);
 }
 
+/* A pass's TP collectives; under tp_overlap a backward's own run beside
+ * the weight gradients, and only what outlasts them counts. */
+static double tp_time(const pp_cluster_plan *p, const group *g, pp_hw_link link, bool forward, int c)
+{
+    if (forward)
+        return tp_collective_time(p, link, g->tp, g->tp_fwd[c]);
+    double t = tp_collective_time(p, link, g->tp, g->tp_bwd[c]);
+    if (p->tp_overlap)
+        t -= fmin(tp_collective_time(p, link, g->tp, g->tp_own[c]), g->tp_hide[c]);
+    return t;
+}
+
 /* ------------------------------------------------------------- steps */
 
 static void start_optimizer(sim *z, int r, int s, int j)
@@ -329,7 +348,7 @@ static void try_start(sim *z, group *g)
         pp_hw_link link;
         if (!tp_link(z, g, &link) || link.bandwidth <= 0)
             return; /* a bandwidth event retries it */
-        length += tp_collective_time(z->p, link, g->tp, forward ? g->tp_fwd[chunk] : g->tp_bwd[chunk]);
+        length += tp_time(z->p, g, link, forward, chunk);
     }
     g->busy = true;
     g->forward = forward;
@@ -348,8 +367,29 @@ static void try_start(sim *z, group *g)
         z->compute[d] += length;
         box(z, d, z->now, z->now + length, label, forward ? "forward" : "backward");
     }
-    if (!forward && micro == g->m - 1 && z->R > 1)
+    if (!forward && micro == g->m - 1 && z->R > 1 && !z->p->reduce_after_backward)
         last_backward(z, g, chunk, z->now, length);
+}
+
+/* Member j of stage s in replica r has its gradients reduced. A tied word
+ * embedding's holders (member j of the first and of the last stage) then
+ * all-reduce its gradient, a ring of two in which each sends its shard
+ * once, before either updates. */
+static void gradients_ready(sim *z, int r, int s, int j)
+{
+    if (!((s == 0 || s == z->P - 1) && j < z->embed_k)) {
+        start_optimizer(z, r, s, j);
+        return;
+    }
+    int e = r * z->tp_max + j, flow;
+    if (++z->embed_ready[e] < 2)
+        return;
+    int first = device_of(z, r, 0, j), last = device_of(z, r, z->P - 1, j);
+    for (int dir = 0; dir < 2 && z->status == PP_OK; dir++) {
+        z->status = cluster_net_send(z->net, dir ? last : first, dir ? first : last,
+                                     z->w->tied_bytes / z->embed_k, 2, z->embed_base + e, &flow, z->err);
+        z->embed_flows[e]++;
+    }
 }
 
 /* A replica without micro-batches has its gradients (zero) at once. */
@@ -360,7 +400,7 @@ static void no_work(sim *z, group *g)
             last_backward(z, g, c, 0, 0);
     else
         for (int j = 0; j < g->tp; j++)
-            start_optimizer(z, g->r, g->s, j);
+            gradients_ready(z, g->r, g->s, j);
 }
 
 static void op_done(sim *z, group *g)
@@ -371,9 +411,12 @@ static void op_done(sim *z, group *g)
         send_transfer(z, g->r, q, q + 1, g->micro, 0);
     if (!g->forward && q > 0)
         send_transfer(z, g->r, q, q - 1, g->micro, 1);
-    if (!g->forward && g->micro == g->m - 1 && g->chunk == 0 && z->R == 1)
+    bool last = !g->forward && g->micro == g->m - 1 && g->chunk == 0;
+    if (last && z->R == 1)
         for (int j = 0; j < g->tp; j++)
-            start_optimizer(z, g->r, g->s, j);
+            gradients_ready(z, g->r, g->s, j);
+    for (int c = 0; last && z->R > 1 && z->p->reduce_after_backward && c < z->V; c++)
+        last_backward(z, g, c, z->now, 0);
     try_start(z, g);
 }
 
@@ -399,7 +442,7 @@ static void stage_of_layer_done(sim *z, int layer, int j)
     int s = z->layer_stage[layer];
     if (--z->buckets_left[s * z->tp_max + j] == 0)
         for (int r = 0; r < z->R; r++)
-            start_optimizer(z, r, s, j);
+            gradients_ready(z, r, s, j);
 }
 
 static void flow_done(void *ctx, int owner, double now)
@@ -408,6 +451,14 @@ static void flow_done(void *ctx, int owner, double now)
     z->now = now;
     if (z->status != PP_OK)
         return;
+    if (owner >= z->embed_base) {
+        int e = owner - z->embed_base;
+        if (--z->embed_flows[e] == 0) {
+            start_optimizer(z, e / z->tp_max, 0, e % z->tp_max);
+            start_optimizer(z, e / z->tp_max, z->P - 1, e % z->tp_max);
+        }
+        return;
+    }
     if (owner < z->bucket_base) {
         if (--z->pending[owner] == 0) {
             z->arrived[owner] = 1;
@@ -491,23 +542,30 @@ static void setup_chunk(sim *z, group *g, int c)
 {
     const pp_cluster_plan *p = z->p;
     int q = c * z->P + g->s;
-    double b = p->micro_batch, W = 0, T = 0, tf = 0, tb = 0;
+    double b = p->micro_batch, W = 0, T = 0, whole = 0, tf = 0, tb = 0, own = 0, hide = 0;
     bool replay = p->stage_recompute[g->s];
     for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
         pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
         W += l.weight_bytes;
         T += l.traffic_bytes;
+        whole += l.traffic_replicated_bytes;
         tf += l.tp_forward_bytes;
+        own += l.tp_backward_bytes;
         tb += l.tp_backward_bytes + (replay ? l.tp_forward_bytes : 0);
+        hide += l.overlap_flops;
     }
     g->tp_fwd[c] = b * tf;
     g->tp_bwd[c] = b * tb;
+    g->tp_own[c] = b * own;
+    g->tp_hide[c] = INFINITY;
     for (int j = 0; j < g->tp; j++) {
         int d = device_of(z, g->r, g->s, j);
         double f = p->split[slot(z, g->r, g->s, j)], F, B;
         chunk_flops(z, g, c, j, &F, &B);
-        g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, f * b * T));
-        g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, f * b * T));
+        double traffic = b * (f * T + whole);
+        g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, traffic));
+        g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, traffic));
+        g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(type_of(z, d), f * b * hide, 0));
     }
     g->fwd_min = fmin(g->fwd_min, g->fwd[c]);
     g->bwd_min = fmin(g->bwd_min, g->bwd[c]);
@@ -518,13 +576,15 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
     const pp_cluster_plan *p = z->p;
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1,
                  .fwd_min = INFINITY, .bwd_min = INFINITY};
-    double *times = pp_arena_calloc(a, 4 * (size_t)z->V, sizeof(double));
+    double *times = pp_arena_calloc(a, 6 * (size_t)z->V, sizeof(double));
     if (!times)
         return false;
     g->fwd = times;
     g->bwd = times + z->V;
     g->tp_fwd = times + 2 * z->V;
     g->tp_bwd = times + 3 * z->V;
+    g->tp_own = times + 4 * z->V;
+    g->tp_hide = times + 5 * z->V;
     g->node = z->c->device_node[device_of(z, r, s, 0)];
     g->optimizer = INFINITY;
     for (int j = 0; j < g->tp; j++) {
@@ -553,7 +613,7 @@ static int flow_count(const sim *z)
     }
     for (int s = 0; z->R > 1 && s < z->P; s++)
         flows += z->R * p->stage_tp[s] * p->stage_layers[s];
-    return flows;
+    return flows + 2 * z->R * z->embed_k;
 }
 
 /* Virtual stage q = c P + s holds stage s's chunk c, stage_layers[s] / V
@@ -602,6 +662,11 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     z->grad_ready = pp_arena_calloc(a, (size_t)layers + 1, sizeof(int));
     z->bucket_flows = pp_arena_calloc(a, (size_t)layers * z->tp_max + 1, sizeof(int));
     z->buckets_left = pp_arena_calloc(a, (size_t)z->P * z->tp_max, sizeof(int));
+    z->embed_base = z->bucket_base + layers * z->tp_max;
+    int ends = p->stage_tp[0] < p->stage_tp[z->P - 1] ? p->stage_tp[0] : p->stage_tp[z->P - 1];
+    z->embed_k = z->w->tied_bytes > 0 && z->P > 1 ? ends : 0;
+    z->embed_ready = pp_arena_calloc(a, (size_t)z->R * z->tp_max + 1, sizeof(int));
+    z->embed_flows = pp_arena_calloc(a, (size_t)z->R * z->tp_max + 1, sizeof(int));
     for (int s = 0; s < z->P; s++)
         for (int j = 0; j < p->stage_tp[s]; j++)
             z->buckets_left[s * z->tp_max + j] = p->stage_layers[s];
@@ -618,8 +683,9 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     z->net = cluster_net_new(z->c, start_time, z->tl ? flow_count(z) : 1024, a);
     if (z->net && !z->tl)
         cluster_net_recycle(z->net);
-    return z->offset && z->pending && z->arrived && z->grad_ready &&
-           z->bucket_flows && z->buckets_left && z->groups && z->heap && z->compute && z->net;
+    return z->offset && z->pending && z->arrived && z->grad_ready && z->bucket_flows &&
+           z->buckets_left && z->embed_ready && z->embed_flows && z->groups && z->heap && z->compute &&
+           z->net;
 }
 
 static pp_status add_device_rows(sim *z, pp_arena *a)
@@ -649,6 +715,12 @@ static pp_status add_device_rows(sim *z, pp_arena *a)
 
 static void flow_label(const sim *z, int owner, char *label, size_t size, const char **category)
 {
+    if (owner >= z->embed_base) {
+        int e = owner - z->embed_base;
+        snprintf(label, size, "AR embedding r%d j%d", e / z->tp_max, e % z->tp_max);
+        *category = "allreduce";
+        return;
+    }
     if (owner >= z->bucket_base) {
         int b = owner - z->bucket_base, layer = b / z->tp_max, q = 0;
         while (z->first_layer[q + 1] <= layer)

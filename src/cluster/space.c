@@ -207,6 +207,7 @@ static bool branches_for_switches(enumeration *e, cluster_branch *b)
     for (int k = 0; k < e->sp->kind_count; k++)
         tp |= b->tp[k] > 1;
     b->distributed_optimizer = b->dp > 1;
+    b->tp_overlap = tp;
     for (int sp = 0; sp <= (tp ? 1 : 0); sp++)
         for (int sel = 0; sel <= 1; sel++) {
             b->sequence_parallel = sp;
@@ -426,6 +427,7 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
     p->sequence_parallel = b->sequence_parallel;
     p->selective_recompute = b->selective_recompute;
     p->distributed_optimizer = b->distributed_optimizer;
+    p->tp_overlap = b->tp_overlap;
     for (int r = 0; r < b->dp; r++)
         p->micro_batches[r] = b->micro_batches;
     memcpy(p->stage_layers, layers, (size_t)st->stage_count * sizeof(int));

@@ -44,7 +44,7 @@ static double parameters_estimate(const pp_transformer *t)
 {
     double h = (double)t->hidden, f = (double)pp_cluster_ffn_hidden(t);
     double layer = 4 * h * h + 2 * h * f + f + 9 * h;
-    return (double)t->layers * layer + ((double)t->vocabulary + (double)t->sequence) * h;
+    return (double)t->layers * layer + (2 * (double)t->vocabulary + (double)t->sequence) * h;
 }
 
 pp_status pp_cluster_transformer_check(const pp_transformer *t, pp_error *err)
@@ -111,7 +111,8 @@ int64_t pp_cluster_layer_parameters(const pp_transformer *t)
  * totals match the paper's table 1. */
 int64_t pp_cluster_parameters(const pp_transformer *t)
 {
-    return t->layers * pp_cluster_layer_parameters(t) + (t->vocabulary + t->sequence) * t->hidden;
+    int64_t output = t->untied_embeddings ? t->vocabulary * t->hidden : 0;
+    return t->layers * pp_cluster_layer_parameters(t) + (t->vocabulary + t->sequence) * t->hidden + output;
 }
 
 double pp_cluster_layer_forward_flops(const pp_transformer *t, int64_t micro_batch)

@@ -132,7 +132,8 @@ static bool tp_straddles(const uniform_search *u, const candidate *cand)
 
 /* Stage s of the candidate, one micro-batch's forward and backward on the
  * fastest device with the TP all-reduces at the best link (the best
- * inter-node one when `across`): no member of the stage does its share
+ * inter-node one when `across`; the backward's own may hide, as every
+ * candidate with TP overlaps them): no member of the stage does its share
  * faster. */
 static void stage_floor(const uniform_search *u, const candidate *cand, int s, bool across,
                         double ceiling, double *F, double *B)
@@ -145,14 +146,15 @@ static void stage_floor(const uniform_search *u, const candidate *cand, int s, b
         flops_f += l->forward_flops;
         flops_b += l->backward_flops + (cand->recompute ? l->recompute_flops : 0);
         bytes_f += l->tp_forward_bytes;
-        bytes_b += l->tp_backward_bytes + (cand->recompute ? l->tp_forward_bytes : 0);
+        bytes_b += l->tp_backward_bytes;
     }
     *F = b * flops_f / cand->tp / (u->fastest * ceiling);
     *B = b * flops_b / cand->tp / (u->fastest * ceiling);
     if (cand->tp > 1) {
         pp_hw_link link = cand->tp <= u->widest_node && !across ? u->intra : u->inter;
         *F += pp_hw_allreduce_time(link, cand->tp, b * bytes_f);
-        *B += pp_hw_allreduce_time(link, cand->tp, b * bytes_b);
+        *B += cluster_tp_backward_floor(link, cand->tp, b * bytes_b, cand->recompute ? b * bytes_f : 0,
+                                        true);
     }
 }
 
@@ -299,6 +301,7 @@ static pp_status try_one(uniform_search *u, const candidate *cand, pp_error *err
     p->sequence_parallel = cand->switches & SWITCH_SP;
     p->selective_recompute = cand->switches & SWITCH_SELECTIVE;
     p->distributed_optimizer = cand->switches & SWITCH_DISTOPT;
+    p->tp_overlap = cand->tp > 1;
     p->virtual_stages = cand->virtual_stages;
     int slots = cand->dp * pp_cluster_plan_members(p);
     for (int i = 0; i < slots; i++)

@@ -8,9 +8,12 @@
  *     that, recomputation once more the forward.
  *   weights 2 bytes per parameter; state PP_CLUSTER_STATE_BYTES_PER_PARAM
  *     and gradient 2 bytes per parameter.
- *   traffic: the layer's activation bytes without recomputation at tp 1, as
- *     a proxy for the memory traffic of the forward (every activation kept
- *     is written once); nothing finer is modelled.
+ *   traffic: the layer's activation bytes without recomputation, as a
+ *     proxy for the memory traffic of the forward (every activation kept
+ *     is written once); nothing finer is modelled. Like the activations,
+ *     the layer norms', dropouts' and residuals' 10sh are replicated in a
+ *     TP group (each member runs those kernels on the whole tensor) unless
+ *     sequence parallelism splits them.
  *   activations (Korthikanti et al. section 4.2.1): the part tensor
  *     parallelism splits, 8sh + 4sf + 5as^2 (= sh (24 + 5as/h) at f = 4h;
  *     pp_cluster_layer_split_activation has the grouped-query and gated forms),
@@ -21,13 +24,20 @@
  *   selective recomputation (Korthikanti et al. section 5) drops the 5as^2
  *     of softmax output, its dropout mask and dropout output, and rebuilds
  *     them with Q K^T and the scores times V: 4 s^2 h forward FLOPs.
+ *   TP overlap: the column-parallel products (Q K V, the MLP's first)
+ *     cost 2sh (h + 2kv) + 2sh f (gated 4sh f) forward FLOPs, and their
+ *     weight gradients as much in the backward.
  * The first layer also holds the word and position embeddings ((V + s) h
  * parameters; their lookups cost no FLOPs worth counting). The last layer
  * also holds the logit layer: 2shV forward FLOPs, backward twice that, never
  * recomputed; its tied copy of the word embedding (V h parameters, with
  * their state and gradients, as Megatron-LM keeps one on the last stage);
  * and its 16-bit logits, 2sV bytes, split by tensor parallelism (the
- * vocabulary-parallel cross entropy keeps them for the backward). */
+ * vocabulary-parallel cross entropy keeps them for the backward). Untied
+ * (LLaMA's), that matrix is the logit layer's own and costs the same; tied,
+ * the first and the last stage all-reduce its 2Vh gradient bytes every step
+ * (tied_bytes; Megatron-LM's embedding group, finalize_model_grads'
+ * _allreduce_word_embedding_grads). */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,7 +112,8 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
     l->backward_flops = 2 * l->forward_flops;
     l->recompute_flops = l->forward_flops;
     l->weight_bytes = PP_CLUSTER_PARAM_BYTES * params;
-    l->traffic_bytes = pp_cluster_layer_activation_bytes(t, 1, 1, false);
+    l->traffic_bytes = pp_cluster_layer_split_activation(t);
+    l->traffic_replicated_bytes = 10 * s * h;
     l->state_bytes = PP_CLUSTER_STATE_BYTES_PER_PARAM * params;
     l->gradient_bytes = PP_CLUSTER_GRAD_BYTES * params;
     l->activation_bytes = pp_cluster_layer_split_activation(t);
@@ -113,6 +124,8 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
     l->tp_backward_bytes = 4 * s * h;
     l->selective_bytes = 5 * a * s * s;
     l->selective_flops = 4 * s * s * h;
+    l->overlap_flops = 2 * s * h * (h + 2 * (double)pp_cluster_kv_heads(t) * (h / a)) +
+                       2 * s * h * (double)pp_cluster_ffn_hidden(t) * (t->swiglu ? 2 : 1);
     transformer_gemms(t, l);
 }
 
@@ -170,6 +183,7 @@ pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recomput
     /* a TP group splits the key/value heads too */
     w->tp_divisor = (int)pp_cluster_kv_heads(t);
     w->recompute = recompute;
+    w->tied_bytes = t->untied_embeddings ? 0.0 : PP_CLUSTER_GRAD_BYTES * (double)t->vocabulary * (double)t->hidden;
     if ((st = name_layers(w, err))) {
         pp_cluster_workload_free(w);
         return st;

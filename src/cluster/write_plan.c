@@ -71,6 +71,10 @@ pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err
         fprintf(f, "  \"selective_recompute\": true,\n");
     if (p->distributed_optimizer)
         fprintf(f, "  \"distributed_optimizer\": true,\n");
+    if (p->tp_overlap)
+        fprintf(f, "  \"tp_overlap\": true,\n");
+    if (p->reduce_after_backward)
+        fprintf(f, "  \"reduce_after_backward\": true,\n");
     if (p->virtual_stages > 1)
         fprintf(f, "  \"virtual_stages\": %d,\n", p->virtual_stages);
     fprintf(f, "  \"replicas\": [\n");

@@ -191,7 +191,7 @@ static void test_examples(void)
         CHECK(strcmp(c->nodes[dgx[k] - 1].name, last) == 0);
         CHECK_EQ_INT(c->nodes[dgx[k] - 1].first_device, 8 * (dgx[k] - 1));
         CHECK(c->links[1].inter_node && c->links[1].ports == 8 && c->links[1].bandwidth == 25e9);
-        CHECK(!c->links[0].inter_node && c->links[0].bandwidth == 300e9);
+        CHECK(!c->links[0].inter_node && c->links[0].bandwidth == 240e9);
         pp_cluster_free(c);
     }
 }

@@ -274,7 +274,13 @@ static void test_bound_and_memory(void)
                 w->layers[l].activation_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].forward_flops *= 0.5 + pp_rng_unit(&rng);
             w->layers[l].traffic_bytes = 1e6 * pp_rng_unit(&rng);
+            w->layers[l].traffic_replicated_bytes = 1e5 * pp_rng_unit(&rng);
             w->layers[l].activation_replicated_bytes = 1e4 * pp_rng_unit(&rng);
+            /* TP collectives that the column-parallel weight gradients hide
+             * in part or in whole (every branch with TP overlaps them) */
+            w->layers[l].tp_forward_bytes = 1e6 * pp_rng_unit(&rng);
+            w->layers[l].tp_backward_bytes = 1e6 * pp_rng_unit(&rng);
+            w->layers[l].overlap_flops = w->layers[l].forward_flops * 0.1 * pp_rng_unit(&rng);
             w->layers[l].output_bytes *= 10 * pp_rng_unit(&rng);
             /* selective recomputation drops part of the activations for a
              * fraction of the forward (the branches with the switch) */

@@ -1,8 +1,9 @@
 /* test_simulate.c: the step simulator against hand-computed step times (one
  * device; a balanced 2-stage 1F1B; a transfer's latency and bytes; a
  * bandwidth event mid-transfer; a link down for good; a TP group waiting for
- * its link; data-parallel sync of 2 replicas; an uneven TP split over unlike
- * devices), the report's figures, determinism, the timeline, and random plans
+ * its link; TP overlap and replicated traffic; data-parallel sync of 2
+ * replicas, overlapped or after the backward; a tied embedding's all-reduce;
+ * an uneven TP split over unlike devices), the report's figures, determinism, the timeline, and random plans
  * against an independent 1F1B recurrence and a lower bound. */
 #include <math.h>
 #include <stdlib.h>
@@ -198,6 +199,19 @@ static void test_transfer(void)
     pp_cluster_free(c);
 }
 
+/* One stage of one layer, tp 2 on devices 0 and 1, 2 micro-batches of 1. */
+static pp_cluster_plan *tp_pair_plan(void)
+{
+    int tp[1] = {2};
+    pp_cluster_plan *p = pp_cluster_plan_new(1, 1, tp);
+    p->micro_batch = 1;
+    p->micro_batches[0] = 2;
+    p->stage_layers[0] = 1;
+    p->devices[0] = 0;
+    p->devices[1] = 1;
+    return p;
+}
+
 /* One stage, tp 2 in one node; the node's link is down from 0 to 0.5 s, so
  * the group starts at 0.5; each pass adds the ring all-reduce. */
 static void test_tp_waits(void)
@@ -209,13 +223,7 @@ static void test_tp_waits(void)
     pp_cluster_workload *w = fixture_workload(1, 1e9, 0, 0, 0, 2);
     w->layers[0].tp_forward_bytes = 1e7;
     w->layers[0].tp_backward_bytes = 3e7;
-    int tp[1] = {2};
-    pp_cluster_plan *p = pp_cluster_plan_new(1, 1, tp);
-    p->micro_batch = 1;
-    p->micro_batches[0] = 2;
-    p->stage_layers[0] = 1;
-    p->devices[0] = 0;
-    p->devices[1] = 1;
+    pp_cluster_plan *p = tp_pair_plan();
     pp_cluster_report r;
     pp_hw_link link = {2e9, 0};
     double F = 0.5e9 / 1e12 + pp_hw_allreduce_time(link, 2, 1e7);
@@ -235,6 +243,52 @@ static void test_tp_waits(void)
     double Fs = 0.5e9 / 1e12 + pp_hw_reduce_scatter_time(link, 2, 1e7) + pp_hw_allgather_time(link, 2, 1e7);
     double Bs = 1e9 / 1e12 + pp_hw_reduce_scatter_time(link, 2, 3e7) + pp_hw_allgather_time(link, 2, 3e7);
     CHECK(near(simulate(c, w, p, &r), 0.5 + 2 * (Fs + Bs)));
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* One stage, tp 2 on 1e12 FLOP/s, 1e11 B/s devices, 2 micro-batches of 1.
+ * Under tp_overlap a backward's own all-reduce runs beside the column-
+ * parallel weight gradients (overlap_flops, split like the rest) and only
+ * what outlasts them counts; a replayed forward's stays in line. Memory
+ * traffic: the split part halves per member, the replicated part does not
+ * (unless sequence parallelism splits it). */
+static void test_tp_overlap_and_traffic(void)
+{
+    int counts[1] = {2};
+    pp_cluster *c = fixture_cluster(1, counts, types + 1, 2e9, 1e9);
+    pp_cluster_workload *w = fixture_workload(1, 1e9, 0, 0, 0, 2);
+    w->layers[0].tp_forward_bytes = 1e7;
+    w->layers[0].tp_backward_bytes = 3e7;
+    w->layers[0].overlap_flops = 4e8;
+    pp_cluster_plan *p = tp_pair_plan();
+    p->tp_overlap = true;
+    pp_cluster_report r;
+    pp_hw_link link = {2e9, 0};
+    double F = 0.5e-3 + pp_hw_allreduce_time(link, 2, 1e7), own = pp_hw_allreduce_time(link, 2, 3e7);
+    double hide = 0.5 * 4e8 / 1e12;
+    CHECK(hide < own); /* partly hidden */
+    CHECK(near(simulate(c, w, p, &r), 2 * (F + 1e-3 + own - hide)));
+    pp_cluster_report_free(&r);
+    w->layers[0].overlap_flops = 1e11; /* 0.05 s of weight gradients: all hidden */
+    CHECK(near(simulate(c, w, p, &r), 2 * (F + 1e-3)));
+    pp_cluster_report_free(&r);
+    p->stage_recompute[0] = true; /* the replay's all-reduce is not hidden */
+    double Br = 1.5e-3 + pp_hw_allreduce_time(link, 2, 4e7) - own;
+    CHECK(near(simulate(c, w, p, &r), 2 * (F + Br)));
+    pp_cluster_report_free(&r);
+    p->stage_recompute[0] = false;
+    p->tp_overlap = false;
+    w->layers[0].tp_forward_bytes = w->layers[0].tp_backward_bytes = 0;
+    w->layers[0].traffic_bytes = 1e8;
+    w->layers[0].traffic_replicated_bytes = 1e8;
+    double T = (0.5e8 + 1e8) / 1e11;
+    CHECK(near(simulate(c, w, p, &r), 2 * (0.5e-3 + T + 1e-3 + T)));
+    pp_cluster_report_free(&r);
+    p->sequence_parallel = true;
+    CHECK(near(simulate(c, w, p, &r), 2 * (0.5e-3 + 1e-3 + 1e-3 + 1e-3)));
     pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
@@ -266,6 +320,12 @@ static void test_dp_sync(void)
     CHECK(near(r.communication[0], 2 * ring));
     CHECK(near(r.samples_per_second, 6 / r.step_time));
     pp_cluster_report_free(&r);
+    /* Reduced after the backward: both buckets start at t0 + B and share
+     * each direction's NIC. */
+    p->reduce_after_backward = true;
+    CHECK(near(simulate(c, w, p, &r), t0 + B + 2e-4 + 2e8 / 1e9 + opt));
+    pp_cluster_report_free(&r);
+    p->reduce_after_backward = false;
 
     /* Gradients 16x larger: bucket 1 (ready at t0 + B/2) is still moving
      * when bucket 0 starts at t0 + B; opposite flows share nothing, the two
@@ -280,6 +340,29 @@ static void test_dp_sync(void)
     double done0 = done1 + left0 / bw;
     CHECK(near(simulate(c, w, p, &r), done0 + opt));
     CHECK(near(r.communication[0], done0 - (t0 + B / 2))); /* overlaps counted once */
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* Two stages of one layer on two nodes (NIC 1e9 B/s, latency 1e-4), no
+ * state: the step ends with stage 0's last backward. A tied word embedding
+ * then has its gradient all-reduced between the two before their
+ * optimizers: one flow each way (own NIC each), 2 latencies + bytes / bw. */
+static void test_tied_embedding(void)
+{
+    int counts[2] = {1, 1};
+    pp_cluster *c = fixture_cluster(2, counts, pair, 1e10, 1e9);
+    c->links[1].latency = c->links[3].latency = 1e-4;
+    pp_cluster_workload *w = fixture_workload(2, 1e11, 0, 0, 0, 2);
+    int dev[2] = {0, 1};
+    pp_cluster_plan *p = pipeline(2, 1, 1, 2, dev);
+    pp_cluster_report r;
+    double untied = simulate(c, w, p, &r);
+    pp_cluster_report_free(&r);
+    w->tied_bytes = 3e8;
+    CHECK(near(simulate(c, w, p, &r), untied + 2e-4 + 3e8 / 1e9));
     pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
@@ -499,6 +582,8 @@ int main(void)
     test_two_stage_1f1b();
     test_interleaved();
     test_transfer();
+    test_tied_embedding();
+    test_tp_overlap_and_traffic();
     test_tp_waits();
     test_dp_sync();
     test_uneven_split();

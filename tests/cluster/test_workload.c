@@ -29,7 +29,9 @@ static pp_transformer tiny(void)
  *     copy V h = 128
  *   forward 8sh^2 + 4s^2h + 4shf = 2048 + 512 + 4096 = 6656; logits 2shV = 1024
  *   activations split 8sh + 4sf + 5as^2 = 256 + 512 + 160 = 928, replicated
- *     10sh = 320, logits 2sV = 128; checkpoint and output 2sh = 64; TP 4sh = 128. */
+ *     10sh = 320, logits 2sV = 128; checkpoint and output 2sh = 64; TP 4sh = 128
+ *   traffic as the activations (928 split, 320 replicated); the column-
+ *     parallel products 2sh (h + 2h) + 2shf = 1536 + 2048 = 3584 FLOPs. */
 static void check_tiny(const pp_cluster_workload *w)
 {
     CHECK_EQ_INT(w->layer_count, 2);
@@ -47,7 +49,8 @@ static void check_tiny(const pp_cluster_workload *w)
     CHECK(last->gradient_bytes == 2 * 1000);
     CHECK(first->activation_bytes == 928 && last->activation_bytes == 928 + 128);
     CHECK(first->activation_replicated_bytes == 320 && last->activation_replicated_bytes == 320);
-    CHECK(first->traffic_bytes == 1248);
+    CHECK(first->traffic_bytes == 928 && first->traffic_replicated_bytes == 320);
+    CHECK(first->overlap_flops == 3584 && last->overlap_flops == 3584);
     CHECK(first->checkpoint_bytes == 64 && first->output_bytes == 64);
     CHECK(first->tp_forward_bytes == 128 && last->tp_backward_bytes == 128);
 }
@@ -192,7 +195,8 @@ static void test_text_errors(void)
 
 /* "kv_heads" and "swiglu" reach the layers: a gated MLP and 2 key/value
  * heads of 4, as pp_cluster_layer_forward_flops prices them, and TP must
- * divide the key/value heads. */
+ * divide the key/value heads. "untied_embeddings" leaves no tied gradient
+ * (tied: 2 V h = 256 bytes) and adds V h = 128 parameters. */
 static void test_grouped_query_file(void)
 {
     const char *text = "{\"transformer\": {\"layers\": 2, \"hidden\": 8, \"heads\": 4, \"kv_heads\": 2, "
@@ -206,8 +210,23 @@ static void test_grouped_query_file(void)
         CHECK(w->layers[0].forward_flops == pp_cluster_layer_forward_flops(&t, 1));
         CHECK(w->layers[0].activation_bytes == pp_cluster_layer_split_activation(&t));
         CHECK_EQ_INT(w->tp_divisor, 2);
+        CHECK(w->tied_bytes == 256);
     }
     pp_cluster_workload_free(w);
+    const char *untied = "{\"transformer\": {\"layers\": 2, \"hidden\": 8, \"heads\": 4, "
+                         "\"untied_embeddings\": true, \"sequence\": 4, \"vocabulary\": 16, \"global_batch\": 3}}";
+    w = NULL;
+    CHECK_EQ_INT(cluster_workload_load_buffer("mem", untied, strlen(untied), NULL, &w, &err), PP_OK);
+    if (w)
+        CHECK(w->tied_bytes == 0);
+    pp_cluster_workload_free(w);
+    pp_transformer tied = {.layers = 2, .hidden = 8, .heads = 4, .sequence = 4, .vocabulary = 16, .global_batch = 3};
+    pp_transformer own = tied;
+    own.untied_embeddings = true;
+    CHECK(pp_cluster_parameters(&own) == pp_cluster_parameters(&tied) + 16 * 8);
+    expect_text_error("{\"transformer\": {\"layers\": 2, \"hidden\": 8, \"heads\": 4, \"untied_embeddings\": 0, "
+                      "\"sequence\": 4, \"vocabulary\": 16, \"global_batch\": 3}}",
+                      "mem:1:77: transformer.untied_embeddings: must be true or false");
     expect_text_error("{\"transformer\": {\"layers\": 2, \"hidden\": 8, \"heads\": 4, \"swiglu\": 1, "
                       "\"sequence\": 4, \"vocabulary\": 16, \"global_batch\": 3}}",
                       "mem:1:");
