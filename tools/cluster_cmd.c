@@ -394,7 +394,7 @@ static int report_plan(const cluster_flags *f, inputs *in, pp_cluster_plan_resul
 
 static int search_and_report(const cluster_flags *f, inputs *in, double at, double started, json_t *summary)
 {
-    pp_cluster_plan_options o = {.timeout = cli_solve_budget(f->timeout, started),
+    pp_cluster_plan_options o = {.time_limit = cli_solve_budget(f->timeout, started),
                                  .threads = (int)f->threads,
                                  .seed = (uint64_t)f->seed,
                                  .start_time = at,

@@ -273,7 +273,7 @@ static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, 
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.memory = f->memory;
-    o.timeout = f->timeout;
+    o.time_limit = f->timeout;
     o.threads = (int32_t)f->threads;
     o.seed = (uint64_t)f->seed;
     o.searches = strcmp(f->search, "mcts") == 0     ? PP_SHARD_RUN_MCTS

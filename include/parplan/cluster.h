@@ -421,7 +421,7 @@ void pp_cluster_report_free(pp_cluster_report *r);
 /* ---------------------------------------------------------------- planner */
 
 typedef struct {
-    double timeout;          /* s; 0 = run to the end of the search */
+    double time_limit;       /* s; 0 = run to the end of the search */
     int threads;             /* 0 = the machine's cores */
     uint64_t seed;
     double start_time;       /* plan for the conditions at this time */

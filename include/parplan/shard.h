@@ -586,7 +586,7 @@ pp_status pp_shard_baseline_fsdp(const pp_shard_nda *nda, const pp_shard_mesh *m
 typedef struct {
     double memory;        /* bytes per device for MP(s); <= 0: the mesh device's memory */
     double penalty;       /* C of section 4.5; <= 0: PP_SHARD_MEMORY_PENALTY */
-    double timeout;       /* seconds; <= 0: none (the rounds rule still stops it) */
+    double time_limit;    /* seconds; <= 0: none (the rounds rule still stops it) */
     int32_t threads;      /* rollouts in parallel; <= 0: the machine's cores */
     uint64_t seed;
     int32_t max_depth;    /* actions per trajectory, at most 30 (the paper's) */

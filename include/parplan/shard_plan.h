@@ -35,8 +35,8 @@ typedef enum { PP_SHARD_RUN_MCTS = 1, PP_SHARD_RUN_IOPDDL = 2, PP_SHARD_RUN_BOTH
 
 typedef struct {
     double memory;    /* bytes per device; <= 0: the device's (pp_shard_memory_limit) */
-    double timeout;   /* seconds for the whole plan when no deadline is given, and the
-                         scale of each search's share of it: 60 */
+    double time_limit; /* seconds for the whole plan when no deadline is given, and the
+                          scale of each search's share of it: 60 */
     int32_t threads;  /* <= 0: the machine's cores */
     uint64_t seed;    /* 1 */
     pp_shard_searches searches; /* both */
@@ -62,7 +62,7 @@ typedef struct {
 
 /* Runs the searches o asks for, the MCTS first with at most 80% of the time
  * left when the bridge follows, the bridge with the rest (at least 5% of
- * o->timeout, so that it answers); both stop by `deadline` (NULL: o->timeout
+ * o->time_limit, so that it answers); both stop by `deadline` (NULL: o->time_limit
  * from now). The bridge runs a fixed 200 rounds within that, so that a seed
  * and a thread count give one plan. Then pp_shard_plan_choose. PP_EINPUT as
  * the searches say (a mesh that shards nothing); *out is then empty. A plan

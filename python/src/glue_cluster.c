@@ -241,7 +241,7 @@ PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs)
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT DOCUMENT "zpddiK", keys,
                                      DOC(c.cluster_doc), DOC(c.workload_doc), DOC(c.events_doc), DOC(c.plan_doc),
-                                     &c.devices, &replan, &c.at, &c.options.timeout, &c.options.threads, &seed))
+                                     &c.devices, &replan, &c.at, &c.options.time_limit, &c.options.threads, &seed))
         return NULL;
     c.replan = replan;
     c.options.seed = seed;

@@ -153,7 +153,7 @@ PyObject *glue_shard(PyObject *self, PyObject *args, PyObject *kwargs)
     const char *search = "both";
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ssssddiKss", keys, &c.text, &c.size, &c.name, &c.mesh_text,
-                                     &c.device, &c.precision, &c.options.memory, &c.options.timeout,
+                                     &c.device, &c.precision, &c.options.memory, &c.options.time_limit,
                                      &c.options.threads, &seed, &search, &c.format_text))
         return NULL;
     if (!parse_searches(search, &c.options.searches))

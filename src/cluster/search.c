@@ -573,14 +573,14 @@ pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload 
         return pp_error_set(err, PP_EARG, "pp_cluster_plan_search: NULL argument");
     memset(out, 0, sizeof *out);
     out->best_time = out->uniform_time = out->warm_time = out->lower_bound = INFINITY;
-    if (o->timeout < 0 || o->threads < 0 || w->layer_count < 1 || w->global_batch < 1)
+    if (o->time_limit < 0 || o->threads < 0 || w->layer_count < 1 || w->global_batch < 1)
         return pp_error_set(err, PP_EARG,
                             "pp_cluster_plan_search: negative timeout or threads, or an empty "
                             "workload");
     double started = pp_now();
     shared_state sh = {.c = c, .w = w, .o = o, .best_time = INFINITY, .best_seen = INFINITY,
                        .best_branch = INT32_MAX};
-    sh.clock.deadline = o->timeout > 0 ? pp_deadline_in(o->timeout) : (pp_deadline){0};
+    sh.clock.deadline = o->time_limit > 0 ? pp_deadline_in(o->time_limit) : (pp_deadline){0};
     sh.clock.reserve = o->reserve_simulations;
     pthread_mutex_init(&sh.lock, NULL);
     pp_arena *a = pp_arena_new(1 << 16);

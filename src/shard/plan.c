@@ -48,13 +48,13 @@ double pp_shard_memory_limit(const pp_shard_mesh *mesh, double memory)
 void pp_shard_plan_options_default(pp_shard_plan_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->timeout = 60;
+    o->time_limit = 60;
     o->seed = 1;
     o->searches = PP_SHARD_RUN_BOTH;
 }
 
 /* The MCTS's share of the time left when the bridge follows it, and the
- * least share of o->timeout either search gets. */
+ * least share of o->time_limit either search gets. */
 #define MCTS_SHARE 0.8
 #define MIN_SHARE 0.05
 /* The bridge's rounds: fixed, so that a seed and a thread count give one plan. */
@@ -62,7 +62,7 @@ enum { BRIDGE_ROUNDS = 200 };
 
 static double at_least(double seconds, const pp_shard_plan_options *o)
 {
-    return seconds > MIN_SHARE * o->timeout ? seconds : MIN_SHARE * o->timeout;
+    return seconds > MIN_SHARE * o->time_limit ? seconds : MIN_SHARE * o->time_limit;
 }
 
 static pp_status run_mcts(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
@@ -73,7 +73,7 @@ static pp_status run_mcts(const pp_shard_flat *flat, const pp_shard_nda *nda, co
     pp_shard_search_options_default(&so);
     bool share = o->searches & PP_SHARD_RUN_IOPDDL;
     so.memory = out->memory;
-    so.timeout = at_least(pp_deadline_left(deadline) - (share ? (1 - MCTS_SHARE) * o->timeout : 0), o);
+    so.time_limit = at_least(pp_deadline_left(deadline) - (share ? (1 - MCTS_SHARE) * o->time_limit : 0), o);
     so.threads = o->threads;
     so.seed = o->seed;
     pp_status st = pp_shard_search(flat, nda, mesh, &so, &out->search, err);
@@ -102,7 +102,7 @@ pp_status pp_shard_plan(const pp_shard_flat *flat, const pp_shard_nda *nda, cons
 {
     memset(out, 0, sizeof *out);
     out->memory = pp_shard_memory_limit(mesh, o->memory);
-    pp_deadline own = pp_deadline_in(o->timeout);
+    pp_deadline own = pp_deadline_in(o->time_limit);
     if (!deadline)
         deadline = &own;
     if (!(o->searches & PP_SHARD_RUN_BOTH))

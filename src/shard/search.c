@@ -437,7 +437,7 @@ static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, const
     int32_t idle = 0;
     pp_status st = PP_OK;
     while (idle < S->o.patience) {
-        if ((S->o.timeout > 0 && pp_deadline_passed(deadline)) || pp_stop_requested()) {
+        if ((S->o.time_limit > 0 && pp_deadline_passed(deadline)) || pp_stop_requested()) {
             out->timed_out = true;
             break;
         }
@@ -448,7 +448,7 @@ static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, const
         }
         if (st != PP_OK)
             break;
-        run_rollouts(workers, n_workers, traj, count, S->o.timeout > 0 ? deadline : NULL);
+        run_rollouts(workers, n_workers, traj, count, S->o.time_limit > 0 ? deadline : NULL);
         bool improved = false;
         for (int32_t k = 0; k < count; k++)
             improved |= !traj[k].skipped && back_up(S, &traj[k]);
@@ -499,12 +499,12 @@ static pp_status polish(search *S, worker *workers, int32_t n_workers, const pp_
     if (!traj)
         return pp_error_set(err, PP_ENOMEM, "search: out of memory");
     for (;;) {
-        if ((S->o.timeout > 0 && pp_deadline_passed(deadline)) || pp_stop_requested()) {
+        if ((S->o.time_limit > 0 && pp_deadline_passed(deadline)) || pp_stop_requested()) {
             out->timed_out = true;
             break;
         }
         int32_t count = neighbours(S, traj, workers[0].axes);
-        run_rollouts(workers, n_workers, traj, count, S->o.timeout > 0 ? deadline : NULL);
+        run_rollouts(workers, n_workers, traj, count, S->o.time_limit > 0 ? deadline : NULL);
         S->evaluations += count;
         int32_t best = -1;
         for (int32_t k = 0; k < count; k++)
@@ -525,7 +525,7 @@ void pp_shard_search_options_default(pp_shard_search_options *o)
 {
     memset(o, 0, sizeof *o);
     o->penalty = PP_SHARD_MEMORY_PENALTY;
-    o->timeout = 60;
+    o->time_limit = 60;
     o->seed = 1;
     o->max_depth = 30;
     o->min_dims = 10;
@@ -655,7 +655,7 @@ pp_status pp_shard_search(const pp_shard_flat *flat, const pp_shard_nda *nda, co
         n_workers = 64;
     worker *workers = calloc((size_t)n_workers, sizeof *workers);
     pp_status st = workers ? start(&S, workers, n_workers, err) : pp_error_set(err, PP_ENOMEM, "search: out of memory");
-    pp_deadline deadline = pp_deadline_in(S.o.timeout > 0 ? S.o.timeout : 0);
+    pp_deadline deadline = pp_deadline_in(S.o.time_limit > 0 ? S.o.time_limit : 0);
     if (st == PP_OK)
         st = run_rounds(&S, workers, n_workers, &deadline, out, err);
     if (st == PP_OK && !out->timed_out)

@@ -109,7 +109,7 @@ static void test_moe_plan(const analysed *A)
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.threads = 1;
-    o.timeout = 10;
+    o.time_limit = 10;
     pp_shard_plan_result r;
     pp_error err = {0};
     CHECK(pp_shard_plan(A->flat, A->nda, &mesh, &o, NULL, &r, &err) == PP_OK);
@@ -175,7 +175,7 @@ static void test_bert(void)
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.threads = 1;
-    o.timeout = 10;
+    o.time_limit = 10;
     pp_shard_plan_result r;
     CHECK(pp_shard_plan(A.flat, A.nda, &mesh, &o, NULL, &r, &err) == PP_OK);
     CHECK(r.fits && r.cost.runtime <= c.runtime);
@@ -226,7 +226,7 @@ static void test_bert_shared_constants(void)
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.threads = 1;
-    o.timeout = 10;
+    o.time_limit = 10;
     pp_shard_plan_result r;
     CHECK(pp_shard_plan(A.flat, A.nda, &mesh, &o, NULL, &r, &err) == PP_OK);
     CHECK(r.fits);

@@ -16,7 +16,7 @@ static void test_both(const pp_shard_analysis *a, const pp_shard_mesh *mesh)
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.threads = 1;
-    o.timeout = 10;
+    o.time_limit = 10;
     pp_shard_plan_result r;
     pp_error err = {0};
     CHECK(pp_shard_plan(a->flat, a->nda, mesh, &o, NULL, &r, &err) == PP_OK);
@@ -36,7 +36,7 @@ static void test_one_and_deadline(const pp_shard_analysis *a, const pp_shard_mes
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.threads = 1;
-    o.timeout = 2;
+    o.time_limit = 2;
     o.searches = PP_SHARD_RUN_IOPDDL;
     o.memory = 1e6;
     pp_shard_plan_result r;
