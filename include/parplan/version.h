@@ -8,9 +8,9 @@
  * structs differ from the ones it was compiled with.
  * - Stable (changed only with notice in a MINOR release): version.h, core.h's
  *   status values, errors, arenas and deadlines; iopddl.h; sched.h;
- *   cluster.h's load, plan, simulate and replan calls; shard_plan.h and
- *   shard_report.h; hw.h's catalog. These are the calls the Python module
- *   `parplan` is built on.
+ *   cluster.h's readers, pp_cluster_plan_search (re-planning is its warm
+ *   start) and pp_cluster_simulate; shard_plan.h and shard_report.h; hw.h's
+ *   catalog. These are the calls the Python module `parplan` is built on.
  * - Evolving (may change in any MINOR release): shard.h, shard_bridge.h and
  *   shard_write.h (the sharder's analysis internals, exposed for the CLI and
  *   the tests), hw_net.h, timeline.h, and every struct field a header marks

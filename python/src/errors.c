@@ -41,7 +41,8 @@ PyObject *glue_text(char *text, size_t size)
 
 int glue_put(PyObject *d, const char *key, PyObject *v)
 {
-    int rc = v ? PyDict_SetItemString(d, key, v) : -1;
+    /* Callers chain several puts: after one fails, the rest only let go. */
+    int rc = v && !PyErr_Occurred() ? PyDict_SetItemString(d, key, v) : -1;
     Py_XDECREF(v);
     return rc;
 }

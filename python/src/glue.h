@@ -42,8 +42,8 @@ void glue_progress(glue_job *job, const double *values, const char *stage);
 PyObject *glue_raise(const pp_error *err, const char *name);
 PyObject *glue_set_error_factory(PyObject *self, PyObject *factory);
 
-/* d[key] = v, taking v's reference; -1 (exception set) when v is NULL or
- * the dict refuses. */
+/* d[key] = v, taking v's reference; -1 (exception set) when v is NULL, an
+ * earlier put failed, or the dict refuses. */
 int glue_put(PyObject *d, const char *key, PyObject *v);
 
 /* A str from a memory stream's text written by one of the library's

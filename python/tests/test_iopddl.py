@@ -121,7 +121,8 @@ def test_the_gil_is_free_while_solving():
     parplan.iopddl.solve(G, timeout=1, threads=1, exact=False)
     done.set()
     counter.join()
-    assert ticks > 100
+    # Holding the GIL, the solve would leave the counter no tick at all.
+    assert ticks > 20
 
 
 def test_ctrl_c_stops_a_solve_and_raises_keyboard_interrupt():

@@ -1,5 +1,6 @@
 /* stream.h: a buffered byte stream over a plain or gzip file, for scanners
- * that read inputs far larger than they keep (the text is never held whole). */
+ * that read inputs far larger than they keep (the text is never held whole),
+ * or over text a caller already holds in memory. */
 #ifndef PP_CORE_STREAM_H
 #define PP_CORE_STREAM_H
 
