@@ -342,8 +342,8 @@ static void report_start(run *x, const sched_solution *start)
  * memory back soonest until the start fits memory: the least room that works
  * usually gives the shortest start (DualPipe, P = 8: 1 to 4 overflow, 5 fits
  * in 69, 8 fits in 149). `scratch` is spare solution space. */
-static bool construct(const pp_sched_problem *p, const double *head, const double *tail, sched_solution *start,
-                      sched_solution *scratch)
+static bool construct(const pp_sched_problem *p, const double *head, const double *tail, double max_room,
+                      sched_solution *start, sched_solution *scratch)
 {
     sched_decoder dec;
     if (!sched_decoder_init(&dec, p) || !sched_construct(p, head, tail, 1, start)) {
@@ -352,7 +352,7 @@ static bool construct(const pp_sched_problem *p, const double *head, const doubl
     }
     sched_decode(&dec, start);
     sched_cost cost = sched_cost_of(&dec);
-    for (double room = 2; room <= MAX_RESERVE && (dec.overflow > 0 || dec.broken); room++) {
+    for (double room = 2; room <= max_room && (dec.overflow > 0 || dec.broken); room++) {
         if (!sched_construct(p, head, tail, room, scratch))
             break;
         sched_decode(&dec, scratch);
@@ -403,7 +403,10 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         goto done;
     }
     sched_heads_tails(p, head, tail);
-    if (!construct(p, head, tail, &start, &best)) {
+    /* A caller's start is checked valid, so it already fits memory: more room
+     * for the constructed one (seconds at P = 32, 9216 ops) would only
+     * look for what it has. */
+    if (!construct(p, head, tail, o->start ? 1 : MAX_RESERVE, &start, &best)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }
