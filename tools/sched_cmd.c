@@ -27,7 +27,7 @@ const char schedule_usage[] =
     "               its first op to its last; the makespan's best schedule is then re-timed,\n"
     "               device and channel orders kept, to the least span they allow\n"
     "  --start F    a valid schedule of PROBLEM (a --reference, an earlier run) to start the\n"
-    "               search from, when it is no worse than the constructed start\n"
+    "               search from instead of a constructed start\n"
     "  --trace F    also write a Chrome trace (chrome://tracing, Perfetto)\n"
     "  --svg F      also write an SVG Gantt chart\n"
     "  --json       print the summary as JSON on stdout (the schedule then only goes to --out)";

@@ -188,8 +188,8 @@ typedef struct {
     bool no_mip;
     pp_sched_objective objective;
     const pp_sched_schedule *start; /* a valid schedule (a reference, an earlier run): the search
-                                       starts from its orders when they decode no worse than
-                                       the constructed start; NULL: none */
+                                       starts from its orders, and no start is constructed;
+                                       NULL: none */
     void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
     void *progress_ctx;
 } pp_sched_options;

@@ -1,5 +1,5 @@
 /* solve.c: the scheduling pipeline: lower bound -> constructive start (when
- * given, the caller's schedule instead if no worse; when asked, also a
+ * given, the caller's schedule instead; when asked, also a
  * schedule of the coarsened graph, expanded) -> local
  * search, one worker per thread, in epochs of a fixed number of moves ->
  * for small graphs, the exact MIP warm-started from the best schedule -> for
@@ -291,16 +291,14 @@ static bool coarse_start(run *x, sched_solution *start)
     return replaced;
 }
 
-/* The caller's schedule as a start, when it decodes no worse than the
- * constructed one (then true). Decoding keeps its device orders (ops and
- * transfers in order of start) and starts each op as early as they allow. */
-static pp_status given_start(run *x, sched_solution *start, sched_solution *scratch, bool *replaced,
-                             pp_error *err)
+/* The caller's schedule as the start, checked valid first: its device
+ * orders, decoded (ops and transfers in order of start, each as early as
+ * they allow). No constructed start competes with it: on the pipelines it
+ * serves, the list scheduler's start is worse and, at P = 64 with 49,152
+ * ops, takes many times the time limit to build. */
+static pp_status given_start(run *x, sched_solution *start, pp_error *err)
 {
     const pp_sched_problem *p = x->p;
-    *replaced = false;
-    if (!x->o->start)
-        return PP_OK;
     pp_sched_report report;
     pp_error why = {0};
     pp_status st = pp_sched_check(p, x->o->start, &report, &why);
@@ -309,20 +307,8 @@ static pp_status given_start(run *x, sched_solution *start, sched_solution *scra
         return pp_error_set(err, PP_EINPUT, "the start schedule is not valid: %s", why.message);
     if (st != PP_OK)
         return pp_error_set(err, st, "%s", why.message);
-    sched_decoder dec;
-    if (!sched_decoder_init(&dec, p))
+    if (!sched_solution_from_schedule(p, x->o->start, start))
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-    if (!sched_solution_from_schedule(p, x->o->start, scratch)) {
-        sched_decoder_free(&dec);
-        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-    }
-    sched_decode(&dec, start);
-    sched_cost before = sched_cost_of(&dec);
-    sched_decode(&dec, scratch);
-    *replaced = sched_cost_compare(sched_cost_of(&dec), before) <= 0;
-    if (*replaced)
-        sched_solution_copy(start, scratch, p->op_count);
-    sched_decoder_free(&dec);
     return PP_OK;
 }
 
@@ -342,8 +328,8 @@ static void report_start(run *x, const sched_solution *start)
  * memory back soonest until the start fits memory: the least room that works
  * usually gives the shortest start (DualPipe, P = 8: 1 to 4 overflow, 5 fits
  * in 69, 8 fits in 149). `scratch` is spare solution space. */
-static bool construct(const pp_sched_problem *p, const double *head, const double *tail, double max_room,
-                      sched_solution *start, sched_solution *scratch)
+static bool construct(const pp_sched_problem *p, const double *head, const double *tail, sched_solution *start,
+                      sched_solution *scratch)
 {
     sched_decoder dec;
     if (!sched_decoder_init(&dec, p) || !sched_construct(p, head, tail, 1, start)) {
@@ -352,7 +338,7 @@ static bool construct(const pp_sched_problem *p, const double *head, const doubl
     }
     sched_decode(&dec, start);
     sched_cost cost = sched_cost_of(&dec);
-    for (double room = 2; room <= max_room && (dec.overflow > 0 || dec.broken); room++) {
+    for (double room = 2; room <= MAX_RESERVE && (dec.overflow > 0 || dec.broken); room++) {
         if (!sched_construct(p, head, tail, room, scratch))
             break;
         sched_decode(&dec, scratch);
@@ -403,19 +389,13 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         goto done;
     }
     sched_heads_tails(p, head, tail);
-    /* A caller's start is checked valid, so it already fits memory: more room
-     * for the constructed one (seconds at P = 32, 9216 ops) would only
-     * look for what it has. */
-    if (!construct(p, head, tail, o->start ? 1 : MAX_RESERVE, &start, &best)) {
+    if (o->start && (st = given_start(&x, &start, err)) != PP_OK)
+        goto done;
+    if (!o->start && !construct(p, head, tail, &start, &best)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }
     report_start(&x, &start);
-    bool seeded;
-    if ((st = given_start(&x, &start, &best, &seeded, err)) != PP_OK)
-        goto done;
-    if (seeded)
-        report_start(&x, &start);
     if (coarse_start(&x, &start))
         report_start(&x, &start);
     sched_solution_copy(&best, &start, p->op_count);
