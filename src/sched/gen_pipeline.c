@@ -51,7 +51,7 @@
 #include "pipeline.h"
 #include "timing.h"
 
-static int device_of(const pipe *q, int m, int s)
+static int device_of(const pipe_shape *q, int m, int s)
 {
     return q->dual && m >= q->M / 2 ? q->P - 1 - s : s;
 }
@@ -93,7 +93,7 @@ static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
     return PP_OK;
 }
 
-static void add_stage_ops(pp_sched_problem *p, const pipe *q, int m, int s, double param)
+static void add_stage_ops(pp_sched_problem *p, const pipe_shape *q, int m, int s, double param)
 {
     static const char *const kinds[3] = {"forward", "backward_input", "backward_weight"};
     static const char letters[3] = {'F', 'B', 'W'};
@@ -112,7 +112,7 @@ static void add_stage_ops(pp_sched_problem *p, const pipe *q, int m, int s, doub
  * when the scheme sends them: a fused backward's B -> B from its W, a
  * forward's F -> F from its f_sender. F -> B at the last stage stays on its
  * device and is no transfer. */
-static void add_deps(pp_sched_problem *p, const pipe *q, const orders *o, int m, int s)
+static void add_deps(pp_sched_problem *p, const pipe_shape *q, const orders *o, int m, int s)
 {
     if (s + 1 < q->P) {
         int f = o ? o->f_sender[m * q->P + s] : op_index(q, m, s, KIND_F);
@@ -131,7 +131,7 @@ static void add_deps(pp_sched_problem *p, const pipe *q, const orders *o, int m,
         pp_sched_add_dep(p, op_index(q, m, s, k), op_index(q, m + 1, s, k), 0);
 }
 
-static pp_status build(const pp_pipe_spec *spec, const pipe *q, const orders *o,
+static pp_status build(const pp_pipe_spec *spec, const pipe_shape *q, const orders *o,
                        pp_sched_problem **out, pp_error *err)
 {
     double param = spec->param_mem > 0 ? spec->param_mem : 1;
@@ -163,7 +163,7 @@ static pp_status build(const pp_pipe_spec *spec, const pipe *q, const orders *o,
 }
 
 /* A fused backward chunk: B and W back to back, the gradient sent after W. */
-static void push_fused(orders *o, const pipe *q, int d, int m, int s)
+static void push_fused(orders *o, const pipe_shape *q, int d, int m, int s)
 {
     push(o, q, d, m, s, KIND_B);
     push(o, q, d, m, s, KIND_W);
@@ -172,7 +172,7 @@ static void push_fused(orders *o, const pipe *q, int d, int m, int s)
 
 /* Warm-up forwards, then one forward and one fused backward at a time, then
  * the remaining backwards. */
-static void order_1f1b(orders *o, const pipe *q)
+static void order_1f1b(orders *o, const pipe_shape *q)
 {
     for (int s = 0; s < q->P; s++) {
         int warm = q->P - s - 1 < q->M ? q->P - s - 1 : q->M;
@@ -193,7 +193,7 @@ static void order_1f1b(orders *o, const pipe *q)
  * other backward runs fused). */
 typedef struct {
     orders *o;
-    const pipe *q;
+    const pipe_shape *q;
     int rank;
     int base[2], stage[2];   /* per phase: first micro-batch, stage held here */
     int next_f[2], next_b[2];
@@ -223,7 +223,7 @@ static void dp_backward(dual_rank *r, int phase, bool defer)
  * so the forward's after the backward's W. */
 static void dp_pair(dual_rank *r, int f_phase, int b_phase)
 {
-    const pipe *q = r->q;
+    const pipe_shape *q = r->q;
     int f = (r->base[f_phase] + r->next_f[f_phase]) * q->P + r->stage[f_phase];
     int w = op_index(q, r->base[b_phase] + r->next_b[b_phase], r->stage[b_phase], KIND_W);
     dp_forward(r, f_phase);
@@ -282,7 +282,7 @@ static void dp_steps(dual_rank *r, int h, int P2, int half)
         dp_weight(r);
 }
 
-static pp_status order_dualpipe(orders *o, const pipe *q, pp_error *err)
+static pp_status order_dualpipe(orders *o, const pipe_shape *q, pp_error *err)
 {
     int P = q->P, half = q->M / 2;
     int *fifo = malloc((size_t)q->M * 2 * sizeof(int));
@@ -318,7 +318,7 @@ static pp_status order_dualpipe(orders *o, const pipe *q, pp_error *err)
  * op on its source's device that runs after the source, so it starts after
  * the source ends, on the same channel, and still ends before its
  * destination starts. */
-static pp_status time_orders(const pp_pipe_spec *spec, const pipe *q, const orders *o,
+static pp_status time_orders(const pp_pipe_spec *spec, const pipe_shape *q, const orders *o,
                              pp_sched_schedule *s, pp_error *err)
 {
     pp_sched_problem *p = NULL;
@@ -345,7 +345,7 @@ static pp_status time_orders(const pp_pipe_spec *spec, const pipe *q, const orde
 }
 
 /* Every forward sends its output when it ends unless the scheme says later. */
-static pp_status order_scheme(pp_pipe_scheme scheme, const pipe *q, orders *o, pp_error *err)
+static pp_status order_scheme(pp_pipe_scheme scheme, const pipe_shape *q, orders *o, pp_error *err)
 {
     for (int c = 0; c < q->M * q->P; c++)
         o->f_sender[c] = c * 3 + KIND_F;
@@ -377,7 +377,7 @@ static pp_status check_reference(const pp_sched_problem *p, const pp_sched_sched
 }
 
 
-static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q,
+static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe_shape *q,
                            pp_sched_schedule **out, pp_error *err)
 {
     size_t cells = (size_t)q->M * q->P;
@@ -418,7 +418,7 @@ pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out
     pp_status st = check_spec(spec, err);
     if (st != PP_OK)
         return st;
-    pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm,
+    pipe_shape q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm,
               {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)}, spec->w_mem, spec->mem_act,
               spec->in_order};
     pp_sched_problem *p = NULL;

@@ -30,14 +30,14 @@ typedef struct {
     bool forward_first;  /* a ready forward runs before a ready backward (a deeper warm-up) */
 } zb_policy;
 
-static double forward_limit(const pipe *q, int rule, int s)
+static double forward_limit(const pipe_shape *q, int rule, int s)
 {
     double depth = rule == LIMIT_1F1B ? q->P - s : rule == LIMIT_DOUBLE ? 2 * (q->P - s) - 1 : q->budget;
     return rule == LIMIT_1F1B ? depth : fmin(depth, q->budget);
 }
 
 typedef struct {
-    const pipe *q;
+    const pipe_shape *q;
     zb_policy policy;
     double *clock;
     double *idle;            /* per device: time spent waiting so far */
@@ -56,7 +56,7 @@ static double send(double *channel_free, double end, double comm)
 
 static void zb_run(zb *z, orders *o, int s, int kind)
 {
-    const pipe *q = z->q;
+    const pipe_shape *q = z->q;
     int P = q->P;
     double end = z->clock[s] + q->time[kind];
     if (kind == KIND_F) {
@@ -79,7 +79,7 @@ static void zb_run(zb *z, orders *o, int s, int kind)
  * ready: its arrival if known, else the earliest its sender could deliver. */
 static double zb_ready(const zb *z, int s, int kind)
 {
-    const pipe *q = z->q;
+    const pipe_shape *q = z->q;
     int P = q->P;
     if (kind == KIND_B) {
         if (s == P - 1)
@@ -111,7 +111,7 @@ static bool zb_fill(const zb *z, int s, double gap)
  * time one could be ready. */
 static void zb_step(zb *z, orders *o, int s)
 {
-    const pipe *q = z->q;
+    const pipe_shape *q = z->q;
     bool has_b = z->nb[s] < z->nf[s], has_w = z->nw[s] < z->nb[s];
     double held = z->nf[s] - z->nb[s] + q->w_mem * (z->nb[s] - z->nw[s]);
     double limit = forward_limit(q, z->policy.limit, s) + 1e-9;
@@ -134,7 +134,7 @@ static void zb_step(zb *z, orders *o, int s)
     }
 }
 
-static pp_status order_zb(orders *o, const pipe *q, zb_policy policy, pp_error *err)
+static pp_status order_zb(orders *o, const pipe_shape *q, zb_policy policy, pp_error *err)
 {
     int P = q->P;
     size_t cells = (size_t)q->M * P;
@@ -177,7 +177,7 @@ static pp_status order_zb(orders *o, const pipe *q, zb_policy policy, pp_error *
     return st;
 }
 
-pp_status pipe_order_zb1p(orders *o, const pipe *q, pp_error *err)
+pp_status pipe_order_zb1p(orders *o, const pipe_shape *q, pp_error *err)
 {
     return order_zb(o, q, (zb_policy){LIMIT_1F1B, FILL_IDLE, false}, err);
 }
@@ -195,7 +195,7 @@ static zb_policy grid_point(int k)
 }
 
 /* Times the greedy's orders (stage s on device s) into trial. */
-static pp_status time_zb(const pp_sched_problem *p, const pipe *q, const orders *o, pp_sched_schedule *trial,
+static pp_status time_zb(const pp_sched_problem *p, const pipe_shape *q, const orders *o, pp_sched_schedule *trial,
                          pp_error *err)
 {
     int *device = malloc((size_t)p->op_count * sizeof(int));
@@ -215,7 +215,7 @@ static pp_status time_zb(const pp_sched_problem *p, const pipe *q, const orders 
     return st;
 }
 
-pp_status pipe_zb_best(const pp_sched_problem *p, const pipe *q, orders *o, pp_sched_schedule *s,
+pp_status pipe_zb_best(const pp_sched_problem *p, const pipe_shape *q, orders *o, pp_sched_schedule *s,
                        pp_error *err)
 {
     pp_sched_schedule *trial = pp_sched_schedule_new(p);

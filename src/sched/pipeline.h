@@ -16,10 +16,10 @@ typedef struct {
     double w_mem;    /* activations W frees; B frees 1 - w_mem */
     double budget;   /* activations a device may hold, in micro-batches */
     bool in_order;   /* per stage, F, B and W each in micro-batch order */
-} pipe;
+} pipe_shape;
 
 /* Op of micro-batch m, stage s and kind (KIND_*). */
-static inline int op_index(const pipe *q, int m, int s, int kind)
+static inline int op_index(const pipe_shape *q, int m, int s, int kind)
 {
     return (m * q->P + s) * 3 + kind;
 }
@@ -32,18 +32,18 @@ typedef struct {
     int *f_sender;           /* per m * P + s: the op whose end sends F{m}.{s}'s output */
 } orders;
 
-static inline void push(orders *o, const pipe *q, int d, int m, int s, int kind)
+static inline void push(orders *o, const pipe_shape *q, int d, int m, int s, int kind)
 {
     o->ops[d * 3 * q->M + o->length[d]++] = op_index(q, m, s, kind);
 }
 
 /* ZB-H1's orders (ZB1P): the greedy of gen_zb.c under 1F1B's forward limit. */
-pp_status pipe_order_zb1p(orders *o, const pipe *q, pp_error *err);
+pp_status pipe_order_zb1p(orders *o, const pipe_shape *q, pp_error *err);
 
 /* The zero-bubble greedy under each of its policies, timed on p (the
  * problem of q, stage s on device s); the shortest schedule that fits goes
  * to s (the first one when none fits, so the caller's check says why). */
-pp_status pipe_zb_best(const pp_sched_problem *p, const pipe *q, orders *o, pp_sched_schedule *s,
+pp_status pipe_zb_best(const pp_sched_problem *p, const pipe_shape *q, orders *o, pp_sched_schedule *s,
                        pp_error *err);
 
 #endif

@@ -96,7 +96,7 @@ static void move_later(span_state *st, int d, int from, int to)
 /* Times the orders as they now stand and keeps them when the longest span
  * falls, or stays and the summed spans fall; else restores the kept times
  * (the caller restores the orders). */
-static bool accept(span_state *st, double tolerance)
+static bool keep_if_better(span_state *st, double tolerance)
 {
     double max_span, sum_span;
     if (time_orders(st, &max_span, &sum_span) &&
@@ -208,7 +208,7 @@ static bool try_resequence(span_state *st, int d, int mode, double tolerance)
     if (!resequence(st, d, mode, st->scratch) || memcmp(st->scratch, row, (size_t)n * sizeof(int)) == 0)
         return false;
     memcpy(row, st->scratch, (size_t)n * sizeof(int));
-    if (accept(st, tolerance))
+    if (keep_if_better(st, tolerance))
         return true;
     memcpy(row, st->saved, (size_t)n * sizeof(int));
     return false;
@@ -238,7 +238,7 @@ static bool shift_kind(span_state *st, int d, int j, double tolerance)
             int x = row[k];
             row[k] = row[k - 1], row[k - 1] = x;
         }
-    if (accept(st, tolerance))
+    if (keep_if_better(st, tolerance))
         return true;
     memcpy(row, st->saved, (size_t)n * sizeof(int));
     return false;
@@ -260,7 +260,7 @@ static bool fill_one_gap(span_state *st, int d, double tolerance, const pp_deadl
         if (j >= n)
             continue;
         move_earlier(st, d, j, i + 1);
-        if (accept(st, tolerance))
+        if (keep_if_better(st, tolerance))
             return true;
         move_later(st, d, i + 1, j);
         if (j == i + 2 && shift_kind(st, d, j, tolerance))
@@ -332,7 +332,7 @@ static bool pull_on_chain(span_state *st, int d, double tolerance)
         if (resequence(st, d, RESEQ_LOCAL, st->scratch))
             memcpy(st->ops + st->first[d], st->scratch, (size_t)st->length[d] * sizeof(int));
         st->times = st->kept;
-        if (accept(st, tolerance))
+        if (keep_if_better(st, tolerance))
             return true;
     }
     pp_sched_schedule_copy(st->trial, st->kept);
