@@ -2,7 +2,9 @@
  * section V-A and, as references, the schedules of the schemes themselves:
  * 1F1B, ZB1P (ZB-H1 of Qi et al., "Zero Bubble Pipeline Parallelism") and
  * DualPipe (DeepSeek-V3; the step order of deepseek-ai/DualPipe's
- * dualpipe.py).
+ * dualpipe.py), and the zero-bubble greedy's. ZB1P's orders and the
+ * greedy's come from gen_zb.c; this file builds the problem, 1F1B's and
+ * DualPipe's orders, and times and checks every reference.
  *
  * Per micro-batch m and stage s there are three ops: F{m}.{s} (forward),
  * B{m}.{s} (backward for the input) and W{m}.{s} (backward for the
