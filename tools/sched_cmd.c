@@ -94,8 +94,8 @@ static const flag_spec schedule_flag_table[] = {
      "makespan, or span: the longest per-device span, each device from its first op to its last; the "
      "makespan's best schedule is then re-timed, device and channel orders kept, to the least span they allow"},
     FLAG_TEXT_OF("start", schedule_flags, start, "SCHEDULE",
-                 "a valid schedule of PROBLEM (a --reference, an earlier run) to start the search from, when it "
-                 "is no worse than the constructed start"),
+                 "a valid schedule of PROBLEM (a --reference, an earlier run) to start the search from instead "
+                 "of a constructed start"),
     FLAG_TEXT_OF("out", schedule_flags, out, "SCHEDULE", "write the schedule (JSON) there instead of stdout"),
     FLAG_TEXT_OF("trace", schedule_flags, trace, "TRACE", "also write a Chrome trace (chrome://tracing, Perfetto)"),
     FLAG_TEXT_OF("svg", schedule_flags, svg, "SVG", "also write an SVG Gantt chart"),

@@ -182,8 +182,10 @@ pp_status pp_sched_gen_random(const pp_random_spec *spec, pp_sched_problem **out
 
 /* The solver. PP_SCHED_SPAN: the longest per-device span (each device from
  * its first op to its last, zero-bubble's steady-state metric); the search
- * minimises the makespan, then re-times the best schedule, every device's
- * and channel's order kept, to the least longest span those orders allow. */
+ * minimises the makespan for half the time, then searches the best
+ * schedule's device orders for shorter spans (re-sequencing devices, filling
+ * gaps) for the rest, and re-times the result, every device's and channel's
+ * order kept, to the least longest span those orders allow. */
 typedef enum { PP_SCHED_MAKESPAN, PP_SCHED_SPAN } pp_sched_objective;
 
 typedef struct {
@@ -195,8 +197,8 @@ typedef struct {
     bool no_mip;
     pp_sched_objective objective;
     const pp_sched_schedule *start; /* a valid schedule (a reference, an earlier run): the search
-                                       starts from its orders when they decode no worse than
-                                       the constructed start; NULL: none */
+                                       starts from its orders, and no start is constructed;
+                                       NULL: none */
     void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
     void *progress_ctx;
 } pp_sched_options;

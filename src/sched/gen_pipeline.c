@@ -2,7 +2,9 @@
  * section V-A and, as references, the schedules of the schemes themselves:
  * 1F1B, ZB1P (ZB-H1 of Qi et al., "Zero Bubble Pipeline Parallelism") and
  * DualPipe (DeepSeek-V3; the step order of deepseek-ai/DualPipe's
- * dualpipe.py).
+ * dualpipe.py), and the zero-bubble greedy's. ZB1P's orders and the
+ * greedy's come from gen_zb.c; this file builds the problem, 1F1B's and
+ * DualPipe's orders, and times and checks every reference.
  *
  * Per micro-batch m and stage s there are three ops: F{m}.{s} (forward),
  * B{m}.{s} (backward for the input) and W{m}.{s} (backward for the
@@ -48,26 +50,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "pipeline.h"
 #include "timing.h"
 
-enum { KIND_F, KIND_B, KIND_W };
-
-typedef struct {
-    int P, M;
-    bool dual;
-    double comm;
-    double time[3];  /* per kind: F, B, W */
-    double w_mem;    /* activations W frees; B frees 1 - w_mem */
-    double budget;   /* activations a device may hold, in micro-batches */
-    bool in_order;   /* per stage, F, B and W each in micro-batch order */
-} pipe;
-
-static int op_index(const pipe *q, int m, int s, int kind)
-{
-    return (m * q->P + s) * 3 + kind;
-}
-
-static int device_of(const pipe *q, int m, int s)
+static int device_of(const pipe_shape *q, int m, int s)
 {
     return q->dual && m >= q->M / 2 ? q->P - 1 - s : s;
 }
@@ -109,7 +95,7 @@ static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
     return PP_OK;
 }
 
-static void add_stage_ops(pp_sched_problem *p, const pipe *q, int m, int s, double param)
+static void add_stage_ops(pp_sched_problem *p, const pipe_shape *q, int m, int s, double param)
 {
     static const char *const kinds[3] = {"forward", "backward_input", "backward_weight"};
     static const char letters[3] = {'F', 'B', 'W'};
@@ -124,19 +110,11 @@ static void add_stage_ops(pp_sched_problem *p, const pipe *q, int m, int s, doub
     }
 }
 
-/* Per-device op orders of a reference schedule: every device runs 3M ops. */
-typedef struct {
-    int *ops;
-    int *length;
-    unsigned char *fused;    /* per m * P + s: that backward runs fused */
-    int *f_sender;           /* per m * P + s: the op whose end sends F{m}.{s}'s output */
-} orders;
-
 /* With a reference's orders (NULL: the problem itself), the transfers leave
  * when the scheme sends them: a fused backward's B -> B from its W, a
  * forward's F -> F from its f_sender. F -> B at the last stage stays on its
  * device and is no transfer. */
-static void add_deps(pp_sched_problem *p, const pipe *q, const orders *o, int m, int s)
+static void add_deps(pp_sched_problem *p, const pipe_shape *q, const orders *o, int m, int s)
 {
     if (s + 1 < q->P) {
         int f = o ? o->f_sender[m * q->P + s] : op_index(q, m, s, KIND_F);
@@ -155,7 +133,7 @@ static void add_deps(pp_sched_problem *p, const pipe *q, const orders *o, int m,
         pp_sched_add_dep(p, op_index(q, m, s, k), op_index(q, m + 1, s, k), 0);
 }
 
-static pp_status build(const pp_pipe_spec *spec, const pipe *q, const orders *o,
+static pp_status build(const pp_pipe_spec *spec, const pipe_shape *q, const orders *o,
                        pp_sched_problem **out, pp_error *err)
 {
     double param = spec->param_mem > 0 ? spec->param_mem : 1;
@@ -186,13 +164,8 @@ static pp_status build(const pp_pipe_spec *spec, const pipe *q, const orders *o,
     return PP_OK;
 }
 
-static void push(orders *o, const pipe *q, int d, int m, int s, int kind)
-{
-    o->ops[d * 3 * q->M + o->length[d]++] = op_index(q, m, s, kind);
-}
-
 /* A fused backward chunk: B and W back to back, the gradient sent after W. */
-static void push_fused(orders *o, const pipe *q, int d, int m, int s)
+static void push_fused(orders *o, const pipe_shape *q, int d, int m, int s)
 {
     push(o, q, d, m, s, KIND_B);
     push(o, q, d, m, s, KIND_W);
@@ -201,7 +174,7 @@ static void push_fused(orders *o, const pipe *q, int d, int m, int s)
 
 /* Warm-up forwards, then one forward and one fused backward at a time, then
  * the remaining backwards. */
-static void order_1f1b(orders *o, const pipe *q)
+static void order_1f1b(orders *o, const pipe_shape *q)
 {
     for (int s = 0; s < q->P; s++) {
         int warm = q->P - s - 1 < q->M ? q->P - s - 1 : q->M;
@@ -216,156 +189,13 @@ static void order_1f1b(orders *o, const pipe *q)
     }
 }
 
-/* How many micro-batches of activations device s may hold before its next
- * forward: ZB-H1 keeps 1F1B's P - s; the zero-bubble greedy (PP_PIPE_ZB)
- * also tries twice that less one (a warm-up as deep as ZB-H2's) and the
- * whole budget, each capped by the budget, and keeps the shortest. */
-enum { LIMIT_1F1B, LIMIT_DOUBLE, LIMIT_BUDGET, LIMIT_RULES };
-
-static double forward_limit(const pipe *q, int rule, int s)
-{
-    double depth = rule == LIMIT_1F1B ? q->P - s : rule == LIMIT_DOUBLE ? 2 * (q->P - s) - 1 : q->budget;
-    return rule == LIMIT_1F1B ? depth : fmin(depth, q->budget);
-}
-
-/* ZB1P and the zero-bubble greedy as a time-driven greedy per device: at
- * its clock a device runs a ready backward, else a ready forward while its
- * activations stay within the forward limit, else its oldest deferred W.
- * The device with the earliest clock decides first; its inputs still
- * unknown come from a neighbour whose clock is no earlier, so they arrive
- * at least that op's length and the transfer later, and waiting devices
- * jump to the earliest time something could become ready. A device runs
- * an op exactly when its order's earliest times say it starts, so timing
- * the orders gives back these times. The activations held count what
- * deferred Ws still hold (w_mem each), so under ZB1P's limit the peak stays
- * 1F1B's P - s; with w_mem = 0 a deferred W holds nothing, the Ws drift to
- * the tail of each device's order, and at unit times the bubble and peak
- * are ZB-H1's. */
-typedef struct {
-    const pipe *q;
-    int rule;                /* forward_limit's */
-    double *clock;
-    int *nf, *nb, *nw;       /* per device: forwards, backwards, Ws run */
-    double *f_arrive;        /* [m * P + s]: F{m}.{s-1}'s output at device s (NAN: not yet sent) */
-    double *b_arrive;        /* [m * P + s]: B{m}.{s+1}'s output at device s */
-    double *up_free, *down_free; /* per device: channel s->s+1 and s->s-1 free again */
-} zb;
-
-static double send(double *channel_free, double end, double comm)
-{
-    double start = end > *channel_free ? end : *channel_free;
-    *channel_free = start + comm;
-    return start + comm;
-}
-
-static void zb_run(zb *z, orders *o, int s, int kind)
-{
-    const pipe *q = z->q;
-    int P = q->P;
-    double end = z->clock[s] + q->time[kind];
-    if (kind == KIND_F) {
-        push(o, q, s, z->nf[s], s, KIND_F);
-        if (s + 1 < P)
-            z->f_arrive[z->nf[s] * P + s + 1] = send(&z->up_free[s], end, q->comm);
-        z->nf[s]++;
-    } else if (kind == KIND_B) {
-        push(o, q, s, z->nb[s], s, KIND_B);
-        if (s > 0)
-            z->b_arrive[z->nb[s] * P + s - 1] = send(&z->down_free[s], end, q->comm);
-        z->nb[s]++;
-    } else {
-        push(o, q, s, z->nw[s]++, s, KIND_W);
-    }
-    z->clock[s] = end;
-}
-
-/* When the next backward (kind B) or forward (kind F) of device s can be
- * ready: its arrival if known, else the earliest its sender could deliver. */
-static double zb_ready(const zb *z, int s, int kind)
-{
-    const pipe *q = z->q;
-    int P = q->P;
-    if (kind == KIND_B) {
-        if (s == P - 1)
-            return z->clock[s];
-        double at = z->b_arrive[z->nb[s] * P + s];
-        return isnan(at) ? z->clock[s + 1] + q->time[KIND_B] + q->comm : at;
-    }
-    if (s == 0)
-        return z->clock[s];
-    double at = z->f_arrive[z->nf[s] * P + s];
-    return isnan(at) ? z->clock[s - 1] + q->time[KIND_F] + q->comm : at;
-}
-
-/* One decision of device s: run an op, or move its clock to the earliest
- * time one could be ready. */
-static void zb_step(zb *z, orders *o, int s)
-{
-    const pipe *q = z->q;
-    bool has_b = z->nb[s] < z->nf[s];
-    double held = z->nf[s] - z->nb[s] + q->w_mem * (z->nb[s] - z->nw[s]);
-    bool has_f = z->nf[s] < q->M && held + 1 <= forward_limit(q, z->rule, s) + 1e-9;
-    double rb = has_b ? zb_ready(z, s, KIND_B) : INFINITY;
-    double rf = has_f ? zb_ready(z, s, KIND_F) : INFINITY;
-    double now = z->clock[s];
-    if (rb <= now)
-        zb_run(z, o, s, KIND_B);
-    else if (rf <= now)
-        zb_run(z, o, s, KIND_F);
-    else if (z->nw[s] < z->nb[s])
-        zb_run(z, o, s, KIND_W);
-    else
-        z->clock[s] = rb < rf ? rb : rf;
-}
-
-static pp_status order_zb(orders *o, const pipe *q, int rule, pp_error *err)
-{
-    int P = q->P;
-    size_t cells = (size_t)q->M * P;
-    zb z = {.q = q, .rule = rule};
-    z.clock = calloc((size_t)P, sizeof(double));
-    z.nf = calloc((size_t)P, sizeof(int));
-    z.nb = calloc((size_t)P, sizeof(int));
-    z.nw = calloc((size_t)P, sizeof(int));
-    z.up_free = calloc((size_t)P, sizeof(double));
-    z.down_free = calloc((size_t)P, sizeof(double));
-    z.f_arrive = malloc(cells * sizeof(double));
-    z.b_arrive = malloc(cells * sizeof(double));
-    pp_status st = PP_OK;
-    if (!z.clock || !z.nf || !z.nb || !z.nw || !z.up_free || !z.down_free || !z.f_arrive || !z.b_arrive)
-        st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
-    for (size_t i = 0; st == PP_OK && i < cells; i++)
-        z.f_arrive[i] = z.b_arrive[i] = NAN;
-    for (long steps = 0; st == PP_OK; steps++) {
-        int best = -1;
-        for (int s = 0; s < P; s++)
-            if (z.nw[s] < q->M && (best < 0 || z.clock[s] < z.clock[best]))
-                best = s;
-        if (best < 0)
-            break;
-        if (steps > 20 * (long)cells + 1000)
-            st = pp_error_set(err, PP_EARG, "pipeline: the zero-bubble greedy made no progress (a bug)");
-        else
-            zb_step(&z, o, best);
-    }
-    free(z.clock);
-    free(z.nf);
-    free(z.nb);
-    free(z.nw);
-    free(z.up_free);
-    free(z.down_free);
-    free(z.f_arrive);
-    free(z.b_arrive);
-    return st;
-}
-
 /* DualPipe on one rank: two phases, each a direction of micro-batches with
  * its own next-forward and next-backward counters, and a FIFO of deferred
  * Ws (a backward "with W deferred" queues its W; "W" runs the oldest; any
  * other backward runs fused). */
 typedef struct {
     orders *o;
-    const pipe *q;
+    const pipe_shape *q;
     int rank;
     int base[2], stage[2];   /* per phase: first micro-batch, stage held here */
     int next_f[2], next_b[2];
@@ -395,7 +225,7 @@ static void dp_backward(dual_rank *r, int phase, bool defer)
  * so the forward's after the backward's W. */
 static void dp_pair(dual_rank *r, int f_phase, int b_phase)
 {
-    const pipe *q = r->q;
+    const pipe_shape *q = r->q;
     int f = (r->base[f_phase] + r->next_f[f_phase]) * q->P + r->stage[f_phase];
     int w = op_index(q, r->base[b_phase] + r->next_b[b_phase], r->stage[b_phase], KIND_W);
     dp_forward(r, f_phase);
@@ -454,7 +284,7 @@ static void dp_steps(dual_rank *r, int h, int P2, int half)
         dp_weight(r);
 }
 
-static pp_status order_dualpipe(orders *o, const pipe *q, pp_error *err)
+static pp_status order_dualpipe(orders *o, const pipe_shape *q, pp_error *err)
 {
     int P = q->P, half = q->M / 2;
     int *fifo = malloc((size_t)q->M * 2 * sizeof(int));
@@ -490,7 +320,7 @@ static pp_status order_dualpipe(orders *o, const pipe *q, pp_error *err)
  * op on its source's device that runs after the source, so it starts after
  * the source ends, on the same channel, and still ends before its
  * destination starts. */
-static pp_status time_orders(const pp_pipe_spec *spec, const pipe *q, const orders *o,
+static pp_status time_orders(const pp_pipe_spec *spec, const pipe_shape *q, const orders *o,
                              pp_sched_schedule *s, pp_error *err)
 {
     pp_sched_problem *p = NULL;
@@ -517,7 +347,7 @@ static pp_status time_orders(const pp_pipe_spec *spec, const pipe *q, const orde
 }
 
 /* Every forward sends its output when it ends unless the scheme says later. */
-static pp_status order_scheme(pp_pipe_scheme scheme, const pipe *q, orders *o, pp_error *err)
+static pp_status order_scheme(pp_pipe_scheme scheme, const pipe_shape *q, orders *o, pp_error *err)
 {
     for (int c = 0; c < q->M * q->P; c++)
         o->f_sender[c] = c * 3 + KIND_F;
@@ -526,7 +356,7 @@ static pp_status order_scheme(pp_pipe_scheme scheme, const pipe *q, orders *o, p
         return PP_OK;
     }
     if (scheme == PP_PIPE_ZB1P)
-        return order_zb(o, q, LIMIT_1F1B, err);
+        return pipe_order_zb1p(o, q, err);
     return order_dualpipe(o, q, err);
 }
 
@@ -548,37 +378,8 @@ static pp_status check_reference(const pp_sched_problem *p, const pp_sched_sched
     return PP_OK;
 }
 
-/* The zero-bubble greedy under each forward limit, timed; the shortest
- * schedule that fits the budget goes to s (the first one when none fits, so
- * the caller's check says why). */
-static pp_status zb_shortest(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q, orders *o,
-                             pp_sched_schedule *s, pp_error *err)
-{
-    pp_sched_schedule *trial = pp_sched_schedule_new(p);
-    if (!trial)
-        return pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
-    pp_status st = PP_OK;
-    bool found = false;
-    for (int rule = 0; rule < LIMIT_RULES && st == PP_OK; rule++) {
-        for (int d = 0; d < q->P; d++)
-            o->length[d] = 0;
-        for (int c = 0; c < q->M * q->P; c++)
-            o->f_sender[c] = c * 3 + KIND_F;
-        if ((st = order_zb(o, q, rule, err)) || (st = time_orders(spec, q, o, trial, err)))
-            break;
-        pp_sched_report report;
-        pp_error why = {0};
-        bool fits = pp_sched_check(p, trial, &report, &why) == PP_OK;
-        pp_sched_report_free(&report);
-        if (rule == 0 || (fits && (!found || pp_sched_makespan(trial) < pp_sched_makespan(s))))
-            pp_sched_schedule_copy(s, trial);
-        found |= fits;
-    }
-    pp_sched_schedule_free(trial);
-    return st;
-}
 
-static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe *q,
+static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe_shape *q,
                            pp_sched_schedule **out, pp_error *err)
 {
     size_t cells = (size_t)q->M * q->P;
@@ -589,7 +390,7 @@ static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, 
     if (!o.ops || !o.length || !o.fused || !o.f_sender || !s)
         st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
     else if (spec->scheme == PP_PIPE_ZB)
-        st = zb_shortest(spec, p, q, &o, s, err);
+        st = pipe_zb_best(p, q, &o, s, err);
     else
         st = order_scheme(spec->scheme, q, &o, err);
     if (st == PP_OK && spec->scheme != PP_PIPE_ZB)
@@ -619,7 +420,7 @@ pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out
     pp_status st = check_spec(spec, err);
     if (st != PP_OK)
         return st;
-    pipe q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm,
+    pipe_shape q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm,
               {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)}, spec->w_mem, spec->mem_act,
               spec->in_order};
     pp_sched_problem *p = NULL;

@@ -1,9 +1,10 @@
 /* solve.c: the scheduling pipeline: lower bound -> constructive start (when
- * given, the caller's schedule instead if no worse; when asked, also a
+ * given, the caller's schedule instead; when asked, also a
  * schedule of the coarsened graph, expanded) -> local
  * search, one worker per thread, in epochs of a fixed number of moves ->
  * for small graphs, the exact MIP warm-started from the best schedule -> for
- * the span objective, the best schedule re-timed (span.c) -> the best
+ * the span objective, the best schedule's orders searched for a shorter
+ * longest span (span_search.c, the rest of the time) and re-timed (span.c) -> the best
  * schedule, checked by the independent checker. Workers meet only
  * between epochs: the best so far is taken in worker order and the worst
  * worker restarts from it now and then, so a fixed number of epochs gives the
@@ -25,6 +26,10 @@ enum { RESTART_EVERY = 5 };
  * search settles small graphs in well under a second. */
 enum { MIP_MAX_OPS = 40 };
 #define MIP_SEARCH_SHARE 0.2
+/* Under the span objective the makespan search gets this share of the time
+ * and the span search the rest: the span search starts from the makespan's
+ * best schedule, and on pipelines it settles in seconds (BENCHMARKS.md). */
+#define SPAN_MAKESPAN_SHARE 0.5
 /* With --coarsen N, graphs above N ops are first coarsened to N and
  * scheduled whole (paper 002 Algorithm 1), and that schedule, expanded,
  * competes with the constructive start. Not by default: on the graphs we
@@ -286,16 +291,14 @@ static bool coarse_start(run *x, sched_solution *start)
     return replaced;
 }
 
-/* The caller's schedule as a start, when it decodes no worse than the
- * constructed one (then true). Decoding keeps its device orders (ops and
- * transfers in order of start) and starts each op as early as they allow. */
-static pp_status given_start(run *x, sched_solution *start, sched_solution *scratch, bool *replaced,
-                             pp_error *err)
+/* The caller's schedule as the start, checked valid first: its device
+ * orders, decoded (ops and transfers in order of start, each as early as
+ * they allow). No constructed start competes with it: on the pipelines it
+ * serves, the list scheduler's start is worse and, at P = 64 with 49,152
+ * ops, takes 3-5 s to build. */
+static pp_status given_start(run *x, sched_solution *start, pp_error *err)
 {
     const pp_sched_problem *p = x->p;
-    *replaced = false;
-    if (!x->o->start)
-        return PP_OK;
     pp_sched_report report;
     pp_error why = {0};
     pp_status st = pp_sched_check(p, x->o->start, &report, &why);
@@ -304,20 +307,8 @@ static pp_status given_start(run *x, sched_solution *start, sched_solution *scra
         return pp_error_set(err, PP_EINPUT, "the start schedule is not valid: %s", why.message);
     if (st != PP_OK)
         return pp_error_set(err, st, "%s", why.message);
-    sched_decoder dec;
-    if (!sched_decoder_init(&dec, p))
+    if (!sched_solution_from_schedule(p, x->o->start, start))
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-    if (!sched_solution_from_schedule(p, x->o->start, scratch)) {
-        sched_decoder_free(&dec);
-        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-    }
-    sched_decode(&dec, start);
-    sched_cost before = sched_cost_of(&dec);
-    sched_decode(&dec, scratch);
-    *replaced = sched_cost_compare(sched_cost_of(&dec), before) <= 0;
-    if (*replaced)
-        sched_solution_copy(start, scratch, p->op_count);
-    sched_decoder_free(&dec);
     return PP_OK;
 }
 
@@ -360,6 +351,16 @@ static bool construct(const pp_sched_problem *p, const double *head, const doubl
     return true;
 }
 
+/* The span objective: the orders searched, then the times compacted. */
+static pp_status span_objective(run *x, pp_sched_schedule *answer, pp_error *err)
+{
+    bool improved;
+    pp_status st = sched_span_search(x->p, answer, &x->deadline, &improved, err);
+    if (st == PP_OK && improved)
+        x->r->time_to_best = pp_now() - x->started;
+    return st != PP_OK ? st : sched_compact_spans(x->p, answer, err);
+}
+
 pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, pp_sched_result *r,
                          pp_error *err)
 {
@@ -372,6 +373,8 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     x.search_deadline = x.deadline;
     if (mip_applies(&x))
         x.search_deadline = pp_deadline_in(MIP_SEARCH_SHARE * o->time_limit);
+    else if (o->objective == PP_SCHED_SPAN && o->time_limit > 0)
+        x.search_deadline = pp_deadline_in(SPAN_MAKESPAN_SHARE * o->time_limit);
     r->lower_bound = pp_sched_lower_bound(p);
     int count = o->threads > 0 ? o->threads : pp_cpu_count();
     size_t n = (size_t)p->op_count + 1;
@@ -386,16 +389,13 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         goto done;
     }
     sched_heads_tails(p, head, tail);
-    if (!construct(p, head, tail, &start, &best)) {
+    if (o->start && (st = given_start(&x, &start, err)) != PP_OK)
+        goto done;
+    if (!o->start && !construct(p, head, tail, &start, &best)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }
     report_start(&x, &start);
-    bool seeded;
-    if ((st = given_start(&x, &start, &best, &seeded, err)) != PP_OK)
-        goto done;
-    if (seeded)
-        report_start(&x, &start);
     if (coarse_start(&x, &start))
         report_start(&x, &start);
     sched_solution_copy(&best, &start, p->op_count);
@@ -419,7 +419,7 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         st = pp_error_set(err, why.status, "%s", why.message);
         goto done;
     }
-    if (o->objective == PP_SCHED_SPAN && (st = sched_compact_spans(p, answer, err)) != PP_OK)
+    if (o->objective == PP_SCHED_SPAN && (st = span_objective(&x, answer, err)) != PP_OK)
         goto done;
     st = finish(&x, answer, err);
     answer = NULL;

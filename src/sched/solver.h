@@ -85,4 +85,11 @@ void sched_search_free(sched_search *s);
  * the least longest per-device span those orders allow (span.c). */
 pp_status sched_compact_spans(const pp_sched_problem *p, pp_sched_schedule *s, pp_error *err);
 
+/* Moves ops within their devices' orders into the idle gaps of the device
+ * with the longest span while that span or the summed spans fall, until
+ * none does or the deadline (span_search.c). s must be valid and stays so;
+ * *improved says whether its longest span fell. */
+pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
+                            bool *improved, pp_error *err);
+
 #endif

@@ -1,0 +1,49 @@
+/* pipeline.h: what the pipeline generator's files share (internal to
+ * sched): the pipeline's shape, its op numbering, and per-device op orders
+ * that its schemes and the zero-bubble greedy (gen_zb.c) fill in. */
+#ifndef PP_SCHED_PIPELINE_H
+#define PP_SCHED_PIPELINE_H
+
+#include "parplan/sched.h"
+
+enum { KIND_F, KIND_B, KIND_W };
+
+typedef struct {
+    int P, M;
+    bool dual;
+    double comm;
+    double time[3];  /* per kind: F, B, W */
+    double w_mem;    /* activations W frees; B frees 1 - w_mem */
+    double budget;   /* activations a device may hold, in micro-batches */
+    bool in_order;   /* per stage, F, B and W each in micro-batch order */
+} pipe_shape;
+
+/* Op of micro-batch m, stage s and kind (KIND_*). */
+static inline int op_index(const pipe_shape *q, int m, int s, int kind)
+{
+    return (m * q->P + s) * 3 + kind;
+}
+
+/* Per-device op orders of a reference schedule: every device runs 3M ops. */
+typedef struct {
+    int *ops;
+    int *length;
+    unsigned char *fused;    /* per m * P + s: that backward runs fused */
+    int *f_sender;           /* per m * P + s: the op whose end sends F{m}.{s}'s output */
+} orders;
+
+static inline void push(orders *o, const pipe_shape *q, int d, int m, int s, int kind)
+{
+    o->ops[d * 3 * q->M + o->length[d]++] = op_index(q, m, s, kind);
+}
+
+/* ZB-H1's orders (ZB1P): the greedy of gen_zb.c under 1F1B's forward limit. */
+pp_status pipe_order_zb1p(orders *o, const pipe_shape *q, pp_error *err);
+
+/* The zero-bubble greedy under each of its policies, timed on p (the
+ * problem of q, stage s on device s); the shortest schedule that fits goes
+ * to s (the first one when none fits, so the caller's check says why). */
+pp_status pipe_zb_best(const pp_sched_problem *p, const pipe_shape *q, orders *o, pp_sched_schedule *s,
+                       pp_error *err);
+
+#endif

@@ -1,0 +1,406 @@
+/* span_search.c: searches device orders for the longest per-device span
+ * (each device from its first op's start to its last op's end), where
+ * span.c only re-times orders it is given. Every op keeps its device.
+ *
+ * A device's span is its work plus its idle time between its first and
+ * last op, so the moves remove idle time, the longest-span devices first:
+ *  - re-sequence a device: run its ops again in order without idling while
+ *    an op could run, under three rules for which ops may pass the one
+ *    whose turn it is (a pipeline's deferred W moves into a drain gap that
+ *    re-timing alone cannot give it);
+ *  - pull on the chain that fixes when the longest device ends: ops on it
+ *    that wait behind an op that feeds nobody elsewhere (a drain's B behind
+ *    a deferred W, on every device the B passes) go before it, and the
+ *    longest device is re-sequenced on the earlier inputs;
+ *  - fill a gap of the longest device with the first later op that is
+ *    ready, or shift that op's kind one place earlier.
+ * Each move is timed earliest and kept when the schedule fits memory and
+ * the longest span falls, or stays and the summed spans fall; the search
+ * ends when no move is kept or at the deadline. Moving an op earlier past
+ * ops that run after its inputs have arrived cannot make the orders
+ * deadlock (an op it passes that fed it would have ended before it was
+ * ready), and the timer refuses any orders that would. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sched/solver.h"
+#include "timing.h"
+
+typedef struct {
+    const pp_sched_problem *p;
+    pp_sched_schedule *kept;  /* the timing of the orders as last accepted */
+    const pp_sched_schedule *times; /* the arrivals re-sequencing assumes: kept's, or trial's between rounds */
+    unsigned char *done;      /* per op, while re-sequencing: placed */
+    double *finish;           /* per op, while re-sequencing: its end */
+    int *saved, *scratch;     /* a device's order before and after re-sequencing */
+    int *by_span;             /* devices, longest span first */
+    int *all_saved;           /* every order before a move on several devices */
+    int *device;          /* per op */
+    int *ops;             /* every device's order, device after device */
+    int *first;           /* per device: offset of its order in ops (device_count + 1 entries) */
+    const int **rows;     /* per device: ops + first[d] */
+    int *length;          /* per device */
+    pp_sched_schedule *trial;
+    double max_span, sum_span;
+} span_state;
+
+/* Times the orders into st->trial; false when they deadlock or overflow memory. */
+static bool time_orders(span_state *st, double *max_span, double *sum_span)
+{
+    const pp_sched_problem *p = st->p;
+    pp_error err = {0};
+    if (sched_times_from_orders(p, st->device, st->rows, st->length, st->trial, &err) != PP_OK)
+        return false;
+    pp_sched_report report;
+    bool valid = pp_sched_check(p, st->trial, &report, &err) == PP_OK;
+    if (valid) {
+        *max_span = report.max_span;
+        *sum_span = 0;
+        for (int d = 0; d < p->device_count; d++)
+            *sum_span += report.span[d];
+    }
+    pp_sched_report_free(&report);
+    return valid;
+}
+
+/* When every input of op x is on its device in the current timing. */
+static double ready_at(const span_state *st, int x)
+{
+    const pp_sched_problem *p = st->p;
+    const pp_sched_schedule *t = st->trial;
+    double at = 0;
+    for (int k = p->pred_start[x]; k < p->pred_start[x + 1]; k++) {
+        int e = p->pred_dep[k], u = p->dep_from[e];
+        at = fmax(at, st->device[u] == st->device[x] ? t->end[u] : t->transfer_end[e]);
+    }
+    return at;
+}
+
+/* Moves the op at position from of device d's order to position to (< from). */
+static void move_earlier(span_state *st, int d, int from, int to)
+{
+    int *row = st->ops + st->first[d];
+    int x = row[from];
+    memmove(row + to + 1, row + to, (size_t)(from - to) * sizeof(int));
+    row[to] = x;
+}
+
+static void move_later(span_state *st, int d, int from, int to)
+{
+    int *row = st->ops + st->first[d];
+    int x = row[from];
+    memmove(row + from, row + from + 1, (size_t)(to - from) * sizeof(int));
+    row[to] = x;
+}
+
+/* Times the orders as they now stand and keeps them when the longest span
+ * falls, or stays and the summed spans fall; else restores the kept times
+ * (the caller restores the orders). */
+static bool keep_if_better(span_state *st, double tolerance)
+{
+    double max_span, sum_span;
+    if (time_orders(st, &max_span, &sum_span) &&
+        (max_span < st->max_span - tolerance ||
+         (max_span <= st->max_span + tolerance && sum_span < st->sum_span - tolerance))) {
+        st->max_span = max_span, st->sum_span = sum_span;
+        pp_sched_schedule_copy(st->kept, st->trial);
+        return true;
+    }
+    pp_sched_schedule_copy(st->trial, st->kept);
+    return false;
+}
+
+/* Whether op u is a direct input of op v. */
+static bool depends_on(const span_state *st, int v, int u)
+{
+    const pp_sched_problem *p = st->p;
+    for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++)
+        if (p->dep_from[p->pred_dep[k]] == u)
+            return true;
+    return false;
+}
+
+static bool feeds_other_device(const span_state *st, int x)
+{
+    const pp_sched_problem *p = st->p;
+    for (int k = p->succ_start[x]; k < p->succ_start[x + 1]; k++)
+        if (st->device[p->dep_to[p->succ_dep[k]]] != st->device[x])
+            return true;
+    return false;
+}
+
+/* When op x of device d could start in the new sequence: its inputs from
+ * other devices as they arrive in the kept times, its own device's inputs
+ * when they end in the new sequence (INFINITY while one has not run). */
+static double input_ready(const span_state *st, int x)
+{
+    const pp_sched_problem *p = st->p;
+    double at = 0;
+    for (int k = p->pred_start[x]; k < p->pred_start[x + 1]; k++) {
+        int e = p->pred_dep[k], u = p->dep_from[e];
+        at = fmax(at, st->device[u] != st->device[x] ? st->times->transfer_end[e] : st->done[u] ? st->finish[u]
+                                                                                             : INFINITY);
+    }
+    return at;
+}
+
+/* How a re-sequencing may pass the op whose turn it is (the earliest of
+ * the order not yet placed): RESEQ_ANY by any op that could run, RESEQ_LOCAL
+ * by ops that feed no other device (so no other device's inputs are traded
+ * for this device's gaps), RESEQ_FIT by such ops that end before the op in
+ * its turn could start (filling only gaps they fit, as Qi et al.'s W into
+ * a gap of at least T_W). */
+enum { RESEQ_FIT, RESEQ_LOCAL, RESEQ_ANY, RESEQ_MODES };
+
+/* Device d's ops re-sequenced: at each step the earliest op of its order
+ * whose inputs are in (arrivals from other devices as the kept times have
+ * them), whose memory fits and that the mode lets pass runs. The new order
+ * goes to out; false when the device would stall on memory. */
+static bool resequence(span_state *st, int d, int mode, int *out)
+{
+    const pp_sched_problem *p = st->p;
+    const int *row = st->rows[d];
+    int n = st->length[d], first = 0;
+    double level = 0, capacity = p->capacity[d], slack = 1e-9 * fmax(1, fabs(capacity));
+    for (int k = 0; k < n; k++)
+        level += p->weight[row[k]], st->done[row[k]] = 0;
+    double now = st->times->start[row[0]];
+    for (int placed = 0; placed < n;) {
+        while (st->done[row[first]])
+            first++;
+        int pick = -1;
+        double later = INFINITY, turn = INFINITY;  /* the next time an op becomes ready; the turn's */
+        for (int j = first; j < n && pick < 0; j++) {
+            int x = row[j];
+            if (st->done[x] || (mode != RESEQ_ANY && j > first && feeds_other_device(st, x)) ||
+                level + p->adjust[x] > capacity + slack)
+                continue;
+            double ready = input_ready(st, x);
+            if (j == first)
+                turn = ready;
+            if (ready > now || (mode == RESEQ_FIT && j > first && now + p->duration[x] > turn)) {
+                later = ready > now ? fmin(later, ready) : later;
+                continue;
+            }
+            pick = x;
+        }
+        if (pick < 0 && !isfinite(later))
+            return false;
+        if (pick < 0) {
+            now = later;
+            continue;
+        }
+        st->done[pick] = 1;
+        st->finish[pick] = now + p->duration[pick];
+        now = st->finish[pick];
+        level += p->adjust[pick];
+        out[placed++] = pick;
+    }
+    return true;
+}
+
+/* Re-sequences device d (resequence) and keeps the result when it beats the kept orders. */
+static bool try_resequence(span_state *st, int d, int mode, double tolerance)
+{
+    int n = st->length[d];
+    int *row = st->ops + st->first[d];
+    memcpy(st->saved, row, (size_t)n * sizeof(int));
+    if (!resequence(st, d, mode, st->scratch) || memcmp(st->scratch, row, (size_t)n * sizeof(int)) == 0)
+        return false;
+    memcpy(row, st->scratch, (size_t)n * sizeof(int));
+    if (keep_if_better(st, tolerance))
+        return true;
+    memcpy(row, st->saved, (size_t)n * sizeof(int));
+    return false;
+}
+
+static double span_of(const span_state *st, int d)
+{
+    const int *row = st->rows[d];
+    return st->length[d] ? st->kept->end[row[st->length[d] - 1]] - st->kept->start[row[0]] : 0;
+}
+
+/* Every op of device d from position j on of the same kind as the one at j
+ * (op_kind: the pipeline's forward, backward, weight) swaps with the op
+ * before it unless that one is of the kind too, so the kind's ops all come
+ * one place earlier, the first into the gap after position i: moving one op
+ * into a gap only opens a gap where it was when its kind comes in a rhythm
+ * (F B F B), shifting the rhythm by one does not. Kept when it beats the
+ * kept orders. */
+static bool shift_kind(span_state *st, int d, int j, double tolerance)
+{
+    int n = st->length[d];
+    int *row = st->ops + st->first[d];
+    const char *kind = st->p->op_kind[row[j]];
+    memcpy(st->saved, row, (size_t)n * sizeof(int));
+    for (int k = j; k < n; k++)
+        if (strcmp(st->p->op_kind[row[k]], kind) == 0 && strcmp(st->p->op_kind[row[k - 1]], kind) != 0) {
+            int x = row[k];
+            row[k] = row[k - 1], row[k - 1] = x;
+        }
+    if (keep_if_better(st, tolerance))
+        return true;
+    memcpy(row, st->saved, (size_t)n * sizeof(int));
+    return false;
+}
+
+/* Tries the gaps of device d in time order; true when a move was kept. The
+ * gap's tolerance follows the checker's: shorter idle times are rounding. */
+static bool fill_one_gap(span_state *st, int d, double tolerance, const pp_deadline *deadline)
+{
+    int n = st->length[d];
+    for (int i = 0; i + 1 < n && !pp_deadline_passed(deadline); i++) {
+        const int *row = st->rows[d];
+        double gap_at = st->trial->end[row[i]];
+        if (st->trial->start[row[i + 1]] <= gap_at + tolerance)
+            continue;
+        int j = i + 2;
+        while (j < n && ready_at(st, row[j]) > gap_at + tolerance)
+            j++;
+        if (j >= n)
+            continue;
+        move_earlier(st, d, j, i + 1);
+        if (keep_if_better(st, tolerance))
+            return true;
+        move_later(st, d, i + 1, j);
+        if (j == i + 2 && shift_kind(st, d, j, tolerance))
+            return true;
+    }
+    return false;
+}
+
+/* Device orders from s: its ops by start (then end), as the search's lists are. */
+static bool load_orders(span_state *st, const pp_sched_schedule *s)
+{
+    const pp_sched_problem *p = st->p;
+    int n = p->op_count, D = p->device_count;
+    for (int i = 0; i < n; i++)
+        st->device[i] = s->device[i], st->length[s->device[i]]++;
+    st->first[0] = 0;
+    for (int d = 0; d < D; d++)
+        st->first[d + 1] = st->first[d] + st->length[d], st->rows[d] = st->ops + st->first[d];
+    sched_solution list = {0};
+    int *fill = calloc((size_t)D + 1, sizeof(int));
+    bool ok = fill && sched_solution_alloc(&list, n) && sched_solution_from_schedule(p, s, &list);
+    for (int k = 0; ok && k < n; k++) {
+        int x = list.list[k], d = s->device[x];
+        st->ops[st->first[d] + fill[d]++] = x;
+    }
+    free(fill);
+    sched_solution_free(&list);
+    return ok;
+}
+
+/* The chain of inputs that ends at device d's last op, walked back through
+ * each op's latest input. Every op on it, off device d, that starts right
+ * after a previous op of its device that neither feeds it nor feeds
+ * another device (the drain's B behind a deferred W, on every device the B
+ * passes) is put before that op, all at once, since removing one such wait
+ * leaves the chain on the next; device d itself is then re-sequenced on the
+ * earlier inputs (its own W filled the wait; now it must fill it anew).
+ * Kept when it beats the kept orders. */
+static bool pull_on_chain(span_state *st, int d, double tolerance)
+{
+    const pp_sched_problem *p = st->p;
+    const pp_sched_schedule *t = st->kept;
+    size_t bytes = (size_t)p->op_count * sizeof(int);
+    memcpy(st->all_saved, st->ops, bytes);
+    int v = st->length[d] ? st->rows[d][st->length[d] - 1] : -1, swaps = 0;
+    for (int steps = 0; v >= 0 && steps < p->op_count; steps++) {
+        int dv = st->device[v], *row = st->ops + st->first[dv], at = 0;
+        while (row[at] != v)
+            at++;
+        int prev = at > 0 ? row[at - 1] : -1, next = -1;
+        if (dv != d && prev >= 0 && t->end[prev] >= t->start[v] - tolerance && !feeds_other_device(st, prev) &&
+            !depends_on(st, v, prev)) {
+            row[at - 1] = v, row[at] = prev;
+            swaps++;
+        }
+        double latest = -INFINITY;
+        for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
+            int e = p->pred_dep[k], u = p->dep_from[e];
+            double in = st->device[u] != dv ? t->transfer_end[e] : t->end[u];
+            if (in > latest)
+                latest = in, next = u;
+        }
+        v = next;
+    }
+    /* The longest device then runs without idling on the earlier inputs. */
+    double max_span, sum_span;
+    if (swaps > 0 && time_orders(st, &max_span, &sum_span)) {
+        st->times = st->trial;
+        if (resequence(st, d, RESEQ_LOCAL, st->scratch))
+            memcpy(st->ops + st->first[d], st->scratch, (size_t)st->length[d] * sizeof(int));
+        st->times = st->kept;
+        if (keep_if_better(st, tolerance))
+            return true;
+    }
+    pp_sched_schedule_copy(st->trial, st->kept);
+    memcpy(st->ops, st->all_saved, bytes);
+    return false;
+}
+
+/* One kept move: a re-sequencing of a device, the longest-span devices
+ * first (another device's may bring the longest one its inputs sooner),
+ * else a pull on the longest device's chain, else a gap of it filled. */
+static bool improve_once(span_state *st, double tolerance, const pp_deadline *deadline)
+{
+    int D = st->p->device_count;
+    for (int d = 0; d < D; d++)
+        st->by_span[d] = d;
+    for (int a = 1; a < D; a++)  /* insertion sort: D is small */
+        for (int b = a; b > 0 && span_of(st, st->by_span[b]) > span_of(st, st->by_span[b - 1]); b--) {
+            int keep = st->by_span[b];
+            st->by_span[b] = st->by_span[b - 1], st->by_span[b - 1] = keep;
+        }
+    for (int k = 0; k < D && !pp_deadline_passed(deadline); k++)
+        for (int mode = 0; mode < RESEQ_MODES && st->length[st->by_span[k]] > 0; mode++)
+            if (try_resequence(st, st->by_span[k], mode, tolerance))
+                return true;
+    if (pull_on_chain(st, st->by_span[0], tolerance))
+        return true;
+    return fill_one_gap(st, st->by_span[0], tolerance, deadline);
+}
+
+pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
+                            bool *improved, pp_error *err)
+{
+    int n = p->op_count, D = p->device_count;
+    span_state st = {.p = p};
+    st.device = malloc(((size_t)n + 1) * sizeof(int));
+    st.ops = malloc(((size_t)n + 1) * sizeof(int));
+    st.first = malloc(((size_t)D + 1) * sizeof(int));
+    st.rows = malloc(((size_t)D + 1) * sizeof *st.rows);
+    st.length = calloc((size_t)D + 1, sizeof(int));
+    st.trial = pp_sched_schedule_new(p);
+    st.kept = pp_sched_schedule_new(p);
+    st.done = calloc((size_t)n + 1, 1);
+    st.finish = malloc(((size_t)n + 1) * sizeof(double));
+    st.saved = malloc(((size_t)n + 1) * sizeof(int));
+    st.scratch = malloc(((size_t)n + 1) * sizeof(int));
+    st.by_span = malloc(((size_t)D + 1) * sizeof(int));
+    st.all_saved = malloc(((size_t)n + 1) * sizeof(int));
+    pp_status status = PP_OK;
+    *improved = false;
+    if (!st.device || !st.ops || !st.first || !st.rows || !st.length || !st.trial || !st.kept || !st.done ||
+        !st.finish || !st.saved || !st.scratch || !st.by_span || !st.all_saved ||
+        !load_orders(&st, s)) {
+        status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    } else if (time_orders(&st, &st.max_span, &st.sum_span)) {
+        st.times = st.kept;
+        double start_span = st.max_span, tolerance = 1e-9 * fmax(1, st.max_span);
+        pp_sched_schedule_copy(st.kept, st.trial);
+        long moves = 0;
+        while (!pp_deadline_passed(deadline) && improve_once(&st, tolerance, deadline))
+            moves++;
+        *improved = st.max_span < start_span - tolerance;
+        if (moves > 0)
+            pp_sched_schedule_copy(s, st.kept);
+    }
+    free(st.device), free(st.ops), free(st.first), free(st.rows), free(st.length);
+    free(st.done), free(st.finish), free(st.saved), free(st.scratch), free(st.by_span);
+    free(st.all_saved);
+    pp_sched_schedule_free(st.trial);
+    pp_sched_schedule_free(st.kept);
+    return status;
+}
