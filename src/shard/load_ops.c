@@ -1,6 +1,9 @@
-/* check.c: the op-name table of the StableHLO reader, and the checks of
- * each known op's attributes against its operand and result types, so a
- * module that the analysis later trusts is consistent. */
+/* load_ops.c: what the StableHLO reader knows of ops and types: the
+ * op-name table, type sizes and text, the checks of each known op's
+ * attributes against its operand and result types (so a module that the
+ * analysis later trusts is consistent) and the static-shape check of a
+ * read module. A reading concern, hence load_; check.c is the independent
+ * check of the written module. */
 #include "shard/shard_internal.h"
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-/* reader.c: the StableHLO text reader of the auto-sharder (issue 8). It
+/* load.c: the StableHLO text reader of the auto-sharder (issue 8). It
  * owns the grammar below and the building of pp_shard_module; the lexer is
- * reader_lex.c's, the attributes reader_attr.c's (reader_internal.h).
+ * load_lex.c's, the attributes load_attr.c's (load_internal.h).
  *
  * Grammar accepted (MLIR's pretty form as JAX prints it, plus the generic
  * form of any op). Comments run from "//" to the end of the line; loc(...)
@@ -50,7 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "shard/reader_internal.h"
+#include "shard/load_internal.h"
 
 /* ---- types ---- */
 

@@ -1,10 +1,10 @@
-/* reader_internal.h: what the StableHLO reader's three files share: the
+/* load_internal.h: what the StableHLO reader's three files share: the
  * tokens and reader state, the lexer and the reader's errors and arrays
- * (reader_lex.c), attribute dictionaries and their interpretation per op
- * kind (reader_attr.c), and the statement an op is read into (the grammar,
- * reader.c, owns its reading). Internal to src/shard. */
-#ifndef PP_SHARD_READER_INTERNAL_H
-#define PP_SHARD_READER_INTERNAL_H
+ * (load_lex.c), attribute dictionaries and their interpretation per op
+ * kind (load_attr.c), and the statement an op is read into (the grammar,
+ * load.c, owns its reading). Internal to src/shard. */
+#ifndef PP_SHARD_LOAD_INTERNAL_H
+#define PP_SHARD_LOAD_INTERNAL_H
 
 #include "shard/shard_internal.h"
 
@@ -76,7 +76,7 @@ typedef struct {
     int n_body_values;
 } stmt;
 
-/* ---- reader_lex.c: arrays, errors, tokens ---- */
+/* ---- load_lex.c: arrays, errors, tokens ---- */
 
 /* Appends item (size bytes) to v; false, with the error set, when out of memory. */
 bool shard_vec_push(reader *R, vec *v, const void *item, size_t size);
@@ -105,9 +105,9 @@ bool shard_lex_skip_group(reader *R);
 /* Skips a loc(...) when one is next. */
 bool shard_lex_skip_loc(reader *R);
 
-/* ---- reader_attr.c: attributes ---- */
+/* ---- load_attr.c: attributes ---- */
 
-/* One attribute value: a balanced run of tokens (see reader_attr.c). */
+/* One attribute value: a balanced run of tokens (see load_attr.c). */
 bool shard_attr_value(reader *R, bool in_dict, const char **s, size_t *len);
 /* A dictionary of attributes up to close ("}" or ">") into out (attr). */
 bool shard_attr_dict(reader *R, vec *out, const char *close);
