@@ -1,11 +1,12 @@
-/* write_check.c: the written module read back (issue 15). Every annotation
- * the writer put in (the entry's signature, the constraints after ops, in
- * every copy of a function) is found again through the module's own reader
- * and flattening, decoded into mesh axes per dimension, and compared with
- * the plan's layout for the tensor it stands at. The decoding is its own:
- * a GSPMD string's axes come from its device order, not from the writer's
- * rule, so a wrong tile order or a constraint at the wrong op is caught.
- * Also the helpers the writer and this check share on the inserted ops. */
+/* check.c: the sharder's independent checker: the written module read back
+ * (issue 15). Every annotation the writer put in (the entry's signature,
+ * the constraints after ops, in every copy of a function) is found again
+ * through the module's own reader and flattening, decoded into mesh axes
+ * per dimension, and compared with the plan's layout for the tensor it
+ * stands at. The decoding is its own: a GSPMD string's axes come from its
+ * device order, not from the writer's rule, so a wrong tile order or a
+ * constraint at the wrong op is caught. Also the helpers the writer and
+ * this check share on the inserted ops. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
