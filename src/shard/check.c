@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "shard_internal.h"
-#include "write_internal.h"
+#include "shard/shard_internal.h"
+#include "shard/write_internal.h"
 
 #define MAX_TILES 64
 

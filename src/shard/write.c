@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard_write.h"
-#include "shard_internal.h"
-#include "write_internal.h"
+#include "shard/shard_internal.h"
+#include "shard/write_internal.h"
 
 #define MAX_NEST 256
 
