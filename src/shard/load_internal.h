@@ -2,7 +2,9 @@
  * tokens and reader state, the lexer and the reader's errors and arrays
  * (load_lex.c), attribute dictionaries and their interpretation per op
  * kind (load_attr.c), and the statement an op is read into (the grammar,
- * load.c, owns its reading). Internal to src/shard. */
+ * load.c, owns its reading). The module writer (write.c) walks the text it
+ * patches with the same lexer, types, aliases and attribute dictionaries,
+ * so the two cannot read a module differently. Internal to src/shard. */
 #ifndef PP_SHARD_LOAD_INTERNAL_H
 #define PP_SHARD_LOAD_INTERNAL_H
 
@@ -104,6 +106,13 @@ bool shard_lex_accept(reader *R, const char *p, bool *ok);
 bool shard_lex_skip_group(reader *R);
 /* Skips a loc(...) when one is next. */
 bool shard_lex_skip_loc(reader *R);
+
+/* ---- load.c: the grammar's pieces the module writer walks with ---- */
+
+/* A type (tensor<...> or !dialect.type) into t, its dims in R->arena. */
+bool shard_read_type(reader *R, pp_shard_type *t);
+/* An alias definition ("#name = value" to the end of its line) at its '#'. */
+bool shard_skip_alias(reader *R);
 
 /* ---- load_attr.c: attributes ---- */
 
