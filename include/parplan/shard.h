@@ -226,7 +226,7 @@ typedef struct {
 /* Reads StableHLO text. PP_EIO when the file cannot be read, PP_EINPUT with
  * "FILE:LINE:COL: reason" for malformed text, type mismatches between an op
  * and its operands, undefined or redefined values and unknown or recursive
- * callees. The grammar is in the top comment of src/shard/reader.c. */
+ * callees. The grammar is in the top comment of src/shard/load.c. */
 pp_status pp_shard_module_load(const char *path, pp_shard_module **out, pp_error *err);
 pp_status pp_shard_module_parse(const char *name, const char *text, size_t size,
                                 pp_shard_module **out, pp_error *err);

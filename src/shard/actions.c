@@ -10,9 +10,9 @@
  * 2^k actions would swamp the search while layers are mostly alike. */
 #include <stdlib.h>
 #include <string.h>
-#include "cost_internal.h"
-#include "nda_internal.h"
-#include "action_space.h"
+#include "shard/cost_internal.h"
+#include "shard/nda_internal.h"
+#include "shard/action_space.h"
 
 enum { FULL_RESOLUTIONS_UP_TO = 4 };
 

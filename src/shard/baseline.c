@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard.h"
-#include "shard_internal.h"
+#include "shard/shard_internal.h"
 
 /* false when the state is full (PP_SHARD_MAX_ACTIONS): the caller says so
  * rather than plan with part of the baseline. */

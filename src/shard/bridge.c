@@ -33,7 +33,7 @@
 #include <string.h>
 #include "parplan/shard_bridge.h"
 #include "core/grow.h"
-#include "cost_internal.h"
+#include "shard/cost_internal.h"
 
 #define MAX_S PP_SHARD_BRIDGE_MAX_STRATEGIES
 

@@ -1,491 +1,328 @@
-/* check.c: the op-name table of the StableHLO reader, and the checks of
- * each known op's attributes against its operand and result types, so a
- * module that the analysis later trusts is consistent. */
-#include "shard/shard_internal.h"
-#include <stdarg.h>
+/* check.c: the sharder's independent checker: the written module read back
+ * (issue 15). Every annotation the writer put in (the entry's signature,
+ * the constraints after ops, in every copy of a function) is found again
+ * through the module's own reader and flattening, decoded into mesh axes
+ * per dimension, and compared with the plan's layout for the tensor it
+ * stands at. The decoding is its own: a GSPMD string's axes come from its
+ * device order, not from the writer's rule, so a wrong tile order or a
+ * constraint at the wrong op is caught. Also the helpers the writer and
+ * this check share on the inserted ops. */
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "shard/shard_internal.h"
+#include "shard/write_internal.h"
 
-static const struct {
-    const char *name;
-    pp_shard_op_kind kind;
-} KINDS[] = {
-    {"opaque", PP_SHARD_OP_OPAQUE},
-    {"constant", PP_SHARD_OP_CONSTANT},
-    {"iota", PP_SHARD_OP_IOTA},
-    {"broadcast_in_dim", PP_SHARD_OP_BROADCAST_IN_DIM},
-    {"reshape", PP_SHARD_OP_RESHAPE},
-    {"transpose", PP_SHARD_OP_TRANSPOSE},
-    {"convert", PP_SHARD_OP_CONVERT},
-    {"slice", PP_SHARD_OP_SLICE},
-    {"concatenate", PP_SHARD_OP_CONCATENATE},
-    {"gather", PP_SHARD_OP_GATHER},
-    {"select", PP_SHARD_OP_SELECT},
-    {"compare", PP_SHARD_OP_COMPARE},
-    {"dot_general", PP_SHARD_OP_DOT_GENERAL},
-    {"convolution", PP_SHARD_OP_CONVOLUTION},
-    {"reduce", PP_SHARD_OP_REDUCE},
-    {"reduce_window", PP_SHARD_OP_REDUCE_WINDOW},
-    {"call", PP_SHARD_OP_CALL},
-    {"return", PP_SHARD_OP_RETURN},
-    {"abs", PP_SHARD_OP_ABS},
-    {"negate", PP_SHARD_OP_NEGATE},
-    {"exponential", PP_SHARD_OP_EXPONENTIAL},
-    {"log", PP_SHARD_OP_LOG},
-    {"logistic", PP_SHARD_OP_LOGISTIC},
-    {"rsqrt", PP_SHARD_OP_RSQRT},
-    {"sqrt", PP_SHARD_OP_SQRT},
-    {"tanh", PP_SHARD_OP_TANH},
-    {"sign", PP_SHARD_OP_SIGN},
-    {"floor", PP_SHARD_OP_FLOOR},
-    {"ceil", PP_SHARD_OP_CEIL},
-    {"cosine", PP_SHARD_OP_COSINE},
-    {"sine", PP_SHARD_OP_SINE},
-    {"not", PP_SHARD_OP_NOT},
-    {"exponential_minus_one", PP_SHARD_OP_EXPM1},
-    {"log_plus_one", PP_SHARD_OP_LOG1P},
-    {"add", PP_SHARD_OP_ADD},
-    {"subtract", PP_SHARD_OP_SUBTRACT},
-    {"multiply", PP_SHARD_OP_MULTIPLY},
-    {"divide", PP_SHARD_OP_DIVIDE},
-    {"maximum", PP_SHARD_OP_MAXIMUM},
-    {"minimum", PP_SHARD_OP_MINIMUM},
-    {"power", PP_SHARD_OP_POWER},
-    {"remainder", PP_SHARD_OP_REMAINDER},
-    {"and", PP_SHARD_OP_AND},
-    {"or", PP_SHARD_OP_OR},
-    {"xor", PP_SHARD_OP_XOR},
-    {"atan2", PP_SHARD_OP_ATAN2},
-};
+#define MAX_TILES 64
 
-const char *pp_shard_op_kind_name(pp_shard_op_kind kind)
+void shard_write_prefix(const pp_shard_module *m, char *buf, size_t size)
 {
-    for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++)
-        if (KINDS[k].kind == kind)
-            return KINDS[k].name;
-    return "?";
-}
-
-int pp_shard_op_is_unary(pp_shard_op_kind kind)
-{
-    return kind >= PP_SHARD_OP_FIRST_UNARY && kind <= PP_SHARD_OP_LAST_UNARY;
-}
-
-int pp_shard_op_is_binary(pp_shard_op_kind kind)
-{
-    return kind >= PP_SHARD_OP_FIRST_BINARY && kind <= PP_SHARD_OP_LAST_BINARY;
-}
-
-static bool name_is(const char *name, size_t len, const char *word)
-{
-    return strlen(word) == len && memcmp(name, word, len) == 0;
-}
-
-/* call and return belong to func (and stablehlo.return ends regions); every
- * other known op is "stablehlo.NAME". */
-pp_shard_op_kind shard_kind_of(const char *name, size_t len)
-{
-    if (name_is(name, len, "call") || name_is(name, len, "func.call"))
-        return PP_SHARD_OP_CALL;
-    if (name_is(name, len, "return") || name_is(name, len, "func.return") ||
-        name_is(name, len, "stablehlo.return"))
-        return PP_SHARD_OP_RETURN;
-    const char *prefix = "stablehlo.";
-    size_t n = strlen(prefix);
-    if (len <= n || memcmp(name, prefix, n) != 0)
-        return PP_SHARD_OP_OPAQUE;
-    for (size_t k = 1; k < sizeof KINDS / sizeof KINDS[0]; k++)
-        if (KINDS[k].kind != PP_SHARD_OP_CALL && KINDS[k].kind != PP_SHARD_OP_RETURN &&
-            name_is(name + n, len - n, KINDS[k].name))
-            return KINDS[k].kind;
-    return PP_SHARD_OP_OPAQUE;
-}
-
-int64_t pp_shard_type_elements(const pp_shard_type *type)
-{
-    if (type->rank < 0)
-        return 0;
-    int64_t n = 1;
-    for (int32_t d = 0; d < type->rank; d++) {
-        if (type->dims[d] < 0 || (type->dims[d] > 0 && n > INT64_MAX / type->dims[d]))
-            return 0;
-        n *= type->dims[d];
-    }
-    return n;
-}
-
-static bool same_shape(const pp_shard_type *a, const pp_shard_type *b)
-{
-    if (a->rank != b->rank)
-        return false;
-    for (int32_t d = 0; d < a->rank; d++)
-        if (a->dims[d] != b->dims[d])
-            return false;
-    return true;
-}
-
-int pp_shard_type_equal(const pp_shard_type *a, const pp_shard_type *b)
-{
-    return same_shape(a, b) && strcmp(a->elem, b->elem) == 0;
-}
-
-const char *shard_type_text(const pp_shard_type *type, char *buf, size_t size)
-{
-    if (type->rank < 0) {
-        snprintf(buf, size, "%s", type->elem);
-        return buf;
-    }
-    size_t used = (size_t)snprintf(buf, size, "tensor<");
-    for (int32_t d = 0; d < type->rank && used < size; d++) {
-        if (type->dims[d] < 0)
-            used += (size_t)snprintf(buf + used, size - used, "?x");
+    for (int k = 0;; k++) {
+        if (k == 0)
+            snprintf(buf, size, "ppw_");
         else
-            used += (size_t)snprintf(buf + used, size - used, "%lldx", (long long)type->dims[d]);
+            snprintf(buf, size, "ppw%d_", k);
+        size_t n = strlen(buf);
+        bool taken = false;
+        for (int32_t f = 0; f < m->n_funcs && !taken; f++)
+            for (int32_t v = 0; v < m->funcs[f].n_values && !taken; v++)
+                taken = strncmp(m->funcs[f].values[v].name, buf, n) == 0;
+        if (!taken)
+            return;
     }
-    if (used < size)
-        snprintf(buf + used, size - used, "%s>", type->elem);
-    return buf;
 }
 
-static const pp_shard_type *operand(const pp_shard_value *values, const pp_shard_op *op, int k)
+bool shard_is_constraint(const pp_shard_op *op)
 {
-    return &values[op->operands[k]].type;
-}
-
-static const pp_shard_type *result(const pp_shard_value *values, const pp_shard_op *op, int k)
-{
-    return &values[op->results[k]].type;
-}
-
-#define LL(x) ((long long)(x))
-
-static bool fail(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static bool fail(char *why, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, size, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
-static bool counts(const pp_shard_op *op, int operands, int results, char *why, size_t size)
-{
-    if (op->n_operands != operands)
-        return fail(why, size, "%s takes %d operand(s), got %d", op->name, operands, (int)op->n_operands);
-    if (op->n_results != results) {
-        snprintf(why, size, "%s has %d result(s), got %d", op->name, results, (int)op->n_results);
+    if (op->n_operands != 1 || op->n_results != 1)
         return false;
-    }
-    return true;
-}
-
-/* Every dimension number in list lies in [0, rank) and none repeats. */
-static bool dims_valid(const pp_shard_ints *list, int32_t rank, const char *what, char *why, size_t size)
-{
-    for (int32_t k = 0; k < list->n; k++) {
-        if (list->v[k] < 0 || list->v[k] >= rank) {
-            snprintf(why, size, "%s dimension %lld is out of range for rank %d", what,
-                     (long long)list->v[k], (int)rank);
-            return false;
-        }
-        for (int32_t j = 0; j < k; j++)
-            if (list->v[j] == list->v[k]) {
-                snprintf(why, size, "%s dimension %lld is repeated", what, (long long)list->v[k]);
-                return false;
-            }
-    }
-    return true;
-}
-
-bool shard_ints_has(const pp_shard_ints *list, int64_t v)
-{
-    for (int32_t k = 0; k < list->n; k++)
-        if (list->v[k] == v)
-            return true;
-    return false;
-}
-
-static bool check_elementwise(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    int arity = pp_shard_op_is_unary(op->kind) ? 1 : 2;
-    if (!counts(op, arity, 1, why, size))
-        return false;
-    for (int k = 0; k < arity; k++)
-        if (!same_shape(operand(values, op, k), result(values, op, 0))) {
-            char a[128], b[128];
-            snprintf(why, size, "%s: operand #%d has shape %s but the result has %s", op->name, k,
-                     shard_type_text(operand(values, op, k), a, sizeof a),
-                     shard_type_text(result(values, op, 0), b, sizeof b));
-            return false;
-        }
-    return true;
-}
-
-/* The result holds the batch dims, then the free dims of lhs, then of rhs. */
-static bool check_dot(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (!counts(op, 2, 1, why, size))
-        return false;
-    const pp_shard_type *l = operand(values, op, 0), *r = operand(values, op, 1), *o = result(values, op, 0);
-    const pp_shard_dot_dims *d = &op->dot;
-    if (d->lhs_batch.n != d->rhs_batch.n || d->lhs_contract.n != d->rhs_contract.n)
-        return fail(why, size, "dot_general: lhs and rhs list different numbers of %s dimensions", d->lhs_batch.n != d->rhs_batch.n ? "batching" : "contracting");
-    if (!dims_valid(&d->lhs_batch, l->rank, "lhs batching", why, size) ||
-        !dims_valid(&d->rhs_batch, r->rank, "rhs batching", why, size) ||
-        !dims_valid(&d->lhs_contract, l->rank, "lhs contracting", why, size) ||
-        !dims_valid(&d->rhs_contract, r->rank, "rhs contracting", why, size))
-        return false;
-    for (int32_t k = 0; k < d->lhs_contract.n; k++)
-        if (l->dims[d->lhs_contract.v[k]] != r->dims[d->rhs_contract.v[k]])
-            return fail(why, size, "dot_general: contracting dimension sizes differ: lhs %lld, rhs %lld", LL(l->dims[d->lhs_contract.v[k]]), LL(r->dims[d->rhs_contract.v[k]]));
-    for (int32_t k = 0; k < d->lhs_batch.n; k++)
-        if (l->dims[d->lhs_batch.v[k]] != r->dims[d->rhs_batch.v[k]])
-            return fail(why, size, "dot_general: batching dimension sizes differ: lhs %lld, rhs %lld", LL(l->dims[d->lhs_batch.v[k]]), LL(r->dims[d->rhs_batch.v[k]]));
-    int64_t expect[64];
-    int32_t n = 0;
-    for (int32_t k = 0; k < d->lhs_batch.n && n < 64; k++)
-        expect[n++] = l->dims[d->lhs_batch.v[k]];
-    for (int32_t k = 0; k < l->rank && n < 64; k++)
-        if (!shard_ints_has(&d->lhs_batch, k) && !shard_ints_has(&d->lhs_contract, k))
-            expect[n++] = l->dims[k];
-    for (int32_t k = 0; k < r->rank && n < 64; k++)
-        if (!shard_ints_has(&d->rhs_batch, k) && !shard_ints_has(&d->rhs_contract, k))
-            expect[n++] = r->dims[k];
-    if (n != o->rank)
-        return fail(why, size, "dot_general: the result should have rank %lld, not %lld", LL(n), LL(o->rank));
-    for (int32_t k = 0; k < n; k++)
-        if (expect[k] != o->dims[k])
-            return fail(why, size, "dot_general: result dimension %lld should be %lld, not %lld", LL(k), LL(expect[k]), LL(o->dims[k]));
-    return true;
-}
-
-static bool check_broadcast(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (!counts(op, 1, 1, why, size))
-        return false;
-    const pp_shard_type *a = operand(values, op, 0), *o = result(values, op, 0);
-    if (op->dims.n != a->rank)
-        return fail(why, size, "broadcast_in_dim: %lld dims for an operand of rank %lld", LL(op->dims.n), LL(a->rank));
-    if (!dims_valid(&op->dims, o->rank, "broadcast_in_dim", why, size))
-        return false;
-    for (int32_t k = 0; k < a->rank; k++)
-        if (a->dims[k] != 1 && a->dims[k] != o->dims[op->dims.v[k]])
-            return fail(why, size, "broadcast_in_dim: operand dimension %lld (size %lld) cannot become size %lld", LL(k), LL(a->dims[k]), LL(o->dims[op->dims.v[k]]));
-    return true;
-}
-
-static bool check_transpose(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (!counts(op, 1, 1, why, size))
-        return false;
-    const pp_shard_type *a = operand(values, op, 0), *o = result(values, op, 0);
-    if (op->dims.n != a->rank || o->rank != a->rank)
-        return fail(why, size, "transpose: permutation of %lld dims for rank %lld", LL(op->dims.n), LL(a->rank));
-    if (!dims_valid(&op->dims, a->rank, "transpose", why, size))
-        return false;
-    for (int32_t k = 0; k < a->rank; k++)
-        if (o->dims[k] != a->dims[op->dims.v[k]])
-            return fail(why, size, "transpose: result dimension %lld should be %lld, not %lld", LL(k), LL(a->dims[op->dims.v[k]]), LL(o->dims[k]));
-    return true;
-}
-
-/* Inputs come first, then as many init values; each result drops the reduced dims. */
-static bool check_reduce(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (op->n_operands < 2 || op->n_operands % 2 || op->n_results != op->n_operands / 2) {
-        snprintf(why, size, "reduce: %d operand(s) and %d result(s) do not pair up",
-                 (int)op->n_operands, (int)op->n_results);
-        return false;
-    }
-    const pp_shard_type *a = operand(values, op, 0);
-    if (!dims_valid(&op->dims, a->rank, "reduce", why, size))
-        return false;
-    for (int32_t r = 0; r < op->n_results; r++) {
-        const pp_shard_type *in = operand(values, op, r), *o = result(values, op, r);
-        int32_t n = 0;
-        for (int32_t k = 0; k < in->rank; k++) {
-            if (shard_ints_has(&op->dims, k))
-                continue;
-            if (n >= o->rank || o->dims[n] != in->dims[k])
-                return fail(why, size, "reduce: result #%lld does not keep input dimension %lld", LL(r), LL(k));
-            n++;
-        }
-        if (n != o->rank)
-            return fail(why, size, "reduce: result #%lld should have rank %lld, not %lld", LL(r), LL(n), LL(o->rank));
-    }
-    return true;
-}
-
-static bool check_reshape(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (!counts(op, 1, 1, why, size))
-        return false;
-    int64_t a = pp_shard_type_elements(operand(values, op, 0)), o = pp_shard_type_elements(result(values, op, 0));
-    if (a != o)
-        return fail(why, size, "reshape: %lld elements cannot become %lld", LL(a), LL(o));
-    return true;
-}
-
-static bool check_concatenate(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (op->n_operands < 1 || op->n_results != 1) {
-        snprintf(why, size, "concatenate needs operands and one result");
-        return false;
-    }
-    const pp_shard_type *o = result(values, op, 0);
-    if (op->dim < 0 || op->dim >= o->rank)
-        return fail(why, size, "concatenate: dimension %lld is out of range for rank %lld", LL(op->dim), LL(o->rank));
-    int64_t total = 0;
-    for (int32_t k = 0; k < op->n_operands; k++) {
-        const pp_shard_type *a = operand(values, op, k);
-        if (a->rank != o->rank)
-            return fail(why, size, "concatenate: operand #%lld has rank %lld, the result %lld", LL(k), LL(a->rank), LL(o->rank));
-        for (int32_t d = 0; d < o->rank; d++)
-            if (d != op->dim && a->dims[d] != o->dims[d])
-                return fail(why, size, "concatenate: operand #%lld differs from the result in dimension %lld", LL(k), LL(d));
-        total += a->dims[op->dim];
-    }
-    if (total != o->dims[op->dim])
-        return fail(why, size, "concatenate: operands add up to %lld along dimension %lld, the result has %lld", LL(total), LL(op->dim), LL(o->dims[op->dim]));
-    return true;
-}
-
-static bool check_slice(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (!counts(op, 1, 1, why, size))
-        return false;
-    const pp_shard_type *a = operand(values, op, 0), *o = result(values, op, 0);
-    if (op->start.n != a->rank || op->limit.n != a->rank || (op->strides.n && op->strides.n != a->rank) ||
-        o->rank != a->rank)
-        return fail(why, size, "slice: bounds for %lld dims, the operand has rank %lld", LL(op->start.n), LL(a->rank));
-    for (int32_t d = 0; d < a->rank; d++) {
-        int64_t lo = op->start.v[d], hi = op->limit.v[d], st = op->strides.n ? op->strides.v[d] : 1;
-        if (lo < 0 || hi < lo || hi > a->dims[d] || st < 1)
-            return fail(why, size, "slice: bounds %lld:%lld do not fit dimension %lld", LL(lo), LL(hi), LL(d));
-        if (o->dims[d] != (hi - lo + st - 1) / st)
-            return fail(why, size, "slice: result dimension %lld should be %lld, not %lld", LL(d), LL((hi - lo + st - 1) / st), LL(o->dims[d]));
-    }
-    return true;
-}
-
-static bool check_convolution(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (!counts(op, 2, 1, why, size))
-        return false;
-    const pp_shard_type *in = operand(values, op, 0), *k = operand(values, op, 1), *o = result(values, op, 0);
-    const pp_shard_conv_dims *c = &op->conv;
-    if (in->rank != c->in_spatial.n + 2 || k->rank != c->kernel_spatial.n + 2 || o->rank != c->out_spatial.n + 2)
-        return fail(why, size, "convolution: dim_numbers name %lld spatial dims for an input of rank %lld", LL(c->in_spatial.n), LL(in->rank));
-    if (c->feature_group_count < 1 || c->batch_group_count < 1)
-        return fail(why, size, "convolution: group counts must be at least 1, got %lld and %lld", LL(c->feature_group_count), LL(c->batch_group_count));
-    if (in->dims[c->in_feature] != k->dims[c->kernel_in] * c->feature_group_count)
-        return fail(why, size, "convolution: input features %lld differ from kernel input features %lld x groups %lld", LL(in->dims[c->in_feature]), LL(k->dims[c->kernel_in]), LL(c->feature_group_count));
-    if (o->dims[c->out_feature] != k->dims[c->kernel_out])
-        return fail(why, size, "convolution: output features %lld differ from kernel output features %lld", LL(o->dims[c->out_feature]), LL(k->dims[c->kernel_out]));
-    if (o->dims[c->out_batch] * c->batch_group_count != in->dims[c->in_batch])
-        return fail(why, size, "convolution: output batch %lld differs from input batch %lld", LL(o->dims[c->out_batch]), LL(in->dims[c->in_batch]));
-    return true;
-}
-
-static bool check_select(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (!counts(op, 3, 1, why, size))
-        return false;
-    const pp_shard_type *p = operand(values, op, 0), *o = result(values, op, 0);
-    if (!same_shape(operand(values, op, 1), o) || !same_shape(operand(values, op, 2), o))
-        return fail(why, size, "select: the branches' shapes differ from the result's");
-    if (p->rank != 0 && !same_shape(p, o))
-        return fail(why, size, "select: the predicate is neither a scalar nor of the result's shape");
-    return true;
-}
-
-static bool check_compare(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (!counts(op, 2, 1, why, size))
-        return false;
-    if (!same_shape(operand(values, op, 0), result(values, op, 0)) ||
-        !same_shape(operand(values, op, 1), result(values, op, 0)))
-        return fail(why, size, "compare: operand shapes differ from the result's");
-    return true;
-}
-
-static bool check_iota(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (!counts(op, 0, 1, why, size))
-        return false;
-    if (op->dim < 0 || op->dim >= result(values, op, 0)->rank)
-        return fail(why, size, "iota: dimension %lld is out of range for rank %lld", LL(op->dim), LL(result(values, op, 0)->rank));
-    return true;
-}
-
-/* Only ops whose every operand and result is a tensor are checked; a
- * non-tensor type on a known op is itself an error. */
-bool shard_check_op(const pp_shard_value *values, const pp_shard_op *op, char *why, size_t size)
-{
-    if (op->kind == PP_SHARD_OP_OPAQUE || op->kind == PP_SHARD_OP_CALL || op->kind == PP_SHARD_OP_RETURN)
+    if (strcmp(op->name, "sdy.sharding_constraint") == 0)
         return true;
-    for (int32_t k = 0; k < op->n_operands; k++)
-        if (operand(values, op, k)->rank < 0)
-            return fail(why, size, "operand #%lld is not a tensor", LL(k));
-    for (int32_t k = 0; k < op->n_results; k++)
-        if (result(values, op, k)->rank < 0)
-            return fail(why, size, "result #%lld is not a tensor", LL(k));
-    if (pp_shard_op_is_unary(op->kind) || pp_shard_op_is_binary(op->kind))
-        return check_elementwise(values, op, why, size);
-    switch (op->kind) {
-    case PP_SHARD_OP_DOT_GENERAL: return check_dot(values, op, why, size);
-    case PP_SHARD_OP_BROADCAST_IN_DIM: return check_broadcast(values, op, why, size);
-    case PP_SHARD_OP_TRANSPOSE: return check_transpose(values, op, why, size);
-    case PP_SHARD_OP_REDUCE: return check_reduce(values, op, why, size);
-    case PP_SHARD_OP_RESHAPE: return check_reshape(values, op, why, size);
-    case PP_SHARD_OP_CONCATENATE: return check_concatenate(values, op, why, size);
-    case PP_SHARD_OP_SLICE: return check_slice(values, op, why, size);
-    case PP_SHARD_OP_CONVOLUTION: return check_convolution(values, op, why, size);
-    case PP_SHARD_OP_SELECT: return check_select(values, op, why, size);
-    case PP_SHARD_OP_COMPARE: return check_compare(values, op, why, size);
-    case PP_SHARD_OP_IOTA: return check_iota(values, op, why, size);
-    case PP_SHARD_OP_CONVERT: return counts(op, 1, 1, why, size) &&
-        (same_shape(operand(values, op, 0), result(values, op, 0)) ||
-         fail(why, size, "convert: operand and result shapes differ"));
-    case PP_SHARD_OP_CONSTANT: return counts(op, 0, 1, why, size);
-    default: return true;
+    if (strcmp(op->name, "stablehlo.custom_call") != 0 || !op->attrs)
+        return false;
+    const char *a = op->attrs;
+    while (isspace((unsigned char)*a))
+        a++;
+    return strncmp(a, "@Sharding", 9) == 0 && !(isalnum((unsigned char)a[9]) || a[9] == '_');
+}
+
+typedef struct {
+    const pp_shard_nda *nda;
+    const pp_shard_mesh *mesh;
+    const uint8_t *axes;
+    pp_shard_format format;
+    const pp_shard_module *m; /* the written module */
+    const pp_shard_flat *flat;
+    pp_shard_write_stats *stats;
+    pp_error *err;
+} checker;
+
+static bool fail(checker *C, int line, int col, const char *what, const char *why)
+{
+    pp_error_set(C->err, PP_EINPUT, "%s, as written:%d:%d: %s: %s", C->m->file, line, col, what, why);
+    return false;
+}
+
+/* ---- decoding GSPMD strings ---- */
+
+static bool read_ints(const char **p, int64_t *v, int32_t max, int32_t *n)
+{
+    *n = 0;
+    for (;;) {
+        while (**p == ' ')
+            (*p)++;
+        if (!isdigit((unsigned char)**p) || *n == max)
+            return false;
+        v[(*n)++] = strtoll(*p, (char **)p, 10);
+        while (**p == ' ')
+            (*p)++;
+        if (**p != ',')
+            return true;
+        (*p)++;
     }
 }
 
-static int32_t dynamic_dim(const pp_shard_type *t)
+/* Mesh axes whose coordinate is not 0 on device id `dev` (row-major, the last axis fastest). */
+static uint8_t moved_axes(const pp_shard_mesh *mesh, int64_t dev)
 {
-    for (int32_t d = 0; d < t->rank; d++)
-        if (t->dims[d] < 0)
-            return d;
+    uint8_t bits = 0;
+    for (int32_t a = mesh->n_axes - 1; a >= 0; a--) {
+        if (dev % mesh->sizes[a])
+            bits |= (uint8_t)(1u << a);
+        dev /= mesh->sizes[a];
+    }
+    return bits;
+}
+
+/* "{replicated}" or "{devices=[T0,...]D0,D1,...( last_tile_dim_replicate)}"
+ * into axes per dimension: the axes that move when one steps along a
+ * dimension's tiles from tile 0. */
+static bool decode_gspmd(const pp_shard_mesh *mesh, const char *s, int32_t rank, uint8_t *dim_axes, char *why,
+                         size_t size)
+{
+    memset(dim_axes, 0, (size_t)rank);
+    if (strcmp(s, "{replicated}") == 0)
+        return true;
+    int64_t tiles[MAX_TILES];
+    int32_t n_tiles = 0, n_devices = 0;
+    const char *p = s;
+    int64_t devices_n = pp_shard_mesh_devices(mesh);
+    int64_t *devices = malloc(((size_t)devices_n + 1) * sizeof *devices);
+    bool ok = devices && strncmp(p, "{devices=[", 10) == 0;
+    p += ok ? 10 : 0;
+    ok = ok && read_ints(&p, tiles, MAX_TILES, &n_tiles) && *p++ == ']' &&
+         read_ints(&p, devices, (int32_t)devices_n, &n_devices);
+    bool replicate = ok && strncmp(p, "last_tile_dim_replicate", 23) == 0; /* read_ints ate the blank */
+    p += replicate ? 23 : 0;
+    ok = ok && strcmp(p, "}") == 0 && n_tiles == rank + replicate && n_devices == devices_n;
+    int64_t stride = 1;
+    for (int32_t d = n_tiles - 1; ok && d >= 0; d--) {
+        for (int64_t t = 1; d < rank && t < tiles[d] && t * stride < n_devices; t++)
+            dim_axes[d] |= moved_axes(mesh, devices[t * stride]);
+        ok = d >= rank || shard_axes_devices(mesh, dim_axes[d]) == tiles[d];
+        stride *= tiles[d];
+    }
+    ok = ok && stride == n_devices;
+    free(devices);
+    if (!ok)
+        snprintf(why, size, "'%s' is not a sharding over this mesh's %lld devices", s, (long long)devices_n);
+    return ok;
+}
+
+/* ---- decoding Shardy's dimension lists ---- */
+
+static int32_t axis_named(const pp_shard_mesh *mesh, const char *s, size_t n)
+{
+    for (int32_t a = 0; a < mesh->n_axes; a++)
+        if (strlen(mesh->names[a]) == n && memcmp(mesh->names[a], s, n) == 0)
+            return a;
     return -1;
 }
 
-/* Where value v of f was defined: its op, or the function for an argument. */
-static void value_position(const pp_shard_func *f, const pp_shard_value *v, int32_t *line, int32_t *col)
+/* "[{"b"}, {}]" (the first '[' in s) into axes per dimension. */
+static bool decode_sdy(const pp_shard_mesh *mesh, const char *s, int32_t rank, uint8_t *dim_axes, char *why,
+                       size_t size)
 {
-    const pp_shard_op *op = v->op >= 0 ? (v->in_body ? &f->body_ops[v->op] : &f->ops[v->op]) : NULL;
-    *line = op ? op->line : f->line;
-    *col = op ? op->col : f->col;
+    const char *p = s ? strchr(s, '[') : NULL;
+    int32_t d = 0;
+    memset(dim_axes, 0, (size_t)rank);
+    bool ok = p != NULL;
+    for (p = p ? p + 1 : p; ok && *p != ']'; d++) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        ok = *p++ == '{' && d < rank;
+        while (ok && *p != '}') {
+            while (*p == ' ' || *p == ',')
+                p++;
+            const char *q = *p == '"' ? strchr(p + 1, '"') : NULL;
+            int32_t a = q ? axis_named(mesh, p + 1, (size_t)(q - p - 1)) : -1;
+            ok = a >= 0;
+            if (ok)
+                dim_axes[d] |= (uint8_t)(1u << a);
+            p = ok ? q + 1 : p;
+            while (ok && *p == ' ')
+                p++;
+        }
+        p += ok;
+        while (ok && *p == ' ')
+            p++;
+    }
+    ok = ok && d == rank;
+    if (!ok)
+        snprintf(why, size, "'%.200s' is not a Shardy sharding of a rank-%d tensor over this mesh", s ? s : "",
+                 (int)rank);
+    return ok;
 }
 
-pp_status pp_shard_module_check_static(const pp_shard_module *m, pp_error *err)
+/* The annotation `text` (a GSPMD string or a text holding a Shardy list)
+ * against the plan's layout of tensor occurrence t. */
+static bool check_tensor(checker *C, const char *text, int32_t t, int line, int col, const char *what)
 {
-    for (int32_t fi = 0; fi < m->n_funcs; fi++) {
-        const pp_shard_func *f = &m->funcs[fi];
-        for (int32_t k = 0; k < f->n_values; k++) {
-            int32_t d = dynamic_dim(&f->values[k].type), line, col;
-            if (d < 0)
-                continue;
-            char type[256];
-            value_position(f, &f->values[k], &line, &col);
-            return pp_error_set(err, PP_EINPUT,
-                                "%s:%d:%d: %%%s has type %s, whose dimension %d is dynamic ('?'): the sharder "
-                                "needs static shapes (export with concrete sizes)",
-                                m->file, (int)line, (int)col, f->values[k].name,
-                                shard_type_text(&f->values[k].type, type, sizeof type), (int)d);
+    const pp_shard_nda_tensor *T = &C->nda->tensors[t];
+    uint8_t got[MAX_TILES];
+    char why[400];
+    if (T->rank > MAX_TILES - 1)
+        return fail(C, line, col, what, "rank too large to check");
+    if (!text)
+        return fail(C, line, col, what, "no sharding written");
+    bool ok = C->format == PP_SHARD_FORMAT_SDY ? decode_sdy(C->mesh, text, T->rank, got, why, sizeof why)
+                                               : decode_gspmd(C->mesh, text, T->rank, got, why, sizeof why);
+    if (!ok)
+        return fail(C, line, col, what, why);
+    for (int32_t d = 0; d < T->rank; d++)
+        if (got[d] != C->axes[T->first + d]) {
+            snprintf(why, sizeof why, "dimension %d is sharded over axes 0x%x where the plan has 0x%x", (int)d,
+                     got[d], C->axes[T->first + d]);
+            return fail(C, line, col, what, why);
         }
+    C->stats->annotated++;
+    return true;
+}
+
+/* The sharding an entry parameter carries, in the format's text. */
+static const char *param_sharding(const checker *C, const pp_shard_param *p)
+{
+    if (C->format == PP_SHARD_FORMAT_GSPMD)
+        return p->sharding;
+    return p->attrs ? strstr(p->attrs, "sdy.sharding") : NULL;
+}
+
+static bool check_signature(checker *C)
+{
+    const pp_shard_func *f = &C->m->funcs[C->m->entry];
+    const pp_shard_flat *planned = C->nda->flat;
+    if (f->n_args != planned->n_inputs || f->n_results != planned->n_outputs)
+        return fail(C, f->line, f->col, f->name, "the entry's signature differs from the planned module's");
+    for (int32_t k = 0; k < f->n_args; k++)
+        if (f->args[k].type.rank >= 0) {
+            C->stats->tensors++;
+            if (!check_tensor(C, param_sharding(C, &f->args[k]), k, f->line, f->col, f->values[k].name))
+                return false;
+        }
+    for (int32_t k = 0; k < f->n_results; k++)
+        if (f->results[k].type.rank >= 0) {
+            C->stats->tensors++;
+            if (!check_tensor(C, param_sharding(C, &f->results[k]), C->nda->out_use + k, f->line, f->col, "a result"))
+                return false;
+        }
+    return true;
+}
+
+/* An op the writer inserted: a constraint on a value it renamed. */
+static bool inserted(const checker *C, int32_t i, const char *prefix)
+{
+    const pp_shard_op *op = pp_shard_flat_op_of(C->flat, i);
+    if (!shard_is_constraint(op))
+        return false;
+    const pp_shard_flat_value *v = &C->flat->values[C->flat->ops[i].operands[0]];
+    return strncmp(C->m->funcs[v->func].values[v->value].name, prefix, strlen(prefix)) == 0;
+}
+
+/* The text after "mhlo.sharding = \"" up to its closing quote, in a malloc'd copy. */
+static char *gspmd_attr(const char *attrs)
+{
+    const char *p = attrs ? strstr(attrs, "mhlo.sharding") : NULL;
+    p = p ? strchr(p, '"') : NULL;
+    const char *q = p ? strchr(p + 1, '"') : NULL;
+    if (!q)
+        return NULL;
+    char *s = malloc((size_t)(q - p));
+    if (s) {
+        memcpy(s, p + 1, (size_t)(q - p - 1));
+        s[q - p - 1] = '\0';
     }
-    return PP_OK;
+    return s;
+}
+
+/* Constraint i of the written module on result `result` of planned_op. */
+static bool check_constraint(checker *C, int32_t i, int32_t planned_op)
+{
+    const pp_shard_op *op = pp_shard_flat_op_of(C->flat, i);
+    if (planned_op < 0)
+        return fail(C, op->line, op->col, op->name, "a constraint before any op");
+    const pp_shard_flat *planned = C->nda->flat;
+    int32_t result = C->flat->values[C->flat->ops[i].operands[0]].index;
+    if (result >= pp_shard_flat_op_of(planned, planned_op)->n_results)
+        return fail(C, op->line, op->col, op->name, "a constraint on a result the op does not have");
+    int32_t v = planned->ops[planned_op].results[result];
+    char label[200];
+    pp_shard_value_label(planned, v, label, sizeof label);
+    if (C->format == PP_SHARD_FORMAT_SDY)
+        return check_tensor(C, op->attrs, v, op->line, op->col, label);
+    char *s = gspmd_attr(op->attrs);
+    bool ok = check_tensor(C, s, v, op->line, op->col, label);
+    free(s);
+    return ok;
+}
+
+/* The written module's flat ops are the planned ones, in order, with the
+ * inserted constraints between them. */
+static bool check_ops(checker *C)
+{
+    const pp_shard_flat *planned = C->nda->flat;
+    char prefix[16];
+    shard_write_prefix(planned->module, prefix, sizeof prefix);
+    for (int32_t v = planned->n_inputs; v < planned->n_values; v++)
+        C->stats->tensors += planned->values[v].type.rank >= 0;
+    int32_t j = 0, last = -1;
+    for (int32_t i = 0; i < C->flat->n_ops; i++) {
+        const pp_shard_op *op = pp_shard_flat_op_of(C->flat, i);
+        if (inserted(C, i, prefix)) {
+            if (C->flat->values[C->flat->ops[i].operands[0]].op != last)
+                return fail(C, op->line, op->col, op->name, "a constraint not right after the op it constrains");
+            if (!check_constraint(C, i, j - 1))
+                return false;
+            continue;
+        }
+        last = i;
+        if (j >= planned->n_ops || strcmp(op->name, pp_shard_flat_op_of(planned, j)->name) != 0)
+            return fail(C, op->line, op->col, op->name, "the written module's ops do not follow the planned module's");
+        j++;
+    }
+    if (j != planned->n_ops)
+        return fail(C, 1, 1, "the written module", "has fewer ops than the planned module");
+    return true;
+}
+
+pp_status pp_shard_write_check(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint8_t *axes,
+                               pp_shard_format format, const char *text, size_t size, pp_shard_write_stats *stats,
+                               pp_error *err)
+{
+    pp_shard_module *m = NULL;
+    pp_shard_flat *flat = NULL;
+    pp_shard_write_stats found = {0};
+    pp_status st = pp_shard_module_parse(nda->flat->module->file, text, size, &m, err);
+    if (st == PP_OK)
+        st = pp_shard_module_flatten(m, 0, &flat, err);
+    if (st == PP_OK) {
+        checker C = {nda, mesh, axes, format, m, flat, &found, err};
+        if (!(check_signature(&C) && check_ops(&C)))
+            st = PP_EINPUT;
+    }
+    if (stats)
+        *stats = found;
+    pp_shard_flat_free(flat);
+    pp_shard_module_free(m);
+    return st;
 }

@@ -31,7 +31,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cost_internal.h"
+#include "shard/cost_internal.h"
 
 typedef shard_cost_model model;
 

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 #include "parplan/shard.h"
-#include "shard_internal.h"
+#include "shard/shard_internal.h"
 
 typedef struct {
     const pp_shard_flat *flat;

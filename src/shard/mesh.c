@@ -3,7 +3,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include "shard_internal.h"
+#include "shard/shard_internal.h"
 #include "parplan/shard.h"
 
 pp_hw_link pp_shard_default_link(void)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
-#include "write_internal.h"
+#include "shard/write_internal.h"
 
 void shard_sb_add(shard_sbuf *b, const char *s, size_t n)
 {

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
-#include "cost_internal.h"
-#include "action_space.h"
+#include "shard/cost_internal.h"
+#include "shard/action_space.h"
 
 #define ROLLOUT_STOP 0.3
 /* UCT's exploration weight on rewards rescaled to [0, 1]. Tried at 0.25,

@@ -4,18 +4,17 @@
  * signature in the original text. The text is patched rather than the
  * module printed again because the reader keeps no more than the sharder
  * needs (constants' payloads, locations, comments and dialect resources
- * would be lost or reformatted). */
-#include <ctype.h>
-#include <stdarg.h>
+ * would be lost or reformatted). The text is walked with the reader's own
+ * lexer, type grammar and attribute dictionaries (load_internal.h), from
+ * the offsets the reader noted, so the writer cannot read a module
+ * differently from the reader that accepted it. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard_write.h"
-#include "shard_internal.h"
-#include "write_internal.h"
-
-#define MAX_NEST 256
+#include "shard/load_internal.h"
+#include "shard/write_internal.h"
 
 pp_status pp_shard_format_parse(const char *text, pp_shard_format *out, pp_error *err)
 {
@@ -155,204 +154,23 @@ pp_status pp_shard_sdy_mesh_text(const pp_shard_mesh *mesh, char **out, pp_error
     return shard_sb_take(&b, out, err);
 }
 
-/* ---- scanning the entry function's signature ---- */
+/* ---- the text, walked with the reader's lexer ---- */
 
 typedef struct {
-    const char *file, *s;
-    size_t n, pos;
-    pp_error *err;
-    pp_status status;
-} scan;
+    reader R; /* the StableHLO reader's lexer over the text (load_internal.h) */
+    const pp_shard_nda *nda;
+    const pp_shard_mesh *mesh;
+    const uint8_t *axes;
+    pp_shard_format format;
+    const char *key;
+    shard_sbuf out;
+    size_t copied; /* input bytes up to here are in out */
+} writer;
 
-static bool fail(scan *S, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void position(const scan *S, size_t at, int *line, int *col)
+/* The offset of the current token. */
+static size_t here(const writer *W)
 {
-    *line = 1;
-    *col = 1;
-    for (size_t k = 0; k < at && k < S->n; k++) {
-        *col = S->s[k] == '\n' ? 1 : *col + 1;
-        *line += S->s[k] == '\n';
-    }
-}
-
-static bool fail(scan *S, size_t at, const char *fmt, ...)
-{
-    int line, col;
-    position(S, at, &line, &col);
-    char why[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    S->status = pp_error_set(S->err, PP_EINPUT, "%s:%d:%d: %s", S->file, line, col, why);
-    return false;
-}
-
-static int peek(const scan *S, size_t k)
-{
-    return S->pos + k < S->n ? (unsigned char)S->s[S->pos + k] : -1;
-}
-
-static bool at_comment(const scan *S)
-{
-    return peek(S, 0) == '/' && peek(S, 1) == '/';
-}
-
-static void skip_space(scan *S)
-{
-    for (;;) {
-        int c = peek(S, 0);
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-            S->pos++;
-        else if (at_comment(S))
-            while (S->pos < S->n && S->s[S->pos] != '\n')
-                S->pos++;
-        else
-            return;
-    }
-}
-
-/* The word at the position, not followed by more of a name. */
-static bool at_word(const scan *S, const char *word)
-{
-    size_t len = strlen(word);
-    if (S->pos + len > S->n || memcmp(S->s + S->pos, word, len) != 0)
-        return false;
-    int next = peek(S, len);
-    return next < 0 || !(isalnum(next) || next == '_' || next == '.' || next == '$');
-}
-
-static bool is_name_char(int c)
-{
-    return c >= 0 && (isalnum(c) || c == '_' || c == '.' || c == '$' || c == '-');
-}
-
-static void skip_name(scan *S)
-{
-    while (is_name_char(peek(S, 0)))
-        S->pos++;
-}
-
-static bool skip_string(scan *S)
-{
-    size_t start = S->pos++;
-    while (S->pos < S->n && S->s[S->pos] != '"')
-        S->pos += S->s[S->pos] == '\\' ? 2 : 1;
-    if (S->pos >= S->n)
-        return fail(S, start, "unterminated string");
-    S->pos++;
-    return true;
-}
-
-static bool expect_char(scan *S, char c, const char *what)
-{
-    skip_space(S);
-    if (peek(S, 0) != c)
-        return fail(S, S->pos, "expected %s", what);
-    S->pos++;
-    return true;
-}
-
-static char closing(char open)
-{
-    return open == '(' ? ')' : open == '[' ? ']' : open == '{' ? '}' : '>';
-}
-
-/* Skips text balanced in (), [], {}, <> and strings ("->" is an arrow, not
- * a bracket), up to a character of `stops` or a comment at depth 0, or with
- * `one_group` to the end of the bracket group it starts at. */
-static bool skip_run(scan *S, const char *stops, bool one_group)
-{
-    char stack[MAX_NEST];
-    size_t opened[MAX_NEST];
-    int depth = 0;
-    while (S->pos < S->n) {
-        char c = S->s[S->pos];
-        if (depth == 0 && ((c != '\0' && strchr(stops, c)) || at_comment(S)))
-            return true;
-        if (c == '"') {
-            if (!skip_string(S))
-                return false;
-            continue;
-        }
-        if (at_comment(S)) {
-            skip_space(S);
-            continue;
-        }
-        if (c == '-' && peek(S, 1) == '>') {
-            S->pos += 2;
-            continue;
-        }
-        if (c != '\0' && strchr("([{<", c)) {
-            if (depth == MAX_NEST)
-                return fail(S, S->pos, "brackets nested too deep");
-            opened[depth] = S->pos;
-            stack[depth++] = c;
-        } else if (c != '\0' && strchr(")]}>", c)) {
-            if (depth == 0)
-                return fail(S, S->pos, "unbalanced '%c'", c);
-            if (c != closing(stack[depth - 1]))
-                return fail(S, S->pos, "expected '%c' to close the '%c', got '%c'", closing(stack[depth - 1]),
-                            stack[depth - 1], c);
-            depth--;
-        }
-        S->pos++;
-        if (one_group && depth == 0)
-            return true;
-    }
-    if (depth > 0)
-        return fail(S, opened[depth - 1], "this '%c' is never closed", stack[depth - 1]);
-    return true;
-}
-
-/* Where a location glued to a type begins ("tensor<4xf32>loc(...)": MLIR's
- * lexer reads two tokens there, the run of text one), else end. */
-static size_t glued_loc(const scan *S, size_t start, size_t end)
-{
-    int depth = 0;
-    for (size_t k = start; k < end; k++) {
-        char c = S->s[k];
-        if (c == '"') {
-            for (k++; k < end && S->s[k] != '"'; k++)
-                k += S->s[k] == '\\';
-            continue;
-        }
-        if (c == '-' && k + 1 < end && S->s[k + 1] == '>') {
-            k++;
-            continue;
-        }
-        depth += c != '\0' && strchr("([{<", c);
-        depth -= c != '\0' && strchr(")]}>", c);
-        if (depth == 0 && c == '>' && k + 5 <= end && memcmp(S->s + k + 1, "loc(", 4) == 0)
-            return k + 1;
-    }
-    return end;
-}
-
-static bool scan_type(scan *S, size_t *start, size_t *end)
-{
-    skip_space(S);
-    *start = S->pos;
-    if (!skip_run(S, " \t\r\n,){}", false))
-        return false;
-    if (S->pos == *start)
-        return fail(S, S->pos, "expected a type");
-    *end = S->pos = glued_loc(S, *start, S->pos);
-    return true;
-}
-
-static bool skip_loc(scan *S)
-{
-    skip_space(S);
-    if (!at_word(S, "loc"))
-        return true;
-    size_t word = S->pos;
-    S->pos += 3;
-    skip_space(S);
-    if (peek(S, 0) != '(')
-        return fail(S, word, "expected '(' after loc");
-    return skip_run(S, "", true);
+    return (size_t)(W->R.tok.s - W->R.text);
 }
 
 /* An attribute dictionary: where the sharding entry is, or where one goes. */
@@ -411,98 +229,52 @@ static void note_entry(dict_scan *D, const char *k, size_t len, const char *key,
     D->last_end = end;
 }
 
-static size_t trim_end(const scan *S, size_t start, size_t end)
-{
-    while (end > start && isspace((unsigned char)S->s[end - 1]))
-        end--;
-    return end;
-}
-
-static bool scan_entry(scan *S, const char *key, dict_scan *D)
-{
-    size_t ks = S->pos;
-    if (peek(S, 0) == '"') {
-        if (!skip_string(S))
-            return false;
-    } else {
-        skip_name(S);
-    }
-    size_t ke = S->pos, ve = ke;
-    if (ke == ks)
-        return fail(S, S->pos, "expected an attribute name");
-    skip_space(S);
-    if (peek(S, 0) == '=') {
-        S->pos++;
-        skip_space(S);
-        size_t vs = S->pos;
-        if (!skip_run(S, ",}", false))
-            return false;
-        ve = trim_end(S, vs, S->pos);
-        if (ve == vs)
-            return fail(S, vs, "expected an attribute value");
-    }
-    note_entry(D, S->s + ks, ke - ks, key, ks, ve);
-    return true;
-}
-
-static bool scan_dict(scan *S, const char *key, dict_scan *D)
+/* The dictionary at the current '{', read by the reader's attribute
+ * grammar: an entry spans its key to the end of its value's last token. */
+static bool scan_dict(writer *W, const char *key, dict_scan *D)
 {
     memset(D, 0, sizeof *D);
-    D->open = S->pos++;
-    for (;;) {
-        skip_space(S);
-        if (peek(S, 0) == '}')
-            break;
-        if (D->n_entries > 0) {
-            if (peek(S, 0) != ',')
-                return fail(S, S->pos, "expected ',' or '}' in the attribute dictionary");
-            S->pos++;
-            skip_space(S);
-        }
-        if (!scan_entry(S, key, D))
-            return false;
+    D->open = here(W);
+    vec attrs = {0};
+    bool ok = shard_attr_dict(&W->R, &attrs, "}");
+    if (ok)
+        D->close = W->R.prev_end - 1;
+    const attr *a = attrs.data;
+    for (int32_t k = 0; ok && k < attrs.n; k++) {
+        const char *end = a[k].val ? a[k].val + a[k].val_len : a[k].key + a[k].key_len;
+        note_entry(D, a[k].key, a[k].key_len, key, (size_t)(a[k].key - W->R.text), (size_t)(end - W->R.text));
     }
-    D->close = S->pos++;
-    return true;
+    free(attrs.data);
+    return ok;
 }
 
 /* ---- patching ---- */
 
-typedef struct {
-    scan S;
-    const pp_shard_nda *nda;
-    const pp_shard_mesh *mesh;
-    const uint8_t *axes;
-    pp_shard_format format;
-    const char *key;
-    shard_sbuf out;
-    size_t copied; /* input bytes up to here are in out */
-} writer;
-
 /* Copies the input up to start, writes the parts, and skips the input up to end. */
 static void splice(writer *W, size_t start, size_t end, const char *before, const char *mid, const char *after)
 {
-    shard_sb_add(&W->out, W->S.s + W->copied, start - W->copied);
+    shard_sb_add(&W->out, W->R.text + W->copied, start - W->copied);
     shard_sb_str(&W->out, before);
     shard_sb_str(&W->out, mid);
     shard_sb_str(&W->out, after);
     W->copied = end;
 }
 
-/* "mhlo.sharding = \"{...}\"" or "sdy.sharding = #sdy.sharding<...>" for tensor occurrence t. */
-static bool sharding_entry(writer *W, int32_t t, const pp_shard_param *p, size_t type_at, char **entry)
+/* "mhlo.sharding = \"{...}\"" or "sdy.sharding = #sdy.sharding<...>" for
+ * tensor occurrence t, whose type is at line:col. */
+static bool sharding_entry(writer *W, int32_t t, const pp_shard_param *p, int line, int col, char **entry)
 {
+    reader *R = &W->R;
     const pp_shard_nda_tensor *tensor = &W->nda->tensors[t];
     if (tensor->rank != p->type.rank)
-        return fail(&W->S, type_at, "the layout's tensor has rank %d, this type rank %d (is the text the one the module was read from?)",
-                    (int)tensor->rank, (int)p->type.rank);
+        return shard_lex_fail(R, line, col,
+                              "the layout's tensor has rank %d, this type rank %d (is the text the one the module was read from?)",
+                              (int)tensor->rank, (int)p->type.rank);
     char *value = NULL;
     pp_error why = {0};
     pp_status st = pp_shard_sharding_text(W->mesh, W->format, W->axes + tensor->first, tensor->rank, &value, &why);
     if (st != PP_OK) {
-        int line, col;
-        position(&W->S, type_at, &line, &col);
-        W->S.status = pp_error_set(W->S.err, st, "%s:%d:%d: %s", W->S.file, line, col, why.message);
+        pp_error_set(R->err, st, "%s:%d:%d: %s", R->file, line, col, why.message);
         return false;
     }
     shard_sbuf b = {0};
@@ -511,8 +283,7 @@ static bool sharding_entry(writer *W, int32_t t, const pp_shard_param *p, size_t
     shard_sb_str(&b, value);
     shard_sb_str(&b, W->format == PP_SHARD_FORMAT_SDY ? "" : "\"");
     free(value);
-    W->S.status = shard_sb_take(&b, entry, W->S.err);
-    return W->S.status == PP_OK;
+    return shard_sb_take(&b, entry, R->err) == PP_OK;
 }
 
 /* Our entry replaces the existing sharding entry (ours, else the other
@@ -539,19 +310,20 @@ static void patch_dict(writer *W, const dict_scan *D, const char *entry)
  * argument or at a result in parentheses. */
 static bool write_param(writer *W, int32_t t, const pp_shard_param *p)
 {
-    scan *S = &W->S;
-    size_t start = 0, end = 0;
-    if (!scan_type(S, &start, &end))
+    reader *R = &W->R;
+    int line = R->tok.line, col = R->tok.col;
+    pp_shard_type type;
+    if (!shard_read_type(R, &type))
         return false;
-    skip_space(S);
-    bool has_dict = peek(S, 0) == '{';
+    size_t end = R->prev_end;
+    bool has_dict = shard_lex_is_punct(R, "{");
     if (p->type.rank < 0)
-        return !has_dict || skip_run(S, "", true);
+        return !has_dict || shard_lex_skip_group(R);
     char *entry = NULL;
-    if (!sharding_entry(W, t, p, start, &entry))
+    if (!sharding_entry(W, t, p, line, col, &entry))
         return false;
     dict_scan D = {0};
-    bool ok = !has_dict || scan_dict(S, W->key, &D);
+    bool ok = !has_dict || scan_dict(W, W->key, &D);
     if (ok && has_dict)
         patch_dict(W, &D, entry);
     else if (ok)
@@ -562,65 +334,64 @@ static bool write_param(writer *W, int32_t t, const pp_shard_param *p)
 
 static bool write_arg(writer *W, const pp_shard_func *f, int32_t k)
 {
-    scan *S = &W->S;
+    reader *R = &W->R;
     if (k >= f->n_args)
-        return fail(S, S->pos, "more arguments than the entry function @%s has in the module (%d)", f->name,
-                    (int)f->n_args);
-    if (peek(S, 0) != '%')
-        return fail(S, S->pos, "expected an argument (%%name: type)");
-    S->pos++;
-    skip_name(S);
-    return expect_char(S, ':', "':' after the argument name") && write_param(W, k, &f->args[k]) && skip_loc(S);
+        return shard_lex_fail(R, R->tok.line, R->tok.col, "more arguments than the entry function @%s has in the module (%d)",
+                              f->name, (int)f->n_args);
+    if (R->tok.kind != T_VALUE)
+        return shard_lex_expected(R, "an argument (%name: type)");
+    return shard_lex_next(R) && shard_lex_expect(R, ":", "':' after the argument name") &&
+           write_param(W, k, &f->args[k]) && shard_lex_skip_loc(R);
 }
 
 static bool write_result(writer *W, const pp_shard_func *f, int32_t k)
 {
+    reader *R = &W->R;
     if (k >= f->n_results)
-        return fail(&W->S, W->S.pos, "more results than the entry function @%s has in the module (%d)", f->name,
-                    (int)f->n_results);
-    return write_param(W, W->nda->out_use + k, &f->results[k]) && skip_loc(&W->S);
+        return shard_lex_fail(R, R->tok.line, R->tok.col, "more results than the entry function @%s has in the module (%d)",
+                              f->name, (int)f->n_results);
+    return write_param(W, W->nda->out_use + k, &f->results[k]) && shard_lex_skip_loc(R);
 }
 
-/* A parenthesised list of arguments or results after its '(' (consumed with the ')'); *count of them. */
-static bool write_list(writer *W, const pp_shard_func *f, bool args, int32_t *count)
+/* A parenthesised list of arguments or results after its '(', up to its
+ * ')' (left current), checked to have as many as the entry function. */
+static bool write_list(writer *W, const pp_shard_func *f, bool args)
 {
-    scan *S = &W->S;
-    *count = 0;
-    skip_space(S);
-    if (peek(S, 0) == ')') {
-        S->pos++;
-        return true;
-    }
-    for (;;) {
-        skip_space(S);
-        if (!(args ? write_arg(W, f, *count) : write_result(W, f, *count)))
+    reader *R = &W->R;
+    int32_t n = 0, want = args ? f->n_args : f->n_results;
+    bool ok = true;
+    while (!shard_lex_is_punct(R, ")")) {
+        if (!(args ? write_arg(W, f, n) : write_result(W, f, n)))
             return false;
-        ++*count;
-        skip_space(S);
-        if (peek(S, 0) == ')') {
-            S->pos++;
-            return true;
-        }
-        if (peek(S, 0) != ',')
-            return fail(S, S->pos, "expected ',' or ')' after %s", args ? "an argument" : "a result");
-        S->pos++;
+        n++;
+        if (!shard_lex_accept(R, ",", &ok) && !shard_lex_is_punct(R, ")"))
+            return shard_lex_expected(R, args ? "',' or ')' after an argument" : "',' or ')' after a result");
+        if (!ok)
+            return false;
     }
+    if (n != want)
+        return shard_lex_fail(R, R->tok.line, R->tok.col, "%d %s where the entry function @%s has %d in the module",
+                              (int)n, args ? "arguments" : "results", f->name, (int)want);
+    return true;
 }
 
 /* "-> type": the one result gets parentheses around it and its dictionary. */
 static bool write_single_result(writer *W, const pp_shard_func *f)
 {
-    scan *S = &W->S;
-    size_t start = 0, end = 0;
+    reader *R = &W->R;
+    size_t start = here(W);
+    int line = R->tok.line, col = R->tok.col;
     if (f->n_results != 1)
-        return fail(S, S->pos, "one result where the entry function @%s has %d in the module", f->name,
-                    (int)f->n_results);
-    if (!scan_type(S, &start, &end))
+        return shard_lex_fail(R, line, col, "one result where the entry function @%s has %d in the module", f->name,
+                              (int)f->n_results);
+    pp_shard_type type;
+    if (!shard_read_type(R, &type))
         return false;
+    size_t end = R->prev_end;
     if (f->results[0].type.rank < 0)
         return true;
     char *entry = NULL;
-    if (!sharding_entry(W, W->nda->out_use, &f->results[0], start, &entry))
+    if (!sharding_entry(W, W->nda->out_use, &f->results[0], line, col, &entry))
         return false;
     splice(W, start, start, "(", "", "");
     splice(W, end, end, " {", entry, "})");
@@ -630,120 +401,88 @@ static bool write_single_result(writer *W, const pp_shard_func *f)
 
 static bool write_results(writer *W, const pp_shard_func *f)
 {
-    scan *S = &W->S;
-    skip_space(S);
-    if (!(peek(S, 0) == '-' && peek(S, 1) == '>')) {
+    reader *R = &W->R;
+    bool ok = true;
+    if (!shard_lex_accept(R, "->", &ok)) {
         if (f->n_results != 0)
-            return fail(S, S->pos, "expected '->' and the %d results of the entry function @%s", (int)f->n_results,
-                        f->name);
+            return shard_lex_fail(R, R->tok.line, R->tok.col, "expected '->' and the %d results of the entry function @%s",
+                                  (int)f->n_results, f->name);
         return true;
     }
-    S->pos += 2;
-    skip_space(S);
-    if (peek(S, 0) != '(')
-        return write_single_result(W, f);
-    S->pos++;
-    int32_t n;
-    if (!write_list(W, f, false, &n))
+    if (!ok)
         return false;
-    if (n != f->n_results)
-        return fail(S, S->pos - 1, "%d results where the entry function @%s has %d in the module", (int)n, f->name,
-                    (int)f->n_results);
-    return true;
+    if (!shard_lex_accept(R, "(", &ok))
+        return write_single_result(W, f);
+    return ok && write_list(W, f, false);
+}
+
+/* The entry's "func.func" at the offset, line and column the reader noted,
+ * the lexer placed there: the text must be the one the module was read from. */
+static bool find_entry(writer *W, const pp_shard_func *f)
+{
+    reader *R = &W->R;
+    size_t len = strlen("func.func");
+    bool there = f->col >= 1 && (size_t)(f->col - 1) <= f->src_start && f->src_start + len <= R->size &&
+                 memcmp(R->text + f->src_start, "func.func", len) == 0;
+    for (size_t k = f->src_start - (size_t)(f->col - 1); there && k < f->src_start; k++)
+        there = R->text[k] != '\n';
+    if (!there)
+        return shard_lex_fail(R, f->line, f->col,
+                              "expected the entry function @%s here (is the text the one the module was read from?)",
+                              f->name);
+    R->pos = f->src_start;
+    R->line = f->line;
+    R->col = f->col;
+    return shard_lex_next(R);
 }
 
 static bool write_signature(writer *W, const pp_shard_func *f)
 {
-    scan *S = &W->S;
-    S->pos += strlen("func.func");
-    skip_space(S);
-    if (at_word(S, "public") || at_word(S, "private") || at_word(S, "nested")) {
-        skip_name(S);
-        skip_space(S);
-    }
-    if (peek(S, 0) != '@')
-        return fail(S, S->pos, "expected the function name (@name)");
-    S->pos++;
-    if (peek(S, 0) == '"') {
-        if (!skip_string(S))
-            return false;
-    } else {
-        skip_name(S);
-    }
-    int32_t n;
-    if (!expect_char(S, '(', "'(' before the function's arguments") || !write_list(W, f, true, &n))
+    reader *R = &W->R;
+    if (!shard_lex_next(R))
         return false;
-    if (n != f->n_args)
-        return fail(S, S->pos - 1, "%d arguments where the entry function @%s has %d in the module", (int)n, f->name,
-                    (int)f->n_args);
-    return write_results(W, f);
+    if ((shard_lex_is_word(R, "public") || shard_lex_is_word(R, "private") || shard_lex_is_word(R, "nested")) &&
+        !shard_lex_next(R))
+        return false;
+    if (R->tok.kind != T_SYMBOL)
+        return shard_lex_expected(R, "the function name (@name)");
+    return shard_lex_next(R) && shard_lex_expect(R, "(", "'(' before the function's arguments") &&
+           write_list(W, f, true) && shard_lex_next(R) && write_results(W, f);
 }
 
 /* ---- the module's partition count ---- */
 
-/* The top-level "module", after comments and attribute aliases ("#x = ...");
- * false (with no error) when the text's first op is something else. */
-static bool find_module(scan *S)
-{
-    for (;;) {
-        skip_space(S);
-        if (peek(S, 0) != '#')
-            return at_word(S, "module");
-        if (!skip_run(S, "\n", false))
-            return false;
-    }
-}
-
-/* "mhlo.num_partitions = N : i32" into the module's attribute dictionary,
- * replacing the entry there is, or into a new "attributes {...}" clause. */
+/* "mhlo.num_partitions = N : i32" into the top-level module's attribute
+ * dictionary, replacing the entry there is, or into a new "attributes
+ * {...}" clause; nothing when the text's first op (after comments and
+ * aliases) is not a module. */
 static bool write_partitions(writer *W)
 {
-    scan *S = &W->S;
-    if (!find_module(S))
-        return S->status == PP_OK;
+    reader *R = &W->R;
+    if (!shard_lex_next(R))
+        return false;
+    while (R->tok.kind == T_HASH)
+        if (!shard_skip_alias(R))
+            return false;
+    if (!shard_lex_is_word(R, "module"))
+        return true;
+    if (!shard_lex_next(R) || (R->tok.kind == T_SYMBOL && !shard_lex_next(R)))
+        return false;
     char entry[64];
     snprintf(entry, sizeof entry, "mhlo.num_partitions = %lld : i32", (long long)pp_shard_mesh_devices(W->mesh));
-    S->pos += strlen("module");
-    size_t after_name = S->pos;
-    skip_space(S);
-    if (peek(S, 0) == '@') {
-        S->pos++;
-        if (peek(S, 0) != '"')
-            skip_name(S);
-        else if (!skip_string(S))
-            return false;
-        after_name = S->pos;
-        skip_space(S);
-    }
-    if (!at_word(S, "attributes")) {
+    size_t after_name = R->prev_end;
+    if (!shard_lex_is_word(R, "attributes")) {
         splice(W, after_name, after_name, " attributes {", entry, "}");
         return true;
     }
-    S->pos += strlen("attributes");
-    skip_space(S);
-    if (peek(S, 0) != '{')
-        return fail(S, S->pos, "expected '{' after the module's attributes");
+    if (!shard_lex_next(R))
+        return false;
+    if (!shard_lex_is_punct(R, "{"))
+        return shard_lex_expected(R, "'{' after the module's attributes");
     dict_scan D;
-    if (!scan_dict(S, "mhlo.num_partitions", &D))
+    if (!scan_dict(W, "mhlo.num_partitions", &D))
         return false;
     patch_dict(W, &D, entry);
-    return true;
-}
-
-/* The offset of the entry's "func.func", from the line and column the reader noted. */
-static bool find_entry(writer *W, const pp_shard_func *f)
-{
-    scan *S = &W->S;
-    int line = 1;
-    size_t k = 0;
-    while (k < S->n && line < f->line)
-        line += S->s[k++] == '\n';
-    for (int col = 1; col < f->col && k < S->n && S->s[k] != '\n'; col++)
-        k++;
-    S->pos = k;
-    if (line != f->line || !at_word(S, "func.func"))
-        return fail(S, k, "expected the entry function @%s here (is the text the one the module was read from?)",
-                    f->name);
     return true;
 }
 
@@ -751,16 +490,15 @@ static bool find_entry(writer *W, const pp_shard_func *f)
 static bool insert_mesh(writer *W, const pp_shard_func *f)
 {
     char *decl = NULL;
-    W->S.status = pp_shard_sdy_mesh_text(W->mesh, &decl, W->S.err);
-    if (W->S.status != PP_OK)
+    if (pp_shard_sdy_mesh_text(W->mesh, &decl, W->R.err) != PP_OK)
         return false;
-    size_t func_at = W->S.pos, line_at = func_at - (size_t)(f->col - 1);
+    size_t func_at = f->src_start, line_at = func_at - (size_t)(f->col - 1);
     bool indented = true;
     for (size_t k = line_at; k < func_at; k++)
-        indented = indented && (W->S.s[k] == ' ' || W->S.s[k] == '\t');
+        indented = indented && (W->R.text[k] == ' ' || W->R.text[k] == '\t');
     splice(W, func_at, func_at, decl, indented ? "\n" : " ", "");
     if (indented)
-        shard_sb_add(&W->out, W->S.s + line_at, func_at - line_at);
+        shard_sb_add(&W->out, W->R.text + line_at, func_at - line_at);
     free(decl);
     return true;
 }
@@ -778,7 +516,12 @@ pp_status pp_shard_write_module(const pp_shard_nda *nda, const pp_shard_mesh *me
     if (nda->flat->n_inputs != f->n_args || nda->flat->n_outputs != f->n_results)
         return pp_error_set(err, PP_EARG, "writing the sharded module: the analysis is not of the entry function @%s",
                             f->name);
-    writer W = {.S = {.file = m->file ? m->file : "<module>", .s = text, .n = size, .err = err},
+    pp_error local = {0};
+    pp_arena *arena = pp_arena_new(1 << 12); /* the dims of the types read on the way */
+    if (!arena)
+        return pp_error_set(err, PP_ENOMEM, "writing the sharded module: out of memory");
+    writer W = {.R = {.file = m->file ? m->file : "<module>", .text = text, .size = size, .line = 1, .col = 1,
+                      .arena = arena, .err = err ? err : &local},
                 .nda = nda,
                 .mesh = mesh,
                 .axes = axes,
@@ -786,9 +529,10 @@ pp_status pp_shard_write_module(const pp_shard_nda *nda, const pp_shard_mesh *me
                 .key = format == PP_SHARD_FORMAT_SDY ? "sdy.sharding" : "mhlo.sharding"};
     bool ok = write_partitions(&W) && find_entry(&W, f) && (format != PP_SHARD_FORMAT_SDY || insert_mesh(&W, f)) &&
               write_signature(&W, f);
+    pp_arena_free(arena);
     if (!ok) {
         free(W.out.s);
-        return W.S.status != PP_OK ? W.S.status : PP_EINPUT;
+        return W.R.err->status != PP_OK ? W.R.err->status : PP_EINPUT;
     }
     shard_sb_add(&W.out, text + W.copied, size - W.copied);
     size_t n = W.out.n;

@@ -1,5 +1,5 @@
 /* write_internal.h: what the module writer's files share (write.c: the
- * signature, write_plan.c: every op's tensor, write_check.c: the written
+ * signature, write_plan.c: every op's tensor, check.c: the written
  * module read back): a growable string and how renamed values are named. */
 #ifndef PP_SHARD_WRITE_INTERNAL_H
 #define PP_SHARD_WRITE_INTERNAL_H

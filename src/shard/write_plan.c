@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
-#include "shard_internal.h"
-#include "write_internal.h"
+#include "shard/shard_internal.h"
+#include "shard/write_internal.h"
 
 typedef struct {
     size_t start, end;

@@ -1,4 +1,4 @@
-/* test_load.c: the StableHLO reader and the flattened view (src/shard/reader.c,
+/* test_load.c: the StableHLO reader and the flattened view (src/shard/load.c,
  * flatten.c): the two shared models read with op counts checked against a
  * line scan of the text, hand-checked shapes and attributes, the paper's
  * small examples, Shardy mesh declarations and bounds encodings, malformed

@@ -1,5 +1,5 @@
 /* test_write_plan.c: the whole plan in the written module
- * (src/shard/write_plan.c, write_check.c, issue 15). A hand layout on the
+ * (src/shard/write_plan.c, check.c, issue 15). A hand layout on the
  * two-layer model that differs between the layers: the layer function is
  * copied once, each call calls its own copy, every tensor is annotated and
  * the text reads as worked out by hand. A tampered annotation is refused by

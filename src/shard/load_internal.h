@@ -1,10 +1,12 @@
-/* reader_internal.h: what the StableHLO reader's three files share: the
+/* load_internal.h: what the StableHLO reader's three files share: the
  * tokens and reader state, the lexer and the reader's errors and arrays
- * (reader_lex.c), attribute dictionaries and their interpretation per op
- * kind (reader_attr.c), and the statement an op is read into (the grammar,
- * reader.c, owns its reading). Internal to src/shard. */
-#ifndef PP_SHARD_READER_INTERNAL_H
-#define PP_SHARD_READER_INTERNAL_H
+ * (load_lex.c), attribute dictionaries and their interpretation per op
+ * kind (load_attr.c), and the statement an op is read into (the grammar,
+ * load.c, owns its reading). The module writer (write.c) walks the text it
+ * patches with the same lexer, types, aliases and attribute dictionaries,
+ * so the two cannot read a module differently. Internal to src/shard. */
+#ifndef PP_SHARD_LOAD_INTERNAL_H
+#define PP_SHARD_LOAD_INTERNAL_H
 
 #include "shard/shard_internal.h"
 
@@ -76,7 +78,7 @@ typedef struct {
     int n_body_values;
 } stmt;
 
-/* ---- reader_lex.c: arrays, errors, tokens ---- */
+/* ---- load_lex.c: arrays, errors, tokens ---- */
 
 /* Appends item (size bytes) to v; false, with the error set, when out of memory. */
 bool shard_vec_push(reader *R, vec *v, const void *item, size_t size);
@@ -105,9 +107,16 @@ bool shard_lex_skip_group(reader *R);
 /* Skips a loc(...) when one is next. */
 bool shard_lex_skip_loc(reader *R);
 
-/* ---- reader_attr.c: attributes ---- */
+/* ---- load.c: the grammar's pieces the module writer walks with ---- */
 
-/* One attribute value: a balanced run of tokens (see reader_attr.c). */
+/* A type (tensor<...> or !dialect.type) into t, its dims in R->arena. */
+bool shard_read_type(reader *R, pp_shard_type *t);
+/* An alias definition ("#name = value" to the end of its line) at its '#'. */
+bool shard_skip_alias(reader *R);
+
+/* ---- load_attr.c: attributes ---- */
+
+/* One attribute value: a balanced run of tokens (see load_attr.c). */
 bool shard_attr_value(reader *R, bool in_dict, const char **s, size_t *len);
 /* A dictionary of attributes up to close ("}" or ">") into out (attr). */
 bool shard_attr_dict(reader *R, vec *out, const char *close);

@@ -1,4 +1,4 @@
-/* plan.c: the sharder's pipeline as library calls (issue 15): read, check,
+/* solve.c: the sharder's pipeline as library calls (issue 15): read, check,
  * inline and analyse a model; then the two searches under one deadline (the
  * MCTS of search.c and the IOPDDL bridge of bridge_solve.c), the memory
  * limit's default and the choice of the winner. The searches look at

@@ -1,14 +1,14 @@
-/* reader_lex.c: owns the StableHLO reader's lexer (tokens, white space and
+/* load_lex.c: owns the StableHLO reader's lexer (tokens, white space and
  * comments, balanced groups, loc(...)), its error messages ("file:line:col:
- * reason") and the growable arrays it reads into (see reader_internal.h;
- * the grammar is reader.c's). */
+ * reason") and the growable arrays it reads into (see load_internal.h;
+ * the grammar is load.c's). */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
-#include "shard/reader_internal.h"
+#include "shard/load_internal.h"
 
 bool shard_vec_push(reader *R, vec *v, const void *item, size_t size)
 {

@@ -1,12 +1,12 @@
-/* reader_attr.c: owns the StableHLO reader's attributes: dictionaries read
+/* load_attr.c: owns the StableHLO reader's attributes: dictionaries read
  * as balanced token runs, integer lists and fields found in their text, and
  * their interpretation per op kind (comparison direction, convolution, dot
- * and gather dimension numbers, slice bounds). See reader_internal.h. */
+ * and gather dimension numbers, slice bounds). See load_internal.h. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "shard/reader_internal.h"
+#include "shard/load_internal.h"
 
 /* One attribute value: a balanced run of tokens up to ',' '}' '>' or, outside
  * a dictionary, ':' at depth 0. In a dictionary "value : type" is one value. */

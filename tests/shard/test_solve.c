@@ -1,4 +1,4 @@
-/* test_plan.c: the pipeline as one library call (src/shard/plan.c):
+/* test_solve.c: the pipeline as one library call (src/shard/solve.c):
  * the analysis of a file with its static-shape check; both searches on the
  * paper's attention block, the winner the better of the two by
  * pp_shard_cost_better and its layout the winner's; one search alone; a

@@ -1,6 +1,6 @@
-/* reader.c: the StableHLO text reader of the auto-sharder (issue 8). It
+/* load.c: the StableHLO text reader of the auto-sharder (issue 8). It
  * owns the grammar below and the building of pp_shard_module; the lexer is
- * reader_lex.c's, the attributes reader_attr.c's (reader_internal.h).
+ * load_lex.c's, the attributes load_attr.c's (load_internal.h).
  *
  * Grammar accepted (MLIR's pretty form as JAX prints it, plus the generic
  * form of any op). Comments run from "//" to the end of the line; loc(...)
@@ -50,7 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "shard/reader_internal.h"
+#include "shard/load_internal.h"
 
 /* ---- types ---- */
 
@@ -182,7 +182,7 @@ static bool parse_tensor_body(reader *R, pp_shard_type *t)
     return shard_lex_next(R);
 }
 
-static bool parse_type(reader *R, pp_shard_type *t)
+bool shard_read_type(reader *R, pp_shard_type *t)
 {
     memset(t, 0, sizeof *t);
     if (shard_lex_is_word(R, "tensor")) {
@@ -334,7 +334,7 @@ static bool parse_type_list(reader *R, vec *types, const char *close)
         return shard_lex_next(R);
     for (;;) {
         pp_shard_type t;
-        if (!parse_type(R, &t) || !shard_vec_push(R, types, &t, sizeof t))
+        if (!shard_read_type(R, &t) || !shard_vec_push(R, types, &t, sizeof t))
             return false;
         if (R->tok.kind == T_PUNCT && R->tok.s[0] == '{') { /* result attributes inside a functype */
             if (!shard_lex_skip_group(R))
@@ -399,7 +399,7 @@ static bool parse_block_args(reader *R, stmt *s)
     while (R->tok.kind == T_VALUE) {
         token name = R->tok;
         pp_shard_type t;
-        if (!shard_lex_next(R) || !shard_lex_expect(R, ":", "':' after the block argument") || !parse_type(R, &t) ||
+        if (!shard_lex_next(R) || !shard_lex_expect(R, ":", "':' after the block argument") || !shard_read_type(R, &t) ||
             !shard_lex_skip_loc(R) || !block_arg(R, &name, &t, index))
             return false;
         if (s->n_body_values < 2)
@@ -969,7 +969,7 @@ static bool parse_block(reader *R, vec *ops, bool top)
 static bool parse_param(reader *R, pp_shard_param *p)
 {
     memset(p, 0, sizeof *p);
-    if (!parse_type(R, &p->type))
+    if (!shard_read_type(R, &p->type))
         return false;
     if (!shard_lex_is_punct(R, "{"))
         return true;
@@ -1020,7 +1020,7 @@ static bool parse_results(reader *R, vec *params)
         return false;
     if (!shard_lex_accept(R, "(", &ok)) { /* a '{' after a bare result type opens the body */
         pp_shard_param p = {0};
-        return parse_type(R, &p.type) && shard_vec_push(R, params, &p, sizeof p);
+        return shard_read_type(R, &p.type) && shard_vec_push(R, params, &p, sizeof p);
     }
     while (ok && !shard_lex_is_punct(R, ")")) {
         pp_shard_param p;
@@ -1168,6 +1168,18 @@ static bool skip_sdy_mesh(reader *R)
     return shard_lex_skip_group(R) && shard_lex_skip_loc(R);
 }
 
+/* "#loc1 = loc(...)" and other aliases: the rest of the line is the value. */
+bool shard_skip_alias(reader *R)
+{
+    if (!shard_lex_next(R) || !shard_lex_expect(R, "=", "'=' after the alias"))
+        return false;
+    int line = R->prev_line;
+    while (R->tok.kind != T_EOF && R->tok.line == line)
+        if (!shard_lex_skip_group(R))
+            return false;
+    return true;
+}
+
 static bool parse_toplevel(reader *R, bool in_module)
 {
     if (shard_lex_is_word(R, "func.func"))
@@ -1176,15 +1188,8 @@ static bool parse_toplevel(reader *R, bool in_module)
         return skip_sdy_mesh(R);
     if (shard_lex_is_word(R, "module") && !in_module)
         return parse_module(R);
-    if (R->tok.kind == T_HASH) { /* "#loc1 = loc(...)" and other aliases */
-        if (!shard_lex_next(R) || !shard_lex_expect(R, "=", "'=' after the alias"))
-            return false;
-        int line = R->prev_line;
-        while (R->tok.kind != T_EOF && R->tok.line == line)
-            if (!shard_lex_skip_group(R))
-                return false;
-        return true;
-    }
+    if (R->tok.kind == T_HASH)
+        return shard_skip_alias(R);
     if (shard_lex_is_punct(R, "{") && shard_lex_at_char(R, 0, '-') && !in_module)
         return skip_resources(R);
     return shard_lex_expected(R, in_module ? "func.func, sdy.mesh or '}'" : "module or func.func");
