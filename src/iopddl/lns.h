@@ -28,4 +28,12 @@ void iop_lns_free(iop_lns *s);
  * cheaper. */
 bool iop_lns_round(iop_lns *s, double seconds);
 
+/* Goes on from start (feasible, start_cost its exact cost) instead of best;
+ * the region size learnt so far stays. */
+void iop_lns_reset(iop_lns *s, const uint32_t *start, int64_t start_cost);
+
+/* A region MIP's limit with this deadline (none: the largest); below half
+ * a second, not worth a round. */
+double iop_lns_seconds(const pp_deadline *deadline);
+
 #endif

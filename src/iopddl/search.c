@@ -23,12 +23,9 @@
 #include "iopddl/lns.h"
 #include "iopddl/search.h"
 
-/* See stalled(); the bounds of a region MIP's limit (a quarter of the
- * time left); without a deadline, the neighbourhood search ends after
+/* See stalled(); without a deadline, the neighbourhood search ends after
  * LNS_IDLE_ROUNDS rounds without a gain. */
 enum { STALL_MIN_ROUNDS = 8 };
-#define LNS_MIN_SECONDS 0.5
-#define LNS_MAX_SECONDS 20.0
 enum { LNS_IDLE_ROUNDS = 3 };
 
 typedef struct {
@@ -40,6 +37,7 @@ typedef struct {
     bool stalled;           /* as of its last round (read by the main thread) */
     bool *hand_over;        /* set by the main thread: every worker has stalled */
     double bound;           /* no answer is cheaper: reaching it ends the search */
+    iop_lns lns;            /* the worker's regions before its restarts */
     pthread_t thread;
 } worker_slot;
 
@@ -75,6 +73,8 @@ static void gather(iop_search *s, worker_slot *slots, pp_iopddl_result *r)
         if (first > 0 && (r->time_first_feasible <= 0 || first < r->time_first_feasible))
             r->time_first_feasible = first;
         r->rounds += w->rounds;
+        r->neighbourhood_rounds += w->regions;
+        r->neighbourhood_gains += w->region_gains;
         if (w->best_cost < r->cost) {
             r->cost = w->best_cost;
             memcpy(r->strategies, w->best, s->m->node_count * sizeof(uint32_t));
@@ -135,19 +135,6 @@ static bool run_workers(iop_search *s, worker_slot *slots, int64_t until, const 
     return ok;
 }
 
-/* The region MIP's limit: a quarter of the time left, within bounds, and
- * short enough that exact.c's kill (half a second and 5% past it) and the
- * MIP's build, which is not interrupted, still end before the deadline (a
- * tighter margin overran a 20 s run on A by 1.9 s on a loaded machine). */
-static double region_seconds(const pp_deadline *deadline)
-{
-    if (deadline->at <= 0)
-        return LNS_MAX_SECONDS;
-    double left = pp_deadline_left(deadline);
-    double seconds = fmin(fmax(left / 4, LNS_MIN_SECONDS), LNS_MAX_SECONDS);
-    return fmin(seconds, (left - 2.0) / 1.2);
-}
-
 /* Neighbourhood rounds from r's answer until the deadline or, when the
  * run is bounded by rounds (or has no deadline), until LNS_IDLE_ROUNDS
  * rounds in a row gain nothing. */
@@ -160,7 +147,7 @@ static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_round
         return PP_ENOMEM;
     }
     for (int idle = 0; !(by_rounds || deadline->at <= 0) || idle < LNS_IDLE_ROUNDS;) {
-        double seconds = region_seconds(deadline);
+        double seconds = iop_lns_seconds(deadline);
         if (seconds < 0.5 || pp_stop_requested() || r->proven_optimal || (double)r->cost <= s->lower_bound)
             break;
         bool gained = iop_lns_round(&lns, seconds);
@@ -184,8 +171,10 @@ static pp_status start_workers(iop_search *s, worker_slot *slots, const pp_iopdd
 {
     for (int i = 0; i < s->threads; i++) {
         slots[i].started = s->started;
-        if (!iop_worker_init(&slots[i].worker, s->m, s->relevant, i, seed, r->strategies))
+        if (!iop_worker_init(&slots[i].worker, s->m, s->relevant, i, seed, r->strategies) ||
+            !iop_lns_init(&slots[i].lns, s->m, 1, seed + (uint64_t)i, r->strategies, r->cost))
             return PP_ENOMEM;
+        slots[i].worker.lns = &slots[i].lns;
         slots[i].worker.best_cost = r->cost;
         slots[i].worker.time_best = r->time_best;
         slots[i].worker.time_first_feasible = r->time_first_feasible;
@@ -204,9 +193,11 @@ pp_status iop_search_run(iop_search *s, uint64_t seed, int64_t max_rounds, const
         gather(s, slots, r);
         r->proven_optimal = (double)r->cost <= s->lower_bound;
     }
-    for (int i = 0; slots && i < s->threads; i++)
+    for (int i = 0; slots && i < s->threads; i++) {
         if (slots[i].worker.arena)
             iop_worker_free(&slots[i].worker);
+        iop_lns_free(&slots[i].lns);
+    }
     free(slots);
     if (status == PP_OK)
         status = neighbourhood_stage(s, seed, max_rounds > 0, deadline, r);
