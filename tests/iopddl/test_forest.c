@@ -6,7 +6,9 @@
  * prices from the problem's own arrays (node cost, penalty times usage above
  * the node's least, pair costs), sharing nothing with forest.c. On graphs
  * with cycles a descent never ends above its start, and the cost it returns
- * is that of the answer it leaves. */
+ * is that of the answer it leaves. TRW-S, which folds the same leaves, is
+ * checked the same way: its bound never above the optimum, and equal to it
+ * on forests. */
 #include <math.h>
 #include "iopddl/solver.h"
 #include "tiny.h"
@@ -115,9 +117,21 @@ static void check_one(const tiny *t, bool cycles, uint64_t seed)
     double reached = priced(t, s, penalty);
     CHECK(fabs(returned - reached) < 1e-6);
     CHECK(reached <= start + 1e-6);
-    if (!cycles && fabs(reached - brute_force(t, penalty)) > 1e-6) {
+    double optimum = brute_force(t, penalty);
+    if (!cycles && fabs(reached - optimum) > 1e-6) {
         CHECK(false);
-        fprintf(stderr, "forest descent %.1f, optimum %.1f on\n%s\n", reached, brute_force(t, penalty), json);
+        fprintf(stderr, "forest descent %.1f, optimum %.1f on\n%s\n", reached, optimum, json);
+    }
+    /* TRW-S (trws.c, which folds leaves too): its bound is never above the
+     * optimum, and on a forest it converges to it. */
+    iop_trws *trws = iop_trws_new(m, arena);
+    CHECK(trws && iop_trws_keep_bound(trws, arena));
+    iop_trws_run(trws, penalty, 30, x, &none);
+    double bound = iop_trws_bound(trws);
+    CHECK(bound <= optimum + 1e-9);
+    if (!cycles && bound < optimum - 1e-6) {
+        CHECK(false);
+        fprintf(stderr, "TRW-S bound %.3f below the forest's optimum %.1f on\n%s\n", bound, optimum, json);
     }
     pp_arena_free(arena);
     iop_model_free(m);
