@@ -4,7 +4,11 @@
  * same on every run and machine; only the clock differs. Then the descent
  * and TRW-S alone, REPEAT times each from the worker's last answer and
  * weights. Prints one line: "cpu_per_round descent_cpu trws_cpu best" (CPU
- * seconds; best is the worker's best cost after the rounds). */
+ * seconds; best is the worker's best cost after the rounds). With a third
+ * argument "regions" the worker solves a region before each restart (as
+ * in the solver), and the line ends with the regions tried and those that
+ * paid; the CPU time then leaves out the region MIPs, which run in CBC's
+ * own process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +26,9 @@ static double cpu_now(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: round_speed FILE ROUNDS\n");
+    bool regions = argc == 4 && strcmp(argv[3], "regions") == 0;
+    if (argc != 3 && !regions) {
+        fprintf(stderr, "usage: round_speed FILE ROUNDS [regions]\n");
         return 2;
     }
     pp_error err = {0};
@@ -39,8 +44,15 @@ int main(int argc, char **argv)
     if (!relevant || !x || !iop_relevant_nodes(m, m->arena, relevant))
         return 2;
     iop_min_usage_assignment(m, x);
+    iop_lns lns = {0};
     if (!iop_worker_init(&w, m, relevant, 0, 1, x))
         return 2;
+    if (regions) {
+        /* As the solver starts it: from a feasible answer, best known. */
+        if (!iop_lns_init(&lns, m, 1, 1, x, iop_model_cost(m, x)))
+            return 2;
+        w.lns = &lns;
+    }
     pp_deadline none = {0};
     int rounds = atoi(argv[2]);
     double t0 = cpu_now();
@@ -57,7 +69,11 @@ int main(int argc, char **argv)
         iop_trws_run(w.trws, w.weight, w.trws_iterations, x, &none);
         trws += cpu_now() - t0;
     }
-    printf("%.3f %.3f %.3f %lld\n", per_round, descent / REPEAT, trws / REPEAT, (long long)w.best_cost);
+    printf("%.3f %.3f %.3f %lld", per_round, descent / REPEAT, trws / REPEAT, (long long)w.best_cost);
+    if (regions)
+        printf(" %lld %lld", (long long)w.regions, (long long)w.region_gains);
+    printf("\n");
+    iop_lns_free(&lns);
     iop_worker_free(&w);
     free(x);
     iop_model_free(m);
