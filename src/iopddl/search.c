@@ -1,7 +1,9 @@
 /* search.c: the improvement stage after the first feasible answer: the
- * relaxation workers (relax.c, one per thread) until the deadline or until
- * every one of them has stalled, then rounds of large-neighbourhood search
- * (lns.c) from their best answer until the deadline.
+ * relaxation workers (relax.c, one per thread, each with a one-region
+ * neighbourhood search of its own for the region it solves before a
+ * restart) until the deadline or until every one of them has stalled, then
+ * rounds of large-neighbourhood search (lns.c) from their best answer until
+ * the deadline.
  *
  * Why this order and this hand-over: the relaxation finds the answer's
  * global shape (which nodes give up memory where) and on most instances
