@@ -201,7 +201,7 @@ static void restart_from_best(iop_worker *w)
  * becomes best (it is feasible: lns.c keeps only those). */
 static void region_on_best(iop_worker *w, const pp_deadline *deadline, double started)
 {
-    double seconds = iop_lns_seconds(deadline);
+    double seconds = iop_lns_seconds(w->lns, deadline);
     if (seconds < 0.5 || w->best_cost == INT64_MAX)
         return;
     iop_lns_reset(w->lns, w->best, w->best_cost);

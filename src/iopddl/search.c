@@ -140,16 +140,17 @@ static bool run_workers(iop_search *s, worker_slot *slots, int64_t until, const 
 /* Neighbourhood rounds from r's answer until the deadline or, when the
  * run is bounded by rounds (or has no deadline), until LNS_IDLE_ROUNDS
  * rounds in a row gain nothing. */
-static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_rounds, const pp_deadline *deadline,
-                                     pp_iopddl_result *r)
+static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_rounds, double overhead,
+                                     const pp_deadline *deadline, pp_iopddl_result *r)
 {
     iop_lns lns;
     if (!iop_lns_init(&lns, s->m, s->threads, seed, r->strategies, r->cost)) {
         iop_lns_free(&lns);
         return PP_ENOMEM;
     }
+    lns.overhead = overhead; /* the workers' regions' builds: the same sizes, the same machine */
     for (int idle = 0; !(by_rounds || deadline->at <= 0) || idle < LNS_IDLE_ROUNDS;) {
-        double seconds = iop_lns_seconds(deadline);
+        double seconds = iop_lns_seconds(&lns, deadline);
         if (seconds < 0.5 || pp_stop_requested() || r->proven_optimal || (double)r->cost <= s->lower_bound)
             break;
         bool gained = iop_lns_round(&lns, seconds);
@@ -195,14 +196,16 @@ pp_status iop_search_run(iop_search *s, uint64_t seed, int64_t max_rounds, const
         gather(s, slots, r);
         r->proven_optimal = (double)r->cost <= s->lower_bound;
     }
+    double overhead = 0;
     for (int i = 0; slots && i < s->threads; i++) {
         if (slots[i].worker.arena)
             iop_worker_free(&slots[i].worker);
+        overhead = fmax(overhead, slots[i].lns.overhead);
         iop_lns_free(&slots[i].lns);
     }
     free(slots);
     if (status == PP_OK)
-        status = neighbourhood_stage(s, seed, max_rounds > 0, deadline, r);
+        status = neighbourhood_stage(s, seed, max_rounds > 0, overhead, deadline, r);
 
     return status == PP_OK ? PP_OK : pp_error_set(err, status, "out of memory for the search");
 }
