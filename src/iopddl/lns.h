@@ -15,6 +15,7 @@ typedef struct {
     iop_profile profile;
     void *jobs;           /* lns.c's per-thread scratch */
     int64_t rounds;
+    double overhead;      /* the longest wall time a region took outside CBC's search */
     bool proven_optimal;  /* a region held the whole model and its MIP proved best optimal */
     pp_arena *arena;
 } iop_lns;
@@ -27,5 +28,14 @@ void iop_lns_free(iop_lns *s);
 /* One round: `threads` regions, each MIP given `seconds`. True if best got
  * cheaper. */
 bool iop_lns_round(iop_lns *s, double seconds);
+
+/* Goes on from start (feasible, start_cost its exact cost) instead of best;
+ * the region size learnt so far stays. */
+void iop_lns_reset(iop_lns *s, const uint32_t *start, int64_t start_cost);
+
+/* A region MIP's limit with this deadline (none: the largest), leaving
+ * room for the slowest region build seen; below half a second, not worth a
+ * round. */
+double iop_lns_seconds(const iop_lns *s, const pp_deadline *deadline);
 
 #endif

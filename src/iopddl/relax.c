@@ -9,7 +9,12 @@
  * The relaxed problem is solved twice a round (descent from the last answer,
  * and TRW-S's decoding refined by descent) and the cheaper answer goes on.
  * A worker that finds nothing better for STALL_ROUNDS rounds goes back to
- * its best answer and the weights that found it, shaken. */
+ * its best answer and the weights that found it, shaken; when it has a
+ * neighbourhood search (lns.c), one region around that best answer is
+ * solved exactly first. Why there: a stalled worker sits in a basin that
+ * single-tree moves cannot leave (C), and the restart is where it would
+ * leave it anyway, so the region costs the relaxation no round that was
+ * still paying, and the restarts' late jumps (M, A) stay (DESIGN.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,12 +197,34 @@ static void restart_from_best(iop_worker *w)
     w->last_restart = w->rounds;
 }
 
+/* One region of the neighbourhood search around best; a cheaper answer
+ * becomes best (it is feasible: lns.c keeps only those). */
+static void region_on_best(iop_worker *w, const pp_deadline *deadline, double started)
+{
+    double seconds = iop_lns_seconds(w->lns, deadline);
+    if (seconds < 0.5 || w->best_cost == INT64_MAX)
+        return;
+    iop_lns_reset(w->lns, w->best, w->best_cost);
+    if (!iop_lns_round(w->lns, seconds))
+        return;
+    memcpy(w->best, w->lns->best, w->m->node_count * sizeof(uint32_t));
+    w->best_cost = w->lns->best_cost;
+    w->best_round = w->rounds;
+    w->time_best = pp_now() - started;
+    w->region_gains++;
+}
+
 void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started)
 {
     const iop_model *m = w->m;
     int64_t since = w->rounds - (w->best_round > w->last_restart ? w->best_round : w->last_restart);
-    if (w->rounds > 0 && since >= STALL_ROUNDS)
+    if (w->rounds > 0 && since >= STALL_ROUNDS) {
+        if (w->lns) {
+            region_on_best(w, deadline, started);
+            w->regions++;
+        }
         restart_from_best(w);
+    }
     /* Two candidates for the relaxed answer: descent from the last one, and
      * TRW-S's (warm messages) refined by descent. The cheaper one goes on. */
     double kept = iop_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);

@@ -2,7 +2,7 @@
 #ifndef PP_IOPDDL_RELAX_H
 #define PP_IOPDDL_RELAX_H
 
-#include "iopddl/solver.h"
+#include "iopddl/lns.h"
 
 typedef struct {
     const iop_model *m;
@@ -22,11 +22,13 @@ typedef struct {
     int64_t best_cost;       /* INT64_MAX until a feasible answer is offered */
     double time_first_feasible, time_best;
     int64_t rounds;
+    int64_t regions, region_gains; /* regions tried before restarts, and those that paid */
     bool finished;           /* its thread has returned (read by the progress loop) */
     iop_forest *forest;
     iop_trws *trws;
     iop_polish *polish;
     iop_repair *repair;
+    iop_lns *lns;            /* NULL, or a region tried on best before each restart */
     iop_profile profile;
     pp_arena *arena;
 } iop_worker;

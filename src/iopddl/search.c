@@ -1,7 +1,9 @@
 /* search.c: the improvement stage after the first feasible answer: the
- * relaxation workers (relax.c, one per thread) until the deadline or until
- * every one of them has stalled, then rounds of large-neighbourhood search
- * (lns.c) from their best answer until the deadline.
+ * relaxation workers (relax.c, one per thread, each with a one-region
+ * neighbourhood search of its own for the region it solves before a
+ * restart) until the deadline or until every one of them has stalled, then
+ * rounds of large-neighbourhood search (lns.c) from their best answer until
+ * the deadline.
  *
  * Why this order and this hand-over: the relaxation finds the answer's
  * global shape (which nodes give up memory where) and on most instances
@@ -23,12 +25,9 @@
 #include "iopddl/lns.h"
 #include "iopddl/search.h"
 
-/* See stalled(); the bounds of a region MIP's limit (a quarter of the
- * time left); without a deadline, the neighbourhood search ends after
+/* See stalled(); without a deadline, the neighbourhood search ends after
  * LNS_IDLE_ROUNDS rounds without a gain. */
 enum { STALL_MIN_ROUNDS = 8 };
-#define LNS_MIN_SECONDS 0.5
-#define LNS_MAX_SECONDS 20.0
 enum { LNS_IDLE_ROUNDS = 3 };
 
 typedef struct {
@@ -40,6 +39,7 @@ typedef struct {
     bool stalled;           /* as of its last round (read by the main thread) */
     bool *hand_over;        /* set by the main thread: every worker has stalled */
     double bound;           /* no answer is cheaper: reaching it ends the search */
+    iop_lns lns;            /* the worker's regions before its restarts */
     pthread_t thread;
 } worker_slot;
 
@@ -75,6 +75,8 @@ static void gather(iop_search *s, worker_slot *slots, pp_iopddl_result *r)
         if (first > 0 && (r->time_first_feasible <= 0 || first < r->time_first_feasible))
             r->time_first_feasible = first;
         r->rounds += w->rounds;
+        r->neighbourhood_rounds += w->regions;
+        r->neighbourhood_gains += w->region_gains;
         if (w->best_cost < r->cost) {
             r->cost = w->best_cost;
             memcpy(r->strategies, w->best, s->m->node_count * sizeof(uint32_t));
@@ -135,32 +137,20 @@ static bool run_workers(iop_search *s, worker_slot *slots, int64_t until, const 
     return ok;
 }
 
-/* The region MIP's limit: a quarter of the time left, within bounds, and
- * short enough that exact.c's kill (half a second and 5% past it) and the
- * MIP's build, which is not interrupted, still end before the deadline (a
- * tighter margin overran a 20 s run on A by 1.9 s on a loaded machine). */
-static double region_seconds(const pp_deadline *deadline)
-{
-    if (deadline->at <= 0)
-        return LNS_MAX_SECONDS;
-    double left = pp_deadline_left(deadline);
-    double seconds = fmin(fmax(left / 4, LNS_MIN_SECONDS), LNS_MAX_SECONDS);
-    return fmin(seconds, (left - 2.0) / 1.2);
-}
-
 /* Neighbourhood rounds from r's answer until the deadline or, when the
  * run is bounded by rounds (or has no deadline), until LNS_IDLE_ROUNDS
  * rounds in a row gain nothing. */
-static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_rounds, const pp_deadline *deadline,
-                                     pp_iopddl_result *r)
+static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_rounds, double overhead,
+                                     const pp_deadline *deadline, pp_iopddl_result *r)
 {
     iop_lns lns;
     if (!iop_lns_init(&lns, s->m, s->threads, seed, r->strategies, r->cost)) {
         iop_lns_free(&lns);
         return PP_ENOMEM;
     }
+    lns.overhead = overhead; /* the workers' regions' builds: the same sizes, the same machine */
     for (int idle = 0; !(by_rounds || deadline->at <= 0) || idle < LNS_IDLE_ROUNDS;) {
-        double seconds = region_seconds(deadline);
+        double seconds = iop_lns_seconds(&lns, deadline);
         if (seconds < 0.5 || pp_stop_requested() || r->proven_optimal || (double)r->cost <= s->lower_bound)
             break;
         bool gained = iop_lns_round(&lns, seconds);
@@ -184,8 +174,10 @@ static pp_status start_workers(iop_search *s, worker_slot *slots, const pp_iopdd
 {
     for (int i = 0; i < s->threads; i++) {
         slots[i].started = s->started;
-        if (!iop_worker_init(&slots[i].worker, s->m, s->relevant, i, seed, r->strategies))
+        if (!iop_worker_init(&slots[i].worker, s->m, s->relevant, i, seed, r->strategies) ||
+            !iop_lns_init(&slots[i].lns, s->m, 1, seed + (uint64_t)i, r->strategies, r->cost))
             return PP_ENOMEM;
+        slots[i].worker.lns = &slots[i].lns;
         slots[i].worker.best_cost = r->cost;
         slots[i].worker.time_best = r->time_best;
         slots[i].worker.time_first_feasible = r->time_first_feasible;
@@ -204,12 +196,16 @@ pp_status iop_search_run(iop_search *s, uint64_t seed, int64_t max_rounds, const
         gather(s, slots, r);
         r->proven_optimal = (double)r->cost <= s->lower_bound;
     }
-    for (int i = 0; slots && i < s->threads; i++)
+    double overhead = 0;
+    for (int i = 0; slots && i < s->threads; i++) {
         if (slots[i].worker.arena)
             iop_worker_free(&slots[i].worker);
+        overhead = fmax(overhead, slots[i].lns.overhead);
+        iop_lns_free(&slots[i].lns);
+    }
     free(slots);
     if (status == PP_OK)
-        status = neighbourhood_stage(s, seed, max_rounds > 0, deadline, r);
+        status = neighbourhood_stage(s, seed, max_rounds > 0, overhead, deadline, r);
 
     return status == PP_OK ? PP_OK : pp_error_set(err, status, "out of memory for the search");
 }

@@ -7,10 +7,19 @@
  * (resharding) heavily, so descent alone stops far from good answers. The
  * messages carry the whole graph's preferences to every node; the forest
  * descent then finishes the decoded answer. Messages persist between calls,
- * so when only the usage penalties change the next call starts warm. */
+ * so when only the usage penalties change the next call starts warm.
+ *
+ * Leaves (one neighbour, which has others; two thirds of the nodes of the
+ * contest instances) take no part in the passes: a leaf's message to its
+ * neighbour depends only on its own costs and the penalties, so each call
+ * works it out once and folds it into the neighbour's costs (an exact
+ * minimisation over the leaf, so the bound stays valid: the constants taken
+ * out of those messages are added to it). A leaf is then decoded as its best
+ * reply to its neighbour's decoded strategy. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "iopddl/solver.h"
 
 /* Forbidden entries enter the messages as this instead of 1e18: it still
@@ -26,6 +35,11 @@ struct iop_trws {
     double *theta;       /* scratch, widest domain */
     double *unary_share; /* per node: 1 - gamma * #later neighbours */
     double *table_most;  /* per pair: its largest entry (table_magnitude); NULL: no bound kept */
+    uint8_t *is_leaf;
+    uint32_t *leaf_pair; /* a leaf's one pair */
+    double *fold;        /* per strategy of a node that is not a leaf: its leaves' messages */
+    double fold_shed;    /* the constants taken out of the leaves' messages */
+    double fold_magnitude; /* the largest numbers the leaves' messages summed, for the allowance */
     double bound;        /* dual bound of the last forward pass */
     double bound_error;  /* what rounding may have taken from it */
 };
@@ -56,6 +70,34 @@ bool iop_trws_keep_bound(iop_trws *t, pp_arena *arena)
     return true;
 }
 
+static inline uint32_t degree(const iop_model *m, uint32_t v) { return m->adj_start[v + 1] - m->adj_start[v]; }
+
+static inline uint32_t other_end(const iop_model *m, uint32_t q, uint32_t v)
+{
+    return m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+}
+
+/* The same leaves as forest.c's: one neighbour, which has others (a
+ * two-node component stays in the passes). */
+static bool find_leaves(iop_trws *t, pp_arena *arena)
+{
+    const iop_model *m = t->m;
+    t->is_leaf = pp_arena_calloc(arena, (size_t)m->node_count + 1, 1);
+    t->leaf_pair = pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof(uint32_t));
+    if (!t->is_leaf || !t->leaf_pair)
+        return false;
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        if (degree(m, v) != 1)
+            continue;
+        uint32_t q = m->adj_pair[m->adj_start[v]];
+        if (degree(m, other_end(m, q, v)) < 2)
+            continue;
+        t->is_leaf[v] = 1;
+        t->leaf_pair[v] = q;
+    }
+    return true;
+}
+
 iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
 {
     iop_trws *t = pp_arena_calloc(arena, 1, sizeof *t);
@@ -74,11 +116,16 @@ iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
         total += iop_domain(m, m->pair_a[q]) + iop_domain(m, m->pair_b[q]);
     }
     t->msg = pp_arena_calloc(arena, total + 1, sizeof(double));
+    t->fold = pp_arena_alloc(arena, ((size_t)m->dom_start[n] + 1) * sizeof(double));
+    if (!t->msg || !t->fold || !find_leaves(t, arena))
+        return NULL;
     for (uint32_t v = 0; v < n; v++) {
         uint32_t earlier = 0, later = 0;
         for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
             uint32_t q = m->adj_pair[k];
             uint32_t w = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+            if (t->is_leaf[w] || t->is_leaf[v])
+                continue;
             if (w < v)
                 earlier++;
             else
@@ -91,7 +138,7 @@ iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
     t->bound = -INFINITY;
     t->belief = pp_arena_alloc(arena, widest * sizeof(double));
     t->theta = pp_arena_alloc(arena, widest * sizeof(double));
-    return t->msg && t->belief && t->theta ? t : NULL;
+    return t->belief && t->theta ? t : NULL;
 }
 
 
@@ -103,13 +150,92 @@ static inline double *incoming(iop_trws *t, uint32_t q, uint32_t v)
     return m->pair_b[q] == v ? to_b : to_b + iop_domain(m, m->pair_b[q]);
 }
 
-static void unary_with_penalty(iop_trws *t, uint32_t v, const double *penalty, double *out)
+/* v's own cost per strategy with its penalty (no folded leaves). */
+static void own_cost(iop_trws *t, uint32_t v, const double *penalty, double *out)
 {
     const iop_model *m = t->m;
     uint32_t base = m->dom_start[v];
     double w = penalty ? penalty[v] : 0;
     for (uint32_t s = 0; s < iop_domain(m, v); s++)
         out[s] = table_entry(m->unary[base + s]) + w * (double)(m->usage[base + s] - m->usage_min[v]);
+}
+
+/* The same plus the messages of v's leaves. */
+static void unary_with_penalty(iop_trws *t, uint32_t v, const double *penalty, double *out)
+{
+    own_cost(t, v, penalty, out);
+    const double *fold = t->fold + t->m->dom_start[v];
+    for (uint32_t s = 0; s < iop_domain(t->m, v); s++)
+        out[s] += fold[s];
+}
+
+/* For each strategy of leaf v's neighbour, v's least cost (own plus the
+ * pair's); returns the largest of v's own costs in magnitude. */
+static double leaf_message(iop_trws *t, uint32_t v, const double *penalty, double *to_neighbour)
+{
+    const iop_model *m = t->m;
+    uint32_t q = t->leaf_pair[v], u = other_end(m, q, v);
+    uint32_t dv = iop_domain(m, v), du = iop_domain(m, u);
+    double *own = t->theta, widest = 0;
+    own_cost(t, v, penalty, own);
+    const int64_t *table = m->pair_cost + m->pair_start[q];
+    bool v_is_a = m->pair_a[q] == v;
+    for (uint32_t su = 0; su < du; su++) {
+        double best = INFINITY;
+        for (uint32_t sv = 0; sv < dv; sv++) {
+            double c = own[sv] + table_entry(table[v_is_a ? (uint64_t)sv * du + su : (uint64_t)su * dv + sv]);
+            best = c < best ? c : best;
+        }
+        to_neighbour[su] = best;
+    }
+    for (uint32_t sv = 0; sv < dv; sv++)
+        widest = fmax(widest, fabs(own[sv]));
+    return widest;
+}
+
+/* Folds every leaf's message into its neighbour's costs, least entry
+ * taken out into fold_shed. */
+static void fold_leaves(iop_trws *t, const double *penalty)
+{
+    const iop_model *m = t->m;
+    memset(t->fold, 0, (size_t)m->dom_start[m->node_count] * sizeof(double));
+    t->fold_shed = 0;
+    t->fold_magnitude = 0;
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        if (!t->is_leaf[v])
+            continue;
+        uint32_t q = t->leaf_pair[v], u = other_end(m, q, v), du = iop_domain(m, u);
+        double *message = t->belief, least = INFINITY, widest = leaf_message(t, v, penalty, message);
+        for (uint32_t su = 0; su < du; su++)
+            least = fmin(least, message[su]);
+        double *fold = t->fold + m->dom_start[u];
+        for (uint32_t su = 0; su < du; su++)
+            fold[su] += message[su] - least;
+        t->fold_shed += least;
+        t->fold_magnitude += widest + (t->table_most ? t->table_most[q] : 0) + 2 * fabs(least);
+    }
+}
+
+/* Leaf v's best strategy given its neighbour's in x. */
+static uint32_t best_reply(iop_trws *t, uint32_t v, const double *penalty, const uint32_t *x)
+{
+    const iop_model *m = t->m;
+    uint32_t q = t->leaf_pair[v], u = other_end(m, q, v);
+    uint32_t dv = iop_domain(m, v), du = iop_domain(m, u);
+    double *own = t->theta;
+    own_cost(t, v, penalty, own);
+    const int64_t *table = m->pair_cost + m->pair_start[q];
+    bool v_is_a = m->pair_a[q] == v;
+    uint32_t best = 0;
+    double least = INFINITY;
+    for (uint32_t sv = 0; sv < dv; sv++) {
+        double c = own[sv] + table_entry(table[v_is_a ? (uint64_t)sv * du + x[u] : (uint64_t)x[u] * dv + sv]);
+        if (c < least) {
+            least = c;
+            best = sv;
+        }
+    }
+    return best;
 }
 
 /* Sends v's message along q to u = other end: for each strategy of u, the
@@ -167,6 +293,8 @@ static uint32_t decode(iop_trws *t, uint32_t v, const double *penalty, const uin
     for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
         uint32_t q = m->adj_pair[k];
         uint32_t u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+        if (t->is_leaf[u])
+            continue;
         if (u > v) {
             const double *in = incoming(t, q, v);
             for (uint32_t s = 0; s < d; s++)
@@ -202,13 +330,17 @@ static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
     const iop_model *m = t->m;
     uint32_t n = m->node_count;
     bool tracking = forward && t->table_most; /* the workers never ask for the bound */
-    double bound = 0, magnitude = 0;
+    double bound = t->fold_shed, magnitude = t->fold_magnitude;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t v = forward ? i : n - 1 - i;
+        if (t->is_leaf[v])
+            continue;
         double *belief = t->belief;
         unary_with_penalty(t, v, penalty, belief);
         uint32_t d = iop_domain(m, v);
         for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+            if (t->is_leaf[other_end(m, m->adj_pair[k], v)])
+                continue;
             const double *in = incoming(t, m->adj_pair[k], v);
             for (uint32_t s = 0; s < d; s++)
                 belief[s] += in[s];
@@ -227,7 +359,7 @@ static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
         for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
             uint32_t q = m->adj_pair[k];
             uint32_t u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
-            if (forward ? u > v : u < v) {
+            if (!t->is_leaf[u] && (forward ? u > v : u < v)) {
                 double shed = send(t, v, q, belief);
                 if (tracking) {
                     bound += shed;
@@ -248,9 +380,14 @@ static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
 void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *x,
                   const pp_deadline *deadline)
 {
+    fold_leaves(t, penalty);
     for (int it = 0; it < iterations && !pp_deadline_passed(deadline); it++) {
-        pass(t, penalty, true, it == iterations - 1 ? x : NULL);
-        if (it < iterations - 1)
+        bool last = it == iterations - 1;
+        pass(t, penalty, true, last ? x : NULL);
+        for (uint32_t v = 0; last && x && v < t->m->node_count; v++)
+            if (t->is_leaf[v])
+                x[v] = best_reply(t, v, penalty, x);
+        if (!last)
             pass(t, penalty, false, NULL);
     }
 }

@@ -8,13 +8,19 @@
  * - a restricted model (restrict.c) prices every assignment as the whole
  *   model does;
  * - one round of the neighbourhood search (lns.c), whose region covers a
- *   tiny problem, reaches the optimum from the least-usage answer;
+ *   tiny problem, reaches the optimum from the least-usage answer, and so
+ *   does a relaxation worker (relax.c) that solves a region before its
+ *   restarts: its best, after enough rounds to stall, is the optimum;
  * and, on G (argv[1]), that the bound is below the optimum the exact stage
  * proves. */
 #include <math.h>
 #include "iopddl/bound.h"
-#include "iopddl/lns.h"
+#include "iopddl/relax.h"
 #include "tiny.h"
+
+/* How often a worker's region found a better answer than the worker had:
+ * some must, or the test would not tell the regions from the rounds. */
+static int64_t region_gains;
 
 /* Dense problems: every pair of nodes joined with probability 2/3, so the
  * pairwise part is full of cycles, which is where a dual bound can go wrong. */
@@ -160,6 +166,24 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
         CHECK(iop_lns_init(&lns, m, 1, 1, start, iop_model_cost(m, start)));
         iop_lns_round(&lns, 10);
         CHECK_EQ_INT(lns.best_cost, l.least_feasible);
+        /* A worker with every weight at its cap keeps least usage (the
+         * weights take over a hundred rounds to come down), so it stalls,
+         * and its region before the restart covers the problem. */
+        uint8_t relevant[64];
+        iop_worker w;
+        CHECK(iop_relevant_nodes(m, arena, relevant));
+        CHECK(iop_worker_init(&w, m, relevant, 0, (uint64_t)round, start));
+        for (uint32_t v = 0; v < m->node_count; v++)
+            w.weight[v] = w.weight_cap[v];
+        w.lns = &lns;
+        for (int k = 0; k < 30; k++)
+            iop_worker_round(&w, &none, 0);
+        CHECK(w.regions >= 1);
+        region_gains += w.region_gains;
+        CHECK_EQ_INT(w.best_cost, l.least_feasible);
+        CHECK(iop_profile_fits(&profile, m, w.best));
+        CHECK_EQ_INT(iop_model_cost(m, w.best), w.best_cost);
+        iop_worker_free(&w);
         iop_lns_free(&lns);
     }
     pp_arena_free(arena);
@@ -203,6 +227,8 @@ int main(int argc, char **argv)
         check_one(p, json, round);
         pp_iopddl_free(p);
     }
+    fprintf(stderr, "workers' regions that found a better answer: %lld\n", (long long)region_gains);
+    CHECK(region_gains > 0);
     if (argc > 1)
         check_g(argv[1]);
     return CHECK_DONE();
