@@ -50,8 +50,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "pipeline.h"
-#include "timing.h"
+#include "sched/pipeline.h"
+#include "sched/timing.h"
 
 static int device_of(const pipe_shape *q, int m, int s)
 {

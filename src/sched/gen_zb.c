@@ -4,8 +4,8 @@
  * its policies. */
 #include <math.h>
 #include <stdlib.h>
-#include "pipeline.h"
-#include "timing.h"
+#include "sched/pipeline.h"
+#include "sched/timing.h"
 
 /* How many micro-batches of activations device s may hold before its next
  * forward: ZB-H1 keeps 1F1B's P - s; the zero-bubble greedy also tries

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched/solver.h"
-#include "timing.h"
+#include "sched/timing.h"
 
 typedef struct {
     const pp_sched_problem *p;

@@ -7,7 +7,7 @@
  * queue empty with ops unstarted. */
 #include <math.h>
 #include <stdlib.h>
-#include "timing.h"
+#include "sched/timing.h"
 
 enum { OP_END, TRANSFER_END };
 
