@@ -583,6 +583,21 @@ pp_status pp_shard_baseline_fsdp(const pp_shard_nda *nda, const pp_shard_mesh *m
  * actions, color x resolution x mesh axis, each mirrored across repeated
  * layers, scored by C(s). */
 
+/* How a search is getting on, for a live line or a host's callback: its
+ * stage ("mcts", "polish", or the bridge's "iopddl"), seconds since that
+ * search began, its rounds so far, and the predicted step time of its best
+ * plan so far (s; the MCTS starts from the unsharded module's, the bridge
+ * has INFINITY until its first answer). Called from the searching
+ * thread: a callback must be quick and thread-safe. */
+typedef struct {
+    const char *stage;
+    double elapsed;
+    int64_t rounds;
+    double best_runtime;
+} pp_shard_progress;
+
+typedef void (*pp_shard_progress_fn)(void *ctx, const pp_shard_progress *progress);
+
 typedef struct {
     double memory;        /* bytes per device for MP(s); <= 0: the mesh device's memory */
     double penalty;       /* C of section 4.5; <= 0: PP_SHARD_MEMORY_PENALTY */
@@ -593,6 +608,8 @@ typedef struct {
     int32_t min_dims;     /* actions sharding fewer dimension names are pruned: 10 */
     int32_t trajectories; /* per round; <= 0: 8 per action, within 256 .. 2048 */
     int32_t patience;     /* rounds in a row without improvement that stop the search: 2 */
+    pp_shard_progress_fn on_progress; /* after each round and each polish step; NULL: none */
+    void *progress_ctx;
 } pp_shard_search_options;
 
 void pp_shard_search_options_default(pp_shard_search_options *o);

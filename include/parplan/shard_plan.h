@@ -40,6 +40,9 @@ typedef struct {
     int32_t threads;  /* <= 0: the machine's cores */
     uint64_t seed;    /* 1 */
     pp_shard_searches searches; /* both */
+    pp_shard_progress_fn on_progress; /* the MCTS's rounds and the bridge's, as each search
+                                         reports them; NULL: none */
+    void *progress_ctx;
 } pp_shard_plan_options;
 
 void pp_shard_plan_options_default(pp_shard_plan_options *o);

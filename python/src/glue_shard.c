@@ -143,23 +143,34 @@ static bool parse_searches(const char *text, pp_shard_searches *out)
     return true;
 }
 
+static const char *const progress_names[] = {"elapsed", "best_runtime", "rounds", NULL};
+
+static void on_progress(void *ctx, const pp_shard_progress *p)
+{
+    double values[GLUE_PROGRESS_VALUES] = {p->elapsed, p->best_runtime, (double)p->rounds, 0};
+    glue_progress(ctx, values, p->stage);
+}
+
 PyObject *glue_shard(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keys[] = {"text", "name", "mesh", "device", "precision", "memory", "timeout", "threads", "seed",
-                           "search", "format", NULL};
-    shard_call c = {.job = {.work = shard_work}};
+                           "search", "format", "progress", NULL};
+    shard_call c = {.job = {.work = shard_work, .progress_names = progress_names, .integer_values = 4}};
     pp_shard_plan_options_default(&c.options);
     unsigned long long seed = c.options.seed;
     const char *search = "both";
+    PyObject *progress = Py_None;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ssssddiKss", keys, &c.text, &c.size, &c.name, &c.mesh_text,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ssssddiKss|O", keys, &c.text, &c.size, &c.name, &c.mesh_text,
                                      &c.device, &c.precision, &c.options.memory, &c.options.time_limit,
-                                     &c.options.threads, &seed, &search, &c.format_text))
+                                     &c.options.threads, &seed, &search, &c.format_text, &progress))
         return NULL;
     if (!parse_searches(search, &c.options.searches))
         return PyErr_Format(PyExc_ValueError, "search must be mcts, iopddl or both, not \"%s\"", search);
     c.options.seed = seed;
-    if (glue_run(&c.job, NULL) < 0)
+    c.options.on_progress = on_progress;
+    c.options.progress_ctx = &c.job;
+    if (glue_run(&c.job, progress) < 0)
         return finish(&c, NULL);
     if (c.status != PP_OK)
         return finish(&c, glue_raise(&c.err, c.name));

@@ -66,3 +66,18 @@ def test_bad_mesh_and_device_are_refused():
         parplan.shard(text, mesh={"b": 1})
     with pytest.raises(parplan.Error):
         parplan.shard(text, mesh="b=two")
+
+
+def test_progress_reaches_the_callback_from_both_searches():
+    seen = []
+    with open(MODEL) as f:
+        text = f.read()
+    plan = parplan.shard(text, mesh={"b": 2, "m": 4}, threads=1, seed=1, name=MODEL, progress=seen.append)
+    stages = {p["stage"] for p in seen}
+    assert "mcts" in stages and "iopddl" in stages
+    mcts = [p for p in seen if p["stage"] in ("mcts", "polish")]
+    # Rounds count up, and the best step time only falls.
+    assert all(a["rounds"] <= b["rounds"] for a, b in zip(mcts, mcts[1:]))
+    assert all(a["best_runtime"] >= b["best_runtime"] for a, b in zip(mcts, mcts[1:]))
+    # No search reports better than the plan chosen (the report rounds to 10 digits).
+    assert min(p["best_runtime"] for p in seen) >= plan.time * (1 - 1e-9)

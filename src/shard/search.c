@@ -84,6 +84,7 @@ typedef struct {
     pp_shard_cost best_cost;
     double best_relative;
     int64_t evaluations;
+    double started;        /* pp_now() when the search began, for progress */
 } search;
 
 typedef struct {
@@ -427,6 +428,14 @@ static bool back_up(search *S, const trajectory *T)
     return better;
 }
 
+static void report_progress(const search *S, const char *stage, int64_t rounds)
+{
+    if (!S->o.on_progress)
+        return;
+    pp_shard_progress p = {stage, pp_now() - S->started, rounds, S->best_cost.runtime};
+    S->o.on_progress(S->o.progress_ctx, &p);
+}
+
 static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, const pp_deadline *deadline,
                             pp_shard_search_result *out, pp_error *err)
 {
@@ -453,6 +462,7 @@ static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, const
         for (int32_t k = 0; k < count; k++)
             improved |= !traj[k].skipped && back_up(S, &traj[k]);
         out->rounds++;
+        report_progress(S, "mcts", out->rounds);
         idle = improved ? 0 : idle + 1;
     }
     free(traj);
@@ -516,6 +526,7 @@ static pp_status polish(search *S, worker *workers, int32_t n_workers, const pp_
             break;
         take_best(S, &traj[best]);
         out->polish_steps++;
+        report_progress(S, "polish", out->rounds + out->polish_steps);
     }
     free(traj);
     return PP_OK;
@@ -649,6 +660,7 @@ pp_status pp_shard_search(const pp_shard_flat *flat, const pp_shard_nda *nda, co
     S.nda = nda;
     S.mesh = mesh;
     S.o = *o;
+    S.started = t0;
     normalise(&S.o, mesh);
     int32_t n_workers = S.o.threads > 0 ? S.o.threads : pp_cpu_count();
     if (n_workers > 64)

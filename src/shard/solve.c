@@ -4,6 +4,7 @@
  * limit's default and the choice of the winner. The searches look at
  * different spaces (whole colors against per-op strategies) and each has won
  * on a measured model, so both run by default. */
+#include <math.h>
 #include <string.h>
 #include "parplan/shard_plan.h"
 
@@ -76,9 +77,21 @@ static pp_status run_mcts(const pp_shard_flat *flat, const pp_shard_nda *nda, co
     so.time_limit = at_least(pp_deadline_left(deadline) - (share ? (1 - MCTS_SHARE) * o->time_limit : 0), o);
     so.threads = o->threads;
     so.seed = o->seed;
+    so.on_progress = o->on_progress;
+    so.progress_ctx = o->progress_ctx;
     pp_status st = pp_shard_search(flat, nda, mesh, &so, &out->search, err);
     out->has_search = st == PP_OK;
     return st;
+}
+
+/* The IOPDDL solver's progress as the sharder's: the bridge's costs are
+ * picoseconds of step time. */
+static void bridge_progress(void *ctx, const pp_iopddl_progress *p)
+{
+    const pp_shard_plan_options *o = ctx;
+    bool has_best = p->best_cost >= 0 && p->best_cost < PP_IOPDDL_FORBIDDEN;
+    pp_shard_progress shown = {"iopddl", p->elapsed, p->rounds, has_best ? 1e-12 * (double)p->best_cost : INFINITY};
+    o->on_progress(o->progress_ctx, &shown);
 }
 
 static pp_status run_bridge(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
@@ -91,6 +104,10 @@ static pp_status run_bridge(const pp_shard_flat *flat, const pp_shard_nda *nda, 
     io.threads = o->threads;
     io.seed = o->seed;
     io.max_rounds = BRIDGE_ROUNDS;
+    if (o->on_progress) {
+        io.on_progress = bridge_progress;
+        io.progress_ctx = (void *)o;
+    }
     pp_status st = pp_shard_bridge_plan_solve(flat, nda, mesh, out->memory, &io, &out->bridge, err);
     out->has_bridge = st == PP_OK;
     return st;
