@@ -420,6 +420,17 @@ void pp_cluster_report_free(pp_cluster_report *r);
 
 /* ---------------------------------------------------------------- planner */
 
+/* How the search is getting on, for a live line or a host's callback:
+ * seconds since it began, the best plan's simulated step time so far
+ * (INFINITY before one fits) and the branch-and-bound nodes explored, in
+ * steps of 1024 a worker. Called from a searching thread, with the
+ * search's lock held: a callback must be quick and must not call back in. */
+typedef struct {
+    double elapsed;
+    double best_time;
+    long nodes;
+} pp_cluster_progress;
+
 typedef struct {
     double time_limit;       /* s; 0 = run to the end of the search */
     int threads;             /* 0 = the machine's cores */
@@ -430,6 +441,9 @@ typedef struct {
      * more simulations as long as the longest the search ran: the caller's
      * report of its answer. */
     int reserve_simulations;
+    /* On every better plan and every 1024 nodes a worker explores; NULL: none. */
+    void (*on_progress)(void *ctx, const pp_cluster_progress *progress);
+    void *progress_ctx;
 } pp_cluster_plan_options;
 
 typedef struct {

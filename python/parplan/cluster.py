@@ -63,22 +63,24 @@ def _plan(d):
     return PlanResult(**d)
 
 
-def plan(cluster, workload, timeout=60.0, threads=0, seed=1, at=0.0, devices=None):
+def plan(cluster, workload, timeout=60.0, threads=0, seed=1, at=0.0, devices=None, progress=None):
     """The best plan for workload on cluster under the conditions `at`
     seconds into the run, beside the best Megatron-uniform plan. Raises
-    parplan.InfeasibleError when no plan fits in memory."""
+    parplan.InfeasibleError when no plan fits in memory. progress, when
+    given, is called now and then with a dict: elapsed, best_time (the best
+    plan's simulated step time so far) and nodes explored."""
     return _plan(_parplan.cluster_plan(_doc(cluster, "cluster"), _doc(workload, "workload"), _doc(None, ""),
                                        _doc(None, ""), devices, False, float(at), float(timeout), int(threads),
-                                       int(seed)))
+                                       int(seed), progress))
 
 
-def replan(cluster, workload, old_plan, events, timeout=60.0, threads=0, seed=1, devices=None):
+def replan(cluster, workload, old_plan, events, timeout=60.0, threads=0, seed=1, devices=None, progress=None):
     """Re-plans after `events` (a path or a dict {"events": [...]}) have
     all happened, starting from old_plan; old_step_time is the old plan
-    under the new conditions."""
+    under the new conditions. progress: as for plan."""
     return _plan(_parplan.cluster_plan(_doc(cluster, "cluster"), _doc(workload, "workload"),
                                        _doc(events, "events"), _doc(old_plan, "plan"), devices, True, 0.0,
-                                       float(timeout), int(threads), int(seed)))
+                                       float(timeout), int(threads), int(seed), progress))
 
 
 def simulate(cluster, workload, plan, at=0.0, devices=None):

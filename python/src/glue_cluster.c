@@ -222,9 +222,17 @@ static PyObject *finish(cluster_call *c, PyObject *answer)
 #define DOCUMENT "(z#pz)"
 #define DOC(d) &(d).source, &(d).size, &(d).is_path, &(d).name
 
-static PyObject *run(cluster_call *c, PyObject *(*answer)(const cluster_call *))
+static const char *const progress_names[] = {"elapsed", "best_time", "nodes", NULL};
+
+static void on_progress(void *ctx, const pp_cluster_progress *p)
 {
-    if (glue_run(&c->job, NULL) < 0)
+    double values[GLUE_PROGRESS_VALUES] = {p->elapsed, p->best_time, (double)p->nodes, 0};
+    glue_progress(ctx, values, "search");
+}
+
+static PyObject *run(cluster_call *c, PyObject *(*answer)(const cluster_call *), PyObject *progress)
+{
+    if (glue_run(&c->job, progress) < 0)
         return finish(c, NULL);
     if (c->status != PP_OK)
         return finish(c, glue_raise(&c->err, c->failed));
@@ -234,18 +242,22 @@ static PyObject *run(cluster_call *c, PyObject *(*answer)(const cluster_call *))
 PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keys[] = {"cluster", "workload", "events", "old_plan", "devices", "replan", "at", "timeout",
-                           "threads", "seed", NULL};
-    cluster_call c = {.job = {.work = plan_work}};
+                           "threads", "seed", "progress", NULL};
+    cluster_call c = {.job = {.work = plan_work, .progress_names = progress_names, .integer_values = 4}};
     unsigned long long seed = 1;
     int replan = 0;
+    PyObject *progress = Py_None;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT DOCUMENT "zpddiK", keys,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT DOCUMENT "zpddiK|O", keys,
                                      DOC(c.cluster_doc), DOC(c.workload_doc), DOC(c.events_doc), DOC(c.plan_doc),
-                                     &c.devices, &replan, &c.at, &c.options.time_limit, &c.options.threads, &seed))
+                                     &c.devices, &replan, &c.at, &c.options.time_limit, &c.options.threads, &seed,
+                                     &progress))
         return NULL;
     c.replan = replan;
     c.options.seed = seed;
-    return run(&c, plan_answer);
+    c.options.on_progress = on_progress;
+    c.options.progress_ctx = &c.job;
+    return run(&c, plan_answer, progress);
 }
 
 static PyObject *simulate_answer(const cluster_call *c)
@@ -266,5 +278,5 @@ PyObject *glue_cluster_simulate(PyObject *self, PyObject *args, PyObject *kwargs
         return NULL;
     if (!c.plan_doc.source)
         return PyErr_Format(PyExc_TypeError, "simulate needs a plan");
-    return run(&c, simulate_answer);
+    return run(&c, simulate_answer, NULL);
 }

@@ -107,3 +107,13 @@ def test_no_plan_that_fits_raises_infeasible():
     # LLaMA-7B's 16 bytes of state per parameter alone are over 100 GB.
     with pytest.raises(parplan.InfeasibleError, match="no plan fits"):
         parplan.cluster.plan({"name": "two-v100", "nodes": [v100]}, WORKLOAD, timeout=20, threads=2)
+
+
+def test_progress_reaches_the_callback():
+    seen = []
+    plan = parplan.cluster.plan(CLUSTER, WORKLOAD, timeout=60, threads=1, progress=seen.append)
+    assert seen, "no progress was reported"
+    bests = [p["best_time"] for p in seen]
+    assert all(a >= b for a, b in zip(bests, bests[1:]))
+    # Reports may be coalesced (the callback sees the latest), never better than the answer.
+    assert bests[-1] >= plan.step_time * (1 - 1e-9)

@@ -44,6 +44,8 @@ typedef struct {
     cluster_clock clock;
     bool stop;
     long nodes, simulations;
+    double started;           /* pp_now() at the start, for progress */
+    long nodes_seen;          /* nodes explored so far, in the workers' steps of 1024 */
     pp_status status;
     pp_error err;
 } shared_state;
@@ -93,6 +95,15 @@ static int compare_key(const int *a, const bool *ra, const int *b, const bool *r
     return 0;
 }
 
+/* Tells the caller how the search is getting on; the lock is held. */
+static void report_progress(const shared_state *sh)
+{
+    if (!sh->o->on_progress)
+        return;
+    pp_cluster_progress p = {pp_now() - sh->started, sh->best ? sh->best_time : INFINITY, sh->nodes_seen};
+    sh->o->on_progress(sh->o->progress_ctx, &p);
+}
+
 /* Offers a simulated plan; takes ownership of plan. */
 static void offer(shared_state *sh, pp_cluster_plan *plan, pp_cluster_report *report, double time,
                   int branch, const int *layers, const bool *replay, int count)
@@ -119,6 +130,7 @@ static void offer(shared_state *sh, pp_cluster_plan *plan, pp_cluster_report *re
             memcpy(sh->best_replay, replay, (size_t)count * sizeof(bool));
         }
         plan = NULL;
+        report_progress(sh);
     }
     pthread_mutex_unlock(&sh->lock);
     pp_cluster_plan_free(plan);
@@ -211,6 +223,8 @@ static bool out_of_time(worker *wk)
         pthread_mutex_lock(&sh->lock);
         sh->stop |= late;
         wk->stopped = sh->stop;
+        sh->nodes_seen += 1024;
+        report_progress(sh);
         pthread_mutex_unlock(&sh->lock);
     }
     return wk->stopped;
@@ -579,7 +593,7 @@ pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload 
                             "workload");
     double started = pp_now();
     shared_state sh = {.c = c, .w = w, .o = o, .best_time = INFINITY, .best_seen = INFINITY,
-                       .best_branch = INT32_MAX};
+                       .best_branch = INT32_MAX, .started = started};
     sh.clock.deadline = o->time_limit > 0 ? pp_deadline_in(o->time_limit) : (pp_deadline){0};
     sh.clock.reserve = o->reserve_simulations;
     pthread_mutex_init(&sh.lock, NULL);

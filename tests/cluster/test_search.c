@@ -161,7 +161,7 @@ static double enumerate_all(const pp_cluster *c, const pp_cluster_workload *w, l
 static pp_cluster_plan_result plan(const pp_cluster *c, const pp_cluster_workload *w, int threads,
                                    double start, const pp_cluster_plan *warm)
 {
-    pp_cluster_plan_options o = {0, threads, 1, start, warm, 0};
+    pp_cluster_plan_options o = {.threads = threads, .seed = 1, .start_time = start, .warm_start = warm};
     pp_cluster_plan_result r;
     pp_error err = {0};
     pp_status s = pp_cluster_plan_search(c, w, &o, &r, &err);
@@ -364,6 +364,41 @@ static void test_heterogeneous(void)
     pp_cluster_free(c);
 }
 
+typedef struct {
+    int calls;
+    double last_best;
+    bool best_rose, nodes_fell;
+    long last_nodes;
+} progress_seen;
+
+static void record_progress(void *ctx, const pp_cluster_progress *p)
+{
+    progress_seen *seen = ctx;
+    seen->best_rose |= seen->calls > 0 && p->best_time > seen->last_best;
+    seen->nodes_fell |= p->nodes < seen->last_nodes;
+    seen->last_best = p->best_time;
+    seen->last_nodes = p->nodes;
+    seen->calls++;
+}
+
+/* Progress: a report for every better plan, the best only falling, and
+ * the last report the search's answer. */
+static void test_progress(void)
+{
+    pp_cluster *c = two_nodes(2, 2, 3e12, 1e9, 1e9);
+    pp_cluster_workload *w = small_workload(8, 16);
+    progress_seen seen = {0};
+    pp_cluster_plan_options o = {.threads = 2, .seed = 1, .on_progress = record_progress, .progress_ctx = &seen};
+    pp_cluster_plan_result r;
+    pp_error err = {0};
+    CHECK(pp_cluster_plan_search(c, w, &o, &r, &err) == PP_OK);
+    CHECK(seen.calls >= 1 && !seen.best_rose && !seen.nodes_fell);
+    CHECK(seen.last_best == r.best_time);
+    pp_cluster_plan_result_free(&r);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 /* Node 0's devices hold 1.5 layers of state, node 1's 3.5: every uniform
  * plan puts two layers' worth on node 0; 1, 1, 3, 3 fits. */
 static void test_memory_tight(void)
@@ -445,7 +480,7 @@ static void test_timeout(void)
 {
     pp_cluster *c = two_nodes(4, 4, 2e12, 1e9, 1e9);
     pp_cluster_workload *w = small_workload(12, 32);
-    pp_cluster_plan_options o = {1e-9, 1, 1, 0.0, NULL, 0};
+    pp_cluster_plan_options o = {.time_limit = 1e-9, .threads = 1, .seed = 1};
     pp_cluster_plan_result r;
     pp_error err = {0};
     CHECK(pp_cluster_plan_search(c, w, &o, &r, &err) == PP_OK);
@@ -471,6 +506,7 @@ int main(void)
     test_exhaustive(2, 2, 8, 8, 1e12, 8e7, 1e8, -1);
     test_exhaustive(2, 4, 7, 8, 1.5e12, 8e7, 1e8, -1);
     test_heterogeneous();
+    test_progress();
     test_memory_tight();
     test_threads_and_warm_start();
     test_lost_device();
