@@ -304,7 +304,8 @@ static pp_pipe_scheme scheme_named(const char *name)
     static const struct {
         const char *name;
         pp_pipe_scheme scheme;
-    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P}};
+    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P},
+                   {"zb2p", PP_PIPE_ZB2P}};
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
         if (strcmp(name, schemes[i].name) == 0)
             return schemes[i].scheme;
@@ -319,8 +320,8 @@ static const flag_spec pipeline_flag_table[] = {
      "pipeline stages, one device each"},
     {"microbatches", FLAG_INTEGER, offsetof(pipeline_flags, microbatches), "M", 1, 1000000, false, NULL, NULL, true,
      "micro-batches per iteration"},
-    {"scheme", FLAG_CHOICE, offsetof(pipeline_flags, scheme), "S", 0, 0, false, "dualpipe|1f1b|zb1p|zb", NULL,
-     true, "the pipeline's schedule family (zb: our zero-bubble greedy)"},
+    {"scheme", FLAG_CHOICE, offsetof(pipeline_flags, scheme), "S", 0, 0, false, "dualpipe|1f1b|zb1p|zb2p|zb", NULL,
+     true, "the pipeline's schedule family (zb1p, zb2p: ZB-H1, ZB-H2; zb: our zero-bubble greedy)"},
     {"mem-act", FLAG_NUMBER, offsetof(pipeline_flags, mem_act), "K", 0, 1e300, true, NULL, NULL, true,
      "activation budget per device, in micro-batches of activations"},
     {"param-mem", FLAG_NUMBER, offsetof(pipeline_flags, param_mem), "X", 0, 1e300, true, NULL, "1", false,

@@ -151,8 +151,9 @@ pp_status pp_sched_write_svg(const pp_sched_problem *p, const pp_sched_schedule 
                              FILE *f, pp_error *err);
 
 /* Generators (paper 002 section V). */
-/* PP_PIPE_ZB: the zero-bubble greedy under the activation budget (gen_pipeline.c). */
-typedef enum { PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB } pp_pipe_scheme;
+/* PP_PIPE_ZB: the zero-bubble greedy under the activation budget (gen_pipeline.c).
+ * PP_PIPE_ZB2P: ZB-H2 of Qi et al. (gen_zb.c). */
+typedef enum { PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB, PP_PIPE_ZB2P } pp_pipe_scheme;
 
 typedef struct {
     int stages;          /* PP: devices = stages */

@@ -1,9 +1,10 @@
 /* gen_pipeline.c: the pipeline-parallel training problems of paper 002
  * section V-A and, as references, the schedules of the schemes themselves:
- * 1F1B, ZB1P (ZB-H1 of Qi et al., "Zero Bubble Pipeline Parallelism") and
+ * 1F1B, ZB1P and ZB2P (ZB-H1 and ZB-H2 of Qi et al., "Zero Bubble Pipeline
+ * Parallelism", arXiv 2401.10241) and
  * DualPipe (DeepSeek-V3; the step order of deepseek-ai/DualPipe's
  * dualpipe.py), and the zero-bubble greedy's. ZB1P's orders and the
- * greedy's come from gen_zb.c; this file builds the problem, 1F1B's and
+ * greedy's, and ZB2P's, come from gen_zb.c; this file builds the problem, 1F1B's and
  * DualPipe's orders, and times and checks every reference.
  *
  * Per micro-batch m and stage s there are three ops: F{m}.{s} (forward),
@@ -69,7 +70,7 @@ static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
         return pp_error_set(err, PP_EARG, "pipeline: micro-batches must be >= 1 and stages x "
                             "micro-batches at most 10^7, not %d x %d", P, M);
     if (spec->scheme != PP_PIPE_1F1B && spec->scheme != PP_PIPE_ZB1P && spec->scheme != PP_PIPE_DUALPIPE &&
-        spec->scheme != PP_PIPE_ZB)
+        spec->scheme != PP_PIPE_ZB && spec->scheme != PP_PIPE_ZB2P)
         return pp_error_set(err, PP_EARG, "pipeline: unknown scheme %d", (int)spec->scheme);
     if (!isfinite(spec->mem_act) || spec->mem_act <= 0)
         return pp_error_set(err, PP_EARG, "pipeline: the activation budget must be a number > 0, not %g",
@@ -357,6 +358,8 @@ static pp_status order_scheme(pp_pipe_scheme scheme, const pipe_shape *q, orders
     }
     if (scheme == PP_PIPE_ZB1P)
         return pipe_order_zb1p(o, q, err);
+    if (scheme == PP_PIPE_ZB2P)
+        return pipe_order_zb2p(o, q, err);
     return order_dualpipe(o, q, err);
 }
 

@@ -40,6 +40,9 @@ static inline void push(orders *o, const pipe_shape *q, int d, int m, int s, int
 /* ZB-H1's orders (ZB1P): the greedy of gen_zb.c under 1F1B's forward limit. */
 pp_status pipe_order_zb1p(orders *o, const pipe_shape *q, pp_error *err);
 
+/* ZB-H2's orders (ZB2P): the same greedy, 2(P - s) - 1 forwards deep. */
+pp_status pipe_order_zb2p(orders *o, const pipe_shape *q, pp_error *err);
+
 /* The zero-bubble greedy under each of its policies, timed on p (the
  * problem of q, stage s on device s); the shortest schedule that fits goes
  * to s (the first one when none fits, so the caller's check says why). */
