@@ -317,7 +317,7 @@ static pp_pipe_scheme scheme_named(const char *name)
 
 static const flag_spec pipeline_flag_table[] = {
     {"pp", FLAG_INTEGER, offsetof(pipeline_flags, stages), "P", 1, 4096, false, NULL, NULL, true,
-     "pipeline stages, one device each"},
+     "pipeline stages, one device each (interleaved: the devices, V stages each)"},
     {"microbatches", FLAG_INTEGER, offsetof(pipeline_flags, microbatches), "M", 1, 1000000, false, NULL, NULL, true,
      "micro-batches per iteration"},
     {"scheme", FLAG_CHOICE, offsetof(pipeline_flags, scheme), "S", 0, 0, false, "dualpipe|1f1b|zb1p|zb2p|interleaved|zb", NULL,

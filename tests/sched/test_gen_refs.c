@@ -6,8 +6,8 @@
  * ZB-H2 (Qi et al., arXiv 2401.10241, section 2.2): device s runs
  * 2(P - s) - 1 warm-up forwards, so the first device holds 2P - 1
  * micro-batches, and with T_F = T_B = T_W no device idles between its first
- * op and its last once M >= 2P (their table: bubble (p-1)(T_F+T_B-2T_W) =
- * 0). Each device's span is then its work, 3M; the last device cannot start
+ * op and its last once M >= 2P (Sea AI's comparison of their schedules at
+ * equal times: ZB2P's bubble rate 0, twice 1F1B's activations). Each device's span is then its work, 3M; the last device cannot start
  * before the first forward crossed the P - 1 before it, so the makespan is
  * P - 1 + 3M.
  *
