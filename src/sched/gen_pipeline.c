@@ -27,9 +27,9 @@
  * weight gradient reads; default w_mem = 0). With w_mem = 0 the schemes'
  * own schedules peak at what DeepSeek-V3's technical report (table 2) gives: PP units for 1F1B and
  * ZB1P, PP+1 for DualPipe. Parameters: param_mem per stage copy a device
- * holds (DualPipe two, interleaved 1F1B V, the others one), carried as the weight of that
- * stage's first forward on the device; placements are fixed, so this is
- * exact. A device's capacity is its parameters plus mem_act.
+ * holds (DualPipe two, interleaved 1F1B V, the others one), carried as the
+ * weight of that stage's first forward on the device; placements are
+ * fixed, so this is exact. A device's capacity is its parameters plus mem_act.
  *
  * The problem keeps F, B and W separate ops and lets each output leave as
  * soon as its op ends: that is the freedom the solver has (it may split any

@@ -7,8 +7,9 @@
  * 2(P - s) - 1 warm-up forwards, so the first device holds 2P - 1
  * micro-batches, and with T_F = T_B = T_W no device idles between its first
  * op and its last once M >= 2P (Sea AI's comparison of their schedules at
- * equal times: ZB2P's bubble rate 0, twice 1F1B's activations). Each device's span is then its work, 3M; the last device cannot start
- * before the first forward crossed the P - 1 before it, so the makespan is
+ * equal times: ZB2P's bubble rate 0, twice 1F1B's activations). Each
+ * device's span is then its work, 3M; the last device cannot start before
+ * the first forward crossed the P - 1 before it, so the makespan is
  * P - 1 + 3M.
  *
  * Interleaved 1F1B (Narayanan et al., SC'21, section 2.2.2): V stages per
