@@ -1,6 +1,6 @@
 /* gen_interleaved.c: interleaved 1F1B's per-device orders (Narayanan et al.,
  * "Efficient Large-Scale Language Model Training on GPU Clusters Using
- * Megatron-LM", SC'21, section 2.2.2 and figure 4).
+ * Megatron-LM", SC'21, section 2.2.2).
  *
  * Each of the P devices holds V stages (model chunks), device d the stages
  * d, d + P, ..., d + (V-1)P. A device runs its micro-batches in groups of
@@ -9,9 +9,10 @@
  * forwards only (warm-up) until its first backward, the group's first
  * micro-batch on its last chunk, can be ready: its first V-1 chunks' first
  * group, (V-1)P forwards, plus the 2(P-1-d) that fit while that micro-batch
- * goes to the last device and its gradient comes back, as in 1F1B's
- * warm-up, stretched because each device alternates between chunks. Then one
- * forward and one backward at a time, then the remaining backwards. As in
+ * goes to the last device and its gradient comes back. Then one forward
+ * and one backward at a time, then the remaining backwards. With this
+ * warm-up the bubble comes out at exactly the paper's figure
+ * (test_gen_refs.c); the paper states the bubble, not the warm-up count. As in
  * 1F1B (gen_pipeline.c) every backward is fused, its gradient sent after W.
  * The paper's bubble is (P-1)/V of 1F1B's: with per-stage times t_f and a
  * fused backward t_b + t_w, (P-1)(t_f + t_b + t_w) on every device. */
