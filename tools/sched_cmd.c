@@ -294,7 +294,7 @@ static pp_status write_problem(const pp_sched_problem *p, const char *path, pp_e
 
 typedef struct {
     const char *out, *reference, *scheme;
-    int64_t stages, microbatches;
+    int64_t stages, microbatches, chunks;
     double mem_act, param_mem, t_f, t_b, t_w, comm, w_mem;
     bool in_order;
 } pipeline_flags;
@@ -304,7 +304,8 @@ static pp_pipe_scheme scheme_named(const char *name)
     static const struct {
         const char *name;
         pp_pipe_scheme scheme;
-    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P}};
+    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P},
+                   {"zb2p", PP_PIPE_ZB2P}, {"interleaved", PP_PIPE_INTERLEAVED}};
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
         if (strcmp(name, schemes[i].name) == 0)
             return schemes[i].scheme;
@@ -316,11 +317,14 @@ static pp_pipe_scheme scheme_named(const char *name)
 
 static const flag_spec pipeline_flag_table[] = {
     {"pp", FLAG_INTEGER, offsetof(pipeline_flags, stages), "P", 1, 4096, false, NULL, NULL, true,
-     "pipeline stages, one device each"},
+     "pipeline stages, one device each (interleaved: the devices, V stages each)"},
     {"microbatches", FLAG_INTEGER, offsetof(pipeline_flags, microbatches), "M", 1, 1000000, false, NULL, NULL, true,
      "micro-batches per iteration"},
-    {"scheme", FLAG_CHOICE, offsetof(pipeline_flags, scheme), "S", 0, 0, false, "dualpipe|1f1b|zb1p|zb", NULL,
-     true, "the pipeline's schedule family (zb: our zero-bubble greedy)"},
+    {"scheme", FLAG_CHOICE, offsetof(pipeline_flags, scheme), "S", 0, 0, false,
+     "dualpipe|1f1b|zb1p|zb2p|interleaved|zb", NULL, true, "the pipeline's schedule family (zb1p, zb2p: ZB-H1, ZB-H2; interleaved: 1F1B with V stages per "
+     "device; zb: our zero-bubble greedy)"},
+    {"chunks", FLAG_INTEGER, offsetof(pipeline_flags, chunks), "V", 2, 64, false, NULL, NULL, false,
+     "interleaved only: stages per device (default 2), so P x V stages, each with these times and activations"},
     {"mem-act", FLAG_NUMBER, offsetof(pipeline_flags, mem_act), "K", 0, 1e300, true, NULL, NULL, true,
      "activation budget per device, in micro-batches of activations"},
     {"param-mem", FLAG_NUMBER, offsetof(pipeline_flags, param_mem), "X", 0, 1e300, true, NULL, "1", false,
@@ -357,7 +361,7 @@ int cmd_gen_pipeline(int argc, char **argv)
         return code;
     pp_pipe_spec spec = {.stages = (int)f.stages, .microbatches = (int)f.microbatches, .scheme = scheme_named(f.scheme),
                          .mem_act = f.mem_act, .param_mem = f.param_mem, .t_f = f.t_f, .t_b = f.t_b, .t_w = f.t_w,
-                         .comm = f.comm, .w_mem = f.w_mem, .in_order = f.in_order};
+                         .comm = f.comm, .w_mem = f.w_mem, .in_order = f.in_order, .chunks = (int)f.chunks};
     pp_sched_problem *p;
     pp_sched_schedule *ref = NULL;
     pp_error err = {0};

@@ -151,11 +151,17 @@ pp_status pp_sched_write_svg(const pp_sched_problem *p, const pp_sched_schedule 
                              FILE *f, pp_error *err);
 
 /* Generators (paper 002 section V). */
-/* PP_PIPE_ZB: the zero-bubble greedy under the activation budget (gen_pipeline.c). */
-typedef enum { PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB } pp_pipe_scheme;
+/* PP_PIPE_ZB: the zero-bubble greedy under the activation budget (gen_pipeline.c).
+ * PP_PIPE_ZB2P: ZB-H2 of Qi et al. (gen_zb.c). PP_PIPE_INTERLEAVED: interleaved
+ * 1F1B with `chunks` stages per device (Narayanan et al., SC'21; gen_interleaved.c). */
+typedef enum {
+    PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB, PP_PIPE_ZB2P, PP_PIPE_INTERLEAVED
+} pp_pipe_scheme;
 
 typedef struct {
-    int stages;          /* PP: devices = stages */
+    int stages;          /* PP: devices (= stages but for interleaved 1F1B) */
+    int chunks;          /* interleaved 1F1B: stages per device V, 2..64 (0: 2), so P * V stages;
+                            other schemes: 0 or 1 */
     int microbatches;    /* DualPipe: even, half flow each way */
     pp_pipe_scheme scheme;
     double mem_act;      /* activation budget K, in micro-batch activations per device */

@@ -1,10 +1,13 @@
 /* gen_pipeline.c: the pipeline-parallel training problems of paper 002
  * section V-A and, as references, the schedules of the schemes themselves:
- * 1F1B, ZB1P (ZB-H1 of Qi et al., "Zero Bubble Pipeline Parallelism") and
+ * 1F1B, ZB1P and ZB2P (ZB-H1 and ZB-H2 of Qi et al., "Zero Bubble Pipeline
+ * Parallelism", arXiv 2401.10241) and
  * DualPipe (DeepSeek-V3; the step order of deepseek-ai/DualPipe's
  * dualpipe.py), and the zero-bubble greedy's. ZB1P's orders and the
- * greedy's come from gen_zb.c; this file builds the problem, 1F1B's and
- * DualPipe's orders, and times and checks every reference.
+ * greedy's, and ZB2P's, come from gen_zb.c, interleaved 1F1B's (Narayanan et
+ * al., SC'21, section 2.2) from gen_interleaved.c; this file builds the
+ * problem, 1F1B's and DualPipe's orders, and times and checks every
+ * reference.
  *
  * Per micro-batch m and stage s there are three ops: F{m}.{s} (forward),
  * B{m}.{s} (backward for the input) and W{m}.{s} (backward for the
@@ -12,7 +15,10 @@
  * Qi et al. state pipelines by these three times and the transfer time).
  * Every op's device is fixed by the scheme: stage s on device s, except
  * DualPipe's second half of micro-batches, which flow the other way (stage
- * s on device P-1-s), so each DualPipe device holds two stages.
+ * s on device P-1-s), so each DualPipe device holds two stages, and
+ * interleaved 1F1B's P * V stages, stage s on device s mod P, V per device.
+ * Times and activations are per stage: V chunks of a model cut for 1F1B
+ * take 1/V of its times and activations each.
  *
  * Activation accounting, our documented choice (the paper does not spell it
  * out): one unit is one micro-batch's activations for one stage. A forward
@@ -21,9 +27,9 @@
  * weight gradient reads; default w_mem = 0). With w_mem = 0 the schemes'
  * own schedules peak at what DeepSeek-V3's technical report (table 2) gives: PP units for 1F1B and
  * ZB1P, PP+1 for DualPipe. Parameters: param_mem per stage copy a device
- * holds (DualPipe two, the others one), carried as the weight of that
- * stage's first forward on the device; placements are fixed, so this is
- * exact. A device's capacity is its parameters plus mem_act.
+ * holds (DualPipe two, interleaved 1F1B V, the others one), carried as the
+ * weight of that stage's first forward on the device; placements are
+ * fixed, so this is exact. A device's capacity is its parameters plus mem_act.
  *
  * The problem keeps F, B and W separate ops and lets each output leave as
  * soon as its op ends: that is the freedom the solver has (it may split any
@@ -55,7 +61,12 @@
 
 static int device_of(const pipe_shape *q, int m, int s)
 {
-    return q->dual && m >= q->M / 2 ? q->P - 1 - s : s;
+    return q->dual && m >= q->M / 2 ? q->P - 1 - s : s % q->P;
+}
+
+static int chunks_of(const pp_pipe_spec *spec)
+{
+    return spec->scheme != PP_PIPE_INTERLEAVED ? 1 : spec->chunks ? spec->chunks : 2;
 }
 
 static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
@@ -65,12 +76,22 @@ static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
     int P = spec->stages, M = spec->microbatches;
     if (P < 2 || P > 4096)
         return pp_error_set(err, PP_EARG, "pipeline: stages must be in 2..4096, not %d", P);
-    if (M < 1 || (long long)P * M > 10000000)
-        return pp_error_set(err, PP_EARG, "pipeline: micro-batches must be >= 1 and stages x "
-                            "micro-batches at most 10^7, not %d x %d", P, M);
     if (spec->scheme != PP_PIPE_1F1B && spec->scheme != PP_PIPE_ZB1P && spec->scheme != PP_PIPE_DUALPIPE &&
-        spec->scheme != PP_PIPE_ZB)
+        spec->scheme != PP_PIPE_ZB && spec->scheme != PP_PIPE_ZB2P && spec->scheme != PP_PIPE_INTERLEAVED)
         return pp_error_set(err, PP_EARG, "pipeline: unknown scheme %d", (int)spec->scheme);
+    bool interleaved = spec->scheme == PP_PIPE_INTERLEAVED;
+    if (interleaved ? spec->chunks != 0 && (spec->chunks < 2 || spec->chunks > 64)
+                    : spec->chunks != 0 && spec->chunks != 1)
+        return pp_error_set(err, PP_EARG, "pipeline: chunks per device must be in 2..64 for interleaved 1F1B "
+                            "and 1 for the other schemes, not %d", spec->chunks);
+    long long stages = (long long)P * chunks_of(spec);
+    if (M < 1 || stages * M > 10000000)
+        return pp_error_set(err, PP_EARG, "pipeline: micro-batches must be >= 1 and stages x "
+                            "micro-batches at most 10^7, not %lld x %d", stages, M);
+    /* Narayanan et al. run the micro-batches through the chunks in groups of P. */
+    if (interleaved && M % P != 0)
+        return pp_error_set(err, PP_EARG, "pipeline: interleaved 1F1B needs the micro-batches to be a multiple "
+                            "of the devices, not %d micro-batches on %d devices", M, P);
     if (!isfinite(spec->mem_act) || spec->mem_act <= 0)
         return pp_error_set(err, PP_EARG, "pipeline: the activation budget must be a number > 0, not %g",
                             spec->mem_act);
@@ -116,9 +137,9 @@ static void add_stage_ops(pp_sched_problem *p, const pipe_shape *q, int m, int s
  * device and is no transfer. */
 static void add_deps(pp_sched_problem *p, const pipe_shape *q, const orders *o, int m, int s)
 {
-    if (s + 1 < q->P) {
-        int f = o ? o->f_sender[m * q->P + s] : op_index(q, m, s, KIND_F);
-        bool late = o && o->fused[m * q->P + s + 1];
+    if (s + 1 < q->S) {
+        int f = o ? o->f_sender[m * q->S + s] : op_index(q, m, s, KIND_F);
+        bool late = o && o->fused[m * q->S + s + 1];
         pp_sched_add_dep(p, f, op_index(q, m, s + 1, KIND_F), q->comm);
         pp_sched_add_dep(p, op_index(q, m, s + 1, late ? KIND_W : KIND_B), op_index(q, m, s, KIND_B), q->comm);
     } else {
@@ -143,17 +164,22 @@ static pp_status build(const pp_pipe_spec *spec, const pipe_shape *q, const orde
     for (int d = 0; d < q->P; d++) {
         char name[32];
         snprintf(name, sizeof name, "dev%d", d);
-        pp_sched_add_device(p, name, param * (q->dual ? 2 : 1) + spec->mem_act);
+        pp_sched_add_device(p, name, param * (q->dual ? 2 : q->V) + spec->mem_act);
         if (d + 1 < q->P) {
             pp_sched_add_channel(p, d, d + 1);
             pp_sched_add_channel(p, d + 1, d);
         }
     }
+    /* Interleaved: stage P - 1 on the last device feeds stage P on the first. */
+    if (q->V > 1 && q->P > 2) {
+        pp_sched_add_channel(p, q->P - 1, 0);
+        pp_sched_add_channel(p, 0, q->P - 1);
+    }
     for (int m = 0; m < q->M; m++)
-        for (int s = 0; s < q->P; s++)
+        for (int s = 0; s < q->S; s++)
             add_stage_ops(p, q, m, s, param);
     for (int m = 0; m < q->M; m++)
-        for (int s = 0; s < q->P; s++)
+        for (int s = 0; s < q->S; s++)
             add_deps(p, q, o, m, s);
     pp_status st = pp_sched_problem_finish(p, "pipeline", err);
     if (st != PP_OK) {
@@ -162,14 +188,6 @@ static pp_status build(const pp_pipe_spec *spec, const pipe_shape *q, const orde
     }
     *out = p;
     return PP_OK;
-}
-
-/* A fused backward chunk: B and W back to back, the gradient sent after W. */
-static void push_fused(orders *o, const pipe_shape *q, int d, int m, int s)
-{
-    push(o, q, d, m, s, KIND_B);
-    push(o, q, d, m, s, KIND_W);
-    o->fused[m * q->P + s] = 1;
 }
 
 /* Warm-up forwards, then one forward and one fused backward at a time, then
@@ -333,11 +351,11 @@ static pp_status time_orders(const pp_pipe_spec *spec, const pipe_shape *q, cons
         st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
     } else {
         for (int m = 0; m < q->M; m++)
-            for (int stage = 0; stage < q->P; stage++)
+            for (int stage = 0; stage < q->S; stage++)
                 for (int k = 0; k < 3; k++)
                     device[op_index(q, m, stage, k)] = device_of(q, m, stage);
         for (int d = 0; d < q->P; d++)
-            rows[d] = o->ops + (size_t)d * 3 * q->M;
+            rows[d] = o->ops + (size_t)d * 3 * q->M * q->V;
         st = sched_times_from_orders(p, device, rows, o->length, s, err);
     }
     free(device);
@@ -349,7 +367,7 @@ static pp_status time_orders(const pp_pipe_spec *spec, const pipe_shape *q, cons
 /* Every forward sends its output when it ends unless the scheme says later. */
 static pp_status order_scheme(pp_pipe_scheme scheme, const pipe_shape *q, orders *o, pp_error *err)
 {
-    for (int c = 0; c < q->M * q->P; c++)
+    for (int c = 0; c < q->M * q->S; c++)
         o->f_sender[c] = c * 3 + KIND_F;
     if (scheme == PP_PIPE_1F1B) {
         order_1f1b(o, q);
@@ -357,6 +375,12 @@ static pp_status order_scheme(pp_pipe_scheme scheme, const pipe_shape *q, orders
     }
     if (scheme == PP_PIPE_ZB1P)
         return pipe_order_zb1p(o, q, err);
+    if (scheme == PP_PIPE_ZB2P)
+        return pipe_order_zb2p(o, q, err);
+    if (scheme == PP_PIPE_INTERLEAVED) {
+        pipe_order_interleaved(o, q);
+        return PP_OK;
+    }
     return order_dualpipe(o, q, err);
 }
 
@@ -382,7 +406,7 @@ static pp_status check_reference(const pp_sched_problem *p, const pp_sched_sched
 static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, const pipe_shape *q,
                            pp_sched_schedule **out, pp_error *err)
 {
-    size_t cells = (size_t)q->M * q->P;
+    size_t cells = (size_t)q->M * q->S;
     orders o = {malloc((size_t)p->op_count * sizeof(int)), calloc((size_t)q->P, sizeof(int)),
                 calloc(cells, 1), malloc(cells * sizeof(int))};
     pp_sched_schedule *s = pp_sched_schedule_new(p);
@@ -420,9 +444,10 @@ pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out
     pp_status st = check_spec(spec, err);
     if (st != PP_OK)
         return st;
-    pipe_shape q = {spec->stages, spec->microbatches, spec->scheme == PP_PIPE_DUALPIPE, spec->comm,
-              {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)}, spec->w_mem, spec->mem_act,
-              spec->in_order};
+    pipe_shape q = {.P = spec->stages, .M = spec->microbatches, .V = chunks_of(spec),
+                    .S = spec->stages * chunks_of(spec), .dual = spec->scheme == PP_PIPE_DUALPIPE,
+                    .comm = spec->comm, .time = {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)},
+                    .w_mem = spec->w_mem, .budget = spec->mem_act, .in_order = spec->in_order};
     pp_sched_problem *p = NULL;
     if ((st = build(spec, &q, NULL, &p, err)) != PP_OK)
         return st;

@@ -1,5 +1,5 @@
 /* gen_zb.c: the zero-bubble greedy (`gen pipeline --scheme zb`) and ZB-H1's
- * orders: per-device op orders for the pipelines of gen_pipeline.c, built
+ * and ZB-H2's orders: per-device op orders for the pipelines of gen_pipeline.c, built
  * by a time-driven greedy and, for the greedy, the best of a small grid of
  * its policies. */
 #include <math.h>
@@ -10,8 +10,11 @@
 /* How many micro-batches of activations device s may hold before its next
  * forward: ZB-H1 keeps 1F1B's P - s; the zero-bubble greedy also tries
  * twice that less one (a warm-up as deep as ZB-H2's) and the whole budget,
- * each capped by the budget. */
-enum { LIMIT_1F1B, LIMIT_DOUBLE, LIMIT_BUDGET, LIMIT_RULES };
+ * each capped by the budget. ZB-H2 itself (LIMIT_ZBH2, outside the
+ * greedy's grid) holds 2(P - s) - 1 whatever the budget: Qi et al. (arXiv
+ * 2401.10241, section 2.2) give it (2p - 1) micro-batches' activations on
+ * the first device, and the reference is refused where that does not fit. */
+enum { LIMIT_1F1B, LIMIT_DOUBLE, LIMIT_BUDGET, LIMIT_RULES, LIMIT_ZBH2 = LIMIT_RULES };
 
 /* When a device with nothing else ready runs a deferred W. Qi et al.
  * (arXiv 2401.10241, section 3.1) describe their heuristic's rules in
@@ -32,8 +35,8 @@ typedef struct {
 
 static double forward_limit(const pipe_shape *q, int rule, int s)
 {
-    double depth = rule == LIMIT_1F1B ? q->P - s : rule == LIMIT_DOUBLE ? 2 * (q->P - s) - 1 : q->budget;
-    return rule == LIMIT_1F1B ? depth : fmin(depth, q->budget);
+    double depth = rule == LIMIT_1F1B ? q->P - s : rule == LIMIT_BUDGET ? q->budget : 2 * (q->P - s) - 1;
+    return rule == LIMIT_1F1B || rule == LIMIT_ZBH2 ? depth : fmin(depth, q->budget);
 }
 
 typedef struct {
@@ -180,6 +183,14 @@ static pp_status order_zb(orders *o, const pipe_shape *q, zb_policy policy, pp_e
 pp_status pipe_order_zb1p(orders *o, const pipe_shape *q, pp_error *err)
 {
     return order_zb(o, q, (zb_policy){LIMIT_1F1B, FILL_IDLE, false}, err);
+}
+
+/* ZB-H2 (Qi et al. section 2.2): more warm-up forwards, then W ops into
+ * every gap, which fills the drain: the same greedy as ZB-H1 under the
+ * deeper forward limit. */
+pp_status pipe_order_zb2p(orders *o, const pipe_shape *q, pp_error *err)
+{
+    return order_zb(o, q, (zb_policy){LIMIT_ZBH2, FILL_IDLE, false}, err);
 }
 
 /* The policy of grid point k of LIMIT_RULES x FILL_RULES x 2, Qi et al.'s

@@ -10,6 +10,8 @@ enum { KIND_F, KIND_B, KIND_W };
 
 typedef struct {
     int P, M;
+    int V;           /* stages per device: V > 1 only for interleaved 1F1B */
+    int S;           /* stages, P * V: stage s on device s % P (DualPipe: see device_of) */
     bool dual;
     double comm;
     double time[3];  /* per kind: F, B, W */
@@ -21,24 +23,38 @@ typedef struct {
 /* Op of micro-batch m, stage s and kind (KIND_*). */
 static inline int op_index(const pipe_shape *q, int m, int s, int kind)
 {
-    return (m * q->P + s) * 3 + kind;
+    return (m * q->S + s) * 3 + kind;
 }
 
-/* Per-device op orders of a reference schedule: every device runs 3M ops. */
+/* Per-device op orders of a reference schedule: every device runs 3MV ops. */
 typedef struct {
     int *ops;
     int *length;
-    unsigned char *fused;    /* per m * P + s: that backward runs fused */
-    int *f_sender;           /* per m * P + s: the op whose end sends F{m}.{s}'s output */
+    unsigned char *fused;    /* per m * S + s: that backward runs fused */
+    int *f_sender;           /* per m * S + s: the op whose end sends F{m}.{s}'s output */
 } orders;
 
 static inline void push(orders *o, const pipe_shape *q, int d, int m, int s, int kind)
 {
-    o->ops[d * 3 * q->M + o->length[d]++] = op_index(q, m, s, kind);
+    o->ops[d * 3 * q->M * q->V + o->length[d]++] = op_index(q, m, s, kind);
 }
+
+/* A fused backward chunk: B and W back to back, the gradient sent after W. */
+static inline void push_fused(orders *o, const pipe_shape *q, int d, int m, int s)
+{
+    push(o, q, d, m, s, KIND_B);
+    push(o, q, d, m, s, KIND_W);
+    o->fused[m * q->S + s] = 1;
+}
+
+/* Interleaved 1F1B's orders (gen_interleaved.c). */
+void pipe_order_interleaved(orders *o, const pipe_shape *q);
 
 /* ZB-H1's orders (ZB1P): the greedy of gen_zb.c under 1F1B's forward limit. */
 pp_status pipe_order_zb1p(orders *o, const pipe_shape *q, pp_error *err);
+
+/* ZB-H2's orders (ZB2P): the same greedy, 2(P - s) - 1 forwards deep. */
+pp_status pipe_order_zb2p(orders *o, const pipe_shape *q, pp_error *err);
 
 /* The zero-bubble greedy under each of its policies, timed on p (the
  * problem of q, stage s on device s); the shortest schedule that fits goes

@@ -87,7 +87,7 @@ static void bad_flags(void)
     snprintf(command, sizeof command, "%s schedule x.json --timeout -1", PP_CLI);
     expect(command, 2, "--timeout -1: allowed: a number > 0");
     snprintf(command, sizeof command, "%s gen pipeline --pp 4 --scheme nope --microbatches 8 --mem-act 5", PP_CLI);
-    expect(command, 2, "--scheme nope: allowed: dualpipe|1f1b|zb1p|zb");
+    expect(command, 2, "--scheme nope: allowed: dualpipe|1f1b|zb1p|zb2p|interleaved|zb");
     snprintf(command, sizeof command, "%s gen pipeline --pp 3 --microbatches 8 --scheme dualpipe --mem-act 5",
              PP_CLI);
     expect(command, 2, NULL);
@@ -114,6 +114,17 @@ static void bad_flags(void)
     snprintf(command, sizeof command, "%s schedule sched_cli_tmp-zb.json --rounds 200 --start sched_cli_tmp-zb.json",
              PP_CLI);
     expect(command, 2, "sched_cli_tmp-zb.json");
+    /* Interleaved 1F1B through the command line: its reference passes the
+     * checker; chunks on another scheme are refused. */
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme interleaved --chunks 3 --mem-act 15 --comm 0.5 "
+             "--out sched_cli_tmp-il.json --reference sched_cli_tmp-il-r.json && "
+             "%s check-schedule sched_cli_tmp-il.json sched_cli_tmp-il-r.json && rm -f sched_cli_tmp-il*.json",
+             PP_CLI, PP_CLI);
+    expect(command, 0, "valid");
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --chunks 2 --mem-act 4", PP_CLI);
+    expect(command, 2, "chunks per device");
     snprintf(command, sizeof command, "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --tf 0",
              PP_CLI);
     expect(command, 2, "--tf 0: allowed: a number > 0");
