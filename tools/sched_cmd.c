@@ -299,19 +299,6 @@ typedef struct {
     bool in_order;
 } pipeline_flags;
 
-static pp_pipe_scheme scheme_named(const char *name)
-{
-    static const struct {
-        const char *name;
-        pp_pipe_scheme scheme;
-    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P},
-                   {"zb2p", PP_PIPE_ZB2P}, {"interleaved", PP_PIPE_INTERLEAVED}};
-    for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
-        if (strcmp(name, schemes[i].name) == 0)
-            return schemes[i].scheme;
-    return PP_PIPE_ZB;
-}
-
 #define TIME_FLAG(name, field, help)                                                                              \
     {name, FLAG_NUMBER, offsetof(pipeline_flags, field), "T", 0, 1e300, true, NULL, "1", false, help}
 
@@ -359,13 +346,14 @@ int cmd_gen_pipeline(int argc, char **argv)
     int code;
     if (!flags_parse(&gen_pipeline_command, argc, argv, &f, &code))
         return code;
-    pp_pipe_spec spec = {.stages = (int)f.stages, .microbatches = (int)f.microbatches, .scheme = scheme_named(f.scheme),
-                         .mem_act = f.mem_act, .param_mem = f.param_mem, .t_f = f.t_f, .t_b = f.t_b, .t_w = f.t_w,
-                         .comm = f.comm, .w_mem = f.w_mem, .in_order = f.in_order, .chunks = (int)f.chunks};
+    pp_pipe_spec spec = {.stages = (int)f.stages, .microbatches = (int)f.microbatches, .mem_act = f.mem_act,
+                         .param_mem = f.param_mem, .t_f = f.t_f, .t_b = f.t_b, .t_w = f.t_w, .comm = f.comm,
+                         .w_mem = f.w_mem, .in_order = f.in_order, .chunks = (int)f.chunks};
     pp_sched_problem *p;
     pp_sched_schedule *ref = NULL;
     pp_error err = {0};
-    if (pp_sched_gen_pipeline(&spec, &p, f.reference ? &ref : NULL, &err) != PP_OK)
+    if (pp_pipe_scheme_parse(f.scheme, &spec.scheme, &err) != PP_OK ||
+        pp_sched_gen_pipeline(&spec, &p, f.reference ? &ref : NULL, &err) != PP_OK)
         return cli_fail("parplan", &err);
     pp_status st = write_problem(p, f.out, &err);
     if (st == PP_OK && f.reference)

@@ -174,6 +174,11 @@ typedef struct {
                             zero-bubble and Megatron runtimes require) */
 } pp_pipe_spec;
 
+/* The scheme a name stands for, as the CLI's --scheme and Python's
+ * gen.pipeline spell them: "dualpipe", "1f1b", "zb1p", "zb", "zb2p",
+ * "interleaved". PP_EARG naming the known ones otherwise. */
+pp_status pp_pipe_scheme_parse(const char *name, pp_pipe_scheme *out, pp_error *err);
+
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
                                 pp_sched_schedule **reference, pp_error *err);
 

@@ -206,20 +206,6 @@ PyObject *glue_sched_check(PyObject *self, PyObject *args, PyObject *kwargs)
     return finish(&c, d);
 }
 
-static bool parse_scheme(const char *text, pp_pipe_scheme *out)
-{
-    static const struct {
-        const char *name;
-        pp_pipe_scheme scheme;
-    } schemes[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P}, {"zb", PP_PIPE_ZB}};
-    for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)
-        if (strcmp(text, schemes[i].name) == 0) {
-            *out = schemes[i].scheme;
-            return true;
-        }
-    return false;
-}
-
 static PyObject *written(pp_status (*write)(sched_call *c, FILE *f), sched_call *c)
 {
     char *text = NULL;
@@ -245,17 +231,18 @@ static pp_status write_reference(sched_call *c, FILE *f)
 PyObject *glue_sched_gen_pipeline(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keys[] = {"stages", "microbatches", "scheme", "mem_act", "param_mem", "comm",
-                           "t_f", "t_b", "t_w", "w_mem", "in_order", NULL};
+                           "t_f", "t_b", "t_w", "w_mem", "in_order", "chunks", NULL};
     pp_pipe_spec spec = {.param_mem = 1, .t_f = 1, .t_b = 1, .t_w = 1};
     const char *scheme;
     int in_order = 0;
+    pp_error bad = {0};
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iisd|ddddddp", keys, &spec.stages, &spec.microbatches, &scheme,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iisd|ddddddpi", keys, &spec.stages, &spec.microbatches, &scheme,
                                      &spec.mem_act, &spec.param_mem, &spec.comm, &spec.t_f, &spec.t_b, &spec.t_w,
-                                     &spec.w_mem, &in_order))
+                                     &spec.w_mem, &in_order, &spec.chunks))
         return NULL;
-    if (!parse_scheme(scheme, &spec.scheme))
-        return PyErr_Format(PyExc_ValueError, "scheme must be dualpipe, 1f1b, zb1p or zb, not \"%s\"", scheme);
+    if (pp_pipe_scheme_parse(scheme, &spec.scheme, &bad) != PP_OK)
+        return PyErr_Format(PyExc_ValueError, "%s", bad.message);
     spec.in_order = in_order;
     sched_call c = {.name = "pipeline"};
     pp_status st;

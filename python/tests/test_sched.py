@@ -86,8 +86,15 @@ def test_bad_schedule_raises_with_its_position(tmp_path):
     assert e.file == str(path) and e.position and e.path
 
 
+def test_interleaved_reference_is_checked_valid():
+    # Interleaved 1F1B, P = 2, V = 2, M = 4 at unit times: 3 M V + 3 (P - 1) (gen_interleaved.c).
+    problem, reference = parplan.gen.pipeline(2, 4, "interleaved", mem_act=8, chunks=2)
+    check = parplan.check_schedule(problem, reference)
+    assert check.valid and check.makespan == 3 * 4 * 2 + 3 * (2 - 1)
+
+
 def test_bad_arguments():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="expected dualpipe, 1f1b"):
         parplan.gen.pipeline(4, 8, "nope")
     with pytest.raises(parplan.ArgumentError, match="even number"):
         parplan.gen.pipeline(4, 7, "dualpipe", mem_act=5)

@@ -56,6 +56,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sched/pipeline.h"
 #include "sched/timing.h"
 
@@ -434,6 +435,22 @@ static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, 
 }
 
 static double or_one(double t) { return t > 0 ? t : 1; }
+
+static const struct {
+    const char *name;
+    pp_pipe_scheme scheme;
+} SCHEMES[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P},
+               {"zb", PP_PIPE_ZB},             {"zb2p", PP_PIPE_ZB2P}, {"interleaved", PP_PIPE_INTERLEAVED}};
+
+pp_status pp_pipe_scheme_parse(const char *name, pp_pipe_scheme *out, pp_error *err)
+{
+    for (size_t i = 0; i < sizeof SCHEMES / sizeof SCHEMES[0]; i++)
+        if (strcmp(name, SCHEMES[i].name) == 0) {
+            *out = SCHEMES[i].scheme;
+            return PP_OK;
+        }
+    return pp_error_set(err, PP_EARG, "scheme '%s': expected dualpipe, 1f1b, zb1p, zb, zb2p or interleaved", name);
+}
 
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
                                 pp_sched_schedule **reference_out, pp_error *err)
