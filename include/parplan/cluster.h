@@ -304,6 +304,18 @@ typedef struct {
      * examples/sc21/run_table_1.sh) and Megatron-core without
      * --overlap-grad-reduce. Never faster, so the planner leaves it off. */
     bool reduce_after_backward;
+    /* zero3: ZeRO stage 3 (Rajbhandari et al. section 5.3, P_os+g+p), which
+     * PyTorch's FSDP implements as FULL_SHARD (Zhao et al., "PyTorch FSDP",
+     * VLDB 2023, section 3.2.1): each data-parallel replica keeps 1/dp of
+     * every parameter, gradient and optimizer state, (2 + 2 + 12)/dp bytes
+     * per parameter. Each layer's parameters are all-gathered over the
+     * replicas before its forward and again before its backward, the next
+     * layer's while this one computes (FSDP section 3.3, at most two layers
+     * unsharded at once, section 3.4); each micro-batch's gradients are
+     * reduce-scattered as the backward produces them (accumulation with
+     * communication, FSDP section 3.3.4), so no full copy stays resident.
+     * Supersedes distributed_optimizer. */
+    bool zero3;
     /* The interleaved 1F1B schedule (Narayanan et al. SC'21 section 2.2.2):
      * each stage's layers are virtual_stages chunks of equal size, and chunk
      * c of stage s is virtual stage c * stage_count + s of a pipeline that
@@ -323,7 +335,7 @@ typedef struct {
  * costs the same), activation_bytes loses selective_bytes; under sequence
  * parallelism the replicated activations and traffic and the checkpoint
  * become split-part (the checkpoint scaled by f here); under the distributed optimizer the state
- * is (2 + 2 + 12 / replicas) bytes per parameter instead of 16. */
+ * is (2 + 2 + 12 / replicas) bytes per parameter instead of 16, under zero3 16 / replicas. */
 pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
                                         bool recompute, double f);
 

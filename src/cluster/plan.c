@@ -67,6 +67,7 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p)
     q->distributed_optimizer = p->distributed_optimizer;
     q->tp_overlap = p->tp_overlap;
     q->reduce_after_backward = p->reduce_after_backward;
+    q->zero3 = p->zero3;
     q->virtual_stages = p->virtual_stages;
     return q;
 }
@@ -290,7 +291,9 @@ pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_clus
         y.traffic_replicated_bytes = 0;
         y.checkpoint_bytes *= f;
     }
-    if (p->distributed_optimizer) {
+    if (p->zero3)
+        y.state_bytes /= p->replica_count;
+    else if (p->distributed_optimizer) {
         double per_param = PP_CLUSTER_PARAM_BYTES + PP_CLUSTER_GRAD_BYTES +
                            (double)PP_CLUSTER_OPTIMIZER_BYTES / p->replica_count;
         y.state_bytes *= per_param / PP_CLUSTER_STATE_BYTES_PER_PARAM;

@@ -58,8 +58,9 @@ typedef struct {
      * optimizer is on wherever dp > 1, since in this model it never costs
      * time or memory (less state, a shorter optimizer step, the same bytes
      * on the wire). TP overlap is on wherever a kind runs TP: it only ever
-     * hides time. */
-    bool sequence_parallel, selective_recompute, distributed_optimizer, tp_overlap;
+     * hides time. ZeRO-3 (zero3) is a branch of its own wherever dp > 1:
+     * it trades the all-gathers' time for memory. */
+    bool sequence_parallel, selective_recompute, distributed_optimizer, tp_overlap, zero3;
     double root_bound;
 } cluster_branch;
 
@@ -86,6 +87,10 @@ typedef struct {
      * does at least this many times its work. */
     double replay_ratio;
     bool checkpoint_split; /* sequence parallelism splits the checkpoint too */
+    /* zero3: the largest of cluster_zero3_buffer_bytes over layers
+     * i .. i + 2^k - 1 at buffer[k * layers + i] (a sparse table, so a
+     * stage's largest is two look-ups); NULL without zero3. */
+    double *buffer;
 } cluster_prefix;
 
 /* A branch's stages: kind, devices of replica 0's groups and the cost rates. */

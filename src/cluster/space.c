@@ -200,7 +200,8 @@ static bool push(enumeration *e, const cluster_branch *b)
 
 /* Every (order, dealing, micro-batch) for fixed TP degrees and dp. */
 /* Sequence parallelism where some kind runs TP, both ways; selective
- * recomputation both ways; the distributed optimizer wherever dp > 1. */
+ * recomputation both ways; the distributed optimizer wherever dp > 1, and
+ * ZeRO-3 both ways there. */
 static bool branches_for_switches(enumeration *e, cluster_branch *b)
 {
     bool tp = false;
@@ -208,13 +209,15 @@ static bool branches_for_switches(enumeration *e, cluster_branch *b)
         tp |= b->tp[k] > 1;
     b->distributed_optimizer = b->dp > 1;
     b->tp_overlap = tp;
-    for (int sp = 0; sp <= (tp ? 1 : 0); sp++)
-        for (int sel = 0; sel <= 1; sel++) {
-            b->sequence_parallel = sp;
-            b->selective_recompute = sel;
-            if (!push(e, b))
-                return false;
-        }
+    for (int z3 = 0; z3 <= (b->dp > 1 ? 1 : 0); z3++)
+        for (int sp = 0; sp <= (tp ? 1 : 0); sp++)
+            for (int sel = 0; sel <= 1; sel++) {
+                b->zero3 = z3;
+                b->sequence_parallel = sp;
+                b->selective_recompute = sel;
+                if (!push(e, b))
+                    return false;
+            }
     return true;
 }
 
@@ -427,6 +430,7 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
     p->sequence_parallel = b->sequence_parallel;
     p->selective_recompute = b->selective_recompute;
     p->distributed_optimizer = b->distributed_optimizer;
+    p->zero3 = b->zero3;
     p->tp_overlap = b->tp_overlap;
     for (int r = 0; r < b->dp; r++)
         p->micro_batches[r] = b->micro_batches;

@@ -274,6 +274,8 @@ static void test_bound_and_memory(void)
                 w->layers[l].activation_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].forward_flops *= 0.5 + pp_rng_unit(&rng);
             w->layers[l].traffic_bytes = 1e6 * pp_rng_unit(&rng);
+            /* unlike layers' parameters: ZeRO-3's gathers and buffers */
+            w->layers[l].weight_bytes = 1e6 * (0.5 + pp_rng_unit(&rng));
             w->layers[l].traffic_replicated_bytes = 1e5 * pp_rng_unit(&rng);
             w->layers[l].activation_replicated_bytes = 1e4 * pp_rng_unit(&rng);
             /* TP collectives that the column-parallel weight gradients hide
