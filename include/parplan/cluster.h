@@ -37,6 +37,16 @@ typedef struct {
      * word embedding's (tied: GPT's, Megatron-LM's default), which the
      * first and the last pipeline stage each hold and all-reduce. */
     bool untied_embeddings;
+    /* Mixture of experts (0 experts: a dense MLP): every layer's MLP is
+     * `experts` MLPs of the shape above behind a router (an h x E matrix);
+     * each token goes to top_k of them (Shazeer et al. 2017; GShard,
+     * Lepikhin et al. 2021, section 2.2; Switch Transformer, Fedus et al.
+     * 2022, section 2.1), and each expert takes at most capacity_factor
+     * x top_k x tokens / experts of them (Switch section 2.2; 0 means 1.0),
+     * computed at that capacity as the dispatch tensors pad them. */
+    int64_t experts;
+    int64_t top_k;
+    double capacity_factor;
 } pp_transformer;
 
 /* Bytes of model state per parameter in mixed-precision Adam training
@@ -60,6 +70,11 @@ pp_status pp_cluster_transformer_check(const pp_transformer *t, pp_error *err);
 int64_t pp_cluster_ffn_hidden(const pp_transformer *t);
 /* Key/value heads: kv_heads, or heads when it is 0. */
 int64_t pp_cluster_kv_heads(const pp_transformer *t);
+/* MLP passes per token: top_k x capacity_factor with experts, 1 without. */
+double pp_cluster_expert_slots(const pp_transformer *t);
+/* Parameters of one layer's experts (0 when dense): expert parallelism
+ * divides them. */
+int64_t pp_cluster_layer_expert_parameters(const pp_transformer *t);
 
 /* Parameters of one transformer layer, and of the whole model: the layers
  * plus word and position embeddings, and the logit layer's V h when untied.
@@ -93,8 +108,10 @@ double pp_cluster_layer_activation_bytes(const pp_transformer *t, int64_t micro_
                                          bool recompute);
 /* The part of one layer's activations per sequence that tensor
  * parallelism splits (8sh + 4sf + 5as^2 in the plain case; transformer.c
- * has the grouped-query and gated forms). */
+ * has the grouped-query, gated and expert forms), and the part it does not
+ * (10sh, and the experts' copies of their input tokens). */
 double pp_cluster_layer_split_activation(const pp_transformer *t);
+double pp_cluster_layer_replicated_activation(const pp_transformer *t);
 
 /* ---------------------------------------------------------------- workload */
 
@@ -110,8 +127,9 @@ typedef struct {
 } pp_cluster_gemm;
 
 /* A transformer layer's products: Q K V, scores, context, output projection,
- * two MLP products, and the logit layer's. */
-#define PP_CLUSTER_GEMMS 7
+ * two MLP products (per expert, with experts), a router's, and the logit
+ * layer's. */
+#define PP_CLUSTER_GEMMS 8
 
 /* One block of the model, in pipeline order. Work and memory are per sample
  * (one sequence); a stage running a micro-batch of b samples multiplies by b.
@@ -146,6 +164,13 @@ typedef struct {
      * and under pp_cluster_plan.tp_overlap the backward's TP collectives run
      * beside them. 0 where nothing is known (a Piper profile). */
     double overlap_flops;
+    /* Mixture of experts: the experts' 16-bit weights (of weight_bytes;
+     * their state and gradients are in proportion), which expert
+     * parallelism divides, and per sample the send buffer of one
+     * all-to-all of the dispatched tokens (2 s h top_k capacity_factor
+     * bytes); a pass runs two (dispatch, combine). 0 when dense. */
+    double expert_weight_bytes;
+    double alltoall_bytes;
     /* The products behind forward_flops, for the per-kernel efficiency
      * (cluster_gemm_efficiency); none for a layer known only by its FLOPs
      * (a Piper profile), which runs at the type's constant efficiency. */
@@ -165,6 +190,7 @@ typedef struct {
      * its gradient every step before their optimizers (Megatron-LM's
      * embedding group); 0 when untied or unknown. */
     double tied_bytes;
+    int experts;           /* experts per layer (expert parallelism must divide it); 0 = dense */
     pp_arena *arena;       /* owns everything above and the struct itself */
 } pp_cluster_workload;
 
