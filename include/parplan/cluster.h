@@ -352,6 +352,16 @@ typedef struct {
      * above 1 every replica's micro-batches must be a multiple of the
      * stage count, as Megatron-LM requires. */
     int virtual_stages;
+    /* expert_parallel: a mixture-of-experts workload's experts are dealt
+     * over groups of this many consecutive replicas (replica r is in group
+     * r / expert_parallel), each member holding experts / expert_parallel
+     * of them, as Megatron-LM's --expert-model-parallel-size carves expert
+     * parallelism out of data parallelism. Every pass then runs two
+     * all-to-alls over the group (dispatch and combine, GShard section
+     * 2.2; their gradients in the backward), each of the layers' alltoall
+     * bytes per sample. 1 (the default) is none; it must divide the
+     * replicas and the experts. */
+    int expert_parallel;
 } pp_cluster_plan;
 
 /* Layer l as plan p runs it in a stage that recomputes fully or not
@@ -360,8 +370,12 @@ typedef struct {
  * moves selective_flops from the replay into the backward (a full replay
  * costs the same), activation_bytes loses selective_bytes; under sequence
  * parallelism the replicated activations and traffic and the checkpoint
- * become split-part (the checkpoint scaled by f here); under the distributed optimizer the state
- * is (2 + 2 + 12 / replicas) bytes per parameter instead of 16, under zero3 16 / replicas. */
+ * become split-part (the checkpoint scaled by f here). Expert parallelism
+ * leaves a member 1/expert_parallel of the experts' weights, gradients and
+ * state. Under the distributed optimizer the state is 2 + 2 bytes per
+ * parameter held and 12 / replicas per parameter of the layer (the
+ * experts' data-parallel groups, replicas / expert_parallel, shard what
+ * each holds), under zero3 16 / replicas per parameter of the layer. */
 pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
                                         bool recompute, double f);
 

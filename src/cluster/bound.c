@@ -21,7 +21,8 @@ static pp_cluster_layer branch_layer(const pp_cluster_layer *y, const cluster_br
 {
     pp_cluster_plan like = {.replica_count = b->dp, .sequence_parallel = b->sequence_parallel,
                             .selective_recompute = b->selective_recompute,
-                            .distributed_optimizer = b->distributed_optimizer, .zero3 = b->zero3};
+                            .distributed_optimizer = b->distributed_optimizer, .zero3 = b->zero3,
+                            .expert_parallel = b->expert_parallel};
     return pp_cluster_layer_under(y, &like, recompute, 1);
 }
 
@@ -75,6 +76,7 @@ bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b,
     out->replicated = prefix_array(a, n);
     out->checkpoint = prefix_array(a, n);
     out->gradient = prefix_array(a, n);
+    out->alltoall = prefix_array(a, n);
     out->w = w;
     out->checkpoint_split = b->sequence_parallel;
     out->buffer = NULL;
@@ -82,7 +84,7 @@ bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b,
         return false;
     if (!out->full || !out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
         !out->traffic || !out->tp_forward || !out->tp_backward || !out->state || !out->activation ||
-        !out->replicated || !out->checkpoint || !out->gradient)
+        !out->replicated || !out->checkpoint || !out->gradient || !out->alltoall)
         return false;
     for (int l = 0; l < n; l++) {
         /* replay is what a recomputing stage adds to the kept backward:
@@ -107,6 +109,7 @@ bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b,
         out->replicated[l + 1] = out->replicated[l] + y->activation_replicated_bytes;
         out->checkpoint[l + 1] = out->checkpoint[l] + r.checkpoint_bytes;
         out->gradient[l + 1] = out->gradient[l] + y->gradient_bytes;
+        out->alltoall[l + 1] = out->alltoall[l] + y->alltoall_bytes;
     }
     if (!isfinite(out->replay_ratio) || out->replay_ratio < 1.0)
         out->replay_ratio = 1.0;
@@ -186,6 +189,14 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     c.backward = cluster_pass_time(type, work * backward, weight, traffic);
     c.forward = zero3_floor(st, s, c.forward, weight);
     c.backward = zero3_floor(st, s, c.backward, weight);
+    int ep = st->branch->expert_parallel;
+    if (ep > 1) {
+        /* the all-to-alls at the group's most bandwidth, no latency */
+        pp_hw_link group = {st->expert_bandwidth[s], 0};
+        double one = pp_hw_alltoall_time(group, ep, share * range(p->alltoall, first, count));
+        c.forward += 2 * one;
+        c.backward += (replay ? 4 : 2) * one;
+    }
     if (tp > 1) {
         pp_hw_link link = st->space->kinds[st->stage_kind[s]].tp_link;
         double b = st->branch->micro_batch, forward = range(p->tp_forward, first, count);

@@ -28,8 +28,8 @@
  *   stage that does not say otherwise; absent means the workload's default.
  * - "sequence_parallel", "selective_recompute", "distributed_optimizer",
  *   "tp_overlap", "reduce_after_backward", "zero3" (true or false, absent
- *   false) and "virtual_stages" (integer >= 1, absent 1: the interleaved
- *   schedule above 1):
+ *   false), "virtual_stages" (integer >= 1, absent 1: the interleaved
+ *   schedule above 1) and "expert_parallel" (integer >= 1, absent 1):
  *   Megatron-LM's switches for the whole plan (pp_cluster_plan in
  *   parplan/cluster.h), in both forms.
  * - "replicas" (at least one): the data-parallel replicas. Each has
@@ -73,11 +73,11 @@ enum { PATH_SIZE = 96 };
 static const char *const full_keys[] = {"comment", "micro_batch", "recompute", "replicas",
                                         "sequence_parallel", "selective_recompute",
                                         "distributed_optimizer", "tp_overlap", "reduce_after_backward",
-                                        "zero3", "virtual_stages", NULL};
+                                        "zero3", "virtual_stages", "expert_parallel", NULL};
 static const char *const short_keys[] = {"comment", "micro_batch", "recompute", "tp", "pp", "dp",
                                          "sequence_parallel", "selective_recompute",
                                          "distributed_optimizer", "tp_overlap", "reduce_after_backward",
-                                         "zero3", "virtual_stages", NULL};
+                                         "zero3", "virtual_stages", "expert_parallel", NULL};
 static const char *const replica_keys[] = {"micro_batches", "stages", NULL};
 static const char *const stage_keys[] = {"layers", "devices", "split", "recompute", NULL};
 
@@ -150,6 +150,8 @@ static pp_status read_switches(const loader *L, const json_t *root, pp_cluster_p
         (st = read_bool(L, top, root, "tp_overlap", &p->tp_overlap)) ||
         (st = read_bool(L, top, root, "reduce_after_backward", &p->reduce_after_backward)) ||
         (st = read_bool(L, top, root, "zero3", &p->zero3)))
+        return st;
+    if ((st = read_int(L, top, root, "expert_parallel", false, 1, &p->expert_parallel)))
         return st;
     return read_int(L, top, root, "virtual_stages", false, 1, &p->virtual_stages);
 }

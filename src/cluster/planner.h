@@ -59,8 +59,10 @@ typedef struct {
      * time or memory (less state, a shorter optimizer step, the same bytes
      * on the wire). TP overlap is on wherever a kind runs TP: it only ever
      * hides time. ZeRO-3 (zero3) is a branch of its own wherever dp > 1:
-     * it trades the all-gathers' time for memory. */
+     * it trades the all-gathers' time for memory. So is each expert
+     * parallelism degree dividing dp and the workload's experts. */
     bool sequence_parallel, selective_recompute, distributed_optimizer, tp_overlap, zero3;
+    int expert_parallel;
     double root_bound;
 } cluster_branch;
 
@@ -82,6 +84,7 @@ typedef struct {
     double *replicated;
     double *checkpoint;
     double *gradient;
+    double *alltoall;    /* bytes of one all-to-all per sample */
     const pp_cluster_workload *w;
     /* The least (work + replay) / work of any layer: a recomputing stage
      * does at least this many times its work. */
@@ -111,6 +114,9 @@ typedef struct {
      * of stage s at its slowest hop. */
     double *hop_bandwidth;  /* [stage] */
     double *ring_bandwidth; /* [stage] */
+    /* The most bandwidth replica 0's expert group's ring of stage s could
+     * get at its slowest hop (INFINITY without expert parallelism). */
+    double *expert_bandwidth; /* [stage] */
     /* Ring flows of stage s that leave node n through its NICs, over all
      * replicas and members: [stage * node_count + n]. */
     int *ring_out;

@@ -2,7 +2,8 @@
  * planner's judge): each replica's stages run 1F1B, pipeline transfers and
  * the data-parallel gradient rings are flows of the shared network
  * (network.c), TP all-reduces occupy their group, so do ZeRO-3's
- * all-gathers where compute does not hide them, a tied word embedding's
+ * all-gathers where compute does not hide them and expert parallelism's
+ * all-to-alls, a tied word embedding's
  * gradient is all-reduced between the first and the last stage, optimizers
  * run when a device's gradients are reduced; the report and the timeline.
  * Events at the same time run in the order they were made (a sequence
@@ -45,11 +46,14 @@ typedef struct {
      * 16-bit parameters), of them its first and its last layer's, and the
      * gradient bytes it reduce-scatters per backward */
     double *gather, *gather_head, *gather_tail, *scatter;
+    double *alltoall;     /* [chunk] bytes of one all-to-all per sample, most loaded member */
     int node;             /* the members' node, or -1 when they span nodes */
     pp_hw_link link;      /* the TP all-reduce's link, as of network version */
     int link_version;     /* -1 before the first look */
     pp_hw_link ring;      /* zero3: the slowest of its members' data-parallel rings */
     int ring_version;     /* -1 before the first look */
+    pp_hw_link experts;   /* expert parallelism: likewise over its expert group's replicas */
+    int experts_version;
 } group;
 
 typedef struct {
@@ -279,28 +283,39 @@ static double tp_time(const pp_cluster_plan *p, const group *g, pp_hw_link link,
 
 /* ------------------------------------------------------------- ZeRO-3 */
 
-/* The group's members' data-parallel rings (member j of every replica),
- * the slowest as of network version; false when one has no link. */
-static bool zero3_ring(sim *z, group *g)
+/* The rings of the group's members over replicas first .. first + n - 1
+ * (member j of each), the slowest, kept in *link as of network version
+ * *version; false when one has no link. */
+static bool replica_ring(sim *z, const group *g, int first, int n, pp_hw_link *link, int *version)
 {
-    if (g->ring_version == cluster_net_version(z->net))
+    if (*version == cluster_net_version(z->net))
         return true;
-    g->ring = (pp_hw_link){INFINITY, 0};
+    *link = (pp_hw_link){INFINITY, 0};
     for (int j = 0; j < g->tp; j++) {
-        pp_hw_link link;
-        for (int r = 0; r < z->R; r++)
-            z->ring[r] = device_of(z, r, g->s, j);
-        if (!cluster_zero3_ring_link(z->c, z->net, z->ring, z->R, &link)) {
+        pp_hw_link ring;
+        for (int r = 0; r < n; r++)
+            z->ring[r] = device_of(z, first + r, g->s, j);
+        if (!cluster_zero3_ring_link(z->c, z->net, z->ring, n, &ring)) {
             z->status = pp_error_set(z->err, PP_EINPUT,
-                                     "cluster %s: no link for the data-parallel ring of stage %d member %d",
-                                     z->c->name, g->s, j);
+                                     "cluster %s: no link for a ring over replicas %d..%d of stage %d "
+                                     "member %d", z->c->name, first, first + n - 1, g->s, j);
             return false;
         }
-        g->ring.bandwidth = fmin(g->ring.bandwidth, link.bandwidth);
-        g->ring.latency = fmax(g->ring.latency, link.latency);
+        link->bandwidth = fmin(link->bandwidth, ring.bandwidth);
+        link->latency = fmax(link->latency, ring.latency);
     }
-    g->ring_version = cluster_net_version(z->net);
+    *version = cluster_net_version(z->net);
     return true;
+}
+
+/* A pass's all-to-alls over the group's expert group: dispatch and
+ * combine, their gradients in a backward, and a replayed forward's two
+ * more under recomputation; none overlapped with compute (Megatron-LM's
+ * default token dispatcher waits for them). */
+static double alltoall_time(const sim *z, const group *g, bool forward, int c)
+{
+    int ep = z->p->expert_parallel, count = forward ? 2 : z->p->stage_recompute[g->s] ? 4 : 2;
+    return count * pp_hw_alltoall_time(g->experts, ep, g->alltoall[c]);
 }
 
 /* A pass of `compute` s under zero3: its layers' all-gathers, and in a
@@ -393,9 +408,16 @@ static void try_start(sim *z, group *g)
         return;
     double length = forward ? g->fwd[chunk] : g->bwd[chunk];
     if (z->p->zero3 && z->R > 1) {
-        if (!zero3_ring(z, g) || g->ring.bandwidth <= 0)
+        if (!replica_ring(z, g, 0, z->R, &g->ring, &g->ring_version) || g->ring.bandwidth <= 0)
             return; /* a bandwidth event retries it */
         length = zero3_pass(z, g, forward, micro, chunk, length);
+    }
+    int ep = z->p->expert_parallel;
+    if (ep > 1) {
+        if (!replica_ring(z, g, g->r - g->r % ep, ep, &g->experts, &g->experts_version) ||
+            g->experts.bandwidth <= 0)
+            return; /* a bandwidth event retries it */
+        length += alltoall_time(z, g, forward, chunk);
     }
     if (g->tp > 1) {
         pp_hw_link link;
@@ -479,11 +501,13 @@ static void op_done(sim *z, group *g)
 static void start_buckets(sim *z, int layer, int s)
 {
     int n = z->R, flow, passes = z->p->zero3 ? 1 : 2;
+    /* what a member holds of it: expert parallelism leaves a part */
+    double gradient = pp_cluster_layer_under(&z->w->layers[layer], z->p, false, 1).gradient_bytes;
     for (int j = 0; j < z->p->stage_tp[s]; j++) {
         int owner = z->bucket_base + layer * z->tp_max + j;
         for (int r = 0; r < n && z->status == PP_OK; r++) {
             double f = z->p->split[slot(z, r, s, j)];
-            double bytes = (double)passes * (n - 1) / n * f * z->w->layers[layer].gradient_bytes;
+            double bytes = (double)passes * (n - 1) / n * f * gradient;
             z->status = cluster_net_send(z->net, device_of(z, r, s, j), device_of(z, (r + 1) % n, s, j),
                                          bytes, passes * (n - 1), owner, &flow, z->err);
             z->bucket_flows[layer * z->tp_max + j]++;
@@ -597,12 +621,13 @@ static void setup_chunk(sim *z, group *g, int c)
     const pp_cluster_plan *p = z->p;
     int q = c * z->P + g->s;
     double b = p->micro_batch, W = 0, T = 0, whole = 0, tf = 0, tb = 0, own = 0, hide = 0, G = 0;
-    double most = 0;
+    double most = 0, A = 0;
     bool replay = p->stage_recompute[g->s];
     for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
         pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
         W += l.weight_bytes;
         G += l.gradient_bytes;
+        A += l.alltoall_bytes;
         T += l.traffic_bytes;
         whole += l.traffic_replicated_bytes;
         tf += l.tp_forward_bytes;
@@ -628,6 +653,7 @@ static void setup_chunk(sim *z, group *g, int c)
     g->gather_head[c] = most * z->w->layers[z->first_layer[q]].weight_bytes;
     g->gather_tail[c] = most * z->w->layers[z->first_layer[q + 1] - 1].weight_bytes;
     g->scatter[c] = most * G;
+    g->alltoall[c] = most * b * A;
     g->fwd_min = fmin(g->fwd_min, g->fwd[c]);
     g->bwd_min = fmin(g->bwd_min, g->bwd[c]);
 }
@@ -636,8 +662,8 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
 {
     const pp_cluster_plan *p = z->p;
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1,
-                 .ring_version = -1, .fwd_min = INFINITY, .bwd_min = INFINITY};
-    double *times = pp_arena_calloc(a, 10 * (size_t)z->V, sizeof(double));
+                 .ring_version = -1, .experts_version = -1, .fwd_min = INFINITY, .bwd_min = INFINITY};
+    double *times = pp_arena_calloc(a, 11 * (size_t)z->V, sizeof(double));
     if (!times)
         return false;
     g->fwd = times;
@@ -650,6 +676,7 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
     g->gather_head = times + 7 * z->V;
     g->gather_tail = times + 8 * z->V;
     g->scatter = times + 9 * z->V;
+    g->alltoall = times + 10 * z->V;
     g->node = z->c->device_node[device_of(z, r, s, 0)];
     g->optimizer = INFINITY;
     for (int j = 0; j < g->tp; j++) {

@@ -275,8 +275,11 @@ static void test_bound_and_memory(void)
                 w->layers[l].activation_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].forward_flops *= 0.5 + pp_rng_unit(&rng);
             w->layers[l].traffic_bytes = 1e6 * pp_rng_unit(&rng);
-            /* unlike layers' parameters: ZeRO-3's gathers and buffers */
+            /* unlike layers' parameters: ZeRO-3's gathers and buffers; two
+             * experts in some of them (the expert-parallel branches) */
             w->layers[l].weight_bytes = 1e6 * (0.5 + pp_rng_unit(&rng));
+            w->layers[l].expert_weight_bytes = w->layers[l].weight_bytes * pp_rng_unit(&rng);
+            w->layers[l].alltoall_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].traffic_replicated_bytes = 1e5 * pp_rng_unit(&rng);
             w->layers[l].activation_replicated_bytes = 1e4 * pp_rng_unit(&rng);
             /* TP collectives that the column-parallel weight gradients hide
@@ -290,6 +293,7 @@ static void test_bound_and_memory(void)
             w->layers[l].selective_bytes = w->layers[l].activation_bytes * pp_rng_unit(&rng);
             w->layers[l].selective_flops = w->layers[l].forward_flops * 0.2 * pp_rng_unit(&rng);
         }
+        w->experts = 2;
         pp_arena *a = pp_arena_new(1 << 14);
         cluster_space sp;
         cluster_branch *br;
