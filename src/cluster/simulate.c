@@ -50,10 +50,9 @@ typedef struct {
     int node;             /* the members' node, or -1 when they span nodes */
     pp_hw_link link;      /* the TP all-reduce's link, as of network version */
     int link_version;     /* -1 before the first look */
-    pp_hw_link ring;      /* zero3: the slowest of its members' data-parallel rings */
-    int ring_version;     /* -1 before the first look */
-    pp_hw_link experts;   /* expert parallelism: likewise over its expert group's replicas */
-    int experts_version;
+    pp_hw_link experts;   /* expert parallelism: the slowest of its members' rings over
+                           * its expert group's replicas, as of network version */
+    int experts_version;  /* -1 before the first look */
 } group;
 
 typedef struct {
@@ -82,6 +81,11 @@ typedef struct {
     double *compute;      /* [device] */
     int *dev_row;         /* [device] timeline row */
     int *ring;            /* [replica] scratch: one member's data-parallel ring */
+    /* zero3: [stage] the slowest of its members' rings over every replica,
+     * shared by the stage's groups (one look per stage, not per replica:
+     * at thousands of GPUs a look per group costs devices x replicas) */
+    pp_hw_link *stage_ring;
+    int *stage_ring_version;
     int opt_left;
     double step;
     /* A step certainly longer than this stops the run (the search's
@@ -324,10 +328,11 @@ static double alltoall_time(const sim *z, const group *g, bool forward, int c)
 static double zero3_pass(const sim *z, const group *g, bool forward, int micro, int c, double compute)
 {
     int q = c * z->P + g->s, L = z->first_layer[q + 1] - z->first_layer[q];
-    double gather = pp_hw_allgather_time(g->ring, z->R, g->gather[c]);
-    double first = pp_hw_allgather_time(g->ring, z->R, forward ? g->gather_head[c] : g->gather_tail[c]);
+    pp_hw_link ring = z->stage_ring[g->s];
+    double gather = pp_hw_allgather_time(ring, z->R, g->gather[c]);
+    double first = pp_hw_allgather_time(ring, z->R, forward ? g->gather_head[c] : g->gather_tail[c]);
     if (!forward && micro < g->m - 1)
-        gather += pp_hw_reduce_scatter_time(g->ring, z->R, g->scatter[c]);
+        gather += pp_hw_reduce_scatter_time(ring, z->R, g->scatter[c]);
     return cluster_zero3_pass_time(compute, gather, first, L);
 }
 
@@ -408,7 +413,8 @@ static void try_start(sim *z, group *g)
         return;
     double length = forward ? g->fwd[chunk] : g->bwd[chunk];
     if (z->p->zero3 && z->R > 1) {
-        if (!replica_ring(z, g, 0, z->R, &g->ring, &g->ring_version) || g->ring.bandwidth <= 0)
+        if (!replica_ring(z, g, 0, z->R, &z->stage_ring[g->s], &z->stage_ring_version[g->s]) ||
+            z->stage_ring[g->s].bandwidth <= 0)
             return; /* a bandwidth event retries it */
         length = zero3_pass(z, g, forward, micro, chunk, length);
     }
@@ -662,7 +668,7 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
 {
     const pp_cluster_plan *p = z->p;
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1,
-                 .ring_version = -1, .experts_version = -1, .fwd_min = INFINITY, .bwd_min = INFINITY};
+                 .experts_version = -1, .fwd_min = INFINITY, .bwd_min = INFINITY};
     double *times = pp_arena_calloc(a, 11 * (size_t)z->V, sizeof(double));
     if (!times)
         return false;
@@ -771,6 +777,10 @@ static bool setup(sim *z, pp_arena *a, double start_time)
                               sizeof(event));
     z->compute = pp_arena_calloc(a, (size_t)z->c->device_count + 1, sizeof(double));
     z->ring = pp_arena_calloc(a, (size_t)z->R, sizeof(int));
+    z->stage_ring = pp_arena_calloc(a, (size_t)z->P, sizeof(pp_hw_link));
+    z->stage_ring_version = pp_arena_calloc(a, (size_t)z->P, sizeof(int));
+    for (int s = 0; z->stage_ring_version && s < z->P; s++)
+        z->stage_ring_version[s] = -1;
     z->opt_left = z->R * z->members;
     /* the timeline draws every flow; without it, slots are reused */
     z->net = cluster_net_new(z->c, start_time, z->tl ? flow_count(z) : 1024, a);
@@ -778,7 +788,7 @@ static bool setup(sim *z, pp_arena *a, double start_time)
         cluster_net_recycle(z->net);
     return z->offset && z->pending && z->arrived && z->grad_ready && z->bucket_flows &&
            z->buckets_left && z->embed_ready && z->embed_flows && z->groups && z->heap && z->compute &&
-           z->ring && z->net;
+           z->ring && z->stage_ring && z->stage_ring_version && z->net;
 }
 
 static pp_status add_device_rows(sim *z, pp_arena *a)
