@@ -75,10 +75,11 @@ pp_status pp_cluster_transformer_check(const pp_transformer *t, pp_error *err)
         return pp_error_set(err, PP_EARG,
                             "transformer: top_k %lld must be between 1 and experts %lld (both 0 when dense)",
                             (long long)t->top_k, (long long)t->experts);
-    if (!(t->capacity_factor >= 0 && t->capacity_factor <= 1e6) || (t->experts == 0 && t->capacity_factor != 0))
+    if (!(t->capacity_factor >= 0 && t->capacity_factor <= 1e6) ||
+        (t->experts == 0 && t->capacity_factor != 0))
         return pp_error_set(err, PP_EARG,
-                            "transformer: capacity_factor %g must be positive with experts (0 for 1.0), 0 when dense",
-                            t->capacity_factor);
+                            "transformer: capacity_factor %g must be positive with experts (0 for 1.0), "
+                            "0 when dense", t->capacity_factor);
     if (parameters_estimate(t) >= PARAMETER_LIMIT)
         return pp_error_set(err, PP_EARG, "transformer: %.3g parameters is beyond what parplan counts",
                             parameters_estimate(t));

@@ -225,7 +225,8 @@ static void test_mixture_of_experts(void)
                    2 * (2 * s) * (attention + 2.5 * expert + router) + 2 * 4 * s * s * h));
     double split = 2 * s * h + 4 * s * kv + 2 * s * h + 5 * a * s * s + 2.5 * 3 * 2 * s * f;
     CHECK(close_to(pp_cluster_layer_split_activation(&t), split));
-    CHECK(close_to(pp_cluster_layer_activation_bytes(&t, 1, 8, false), 10 * s * h + 2.5 * 2 * s * h + split / 8));
+    CHECK(close_to(pp_cluster_layer_activation_bytes(&t, 1, 8, false),
+                   10 * s * h + 2.5 * 2 * s * h + split / 8));
     t.top_k = 9; /* more than the experts */
     CHECK_EQ_INT(pp_cluster_transformer_check(&t, &err), PP_EARG);
     CHECK(strstr(err.message, "top_k 9") != NULL);

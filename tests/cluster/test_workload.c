@@ -243,8 +243,9 @@ static void test_experts_file(void)
     pp_cluster_workload *w = NULL;
     pp_error err = {0};
     CHECK_EQ_INT(cluster_workload_load_buffer("mem", text, strlen(text), NULL, &w, &err), PP_OK);
-    pp_transformer t = {.layers = 2, .hidden = 8, .heads = 4, .experts = 4, .top_k = 2, .capacity_factor = 1.5,
-                        .sequence = 4, .vocabulary = 16, .global_batch = 3};
+    pp_transformer t = {.layers = 2,  .hidden = 8,   .heads = 4,      .experts = 4,
+                        .top_k = 2,   .sequence = 4, .vocabulary = 16, .global_batch = 3,
+                        .capacity_factor = 1.5};
     if (w) {
         CHECK(w->layers[0].forward_flops == pp_cluster_layer_forward_flops(&t, 1));
         /* 4 experts of 2 x 8 x 32 + 32 + 8 parameters, 2 bytes each */
