@@ -39,6 +39,16 @@ typedef struct {
      * word embedding's (tied: GPT's, Megatron-LM's default), which the
      * first and the last pipeline stage each hold and all-reduce. */
     bool untied_embeddings;
+    /* Mixture of experts (0 experts: a dense MLP): every layer's MLP is
+     * `experts` MLPs of the shape above behind a router (an h x E matrix);
+     * each token goes to top_k of them (Shazeer et al. 2017; GShard,
+     * Lepikhin et al. 2021, section 2.2; Switch Transformer, Fedus et al.
+     * 2022, section 2.1), and each expert takes at most capacity_factor
+     * x top_k x tokens / experts of them (Switch section 2.2; 0 means 1.0),
+     * computed at that capacity as the dispatch tensors pad them. */
+    int64_t experts;
+    int64_t top_k;
+    double capacity_factor;
 } pp_transformer;
 
 /* Bytes of model state per parameter in mixed-precision Adam training
@@ -62,6 +72,11 @@ pp_status pp_cluster_transformer_check(const pp_transformer *t, pp_error *err);
 int64_t pp_cluster_ffn_hidden(const pp_transformer *t);
 /* Key/value heads: kv_heads, or heads when it is 0. */
 int64_t pp_cluster_kv_heads(const pp_transformer *t);
+/* MLP passes per token: top_k x capacity_factor with experts, 1 without. */
+double pp_cluster_expert_slots(const pp_transformer *t);
+/* Parameters of one layer's experts (0 when dense): expert parallelism
+ * divides them. */
+int64_t pp_cluster_layer_expert_parameters(const pp_transformer *t);
 
 /* Parameters of one transformer layer, and of the whole model: the layers
  * plus word and position embeddings, and the logit layer's V h when untied.
@@ -95,8 +110,10 @@ double pp_cluster_layer_activation_bytes(const pp_transformer *t, int64_t micro_
                                          bool recompute);
 /* The part of one layer's activations per sequence that tensor
  * parallelism splits (8sh + 4sf + 5as^2 in the plain case; transformer.c
- * has the grouped-query and gated forms). */
+ * has the grouped-query, gated and expert forms), and the part it does not
+ * (10sh, and the experts' copies of their input tokens). */
 double pp_cluster_layer_split_activation(const pp_transformer *t);
+double pp_cluster_layer_replicated_activation(const pp_transformer *t);
 
 /* ---------------------------------------------------------------- workload */
 
@@ -112,8 +129,9 @@ typedef struct {
 } pp_cluster_gemm;
 
 /* A transformer layer's products: Q K V, scores, context, output projection,
- * two MLP products, and the logit layer's. */
-#define PP_CLUSTER_GEMMS 7
+ * two MLP products (per expert, with experts), a router's, and the logit
+ * layer's. */
+#define PP_CLUSTER_GEMMS 8
 
 /* One block of the model, in pipeline order. Work and memory are per sample
  * (one sequence); a stage running a micro-batch of b samples multiplies by b.
@@ -148,6 +166,13 @@ typedef struct {
      * and under pp_cluster_plan.tp_overlap the backward's TP collectives run
      * beside them. 0 where nothing is known (a Piper profile). */
     double overlap_flops;
+    /* Mixture of experts: the experts' 16-bit weights (of weight_bytes;
+     * their state and gradients are in proportion), which expert
+     * parallelism divides, and per sample the send buffer of one
+     * all-to-all of the dispatched tokens (2 s h top_k capacity_factor
+     * bytes); a pass runs two (dispatch, combine). 0 when dense. */
+    double expert_weight_bytes;
+    double alltoall_bytes;
     /* The products behind forward_flops, for the per-kernel efficiency
      * (cluster_gemm_efficiency); none for a layer known only by its FLOPs
      * (a Piper profile), which runs at the type's constant efficiency. */
@@ -167,6 +192,7 @@ typedef struct {
      * its gradient every step before their optimizers (Megatron-LM's
      * embedding group); 0 when untied or unknown. */
     double tied_bytes;
+    int experts;           /* experts per layer (expert parallelism must divide it); 0 = dense */
     pp_arena *arena;       /* owns everything above and the struct itself */
 } pp_cluster_workload;
 
@@ -315,6 +341,18 @@ typedef struct {
      * examples/sc21/run_table_1.sh) and Megatron-core without
      * --overlap-grad-reduce. Never faster, so the planner leaves it off. */
     bool reduce_after_backward;
+    /* zero3: ZeRO stage 3 (Rajbhandari et al. section 5.3, P_os+g+p), which
+     * PyTorch's FSDP implements as FULL_SHARD (Zhao et al., "PyTorch FSDP",
+     * VLDB 2023, section 3.2.1): each data-parallel replica keeps 1/dp of
+     * every parameter, gradient and optimizer state, (2 + 2 + 12)/dp bytes
+     * per parameter. Each layer's parameters are all-gathered over the
+     * replicas before its forward and again before its backward, the next
+     * layer's while this one computes (FSDP section 3.3, at most two layers
+     * unsharded at once, section 3.4); each micro-batch's gradients are
+     * reduce-scattered as the backward produces them (accumulation with
+     * communication, FSDP section 3.3.4), so no full copy stays resident.
+     * Supersedes distributed_optimizer. */
+    bool zero3;
     /* The interleaved 1F1B schedule (Narayanan et al. SC'21 section 2.2.2):
      * each stage's layers are virtual_stages chunks of equal size, and chunk
      * c of stage s is virtual stage c * stage_count + s of a pipeline that
@@ -325,6 +363,16 @@ typedef struct {
      * above 1 every replica's micro-batches must be a multiple of the
      * stage count, as Megatron-LM requires. */
     int virtual_stages;
+    /* expert_parallel: a mixture-of-experts workload's experts are dealt
+     * over groups of this many consecutive replicas (replica r is in group
+     * r / expert_parallel), each member holding experts / expert_parallel
+     * of them, as Megatron-LM's --expert-model-parallel-size carves expert
+     * parallelism out of data parallelism. Every pass then runs two
+     * all-to-alls over the group (dispatch and combine, GShard section
+     * 2.2; their gradients in the backward), each of the layers' alltoall
+     * bytes per sample. 1 (the default) is none; it must divide the
+     * replicas and the experts. */
+    int expert_parallel;
 } pp_cluster_plan;
 
 /* Layer l as plan p runs it in a stage that recomputes fully or not
@@ -333,8 +381,12 @@ typedef struct {
  * moves selective_flops from the replay into the backward (a full replay
  * costs the same), activation_bytes loses selective_bytes; under sequence
  * parallelism the replicated activations and traffic and the checkpoint
- * become split-part (the checkpoint scaled by f here); under the distributed optimizer the state
- * is (2 + 2 + 12 / replicas) bytes per parameter instead of 16. */
+ * become split-part (the checkpoint scaled by f here). Expert parallelism
+ * leaves a member 1/expert_parallel of the experts' weights, gradients and
+ * state. Under the distributed optimizer the state is 2 + 2 bytes per
+ * parameter held and 12 / replicas per parameter of the layer (the
+ * experts' data-parallel groups, replicas / expert_parallel, shard what
+ * each holds), under zero3 16 / replicas per parameter of the layer. */
 pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
                                         bool recompute, double f);
 

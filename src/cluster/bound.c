@@ -5,6 +5,7 @@
  * pp_cluster_plan_memory report for the same plan. */
 #include "cluster/planner.h"
 #include "cluster/optime.h"
+#include "cluster/zero3.h"
 #include "parplan/hw_net.h"
 
 #include <math.h>
@@ -20,8 +21,39 @@ static pp_cluster_layer branch_layer(const pp_cluster_layer *y, const cluster_br
 {
     pp_cluster_plan like = {.replica_count = b->dp, .sequence_parallel = b->sequence_parallel,
                             .selective_recompute = b->selective_recompute,
-                            .distributed_optimizer = b->distributed_optimizer};
+                            .distributed_optimizer = b->distributed_optimizer, .zero3 = b->zero3,
+                            .expert_parallel = b->expert_parallel};
     return pp_cluster_layer_under(y, &like, recompute, 1);
+}
+
+/* Fills p->buffer (planner.h) for a zero3 branch over dp > 1. */
+static bool buffer_table(const pp_cluster_workload *w, const cluster_branch *b, pp_arena *a,
+                         cluster_prefix *p)
+{
+    int n = w->layer_count, levels = 1;
+    while ((1 << levels) <= n)
+        levels++;
+    p->buffer = pp_arena_alloc(a, (size_t)levels * (size_t)n * sizeof(double));
+    if (!p->buffer)
+        return false;
+    for (int i = 0; i < n; i++) {
+        pp_cluster_layer y = branch_layer(&w->layers[i], b, false);
+        p->buffer[i] = cluster_zero3_buffer_bytes(&y);
+    }
+    for (int k = 1; k < levels; k++)
+        for (int i = 0; i + (1 << k) <= n; i++)
+            p->buffer[k * n + i] =
+                fmax(p->buffer[(k - 1) * n + i], p->buffer[(k - 1) * n + i + (1 << (k - 1))]);
+    return true;
+}
+
+static double buffer_max(const cluster_prefix *p, int first, int count)
+{
+    int k = 0;
+    while ((2 << k) <= count)
+        k++;
+    int n = p->layers;
+    return fmax(p->buffer[k * n + first], p->buffer[k * n + first + count - (1 << k)]);
 }
 
 bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b, pp_arena *a,
@@ -44,11 +76,15 @@ bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b,
     out->replicated = prefix_array(a, n);
     out->checkpoint = prefix_array(a, n);
     out->gradient = prefix_array(a, n);
+    out->alltoall = prefix_array(a, n);
     out->w = w;
     out->checkpoint_split = b->sequence_parallel;
+    out->buffer = NULL;
+    if (b->zero3 && b->dp > 1 && !buffer_table(w, b, a, out))
+        return false;
     if (!out->full || !out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
         !out->traffic || !out->tp_forward || !out->tp_backward || !out->state || !out->activation ||
-        !out->replicated || !out->checkpoint || !out->gradient)
+        !out->replicated || !out->checkpoint || !out->gradient || !out->alltoall)
         return false;
     for (int l = 0; l < n; l++) {
         /* replay is what a recomputing stage adds to the kept backward:
@@ -73,6 +109,7 @@ bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b,
         out->replicated[l + 1] = out->replicated[l] + y->activation_replicated_bytes;
         out->checkpoint[l + 1] = out->checkpoint[l] + r.checkpoint_bytes;
         out->gradient[l + 1] = out->gradient[l] + y->gradient_bytes;
+        out->alltoall[l + 1] = out->alltoall[l] + y->alltoall_bytes;
     }
     if (!isfinite(out->replay_ratio) || out->replay_ratio < 1.0)
         out->replay_ratio = 1.0;
@@ -89,6 +126,25 @@ double cluster_work(const cluster_stages *st, int first, int count)
     return st->branch->micro_batch * range(st->prefix->work, first, count);
 }
 
+/* Times a gradient's bytes go round the data-parallel ring: twice for an
+ * all-reduce, once for ZeRO-3's reduce-scatter. */
+static double ring_passes(const cluster_stages *st)
+{
+    return st->branch->zero3 ? 1.0 : 2.0;
+}
+
+/* ZeRO-3's pass of `compute` s that all-gathers `weight` bytes: no shorter
+ * than either (cluster_zero3_pass_time), the gathers at the ring's most
+ * bandwidth and no latency. */
+static double zero3_floor(const cluster_stages *st, int s, double compute, double weight)
+{
+    int n = st->branch->dp;
+    if (!st->branch->zero3 || n == 1)
+        return compute;
+    pp_hw_link ring = {st->ring_bandwidth[s], 0};
+    return fmax(compute, pp_hw_allgather_time(ring, n, weight));
+}
+
 /* The gradient rings (each layer's starts once the last backward has
  * passed it, the stage's first layer last) and then the optimizer, which
  * reads and writes the member's state. */
@@ -101,7 +157,7 @@ static double tail_time(const cluster_stages *st, int s, int first, int count, d
     int n = st->branch->dp;
     if (n == 1)
         return optimizer;
-    double ring = 2.0 * (n - 1) / n * share / st->ring_bandwidth[s];
+    double ring = ring_passes(st) * (n - 1) / n * share / st->ring_bandwidth[s];
     double last = ring * range(p->gradient, first, 1);
     double all = ring * range(p->gradient, first, count) - backward;
     return (last > all ? last : all) + optimizer;
@@ -131,6 +187,16 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     c.forward = cluster_pass_time(type, work * range(p->forward, first, count), weight, traffic);
     double backward = range(p->backward, first, count) + (replay ? range(p->replay, first, count) : 0);
     c.backward = cluster_pass_time(type, work * backward, weight, traffic);
+    c.forward = zero3_floor(st, s, c.forward, weight);
+    c.backward = zero3_floor(st, s, c.backward, weight);
+    int ep = st->branch->expert_parallel;
+    if (ep > 1) {
+        /* the all-to-alls at the group's most bandwidth, no latency */
+        pp_hw_link group = {st->expert_bandwidth[s], 0};
+        double one = pp_hw_alltoall_time(group, ep, share * range(p->alltoall, first, count));
+        c.forward += 2 * one;
+        c.backward += (replay ? 4 : 2) * one;
+    }
     if (tp > 1) {
         pp_hw_link link = st->space->kinds[st->stage_kind[s]].tp_link;
         double b = st->branch->micro_batch, forward = range(p->tp_forward, first, count);
@@ -344,6 +410,8 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
     int in_flight = st->stage_count - s < m ? st->stage_count - s : m;
     double b = st->branch->micro_batch;
     double bytes = share * range(p->state, first, count);
+    if (p->buffer)
+        bytes += share * buffer_max(p, first, count);
     if (replay)
         return bytes + in_flight * b * (p->checkpoint_split ? share : 1) * range(p->checkpoint, first, count) +
                b * max_layer;
@@ -390,7 +458,7 @@ static double nic_bound(const cluster_stages *st, int n, const double *ring_rele
     for (int s = 0, first = 0; s < p; first += layers[s++]) {
         int rings = st->ring_out[s * c->node_count + n], hops = st->hop_out[s * c->node_count + n];
         if (rings > 0 && dp > 1)
-            items[count++] = (nic_item){ring_release[s], rings * 2.0 * (dp - 1) / dp /
+            items[count++] = (nic_item){ring_release[s], rings * ring_passes(st) * (dp - 1) / dp /
                                                              st->stage_tp[s] *
                                                              range(st->prefix->gradient, first, layers[s])};
         if (hops > 0) {

@@ -27,8 +27,9 @@
  * - "recompute" (true or false): full activation recomputation in every
  *   stage that does not say otherwise; absent means the workload's default.
  * - "sequence_parallel", "selective_recompute", "distributed_optimizer",
- *   "tp_overlap", "reduce_after_backward" (true or false, absent false) and "virtual_stages"
- *   (integer >= 1, absent 1: the interleaved schedule above 1):
+ *   "tp_overlap", "reduce_after_backward", "zero3" (true or false, absent
+ *   false), "virtual_stages" (integer >= 1, absent 1: the interleaved
+ *   schedule above 1) and "expert_parallel" (integer >= 1, absent 1):
  *   Megatron-LM's switches for the whole plan (pp_cluster_plan in
  *   parplan/cluster.h), in both forms.
  * - "replicas" (at least one): the data-parallel replicas. Each has
@@ -72,11 +73,11 @@ enum { PATH_SIZE = 96 };
 static const char *const full_keys[] = {"comment", "micro_batch", "recompute", "replicas",
                                         "sequence_parallel", "selective_recompute",
                                         "distributed_optimizer", "tp_overlap", "reduce_after_backward",
-                                        "virtual_stages", NULL};
+                                        "zero3", "virtual_stages", "expert_parallel", NULL};
 static const char *const short_keys[] = {"comment", "micro_batch", "recompute", "tp", "pp", "dp",
                                          "sequence_parallel", "selective_recompute",
                                          "distributed_optimizer", "tp_overlap", "reduce_after_backward",
-                                         "virtual_stages", NULL};
+                                         "zero3", "virtual_stages", "expert_parallel", NULL};
 static const char *const replica_keys[] = {"micro_batches", "stages", NULL};
 static const char *const stage_keys[] = {"layers", "devices", "split", "recompute", NULL};
 
@@ -147,7 +148,10 @@ static pp_status read_switches(const loader *L, const json_t *root, pp_cluster_p
         return st;
     if ((st = read_bool(L, top, root, "distributed_optimizer", &p->distributed_optimizer)) ||
         (st = read_bool(L, top, root, "tp_overlap", &p->tp_overlap)) ||
-        (st = read_bool(L, top, root, "reduce_after_backward", &p->reduce_after_backward)))
+        (st = read_bool(L, top, root, "reduce_after_backward", &p->reduce_after_backward)) ||
+        (st = read_bool(L, top, root, "zero3", &p->zero3)))
+        return st;
+    if ((st = read_int(L, top, root, "expert_parallel", false, 1, &p->expert_parallel)))
         return st;
     return read_int(L, top, root, "virtual_stages", false, 1, &p->virtual_stages);
 }

@@ -19,6 +19,9 @@
  *   "swiglu" (boolean, default false) makes the MLP gated, three matrices;
  *   "untied_embeddings" (boolean, default false) gives the logit layer a
  *   matrix of its own instead of the word embedding's (tied, GPT's);
+ *   "experts" and "top_k" (integers, default 0: dense) and
+ *   "capacity_factor" (a number, default 0 = 1.0) make every MLP a mixture
+ *   of experts (pp_transformer);
  *   "comment" is allowed there too.
  *   The whole is checked with pp_cluster_transformer_check: sizes positive,
  *   heads dividing hidden.
@@ -59,6 +62,18 @@ static pp_status integer(pp_json_at at, const json_t *obj, const char *key, bool
     return PP_OK;
 }
 
+/* An optional number of the transformer object, 0 when absent. */
+static pp_status number(pp_json_at at, const json_t *obj, const char *key, double *out, pp_error *err)
+{
+    json_t *v = json_object_get(obj, key);
+    char path[PATH_SIZE];
+    if (v && !json_is_number(v))
+        return pp_error_set(err, PP_EINPUT, "%s: %s: must be a number", at.file,
+                            pp_json_path(path, sizeof path, at.path, key, -1));
+    *out = v ? json_number_value(v) : 0.0;
+    return PP_OK;
+}
+
 /* An optional boolean of the transformer object, false when absent. */
 static pp_status flag(const char *file, const json_t *v, const char *key, bool *out, pp_error *err)
 {
@@ -74,7 +89,8 @@ static pp_status read_transformer(const char *file, const json_t *root, pp_trans
 {
     static const char *const keys[] = {"layers",     "hidden",       "heads",      "sequence",
                                        "vocabulary", "global_batch", "ffn_hidden", "kv_heads",
-                                       "comment",    "swiglu",       "untied_embeddings", NULL};
+                                       "experts",    "top_k",        "comment",    "swiglu",
+                                       "untied_embeddings", "capacity_factor", NULL};
     pp_json_at at = {file, "transformer"};
     json_t *v = json_object_get(root, "transformer");
     const char *comment;
@@ -82,9 +98,12 @@ static pp_status read_transformer(const char *file, const json_t *root, pp_trans
     if (!st)
         st = pp_json_string(at, v, "comment", false, &comment, err);
     int64_t *fields[] = {&t->layers,     &t->hidden,       &t->heads,      &t->sequence,
-                         &t->vocabulary, &t->global_batch, &t->ffn_hidden, &t->kv_heads};
+                         &t->vocabulary, &t->global_batch, &t->ffn_hidden, &t->kv_heads,
+                         &t->experts,    &t->top_k};
     for (size_t i = 0; !st && i < sizeof fields / sizeof fields[0]; i++)
-        st = integer(at, v, keys[i], fields[i] != &t->ffn_hidden && fields[i] != &t->kv_heads, fields[i], err);
+        st = integer(at, v, keys[i], i < 6, fields[i], err);
+    if (!st)
+        st = number(at, v, "capacity_factor", &t->capacity_factor, err);
     if (!st)
         st = flag(file, v, "swiglu", &t->swiglu, err);
     if (!st)

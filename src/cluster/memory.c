@@ -1,15 +1,20 @@
 /* memory.c: the peak memory of every device under a plan, by the model of
  * Narayanan et al. (SC'21) for 1F1B: the stage's model state, the
  * activations of the micro-batches in flight, and under recomputation the
- * one layer whose activations are rebuilt for its backward pass. */
+ * one layer whose activations are rebuilt for its backward pass, and under
+ * ZeRO-3 the unsharded buffers of the layers being gathered. */
 #include "parplan/cluster.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "cluster/zero3.h"
 
 typedef struct {
     double state;     /* per unit of share */
     double kept;      /* bytes kept per sample per in-flight micro-batch */
     double rebuilt;   /* per sample: the largest layer's full activations (recompute only) */
+    double gathered;  /* zero3: the largest layer's unsharded buffers, per unit of share */
 } stage_memory;
 
 /* One member's figures for layers first .. first + count - 1, share f,
@@ -17,7 +22,7 @@ typedef struct {
 static stage_memory member_memory(const pp_cluster_workload *w, const pp_cluster_plan *p, int first,
                                   int count, double f, bool recompute)
 {
-    stage_memory m = {0, 0, 0};
+    stage_memory m = {0, 0, 0, 0};
     for (int k = first; k < first + count; k++) {
         pp_cluster_layer l = pp_cluster_layer_under(&w->layers[k], p, recompute, f);
         double full = f * l.activation_bytes + l.activation_replicated_bytes;
@@ -25,6 +30,8 @@ static stage_memory member_memory(const pp_cluster_workload *w, const pp_cluster
         m.kept += recompute ? l.checkpoint_bytes : full;
         if (recompute && full > m.rebuilt)
             m.rebuilt = full;
+        if (p->zero3 && p->replica_count > 1)
+            m.gathered = fmax(m.gathered, cluster_zero3_buffer_bytes(&l));
     }
     return m;
 }
@@ -58,7 +65,8 @@ void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
             for (int j = 0; j < p->stage_tp[s]; j++) {
                 stage_memory m = member_memory(w, p, first, p->stage_layers[s], p->split[slot + j],
                                                p->stage_recompute[s]);
-                peak[p->devices[slot + j]] = m.state + held * b * m.kept + b * m.rebuilt;
+                peak[p->devices[slot + j]] =
+                    m.state + p->split[slot + j] * m.gathered + held * b * m.kept + b * m.rebuilt;
             }
             first += p->stage_layers[s];
         }

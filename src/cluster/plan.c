@@ -43,6 +43,7 @@ pp_cluster_plan *pp_cluster_plan_new(int replica_count, int stage_count, const i
     p->stage_recompute = (bool *)(p->devices + slots);
     memcpy(p->stage_tp, stage_tp, (size_t)stage_count * sizeof(int));
     p->virtual_stages = 1;
+    p->expert_parallel = 1;
     for (int r = 0; r < replica_count; r++)
         for (int s = 0; s < stage_count; s++)
             for (int j = 0; j < stage_tp[s]; j++)
@@ -67,7 +68,9 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p)
     q->distributed_optimizer = p->distributed_optimizer;
     q->tp_overlap = p->tp_overlap;
     q->reduce_after_backward = p->reduce_after_backward;
+    q->zero3 = p->zero3;
     q->virtual_stages = p->virtual_stages;
+    q->expert_parallel = p->expert_parallel;
     return q;
 }
 
@@ -193,6 +196,11 @@ static pp_status check_shape(const pp_cluster_workload *w, const pp_cluster_plan
     if (layers != w->layer_count)
         return pp_error_set(err, PP_EINPUT, "the stages hold %ld layers, the workload has %d", layers,
                             w->layer_count);
+    int ep = p->expert_parallel;
+    if (ep < 1 || p->replica_count % ep != 0 || (ep > 1 && (w->experts == 0 || w->experts % ep != 0)))
+        return pp_error_set(err, PP_EINPUT,
+                            "expert_parallel %d must divide the %d replicas and the workload's %d experts",
+                            ep, p->replica_count, w->experts);
     return check_interleaving(p, err);
 }
 
@@ -290,10 +298,21 @@ pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_clus
         y.traffic_replicated_bytes = 0;
         y.checkpoint_bytes *= f;
     }
-    if (p->distributed_optimizer) {
-        double per_param = PP_CLUSTER_PARAM_BYTES + PP_CLUSTER_GRAD_BYTES +
+    /* the share of the layer's parameters a member holds */
+    double held = 1;
+    if (p->expert_parallel > 1 && l->weight_bytes > 0) {
+        held = 1 - l->expert_weight_bytes * (1 - 1.0 / p->expert_parallel) / l->weight_bytes;
+        y.weight_bytes *= held;
+        y.gradient_bytes *= held;
+        y.expert_weight_bytes /= p->expert_parallel;
+    }
+    if (p->zero3)
+        y.state_bytes /= p->replica_count;
+    else if (p->distributed_optimizer) {
+        double per_param = (PP_CLUSTER_PARAM_BYTES + PP_CLUSTER_GRAD_BYTES) * held +
                            (double)PP_CLUSTER_OPTIMIZER_BYTES / p->replica_count;
         y.state_bytes *= per_param / PP_CLUSTER_STATE_BYTES_PER_PARAM;
-    }
+    } else
+        y.state_bytes *= held;
     return y;
 }

@@ -58,8 +58,11 @@ typedef struct {
      * optimizer is on wherever dp > 1, since in this model it never costs
      * time or memory (less state, a shorter optimizer step, the same bytes
      * on the wire). TP overlap is on wherever a kind runs TP: it only ever
-     * hides time. */
-    bool sequence_parallel, selective_recompute, distributed_optimizer, tp_overlap;
+     * hides time. ZeRO-3 (zero3) is a branch of its own wherever dp > 1:
+     * it trades the all-gathers' time for memory. So is each expert
+     * parallelism degree dividing dp and the workload's experts. */
+    bool sequence_parallel, selective_recompute, distributed_optimizer, tp_overlap, zero3;
+    int expert_parallel;
     double root_bound;
 } cluster_branch;
 
@@ -81,11 +84,16 @@ typedef struct {
     double *replicated;
     double *checkpoint;
     double *gradient;
+    double *alltoall;    /* bytes of one all-to-all per sample */
     const pp_cluster_workload *w;
     /* The least (work + replay) / work of any layer: a recomputing stage
      * does at least this many times its work. */
     double replay_ratio;
     bool checkpoint_split; /* sequence parallelism splits the checkpoint too */
+    /* zero3: the largest of cluster_zero3_buffer_bytes over layers
+     * i .. i + 2^k - 1 at buffer[k * layers + i] (a sparse table, so a
+     * stage's largest is two look-ups); NULL without zero3. */
+    double *buffer;
 } cluster_prefix;
 
 /* A branch's stages: kind, devices of replica 0's groups and the cost rates. */
@@ -106,6 +114,9 @@ typedef struct {
      * of stage s at its slowest hop. */
     double *hop_bandwidth;  /* [stage] */
     double *ring_bandwidth; /* [stage] */
+    /* The most bandwidth replica 0's expert group's ring of stage s could
+     * get at its slowest hop (INFINITY without expert parallelism). */
+    double *expert_bandwidth; /* [stage] */
     /* Ring flows of stage s that leave node n through its NICs, over all
      * replicas and members: [stage * node_count + n]. */
     int *ring_out;

@@ -1,7 +1,9 @@
 /* simulate.c: the discrete-event simulator of one training step (the
  * planner's judge): each replica's stages run 1F1B, pipeline transfers and
  * the data-parallel gradient rings are flows of the shared network
- * (network.c), TP all-reduces occupy their group, a tied word embedding's
+ * (network.c), TP all-reduces occupy their group, so do ZeRO-3's
+ * all-gathers where compute does not hide them and expert parallelism's
+ * all-to-alls, a tied word embedding's
  * gradient is all-reduced between the first and the last stage, optimizers
  * run when a device's gradients are reduced; the report and the timeline.
  * Events at the same time run in the order they were made (a sequence
@@ -17,6 +19,7 @@
 #include "cluster/network.h"
 #include "cluster/optime.h"
 #include "cluster/planner.h"
+#include "cluster/zero3.h"
 
 enum { EV_OP, EV_GRAD, EV_OPT };
 
@@ -39,9 +42,17 @@ typedef struct {
     double *tp_fwd, *tp_bwd; /* [chunk] bytes of the TP all-reduce per pass */
     double *tp_own;       /* [chunk] of tp_bwd, the backward's own (not a replay's) */
     double *tp_hide;      /* [chunk] s of weight gradients the own ones overlap (tp_overlap) */
+    /* zero3: [chunk] bytes the most loaded member all-gathers per pass (its
+     * 16-bit parameters), of them its first and its last layer's, and the
+     * gradient bytes it reduce-scatters per backward */
+    double *gather, *gather_head, *gather_tail, *scatter;
+    double *alltoall;     /* [chunk] bytes of one all-to-all per sample, most loaded member */
     int node;             /* the members' node, or -1 when they span nodes */
     pp_hw_link link;      /* the TP all-reduce's link, as of network version */
     int link_version;     /* -1 before the first look */
+    pp_hw_link experts;   /* expert parallelism: the slowest of its members' rings over
+                           * its expert group's replicas, as of network version */
+    int experts_version;  /* -1 before the first look */
 } group;
 
 typedef struct {
@@ -69,6 +80,12 @@ typedef struct {
     int *embed_flows;     /* [replica * tp_max + j] its flows in flight */
     double *compute;      /* [device] */
     int *dev_row;         /* [device] timeline row */
+    int *ring;            /* [replica] scratch: one member's data-parallel ring */
+    /* zero3: [stage] the slowest of its members' rings over every replica,
+     * shared by the stage's groups (one look per stage, not per replica:
+     * at thousands of GPUs a look per group costs devices x replicas) */
+    pp_hw_link *stage_ring;
+    int *stage_ring_version;
     int opt_left;
     double step;
     /* A step certainly longer than this stops the run (the search's
@@ -268,6 +285,57 @@ static double tp_time(const pp_cluster_plan *p, const group *g, pp_hw_link link,
     return t;
 }
 
+/* ------------------------------------------------------------- ZeRO-3 */
+
+/* The rings of the group's members over replicas first .. first + n - 1
+ * (member j of each), the slowest, kept in *link as of network version
+ * *version; false when one has no link. */
+static bool replica_ring(sim *z, const group *g, int first, int n, pp_hw_link *link, int *version)
+{
+    if (*version == cluster_net_version(z->net))
+        return true;
+    *link = (pp_hw_link){INFINITY, 0};
+    for (int j = 0; j < g->tp; j++) {
+        pp_hw_link ring;
+        for (int r = 0; r < n; r++)
+            z->ring[r] = device_of(z, first + r, g->s, j);
+        if (!cluster_zero3_ring_link(z->c, z->net, z->ring, n, &ring)) {
+            z->status = pp_error_set(z->err, PP_EINPUT,
+                                     "cluster %s: no link for a ring over replicas %d..%d of stage %d "
+                                     "member %d", z->c->name, first, first + n - 1, g->s, j);
+            return false;
+        }
+        link->bandwidth = fmin(link->bandwidth, ring.bandwidth);
+        link->latency = fmax(link->latency, ring.latency);
+    }
+    *version = cluster_net_version(z->net);
+    return true;
+}
+
+/* A pass's all-to-alls over the group's expert group: dispatch and
+ * combine, their gradients in a backward, and a replayed forward's two
+ * more under recomputation; none overlapped with compute (Megatron-LM's
+ * default token dispatcher waits for them). */
+static double alltoall_time(const sim *z, const group *g, bool forward, int c)
+{
+    int ep = z->p->expert_parallel, count = forward ? 2 : z->p->stage_recompute[g->s] ? 4 : 2;
+    return count * pp_hw_alltoall_time(g->experts, ep, g->alltoall[c]);
+}
+
+/* A pass of `compute` s under zero3: its layers' all-gathers, and in a
+ * backward but the last micro-batch's its gradients' reduce-scatters (the
+ * last one's are the gradient buckets), prefetched a layer ahead. */
+static double zero3_pass(const sim *z, const group *g, bool forward, int micro, int c, double compute)
+{
+    int q = c * z->P + g->s, L = z->first_layer[q + 1] - z->first_layer[q];
+    pp_hw_link ring = z->stage_ring[g->s];
+    double gather = pp_hw_allgather_time(ring, z->R, g->gather[c]);
+    double first = pp_hw_allgather_time(ring, z->R, forward ? g->gather_head[c] : g->gather_tail[c]);
+    if (!forward && micro < g->m - 1)
+        gather += pp_hw_reduce_scatter_time(ring, z->R, g->scatter[c]);
+    return cluster_zero3_pass_time(compute, gather, first, L);
+}
+
 /* ------------------------------------------------------------- steps */
 
 static void start_optimizer(sim *z, int r, int s, int j)
@@ -344,6 +412,19 @@ static void try_start(sim *z, group *g)
     if (!ready(z, g, forward, micro, chunk))
         return;
     double length = forward ? g->fwd[chunk] : g->bwd[chunk];
+    if (z->p->zero3 && z->R > 1) {
+        if (!replica_ring(z, g, 0, z->R, &z->stage_ring[g->s], &z->stage_ring_version[g->s]) ||
+            z->stage_ring[g->s].bandwidth <= 0)
+            return; /* a bandwidth event retries it */
+        length = zero3_pass(z, g, forward, micro, chunk, length);
+    }
+    int ep = z->p->expert_parallel;
+    if (ep > 1) {
+        if (!replica_ring(z, g, g->r - g->r % ep, ep, &g->experts, &g->experts_version) ||
+            g->experts.bandwidth <= 0)
+            return; /* a bandwidth event retries it */
+        length += alltoall_time(z, g, forward, chunk);
+    }
     if (g->tp > 1) {
         pp_hw_link link;
         if (!tp_link(z, g, &link) || link.bandwidth <= 0)
@@ -421,17 +502,20 @@ static void op_done(sim *z, group *g)
 }
 
 /* Every replica's copy of the layer is ready: a ring over the replicas for
- * each member, one flow per hop carrying its 2 (n-1)/n share. */
+ * each member, one flow per hop carrying its 2 (n-1)/n share of an
+ * all-reduce, or under zero3 the (n-1)/n of a reduce-scatter. */
 static void start_buckets(sim *z, int layer, int s)
 {
-    int n = z->R, flow;
+    int n = z->R, flow, passes = z->p->zero3 ? 1 : 2;
+    /* what a member holds of it: expert parallelism leaves a part */
+    double gradient = pp_cluster_layer_under(&z->w->layers[layer], z->p, false, 1).gradient_bytes;
     for (int j = 0; j < z->p->stage_tp[s]; j++) {
         int owner = z->bucket_base + layer * z->tp_max + j;
         for (int r = 0; r < n && z->status == PP_OK; r++) {
             double f = z->p->split[slot(z, r, s, j)];
-            double bytes = 2.0 * (n - 1) / n * f * z->w->layers[layer].gradient_bytes;
+            double bytes = (double)passes * (n - 1) / n * f * gradient;
             z->status = cluster_net_send(z->net, device_of(z, r, s, j), device_of(z, (r + 1) % n, s, j),
-                                         bytes, 2 * (n - 1), owner, &flow, z->err);
+                                         bytes, passes * (n - 1), owner, &flow, z->err);
             z->bucket_flows[layer * z->tp_max + j]++;
         }
     }
@@ -542,11 +626,14 @@ static void setup_chunk(sim *z, group *g, int c)
 {
     const pp_cluster_plan *p = z->p;
     int q = c * z->P + g->s;
-    double b = p->micro_batch, W = 0, T = 0, whole = 0, tf = 0, tb = 0, own = 0, hide = 0;
+    double b = p->micro_batch, W = 0, T = 0, whole = 0, tf = 0, tb = 0, own = 0, hide = 0, G = 0;
+    double most = 0, A = 0;
     bool replay = p->stage_recompute[g->s];
     for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
         pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
         W += l.weight_bytes;
+        G += l.gradient_bytes;
+        A += l.alltoall_bytes;
         T += l.traffic_bytes;
         whole += l.traffic_replicated_bytes;
         tf += l.tp_forward_bytes;
@@ -566,7 +653,13 @@ static void setup_chunk(sim *z, group *g, int c)
         g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, traffic));
         g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, traffic));
         g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(type_of(z, d), f * b * hide, 0));
+        most = fmax(most, f);
     }
+    g->gather[c] = most * W;
+    g->gather_head[c] = most * z->w->layers[z->first_layer[q]].weight_bytes;
+    g->gather_tail[c] = most * z->w->layers[z->first_layer[q + 1] - 1].weight_bytes;
+    g->scatter[c] = most * G;
+    g->alltoall[c] = most * b * A;
     g->fwd_min = fmin(g->fwd_min, g->fwd[c]);
     g->bwd_min = fmin(g->bwd_min, g->bwd[c]);
 }
@@ -575,8 +668,8 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
 {
     const pp_cluster_plan *p = z->p;
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1,
-                 .fwd_min = INFINITY, .bwd_min = INFINITY};
-    double *times = pp_arena_calloc(a, 6 * (size_t)z->V, sizeof(double));
+                 .experts_version = -1, .fwd_min = INFINITY, .bwd_min = INFINITY};
+    double *times = pp_arena_calloc(a, 11 * (size_t)z->V, sizeof(double));
     if (!times)
         return false;
     g->fwd = times;
@@ -585,6 +678,11 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
     g->tp_bwd = times + 3 * z->V;
     g->tp_own = times + 4 * z->V;
     g->tp_hide = times + 5 * z->V;
+    g->gather = times + 6 * z->V;
+    g->gather_head = times + 7 * z->V;
+    g->gather_tail = times + 8 * z->V;
+    g->scatter = times + 9 * z->V;
+    g->alltoall = times + 10 * z->V;
     g->node = z->c->device_node[device_of(z, r, s, 0)];
     g->optimizer = INFINITY;
     for (int j = 0; j < g->tp; j++) {
@@ -678,6 +776,11 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     z->heap = pp_arena_calloc(a, (size_t)(z->R * z->P + z->R * layers + z->R * z->members + 16),
                               sizeof(event));
     z->compute = pp_arena_calloc(a, (size_t)z->c->device_count + 1, sizeof(double));
+    z->ring = pp_arena_calloc(a, (size_t)z->R, sizeof(int));
+    z->stage_ring = pp_arena_calloc(a, (size_t)z->P, sizeof(pp_hw_link));
+    z->stage_ring_version = pp_arena_calloc(a, (size_t)z->P, sizeof(int));
+    for (int s = 0; z->stage_ring_version && s < z->P; s++)
+        z->stage_ring_version[s] = -1;
     z->opt_left = z->R * z->members;
     /* the timeline draws every flow; without it, slots are reused */
     z->net = cluster_net_new(z->c, start_time, z->tl ? flow_count(z) : 1024, a);
@@ -685,7 +788,7 @@ static bool setup(sim *z, pp_arena *a, double start_time)
         cluster_net_recycle(z->net);
     return z->offset && z->pending && z->arrived && z->grad_ready && z->bucket_flows &&
            z->buckets_left && z->embed_ready && z->embed_flows && z->groups && z->heap && z->compute &&
-           z->net;
+           z->ring && z->stage_ring && z->stage_ring_version && z->net;
 }
 
 static pp_status add_device_rows(sim *z, pp_arena *a)

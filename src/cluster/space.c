@@ -200,7 +200,9 @@ static bool push(enumeration *e, const cluster_branch *b)
 
 /* Every (order, dealing, micro-batch) for fixed TP degrees and dp. */
 /* Sequence parallelism where some kind runs TP, both ways; selective
- * recomputation both ways; the distributed optimizer wherever dp > 1. */
+ * recomputation both ways; the distributed optimizer wherever dp > 1, and
+ * ZeRO-3 both ways there; every expert parallelism degree dividing dp and
+ * the experts. */
 static bool branches_for_switches(enumeration *e, cluster_branch *b)
 {
     bool tp = false;
@@ -208,13 +210,21 @@ static bool branches_for_switches(enumeration *e, cluster_branch *b)
         tp |= b->tp[k] > 1;
     b->distributed_optimizer = b->dp > 1;
     b->tp_overlap = tp;
-    for (int sp = 0; sp <= (tp ? 1 : 0); sp++)
-        for (int sel = 0; sel <= 1; sel++) {
-            b->sequence_parallel = sp;
-            b->selective_recompute = sel;
-            if (!push(e, b))
-                return false;
-        }
+    int experts = e->w->experts > 0 ? e->w->experts : 1;
+    for (int ep = 1; ep <= b->dp; ep++) {
+        if (b->dp % ep != 0 || experts % ep != 0)
+            continue;
+        for (int z3 = 0; z3 <= (b->dp > 1 ? 1 : 0); z3++)
+            for (int sp = 0; sp <= (tp ? 1 : 0); sp++)
+                for (int sel = 0; sel <= 1; sel++) {
+                    b->expert_parallel = ep;
+                    b->zero3 = z3;
+                    b->sequence_parallel = sp;
+                    b->selective_recompute = sel;
+                    if (!push(e, b))
+                        return false;
+                }
+    }
     return true;
 }
 
@@ -317,14 +327,15 @@ static double device_rate(const pp_hw_device_type *t)
     return t->peak_flops * t->efficiency_compute;
 }
 
-/* Fills hop_bandwidth and ring_bandwidth (see planner.h). */
+/* Fills hop_bandwidth, ring_bandwidth and expert_bandwidth (see planner.h). */
 static void transfer_bandwidths(cluster_stages *st, int members)
 {
     const cluster_space *sp = st->space;
-    int dp = st->branch->dp;
+    int dp = st->branch->dp, ep = st->branch->expert_parallel;
     for (int s = 0, offset = 0; s < st->stage_count; offset += st->stage_tp[s++]) {
         st->hop_bandwidth[s] = 0.0;
         st->ring_bandwidth[s] = INFINITY;
+        st->expert_bandwidth[s] = INFINITY;
         for (int r = 0; r < dp; r++) {
             const int *mine = st->devices + r * members + offset;
             const int *next_replica = st->devices + ((r + 1) % dp) * members + offset;
@@ -339,6 +350,11 @@ static void transfer_bandwidths(cluster_stages *st, int members)
                 }
             }
             st->hop_bandwidth[s] = fmax(st->hop_bandwidth[s], hop);
+            for (int j = 0; r < ep && ep > 1 && j < st->stage_tp[s]; j++) {
+                const int *next_expert = st->devices + ((r + 1) % ep) * members + offset;
+                st->expert_bandwidth[s] =
+                    fmin(st->expert_bandwidth[s], pair_bandwidth(sp, mine[j], next_expert[j]));
+            }
             for (int j = 0; dp > 1 && j < st->stage_tp[s]; j++) {
                 st->ring_bandwidth[s] = fmin(st->ring_bandwidth[s],
                                              pair_bandwidth(sp, mine[j], next_replica[j]));
@@ -396,9 +412,11 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
         out->rate_suffix[i] = out->rate_suffix[i + 1] + out->rate[i];
     out->hop_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    out->expert_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
     out->hop_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
-    if (!out->hop_bandwidth || !out->ring_bandwidth || !out->ring_out || !out->hop_out)
+    if (!out->hop_bandwidth || !out->ring_bandwidth || !out->expert_bandwidth || !out->ring_out ||
+        !out->hop_out)
         return false;
     transfer_bandwidths(out, slot / b->dp);
     return cluster_stages_limits(out, a);
@@ -427,6 +445,8 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
     p->sequence_parallel = b->sequence_parallel;
     p->selective_recompute = b->selective_recompute;
     p->distributed_optimizer = b->distributed_optimizer;
+    p->zero3 = b->zero3;
+    p->expert_parallel = b->expert_parallel;
     p->tp_overlap = b->tp_overlap;
     for (int r = 0; r < b->dp; r++)
         p->micro_batches[r] = b->micro_batches;

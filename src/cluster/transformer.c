@@ -43,7 +43,9 @@ static pp_status check_positive(const char *field, int64_t value, pp_error *err)
 static double parameters_estimate(const pp_transformer *t)
 {
     double h = (double)t->hidden, f = (double)pp_cluster_ffn_hidden(t);
-    double layer = 4 * h * h + 2 * h * f + f + 9 * h;
+    double n = t->swiglu ? 3 : 2, mlps = t->experts > 0 ? (double)t->experts : 1;
+    double router = h * (double)t->experts;
+    double layer = 4 * h * h + mlps * (n * h * f + (n - 1) * f + h) + 8 * h + router;
     return (double)t->layers * layer + (2 * (double)t->vocabulary + (double)t->sequence) * h;
 }
 
@@ -68,6 +70,16 @@ pp_status pp_cluster_transformer_check(const pp_transformer *t, pp_error *err)
         return pp_error_set(err, PP_EARG,
                             "transformer: kv_heads %lld must divide heads %lld (or be 0 for heads)",
                             (long long)t->kv_heads, (long long)t->heads);
+    if (t->experts < 0 || (t->experts > 0 && (t->top_k < 1 || t->top_k > t->experts)) ||
+        (t->experts == 0 && t->top_k != 0))
+        return pp_error_set(err, PP_EARG,
+                            "transformer: top_k %lld must be between 1 and experts %lld (both 0 when dense)",
+                            (long long)t->top_k, (long long)t->experts);
+    if (!(t->capacity_factor >= 0 && t->capacity_factor <= 1e6) ||
+        (t->experts == 0 && t->capacity_factor != 0))
+        return pp_error_set(err, PP_EARG,
+                            "transformer: capacity_factor %g must be positive with experts (0 for 1.0), "
+                            "0 when dense", t->capacity_factor);
     if (parameters_estimate(t) >= PARAMETER_LIMIT)
         return pp_error_set(err, PP_EARG, "transformer: %.3g parameters is beyond what parplan counts",
                             parameters_estimate(t));
@@ -84,6 +96,13 @@ int64_t pp_cluster_kv_heads(const pp_transformer *t)
     return t->kv_heads > 0 ? t->kv_heads : t->heads;
 }
 
+double pp_cluster_expert_slots(const pp_transformer *t)
+{
+    if (t->experts == 0)
+        return 1.0;
+    return (double)t->top_k * (t->capacity_factor > 0 ? t->capacity_factor : 1.0);
+}
+
 /* The width of the keys (and of the values): kv_heads heads of h / a. */
 static int64_t kv_width(const pp_transformer *t)
 {
@@ -96,15 +115,29 @@ static int64_t mlp_matrices(const pp_transformer *t)
     return t->swiglu ? 3 : 2;
 }
 
+/* One MLP's matrices with biases (2hf + f + h; gated 3hf + 2f + h). */
+static int64_t mlp_parameters(const pp_transformer *t)
+{
+    int64_t h = t->hidden, f = pp_cluster_ffn_hidden(t), n = mlp_matrices(t);
+    return n * h * f + (n - 1) * f + h;
+}
+
+int64_t pp_cluster_layer_expert_parameters(const pp_transformer *t)
+{
+    return t->experts * mlp_parameters(t);
+}
+
 /* Q, K, V and output projections with biases (4h^2 + 4h; with kv-wide
- * keys and values h (h + 2kv) + h + 2kv + h^2 + h), the MLP's matrices with
- * biases (2hf + f + h; gated 3hf + 2f + h) and two layer norms (4h). At
- * f = 4h this is 12h^2 + 13h, eq. 2's per-layer term. */
+ * keys and values h (h + 2kv) + h + 2kv + h^2 + h), the MLP (or the E
+ * experts' MLPs and the router's h x E matrix, Switch section 2.1) and two
+ * layer norms (4h). At f = 4h, dense, this is 12h^2 + 13h, eq. 2's
+ * per-layer term. */
 int64_t pp_cluster_layer_parameters(const pp_transformer *t)
 {
-    int64_t h = t->hidden, f = pp_cluster_ffn_hidden(t), kv = kv_width(t), n = mlp_matrices(t);
+    int64_t h = t->hidden, kv = kv_width(t);
     int64_t attention = h * (h + 2 * kv) + h + 2 * kv + h * h + h;
-    return attention + n * h * f + (n - 1) * f + h + 4 * h;
+    int64_t mlp = t->experts > 0 ? pp_cluster_layer_expert_parameters(t) + h * t->experts : mlp_parameters(t);
+    return attention + mlp + 4 * h;
 }
 
 /* Eq. 2 leaves out the final layer norm (2h), and so does this, so the
@@ -121,8 +154,11 @@ double pp_cluster_layer_forward_flops(const pp_transformer *t, int64_t micro_bat
     double f = (double)pp_cluster_ffn_hidden(t), kv = (double)kv_width(t);
     double projections = 2 * b * s * h * (h + 2 * kv) + 2 * b * s * h * h;
     double attention = 4 * b * s * s * h;
-    double mlp = 2 * (double)mlp_matrices(t) * b * s * h * f;
-    return projections + attention + mlp;
+    /* with experts each token passes through top_k x capacity_factor MLPs
+     * (the experts compute at capacity) after the router's 2 b s h E */
+    double mlp = 2 * (double)mlp_matrices(t) * b * s * h * f * pp_cluster_expert_slots(t);
+    double router = 2 * b * s * h * (double)t->experts;
+    return projections + attention + mlp + router;
 }
 
 double pp_cluster_logit_forward_flops(const pp_transformer *t, int64_t micro_batch)
@@ -155,8 +191,7 @@ double pp_cluster_layer_activation_bytes(const pp_transformer *t, int64_t micro_
     double split = (double)tp;
     if (recompute)
         return 2 * s * b * h;
-    double replicated = 10 * s * b * h;
-    return replicated + b * pp_cluster_layer_split_activation(t) / split;
+    return b * pp_cluster_layer_replicated_activation(t) + b * pp_cluster_layer_split_activation(t) / split;
 }
 
 /* The attention core keeps Q (2sh), K and V (2s kv each: the key/value
@@ -168,6 +203,16 @@ double pp_cluster_layer_split_activation(const pp_transformer *t)
 {
     double s = (double)t->sequence, h = (double)t->hidden, a = (double)t->heads;
     double f = (double)pp_cluster_ffn_hidden(t), kv = (double)kv_width(t);
-    double inner = t->swiglu ? 6 * s * f : 4 * s * f;
+    double inner = (t->swiglu ? 6 * s * f : 4 * s * f) * pp_cluster_expert_slots(t);
     return 4 * s * h + 4 * s * kv + inner + 5 * a * s * s;
+}
+
+/* The layer norms', dropouts' and residuals' 10sh (Korthikanti et al.
+ * section 4.2.1), and with experts the 2sh of each of the top_k x
+ * capacity_factor copies of a token the experts take as their first
+ * product's input, whole on every TP member as the dense MLP's input is. */
+double pp_cluster_layer_replicated_activation(const pp_transformer *t)
+{
+    double s = (double)t->sequence, h = (double)t->hidden;
+    return 10 * s * h + (t->experts > 0 ? 2 * s * h * pp_cluster_expert_slots(t) : 0);
 }

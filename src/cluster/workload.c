@@ -27,6 +27,12 @@
  *   TP overlap: the column-parallel products (Q K V, the MLP's first)
  *     cost 2sh (h + 2kv) + 2sh f (gated 4sh f) forward FLOPs, and their
  *     weight gradients as much in the backward.
+ *   mixture of experts: the MLP's FLOPs, inner activations and overlap
+ *     times top_k x capacity_factor, each expert's products on its
+ *     capacity's rows (GShard section 2.2's [E, C, h] dispatch), the
+ *     router's 2shE FLOPs; the experts' 2 bytes per parameter apart
+ *     (expert parallelism divides them) and one all-to-all's 2sh top_k
+ *     capacity_factor bytes (its send buffer of token copies).
  * The first layer also holds the word and position embeddings ((V + s) h
  * parameters; their lookups cost no FLOPs worth counting). The last layer
  * also holds the logit layer: 2shV forward FLOPs, backward twice that, never
@@ -96,12 +102,17 @@ static void transformer_gemms(const pp_transformer *t, pp_cluster_layer *l)
     double s = (double)t->sequence, h = (double)t->hidden, a = (double)t->heads;
     double f = (double)pp_cluster_ffn_hidden(t), d = h / a;
     double kv = (double)pp_cluster_kv_heads(t) * d, up = t->swiglu ? 2 * f : f;
+    /* with experts, each of E experts' products runs on its capacity,
+     * top_k x capacity_factor x s / E rows per sequence */
+    double E = t->experts > 0 ? (double)t->experts : 1, rows = s * pp_cluster_expert_slots(t) / E;
     add_gemm(l, h, h + 2 * kv, 1, PP_CLUSTER_SPLIT_COLS, s);
     add_gemm(l, d, s, a, PP_CLUSTER_SPLIT_COUNT, s);
     add_gemm(l, s, d, a, PP_CLUSTER_SPLIT_COUNT, s);
     add_gemm(l, h, h, 1, PP_CLUSTER_SPLIT_INNER, s);
-    add_gemm(l, h, up, 1, PP_CLUSTER_SPLIT_COLS, s);
-    add_gemm(l, f, h, 1, PP_CLUSTER_SPLIT_INNER, s);
+    add_gemm(l, h, up, E, PP_CLUSTER_SPLIT_COLS, rows);
+    add_gemm(l, f, h, E, PP_CLUSTER_SPLIT_INNER, rows);
+    if (t->experts > 0)
+        add_gemm(l, h, E, 1, PP_CLUSTER_SPLIT_COLS, s);
 }
 
 static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
@@ -113,11 +124,11 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
     l->recompute_flops = l->forward_flops;
     l->weight_bytes = PP_CLUSTER_PARAM_BYTES * params;
     l->traffic_bytes = pp_cluster_layer_split_activation(t);
-    l->traffic_replicated_bytes = 10 * s * h;
+    l->traffic_replicated_bytes = pp_cluster_layer_replicated_activation(t);
     l->state_bytes = PP_CLUSTER_STATE_BYTES_PER_PARAM * params;
     l->gradient_bytes = PP_CLUSTER_GRAD_BYTES * params;
     l->activation_bytes = pp_cluster_layer_split_activation(t);
-    l->activation_replicated_bytes = 10 * s * h;
+    l->activation_replicated_bytes = pp_cluster_layer_replicated_activation(t);
     l->checkpoint_bytes = 2 * s * h;
     l->output_bytes = 2 * s * h;
     l->tp_forward_bytes = 4 * s * h;
@@ -125,7 +136,10 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
     l->selective_bytes = 5 * a * s * s;
     l->selective_flops = 4 * s * s * h;
     l->overlap_flops = 2 * s * h * (h + 2 * (double)pp_cluster_kv_heads(t) * (h / a)) +
-                       2 * s * h * (double)pp_cluster_ffn_hidden(t) * (t->swiglu ? 2 : 1);
+                       2 * s * h * (double)pp_cluster_ffn_hidden(t) * (t->swiglu ? 2 : 1) *
+                           pp_cluster_expert_slots(t);
+    l->expert_weight_bytes = PP_CLUSTER_PARAM_BYTES * (double)pp_cluster_layer_expert_parameters(t);
+    l->alltoall_bytes = t->experts > 0 ? 2 * s * h * pp_cluster_expert_slots(t) : 0;
     transformer_gemms(t, l);
 }
 
@@ -183,6 +197,7 @@ pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recomput
     /* a TP group splits the key/value heads too */
     w->tp_divisor = (int)pp_cluster_kv_heads(t);
     w->recompute = recompute;
+    w->experts = (int)t->experts;
     w->tied_bytes = t->untied_embeddings ? 0.0 : PP_CLUSTER_GRAD_BYTES * (double)t->vocabulary * (double)t->hidden;
     if ((st = name_layers(w, err))) {
         pp_cluster_workload_free(w);

@@ -75,6 +75,10 @@ pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err
         fprintf(f, "  \"tp_overlap\": true,\n");
     if (p->reduce_after_backward)
         fprintf(f, "  \"reduce_after_backward\": true,\n");
+    if (p->zero3)
+        fprintf(f, "  \"zero3\": true,\n");
+    if (p->expert_parallel > 1)
+        fprintf(f, "  \"expert_parallel\": %d,\n", p->expert_parallel);
     if (p->virtual_stages > 1)
         fprintf(f, "  \"virtual_stages\": %d,\n", p->virtual_stages);
     fprintf(f, "  \"replicas\": [\n");

@@ -39,7 +39,8 @@ static int plans_equal(const pp_cluster_plan *a, const pp_cluster_plan *b)
         a->replica_count != b->replica_count || a->stage_count != b->stage_count ||
         a->sequence_parallel != b->sequence_parallel || a->selective_recompute != b->selective_recompute ||
         a->distributed_optimizer != b->distributed_optimizer || a->virtual_stages != b->virtual_stages ||
-        a->tp_overlap != b->tp_overlap || a->reduce_after_backward != b->reduce_after_backward)
+        a->tp_overlap != b->tp_overlap || a->reduce_after_backward != b->reduce_after_backward ||
+        a->zero3 != b->zero3 || a->expert_parallel != b->expert_parallel)
         return 0;
     size_t slots = (size_t)a->replica_count * (size_t)pp_cluster_plan_members(a);
     for (int s = 0; s < a->stage_count; s++)
@@ -327,10 +328,11 @@ static void test_write_round_trip(void)
 {
     pp_cluster *c = cluster8();
     pp_cluster_workload *w = fixture_workload(4, 1e9, 1e6, 1e3, 1e3, 8);
+    w->experts = 2;
     pp_cluster_plan *p = two_by_two();
     p->split[3] = 1.0 / 3; /* shares that need all 17 digits */
     p->split[4] = 2.0 / 3;
-    for (int flags = 0; flags < 128; flags++) {
+    for (int flags = 0; flags < 256; flags++) {
         p->stage_recompute[0] = flags & 1;
         p->stage_recompute[1] = flags >> 1 & 1;
         p->sequence_parallel = flags >> 2 & 1;
@@ -338,6 +340,8 @@ static void test_write_round_trip(void)
         p->distributed_optimizer = flags >> 4 & 1;
         p->tp_overlap = flags >> 5 & 1;
         p->reduce_after_backward = flags >> 6 & 1;
+        p->zero3 = flags >> 7 & 1;
+        p->expert_parallel = 1 + (flags & 1); /* the plan's 2 replicas, the workload's 2 experts */
         round_trip(c, w, p);
     }
     pp_cluster_plan_free(p);

@@ -3,7 +3,8 @@
  * stage recomputing or not, simulated),
  * its schedule bound against the simulator on random plans, its memory
  * figure against pp_cluster_plan_memory, and the planner's promises:
- * validity, memory, heterogeneous and memory-tight gains, the same answer on
+ * validity, memory, heterogeneous and memory-tight gains, ZeRO-3 where only
+ * it fits and pays, the same answer on
  * 1 and 2 threads, the warm start's time, lost devices left out. */
 #include <math.h>
 
@@ -274,6 +275,11 @@ static void test_bound_and_memory(void)
                 w->layers[l].activation_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].forward_flops *= 0.5 + pp_rng_unit(&rng);
             w->layers[l].traffic_bytes = 1e6 * pp_rng_unit(&rng);
+            /* unlike layers' parameters: ZeRO-3's gathers and buffers; two
+             * experts in some of them (the expert-parallel branches) */
+            w->layers[l].weight_bytes = 1e6 * (0.5 + pp_rng_unit(&rng));
+            w->layers[l].expert_weight_bytes = w->layers[l].weight_bytes * pp_rng_unit(&rng);
+            w->layers[l].alltoall_bytes = 1e6 * pp_rng_unit(&rng);
             w->layers[l].traffic_replicated_bytes = 1e5 * pp_rng_unit(&rng);
             w->layers[l].activation_replicated_bytes = 1e4 * pp_rng_unit(&rng);
             /* TP collectives that the column-parallel weight gradients hide
@@ -287,6 +293,7 @@ static void test_bound_and_memory(void)
             w->layers[l].selective_bytes = w->layers[l].activation_bytes * pp_rng_unit(&rng);
             w->layers[l].selective_flops = w->layers[l].forward_flops * 0.2 * pp_rng_unit(&rng);
         }
+        w->experts = 2;
         pp_arena *a = pp_arena_new(1 << 14);
         cluster_space sp;
         cluster_branch *br;
@@ -414,6 +421,41 @@ static void test_memory_tight(void)
     pp_cluster_free(c);
 }
 
+/* Four devices of one node (1e12 FLOP/s, ports of 1e11 B/s, no latency),
+ * 8 like layers of S = 4e6 state bytes (2e6 parameters: 5e5 bytes of
+ * weights, 5e5 of gradient), no TP, a batch of 4. Memory 2.4 S a device:
+ * dp 4 with ZeRO-1 needs 8 (4 + 3)/16 S = 3.5 S, pp 2 x dp 2 with it
+ * 2.5 S; pp 4 fits (2 S) but fills and drains 4 micro-batches over 4
+ * stages: Megatron's best, interleaved in chunks of one layer, takes
+ * 4 (F + B) + 3 (F + B)/2 with F + B of 2 layers; ZeRO-3 over 4 replicas holds
+ * 8 S / 4 + 6/16 S = 2.375 S and each replica runs one micro-batch of all
+ * 8 layers. Its step, by hand: a pass is its first layer's all-gather
+ * (3/4 x 5e5 B / 1e11 B/s = 3.75e-6 s, hidden behind compute for the
+ * others) plus 8 layers' compute (2e-3 s forward, 4e-3 backward each);
+ * then layer 0's reduce-scatter, each of the ring's 4 flows on its own
+ * ports (3.75e-6 s), and an optimizer whose bytes take no time here. */
+static void test_zero3_chosen(void)
+{
+    types[0] = fixture_type("T", 1e12, 2.4 * 4e6);
+    int per[1] = {4};
+    pp_cluster *c = fixture_cluster(1, per, types, 1e11, 1e9);
+    pp_cluster_workload *w = fixture_workload(8, 2e9, 4e6, 0, 0, 4);
+    w->tp_divisor = 1;
+    for (int l = 0; l < 8; l++)
+        w->layers[l].weight_bytes = 5e5;
+    pp_cluster_plan_result r = plan(c, w, 1, 0.0, NULL);
+    check_plan(c, w, &r, 0.0);
+    CHECK(r.best && r.best->zero3 && r.best->replica_count == 4);
+    double g = 0.75 * 5e5 / 1e11, step = g + 8 * 2e-3 + g + 8 * 4e-3 + g;
+    CHECK(fabs(r.best_time - step) <= 1e-6 * step);
+    double pass = 2 * (2e-3 + 4e-3), uniform = 4 * pass + 3 * pass / 2;
+    CHECK(r.uniform && !r.uniform->zero3 && r.uniform->virtual_stages == 2);
+    CHECK(fabs(r.uniform_time - uniform) <= 1e-6 * uniform);
+    pp_cluster_plan_result_free(&r);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
 {
     if (!a || !b || a->replica_count != b->replica_count || a->stage_count != b->stage_count ||
@@ -508,6 +550,7 @@ int main(void)
     test_heterogeneous();
     test_progress();
     test_memory_tight();
+    test_zero3_chosen();
     test_threads_and_warm_start();
     test_lost_device();
     test_timeout();

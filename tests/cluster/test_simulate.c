@@ -2,11 +2,14 @@
  * device; a balanced 2-stage 1F1B; a transfer's latency and bytes; a
  * bandwidth event mid-transfer; a link down for good; a TP group waiting for
  * its link; TP overlap and replicated traffic; data-parallel sync of 2
- * replicas, overlapped or after the backward; a tied embedding's all-reduce;
+ * replicas, overlapped or after the backward; ZeRO-3's gathers hidden and
+ * not, its reduce-scatter and memory; expert parallelism's all-to-alls and
+ * memory; a tied embedding's all-reduce;
  * an uneven TP split over unlike devices), the report's figures, determinism, the timeline, and random plans
  * against an independent 1F1B recurrence and a lower bound. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "cluster/fixture.h"
@@ -346,6 +349,98 @@ static void test_dp_sync(void)
     pp_cluster_free(c);
 }
 
+/* ZeRO-3 on two replicas of one stage (2 layers: 1e11 FLOPs a sample
+ * forward, 8e8 state bytes, 1e8 gradient bytes) on two nodes (NIC 1e9 B/s,
+ * no latency). A ring of two all-gathers or reduce-scatters X bytes in
+ * X/2 / 1e9 s. With 1e8 weight bytes a layer each gather (0.05 s) hides
+ * under the layer before (0.1 s forward, 0.2 s backward), so a pass takes
+ * its first gather plus its compute: F = 0.05 + 0.2, and so does every
+ * backward, whose reduce-scatters (but the last micro-batch's) add 0.05 a
+ * layer: B = 0.05 + 0.4. The last backward starts at t0 = 2 (F + B) + F;
+ * layer 0's gradient is ready at t0 + B and reduce-scattered (one pass
+ * round the ring, 0.05 s), then the optimizer reads and writes half the
+ * state. With 1e9 weight bytes a layer the gathers (0.5 s) outlast the
+ * compute: a pass takes g + (L - 1) g + c. Each member holds half the
+ * state, two layers' parameters and one layer's gradient unsharded. */
+static void test_zero3(void)
+{
+    int counts[2] = {1, 1};
+    pp_cluster *c = fixture_cluster(2, counts, pair, 1e10, 1e9);
+    pp_cluster_workload *w = fixture_workload(2, 1e11, 8e8, 0, 0, 6);
+    int tp[1] = {1};
+    pp_cluster_plan *p = pp_cluster_plan_new(2, 1, tp);
+    p->micro_batch = 1;
+    p->micro_batches[0] = p->micro_batches[1] = 3;
+    p->stage_layers[0] = 2;
+    p->devices[0] = 0;
+    p->devices[1] = 1;
+    p->zero3 = true;
+    for (int k = 0; k < 2; k++)
+        w->layers[k].weight_bytes = 1e8;
+    pp_cluster_report r;
+    double F = 0.05 + 0.2, B = 0.05 + 0.4, t0 = 2 * (F + B) + F, opt = 2 * 8e8 / 1e11;
+    CHECK(near(simulate(c, w, p, &r), t0 + B + 0.05 + opt));
+    CHECK(near(r.peak_memory[0], 8e8 + 2 * 1e8 + 1e8));
+    pp_cluster_report_free(&r);
+
+    p->micro_batches[0] = p->micro_batches[1] = 1;
+    w->global_batch = 2;
+    for (int k = 0; k < 2; k++)
+        w->layers[k].weight_bytes = 1e9;
+    F = 0.5 + 0.5 + 0.1;
+    B = 0.5 + 0.5 + 0.2;
+    CHECK(near(simulate(c, w, p, &r), F + B + 0.05 + opt));
+    CHECK(near(r.peak_memory[1], 8e8 + 2 * 1e9 + 1e8));
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* Expert parallelism over two replicas of one stage of one layer (1e11
+ * FLOPs a sample forward), each on its own node (NIC 1e9 B/s, no latency),
+ * one micro-batch each. The layer's experts are half its 1e8 weight bytes,
+ * so each member holds 3/4 of the layer: 3/4 of its 1e8 gradient bytes
+ * and 8e8 state bytes. Each pass runs two all-to-alls of 1e8 bytes over
+ * the pair, (1/2) 1e8 / 1e9 = 0.05 s each: F = 0.1 + 0.1, B = 0.2 + 0.1;
+ * then the gradient all-reduce (each way 0.75e8 B, 0.075 s) and the
+ * optimizer over 6e8 bytes. */
+static void test_expert_parallel(void)
+{
+    int counts[2] = {1, 1};
+    pp_cluster *c = fixture_cluster(2, counts, pair, 1e10, 1e9);
+    pp_cluster_workload *w = fixture_workload(1, 1e11, 8e8, 0, 0, 2);
+    w->experts = 2;
+    w->layers[0].weight_bytes = 1e8;
+    w->layers[0].expert_weight_bytes = 0.5e8;
+    w->layers[0].alltoall_bytes = 1e8;
+    int tp[1] = {1};
+    pp_cluster_plan *p = pp_cluster_plan_new(2, 1, tp);
+    p->micro_batch = 1;
+    p->micro_batches[0] = p->micro_batches[1] = 1;
+    p->stage_layers[0] = 1;
+    p->devices[0] = 0;
+    p->devices[1] = 1;
+    p->expert_parallel = 2;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_OK);
+    pp_cluster_report r;
+    double F = 0.1 + 0.1, B = 0.2 + 0.1, opt = 2 * 6e8 / 1e11;
+    CHECK(near(simulate(c, w, p, &r), F + B + 0.075 + opt));
+    CHECK(near(r.peak_memory[0], 6e8));
+    pp_cluster_report_free(&r);
+    /* recomputing, the backward replays the forward's two all-to-alls */
+    p->stage_recompute[0] = true;
+    CHECK(near(simulate(c, w, p, &r), F + (0.2 + 0.1 + 0.2) + 0.075 + opt));
+    pp_cluster_report_free(&r);
+    w->experts = 3; /* 2 does not divide it */
+    CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_EINPUT);
+    CHECK(strstr(err.message, "expert_parallel 2") != NULL);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 /* Two stages of one layer on two nodes (NIC 1e9 B/s, latency 1e-4), no
  * state: the step ends with stage 0's last backward. A tied word embedding
  * then has its gradient all-reduced between the two before their
@@ -586,6 +681,8 @@ int main(void)
     test_tp_overlap_and_traffic();
     test_tp_waits();
     test_dp_sync();
+    test_zero3();
+    test_expert_parallel();
     test_uneven_split();
     test_determinism_and_timeline();
     test_random_plans();

@@ -194,8 +194,53 @@ static void test_grouped_query_swiglu(void)
     CHECK(strstr(err.message, "kv_heads 48") != NULL);
 }
 
+/* Mixtral 8x7B's shape (Jiang et al. 2024, "Mixtral of Experts": 32
+ * layers, hidden 4096, 32 heads, 8 key/value heads, SwiGLU experts of
+ * width 14336, 8 experts, top 2, vocabulary 32000):
+ * - its published 46.7B parameters (46,702,792,704) once our biases and
+ *   layer norms' biases are taken out and its untied output matrix and
+ *   final norm put in, and the 12.9B active per token (2 experts) of
+ *   Mistral AI's announcement, counted here to the parameter;
+ * - forward FLOPs 2 per active weight per token plus attention's 4 s^2 h,
+ *   the experts at capacity factor 1.25 computing 2 x 1.25 MLPs a token;
+ * - activations: the gated MLP's 3 tensors of f per token copy, and the
+ *   copies' 2sh inputs whole on every TP member. */
+static void test_mixture_of_experts(void)
+{
+    pp_transformer t = {.layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .sequence = 4096,
+                        .vocabulary = 32000, .global_batch = 64, .ffn_hidden = 14336, .swiglu = true,
+                        .experts = 8, .top_k = 2};
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_transformer_check(&t, &err), PP_OK);
+    double h = 4096, kv = 1024, f = 14336, s = 4096, a = 32, V = 32000, E = 8;
+    double biases = h + 2 * kv + h + E * (2 * f + h), norm_biases = 2 * h;
+    double layer = (double)pp_cluster_layer_parameters(&t) - biases - norm_biases;
+    CHECK(close_to(32 * layer + 2 * V * h + h, 46702792704.0));
+    double attention = h * (h + 2 * kv) + h * h, expert = 3 * h * f, router = h * E;
+    CHECK(close_to(32 * (attention + 2 * expert + router + 2 * h) + 2 * V * h + h, 12879925248.0));
+    CHECK(close_to((double)pp_cluster_layer_expert_parameters(&t), E * (expert + 2 * f + h)));
+    t.capacity_factor = 1.25;
+    CHECK(close_to(pp_cluster_expert_slots(&t), 2.5));
+    CHECK(close_to(pp_cluster_layer_forward_flops(&t, 2),
+                   2 * (2 * s) * (attention + 2.5 * expert + router) + 2 * 4 * s * s * h));
+    double split = 2 * s * h + 4 * s * kv + 2 * s * h + 5 * a * s * s + 2.5 * 3 * 2 * s * f;
+    CHECK(close_to(pp_cluster_layer_split_activation(&t), split));
+    CHECK(close_to(pp_cluster_layer_activation_bytes(&t, 1, 8, false),
+                   10 * s * h + 2.5 * 2 * s * h + split / 8));
+    t.top_k = 9; /* more than the experts */
+    CHECK_EQ_INT(pp_cluster_transformer_check(&t, &err), PP_EARG);
+    CHECK(strstr(err.message, "top_k 9") != NULL);
+    t.top_k = 2;
+    t.capacity_factor = -1;
+    CHECK_EQ_INT(pp_cluster_transformer_check(&t, &err), PP_EARG);
+    t.capacity_factor = 0;
+    t.experts = 0; /* dense, but top_k still set */
+    CHECK_EQ_INT(pp_cluster_transformer_check(&t, &err), PP_EARG);
+}
+
 int main(void)
 {
+    test_mixture_of_experts();
     test_grouped_query_swiglu();
     test_table1_parameters();
     test_step_flops();

@@ -232,6 +232,34 @@ static void test_grouped_query_file(void)
                       "mem:1:");
 }
 
+/* "experts", "top_k" and "capacity_factor" reach the layers: the experts'
+ * weights apart, the all-to-all's 2 s h k c bytes, the workload's expert
+ * count; a capacity factor that is not a number is refused. */
+static void test_experts_file(void)
+{
+    const char *text = "{\"transformer\": {\"layers\": 2, \"hidden\": 8, \"heads\": 4, \"experts\": 4, "
+                       "\"top_k\": 2, \"capacity_factor\": 1.5, \"sequence\": 4, \"vocabulary\": 16, "
+                       "\"global_batch\": 3}}";
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(cluster_workload_load_buffer("mem", text, strlen(text), NULL, &w, &err), PP_OK);
+    pp_transformer t = {.layers = 2,  .hidden = 8,   .heads = 4,      .experts = 4,
+                        .top_k = 2,   .sequence = 4, .vocabulary = 16, .global_batch = 3,
+                        .capacity_factor = 1.5};
+    if (w) {
+        CHECK(w->layers[0].forward_flops == pp_cluster_layer_forward_flops(&t, 1));
+        /* 4 experts of 2 x 8 x 32 + 32 + 8 parameters, 2 bytes each */
+        CHECK(w->layers[1].expert_weight_bytes == 2 * 4 * (2 * 8 * 32 + 32 + 8));
+        CHECK(w->layers[1].alltoall_bytes == 2 * 4 * 8 * 2 * 1.5);
+        CHECK_EQ_INT(w->experts, 4);
+    }
+    pp_cluster_workload_free(w);
+    expect_text_error("{\"transformer\": {\"layers\": 2, \"hidden\": 8, \"heads\": 4, \"experts\": 4, "
+                      "\"top_k\": 1, \"capacity_factor\": \"1\", \"sequence\": 4, \"vocabulary\": 16, "
+                      "\"global_batch\": 3}}",
+                      "mem:1:101: transformer.capacity_factor: must be a number");
+}
+
 /* The example workloads load; those named here with the figures they state. */
 static void test_examples(void)
 {
@@ -337,6 +365,7 @@ int main(void)
     test_activation_split();
     test_errors();
     test_grouped_query_file();
+    test_experts_file();
     test_text_errors();
     test_examples();
     test_every_example();
