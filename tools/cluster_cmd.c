@@ -118,15 +118,13 @@ static pp_status write_plan(const pp_cluster_plan *p, const char *path, pp_error
     return st != PP_OK ? st : closed;
 }
 
-static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size);
-
 /* The picture's title carries what one needs to read it: the cluster, the
  * step time and the plan. */
 static pp_status title_picture(const inputs *in, const pp_cluster_plan *p, const pp_cluster_report *rep,
                                pp_timeline *t, pp_error *err)
 {
     char what[1024], title[1280];
-    describe_plan(p, what, sizeof what);
+    pp_cluster_plan_describe(p, what, sizeof what);
     snprintf(title, sizeof title, "%s: %.4f s per step (%s)", in->cluster->name ? in->cluster->name : "cluster",
              rep->step_time, what);
     return pp_timeline_set_title(t, title, err);
@@ -171,49 +169,6 @@ static pp_status simulate(const cluster_flags *f, const inputs *in, const pp_clu
     return st;
 }
 
-/* Stages that recompute: "" for none, ", recompute" for all, otherwise
- * ", recompute 1/1/0/0" (one flag per stage). */
-static size_t describe_recompute(const pp_cluster_plan *p, char *buf, size_t size)
-{
-    int on = 0;
-    for (int s = 0; s < p->stage_count; s++)
-        on += p->stage_recompute[s];
-    if (on == 0)
-        return 0;
-    size_t n = (size_t)snprintf(buf, size, ", recompute");
-    for (int s = 0; on < p->stage_count && s < p->stage_count && n < size; s++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%d", s ? "/" : " ", p->stage_recompute[s]);
-    return n;
-}
-
-/* "dp 2, pp 2, tp 4/4, layers 10/14, micro-batch 1 x 16, recompute 1/0". */
-static void describe_plan(const pp_cluster_plan *p, char *buf, size_t size)
-{
-    size_t n = 0;
-    n += (size_t)snprintf(buf, size, "dp %d, pp %d, tp ", p->replica_count, p->stage_count);
-    for (int s = 0; s < p->stage_count && n < size; s++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%d", s ? "/" : "", p->stage_tp[s]);
-    if (n < size)
-        n += (size_t)snprintf(buf + n, size - n, ", layers ");
-    for (int s = 0; s < p->stage_count && n < size; s++)
-        n += (size_t)snprintf(buf + n, size - n, "%s%d", s ? "/" : "", p->stage_layers[s]);
-    if (n < size)
-        n += (size_t)snprintf(buf + n, size - n, ", micro-batch %d x %d", p->micro_batch,
-                              p->micro_batches[0]);
-    if (n < size)
-        n += describe_recompute(p, buf + n, size - n);
-    if (n < size && p->selective_recompute)
-        n += (size_t)snprintf(buf + n, size - n, ", selective recompute");
-    if (n < size && p->sequence_parallel)
-        n += (size_t)snprintf(buf + n, size - n, ", sequence parallel");
-    if (n < size && p->distributed_optimizer)
-        n += (size_t)snprintf(buf + n, size - n, ", distributed optimizer");
-    if (n < size && p->tp_overlap)
-        n += (size_t)snprintf(buf + n, size - n, ", TP overlap");
-    if (n < size && p->virtual_stages > 1)
-        snprintf(buf + n, size - n, ", %d virtual stages", p->virtual_stages);
-}
-
 static void print_devices(const inputs *in, const pp_cluster_report *r)
 {
     const pp_cluster *c = in->cluster;
@@ -234,7 +189,7 @@ static void print_devices(const inputs *in, const pp_cluster_report *r)
 static void print_step(const char *label, const pp_cluster_plan *p, const pp_cluster_report *r)
 {
     char what[1024];
-    describe_plan(p, what, sizeof what);
+    pp_cluster_plan_describe(p, what, sizeof what);
     fprintf(stderr, "%-9s %.4f s per step, %.2f samples/s, %.1f TFLOP/s per GPU%s\n          (%s)\n", label,
             r->step_time, r->samples_per_second, r->tflops_per_device,
             r->fits ? "" : ", DOES NOT FIT in memory", what);
@@ -243,7 +198,7 @@ static void print_step(const char *label, const pp_cluster_plan *p, const pp_clu
 static json_t *step_json(const pp_cluster_plan *p, const pp_cluster_report *r)
 {
     char what[1024];
-    describe_plan(p, what, sizeof what);
+    pp_cluster_plan_describe(p, what, sizeof what);
     return json_pack("{s:f, s:f, s:f, s:b, s:s}", "step_time", r->step_time, "samples_per_second",
                      r->samples_per_second, "tflops_per_device", r->tflops_per_device, "fits", r->fits,
                      "plan", what);
@@ -304,29 +259,6 @@ static json_t *search_json(const pp_cluster_plan_result *r)
                      r->lower_bound);
 }
 
-static bool same_ints(const int *a, const int *b, int n)
-{
-    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
-}
-
-/* Whether two plans are the same (the search often returns the uniform one). */
-static bool same_plan(const pp_cluster_plan *a, const pp_cluster_plan *b)
-{
-    if (a->sequence_parallel != b->sequence_parallel || a->selective_recompute != b->selective_recompute ||
-        a->distributed_optimizer != b->distributed_optimizer || a->virtual_stages != b->virtual_stages ||
-        a->tp_overlap != b->tp_overlap || a->reduce_after_backward != b->reduce_after_backward)
-        return false;
-    if (a->micro_batch != b->micro_batch || a->replica_count != b->replica_count ||
-        a->stage_count != b->stage_count || !same_ints(a->stage_tp, b->stage_tp, a->stage_count))
-        return false;
-    int slots = a->replica_count * pp_cluster_plan_members(a);
-    return same_ints(a->micro_batches, b->micro_batches, a->replica_count) &&
-           same_ints(a->stage_layers, b->stage_layers, a->stage_count) &&
-           same_ints(a->devices, b->devices, slots) &&
-           memcmp(a->split, b->split, (size_t)slots * sizeof *a->split) == 0 &&
-           memcmp(a->stage_recompute, b->stage_recompute, (size_t)a->stage_count * sizeof(bool)) == 0;
-}
-
 static void take_report(pp_cluster_report *from, pp_cluster_report *to)
 {
     *to = *from;
@@ -347,7 +279,7 @@ static int report_plan(const cluster_flags *f, inputs *in, pp_cluster_plan_resul
         st = simulate(f, in, r->best, at, true, &best, &err);
     else
         take_report(&r->best_report, &best);
-    bool same = r->uniform && same_plan(r->best, r->uniform);
+    bool same = r->uniform && pp_cluster_plan_equal(r->best, r->uniform);
     if (st == PP_OK && r->uniform && !same && r->uniform_report.compute)
         take_report(&r->uniform_report, &uniform);
     else if (st == PP_OK && r->uniform && !same)

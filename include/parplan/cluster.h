@@ -397,6 +397,11 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p);
 void pp_cluster_plan_free(pp_cluster_plan *p);
 int pp_cluster_plan_members(const pp_cluster_plan *p);               /* devices per replica */
 int pp_cluster_plan_stage_offset(const pp_cluster_plan *p, int stage); /* within a replica */
+/* The plan in one line: "dp 2, pp 2, tp 4/4, layers 10/14, micro-batch 1 x 16,
+ * recompute 1/0" and every switch that is on; truncated to size. */
+void pp_cluster_plan_describe(const pp_cluster_plan *p, char *buf, size_t size);
+/* Whether a and b are the same plan, field by field. */
+bool pp_cluster_plan_equal(const pp_cluster_plan *a, const pp_cluster_plan *b);
 
 /* Megatron-LM's plan for (tp, pp, dp): equal layers per stage, equal
  * micro-batches per replica, even splits, every stage recomputing as the

@@ -2,7 +2,8 @@
  * validation (each rule broken alone), the plan file reader (the full form,
  * the shorthand, and malformed files checked for line, column, path and
  * reason) and
- * write -> load giving back the same plan. */
+ * write -> load giving back the same plan; the one-line description and
+ * plan equality. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <math.h>
 #include <stdio.h>
@@ -320,8 +321,49 @@ static void round_trip(const pp_cluster *c, const pp_cluster_workload *w, const 
     if (err.status)
         fprintf(stderr, "  %s\n", err.message);
     CHECK(q && plans_equal(p, q));
+    CHECK(q && pp_cluster_plan_equal(p, q));
     pp_cluster_plan_free(q);
     unlink(path);
+}
+
+/* The library's one-line description and equality: each switch named, and
+ * a plan differing in any one field (this file's own plans_equal says
+ * which) is not equal. */
+static void test_describe_and_equal(void)
+{
+    pp_cluster_plan *p = two_by_two();
+    char line[256];
+    pp_cluster_plan_describe(p, line, sizeof line);
+    CHECK(strcmp(line, "dp 2, pp 2, tp 2/1, layers 1/3, micro-batch 2 x 3") == 0);
+    p->stage_recompute[1] = true;
+    p->zero3 = p->tp_overlap = true;
+    p->expert_parallel = 2;
+    pp_cluster_plan_describe(p, line, sizeof line);
+    CHECK(strcmp(line, "dp 2, pp 2, tp 2/1, layers 1/3, micro-batch 2 x 3, recompute 0/1, ZeRO-3, TP overlap, "
+                       "expert parallel 2") == 0);
+    pp_cluster_plan_describe(p, line, 12);
+    CHECK(strcmp(line, "dp 2, pp 2,") == 0);
+    pp_cluster_plan *q = pp_cluster_plan_copy(p);
+    CHECK(q && pp_cluster_plan_equal(p, q));
+    bool *switches[] = {&q->sequence_parallel, &q->selective_recompute, &q->distributed_optimizer, &q->tp_overlap,
+                        &q->reduce_after_backward, &q->zero3, &q->stage_recompute[0]};
+    for (size_t k = 0; q && k < sizeof switches / sizeof switches[0]; k++) {
+        *switches[k] = !*switches[k];
+        CHECK(!pp_cluster_plan_equal(p, q) && !plans_equal(p, q));
+        *switches[k] = !*switches[k];
+    }
+    int *counts[] = {&q->expert_parallel, &q->virtual_stages, &q->micro_batch, &q->stage_layers[1], &q->devices[5]};
+    for (size_t k = 0; q && k < sizeof counts / sizeof counts[0]; k++) {
+        (*counts[k])++;
+        CHECK(!pp_cluster_plan_equal(p, q) && !plans_equal(p, q));
+        (*counts[k])--;
+    }
+    if (q) {
+        q->split[1] = 0.5;
+        CHECK(!pp_cluster_plan_equal(p, q));
+    }
+    pp_cluster_plan_free(q);
+    pp_cluster_plan_free(p);
 }
 
 static void test_write_round_trip(void)
@@ -373,5 +415,6 @@ int main(void)
     test_load_errors();
     test_text_error();
     test_write_round_trip();
+    test_describe_and_equal();
     return CHECK_DONE();
 }
