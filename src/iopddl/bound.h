@@ -4,9 +4,12 @@
 
 #include "iopddl/solver.h"
 
-/* A bound below the cost of every assignment that uses no forbidden cost,
- * feasible or not, from at most `seconds` of TRW-S (and never past
- * deadline); -INFINITY if out of memory. */
-double iop_bound_unlimited(const iop_model *m, double seconds, const pp_deadline *deadline);
+/* A bound below the cost of every assignment that uses no forbidden cost
+ * and keeps the usage limit; -INFINITY if out of memory. TRW-S runs at no
+ * limit until its bound stalls, then up to `steps` subgradient steps on the
+ * multipliers of the usage rows (bound.c), all within `seconds` (and never
+ * past deadline). `upper`, when finite, is the cost of a known answer: the
+ * steps aim at it (it only steers them; any value keeps the bound valid). */
+double iop_bound(const iop_model *m, double upper, int steps, double seconds, const pp_deadline *deadline);
 
 #endif

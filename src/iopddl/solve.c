@@ -28,6 +28,9 @@ enum { FIRST_ATTEMPTS = 4 };
 
 /* The bound's time without a deadline (it usually stops rising sooner). */
 #define BOUND_SECONDS 10.0
+/* Subgradient steps on the usage rows' multipliers at most (bound.c); the
+ * bound's share of the time ends them first on the large instances. */
+enum { BOUND_STEPS = 1000 };
 
 
 void pp_iopddl_options_default(pp_iopddl_options *o)
@@ -122,7 +125,7 @@ static void bound_stage(const iop_model *m, const pp_iopddl_options *o, const pp
         return;
     report(o, started, r->cost, 0, "bound");
     double seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
-    double bound = iop_bound_unlimited(m, seconds, deadline);
+    double bound = iop_bound(m, r->feasible && r->cost < PP_IOPDDL_FORBIDDEN ? (double)r->cost : INFINITY, BOUND_STEPS, seconds, deadline);
     if (bound > r->lower_bound)
         r->lower_bound = bound;
 }

@@ -380,6 +380,11 @@ static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
 void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *x,
                   const pp_deadline *deadline)
 {
+    /* The bound kept so far was for the last run's penalties: a run the
+     * deadline cuts before its first forward pass must not pass it off as
+     * one for these. */
+    t->bound = -INFINITY;
+    t->bound_error = 0;
     fold_leaves(t, penalty);
     for (int it = 0; it < iterations && !pp_deadline_passed(deadline); it++) {
         bool last = it == iterations - 1;

@@ -4,7 +4,8 @@
  * - TRW-S's dual bound (trws.c) is below the least relaxed cost of every
  *   assignment, for any penalties and any number of iterations;
  * - the bound the solver reports (bound.c, no exact stage) is below the
- *   feasible optimum;
+ *   feasible optimum, at no limit and with the usage rows' multipliers
+ *   however they are steered, and the multipliers raise it on some;
  * - a restricted model (restrict.c) prices every assignment as the whole
  *   model does;
  * - one round of the neighbourhood search (lns.c), whose region covers a
@@ -21,6 +22,10 @@
 /* How often a worker's region found a better answer than the worker had:
  * some must, or the test would not tell the regions from the rounds. */
 static int64_t region_gains;
+/* Problems whose usage limit raises the optimum, and those where the
+ * Lagrangian bound beats the bound without the limit: some must, or the
+ * test would not tell the multipliers from none. */
+static int64_t limit_binds, lagrange_gains;
 
 /* Dense problems: every pair of nodes joined with probability 2/3, so the
  * pairwise part is full of cycles, which is where a dual bound can go wrong. */
@@ -118,7 +123,7 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
                     l.least_relaxed, json);
         CHECK(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed));
     }
-    double unlimited = iop_bound_unlimited(m, 1, &none);
+    double unlimited = iop_bound(m, INFINITY, 0, 1, &none);
     CHECK(unlimited <= free_of_limit.least_relaxed);
     if (l.least_feasible >= 0)
         CHECK(unlimited <= (double)l.least_feasible);
@@ -190,6 +195,42 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
     iop_model_free(m);
 }
 
+/* The Lagrangian bound (bound.c), steered towards the optimum, towards
+ * nothing, and towards a cost far below it (the steps overshoot): always
+ * below the feasible optimum (any bound is, when nothing is feasible) and
+ * never below the bound without the limit. */
+static void check_lagrange(const pp_iopddl_problem *p, const char *json, int round)
+{
+    iop_model *m;
+    pp_error err = {0};
+    CHECK_EQ_INT(iop_model_build(p, &m, &err), PP_OK);
+    pp_arena *arena = pp_arena_new(1 << 16);
+    uint32_t x[64];
+    iop_profile profile;
+    CHECK(iop_profile_init(&profile, m, arena));
+    least l = {NULL, INFINITY, -1, &profile};
+    enumerate(m, x, note, &l);
+    pp_deadline none = pp_deadline_in(0);
+    double unlimited = iop_bound(m, INFINITY, 0, 1, &none);
+    if (l.least_feasible >= 0) {
+        double optimum = (double)l.least_feasible;
+        double steered[3] = {optimum, INFINITY, optimum / 4};
+        double limited[3];
+        for (int k = 0; k < 3; k++) {
+            limited[k] = iop_bound(m, steered[k], 60, 1, &none);
+            if (!(limited[k] <= optimum))
+                fprintf(stderr, "round %d: Lagrangian bound %.17g above the optimum %.17g\n%s", round,
+                        limited[k], optimum, json);
+            CHECK(limited[k] <= optimum);
+            CHECK(limited[k] >= unlimited);
+        }
+        limit_binds += optimum > l.least_relaxed;
+        lagrange_gains += limited[0] > unlimited;
+    }
+    pp_arena_free(arena);
+    iop_model_free(m);
+}
+
 /* On G the exact stage proves the optimum; the bound must sit below it. */
 static void check_g(const char *path)
 {
@@ -205,9 +246,12 @@ static void check_g(const char *path)
     iop_model *m;
     CHECK_EQ_INT(iop_model_build(p, &m, &err), PP_OK);
     pp_deadline none = pp_deadline_in(0);
-    double bound = iop_bound_unlimited(m, 5, &none);
-    fprintf(stderr, "G: optimum %lld, bound without the limit %.0f\n", (long long)r.cost, bound);
+    double bound = iop_bound(m, INFINITY, 0, 5, &none);
+    double limited = iop_bound(m, (double)r.cost, 200, 20, &none);
+    fprintf(stderr, "G: optimum %lld, bound without the limit %.0f, with it %.0f\n", (long long)r.cost, bound,
+            limited);
     CHECK(bound > 0 && bound <= (double)r.cost);
+    CHECK(limited >= bound && limited <= (double)r.cost);
     iop_model_free(m);
     pp_iopddl_result_free(&r);
     pp_iopddl_free(p);
@@ -225,10 +269,27 @@ int main(int argc, char **argv)
         if (!p)
             continue;
         check_one(p, json, round);
+        check_lagrange(p, json, round);
+        pp_iopddl_free(p);
+    }
+    /* Limits that mostly bind: below the usage of many answers. */
+    for (int round = 0; round < 400; round++) {
+        tiny t;
+        random_dense(&t);
+        t.has_limit = true;
+        t.limit = 5 + rnd(30);
+        tiny_json(&t, json);
+        pp_iopddl_problem *p = load_text(json);
+        if (!p)
+            continue;
+        check_lagrange(p, json, round);
         pp_iopddl_free(p);
     }
     fprintf(stderr, "workers' regions that found a better answer: %lld\n", (long long)region_gains);
     CHECK(region_gains > 0);
+    fprintf(stderr, "limit binding: %lld problems; Lagrangian bound above the one without: %lld\n",
+            (long long)limit_binds, (long long)lagrange_gains);
+    CHECK(lagrange_gains >= 40);
     if (argc > 1)
         check_g(argv[1]);
     return CHECK_DONE();

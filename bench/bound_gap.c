@@ -1,0 +1,36 @@
+/* bound_gap.c: bench/iopddl-bound's program: the certified lower bound of
+ * one instance (bound.c) at a fixed number of subgradient steps and no time
+ * limit, so the figure is the same on every run of one build. Prints the
+ * bound without the limit, the bound with it, and their CPU seconds. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "iopddl/bound.h"
+
+static double cpu_seconds(void) { return (double)clock() / CLOCKS_PER_SEC; }
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: bound_gap FILE UPPER STEPS\n");
+        return 2;
+    }
+    pp_iopddl_problem *p;
+    iop_model *m;
+    pp_error err = {0};
+    if (pp_iopddl_load(argv[1], &p, &err) != PP_OK || iop_model_build(p, &m, &err) != PP_OK) {
+        fprintf(stderr, "bound_gap: %s\n", err.message);
+        return 1;
+    }
+    pp_deadline none = pp_deadline_in(0);
+    double t0 = cpu_seconds();
+    double unlimited = iop_bound(m, INFINITY, 0, 0, &none);
+    double t1 = cpu_seconds();
+    double limited = iop_bound(m, strtod(argv[2], NULL), atoi(argv[3]), 0, &none);
+    double t2 = cpu_seconds();
+    printf("%.0f %.2f %.0f %.2f\n", unlimited, t1 - t0, limited, t2 - t1);
+    iop_model_free(m);
+    pp_iopddl_free(p);
+    return 0;
+}
