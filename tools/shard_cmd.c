@@ -276,9 +276,9 @@ static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, 
     o.time_limit = f->timeout;
     o.threads = (int32_t)f->threads;
     o.seed = (uint64_t)f->seed;
-    o.searches = strcmp(f->search, "mcts") == 0     ? PP_SHARD_RUN_MCTS
-                 : strcmp(f->search, "iopddl") == 0 ? PP_SHARD_RUN_IOPDDL
-                                                    : PP_SHARD_RUN_BOTH;
+    st = pp_shard_searches_parse(f->search, &o.searches, err);
+    if (st != PP_OK)
+        return st;
     pp_shard_plan_result result;
     st = pp_shard_plan(A->a.flat, A->a.nda, &mesh, &o, deadline, &result, err);
     if (st == PP_OK)

@@ -33,6 +33,10 @@ double pp_shard_memory_limit(const pp_shard_mesh *mesh, double memory);
 
 typedef enum { PP_SHARD_RUN_MCTS = 1, PP_SHARD_RUN_IOPDDL = 2, PP_SHARD_RUN_BOTH = 3 } pp_shard_searches;
 
+/* "mcts", "iopddl" or "both", as the CLI's --search and Python's search=
+ * spell them; PP_EARG otherwise. */
+pp_status pp_shard_searches_parse(const char *text, pp_shard_searches *out, pp_error *err);
+
 typedef struct {
     double memory;    /* bytes per device; <= 0: the device's (pp_shard_memory_limit) */
     double time_limit; /* seconds for the whole plan when no deadline is given, and the

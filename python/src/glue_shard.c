@@ -130,19 +130,6 @@ static PyObject *finish(shard_call *c, PyObject *result)
     return result;
 }
 
-static bool parse_searches(const char *text, pp_shard_searches *out)
-{
-    if (strcmp(text, "both") == 0)
-        *out = PP_SHARD_RUN_BOTH;
-    else if (strcmp(text, "mcts") == 0)
-        *out = PP_SHARD_RUN_MCTS;
-    else if (strcmp(text, "iopddl") == 0)
-        *out = PP_SHARD_RUN_IOPDDL;
-    else
-        return false;
-    return true;
-}
-
 static const char *const progress_names[] = {"elapsed", "best_runtime", "rounds", NULL};
 
 static void on_progress(void *ctx, const pp_shard_progress *p)
@@ -165,8 +152,9 @@ PyObject *glue_shard(PyObject *self, PyObject *args, PyObject *kwargs)
                                      &c.device, &c.precision, &c.options.memory, &c.options.time_limit,
                                      &c.options.threads, &seed, &search, &c.format_text, &progress))
         return NULL;
-    if (!parse_searches(search, &c.options.searches))
-        return PyErr_Format(PyExc_ValueError, "search must be mcts, iopddl or both, not \"%s\"", search);
+    pp_error bad = {0};
+    if (pp_shard_searches_parse(search, &c.options.searches, &bad) != PP_OK)
+        return PyErr_Format(PyExc_ValueError, "%s", bad.message);
     c.options.seed = seed;
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;

@@ -66,6 +66,8 @@ def test_bad_mesh_and_device_are_refused():
         parplan.shard(text, mesh={"b": 1})
     with pytest.raises(parplan.Error):
         parplan.shard(text, mesh="b=two")
+    with pytest.raises(ValueError, match="expected mcts, iopddl or both"):
+        parplan.shard(text, mesh={"b": 2}, search="greedy")
 
 
 def test_progress_reaches_the_callback_from_both_searches():

@@ -46,6 +46,20 @@ double pp_shard_memory_limit(const pp_shard_mesh *mesh, double memory)
     return memory > 0 ? memory : mesh->device->memory_bytes;
 }
 
+pp_status pp_shard_searches_parse(const char *text, pp_shard_searches *out, pp_error *err)
+{
+    static const struct {
+        const char *name;
+        pp_shard_searches searches;
+    } names[] = {{"mcts", PP_SHARD_RUN_MCTS}, {"iopddl", PP_SHARD_RUN_IOPDDL}, {"both", PP_SHARD_RUN_BOTH}};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (strcmp(text, names[k].name) == 0) {
+            *out = names[k].searches;
+            return PP_OK;
+        }
+    return pp_error_set(err, PP_EARG, "search '%s': expected mcts, iopddl or both", text);
+}
+
 void pp_shard_plan_options_default(pp_shard_plan_options *o)
 {
     memset(o, 0, sizeof *o);
