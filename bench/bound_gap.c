@@ -17,20 +17,20 @@ int main(int argc, char **argv)
         return 2;
     }
     pp_iopddl_problem *p;
-    iop_model *m;
+    iopddl_model *m;
     pp_error err = {0};
-    if (pp_iopddl_load(argv[1], &p, &err) != PP_OK || iop_model_build(p, &m, &err) != PP_OK) {
+    if (pp_iopddl_load(argv[1], &p, &err) != PP_OK || iopddl_model_build(p, &m, &err) != PP_OK) {
         fprintf(stderr, "bound_gap: %s\n", err.message);
         return 1;
     }
     pp_deadline none = pp_deadline_in(0);
     double t0 = cpu_seconds();
-    double unlimited = iop_bound(m, INFINITY, 0, 0, &none);
+    double unlimited = iopddl_bound(m, INFINITY, 0, 0, &none);
     double t1 = cpu_seconds();
-    double limited = iop_bound(m, strtod(argv[2], NULL), atoi(argv[3]), 0, &none);
+    double limited = iopddl_bound(m, strtod(argv[2], NULL), atoi(argv[3]), 0, &none);
     double t2 = cpu_seconds();
     printf("%.0f %.2f %.0f %.2f\n", unlimited, t1 - t0, limited, t2 - t1);
-    iop_model_free(m);
+    iopddl_model_free(m);
     pp_iopddl_free(p);
     return 0;
 }

@@ -33,23 +33,23 @@ int main(int argc, char **argv)
     }
     pp_error err = {0};
     pp_iopddl_problem *p = NULL;
-    iop_model *m = NULL;
-    if (pp_iopddl_load(argv[1], &p, &err) != PP_OK || iop_model_build(p, &m, &err) != PP_OK) {
+    iopddl_model *m = NULL;
+    if (pp_iopddl_load(argv[1], &p, &err) != PP_OK || iopddl_model_build(p, &m, &err) != PP_OK) {
         fprintf(stderr, "round_speed: %s\n", err.message);
         return 2;
     }
     uint8_t *relevant = pp_arena_alloc(m->arena, (size_t)m->node_count + 1);
     uint32_t *x = malloc(((size_t)m->node_count + 1) * sizeof *x);
-    iop_worker w;
-    if (!relevant || !x || !iop_relevant_nodes(m, m->arena, relevant))
+    iopddl_worker w;
+    if (!relevant || !x || !iopddl_relevant_nodes(m, m->arena, relevant))
         return 2;
-    iop_min_usage_assignment(m, x);
-    iop_lns lns = {0};
-    if (!iop_worker_init(&w, m, relevant, 0, 1, x))
+    iopddl_min_usage_assignment(m, x);
+    iopddl_lns lns = {0};
+    if (!iopddl_worker_init(&w, m, relevant, 0, 1, x))
         return 2;
     if (regions) {
         /* As the solver starts it: from a feasible answer, best known. */
-        if (!iop_lns_init(&lns, m, 1, 1, x, iop_model_cost(m, x)))
+        if (!iopddl_lns_init(&lns, m, 1, 1, x, iopddl_model_cost(m, x)))
             return 2;
         w.lns = &lns;
     }
@@ -57,26 +57,26 @@ int main(int argc, char **argv)
     int rounds = atoi(argv[2]);
     double t0 = cpu_now();
     for (int i = 0; i < rounds; i++)
-        iop_worker_round(&w, &none, 0);
+        iopddl_worker_round(&w, &none, 0);
     double per_round = (cpu_now() - t0) / (rounds > 0 ? rounds : 1);
     double descent = 0, trws = 0;
     for (int i = 0; i < REPEAT; i++) {
         memcpy(x, w.x, m->node_count * sizeof *x);
         t0 = cpu_now();
-        iop_forest_descend(w.forest, x, w.weight, &w.rng, 60, 3, &none);
+        iopddl_forest_descend(w.forest, x, w.weight, &w.rng, 60, 3, &none);
         descent += cpu_now() - t0;
         t0 = cpu_now();
-        iop_trws_run(w.trws, w.weight, w.trws_iterations, x, &none);
+        iopddl_trws_run(w.trws, w.weight, w.trws_iterations, x, &none);
         trws += cpu_now() - t0;
     }
     printf("%.3f %.3f %.3f %lld", per_round, descent / REPEAT, trws / REPEAT, (long long)w.best_cost);
     if (regions)
         printf(" %lld %lld", (long long)w.regions, (long long)w.region_gains);
     printf("\n");
-    iop_lns_free(&lns);
-    iop_worker_free(&w);
+    iopddl_lns_free(&lns);
+    iopddl_worker_free(&w);
     free(x);
-    iop_model_free(m);
+    iopddl_model_free(m);
     pp_iopddl_free(p);
     return 0;
 }

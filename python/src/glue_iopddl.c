@@ -19,7 +19,7 @@ typedef struct {
     pp_iopddl_evaluation evaluation;
     pp_status status;
     pp_error err;
-} iop_call;
+} iopddl_call;
 
 static const char *const progress_names[] = {"elapsed", "best_cost", "rounds", NULL};
 
@@ -29,7 +29,7 @@ static void on_progress(void *ctx, const pp_iopddl_progress *p)
     glue_progress(ctx, values, p->stage);
 }
 
-static pp_status load(iop_call *c)
+static pp_status load(iopddl_call *c)
 {
     if (c->is_path)
         return pp_iopddl_load(c->source, &c->problem, &c->err);
@@ -38,7 +38,7 @@ static pp_status load(iop_call *c)
 
 static void solve_work(glue_job *job)
 {
-    iop_call *c = (iop_call *)job;
+    iopddl_call *c = (iopddl_call *)job;
     c->status = load(c);
     if (c->status == PP_OK)
         c->status = pp_iopddl_solve(c->problem, &c->options, &c->result, &c->err);
@@ -48,7 +48,7 @@ static void solve_work(glue_job *job)
 
 static void evaluate_work(glue_job *job)
 {
-    iop_call *c = (iop_call *)job;
+    iopddl_call *c = (iopddl_call *)job;
     c->status = load(c);
     if (c->status == PP_OK && c->strategy_count != (Py_ssize_t)c->problem->node_count)
         c->status = pp_error_set(&c->err, PP_EARG, "%s: the assignment has %zd entries, the problem %u nodes",
@@ -95,7 +95,7 @@ static PyObject *assignment(const uint32_t *x, uint32_t n)
 
 static PyObject *bound(double b) { return isfinite(b) ? PyFloat_FromDouble(b) : Py_NewRef(Py_None); }
 
-static PyObject *solve_answer(const iop_call *c)
+static PyObject *solve_answer(const iopddl_call *c)
 {
     const pp_iopddl_result *r = &c->result;
     PyObject *d = PyDict_New();
@@ -113,7 +113,7 @@ static PyObject *solve_answer(const iop_call *c)
     return d;
 }
 
-static PyObject *finish(iop_call *c, PyObject *answer)
+static PyObject *finish(iopddl_call *c, PyObject *answer)
 {
     pp_iopddl_result_free(&c->result);
     pp_iopddl_free(c->problem);
@@ -125,7 +125,7 @@ PyObject *glue_iopddl_solve(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *keys[] = {"source", "is_path", "name", "timeout", "threads", "seed", "rounds",
                            "no_exact", "progress", NULL};
     /* best_cost and rounds are counts. */
-    iop_call c = {.job = {.work = solve_work, .progress_names = progress_names, .integer_values = 6}};
+    iopddl_call c = {.job = {.work = solve_work, .progress_names = progress_names, .integer_values = 6}};
     pp_iopddl_options_default(&c.options);
     unsigned long long seed = c.options.seed;
     long long rounds = 0;
@@ -151,7 +151,7 @@ PyObject *glue_iopddl_solve(PyObject *self, PyObject *args, PyObject *kwargs)
 
 /* The assignment as uint32 indices; -1 with an exception set if it is not a
  * sequence of integers in range. */
-static int read_assignment(PyObject *seq, iop_call *c)
+static int read_assignment(PyObject *seq, iopddl_call *c)
 {
     PyObject *fast = PySequence_Fast(seq, "the assignment must be a sequence of integers");
     if (!fast)
@@ -174,7 +174,7 @@ static int read_assignment(PyObject *seq, iop_call *c)
 PyObject *glue_iopddl_evaluate(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keys[] = {"source", "is_path", "name", "assignment", NULL};
-    iop_call c = {.job = {.work = evaluate_work}};
+    iopddl_call c = {.job = {.work = evaluate_work}};
     PyObject *seq;
     int is_path = 0;
     (void)self;

@@ -36,8 +36,8 @@ enum { ITERATIONS_PER_STEP = 2, PATIENCE = 16 };
 #define UNLIMITED_SHARE 0.5
 
 typedef struct {
-    const iop_model *m;
-    iop_trws *trws;
+    const iopddl_model *m;
+    iopddl_trws *trws;
     double *lambda;  /* per segment */
     double *prefix;  /* segment_count + 1: running sums of lambda */
     double *usage;   /* segment_count + 1: the decoded answer's, by differences */
@@ -46,18 +46,18 @@ typedef struct {
     double usage_max_sum; /* sum over nodes of their largest usage */
 } lagrange;
 
-static bool lagrange_init(lagrange *l, const iop_model *m, pp_arena *arena)
+static bool lagrange_init(lagrange *l, const iopddl_model *m, pp_arena *arena)
 {
     uint32_t n = m->node_count, segments = m->segment_count;
     l->m = m;
-    l->trws = iop_trws_new(m, arena);
+    l->trws = iopddl_trws_new(m, arena);
     l->lambda = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->prefix = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->usage = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->penalty = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(double));
     l->x = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(uint32_t));
     if (!l->trws || !l->lambda || !l->prefix || !l->usage || !l->penalty || !l->x ||
-        !iop_trws_keep_bound(l->trws, arena))
+        !iopddl_trws_keep_bound(l->trws, arena))
         return false;
     l->usage_max_sum = 0;
     for (uint32_t v = 0; v < n; v++) {
@@ -79,7 +79,7 @@ static bool lagrange_init(lagrange *l, const iop_model *m, pp_arena *arena)
  * Lagrangian adds to TRW-S's bound, less the allowance for rounding. */
 static double set_penalties(lagrange *l)
 {
-    const iop_model *m = l->m;
+    const iopddl_model *m = l->m;
     uint32_t segments = m->segment_count;
     l->prefix[0] = 0;
     for (uint32_t s = 0; s < segments; s++)
@@ -105,7 +105,7 @@ static double set_penalties(lagrange *l)
  * slack. Returns its squared length. */
 static double subgradient(lagrange *l)
 {
-    const iop_model *m = l->m;
+    const iopddl_model *m = l->m;
     uint32_t segments = m->segment_count;
     for (uint32_t s = 0; s <= segments; s++)
         l->usage[s] = 0;
@@ -129,8 +129,8 @@ static double unlimited(lagrange *l, const pp_deadline *until)
 {
     double best = -INFINITY;
     for (;;) {
-        iop_trws_run(l->trws, NULL, ITERATIONS_PER_CHECK, l->x, until);
-        double bound = iop_trws_bound(l->trws);
+        iopddl_trws_run(l->trws, NULL, ITERATIONS_PER_CHECK, l->x, until);
+        double bound = iopddl_trws_bound(l->trws);
         bool rose = bound > best + LEAST_RISE * fabs(bound);
         best = fmax(best, bound);
         if (!rose || pp_deadline_passed(until))
@@ -142,7 +142,7 @@ static double unlimited(lagrange *l, const pp_deadline *until)
  * in l->x; returns the best Lagrangian value, at least `best`. */
 static double subgradient_steps(lagrange *l, double best, double upper, int steps, const pp_deadline *until)
 {
-    const iop_model *m = l->m;
+    const iopddl_model *m = l->m;
     double scale = 1, value = best;
     int idle = 0;
     for (int step = 0; step < steps && scale >= LEAST_SCALE && !pp_deadline_passed(until); step++) {
@@ -156,8 +156,8 @@ static double subgradient_steps(lagrange *l, double best, double upper, int step
         for (uint32_t s = 0; s < m->segment_count; s++)
             l->lambda[s] = fmax(0, l->lambda[s] + size * l->usage[s]);
         double constant = set_penalties(l);
-        iop_trws_run(l->trws, l->penalty, ITERATIONS_PER_STEP, l->x, until);
-        value = iop_trws_bound(l->trws) + constant;
+        iopddl_trws_run(l->trws, l->penalty, ITERATIONS_PER_STEP, l->x, until);
+        value = iopddl_trws_bound(l->trws) + constant;
         if (value > best) {
             best = value;
             idle = 0;
@@ -169,7 +169,7 @@ static double subgradient_steps(lagrange *l, double best, double upper, int step
     return best;
 }
 
-double iop_bound(const iop_model *m, double upper, int steps, double seconds, const pp_deadline *deadline)
+double iopddl_bound(const iopddl_model *m, double upper, int steps, double seconds, const pp_deadline *deadline)
 {
     pp_arena *arena = pp_arena_new(1 << 20);
     lagrange l;

@@ -10,6 +10,6 @@
  * multipliers of the usage rows (bound.c), all within `seconds` (and never
  * past deadline). `upper`, when finite, is the cost of a known answer: the
  * steps aim at it (it only steers them; any value keeps the bound valid). */
-double iop_bound(const iop_model *m, double upper, int steps, double seconds, const pp_deadline *deadline);
+double iopddl_bound(const iopddl_model *m, double upper, int steps, double seconds, const pp_deadline *deadline);
 
 #endif

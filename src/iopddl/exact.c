@@ -10,7 +10,7 @@
 #include "iopddl/exact_mip.h"
 
 /* Does x keep every segment within the limit? (128-bit sums) */
-static bool fits(const iop_model *m, const uint32_t *x)
+static bool fits(const iopddl_model *m, const uint32_t *x)
 {
     if (!m->has_limit)
         return true;
@@ -36,18 +36,18 @@ static bool fits(const iop_model *m, const uint32_t *x)
     return ok;
 }
 
-static bool usable(const iop_model *m, const uint32_t *x, int64_t *cost)
+static bool usable(const iopddl_model *m, const uint32_t *x, int64_t *cost)
 {
     for (uint32_t v = 0; v < m->node_count; v++)
-        if (x[v] >= iop_domain(m, v))
+        if (x[v] >= iopddl_domain(m, v))
             return false;
-    *cost = iop_model_cost(m, x);
+    *cost = iopddl_model_cost(m, x);
     return *cost < FORBID && fits(m, x);
 }
 
 /* CBC on the MIP (core/cbc.h), from warm_sr when given; on out->found, sr
  * holds a strategy per free representative. */
-static pp_status run_cbc(const iop_reduced *c, const iop_exact_mip *p, const iop_exact_options *o, double deadline,
+static pp_status run_cbc(const iopddl_reduced *c, const iopddl_exact_mip *p, const iopddl_exact_options *o, double deadline,
                          const uint32_t *warm_sr, uint32_t *sr, pp_cbc_outcome *out, pp_error *err)
 {
     int *idx = malloc(((size_t)c->n + 1) * sizeof *idx);
@@ -70,7 +70,7 @@ static pp_status run_cbc(const iop_reduced *c, const iop_exact_mip *p, const iop
         }
     pp_status status = pp_cbc_solve(&p->lp, &co, x, out, err);
     if (status == PP_OK && out->found)
-        out->found = iop_exact_mip_strategies(c, p, x, sr);
+        out->found = iopddl_exact_mip_strategies(c, p, x, sr);
     free(idx);
     free(val);
     free(x);
@@ -80,11 +80,11 @@ static pp_status run_cbc(const iop_reduced *c, const iop_exact_mip *p, const iop
 /* One call's working state: the model, the answer so far and the buffers
  * for strategies on the reduced model. */
 typedef struct {
-    const iop_model *m;
-    const iop_exact_options *o;
-    iop_exact_stats *st;
+    const iopddl_model *m;
+    const iopddl_exact_options *o;
+    iopddl_exact_stats *st;
     double t0;
-    iop_reduced c;
+    iopddl_reduced c;
     uint32_t *sr, *warm_sr, *x, *x_out;
     int64_t best; /* the cost of x_out, or -1: none usable yet */
     double lower; /* what *lower_bound_out will say */
@@ -104,7 +104,7 @@ static pp_status proven_infeasible(exact_call *E)
 static bool offer(exact_call *E, bool or_equal)
 {
     int64_t cost;
-    iop_reduced_expand(&E->c, E->sr, E->x);
+    iopddl_reduced_expand(&E->c, E->sr, E->x);
     if (!usable(E->m, E->x, &cost))
         return false;
     if (E->best < 0 || cost < E->best || (or_equal && cost == E->best)) {
@@ -114,7 +114,7 @@ static bool offer(exact_call *E, bool or_equal)
     return true;
 }
 
-static void print_sizes(const iop_exact_stats *st, const iop_reduced *c)
+static void print_sizes(const iopddl_exact_stats *st, const iopddl_reduced *c)
 {
     fprintf(stderr,
             "exact: raw %llu columns, %llu rows, %llu nonzeros; reduced %llu columns (%llu binary), %llu rows, "
@@ -138,10 +138,10 @@ static pp_status decided(exact_call *E)
 }
 
 /* CBC on the MIP p, and what its answer and bound prove. */
-static pp_status solve_mip(exact_call *E, const iop_exact_mip *p, pp_error *err)
+static pp_status solve_mip(exact_call *E, const iopddl_exact_mip *p, pp_error *err)
 {
-    pp_int128 constant = iop_reduced_fixed_cost(&E->c);
-    bool have_warm = E->best >= 0 && iop_reduced_warm(&E->c, E->x_out, E->warm_sr);
+    pp_int128 constant = iopddl_reduced_fixed_cost(&E->c);
+    bool have_warm = E->best >= 0 && iopddl_reduced_warm(&E->c, E->x_out, E->warm_sr);
     pp_cbc_outcome out;
     double t1 = pp_now(), deadline = E->o->time_limit > 0 ? E->t0 + E->o->time_limit : 0;
     E->st->warm_start_used = have_warm;
@@ -171,9 +171,9 @@ static pp_status solve_reduced(exact_call *E, pp_error *err)
 {
     if (E->c.infeasible)
         return proven_infeasible(E);
-    iop_exact_mip p;
-    uint64_t cap = E->o->max_nonzeros ? E->o->max_nonzeros : IOP_EXACT_DEFAULT_MAX_NONZEROS;
-    pp_status status = iop_exact_mip_build(&E->c, &p, cap, err);
+    iopddl_exact_mip p;
+    uint64_t cap = E->o->max_nonzeros ? E->o->max_nonzeros : IOPDDL_EXACT_DEFAULT_MAX_NONZEROS;
+    pp_status status = iopddl_exact_mip_build(&E->c, &p, cap, err);
     if (status != PP_OK)
         return status;
     if (E->c.infeasible) {
@@ -186,16 +186,16 @@ static pp_status solve_reduced(exact_call *E, pp_error *err)
         else if (!pp_stop_requested()) /* stopping: not worth starting CBC */
             status = solve_mip(E, &p, err);
     }
-    iop_exact_mip_free(&p);
+    iopddl_exact_mip_free(&p);
     return status;
 }
 
-pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
-                             const iop_exact_options *o, uint32_t *x_out, int64_t *cost_out,
-                             double *lower_bound_out, bool *proven_optimal, iop_exact_stats *stats,
+pp_status iopddl_exact_solve_ex(const iopddl_model *m, const uint32_t *warm_start, int64_t warm_cost,
+                             const iopddl_exact_options *o, uint32_t *x_out, int64_t *cost_out,
+                             double *lower_bound_out, bool *proven_optimal, iopddl_exact_stats *stats,
                              pp_error *err)
 {
-    iop_exact_stats local;
+    iopddl_exact_stats local;
     exact_call E = {.m = m, .o = o, .st = stats ? stats : &local, .t0 = pp_now(), .x_out = x_out, .best = -1,
                     .lower = -INFINITY};
     memset(E.st, 0, sizeof *E.st);
@@ -207,7 +207,7 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
     uint32_t n = m->node_count;
     (void)warm_cost; /* recomputed below: a stale or wrong figure must not mislead the search */
     /* The answer so far: the warm start if it is usable, else nothing. */
-    iop_min_usage_assignment(m, x_out);
+    iopddl_min_usage_assignment(m, x_out);
     if (warm_start && usable(m, warm_start, &E.best))
         memcpy(x_out, warm_start, n * sizeof *x_out);
     else
@@ -215,11 +215,11 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
     E.sr = malloc(((size_t)n + 1) * sizeof *E.sr);
     E.warm_sr = malloc(((size_t)n + 1) * sizeof *E.warm_sr);
     E.x = malloc(((size_t)n + 1) * sizeof *E.x);
-    bool ok = E.sr && E.warm_sr && E.x && iop_reduced_init(&E.c, m, E.st);
+    bool ok = E.sr && E.warm_sr && E.x && iopddl_reduced_init(&E.c, m, E.st);
     E.c.off = o->off;
     if (ok) {
-        iop_exact_raw_size(&E.c);
-        ok = iop_presolve(&E.c);
+        iopddl_exact_raw_size(&E.c);
+        ok = iopddl_presolve(&E.c);
     }
     pp_status status;
     if (ok) {
@@ -234,16 +234,16 @@ pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int
     free(E.sr);
     free(E.warm_sr);
     free(E.x);
-    iop_reduced_free(&E.c);
+    iopddl_reduced_free(&E.c);
     return status;
 }
 
-pp_status iop_exact_solve(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
+pp_status iopddl_exact_solve(const iopddl_model *m, const uint32_t *warm_start, int64_t warm_cost,
                           double time_limit, int threads, uint32_t *x_out, int64_t *cost_out,
                           double *lower_bound_out, bool *proven_optimal, pp_error *err)
 {
-    iop_exact_options o = {.time_limit = time_limit, .threads = threads, .verbose = false};
-    return iop_exact_solve_ex(m, warm_start, warm_cost, &o, x_out, cost_out, lower_bound_out, proven_optimal,
+    iopddl_exact_options o = {.time_limit = time_limit, .threads = threads, .verbose = false};
+    return iopddl_exact_solve_ex(m, warm_start, warm_cost, &o, x_out, cost_out, lower_bound_out, proven_optimal,
                               NULL, err);
 }
 

@@ -8,7 +8,7 @@
 #include "iopddl/solver.h"
 
 /* What the presolve and the MIP looked like; every field is filled by
- * iop_exact_solve_ex whenever it gets that far. "raw" is the plain
+ * iopddl_exact_solve_ex whenever it gets that far. "raw" is the plain
  * formulation with only forbidden entries left out: x[v,s] per allowed
  * strategy, y[q,sa,sb] per allowed pair entry, one row per node, the
  * marginal rows of every pair and one row per segment that can overflow. */
@@ -31,30 +31,30 @@ typedef struct {
     bool warm_start_used;                      /* warm start was feasible and passed to CBC */
     int cbc_crashes;                           /* CBC process deaths (a second try follows one) */
     bool cbc_killed;                           /* CBC stopped at the deadline or on a stop request */
-} iop_exact_stats;
+} iopddl_exact_stats;
 
 /* Presolve steps that can be switched off, to measure what each one buys. */
 enum {
-    IOP_EXACT_NO_MERGE = 1,       /* merging along functional edges */
-    IOP_EXACT_NO_DOMINANCE = 2,   /* dominated strategies */
-    IOP_EXACT_NO_ELIMINATION = 4, /* usage-free nodes of degree <= 2 */
-    IOP_EXACT_NO_ROW_FILTER = 8   /* usage rows implied by a neighbour's row */
+    IOPDDL_EXACT_NO_MERGE = 1,       /* merging along functional edges */
+    IOPDDL_EXACT_NO_DOMINANCE = 2,   /* dominated strategies */
+    IOPDDL_EXACT_NO_ELIMINATION = 4, /* usage-free nodes of degree <= 2 */
+    IOPDDL_EXACT_NO_ROW_FILTER = 8   /* usage rows implied by a neighbour's row */
 };
 
 /* CBC's first LP cannot be interrupted, and its time grows quickly with the
  * matrix: contest instance A reduces to 2.6M nonzeros (LP about 30 s), M and
  * S to 60M and 92M (no answer after 15 minutes, 5-7 GB). Larger reduced
  * MIPs are refused unless the caller raises the cap. */
-#define IOP_EXACT_DEFAULT_MAX_NONZEROS 2000000
+#define IOPDDL_EXACT_DEFAULT_MAX_NONZEROS 2000000
 
 typedef struct {
     double time_limit;   /* seconds for the whole call; <= 0 means none */
     int threads;         /* 1: serial CBC; n >= 2: CBC's deterministic parallel
                             search on n threads; <= 0: one per online core */
     bool verbose;        /* presolve summary and CBC's log on stderr (else silent) */
-    unsigned off;        /* IOP_EXACT_NO_* flags; 0 for the full presolve */
-    uint64_t max_nonzeros; /* cap on the reduced MIP; 0: IOP_EXACT_DEFAULT_MAX_NONZEROS */
-} iop_exact_options;
+    unsigned off;        /* IOPDDL_EXACT_NO_* flags; 0 for the full presolve */
+    uint64_t max_nonzeros; /* cap on the reduced MIP; 0: IOPDDL_EXACT_DEFAULT_MAX_NONZEROS */
+} iopddl_exact_options;
 
 /* Solves m exactly (given time). warm_start (may be NULL) is an assignment
  * to start from; warm_cost is its cost if known, else -1 (it is recomputed
@@ -75,14 +75,14 @@ typedef struct {
  * -INFINITY), a stop request (pp_stop_requested) is answered within 50 ms,
  * a crash inside CBC costs only its answer (one retry without CBC's
  * preprocessing and cuts follows), and calls may run side by side. */
-pp_status iop_exact_solve(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
+pp_status iopddl_exact_solve(const iopddl_model *m, const uint32_t *warm_start, int64_t warm_cost,
                           double time_limit, int threads, uint32_t *x_out, int64_t *cost_out,
                           double *lower_bound_out, bool *proven_optimal, pp_error *err);
 
 /* The same with all options and the figures above (stats may be NULL). */
-pp_status iop_exact_solve_ex(const iop_model *m, const uint32_t *warm_start, int64_t warm_cost,
-                             const iop_exact_options *o, uint32_t *x_out, int64_t *cost_out,
-                             double *lower_bound_out, bool *proven_optimal, iop_exact_stats *stats,
+pp_status iopddl_exact_solve_ex(const iopddl_model *m, const uint32_t *warm_start, int64_t warm_cost,
+                             const iopddl_exact_options *o, uint32_t *x_out, int64_t *cost_out,
+                             double *lower_bound_out, bool *proven_optimal, iopddl_exact_stats *stats,
                              pp_error *err);
 
 #endif

@@ -8,10 +8,10 @@
 #include <string.h>
 #include "iopddl/exact_mip.h"
 
-void iop_exact_raw_size(iop_reduced *c)
+void iopddl_exact_raw_size(iopddl_reduced *c)
 {
-    const iop_model *m = c->m;
-    iop_exact_stats *st = c->st;
+    const iopddl_model *m = c->m;
+    iopddl_exact_stats *st = c->st;
     uint64_t cols = 0, rows = m->node_count, nz = 0;
     uint32_t T = m->segment_count;
     pp_int128 *most = calloc((size_t)T + 1, sizeof *most);
@@ -100,7 +100,7 @@ static bool urow_leq(const urow *a, const urow *b, bool *equal)
 }
 
 typedef struct {
-    iop_reduced *c;
+    iopddl_reduced *c;
     pp_lp *lp;
     const int *xcol;
 } emitter;
@@ -109,7 +109,7 @@ typedef struct {
  * unless it can no longer overflow. Strategies of one owner are adjacent. */
 static void emit_urow(emitter *e, const urow *u)
 {
-    iop_reduced *c = e->c;
+    iopddl_reduced *c = e->c;
     pp_int128 least = u->rest, spread = 0;
     for (size_t i = 0, j; i < u->len; i = j) {
         pp_int128 lo = u->val[i], hi = u->val[i];
@@ -147,10 +147,10 @@ static int by_u32(const void *x, const void *y)
  * free counts with its largest usage: fixed ones have one strategy, and an
  * eliminated one has the same usage for all its strategies on every segment
  * that can overflow (that is why it could be eliminated). */
-static bool urow_build(iop_reduced *c, urow *u, uint32_t t, const uint32_t *live, size_t live_count,
+static bool urow_build(iopddl_reduced *c, urow *u, uint32_t t, const uint32_t *live, size_t live_count,
                        pp_int128 *acc, uint32_t *stamp, uint32_t *touched)
 {
-    const iop_model *m = c->m;
+    const iopddl_model *m = c->m;
     size_t nt = 0;
     for (size_t i = 0; i < live_count; i++) {
         uint32_t v = live[i], r = c->rep[v];
@@ -175,7 +175,7 @@ static bool urow_build(iop_reduced *c, urow *u, uint32_t t, const uint32_t *live
         uint32_t r = touched[i];
         if (c->state[r] != ST_FREE) {
             pp_int128 lo, hi;
-            iop_reduced_range(c, r, acc + base(c, r), &lo, &hi);
+            iopddl_reduced_range(c, r, acc + base(c, r), &lo, &hi);
             u->rest += hi;
             continue;
         }
@@ -183,9 +183,9 @@ static bool urow_build(iop_reduced *c, urow *u, uint32_t t, const uint32_t *live
             if (!c->alive[base(c, r) + s])
                 continue;
             int c1 = u->cap, c2 = u->cap;
-            if (!iop_grow((void **)&u->key, &c1, u->len + 1, sizeof *u->key) ||
-                !iop_grow((void **)&u->val, &c2, u->len + 1, sizeof *u->val) ||
-                !iop_grow((void **)&u->owner, &u->cap, u->len + 1, sizeof *u->owner))
+            if (!iopddl_grow((void **)&u->key, &c1, u->len + 1, sizeof *u->key) ||
+                !iopddl_grow((void **)&u->val, &c2, u->len + 1, sizeof *u->val) ||
+                !iopddl_grow((void **)&u->owner, &u->cap, u->len + 1, sizeof *u->owner))
                 return false;
             u->key[u->len] = base(c, r) + s;
             u->owner[u->len] = r;
@@ -200,9 +200,9 @@ static bool urow_build(iop_reduced *c, urow *u, uint32_t t, const uint32_t *live
  * by the row of a neighbouring segment (entry-wise no larger; of equal rows
  * the later one is kept). Segments are swept in time order with three rows
  * in hand: the one being decided and its two neighbours. */
-static bool usage_rows(iop_reduced *c, emitter *e)
+static bool usage_rows(iopddl_reduced *c, emitter *e)
 {
-    const iop_model *m = c->m;
+    const iopddl_model *m = c->m;
     uint32_t T = c->segments, n = c->n;
     if (!m->has_limit || T == 0 || c->st->overflow_segments == 0)
         return true;
@@ -275,7 +275,7 @@ static bool usage_rows(iop_reduced *c, emitter *e)
         if (!implied && rows[0].present && rows[0].segment + 1 == mid->segment &&
             urow_leq(mid, &rows[0], &equal) && !equal)
             implied = true;
-        if (c->off & IOP_EXACT_NO_ROW_FILTER)
+        if (c->off & IOPDDL_EXACT_NO_ROW_FILTER)
             implied = false;
         if (!implied)
             emit_urow(e, mid);
@@ -299,14 +299,14 @@ static bool usage_rows(iop_reduced *c, emitter *e)
     return ok;
 }
 
-void iop_exact_mip_free(iop_exact_mip *p)
+void iopddl_exact_mip_free(iopddl_exact_mip *p)
 {
     pp_lp_free(&p->lp);
     free(p->xcol);
 }
 
 /* x columns and the assignment rows. */
-static void x_columns(iop_reduced *c, iop_exact_mip *p)
+static void x_columns(iopddl_reduced *c, iopddl_exact_mip *p)
 {
     for (uint32_t r = 0; r < c->n && pp_lp_ok(&p->lp); r++) {
         if (c->state[r] != ST_FREE)
@@ -324,7 +324,7 @@ static void x_columns(iop_reduced *c, iop_exact_mip *p)
 
 /* y columns of pair q and its marginal rows; the last marginal row of b is
  * implied by the others and the assignment rows. */
-static void y_columns(iop_reduced *c, iop_exact_mip *p, const xpair *q, int *row_a, int *row_b)
+static void y_columns(iopddl_reduced *c, iopddl_exact_mip *p, const xpair *q, int *row_a, int *row_b)
 {
     pp_lp *l = &p->lp;
     uint32_t a = q->a, b = q->b, da = dom(c, a), db = dom(c, b);
@@ -359,7 +359,7 @@ static void y_columns(iop_reduced *c, iop_exact_mip *p, const xpair *q, int *row
     }
 }
 
-static bool pair_columns(iop_reduced *c, iop_exact_mip *p)
+static bool pair_columns(iopddl_reduced *c, iopddl_exact_mip *p)
 {
     int *row_a = malloc(((size_t)c->max_domain + 1) * sizeof *row_a);
     int *row_b = malloc(((size_t)c->max_domain + 1) * sizeof *row_b);
@@ -372,7 +372,7 @@ static bool pair_columns(iop_reduced *c, iop_exact_mip *p)
     return ok;
 }
 
-pp_status iop_exact_mip_build(iop_reduced *c, iop_exact_mip *p, uint64_t max_nonzeros, pp_error *err)
+pp_status iopddl_exact_mip_build(iopddl_reduced *c, iopddl_exact_mip *p, uint64_t max_nonzeros, pp_error *err)
 {
     uint32_t n = c->n;
     size_t strategies = c->m->dom_start[n];
@@ -400,7 +400,7 @@ pp_status iop_exact_mip_build(iop_reduced *c, iop_exact_mip *p, uint64_t max_non
     }
     bool too_large = p->lp.too_large;
     int limit = p->lp.nz_limit;
-    iop_exact_mip_free(p);
+    iopddl_exact_mip_free(p);
     if (too_large)
         return pp_error_set(err, PP_EARG,
                             "exact solver: the reduced MIP has more than %d nonzeros (%u free nodes, %u pairs); "
@@ -411,7 +411,7 @@ pp_status iop_exact_mip_build(iop_reduced *c, iop_exact_mip *p, uint64_t max_non
 
 /* The strategy of every free representative in CBC's column values (the x
  * column above one half); false when some representative has none. */
-bool iop_exact_mip_strategies(const iop_reduced *c, const iop_exact_mip *p, const double *x, uint32_t *sr)
+bool iopddl_exact_mip_strategies(const iopddl_reduced *c, const iopddl_exact_mip *p, const double *x, uint32_t *sr)
 {
     for (uint32_t r = 0; r < c->n; r++) {
         if (c->state[r] != ST_FREE)

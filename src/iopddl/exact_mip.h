@@ -11,18 +11,18 @@
 typedef struct {
     pp_lp lp;
     int *xcol; /* per strategy index: x column or -1 */
-} iop_exact_mip;
+} iopddl_exact_mip;
 
 /* The sizes of the plain formulation into c->st, for comparison. */
-void iop_exact_raw_size(iop_reduced *c);
+void iopddl_exact_raw_size(iopddl_reduced *c);
 
 /* Builds the MIP of c. PP_EARG past max_nonzeros, PP_ENOMEM; c->infeasible
  * when a usage row cannot be met. */
-pp_status iop_exact_mip_build(iop_reduced *c, iop_exact_mip *p, uint64_t max_nonzeros, pp_error *err);
-void iop_exact_mip_free(iop_exact_mip *p);
+pp_status iopddl_exact_mip_build(iopddl_reduced *c, iopddl_exact_mip *p, uint64_t max_nonzeros, pp_error *err);
+void iopddl_exact_mip_free(iopddl_exact_mip *p);
 
 /* The strategy of every free representative in the column values x (the x
  * column above one half); false when some representative has none. */
-bool iop_exact_mip_strategies(const iop_reduced *c, const iop_exact_mip *p, const double *x, uint32_t *sr);
+bool iopddl_exact_mip_strategies(const iopddl_reduced *c, const iopddl_exact_mip *p, const double *x, uint32_t *sr);
 
 #endif

@@ -21,8 +21,8 @@
 #include <string.h>
 #include "iopddl/solver.h"
 
-struct iop_forest {
-    const iop_model *m;
+struct iopddl_forest {
+    const iopddl_model *m;
     uint32_t *order;       /* random node order for picking a block */
     uint32_t *uf;          /* union-find parent, valid for block nodes */
     uint32_t *block;       /* == epoch: node is in the block */
@@ -43,18 +43,18 @@ struct iop_forest {
     uint32_t *reply;       /* and the strategy that reaches it */
 };
 
-static inline uint32_t degree(const iop_model *m, uint32_t v) { return m->adj_start[v + 1] - m->adj_start[v]; }
+static inline uint32_t degree(const iopddl_model *m, uint32_t v) { return m->adj_start[v + 1] - m->adj_start[v]; }
 
-static inline uint32_t neighbour_of(const iop_model *m, uint32_t q, uint32_t v)
+static inline uint32_t neighbour_of(const iopddl_model *m, uint32_t q, uint32_t v)
 {
     return m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
 }
 
 /* Marks the leaves, lists the other nodes first in order, and sizes the
  * replies. */
-static bool find_leaves(iop_forest *f, pp_arena *arena)
+static bool find_leaves(iopddl_forest *f, pp_arena *arena)
 {
-    const iop_model *m = f->m;
+    const iopddl_model *m = f->m;
     uint32_t n = m->node_count, core = 0;
     size_t replies = 1;
     f->is_leaf = pp_arena_calloc(arena, (size_t)n + 1, 1);
@@ -71,7 +71,7 @@ static bool find_leaves(iop_forest *f, pp_arena *arena)
         f->is_leaf[v] = 1;
         f->leaf_pair[v] = q;
         f->reply_start[v] = (uint32_t)replies;
-        replies += iop_domain(m, neighbour_of(m, q, v));
+        replies += iopddl_domain(m, neighbour_of(m, q, v));
     }
     for (uint32_t v = 0; v < n; v++)
         if (!f->is_leaf[v])
@@ -82,10 +82,10 @@ static bool find_leaves(iop_forest *f, pp_arena *arena)
     return f->reply_cost && f->reply;
 }
 
-iop_forest *iop_forest_new(const iop_model *m, pp_arena *arena)
+iopddl_forest *iopddl_forest_new(const iopddl_model *m, pp_arena *arena)
 {
     uint32_t n = m->node_count;
-    iop_forest *f = pp_arena_calloc(arena, 1, sizeof *f);
+    iopddl_forest *f = pp_arena_calloc(arena, 1, sizeof *f);
     if (!f)
         return NULL;
     f->m = m;
@@ -107,7 +107,7 @@ iop_forest *iop_forest_new(const iop_model *m, pp_arena *arena)
         for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
             uint32_t q = m->adj_pair[k];
             uint32_t w = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
-            widest = iop_domain(m, w) > widest ? iop_domain(m, w) : widest;
+            widest = iopddl_domain(m, w) > widest ? iopddl_domain(m, w) : widest;
         }
         choices += widest;
     }
@@ -127,7 +127,7 @@ static uint32_t uf_find(uint32_t *uf, uint32_t v)
     return v;
 }
 
-static inline uint32_t other_end(const iop_model *m, uint32_t q, uint32_t v)
+static inline uint32_t other_end(const iopddl_model *m, uint32_t q, uint32_t v)
 {
     return m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
 }
@@ -144,9 +144,9 @@ static void shuffle(uint32_t *a, uint32_t n, pp_rng *rng)
 
 /* Adds v to the block unless that would close a cycle (two neighbours in one
  * tree). */
-static void try_add(iop_forest *f, uint32_t v)
+static void try_add(iopddl_forest *f, uint32_t v)
 {
-    const iop_model *m = f->m;
+    const iopddl_model *m = f->m;
     f->stamp++;
     for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
         uint32_t w = other_end(m, m->adj_pair[k], v);
@@ -166,7 +166,7 @@ static void try_add(iop_forest *f, uint32_t v)
     }
 }
 
-static void pick_block(iop_forest *f, pp_rng *rng)
+static void pick_block(iopddl_forest *f, pp_rng *rng)
 {
     f->epoch++;
     shuffle(f->order, f->core_count, rng);
@@ -175,9 +175,9 @@ static void pick_block(iop_forest *f, pp_rng *rng)
 }
 
 /* Lists each tree of the block breadth-first, so parents precede children. */
-static void order_trees(iop_forest *f)
+static void order_trees(iopddl_forest *f)
 {
-    const iop_model *m = f->m;
+    const iopddl_model *m = f->m;
     uint32_t count = 0;
     for (uint32_t i = 0; i < f->core_count; i++) {
         uint32_t root = f->order[i];
@@ -202,12 +202,12 @@ static void order_trees(iop_forest *f)
 }
 
 /* h = v's cost per strategy with the nodes outside the block held fixed,
- * plus its usage penalty. In doubles, unlike iop_node_costs: this is the
+ * plus its usage penalty. In doubles, unlike iopddl_node_costs: this is the
  * hot loop, and the exact DP below is in doubles anyway. */
-static void condition(iop_forest *f, uint32_t v, const uint32_t *x, const double *penalty)
+static void condition(iopddl_forest *f, uint32_t v, const uint32_t *x, const double *penalty)
 {
-    const iop_model *m = f->m;
-    uint32_t d = iop_domain(m, v), base = m->dom_start[v];
+    const iopddl_model *m = f->m;
+    uint32_t d = iopddl_domain(m, v), base = m->dom_start[v];
     double *h = f->h + base;
     double w = penalty ? penalty[v] : 0;
     for (uint32_t s = 0; s < d; s++)
@@ -224,7 +224,7 @@ static void condition(iop_forest *f, uint32_t v, const uint32_t *x, const double
         }
         const int64_t *t = m->pair_cost + m->pair_start[q];
         if (m->pair_a[q] == v) {
-            uint32_t du = iop_domain(m, u);
+            uint32_t du = iopddl_domain(m, u);
             for (uint32_t s = 0; s < d; s++)
                 h[s] += (double)t[(uint64_t)s * du + x[u]];
         } else {
@@ -236,11 +236,11 @@ static void condition(iop_forest *f, uint32_t v, const uint32_t *x, const double
 }
 
 /* Folds child v into its parent: for each parent strategy, v's best answer. */
-static void send_to_parent(iop_forest *f, uint32_t v, uint32_t *next_choice)
+static void send_to_parent(iopddl_forest *f, uint32_t v, uint32_t *next_choice)
 {
-    const iop_model *m = f->m;
+    const iopddl_model *m = f->m;
     uint32_t q = f->parent_pair[v], p = other_end(m, q, v);
-    uint32_t dv = iop_domain(m, v), dp = iop_domain(m, p);
+    uint32_t dv = iopddl_domain(m, v), dp = iopddl_domain(m, p);
     const double *hv = f->h + m->dom_start[v];
     double *hp = f->h + m->dom_start[p];
     const int64_t *t = m->pair_cost + m->pair_start[q];
@@ -274,17 +274,17 @@ static void send_to_parent(iop_forest *f, uint32_t v, uint32_t *next_choice)
     }
 }
 
-static double pair_value(const iop_model *m, uint32_t q, const uint32_t *x)
+static double pair_value(const iopddl_model *m, uint32_t q, const uint32_t *x)
 {
     uint32_t a = m->pair_a[q], b = m->pair_b[q];
-    return (double)m->pair_cost[m->pair_start[q] + (uint64_t)x[a] * iop_domain(m, b) + x[b]];
+    return (double)m->pair_cost[m->pair_start[q] + (uint64_t)x[a] * iopddl_domain(m, b) + x[b]];
 }
 
 /* One pass: pick a block, solve it exactly, write the answer into x.
  * Returns how much the relaxed cost went down (never negative). */
-static double forest_pass(iop_forest *f, uint32_t *x, const double *penalty, pp_rng *rng)
+static double forest_pass(iopddl_forest *f, uint32_t *x, const double *penalty, pp_rng *rng)
 {
-    const iop_model *m = f->m;
+    const iopddl_model *m = f->m;
     pick_block(f, rng);
     order_trees(f);
     double before = 0, after = 0;
@@ -306,7 +306,7 @@ static double forest_pass(iop_forest *f, uint32_t *x, const double *penalty, pp_
         if (f->parent_pair[v] == UINT32_MAX) {
             const double *h = f->h + m->dom_start[v];
             uint32_t best = 0;
-            for (uint32_t s = 1; s < iop_domain(m, v); s++)
+            for (uint32_t s = 1; s < iopddl_domain(m, v); s++)
                 if (h[s] < h[best])
                     best = s;
             after += h[best];
@@ -320,7 +320,7 @@ static double forest_pass(iop_forest *f, uint32_t *x, const double *penalty, pp_
     return gain > 0 ? gain : 0;
 }
 
-double iop_relaxed_cost(const iop_model *m, const uint32_t *x, const double *penalty)
+double iopddl_relaxed_cost(const iopddl_model *m, const uint32_t *x, const double *penalty)
 {
     double total = 0;
     for (uint32_t v = 0; v < m->node_count; v++) {
@@ -336,11 +336,11 @@ double iop_relaxed_cost(const iop_model *m, const uint32_t *x, const double *pen
 
 /* For each strategy of leaf v's neighbour, v's least cost (its own with
  * the penalty, plus the pair's) and the strategy reaching it. */
-static void leaf_reply(iop_forest *f, uint32_t v, const double *penalty)
+static void leaf_reply(iopddl_forest *f, uint32_t v, const double *penalty)
 {
-    const iop_model *m = f->m;
+    const iopddl_model *m = f->m;
     uint32_t q = f->leaf_pair[v], p = other_end(m, q, v);
-    uint32_t dv = iop_domain(m, v), dp = iop_domain(m, p), base = m->dom_start[v];
+    uint32_t dv = iopddl_domain(m, v), dp = iopddl_domain(m, p), base = m->dom_start[v];
     double w = penalty ? penalty[v] : 0;
     const int64_t *t = m->pair_cost + m->pair_start[q];
     double *cost = f->reply_cost + f->reply_start[v];
@@ -363,22 +363,22 @@ static void leaf_reply(iop_forest *f, uint32_t v, const double *penalty)
 }
 
 /* Every leaf at its best answer to its neighbour's strategy in x. */
-static void answer_leaves(iop_forest *f, uint32_t *x)
+static void answer_leaves(iopddl_forest *f, uint32_t *x)
 {
-    const iop_model *m = f->m;
+    const iopddl_model *m = f->m;
     for (uint32_t v = 0; v < m->node_count; v++)
         if (f->is_leaf[v])
             x[v] = f->reply[f->reply_start[v] + x[other_end(m, f->leaf_pair[v], v)]];
 }
 
-double iop_forest_descend(iop_forest *f, uint32_t *x, const double *penalty, pp_rng *rng,
+double iopddl_forest_descend(iopddl_forest *f, uint32_t *x, const double *penalty, pp_rng *rng,
                           int max_passes, int patience, const pp_deadline *deadline)
 {
     for (uint32_t v = 0; v < f->m->node_count; v++)
         if (f->is_leaf[v])
             leaf_reply(f, v, penalty);
     answer_leaves(f, x);
-    double cost = iop_relaxed_cost(f->m, x, penalty);
+    double cost = iopddl_relaxed_cost(f->m, x, penalty);
     int idle = 0;
     for (int pass = 0; pass < max_passes && idle < patience; pass++) {
         if (pp_deadline_passed(deadline))
@@ -390,5 +390,5 @@ double iop_forest_descend(iop_forest *f, uint32_t *x, const double *penalty, pp_
         cost -= gain;
     }
     answer_leaves(f, x);
-    return iop_relaxed_cost(f->m, x, penalty);
+    return iopddl_relaxed_cost(f->m, x, penalty);
 }

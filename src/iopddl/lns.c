@@ -26,7 +26,7 @@ enum { MIN_REGION = 200 };
 #define MAX_SECONDS 20.0
 
 typedef struct {
-    const iop_model *m;
+    const iopddl_model *m;
     const uint32_t *x;      /* the answer the region is freed from */
     uint32_t start, size;   /* BFS root and how many nodes to free */
     double seconds;         /* the MIP's limit */
@@ -41,7 +41,7 @@ typedef struct {
  * runs out of its component goes on from the next node not yet free. */
 static void free_ball(lns_job *j)
 {
-    const iop_model *m = j->m;
+    const iopddl_model *m = j->m;
     uint32_t n = m->node_count, count = 0, head = 0, next_root = j->start;
     memset(j->is_free, 0, n);
     while (count < j->size) {
@@ -65,13 +65,13 @@ static void free_ball(lns_job *j)
 static void *solve_region(void *arg)
 {
     lns_job *j = arg;
-    const iop_model *m = j->m;
+    const iopddl_model *m = j->m;
     double started = pp_now();
     j->cost = -1;
     j->overhead = 0;
     j->proven = j->too_big = j->failed = false;
     free_ball(j);
-    iop_model *r = iop_model_restrict(m, j->is_free, j->x);
+    iopddl_model *r = iopddl_model_restrict(m, j->is_free, j->x);
     if (!r) {
         j->failed = true;
         return NULL;
@@ -80,18 +80,18 @@ static void *solve_region(void *arg)
         j->warm[v] = j->is_free[v] ? j->x[v] : 0;
     double bound;
     pp_error err = {0};
-    iop_exact_options o = {.time_limit = j->seconds, .threads = 1};
-    iop_exact_stats stats = {0};
-    pp_status status = iop_exact_solve_ex(r, j->warm, -1, &o, j->answer, &j->cost, &bound, &j->proven,
+    iopddl_exact_options o = {.time_limit = j->seconds, .threads = 1};
+    iopddl_exact_stats stats = {0};
+    pp_status status = iopddl_exact_solve_ex(r, j->warm, -1, &o, j->answer, &j->cost, &bound, &j->proven,
                                           &stats, &err);
     j->overhead = pp_now() - started - stats.mip_seconds;
     j->too_big = status == PP_EARG;
     j->failed = status != PP_OK;
-    iop_model_free(r);
+    iopddl_model_free(r);
     return NULL;
 }
 
-static bool job_init(lns_job *j, const iop_model *m, pp_arena *arena)
+static bool job_init(lns_job *j, const iopddl_model *m, pp_arena *arena)
 {
     size_t n = (size_t)m->node_count + 1;
     j->m = m;
@@ -110,9 +110,9 @@ static int by_cost(const void *a, const void *b)
 
 /* Applies the round's answers to best, cheapest first, keeping each one
  * that leaves the whole feasible and cheaper. */
-static bool merge_round(iop_lns *s, lns_job **jobs, int count)
+static bool merge_round(iopddl_lns *s, lns_job **jobs, int count)
 {
-    const iop_model *m = s->m;
+    const iopddl_model *m = s->m;
     qsort(jobs, (size_t)count, sizeof *jobs, by_cost);
     bool gained = false;
     for (int i = 0; i < count; i++) {
@@ -120,9 +120,9 @@ static bool merge_round(iop_lns *s, lns_job **jobs, int count)
         if (j->failed || j->cost < 0)
             continue;
         memcpy(s->trial, s->best, m->node_count * sizeof(uint32_t));
-        iop_model_unrestrict(m, j->is_free, j->answer, s->trial);
-        int64_t cost = iop_model_cost(m, s->trial);
-        if (cost < s->best_cost && iop_profile_fits(&s->profile, m, s->trial)) {
+        iopddl_model_unrestrict(m, j->is_free, j->answer, s->trial);
+        int64_t cost = iopddl_model_cost(m, s->trial);
+        if (cost < s->best_cost && iopddl_profile_fits(&s->profile, m, s->trial)) {
             memcpy(s->best, s->trial, m->node_count * sizeof(uint32_t));
             s->best_cost = cost;
             gained = true;
@@ -134,7 +134,7 @@ static bool merge_round(iop_lns *s, lns_job **jobs, int count)
 /* Grows the regions while they are all proved optimal and bring nothing,
  * shrinks them when a MIP is too big or runs out of time. Outcomes only,
  * never the clock, so the sizes repeat from run to run. */
-static void adapt_size(iop_lns *s, lns_job *jobs, int count, bool gained)
+static void adapt_size(iopddl_lns *s, lns_job *jobs, int count, bool gained)
 {
     bool slow = false, proven = true;
     for (int i = 0; i < count; i++) {
@@ -149,7 +149,7 @@ static void adapt_size(iop_lns *s, lns_job *jobs, int count, bool gained)
     s->region = s->region > s->m->node_count ? s->m->node_count : s->region;
 }
 
-bool iop_lns_init(iop_lns *s, const iop_model *m, int threads, uint64_t seed, const uint32_t *start,
+bool iopddl_lns_init(iopddl_lns *s, const iopddl_model *m, int threads, uint64_t seed, const uint32_t *start,
                   int64_t start_cost)
 {
     memset(s, 0, sizeof *s);
@@ -163,7 +163,7 @@ bool iop_lns_init(iop_lns *s, const iop_model *m, int threads, uint64_t seed, co
     s->best = pp_arena_alloc(s->arena, n * sizeof(uint32_t));
     s->trial = pp_arena_alloc(s->arena, n * sizeof(uint32_t));
     s->jobs = pp_arena_calloc(s->arena, (size_t)s->threads, sizeof(lns_job));
-    if (!s->best || !s->trial || !s->jobs || !iop_profile_init(&s->profile, m, s->arena))
+    if (!s->best || !s->trial || !s->jobs || !iopddl_profile_init(&s->profile, m, s->arena))
         return false;
     for (int i = 0; i < s->threads; i++)
         if (!job_init(&((lns_job *)s->jobs)[i], m, s->arena))
@@ -174,13 +174,13 @@ bool iop_lns_init(iop_lns *s, const iop_model *m, int threads, uint64_t seed, co
     return true;
 }
 
-void iop_lns_free(iop_lns *s)
+void iopddl_lns_free(iopddl_lns *s)
 {
     if (s->arena)
         pp_arena_free(s->arena);
 }
 
-bool iop_lns_round(iop_lns *s, double seconds)
+bool iopddl_lns_round(iopddl_lns *s, double seconds)
 {
     if (s->m->node_count == 0)
         return false;
@@ -216,7 +216,7 @@ bool iop_lns_round(iop_lns *s, double seconds)
     return gained;
 }
 
-void iop_lns_reset(iop_lns *s, const uint32_t *start, int64_t start_cost)
+void iopddl_lns_reset(iopddl_lns *s, const uint32_t *start, int64_t start_cost)
 {
     memcpy(s->best, start, s->m->node_count * sizeof(uint32_t));
     s->best_cost = start_cost;
@@ -228,7 +228,7 @@ void iop_lns_reset(iop_lns *s, const uint32_t *start, int64_t start_cost)
  * fixed 2 s margin overran a 20 s run on A by 1.9 s on a loaded machine,
  * and 120 s runs on M by up to 5 s at load 12, so the slowest build seen
  * so far is kept out too. */
-double iop_lns_seconds(const iop_lns *s, const pp_deadline *deadline)
+double iopddl_lns_seconds(const iopddl_lns *s, const pp_deadline *deadline)
 {
     if (deadline->at <= 0)
         return MAX_SECONDS;

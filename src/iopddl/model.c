@@ -47,7 +47,7 @@ static bool is_wide(const pp_iopddl_problem *p, uint32_t e) { return edge_arity(
 static int64_t saturate(int64_t c) { return c >= PP_IOPDDL_FORBIDDEN ? PP_IOPDDL_FORBIDDEN : c; }
 
 /* Strategy ranges, costs and usages of problem nodes, then auxiliary nodes. */
-static bool build_nodes(iop_model *m, const pp_iopddl_problem *p)
+static bool build_nodes(iopddl_model *m, const pp_iopddl_problem *p)
 {
     uint32_t n = p->node_count, total = m->node_count;
     m->dom_start = pp_arena_alloc(m->arena, ((size_t)total + 1) * sizeof(uint32_t));
@@ -75,7 +75,7 @@ static bool build_nodes(iop_model *m, const pp_iopddl_problem *p)
     for (uint32_t e = 0, aux = n; e < p->edge_count; e++)
         if (is_wide(p, e)) {
             const int64_t *cost = p->edge_cost + p->edge_cost_start[e];
-            for (uint32_t s = 0; s < iop_domain(m, aux); s++)
+            for (uint32_t s = 0; s < iopddl_domain(m, aux); s++)
                 m->unary[m->dom_start[aux] + s] = saturate(cost[s]);
             aux++;
         }
@@ -89,38 +89,38 @@ static bool build_nodes(iop_model *m, const pp_iopddl_problem *p)
 }
 
 /* One-node edges and the diagonal of self-loop edges go into node costs. */
-static void fold_unary(iop_model *m, const pp_iopddl_problem *p)
+static void fold_unary(iopddl_model *m, const pp_iopddl_problem *p)
 {
     for (uint32_t e = 0; e < p->edge_count; e++) {
         const uint32_t *nodes = p->edge_nodes + p->edge_node_start[e];
         const int64_t *cost = p->edge_cost + p->edge_cost_start[e];
-        uint32_t arity = edge_arity(p, e), v = nodes[0], d = iop_domain(m, v);
+        uint32_t arity = edge_arity(p, e), v = nodes[0], d = iopddl_domain(m, v);
         int64_t *unary = m->unary + m->dom_start[v];
         if (arity == 1)
             for (uint32_t s = 0; s < d; s++)
-                unary[s] = iop_saturating_add(unary[s], cost[s]);
+                unary[s] = iopddl_saturating_add(unary[s], cost[s]);
         else if (arity == 2 && nodes[1] == v)
             for (uint32_t s = 0; s < d; s++)
-                unary[s] = iop_saturating_add(unary[s], cost[(uint64_t)s * d + s]);
+                unary[s] = iopddl_saturating_add(unary[s], cost[(uint64_t)s * d + s]);
     }
 }
 
 /* Entry (sa, sb) of the table ref describes, a being ref->a. */
-static int64_t ref_entry(const iop_model *m, const pp_iopddl_problem *p, const pair_ref *ref,
+static int64_t ref_entry(const iopddl_model *m, const pp_iopddl_problem *p, const pair_ref *ref,
                          uint32_t sa, uint32_t sb)
 {
     const uint32_t *nodes = p->edge_nodes + p->edge_node_start[ref->edge];
     if (ref->node == UINT32_MAX) {
         const int64_t *cost = p->edge_cost + p->edge_cost_start[ref->edge];
-        return nodes[0] == ref->a ? cost[(uint64_t)sa * iop_domain(m, ref->b) + sb]
-                                  : cost[(uint64_t)sb * iop_domain(m, ref->a) + sa];
+        return nodes[0] == ref->a ? cost[(uint64_t)sa * iopddl_domain(m, ref->b) + sb]
+                                  : cost[(uint64_t)sb * iopddl_domain(m, ref->a) + sa];
     }
     /* The auxiliary node is b (it comes after every problem node): row sb of
      * the edge's table agrees with node a at sa when every position of a in
      * the edge holds sa. Rows are row-major, the last node varying fastest. */
     uint64_t row = sb;
     for (uint32_t k = edge_arity(p, ref->edge); k-- > 0;) {
-        uint32_t d = iop_domain(m, nodes[k]);
+        uint32_t d = iopddl_domain(m, nodes[k]);
         if (nodes[k] == ref->a && row % d != sa)
             return PP_IOPDDL_FORBIDDEN;
         row /= d;
@@ -151,7 +151,7 @@ static size_t collect_refs(const pp_iopddl_problem *p, pair_ref *refs)
     return count;
 }
 
-static bool build_pairs(iop_model *m, const pp_iopddl_problem *p)
+static bool build_pairs(iopddl_model *m, const pp_iopddl_problem *p)
 {
     size_t most = 1;
     for (uint32_t e = 0; e < p->edge_count; e++)
@@ -166,7 +166,7 @@ static bool build_pairs(iop_model *m, const pp_iopddl_problem *p)
     for (size_t k = 0; k < count; k++)
         if (k == 0 || refs[k].a != refs[k - 1].a || refs[k].b != refs[k - 1].b) {
             pairs++;
-            entries += (uint64_t)iop_domain(m, refs[k].a) * iop_domain(m, refs[k].b);
+            entries += (uint64_t)iopddl_domain(m, refs[k].a) * iopddl_domain(m, refs[k].b);
         }
     m->pair_count = pairs;
     m->pair_a = pp_arena_alloc(m->arena, (pairs + 1) * sizeof(uint32_t));
@@ -180,7 +180,7 @@ static bool build_pairs(iop_model *m, const pp_iopddl_problem *p)
     int64_t pair = -1;
     uint64_t next = 0;
     for (size_t k = 0; k < count; k++) {
-        uint32_t a = refs[k].a, b = refs[k].b, da = iop_domain(m, a), db = iop_domain(m, b);
+        uint32_t a = refs[k].a, b = refs[k].b, da = iopddl_domain(m, a), db = iopddl_domain(m, b);
         if (k == 0 || a != refs[k - 1].a || b != refs[k - 1].b) {
             pair++;
             m->pair_a[pair] = a;
@@ -192,14 +192,14 @@ static bool build_pairs(iop_model *m, const pp_iopddl_problem *p)
         for (uint32_t sa = 0; sa < da; sa++)
             for (uint32_t sb = 0; sb < db; sb++)
                 table[(uint64_t)sa * db + sb] =
-                    iop_saturating_add(table[(uint64_t)sa * db + sb], ref_entry(m, p, &refs[k], sa, sb));
+                    iopddl_saturating_add(table[(uint64_t)sa * db + sb], ref_entry(m, p, &refs[k], sa, sb));
     }
     m->pair_start[pairs] = next;
     free(refs);
     return true;
 }
 
-static bool build_incidence(iop_model *m)
+static bool build_incidence(iopddl_model *m)
 {
     uint32_t n = m->node_count;
     m->adj_start = pp_arena_calloc(m->arena, (size_t)n + 1, sizeof(uint32_t));
@@ -238,7 +238,7 @@ static uint32_t lower_index(const int64_t *times, uint32_t count, int64_t t)
 }
 
 /* Auxiliary nodes are never live: their segment range stays empty. */
-static bool build_segments(iop_model *m, const pp_iopddl_problem *p)
+static bool build_segments(iopddl_model *m, const pp_iopddl_problem *p)
 {
     uint32_t n = p->node_count;
     int64_t *times = malloc((2 * (size_t)n + 1) * sizeof *times);
@@ -269,11 +269,11 @@ static bool build_segments(iop_model *m, const pp_iopddl_problem *p)
     return true;
 }
 
-pp_status iop_model_build(const pp_iopddl_problem *p, iop_model **out, pp_error *err)
+pp_status iopddl_model_build(const pp_iopddl_problem *p, iopddl_model **out, pp_error *err)
 {
     *out = NULL;
     pp_arena *arena = pp_arena_new(1 << 20);
-    iop_model *m = arena ? pp_arena_calloc(arena, 1, sizeof *m) : NULL;
+    iopddl_model *m = arena ? pp_arena_calloc(arena, 1, sizeof *m) : NULL;
     if (!m) {
         pp_arena_free(arena);
         return pp_error_set(err, PP_ENOMEM, "out of memory building the model");
@@ -303,27 +303,27 @@ pp_status iop_model_build(const pp_iopddl_problem *p, iop_model **out, pp_error 
     return PP_OK;
 }
 
-void iop_model_free(iop_model *m)
+void iopddl_model_free(iopddl_model *m)
 {
     if (m)
         pp_arena_free(m->arena);
 }
 
-static inline int64_t pair_entry(const iop_model *m, uint32_t q, uint32_t sa, uint32_t sb)
+static inline int64_t pair_entry(const iopddl_model *m, uint32_t q, uint32_t sa, uint32_t sb)
 {
-    return m->pair_cost[m->pair_start[q] + (uint64_t)sa * iop_domain(m, m->pair_b[q]) + sb];
+    return m->pair_cost[m->pair_start[q] + (uint64_t)sa * iopddl_domain(m, m->pair_b[q]) + sb];
 }
 
-void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, pp_int128 *out)
+void iopddl_node_costs(const iopddl_model *m, const uint32_t *x, uint32_t v, pp_int128 *out)
 {
-    uint32_t d = iop_domain(m, v), base = m->dom_start[v];
+    uint32_t d = iopddl_domain(m, v), base = m->dom_start[v];
     for (uint32_t s = 0; s < d; s++)
         out[s] = m->unary[base + s];
     for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
         uint32_t q = m->adj_pair[k], u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
         const int64_t *t = m->pair_cost + m->pair_start[q];
         if (m->pair_a[q] == v) {
-            uint32_t du = iop_domain(m, u);
+            uint32_t du = iopddl_domain(m, u);
             for (uint32_t s = 0; s < d; s++)
                 out[s] = out[s] + t[(uint64_t)s * du + x[u]];
         } else {
@@ -334,7 +334,7 @@ void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, pp_int128
     }
 }
 
-int64_t iop_model_cost(const iop_model *m, const uint32_t *x)
+int64_t iopddl_model_cost(const iopddl_model *m, const uint32_t *x)
 {
     pp_int128 total = 0;
     for (uint32_t v = 0; v < m->node_count; v++)
@@ -344,14 +344,14 @@ int64_t iop_model_cost(const iop_model *m, const uint32_t *x)
     return total > INT64_MAX ? INT64_MAX : (int64_t)total;
 }
 
-void iop_model_sync_auxiliary(const iop_model *m, uint32_t *x)
+void iopddl_model_sync_auxiliary(const iopddl_model *m, uint32_t *x)
 {
     /* An auxiliary node's pairs are free only at the row that agrees with
      * all its nodes; for a consistent x that row is the only one. */
     for (uint32_t z = m->problem_nodes; z < m->node_count; z++) {
         uint32_t best = 0;
         int64_t best_cost = INT64_MAX;
-        for (uint32_t s = 0; s < iop_domain(m, z); s++) {
+        for (uint32_t s = 0; s < iopddl_domain(m, z); s++) {
             int64_t c = 0;
             for (uint32_t k = m->adj_start[z]; k < m->adj_start[z + 1] && c == 0; k++) {
                 uint32_t q = m->adj_pair[k];
@@ -366,16 +366,16 @@ void iop_model_sync_auxiliary(const iop_model *m, uint32_t *x)
     }
 }
 
-void iop_min_usage_assignment(const iop_model *m, uint32_t *x)
+void iopddl_min_usage_assignment(const iopddl_model *m, uint32_t *x)
 {
     for (uint32_t v = 0; v < m->problem_nodes; v++) {
         uint32_t best = 0;
-        for (uint32_t s = 1; s < iop_domain(m, v); s++) {
+        for (uint32_t s = 1; s < iopddl_domain(m, v); s++) {
             uint32_t k = m->dom_start[v] + s, b = m->dom_start[v] + best;
             if (m->usage[k] < m->usage[b] || (m->usage[k] == m->usage[b] && m->unary[k] < m->unary[b]))
                 best = s;
         }
         x[v] = best;
     }
-    iop_model_sync_auxiliary(m, x);
+    iopddl_model_sync_auxiliary(m, x);
 }

@@ -4,29 +4,29 @@
  * against the profile tree in O(log T). Repeats until a pass changes nothing. */
 #include "iopddl/solver.h"
 
-struct iop_polish {
-    const iop_model *m;
+struct iopddl_polish {
+    const iopddl_model *m;
     pp_int128 *costs; /* one entry per strategy of the node being tried */
 };
 
-iop_polish *iop_polish_new(const iop_model *m, pp_arena *arena)
+iopddl_polish *iopddl_polish_new(const iopddl_model *m, pp_arena *arena)
 {
-    iop_polish *pl = pp_arena_calloc(arena, 1, sizeof *pl);
+    iopddl_polish *pl = pp_arena_calloc(arena, 1, sizeof *pl);
     if (pl) {
         pl->m = m;
-        pl->costs = pp_arena_alloc(arena, iop_widest_domain(m) * sizeof(pp_int128));
+        pl->costs = pp_arena_alloc(arena, iopddl_widest_domain(m) * sizeof(pp_int128));
     }
     return pl && pl->costs ? pl : NULL;
 }
 
 /* Best feasible strictly improving strategy for v, or x[v] if none. */
-static uint32_t best_move(iop_polish *pl, const uint32_t *x, const iop_profile *pr, uint32_t v)
+static uint32_t best_move(iopddl_polish *pl, const uint32_t *x, const iopddl_profile *pr, uint32_t v)
 {
-    const iop_model *m = pl->m;
-    uint32_t d = iop_domain(m, v), cur = x[v];
+    const iopddl_model *m = pl->m;
+    uint32_t d = iopddl_domain(m, v), cur = x[v];
     if (d == 1)
         return cur;
-    iop_node_costs(m, x, v, pl->costs);
+    iopddl_node_costs(m, x, v, pl->costs);
     int64_t room = INT64_MAX;
     bool room_known = !m->has_limit || m->seg_lo[v] == m->seg_hi[v];
     const int64_t *usage = m->usage + m->dom_start[v];
@@ -38,7 +38,7 @@ static uint32_t best_move(iop_polish *pl, const uint32_t *x, const iop_profile *
             continue;
         if (usage[s] > usage[cur]) {
             if (!room_known) {
-                room = m->limit - iop_profile_max(pr, m->seg_lo[v], m->seg_hi[v]);
+                room = m->limit - iopddl_profile_max(pr, m->seg_lo[v], m->seg_hi[v]);
                 room_known = true;
             }
             if (usage[s] - usage[cur] > room)
@@ -49,9 +49,9 @@ static uint32_t best_move(iop_polish *pl, const uint32_t *x, const iop_profile *
     return best;
 }
 
-void iop_polish_run(iop_polish *pl, uint32_t *x, iop_profile *pr, const pp_deadline *deadline)
+void iopddl_polish_run(iopddl_polish *pl, uint32_t *x, iopddl_profile *pr, const pp_deadline *deadline)
 {
-    const iop_model *m = pl->m;
+    const iopddl_model *m = pl->m;
     bool changed = true;
     while (changed && !pp_deadline_passed(deadline)) {
         changed = false;
@@ -60,7 +60,7 @@ void iop_polish_run(iop_polish *pl, uint32_t *x, iop_profile *pr, const pp_deadl
             if (s == x[v])
                 continue;
             int64_t delta = m->usage[m->dom_start[v] + s] - m->usage[m->dom_start[v] + x[v]];
-            iop_profile_add(pr, m->seg_lo[v], m->seg_hi[v], delta);
+            iopddl_profile_add(pr, m->seg_lo[v], m->seg_hi[v], delta);
             x[v] = s;
             changed = true;
         }

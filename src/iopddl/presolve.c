@@ -16,9 +16,9 @@
 /* Sums of least and greatest usage per segment; removes strategies that
  * cannot fit even with every other node at its least usage; marks
  * representatives whose usage varies on a segment that can overflow. */
-static bool usage_scan(iop_reduced *c, bool *changed)
+static bool usage_scan(iopddl_reduced *c, bool *changed)
 {
-    const iop_model *m = c->m;
+    const iopddl_model *m = c->m;
     uint32_t T = c->segments;
     memset(c->constrained, 0, (T + 1) * sizeof *c->constrained);
     memset(c->relevant, 0, c->n * sizeof *c->relevant);
@@ -33,11 +33,11 @@ static bool usage_scan(iop_reduced *c, bool *changed)
     for (uint32_t r = 0; r < c->n; r++) {
         if (c->state[r] == ST_MEMBER)
             continue;
-        if (!iop_reduced_pieces(c, r))
+        if (!iopddl_reduced_pieces(c, r))
             return false;
         for (size_t p = 0; p < c->pc_count; p++) {
             pp_int128 lo, hi;
-            iop_reduced_range(c, r, c->pc_vec + p * dom(c, r), &lo, &hi);
+            iopddl_reduced_range(c, r, c->pc_vec + p * dom(c, r), &lo, &hi);
             c->smin[c->pc_lo[p]] += lo;
             c->smin[c->pc_hi[p]] -= lo;
             c->smax[c->pc_lo[p]] += hi;
@@ -62,7 +62,7 @@ static bool usage_scan(iop_reduced *c, bool *changed)
     for (uint32_t r = 0; r < c->n; r++) {
         if (c->state[r] != ST_FREE)
             continue;
-        if (!iop_reduced_pieces(c, r))
+        if (!iopddl_reduced_pieces(c, r))
             return false;
         uint32_t d = dom(c, r);
         for (size_t p = 0; p < c->pc_count; p++) {
@@ -71,14 +71,14 @@ static bool usage_scan(iop_reduced *c, bool *changed)
                 continue; /* no segment here can overflow: nothing to remove or mark */
             const pp_int128 *vec = c->pc_vec + p * d;
             pp_int128 lo, hi, worst = c->smin[lo_t];
-            iop_reduced_range(c, r, vec, &lo, &hi);
+            iopddl_reduced_range(c, r, vec, &lo, &hi);
             if (hi > lo)
                 c->relevant[r] = true;
             for (uint32_t t = lo_t + 1; t < hi_t; t++)
                 worst = c->smin[t] > worst ? c->smin[t] : worst;
             for (uint32_t s = 0; s < d; s++)
                 if (c->alive[base(c, r) + s] && vec[s] - lo > (pp_int128)m->limit - worst) {
-                    iop_reduced_drop(c, r, s);
+                    iopddl_reduced_drop(c, r, s);
                     c->st->strategies_removed++;
                     *changed = true;
                 }
@@ -89,14 +89,14 @@ static bool usage_scan(iop_reduced *c, bool *changed)
 
 /* Fixed representatives are checked too: fixing two neighbours in one pass
  * folds the pair into the second one's unary cost after it was checked. */
-static void kill_forbidden(iop_reduced *c, bool *changed)
+static void kill_forbidden(iopddl_reduced *c, bool *changed)
 {
     for (uint32_t r = 0; r < c->n; r++) {
         if (c->state[r] != ST_FREE && c->state[r] != ST_FIXED)
             continue;
         for (uint32_t s = 0; s < dom(c, r); s++)
             if (c->alive[base(c, r) + s] && c->unary[base(c, r) + s] >= FORBID) {
-                iop_reduced_drop(c, r, s);
+                iopddl_reduced_drop(c, r, s);
                 c->st->strategies_removed++;
                 *changed = true;
             }
@@ -104,7 +104,7 @@ static void kill_forbidden(iop_reduced *c, bool *changed)
 }
 
 /* A strategy whose every allowed partner across some pair is gone cannot be used. */
-static void arc_consistency(iop_reduced *c, bool *changed)
+static void arc_consistency(iopddl_reduced *c, bool *changed)
 {
     for (size_t id = 0; id < c->pair_count; id++) {
         xpair *q = &c->pairs[id];
@@ -119,7 +119,7 @@ static void arc_consistency(iop_reduced *c, bool *changed)
                 for (uint32_t t = 0; t < dom(c, w) && !ok; t++)
                     ok = c->alive[base(c, w) + t] && *cell(c, q, r, s, t) < FORBID;
                 if (!ok) {
-                    iop_reduced_drop(c, r, s);
+                    iopddl_reduced_drop(c, r, s);
                     c->st->strategies_removed++;
                     *changed = true;
                 }
@@ -129,13 +129,13 @@ static void arc_consistency(iop_reduced *c, bool *changed)
 }
 
 /* A node with one strategy left leaves the MIP: its pairs become unary costs. */
-static void fix_singletons(iop_reduced *c, bool *changed)
+static void fix_singletons(iopddl_reduced *c, bool *changed)
 {
     for (uint32_t r = 0; r < c->n; r++) {
         if (c->state[r] != ST_FREE || c->alive_count[r] != 1)
             continue;
-        uint32_t s0 = iop_reduced_first_alive(c, r);
-        size_t len = iop_reduced_live_pairs(c, r);
+        uint32_t s0 = iopddl_reduced_first_alive(c, r);
+        size_t len = iopddl_reduced_live_pairs(c, r);
         for (size_t i = 0; i < len; i++) {
             xpair *q = &c->pairs[c->adj[r].ids[i]];
             uint32_t w = other(q, r);
@@ -152,7 +152,7 @@ static void fix_singletons(iop_reduced *c, bool *changed)
 
 /* Does every alive strategy of r allow exactly one alive strategy of the
  * other end of q? If so f holds it. */
-static bool functional(const iop_reduced *c, const xpair *q, uint32_t r, uint32_t *f)
+static bool functional(const iopddl_reduced *c, const xpair *q, uint32_t r, uint32_t *f)
 {
     uint32_t w = other(q, r);
     for (uint32_t s = 0; s < dom(c, r); s++) {
@@ -173,7 +173,7 @@ static bool functional(const iop_reduced *c, const xpair *q, uint32_t r, uint32_
 
 /* b's strategy is f(a's): b and its members join a; b's unary cost, the pair
  * itself and b's other pairs are rewritten over a's strategies. */
-static void merge(iop_reduced *c, uint32_t qid, uint32_t a, const uint32_t *f)
+static void merge(iopddl_reduced *c, uint32_t qid, uint32_t a, const uint32_t *f)
 {
     uint32_t b = other(&c->pairs[qid], a), da = dom(c, a);
     for (uint32_t s = 0; s < da; s++)
@@ -182,11 +182,11 @@ static void merge(iop_reduced *c, uint32_t qid, uint32_t a, const uint32_t *f)
                                            *cell(c, &c->pairs[qid], a, s, f[s]));
     c->pairs[qid].dead = true;
     c->relevant[a] = c->relevant[a] || c->relevant[b];
-    size_t len = iop_reduced_live_pairs(c, b);
+    size_t len = iopddl_reduced_live_pairs(c, b);
     for (size_t i = 0; i < len && !c->oom; i++) {
         uint32_t pid = c->adj[b].ids[i];
         uint32_t w = other(&c->pairs[pid], b), dw = dom(c, w);
-        uint32_t existing = iop_reduced_find_pair(c, a, w);
+        uint32_t existing = iopddl_reduced_find_pair(c, a, w);
         if (existing == NONE) {
             int64_t *table = pp_arena_alloc(c->arena, ((size_t)da * dw + 1) * sizeof *table);
             if (!table) {
@@ -198,7 +198,7 @@ static void merge(iop_reduced *c, uint32_t qid, uint32_t a, const uint32_t *f)
                     table[(size_t)s * dw + t] =
                         c->alive[base(c, a) + s] ? *cell(c, &c->pairs[pid], b, f[s], t) : FORBID;
             c->pairs[pid].dead = true;
-            if (iop_reduced_add_pair(c, a, w, table) == NONE)
+            if (iopddl_reduced_add_pair(c, a, w, table) == NONE)
                 return;
         } else {
             for (uint32_t s = 0; s < da; s++)
@@ -228,10 +228,10 @@ static void merge(iop_reduced *c, uint32_t qid, uint32_t a, const uint32_t *f)
     memset(c->alive + base(c, b), 0, dom(c, b));
     c->alive_count[b] = 0;
     c->st->merged++;
-    iop_reduced_log(c, STEP_MERGE, b, 0, a);
+    iopddl_reduced_log(c, STEP_MERGE, b, 0, a);
 }
 
-static void merge_functional(iop_reduced *c, bool *changed)
+static void merge_functional(iopddl_reduced *c, bool *changed)
 {
     uint32_t *fa = c->tmp_f, *fb = c->tmp_f + c->max_domain;
     for (size_t id = 0; id < c->pair_count && !c->oom; id++) {
@@ -252,7 +252,7 @@ static void merge_functional(iop_reduced *c, bool *changed)
 }
 
 /* A table that is a sum of a row and a column term is two unary terms. */
-static void fold_additive(iop_reduced *c, bool *changed)
+static void fold_additive(iopddl_reduced *c, bool *changed)
 {
     int64_t *row = c->tmp_a, *col = c->tmp_b;
     for (size_t id = 0; id < c->pair_count; id++) {
@@ -301,7 +301,7 @@ static void fold_additive(iop_reduced *c, bool *changed)
 /* Is s2 never worse than s at r: unary cost, usage on every piece that can
  * overflow, and every pair entry against every alive partner? Exact ties go
  * to the lower index so that only one of two equal strategies is removed. */
-static bool dominates(iop_reduced *c, uint32_t r, uint32_t s2, uint32_t s, const bool *piece_on)
+static bool dominates(iopddl_reduced *c, uint32_t r, uint32_t s2, uint32_t s, const bool *piece_on)
 {
     bool strict = false;
     int64_t u2 = c->unary[base(c, r) + s2], u = c->unary[base(c, r) + s];
@@ -334,19 +334,19 @@ static bool dominates(iop_reduced *c, uint32_t r, uint32_t s2, uint32_t s, const
     return strict || s2 < s;
 }
 
-static bool dominance(iop_reduced *c, bool *changed)
+static bool dominance(iopddl_reduced *c, bool *changed)
 {
     bool *piece_on = NULL;
     int piece_cap = 0;
     for (uint32_t r = 0; r < c->n && !c->oom; r++) {
         if (c->state[r] != ST_FREE || c->alive_count[r] < 2)
             continue;
-        iop_reduced_live_pairs(c, r);
+        iopddl_reduced_live_pairs(c, r);
         c->pc_count = 0;
         if (c->relevant[r]) {
-            if (!iop_reduced_pieces(c, r))
+            if (!iopddl_reduced_pieces(c, r))
                 break;
-            if (!iop_grow((void **)&piece_on, &piece_cap, c->pc_count + 1, sizeof *piece_on)) {
+            if (!iopddl_grow((void **)&piece_on, &piece_cap, c->pc_count + 1, sizeof *piece_on)) {
                 c->oom = true;
                 break;
             }
@@ -360,9 +360,9 @@ static bool dominance(iop_reduced *c, bool *changed)
             for (uint32_t s2 = 0; s2 < d; s2++) {
                 if (s2 == s || !c->alive[base(c, r) + s2] || !dominates(c, r, s2, s, piece_on))
                     continue;
-                iop_reduced_drop(c, r, s);
+                iopddl_reduced_drop(c, r, s);
                 c->st->strategies_dominated++;
-                iop_reduced_log(c, STEP_DOMINATE, r, s, s2);
+                iopddl_reduced_log(c, STEP_DOMINATE, r, s, s2);
                 *changed = true;
                 break;
             }
@@ -372,9 +372,9 @@ static bool dominance(iop_reduced *c, bool *changed)
     return !c->oom;
 }
 
-static bool push_elim(iop_reduced *c, uint32_t r, uint32_t n1, uint32_t n2, uint32_t *choice)
+static bool push_elim(iopddl_reduced *c, uint32_t r, uint32_t n1, uint32_t n2, uint32_t *choice)
 {
-    if (!iop_grow((void **)&c->elims, &c->elim_cap, c->elim_count + 1, sizeof *c->elims)) {
+    if (!iopddl_grow((void **)&c->elims, &c->elim_cap, c->elim_count + 1, sizeof *c->elims)) {
         c->oom = true;
         return false;
     }
@@ -388,12 +388,12 @@ static bool push_elim(iop_reduced *c, uint32_t r, uint32_t n1, uint32_t n2, uint
 /* A node whose usage never matters and that touches one or two pairs is
  * replaced by its best response: min over its strategies, as a unary cost
  * of its neighbour or as a table between its two neighbours. */
-static void eliminate(iop_reduced *c, bool *changed)
+static void eliminate(iopddl_reduced *c, bool *changed)
 {
     for (uint32_t r = 0; r < c->n && !c->oom; r++) {
         if (c->state[r] != ST_FREE || c->relevant[r])
             continue;
-        size_t deg = iop_reduced_live_pairs(c, r);
+        size_t deg = iopddl_reduced_live_pairs(c, r);
         if (deg == 0 || deg > 2)
             continue;
         const int64_t *ur = c->unary + base(c, r);
@@ -409,7 +409,7 @@ static void eliminate(iop_reduced *c, bool *changed)
             }
             for (uint32_t t = 0; t < dw; t++) {
                 int64_t best = FORBID;
-                choice[t] = iop_reduced_first_alive(c, r);
+                choice[t] = iopddl_reduced_first_alive(c, r);
                 if (c->alive[base(c, w) + t])
                     for (uint32_t s = 0; s < dr; s++)
                         if (lr[s]) {
@@ -440,7 +440,7 @@ static void eliminate(iop_reduced *c, bool *changed)
         for (uint32_t t1 = 0; t1 < d1; t1++)
             for (uint32_t t2 = 0; t2 < d2; t2++) {
                 int64_t best = FORBID;
-                uint32_t arg = iop_reduced_first_alive(c, r);
+                uint32_t arg = iopddl_reduced_first_alive(c, r);
                 if (c->alive[base(c, w1) + t1] && c->alive[base(c, w2) + t2])
                     for (uint32_t s = 0; s < dr; s++)
                         if (lr[s]) {
@@ -455,9 +455,9 @@ static void eliminate(iop_reduced *c, bool *changed)
                 choice[(size_t)t1 * d2 + t2] = arg;
             }
         c->pairs[q1].dead = c->pairs[q2].dead = true;
-        uint32_t existing = iop_reduced_find_pair(c, w1, w2);
+        uint32_t existing = iopddl_reduced_find_pair(c, w1, w2);
         if (existing == NONE) {
-            if (iop_reduced_add_pair(c, w1, w2, table) == NONE)
+            if (iopddl_reduced_add_pair(c, w1, w2, table) == NONE)
                 return;
         } else {
             for (uint32_t t1 = 0; t1 < d1; t1++)
@@ -471,7 +471,7 @@ static void eliminate(iop_reduced *c, bool *changed)
     }
 }
 
-bool iop_presolve(iop_reduced *c)
+bool iopddl_presolve(iopddl_reduced *c)
 {
     bool changed = true;
     int rounds = 0;
@@ -487,14 +487,14 @@ bool iop_presolve(iop_reduced *c)
         if (c->infeasible || !usage_scan(c, &changed) || c->infeasible)
             break;
         fix_singletons(c, &changed);
-        if (!(c->off & IOP_EXACT_NO_MERGE))
+        if (!(c->off & IOPDDL_EXACT_NO_MERGE))
             merge_functional(c, &changed);
         if (c->oom || c->infeasible)
             break;
         fold_additive(c, &changed);
-        if (!(c->off & IOP_EXACT_NO_DOMINANCE) && !dominance(c, &changed))
+        if (!(c->off & IOPDDL_EXACT_NO_DOMINANCE) && !dominance(c, &changed))
             break;
-        if (!(c->off & IOP_EXACT_NO_ELIMINATION))
+        if (!(c->off & IOPDDL_EXACT_NO_ELIMINATION))
             eliminate(c, &changed);
     }
     /* If the round limit cut the loop short, forbidden unary costs may be

@@ -18,7 +18,7 @@ static inline int64_t sum(int64_t a, int64_t b)
     return b > 0 ? INT64_MAX : INT64_MIN;
 }
 
-bool iop_profile_init(iop_profile *pr, const iop_model *m, pp_arena *arena)
+bool iopddl_profile_init(iopddl_profile *pr, const iopddl_model *m, pp_arena *arena)
 {
     uint32_t size = 1;
     while (size < m->segment_count)
@@ -29,7 +29,7 @@ bool iop_profile_init(iop_profile *pr, const iop_model *m, pp_arena *arena)
     return pr->max && pr->add;
 }
 
-void iop_profile_load(iop_profile *pr, const iop_model *m, const uint32_t *x)
+void iopddl_profile_load(iopddl_profile *pr, const iopddl_model *m, const uint32_t *x)
 {
     uint32_t size = pr->size;
     memset(pr->max, 0, 2 * (size_t)size * sizeof(int64_t));
@@ -55,7 +55,7 @@ void iop_profile_load(iop_profile *pr, const iop_model *m, const uint32_t *x)
         pr->max[k] = pr->max[2 * k] > pr->max[2 * k + 1] ? pr->max[2 * k] : pr->max[2 * k + 1];
 }
 
-static void add_range(iop_profile *pr, uint32_t k, uint32_t k_lo, uint32_t k_hi, uint32_t lo,
+static void add_range(iopddl_profile *pr, uint32_t k, uint32_t k_lo, uint32_t k_hi, uint32_t lo,
                       uint32_t hi, int64_t delta)
 {
     if (hi <= k_lo || k_hi <= lo)
@@ -72,13 +72,13 @@ static void add_range(iop_profile *pr, uint32_t k, uint32_t k_lo, uint32_t k_hi,
     pr->max[k] = sum(child, pr->add[k]);
 }
 
-void iop_profile_add(iop_profile *pr, uint32_t lo, uint32_t hi, int64_t delta)
+void iopddl_profile_add(iopddl_profile *pr, uint32_t lo, uint32_t hi, int64_t delta)
 {
     if (lo < hi && delta != 0)
         add_range(pr, 1, 0, pr->size, lo, hi, delta);
 }
 
-static int64_t max_range(const iop_profile *pr, uint32_t k, uint32_t k_lo, uint32_t k_hi,
+static int64_t max_range(const iopddl_profile *pr, uint32_t k, uint32_t k_lo, uint32_t k_hi,
                          uint32_t lo, uint32_t hi)
 {
     if (hi <= k_lo || k_hi <= lo)
@@ -92,15 +92,15 @@ static int64_t max_range(const iop_profile *pr, uint32_t k, uint32_t k_lo, uint3
     return most == INT64_MIN ? INT64_MIN : sum(most, pr->add[k]);
 }
 
-int64_t iop_profile_max(const iop_profile *pr, uint32_t lo, uint32_t hi)
+int64_t iopddl_profile_max(const iopddl_profile *pr, uint32_t lo, uint32_t hi)
 {
     if (lo >= hi)
         return INT64_MIN;
     return max_range(pr, 1, 0, pr->size, lo, hi);
 }
 
-bool iop_profile_fits(iop_profile *pr, const iop_model *m, const uint32_t *x)
+bool iopddl_profile_fits(iopddl_profile *pr, const iopddl_model *m, const uint32_t *x)
 {
-    iop_profile_load(pr, m, x);
-    return !m->has_limit || iop_profile_peak(pr) <= m->limit;
+    iopddl_profile_load(pr, m, x);
+    return !m->has_limit || iopddl_profile_peak(pr) <= m->limit;
 }

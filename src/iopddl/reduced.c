@@ -5,7 +5,7 @@
 #include <string.h>
 #include "iopddl/reduced.h"
 
-void iop_reduced_drop(iop_reduced *c, uint32_t r, uint32_t s)
+void iopddl_reduced_drop(iopddl_reduced *c, uint32_t r, uint32_t s)
 {
     uint32_t k = base(c, r) + s;
     if (!c->alive[k])
@@ -15,10 +15,10 @@ void iop_reduced_drop(iop_reduced *c, uint32_t r, uint32_t s)
         c->infeasible = true;
 }
 
-static bool adj_push(iop_reduced *c, uint32_t r, uint32_t id)
+static bool adj_push(iopddl_reduced *c, uint32_t r, uint32_t id)
 {
     idlist *l = &c->adj[r];
-    if (!iop_grow((void **)&l->ids, &l->cap, l->len + 1, sizeof *l->ids)) {
+    if (!iopddl_grow((void **)&l->ids, &l->cap, l->len + 1, sizeof *l->ids)) {
         c->oom = true;
         return false;
     }
@@ -27,7 +27,7 @@ static bool adj_push(iop_reduced *c, uint32_t r, uint32_t id)
 }
 
 /* Drops dead pairs from r's list and returns its live length. */
-size_t iop_reduced_live_pairs(iop_reduced *c, uint32_t r)
+size_t iopddl_reduced_live_pairs(iopddl_reduced *c, uint32_t r)
 {
     idlist *l = &c->adj[r];
     size_t k = 0;
@@ -38,9 +38,9 @@ size_t iop_reduced_live_pairs(iop_reduced *c, uint32_t r)
     return k;
 }
 
-uint32_t iop_reduced_add_pair(iop_reduced *c, uint32_t a, uint32_t b, int64_t *cost)
+uint32_t iopddl_reduced_add_pair(iopddl_reduced *c, uint32_t a, uint32_t b, int64_t *cost)
 {
-    if (!iop_grow((void **)&c->pairs, &c->pair_cap, c->pair_count + 1, sizeof *c->pairs)) {
+    if (!iopddl_grow((void **)&c->pairs, &c->pair_cap, c->pair_count + 1, sizeof *c->pairs)) {
         c->oom = true;
         return NONE;
     }
@@ -51,9 +51,9 @@ uint32_t iop_reduced_add_pair(iop_reduced *c, uint32_t a, uint32_t b, int64_t *c
     return id;
 }
 
-uint32_t iop_reduced_find_pair(iop_reduced *c, uint32_t a, uint32_t w)
+uint32_t iopddl_reduced_find_pair(iopddl_reduced *c, uint32_t a, uint32_t w)
 {
-    size_t len = iop_reduced_live_pairs(c, a);
+    size_t len = iopddl_reduced_live_pairs(c, a);
     for (size_t i = 0; i < len; i++) {
         uint32_t id = c->adj[a].ids[i];
         if (other(&c->pairs[id], a) == w)
@@ -62,9 +62,9 @@ uint32_t iop_reduced_find_pair(iop_reduced *c, uint32_t a, uint32_t w)
     return NONE;
 }
 
-bool iop_reduced_log(iop_reduced *c, uint8_t kind, uint32_t node, uint32_t from, uint32_t to)
+bool iopddl_reduced_log(iopddl_reduced *c, uint8_t kind, uint32_t node, uint32_t from, uint32_t to)
 {
-    if (!iop_grow((void **)&c->steps, &c->step_cap, c->step_count + 1, sizeof *c->steps)) {
+    if (!iopddl_grow((void **)&c->steps, &c->step_cap, c->step_count + 1, sizeof *c->steps)) {
         c->oom = true;
         return false;
     }
@@ -81,14 +81,14 @@ static int by_event(const void *x, const void *y)
 /* Representative r's pieces: maximal runs of segments over which the same
  * members of r are live, each with its usage per strategy of r summed over
  * those members (a sweep over the members' interval ends). */
-bool iop_reduced_pieces(iop_reduced *c, uint32_t r)
+bool iopddl_reduced_pieces(iopddl_reduced *c, uint32_t r)
 {
-    const iop_model *m = c->m;
+    const iopddl_model *m = c->m;
     size_t ev = 0;
     for (uint32_t v = r; v != NONE; v = c->next_member[v]) {
         if (m->seg_lo[v] >= m->seg_hi[v])
             continue;
-        if (!iop_grow((void **)&c->events, &c->event_cap, ev + 2, sizeof *c->events))
+        if (!iopddl_grow((void **)&c->events, &c->event_cap, ev + 2, sizeof *c->events))
             return !(c->oom = true);
         c->events[ev++] = (xevent){m->seg_lo[v], v, 1};
         c->events[ev++] = (xevent){m->seg_hi[v], v, -1};
@@ -96,9 +96,9 @@ bool iop_reduced_pieces(iop_reduced *c, uint32_t r)
     if (ev > 0)
         qsort(c->events, ev, sizeof *c->events, by_event);
     uint32_t d = dom(c, r);
-    if (!iop_grow((void **)&c->pc_lo, &c->pc_cap, ev + 1, sizeof *c->pc_lo) ||
-        !iop_grow((void **)&c->pc_hi, &c->pc_hi_cap, ev + 1, sizeof *c->pc_hi) ||
-        !iop_grow((void **)&c->pc_vec, &c->vec_cap, (ev + 2) * (size_t)d, sizeof *c->pc_vec))
+    if (!iopddl_grow((void **)&c->pc_lo, &c->pc_cap, ev + 1, sizeof *c->pc_lo) ||
+        !iopddl_grow((void **)&c->pc_hi, &c->pc_hi_cap, ev + 1, sizeof *c->pc_hi) ||
+        !iopddl_grow((void **)&c->pc_vec, &c->vec_cap, (ev + 2) * (size_t)d, sizeof *c->pc_vec))
         return !(c->oom = true);
     /* The last slot of pc_vec is the running sum. */
     pp_int128 *run = c->pc_vec + (ev + 1) * (size_t)d;
@@ -127,7 +127,7 @@ bool iop_reduced_pieces(iop_reduced *c, uint32_t r)
     return true;
 }
 
-void iop_reduced_range(const iop_reduced *c, uint32_t r, const pp_int128 *vec, pp_int128 *lo, pp_int128 *hi)
+void iopddl_reduced_range(const iopddl_reduced *c, uint32_t r, const pp_int128 *vec, pp_int128 *lo, pp_int128 *hi)
 {
     const uint8_t *alive = c->alive + base(c, r);
     bool first = true;
@@ -143,7 +143,7 @@ void iop_reduced_range(const iop_reduced *c, uint32_t r, const pp_int128 *vec, p
         *lo = *hi = 0;
 }
 
-uint32_t iop_reduced_first_alive(const iop_reduced *c, uint32_t r)
+uint32_t iopddl_reduced_first_alive(const iopddl_reduced *c, uint32_t r)
 {
     for (uint32_t s = 0; s < dom(c, r); s++)
         if (c->alive[base(c, r) + s])
@@ -151,7 +151,7 @@ uint32_t iop_reduced_first_alive(const iop_reduced *c, uint32_t r)
     return 0;
 }
 
-void iop_reduced_free(iop_reduced *c)
+void iopddl_reduced_free(iopddl_reduced *c)
 {
     if (c->adj)
         for (uint32_t v = 0; v < c->n; v++)
@@ -167,7 +167,7 @@ void iop_reduced_free(iop_reduced *c)
     pp_arena_free(c->arena);
 }
 
-bool iop_reduced_init(iop_reduced *c, const iop_model *m, iop_exact_stats *st)
+bool iopddl_reduced_init(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st)
 {
     memset(c, 0, sizeof *c);
     c->m = m;
@@ -228,7 +228,7 @@ bool iop_reduced_init(iop_reduced *c, const iop_model *m, iop_exact_stats *st)
         if (!table)
             return false;
         memcpy(table, m->pair_cost + m->pair_start[q], cells * sizeof *table);
-        if (iop_reduced_add_pair(c, m->pair_a[q], m->pair_b[q], table) == NONE)
+        if (iopddl_reduced_add_pair(c, m->pair_a[q], m->pair_b[q], table) == NONE)
             return false;
     }
     return true;
@@ -236,7 +236,7 @@ bool iop_reduced_init(iop_reduced *c, const iop_model *m, iop_exact_stats *st)
 
 /* The warm start carried through the presolve's merges and dominance steps
  * onto the representatives (sr holds one strategy per node id). */
-bool iop_reduced_warm(const iop_reduced *c, const uint32_t *warm, uint32_t *sr)
+bool iopddl_reduced_warm(const iopddl_reduced *c, const uint32_t *warm, uint32_t *sr)
 {
     memcpy(sr, warm, c->n * sizeof *sr);
     for (size_t i = 0; i < c->step_count; i++) {
@@ -253,11 +253,11 @@ bool iop_reduced_warm(const iop_reduced *c, const uint32_t *warm, uint32_t *sr)
 /* From a strategy per free representative (sr) to one per node: fixed
  * representatives play their last strategy, eliminated ones their best
  * response (last eliminated first), members follow their maps. */
-void iop_reduced_expand(const iop_reduced *c, uint32_t *sr, uint32_t *x)
+void iopddl_reduced_expand(const iopddl_reduced *c, uint32_t *sr, uint32_t *x)
 {
     for (uint32_t r = 0; r < c->n; r++)
         if (c->state[r] == ST_FIXED)
-            sr[r] = iop_reduced_first_alive(c, r);
+            sr[r] = iopddl_reduced_first_alive(c, r);
     for (size_t i = c->elim_count; i-- > 0;) {
         const xelim *e = &c->elims[i];
         uint32_t s1 = c->map[e->n1][sr[c->rep[e->n1]]];
@@ -272,11 +272,11 @@ void iop_reduced_expand(const iop_reduced *c, uint32_t *sr, uint32_t *x)
         x[v] = c->map[v][sr[c->rep[v]]];
 }
 
-pp_int128 iop_reduced_fixed_cost(const iop_reduced *c)
+pp_int128 iopddl_reduced_fixed_cost(const iopddl_reduced *c)
 {
     pp_int128 total = 0;
     for (uint32_t r = 0; r < c->n; r++)
         if (c->state[r] == ST_FIXED)
-            total += c->unary[base(c, r) + iop_reduced_first_alive(c, r)];
+            total += c->unary[base(c, r) + iopddl_reduced_first_alive(c, r)];
     return total;
 }

@@ -49,7 +49,7 @@ typedef struct {
 } xevent;
 
 typedef struct {
-    const iop_model *m;
+    const iopddl_model *m;
     uint32_t n, segments;
     pp_arena *arena;
 
@@ -92,61 +92,61 @@ typedef struct {
     uint32_t *tmp_f;
 
     bool infeasible, oom;
-    unsigned off; /* IOP_EXACT_NO_* */
-    iop_exact_stats *st;
-} iop_reduced;
+    unsigned off; /* IOPDDL_EXACT_NO_* */
+    iopddl_exact_stats *st;
+} iopddl_reduced;
 
-static inline uint32_t dom(const iop_reduced *c, uint32_t v) { return iop_domain(c->m, v); }
-static inline uint32_t base(const iop_reduced *c, uint32_t v) { return c->m->dom_start[v]; }
+static inline uint32_t dom(const iopddl_reduced *c, uint32_t v) { return iopddl_domain(c->m, v); }
+static inline uint32_t base(const iopddl_reduced *c, uint32_t v) { return c->m->dom_start[v]; }
 
-static inline int64_t sat(int64_t a, int64_t b) { return iop_saturating_add(a, b); }
+static inline int64_t sat(int64_t a, int64_t b) { return iopddl_saturating_add(a, b); }
 
 static inline uint32_t other(const xpair *q, uint32_t r) { return q->a == r ? q->b : q->a; }
 
-static inline int64_t *cell(const iop_reduced *c, const xpair *q, uint32_t r, uint32_t sr, uint32_t so)
+static inline int64_t *cell(const iopddl_reduced *c, const xpair *q, uint32_t r, uint32_t sr, uint32_t so)
 {
     uint32_t db = dom(c, q->b);
     return q->a == r ? &q->cost[(size_t)sr * db + so] : &q->cost[(size_t)so * db + sr];
 }
 
 /* pp_grow for arrays counted in size_t (false past INT_MAX elements). */
-static inline bool iop_grow(void **array, int *cap, size_t need, size_t size)
+static inline bool iopddl_grow(void **array, int *cap, size_t need, size_t size)
 {
     return need <= INT_MAX && pp_grow(array, cap, (int)need, size);
 }
 
 /* The model as it is read (every node its own representative, all
  * strategies alive); false when out of memory (free it either way). */
-bool iop_reduced_init(iop_reduced *c, const iop_model *m, iop_exact_stats *st);
-void iop_reduced_free(iop_reduced *c);
+bool iopddl_reduced_init(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st);
+void iopddl_reduced_free(iopddl_reduced *c);
 
 /* Removes strategy s of representative r (infeasible when none is left). */
-void iop_reduced_drop(iop_reduced *c, uint32_t r, uint32_t s);
+void iopddl_reduced_drop(iopddl_reduced *c, uint32_t r, uint32_t s);
 /* A new pair table between representatives a and b; NONE when out of memory. */
-uint32_t iop_reduced_add_pair(iop_reduced *c, uint32_t a, uint32_t b, int64_t *cost);
+uint32_t iopddl_reduced_add_pair(iopddl_reduced *c, uint32_t a, uint32_t b, int64_t *cost);
 /* Drops dead pairs from r's list and returns its live length. */
-size_t iop_reduced_live_pairs(iop_reduced *c, uint32_t r);
+size_t iopddl_reduced_live_pairs(iopddl_reduced *c, uint32_t r);
 /* The live pair between a and w, or NONE. */
-uint32_t iop_reduced_find_pair(iop_reduced *c, uint32_t a, uint32_t w);
+uint32_t iopddl_reduced_find_pair(iopddl_reduced *c, uint32_t a, uint32_t w);
 /* Records a step (STEP_*) for the warm start's replay. */
-bool iop_reduced_log(iop_reduced *c, uint8_t kind, uint32_t node, uint32_t from, uint32_t to);
+bool iopddl_reduced_log(iopddl_reduced *c, uint8_t kind, uint32_t node, uint32_t from, uint32_t to);
 /* Representative r's pieces into c->pc_* (see reduced.c). */
-bool iop_reduced_pieces(iop_reduced *c, uint32_t r);
+bool iopddl_reduced_pieces(iopddl_reduced *c, uint32_t r);
 /* The least and greatest of vec over r's alive strategies (0 when none). */
-void iop_reduced_range(const iop_reduced *c, uint32_t r, const pp_int128 *vec, pp_int128 *lo, pp_int128 *hi);
+void iopddl_reduced_range(const iopddl_reduced *c, uint32_t r, const pp_int128 *vec, pp_int128 *lo, pp_int128 *hi);
 /* r's first alive strategy (0 when none). */
-uint32_t iop_reduced_first_alive(const iop_reduced *c, uint32_t r);
+uint32_t iopddl_reduced_first_alive(const iopddl_reduced *c, uint32_t r);
 
 /* A full assignment carried onto the representatives; false when it uses
  * a strategy the presolve removed. */
-bool iop_reduced_warm(const iop_reduced *c, const uint32_t *warm, uint32_t *sr);
+bool iopddl_reduced_warm(const iopddl_reduced *c, const uint32_t *warm, uint32_t *sr);
 /* A strategy per free representative back to one per node. */
-void iop_reduced_expand(const iop_reduced *c, uint32_t *sr, uint32_t *x);
+void iopddl_reduced_expand(const iopddl_reduced *c, uint32_t *sr, uint32_t *x);
 /* The cost the fixed representatives pay whatever the MIP chooses. */
-pp_int128 iop_reduced_fixed_cost(const iop_reduced *c);
+pp_int128 iopddl_reduced_fixed_cost(const iopddl_reduced *c);
 
 /* Shrinks c (presolve.c); false when out of memory. c->infeasible says
  * when no answer can be feasible. */
-bool iop_presolve(iop_reduced *c);
+bool iopddl_presolve(iopddl_reduced *c);
 
 #endif

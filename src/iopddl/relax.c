@@ -33,7 +33,7 @@ static int by_value(const void *a, const void *b)
 
 /* Typical cost per unit of usage: the median over nodes of the spread of
  * their (non-forbidden) node costs over the spread of their usages. */
-static double cost_per_usage(const iop_model *m)
+static double cost_per_usage(const iopddl_model *m)
 {
     double *ratios = malloc(((size_t)m->node_count + 1) * sizeof *ratios);
     if (!ratios)
@@ -60,36 +60,36 @@ static double cost_per_usage(const iop_model *m)
     return scale > 0 ? scale : 1;
 }
 
-bool iop_relevant_nodes(const iop_model *m, pp_arena *arena, uint8_t *relevant)
+bool iopddl_relevant_nodes(const iopddl_model *m, pp_arena *arena, uint8_t *relevant)
 {
     if (!m->has_limit) {
         memset(relevant, 0, m->node_count);
         return true;
     }
     /* With every node at its largest usage, which segments can overflow? */
-    iop_profile most;
+    iopddl_profile most;
     uint32_t *largest = malloc(((size_t)m->node_count + 1) * sizeof *largest);
-    if (!largest || !iop_profile_init(&most, m, arena)) {
+    if (!largest || !iopddl_profile_init(&most, m, arena)) {
         free(largest);
         return false;
     }
     for (uint32_t v = 0; v < m->node_count; v++) {
         uint32_t best = 0;
-        for (uint32_t s = 1; s < iop_domain(m, v); s++)
+        for (uint32_t s = 1; s < iopddl_domain(m, v); s++)
             if (m->usage[m->dom_start[v] + s] > m->usage[m->dom_start[v] + best])
                 best = s;
         largest[v] = best;
     }
-    iop_profile_load(&most, m, largest);
+    iopddl_profile_load(&most, m, largest);
     for (uint32_t v = 0; v < m->node_count; v++) {
         bool spread = m->usage[m->dom_start[v] + largest[v]] > m->usage_min[v];
-        relevant[v] = spread && iop_profile_max(&most, m->seg_lo[v], m->seg_hi[v]) > m->limit;
+        relevant[v] = spread && iopddl_profile_max(&most, m->seg_lo[v], m->seg_hi[v]) > m->limit;
     }
     free(largest);
     return true;
 }
 
-bool iop_worker_init(iop_worker *w, const iop_model *m, const uint8_t *relevant, int id,
+bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *relevant, int id,
                      uint64_t seed, const uint32_t *start)
 {
     memset(w, 0, sizeof *w);
@@ -108,12 +108,12 @@ bool iop_worker_init(iop_worker *w, const iop_model *m, const uint8_t *relevant,
     w->trial = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
     w->best = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
     w->decoded = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
-    w->forest = iop_forest_new(m, w->arena);
-    w->trws = iop_trws_new(m, w->arena);
-    w->polish = iop_polish_new(m, w->arena);
-    w->repair = iop_repair_new(m, w->arena);
+    w->forest = iopddl_forest_new(m, w->arena);
+    w->trws = iopddl_trws_new(m, w->arena);
+    w->polish = iopddl_polish_new(m, w->arena);
+    w->repair = iopddl_repair_new(m, w->arena);
     if (!w->weight || !w->best_weight || !w->weight_cap || !w->x || !w->trial || !w->best || !w->decoded || !w->forest || !w->trws || !w->polish || !w->repair ||
-        !iop_profile_init(&w->profile, m, w->arena))
+        !iopddl_profile_init(&w->profile, m, w->arena))
         return false;
     memcpy(w->x, start, n * sizeof(uint32_t));
     memcpy(w->best, start, n * sizeof(uint32_t));
@@ -132,24 +132,24 @@ bool iop_worker_init(iop_worker *w, const iop_model *m, const uint8_t *relevant,
         int64_t spread = 1;
         for (uint32_t k = m->dom_start[v]; k < m->dom_start[v + 1]; k++)
             spread = m->usage[k] - m->usage_min[v] > spread ? m->usage[k] - m->usage_min[v] : spread;
-        w->weight_cap[v] = IOP_PENALTY_CAP / (double)spread;
+        w->weight_cap[v] = IOPDDL_PENALTY_CAP / (double)spread;
         w->weight[v] = relevant[v] ? start_weight * (0.9 + 0.2 * pp_rng_unit(&w->rng)) : 0;
         w->weight[v] = fmin(w->weight[v], w->weight_cap[v]);
     }
     return true;
 }
 
-void iop_worker_free(iop_worker *w) { pp_arena_free(w->arena); }
+void iopddl_worker_free(iopddl_worker *w) { pp_arena_free(w->arena); }
 
 /* Raises the weight of every node live where x overflows the limit. */
-static void raise_weights(iop_worker *w)
+static void raise_weights(iopddl_worker *w)
 {
-    const iop_model *m = w->m;
+    const iopddl_model *m = w->m;
     double floor_weight = w->scale * 1e-3;
     for (uint32_t v = 0; v < m->node_count; v++) {
         if (!w->relevant[v])
             continue;
-        int64_t top = iop_profile_max(&w->profile, m->seg_lo[v], m->seg_hi[v]);
+        int64_t top = iopddl_profile_max(&w->profile, m->seg_lo[v], m->seg_hi[v]);
         if (top > m->limit) {
             double grow = 1.2 + 0.6 * pp_rng_unit(&w->rng);
             w->weight[v] = fmin(fmax(w->weight[v] * grow, floor_weight), w->weight_cap[v]);
@@ -157,23 +157,23 @@ static void raise_weights(iop_worker *w)
     }
 }
 
-static void lower_weights(iop_worker *w)
+static void lower_weights(iopddl_worker *w)
 {
     double keep = 0.7 + 0.2 * pp_rng_unit(&w->rng);
     for (uint32_t v = 0; v < w->m->node_count; v++)
         w->weight[v] *= keep;
 }
 
-bool iop_worker_offer(iop_worker *w, const uint32_t *x, int64_t max_repairs, double now,
+bool iopddl_worker_offer(iopddl_worker *w, const uint32_t *x, int64_t max_repairs, double now,
                       const pp_deadline *deadline)
 {
-    const iop_model *m = w->m;
+    const iopddl_model *m = w->m;
     memcpy(w->trial, x, m->node_count * sizeof(uint32_t));
-    iop_profile_load(&w->profile, m, w->trial);
-    if (!iop_repair_run(w->repair, w->trial, &w->profile, max_repairs, deadline))
+    iopddl_profile_load(&w->profile, m, w->trial);
+    if (!iopddl_repair_run(w->repair, w->trial, &w->profile, max_repairs, deadline))
         return false;
-    iop_polish_run(w->polish, w->trial, &w->profile, deadline);
-    int64_t cost = iop_model_cost(m, w->trial);
+    iopddl_polish_run(w->polish, w->trial, &w->profile, deadline);
+    int64_t cost = iopddl_model_cost(m, w->trial);
     if (cost < w->best_cost) {
         w->best_cost = cost;
         memcpy(w->best, w->trial, m->node_count * sizeof(uint32_t));
@@ -188,9 +188,9 @@ bool iop_worker_offer(iop_worker *w, const uint32_t *x, int64_t max_repairs, dou
 
 /* After a long stretch without a better answer, go back to the best one and
  * the weights that found it, each shaken by a random factor in [1/2, 2]. */
-static void restart_from_best(iop_worker *w)
+static void restart_from_best(iopddl_worker *w)
 {
-    const iop_model *m = w->m;
+    const iopddl_model *m = w->m;
     memcpy(w->x, w->best, m->node_count * sizeof(uint32_t));
     for (uint32_t v = 0; v < m->node_count; v++)
         w->weight[v] = fmin(w->best_weight[v] * exp2(2 * pp_rng_unit(&w->rng) - 1), w->weight_cap[v]);
@@ -199,13 +199,13 @@ static void restart_from_best(iop_worker *w)
 
 /* One region of the neighbourhood search around best; a cheaper answer
  * becomes best (it is feasible: lns.c keeps only those). */
-static void region_on_best(iop_worker *w, const pp_deadline *deadline, double started)
+static void region_on_best(iopddl_worker *w, const pp_deadline *deadline, double started)
 {
-    double seconds = iop_lns_seconds(w->lns, deadline);
+    double seconds = iopddl_lns_seconds(w->lns, deadline);
     if (seconds < 0.5 || w->best_cost == INT64_MAX)
         return;
-    iop_lns_reset(w->lns, w->best, w->best_cost);
-    if (!iop_lns_round(w->lns, seconds))
+    iopddl_lns_reset(w->lns, w->best, w->best_cost);
+    if (!iopddl_lns_round(w->lns, seconds))
         return;
     memcpy(w->best, w->lns->best, w->m->node_count * sizeof(uint32_t));
     w->best_cost = w->lns->best_cost;
@@ -214,9 +214,9 @@ static void region_on_best(iop_worker *w, const pp_deadline *deadline, double st
     w->region_gains++;
 }
 
-void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started)
+void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double started)
 {
-    const iop_model *m = w->m;
+    const iopddl_model *m = w->m;
     int64_t since = w->rounds - (w->best_round > w->last_restart ? w->best_round : w->last_restart);
     if (w->rounds > 0 && since >= STALL_ROUNDS) {
         if (w->lns) {
@@ -227,21 +227,21 @@ void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started
     }
     /* Two candidates for the relaxed answer: descent from the last one, and
      * TRW-S's (warm messages) refined by descent. The cheaper one goes on. */
-    double kept = iop_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);
+    double kept = iopddl_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);
     memcpy(w->decoded, w->x, m->node_count * sizeof(uint32_t));
-    iop_trws_run(w->trws, w->weight, w->trws_iterations, w->decoded, deadline);
-    double fresh = iop_forest_descend(w->forest, w->decoded, w->weight, &w->rng, 60, 3, deadline);
+    iopddl_trws_run(w->trws, w->weight, w->trws_iterations, w->decoded, deadline);
+    double fresh = iopddl_forest_descend(w->forest, w->decoded, w->weight, &w->rng, 60, 3, deadline);
     if (pp_deadline_passed(deadline) && w->rounds > 0)
         return;
     if (fresh < kept)
         memcpy(w->x, w->decoded, m->node_count * sizeof(uint32_t));
     w->rounds++;
-    bool fits = iop_profile_fits(&w->profile, m, w->x);
+    bool fits = iopddl_profile_fits(&w->profile, m, w->x);
     if (fits) {
-        iop_worker_offer(w, w->x, 0, pp_now() - started, deadline);
+        iopddl_worker_offer(w, w->x, 0, pp_now() - started, deadline);
         lower_weights(w);
     } else {
         raise_weights(w);
-        iop_worker_offer(w, w->x, REPAIR_CHANGES, pp_now() - started, deadline);
+        iopddl_worker_offer(w, w->x, REPAIR_CHANGES, pp_now() - started, deadline);
     }
 }

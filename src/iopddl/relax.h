@@ -5,7 +5,7 @@
 #include "iopddl/lns.h"
 
 typedef struct {
-    const iop_model *m;
+    const iopddl_model *m;
     int id;
     pp_rng rng;
     const uint8_t *relevant; /* node can be live where the limit can be exceeded */
@@ -13,7 +13,7 @@ typedef struct {
     int trws_iterations;     /* message passes per round */
     double *weight;          /* penalty per unit of usage above the node's least */
     double *best_weight;     /* the weights of the round that found best */
-    double *weight_cap;      /* per node, see IOP_PENALTY_CAP */
+    double *weight_cap;      /* per node, see IOPDDL_PENALTY_CAP */
     int64_t best_round, last_restart;
     uint32_t *x;             /* the relaxed problem's current answer */
     uint32_t *trial;         /* scratch: a feasible answer being polished */
@@ -24,28 +24,28 @@ typedef struct {
     int64_t rounds;
     int64_t regions, region_gains; /* regions tried before restarts, and those that paid */
     bool finished;           /* its thread has returned (read by the progress loop) */
-    iop_forest *forest;
-    iop_trws *trws;
-    iop_polish *polish;
-    iop_repair *repair;
-    iop_lns *lns;            /* NULL, or a region tried on best before each restart */
-    iop_profile profile;
+    iopddl_forest *forest;
+    iopddl_trws *trws;
+    iopddl_polish *polish;
+    iopddl_repair *repair;
+    iopddl_lns *lns;            /* NULL, or a region tried on best before each restart */
+    iopddl_profile profile;
     pp_arena *arena;
-} iop_worker;
+} iopddl_worker;
 
 /* Which nodes can be live in a segment that can overflow (weight matters). */
-bool iop_relevant_nodes(const iop_model *m, pp_arena *arena, uint8_t *relevant);
+bool iopddl_relevant_nodes(const iopddl_model *m, pp_arena *arena, uint8_t *relevant);
 
-bool iop_worker_init(iop_worker *w, const iop_model *m, const uint8_t *relevant, int id,
+bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *relevant, int id,
                      uint64_t seed, const uint32_t *start);
-void iop_worker_free(iop_worker *w);
+void iopddl_worker_free(iopddl_worker *w);
 
 /* One round: solve the relaxed problem, then adapt the weights. */
-void iop_worker_round(iop_worker *w, const pp_deadline *deadline, double started);
+void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double started);
 
 /* Repairs x if it overflows (at most max_repairs changes), then polishes it
  * and keeps it when best; false if it could not be made to fit. */
-bool iop_worker_offer(iop_worker *w, const uint32_t *x, int64_t max_repairs, double now,
+bool iopddl_worker_offer(iopddl_worker *w, const uint32_t *x, int64_t max_repairs, double now,
                       const pp_deadline *deadline);
 
 #endif

@@ -8,23 +8,23 @@
  * at capped weights removes them, repair brings usage back under the limit. */
 #include "iopddl/solver.h"
 
-struct iop_repair {
-    const iop_model *m;
+struct iopddl_repair {
+    const iopddl_model *m;
     pp_int128 *costs;
 };
 
-iop_repair *iop_repair_new(const iop_model *m, pp_arena *arena)
+iopddl_repair *iopddl_repair_new(const iopddl_model *m, pp_arena *arena)
 {
-    iop_repair *rp = pp_arena_calloc(arena, 1, sizeof *rp);
+    iopddl_repair *rp = pp_arena_calloc(arena, 1, sizeof *rp);
     if (rp) {
         rp->m = m;
-        rp->costs = pp_arena_alloc(arena, iop_widest_domain(m) * sizeof(pp_int128));
+        rp->costs = pp_arena_alloc(arena, iopddl_widest_domain(m) * sizeof(pp_int128));
     }
     return rp && rp->costs ? rp : NULL;
 }
 
 /* Segment holding the profile's peak. */
-static uint32_t fullest_segment(const iop_profile *pr)
+static uint32_t fullest_segment(const iopddl_profile *pr)
 {
     uint32_t k = 1;
     while (k < pr->size) {
@@ -39,15 +39,15 @@ typedef struct {
     double price; /* cost increase per unit of usage freed */
 } repair_move;
 
-static void consider_node(iop_repair *rp, const uint32_t *x, uint32_t v, repair_move *best)
+static void consider_node(iopddl_repair *rp, const uint32_t *x, uint32_t v, repair_move *best)
 {
-    const iop_model *m = rp->m;
+    const iopddl_model *m = rp->m;
     const int64_t *usage = m->usage + m->dom_start[v];
     uint32_t cur = x[v];
     if (usage[cur] == m->usage_min[v])
         return;
-    iop_node_costs(m, x, v, rp->costs);
-    for (uint32_t s = 0; s < iop_domain(m, v); s++) {
+    iopddl_node_costs(m, x, v, rp->costs);
+    for (uint32_t s = 0; s < iopddl_domain(m, v); s++) {
         if (usage[s] >= usage[cur])
             continue;
         double price = (double)(rp->costs[s] - rp->costs[cur]) / (double)(usage[cur] - usage[s]);
@@ -56,13 +56,13 @@ static void consider_node(iop_repair *rp, const uint32_t *x, uint32_t v, repair_
     }
 }
 
-bool iop_repair_run(iop_repair *rp, uint32_t *x, iop_profile *pr, int64_t max_changes,
+bool iopddl_repair_run(iopddl_repair *rp, uint32_t *x, iopddl_profile *pr, int64_t max_changes,
                     const pp_deadline *deadline)
 {
-    const iop_model *m = rp->m;
+    const iopddl_model *m = rp->m;
     if (!m->has_limit)
         return true;
-    for (int64_t changes = 0; iop_profile_peak(pr) > m->limit; changes++) {
+    for (int64_t changes = 0; iopddl_profile_peak(pr) > m->limit; changes++) {
         if (changes >= max_changes || pp_deadline_passed(deadline))
             return false;
         uint32_t t = fullest_segment(pr);
@@ -74,7 +74,7 @@ bool iop_repair_run(iop_repair *rp, uint32_t *x, iop_profile *pr, int64_t max_ch
             return false; /* every live node is at its least usage: cannot fit */
         uint32_t v = best.node;
         int64_t delta = m->usage[m->dom_start[v] + best.strategy] - m->usage[m->dom_start[v] + x[v]];
-        iop_profile_add(pr, m->seg_lo[v], m->seg_hi[v], delta);
+        iopddl_profile_add(pr, m->seg_lo[v], m->seg_hi[v], delta);
         x[v] = best.strategy;
     }
     return true;

@@ -13,12 +13,12 @@ static uint32_t first_kept(const uint8_t *is_free, const uint32_t *x, uint32_t v
     return is_free[v] ? 0 : x[v];
 }
 
-static uint32_t kept_count(const iop_model *m, const uint8_t *is_free, uint32_t v)
+static uint32_t kept_count(const iopddl_model *m, const uint8_t *is_free, uint32_t v)
 {
-    return is_free[v] ? iop_domain(m, v) : 1;
+    return is_free[v] ? iopddl_domain(m, v) : 1;
 }
 
-static bool restrict_nodes(iop_model *r, const iop_model *m, const uint8_t *is_free, const uint32_t *x)
+static bool restrict_nodes(iopddl_model *r, const iopddl_model *m, const uint8_t *is_free, const uint32_t *x)
 {
     uint32_t n = m->node_count;
     uint32_t *dom_start = pp_arena_alloc(r->arena, ((size_t)n + 1) * sizeof(uint32_t));
@@ -45,7 +45,7 @@ static bool restrict_nodes(iop_model *r, const iop_model *m, const uint8_t *is_f
     return true;
 }
 
-static bool restrict_pairs(iop_model *r, const iop_model *m, const uint8_t *is_free, const uint32_t *x)
+static bool restrict_pairs(iopddl_model *r, const iopddl_model *m, const uint8_t *is_free, const uint32_t *x)
 {
     uint64_t *pair_start = pp_arena_alloc(r->arena, ((size_t)m->pair_count + 1) * sizeof(uint64_t));
     if (!pair_start)
@@ -58,7 +58,7 @@ static bool restrict_pairs(iop_model *r, const iop_model *m, const uint8_t *is_f
     if (!cost)
         return false;
     for (uint32_t q = 0; q < m->pair_count; q++) {
-        uint32_t a = m->pair_a[q], b = m->pair_b[q], db = iop_domain(m, b);
+        uint32_t a = m->pair_a[q], b = m->pair_b[q], db = iopddl_domain(m, b);
         uint32_t ka = kept_count(m, is_free, a), kb = kept_count(m, is_free, b);
         uint32_t fa = first_kept(is_free, x, a), fb = first_kept(is_free, x, b);
         const int64_t *table = m->pair_cost + m->pair_start[q];
@@ -72,10 +72,10 @@ static bool restrict_pairs(iop_model *r, const iop_model *m, const uint8_t *is_f
     return true;
 }
 
-iop_model *iop_model_restrict(const iop_model *m, const uint8_t *is_free, const uint32_t *x)
+iopddl_model *iopddl_model_restrict(const iopddl_model *m, const uint8_t *is_free, const uint32_t *x)
 {
     pp_arena *arena = pp_arena_new(1 << 20);
-    iop_model *r = arena ? pp_arena_calloc(arena, 1, sizeof *r) : NULL;
+    iopddl_model *r = arena ? pp_arena_calloc(arena, 1, sizeof *r) : NULL;
     if (!r) {
         pp_arena_free(arena);
         return NULL;
@@ -89,7 +89,7 @@ iop_model *iop_model_restrict(const iop_model *m, const uint8_t *is_free, const 
     return r;
 }
 
-void iop_model_unrestrict(const iop_model *m, const uint8_t *is_free, const uint32_t *restricted,
+void iopddl_model_unrestrict(const iopddl_model *m, const uint8_t *is_free, const uint32_t *restricted,
                           uint32_t *x)
 {
     for (uint32_t v = 0; v < m->node_count; v++)

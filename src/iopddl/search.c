@@ -31,7 +31,7 @@ enum { STALL_MIN_ROUNDS = 8 };
 enum { LNS_IDLE_ROUNDS = 3 };
 
 typedef struct {
-    iop_worker worker;
+    iopddl_worker worker;
     pp_deadline deadline;
     double started;
     int64_t until;          /* rounds to reach */
@@ -39,14 +39,14 @@ typedef struct {
     bool stalled;           /* as of its last round (read by the main thread) */
     bool *hand_over;        /* set by the main thread: every worker has stalled */
     double bound;           /* no answer is cheaper: reaching it ends the search */
-    iop_lns lns;            /* the worker's regions before its restarts */
+    iopddl_lns lns;            /* the worker's regions before its restarts */
     pthread_t thread;
 } worker_slot;
 
 /* A worker has stalled when the second half of its rounds (at least
  * STALL_MIN_ROUNDS) found nothing better. Stalled workers go on (an idle
  * core gains nothing) until all of them are stalled at once. */
-static bool stalled(const iop_worker *w)
+static bool stalled(const iopddl_worker *w)
 {
     int64_t idle = w->rounds - w->best_round;
     return idle >= STALL_MIN_ROUNDS && 2 * idle >= w->rounds;
@@ -55,10 +55,10 @@ static bool stalled(const iop_worker *w)
 static void *worker_main(void *arg)
 {
     worker_slot *slot = arg;
-    iop_worker *w = &slot->worker;
+    iopddl_worker *w = &slot->worker;
     while (!pp_deadline_passed(&slot->deadline) && w->rounds < slot->until && (double)w->best_cost > slot->bound &&
            !__atomic_load_n(slot->hand_over, __ATOMIC_ACQUIRE)) {
-        iop_worker_round(w, &slot->deadline, slot->started);
+        iopddl_worker_round(w, &slot->deadline, slot->started);
         __atomic_store_n(&slot->stalled, slot->by_time && stalled(w), __ATOMIC_RELEASE);
     }
     __atomic_store_n(&w->finished, true, __ATOMIC_RELEASE);
@@ -66,11 +66,11 @@ static void *worker_main(void *arg)
 }
 
 /* Takes the workers' best into r when it is cheaper (ties: lowest id). */
-static void gather(iop_search *s, worker_slot *slots, pp_iopddl_result *r)
+static void gather(iopddl_search *s, worker_slot *slots, pp_iopddl_result *r)
 {
     r->rounds = 0;
     for (int i = 0; i < s->threads; i++) {
-        iop_worker *w = &slots[i].worker;
+        iopddl_worker *w = &slots[i].worker;
         double first = w->time_first_feasible;
         if (first > 0 && (r->time_first_feasible <= 0 || first < r->time_first_feasible))
             r->time_first_feasible = first;
@@ -85,7 +85,7 @@ static void gather(iop_search *s, worker_slot *slots, pp_iopddl_result *r)
     }
 }
 
-static bool workers_done(iop_search *s, worker_slot *slots, const pp_deadline *deadline)
+static bool workers_done(iopddl_search *s, worker_slot *slots, const pp_deadline *deadline)
 {
     bool done = true, all_stalled = true;
     for (int i = 0; i < s->threads; i++) {
@@ -97,7 +97,7 @@ static bool workers_done(iop_search *s, worker_slot *slots, const pp_deadline *d
     return done || pp_deadline_passed(deadline);
 }
 
-static void report_live(iop_search *s, worker_slot *slots)
+static void report_live(iopddl_search *s, worker_slot *slots)
 {
     int64_t best = INT64_MAX, rounds = 0;
     for (int i = 0; i < s->threads; i++) {
@@ -109,7 +109,7 @@ static void report_live(iop_search *s, worker_slot *slots)
     s->on_progress(s->ctx, s->started, best, rounds);
 }
 
-static bool run_workers(iop_search *s, worker_slot *slots, int64_t until, const pp_deadline *deadline)
+static bool run_workers(iopddl_search *s, worker_slot *slots, int64_t until, const pp_deadline *deadline)
 {
     bool ok = true, hand_over = false;
     int started = 0;
@@ -140,20 +140,20 @@ static bool run_workers(iop_search *s, worker_slot *slots, int64_t until, const 
 /* Neighbourhood rounds from r's answer until the deadline or, when the
  * run is bounded by rounds (or has no deadline), until LNS_IDLE_ROUNDS
  * rounds in a row gain nothing. */
-static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_rounds, double overhead,
+static pp_status neighbourhood_stage(iopddl_search *s, uint64_t seed, bool by_rounds, double overhead,
                                      const pp_deadline *deadline, pp_iopddl_result *r)
 {
-    iop_lns lns;
-    if (!iop_lns_init(&lns, s->m, s->threads, seed, r->strategies, r->cost)) {
-        iop_lns_free(&lns);
+    iopddl_lns lns;
+    if (!iopddl_lns_init(&lns, s->m, s->threads, seed, r->strategies, r->cost)) {
+        iopddl_lns_free(&lns);
         return PP_ENOMEM;
     }
     lns.overhead = overhead; /* the workers' regions' builds: the same sizes, the same machine */
     for (int idle = 0; !(by_rounds || deadline->at <= 0) || idle < LNS_IDLE_ROUNDS;) {
-        double seconds = iop_lns_seconds(&lns, deadline);
+        double seconds = iopddl_lns_seconds(&lns, deadline);
         if (seconds < 0.5 || pp_stop_requested() || r->proven_optimal || (double)r->cost <= s->lower_bound)
             break;
-        bool gained = iop_lns_round(&lns, seconds);
+        bool gained = iopddl_lns_round(&lns, seconds);
         idle = gained ? 0 : idle + 1;
         r->neighbourhood_rounds++;
         r->neighbourhood_gains += gained;
@@ -166,16 +166,16 @@ static pp_status neighbourhood_stage(iop_search *s, uint64_t seed, bool by_round
         }
         r->proven_optimal = lns.proven_optimal;
     }
-    iop_lns_free(&lns);
+    iopddl_lns_free(&lns);
     return PP_OK;
 }
 
-static pp_status start_workers(iop_search *s, worker_slot *slots, const pp_iopddl_result *r, uint64_t seed)
+static pp_status start_workers(iopddl_search *s, worker_slot *slots, const pp_iopddl_result *r, uint64_t seed)
 {
     for (int i = 0; i < s->threads; i++) {
         slots[i].started = s->started;
-        if (!iop_worker_init(&slots[i].worker, s->m, s->relevant, i, seed, r->strategies) ||
-            !iop_lns_init(&slots[i].lns, s->m, 1, seed + (uint64_t)i, r->strategies, r->cost))
+        if (!iopddl_worker_init(&slots[i].worker, s->m, s->relevant, i, seed, r->strategies) ||
+            !iopddl_lns_init(&slots[i].lns, s->m, 1, seed + (uint64_t)i, r->strategies, r->cost))
             return PP_ENOMEM;
         slots[i].worker.lns = &slots[i].lns;
         slots[i].worker.best_cost = r->cost;
@@ -185,7 +185,7 @@ static pp_status start_workers(iop_search *s, worker_slot *slots, const pp_iopdd
     return PP_OK;
 }
 
-pp_status iop_search_run(iop_search *s, uint64_t seed, int64_t max_rounds, const pp_deadline *deadline,
+pp_status iopddl_search_run(iopddl_search *s, uint64_t seed, int64_t max_rounds, const pp_deadline *deadline,
                          pp_iopddl_result *r, pp_error *err)
 {
     worker_slot *slots = calloc((size_t)s->threads, sizeof *slots);
@@ -199,9 +199,9 @@ pp_status iop_search_run(iop_search *s, uint64_t seed, int64_t max_rounds, const
     double overhead = 0;
     for (int i = 0; slots && i < s->threads; i++) {
         if (slots[i].worker.arena)
-            iop_worker_free(&slots[i].worker);
+            iopddl_worker_free(&slots[i].worker);
         overhead = fmax(overhead, slots[i].lns.overhead);
-        iop_lns_free(&slots[i].lns);
+        iopddl_lns_free(&slots[i].lns);
     }
     free(slots);
     if (status == PP_OK)

@@ -6,19 +6,19 @@
 #include "iopddl/relax.h"
 
 typedef struct {
-    const iop_model *m;
-    const uint8_t *relevant;   /* see iop_relevant_nodes */
+    const iopddl_model *m;
+    const uint8_t *relevant;   /* see iopddl_relevant_nodes */
     int threads;
     double started;            /* pp_now() at the start of the solve */
     /* Called about every 200 ms while workers run, with the best so far. */
     void (*on_progress)(void *ctx, double started, int64_t best, int64_t rounds);
     void *ctx;
     double lower_bound;        /* certified; an answer this cheap ends the search */
-} iop_search;
+} iopddl_search;
 
 /* Improves r (feasible on entry: strategies and cost) until the deadline or
  * max_rounds relaxation rounds per worker (<= 0: no round limit). */
-pp_status iop_search_run(iop_search *s, uint64_t seed, int64_t max_rounds, const pp_deadline *deadline,
+pp_status iopddl_search_run(iopddl_search *s, uint64_t seed, int64_t max_rounds, const pp_deadline *deadline,
                          pp_iopddl_result *r, pp_error *err);
 
 #endif

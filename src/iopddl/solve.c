@@ -54,18 +54,18 @@ static void report_search(void *ctx, double started, int64_t best, int64_t round
     report(ctx, started, best, rounds, "relax");
 }
 
-static pp_status search_stage(const iop_model *m, const uint8_t *relevant, const pp_iopddl_options *o,
+static pp_status search_stage(const iopddl_model *m, const uint8_t *relevant, const pp_iopddl_options *o,
                               const pp_deadline *deadline, double started, pp_iopddl_result *r,
                               pp_error *err)
 {
-    iop_search s = {.m = m,
+    iopddl_search s = {.m = m,
                     .lower_bound = r->lower_bound,
                     .relevant = relevant,
                     .threads = o->threads > 0 ? o->threads : pp_cpu_count(),
                     .started = started,
                     .on_progress = o->on_progress ? report_search : NULL,
                     .ctx = (void *)o};
-    return iop_search_run(&s, o->seed, o->max_rounds, deadline, r, err);
+    return iopddl_search_run(&s, o->seed, o->max_rounds, deadline, r, err);
 }
 
 /* The least-usage assignment is feasible if anything is, but often pays
@@ -73,16 +73,16 @@ static pp_status search_stage(const iop_model *m, const uint8_t *relevant, const
  * while keeping usage least (a penalty never outweighs a forbidden cost), and
  * repair brings it under the limit if needed. The better of the two,
  * polished, is the first answer (A: from 1e22 to 1.3e10 in 0.3 s). */
-static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, double started,
+static pp_status first_feasible(const iopddl_model *m, const uint8_t *relevant, double started,
                                 const pp_deadline *deadline, pp_iopddl_result *r, pp_error *err)
 {
-    iop_min_usage_assignment(m, r->strategies);
-    iop_worker w;
-    if (!iop_worker_init(&w, m, relevant, 0, 0, r->strategies)) {
-        iop_worker_free(&w);
+    iopddl_min_usage_assignment(m, r->strategies);
+    iopddl_worker w;
+    if (!iopddl_worker_init(&w, m, relevant, 0, 0, r->strategies)) {
+        iopddl_worker_free(&w);
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     }
-    bool fits = iop_worker_offer(&w, r->strategies, 0, pp_now() - started, deadline);
+    bool fits = iopddl_worker_offer(&w, r->strategies, 0, pp_now() - started, deadline);
     if (fits) {
         for (uint32_t v = 0; v < m->node_count; v++)
             w.weight[v] = w.weight_cap[v];
@@ -92,9 +92,9 @@ static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, dou
          * stream, and on L the full stage alone lands in a better basin
          * (DESIGN.md). */
         if (deadline->at > 0 && pp_deadline_left(deadline) < QUICK_FIRST_SECONDS) {
-            iop_trws_run(w.trws, w.weight, 1, w.x, deadline);
-            iop_forest_descend(w.forest, w.x, w.weight, &w.rng, 4, 1, deadline);
-            iop_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
+            iopddl_trws_run(w.trws, w.weight, 1, w.x, deadline);
+            iopddl_forest_descend(w.forest, w.x, w.weight, &w.rng, 4, 1, deadline);
+            iopddl_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
         }
         /* Which basin the descent lands in is a matter of its random draws,
          * and on L some pay forbidden costs: more message passes and a new
@@ -102,9 +102,9 @@ static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, dou
         for (int attempt = 0; attempt < FIRST_ATTEMPTS && w.best_cost >= PP_IOPDDL_FORBIDDEN &&
                               !pp_deadline_passed(deadline);
              attempt++) {
-            iop_trws_run(w.trws, w.weight, 5, w.x, deadline);
-            iop_forest_descend(w.forest, w.x, w.weight, &w.rng, 60, 3, deadline);
-            iop_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
+            iopddl_trws_run(w.trws, w.weight, 5, w.x, deadline);
+            iopddl_forest_descend(w.forest, w.x, w.weight, &w.rng, 60, 3, deadline);
+            iopddl_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
         }
         memcpy(r->strategies, w.best, m->node_count * sizeof(uint32_t));
         r->cost = w.best_cost;
@@ -112,25 +112,25 @@ static pp_status first_feasible(const iop_model *m, const uint8_t *relevant, dou
         r->time_first_feasible = w.time_first_feasible;
         r->time_best = w.time_best;
     }
-    iop_worker_free(&w);
+    iopddl_worker_free(&w);
     return fits ? PP_OK : PP_INFEASIBLE;
 }
 
 /* The certified bound gets its share of the time left; the exact stage's
  * MIP bound stays when it is higher. */
-static void bound_stage(const iop_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
+static void bound_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
                         double started, pp_iopddl_result *r)
 {
     if (o->bound_share <= 0)
         return;
     report(o, started, r->cost, 0, "bound");
     double seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
-    double bound = iop_bound(m, r->feasible && r->cost < PP_IOPDDL_FORBIDDEN ? (double)r->cost : INFINITY, BOUND_STEPS, seconds, deadline);
+    double bound = iopddl_bound(m, r->feasible && r->cost < PP_IOPDDL_FORBIDDEN ? (double)r->cost : INFINITY, BOUND_STEPS, seconds, deadline);
     if (bound > r->lower_bound)
         r->lower_bound = bound;
 }
 
-static pp_status exact_stage(const iop_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
+static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
                              double started, pp_iopddl_result *r, pp_error *err)
 {
     double left = pp_deadline_left(deadline);
@@ -150,7 +150,7 @@ static pp_status exact_stage(const iop_model *m, const pp_iopddl_options *o, con
     double bound;
     bool optimal;
     pp_error exact_err = {0};
-    pp_status status = iop_exact_solve(m, r->feasible ? r->strategies : NULL, r->feasible ? r->cost : -1,
+    pp_status status = iopddl_exact_solve(m, r->feasible ? r->strategies : NULL, r->feasible ? r->cost : -1,
                                        limit, o->threads, x, &cost, &bound, &optimal,
                                        &exact_err);
     if (status == PP_OK && cost >= 0 && cost < r->cost) {
@@ -178,19 +178,19 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
     memset(r, 0, sizeof *r);
     r->cost = INT64_MAX;
     r->lower_bound = -INFINITY;
-    iop_model *m;
-    pp_status status = iop_model_build(p, &m, err);
+    iopddl_model *m;
+    pp_status status = iopddl_model_build(p, &m, err);
     if (status != PP_OK)
         return status;
     /* Room for the auxiliary nodes too; callers read the first node_count. */
     r->strategies = calloc((size_t)m->node_count + 1, sizeof(uint32_t));
     if (!r->strategies) {
-        iop_model_free(m);
+        iopddl_model_free(m);
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     }
     uint8_t *relevant = pp_arena_alloc(m->arena, (size_t)m->node_count + 1);
-    if (!relevant || !iop_relevant_nodes(m, m->arena, relevant)) {
-        iop_model_free(m);
+    if (!relevant || !iopddl_relevant_nodes(m, m->arena, relevant)) {
+        iopddl_model_free(m);
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     }
     status = first_feasible(m, relevant, started, &deadline, r, err);
@@ -225,7 +225,7 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
         }
     }
     r->time_total = pp_now() - started;
-    iop_model_free(m);
+    iopddl_model_free(m);
     return status;
 }
 

@@ -35,116 +35,116 @@ typedef struct {
     int64_t limit;
 
     pp_arena *arena;
-} iop_model;
+} iopddl_model;
 
-static inline uint32_t iop_domain(const iop_model *m, uint32_t v) { return m->dom_start[v + 1] - m->dom_start[v]; }
+static inline uint32_t iopddl_domain(const iopddl_model *m, uint32_t v) { return m->dom_start[v + 1] - m->dom_start[v]; }
 
 /* The most strategies any node has (at least 1): the size of per-node scratch. */
-static inline uint32_t iop_widest_domain(const iop_model *m)
+static inline uint32_t iopddl_widest_domain(const iopddl_model *m)
 {
     uint32_t widest = 1;
     for (uint32_t v = 0; v < m->node_count; v++)
-        widest = iop_domain(m, v) > widest ? iop_domain(m, v) : widest;
+        widest = iopddl_domain(m, v) > widest ? iopddl_domain(m, v) : widest;
     return widest;
 }
 
-static inline int64_t iop_saturating_add(int64_t a, int64_t b)
+static inline int64_t iopddl_saturating_add(int64_t a, int64_t b)
 {
     int64_t s = a + b;
     return s >= PP_IOPDDL_FORBIDDEN ? PP_IOPDDL_FORBIDDEN : s;
 }
 
-pp_status iop_model_build(const pp_iopddl_problem *p, iop_model **out, pp_error *err);
-void iop_model_free(iop_model *m);
+pp_status iopddl_model_build(const pp_iopddl_problem *p, iopddl_model **out, pp_error *err);
+void iopddl_model_free(iopddl_model *m);
 
 /* x with only the nodes where is_free is set left to choose (restrict.c):
  * the others hold x's strategy as their only one. Shares m's graph and
- * segments, so m must outlive it; free it with iop_model_free. NULL when out
+ * segments, so m must outlive it; free it with iopddl_model_free. NULL when out
  * of memory. unrestrict copies a restricted answer's free nodes into x. */
-iop_model *iop_model_restrict(const iop_model *m, const uint8_t *is_free, const uint32_t *x);
-void iop_model_unrestrict(const iop_model *m, const uint8_t *is_free, const uint32_t *restricted,
+iopddl_model *iopddl_model_restrict(const iopddl_model *m, const uint8_t *is_free, const uint32_t *x);
+void iopddl_model_unrestrict(const iopddl_model *m, const uint8_t *is_free, const uint32_t *restricted,
                           uint32_t *x);
 
 /* Exact objective of an assignment (128-bit sums, saturated to INT64_MAX). */
-int64_t iop_model_cost(const iop_model *m, const uint32_t *x);
+int64_t iopddl_model_cost(const iopddl_model *m, const uint32_t *x);
 
 /* out[s] = node v's terms with v at strategy s and the others as in x: its
  * node cost and every edge it touches. Exact 128-bit sums: a choice
  * with fewer forbidden terms always compares as cheaper, and comparing two
  * entries never suffers rounding, so greedy moves cannot cycle. */
-void iop_node_costs(const iop_model *m, const uint32_t *x, uint32_t v, pp_int128 *out);
+void iopddl_node_costs(const iopddl_model *m, const uint32_t *x, uint32_t v, pp_int128 *out);
 
 /* The usage penalty of a node never outweighs a forbidden cost: weights are
  * capped so that weight * (largest - least usage) stays below this. */
-#define IOP_PENALTY_CAP 1e13
+#define IOPDDL_PENALTY_CAP 1e13
 
 /* Sets each auxiliary node to the row of its edge that agrees with x's
  * strategies for the edge's nodes. */
-void iop_model_sync_auxiliary(const iop_model *m, uint32_t *x);
+void iopddl_model_sync_auxiliary(const iopddl_model *m, uint32_t *x);
 
 /* The usage penalty of a node never outweighs a forbidden cost: weights are
  * capped so that weight * (largest - least usage) stays below this. */
-#define IOP_PENALTY_CAP 1e13
+#define IOPDDL_PENALTY_CAP 1e13
 
 /* Cost of one hyperedge with v at s and the other nodes as in x. */
-int64_t iop_hyper_cost(const iop_model *m, const uint32_t *x, uint32_t edge, uint32_t v, uint32_t s);
+int64_t iopddl_hyper_cost(const iopddl_model *m, const uint32_t *x, uint32_t edge, uint32_t v, uint32_t s);
 
 /* Usage over time segments, with range add and range max in O(log T). */
 typedef struct {
     uint32_t size;       /* leaves, a power of two >= segment_count */
     int64_t *max, *add;  /* 2 * size entries */
-} iop_profile;
+} iopddl_profile;
 
-bool iop_profile_init(iop_profile *pr, const iop_model *m, pp_arena *arena);
-void iop_profile_load(iop_profile *pr, const iop_model *m, const uint32_t *x);
-void iop_profile_add(iop_profile *pr, uint32_t lo, uint32_t hi, int64_t delta);
-int64_t iop_profile_max(const iop_profile *pr, uint32_t lo, uint32_t hi);
-static inline int64_t iop_profile_peak(const iop_profile *pr) { return pr->max[1]; }
+bool iopddl_profile_init(iopddl_profile *pr, const iopddl_model *m, pp_arena *arena);
+void iopddl_profile_load(iopddl_profile *pr, const iopddl_model *m, const uint32_t *x);
+void iopddl_profile_add(iopddl_profile *pr, uint32_t lo, uint32_t hi, int64_t delta);
+int64_t iopddl_profile_max(const iopddl_profile *pr, uint32_t lo, uint32_t hi);
+static inline int64_t iopddl_profile_peak(const iopddl_profile *pr) { return pr->max[1]; }
 /* Loads x's profile into pr; true when it stays within the limit. */
-bool iop_profile_fits(iop_profile *pr, const iop_model *m, const uint32_t *x);
+bool iopddl_profile_fits(iopddl_profile *pr, const iopddl_model *m, const uint32_t *x);
 
 /* Solves the relaxed problem "unary + penalty, edges" by descent over
  * induced forests, each solved exactly by dynamic programming, starting from
  * x and never making it worse. penalty[v] multiplies usage - usage_min. */
-typedef struct iop_forest iop_forest;
-iop_forest *iop_forest_new(const iop_model *m, pp_arena *arena);
+typedef struct iopddl_forest iopddl_forest;
+iopddl_forest *iopddl_forest_new(const iopddl_model *m, pp_arena *arena);
 /* Runs up to max_passes forest passes; stops early after `patience` passes
  * without improvement. Returns the relaxed cost of x afterwards. */
-double iop_forest_descend(iop_forest *f, uint32_t *x, const double *penalty, pp_rng *rng,
+double iopddl_forest_descend(iopddl_forest *f, uint32_t *x, const double *penalty, pp_rng *rng,
                           int max_passes, int patience, const pp_deadline *deadline);
-double iop_relaxed_cost(const iop_model *m, const uint32_t *x, const double *penalty);
+double iopddl_relaxed_cost(const iopddl_model *m, const uint32_t *x, const double *penalty);
 
 /* TRW-S message passing on the pairwise part of the relaxed problem. Each
  * iteration is a forward and a backward pass; the last forward pass decodes
  * an answer into x. Messages persist between runs (warm start). */
-typedef struct iop_trws iop_trws;
-iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena);
-void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *x,
+typedef struct iopddl_trws iopddl_trws;
+iopddl_trws *iopddl_trws_new(const iopddl_model *m, pp_arena *arena);
+void iopddl_trws_run(iopddl_trws *t, const double *penalty, int iterations, uint32_t *x,
                   const pp_deadline *deadline);
 /* From now on each forward pass also keeps the dual bound (a pass over
  * every pair table first, for the rounding allowance); false when out of
- * memory. iop_trws_bound: a lower bound on the relaxed cost of every
+ * memory. iopddl_trws_bound: a lower bound on the relaxed cost of every
  * assignment (penalties as in the last run), rounding allowed for;
  * -INFINITY before the first forward pass that kept it. */
-bool iop_trws_keep_bound(iop_trws *t, pp_arena *arena);
-double iop_trws_bound(const iop_trws *t);
+bool iopddl_trws_keep_bound(iopddl_trws *t, pp_arena *arena);
+double iopddl_trws_bound(const iopddl_trws *t);
 
 /* Greedy feasible improvement: single-node changes that lower the exact cost
  * and keep every segment within the limit. pr must hold x's profile. */
-typedef struct iop_polish iop_polish;
-iop_polish *iop_polish_new(const iop_model *m, pp_arena *arena);
-void iop_polish_run(iop_polish *pl, uint32_t *x, iop_profile *pr, const pp_deadline *deadline);
+typedef struct iopddl_polish iopddl_polish;
+iopddl_polish *iopddl_polish_new(const iopddl_model *m, pp_arena *arena);
+void iopddl_polish_run(iopddl_polish *pl, uint32_t *x, iopddl_profile *pr, const pp_deadline *deadline);
 
 /* Makes x fit the limit by changes that free usage at the fullest segment,
  * cheapest per unit freed first. pr must hold x's profile. False when it
  * cannot (or max_changes or the deadline run out); x is then changed but
  * still over the limit. */
-typedef struct iop_repair iop_repair;
-iop_repair *iop_repair_new(const iop_model *m, pp_arena *arena);
-bool iop_repair_run(iop_repair *rp, uint32_t *x, iop_profile *pr, int64_t max_changes,
+typedef struct iopddl_repair iopddl_repair;
+iopddl_repair *iopddl_repair_new(const iopddl_model *m, pp_arena *arena);
+bool iopddl_repair_run(iopddl_repair *rp, uint32_t *x, iopddl_profile *pr, int64_t max_changes,
                     const pp_deadline *deadline);
 
 /* Least-usage assignment, ties broken by unary cost. */
-void iop_min_usage_assignment(const iop_model *m, uint32_t *x);
+void iopddl_min_usage_assignment(const iopddl_model *m, uint32_t *x);
 
 #endif

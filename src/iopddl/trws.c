@@ -26,8 +26,8 @@
  * dwarfs any sum of real costs, and keeps doubles precise for the rest. */
 #define TRWS_FORBIDDEN 1e15
 
-struct iop_trws {
-    const iop_model *m;
+struct iopddl_trws {
+    const iopddl_model *m;
     uint64_t *msg_start; /* pair q: message to b (d_b entries), then to a (d_a) */
     double *msg;
     double *gamma;       /* per node: 1 / max(#earlier, #later neighbours) */
@@ -49,9 +49,9 @@ static inline double table_entry(int64_t c) { return c >= PP_IOPDDL_FORBIDDEN ? 
 /* The largest entry of pair q's table in magnitude, forbidden entries as
  * TRWS_FORBIDDEN: how large the numbers a message sums can be, for the
  * bound's rounding allowance. */
-static double table_magnitude(const iop_model *m, uint32_t q)
+static double table_magnitude(const iopddl_model *m, uint32_t q)
 {
-    uint64_t size = (uint64_t)iop_domain(m, m->pair_a[q]) * iop_domain(m, m->pair_b[q]);
+    uint64_t size = (uint64_t)iopddl_domain(m, m->pair_a[q]) * iopddl_domain(m, m->pair_b[q]);
     const int64_t *table = m->pair_cost + m->pair_start[q];
     double most = 0;
     for (uint64_t k = 0; k < size; k++)
@@ -59,9 +59,9 @@ static double table_magnitude(const iop_model *m, uint32_t q)
     return most;
 }
 
-bool iop_trws_keep_bound(iop_trws *t, pp_arena *arena)
+bool iopddl_trws_keep_bound(iopddl_trws *t, pp_arena *arena)
 {
-    const iop_model *m = t->m;
+    const iopddl_model *m = t->m;
     t->table_most = pp_arena_alloc(arena, ((size_t)m->pair_count + 1) * sizeof(double));
     if (!t->table_most)
         return false;
@@ -70,18 +70,18 @@ bool iop_trws_keep_bound(iop_trws *t, pp_arena *arena)
     return true;
 }
 
-static inline uint32_t degree(const iop_model *m, uint32_t v) { return m->adj_start[v + 1] - m->adj_start[v]; }
+static inline uint32_t degree(const iopddl_model *m, uint32_t v) { return m->adj_start[v + 1] - m->adj_start[v]; }
 
-static inline uint32_t other_end(const iop_model *m, uint32_t q, uint32_t v)
+static inline uint32_t other_end(const iopddl_model *m, uint32_t q, uint32_t v)
 {
     return m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
 }
 
 /* The same leaves as forest.c's: one neighbour, which has others (a
  * two-node component stays in the passes). */
-static bool find_leaves(iop_trws *t, pp_arena *arena)
+static bool find_leaves(iopddl_trws *t, pp_arena *arena)
 {
-    const iop_model *m = t->m;
+    const iopddl_model *m = t->m;
     t->is_leaf = pp_arena_calloc(arena, (size_t)m->node_count + 1, 1);
     t->leaf_pair = pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof(uint32_t));
     if (!t->is_leaf || !t->leaf_pair)
@@ -98,13 +98,13 @@ static bool find_leaves(iop_trws *t, pp_arena *arena)
     return true;
 }
 
-iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
+iopddl_trws *iopddl_trws_new(const iopddl_model *m, pp_arena *arena)
 {
-    iop_trws *t = pp_arena_calloc(arena, 1, sizeof *t);
+    iopddl_trws *t = pp_arena_calloc(arena, 1, sizeof *t);
     if (!t)
         return NULL;
     t->m = m;
-    uint32_t n = m->node_count, widest = iop_widest_domain(m);
+    uint32_t n = m->node_count, widest = iopddl_widest_domain(m);
     t->msg_start = pp_arena_alloc(arena, ((size_t)m->pair_count + 1) * sizeof(uint64_t));
     t->gamma = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(double));
     t->unary_share = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(double));
@@ -113,7 +113,7 @@ iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
     uint64_t total = 0;
     for (uint32_t q = 0; q < m->pair_count; q++) {
         t->msg_start[q] = total;
-        total += iop_domain(m, m->pair_a[q]) + iop_domain(m, m->pair_b[q]);
+        total += iopddl_domain(m, m->pair_a[q]) + iopddl_domain(m, m->pair_b[q]);
     }
     t->msg = pp_arena_calloc(arena, total + 1, sizeof(double));
     t->fold = pp_arena_alloc(arena, ((size_t)m->dom_start[n] + 1) * sizeof(double));
@@ -143,39 +143,39 @@ iop_trws *iop_trws_new(const iop_model *m, pp_arena *arena)
 
 
 /* Message into v along pair q (entries indexed by v's strategies). */
-static inline double *incoming(iop_trws *t, uint32_t q, uint32_t v)
+static inline double *incoming(iopddl_trws *t, uint32_t q, uint32_t v)
 {
-    const iop_model *m = t->m;
+    const iopddl_model *m = t->m;
     double *to_b = t->msg + t->msg_start[q];
-    return m->pair_b[q] == v ? to_b : to_b + iop_domain(m, m->pair_b[q]);
+    return m->pair_b[q] == v ? to_b : to_b + iopddl_domain(m, m->pair_b[q]);
 }
 
 /* v's own cost per strategy with its penalty (no folded leaves). */
-static void own_cost(iop_trws *t, uint32_t v, const double *penalty, double *out)
+static void own_cost(iopddl_trws *t, uint32_t v, const double *penalty, double *out)
 {
-    const iop_model *m = t->m;
+    const iopddl_model *m = t->m;
     uint32_t base = m->dom_start[v];
     double w = penalty ? penalty[v] : 0;
-    for (uint32_t s = 0; s < iop_domain(m, v); s++)
+    for (uint32_t s = 0; s < iopddl_domain(m, v); s++)
         out[s] = table_entry(m->unary[base + s]) + w * (double)(m->usage[base + s] - m->usage_min[v]);
 }
 
 /* The same plus the messages of v's leaves. */
-static void unary_with_penalty(iop_trws *t, uint32_t v, const double *penalty, double *out)
+static void unary_with_penalty(iopddl_trws *t, uint32_t v, const double *penalty, double *out)
 {
     own_cost(t, v, penalty, out);
     const double *fold = t->fold + t->m->dom_start[v];
-    for (uint32_t s = 0; s < iop_domain(t->m, v); s++)
+    for (uint32_t s = 0; s < iopddl_domain(t->m, v); s++)
         out[s] += fold[s];
 }
 
 /* For each strategy of leaf v's neighbour, v's least cost (own plus the
  * pair's); returns the largest of v's own costs in magnitude. */
-static double leaf_message(iop_trws *t, uint32_t v, const double *penalty, double *to_neighbour)
+static double leaf_message(iopddl_trws *t, uint32_t v, const double *penalty, double *to_neighbour)
 {
-    const iop_model *m = t->m;
+    const iopddl_model *m = t->m;
     uint32_t q = t->leaf_pair[v], u = other_end(m, q, v);
-    uint32_t dv = iop_domain(m, v), du = iop_domain(m, u);
+    uint32_t dv = iopddl_domain(m, v), du = iopddl_domain(m, u);
     double *own = t->theta, widest = 0;
     own_cost(t, v, penalty, own);
     const int64_t *table = m->pair_cost + m->pair_start[q];
@@ -195,16 +195,16 @@ static double leaf_message(iop_trws *t, uint32_t v, const double *penalty, doubl
 
 /* Folds every leaf's message into its neighbour's costs, least entry
  * taken out into fold_shed. */
-static void fold_leaves(iop_trws *t, const double *penalty)
+static void fold_leaves(iopddl_trws *t, const double *penalty)
 {
-    const iop_model *m = t->m;
+    const iopddl_model *m = t->m;
     memset(t->fold, 0, (size_t)m->dom_start[m->node_count] * sizeof(double));
     t->fold_shed = 0;
     t->fold_magnitude = 0;
     for (uint32_t v = 0; v < m->node_count; v++) {
         if (!t->is_leaf[v])
             continue;
-        uint32_t q = t->leaf_pair[v], u = other_end(m, q, v), du = iop_domain(m, u);
+        uint32_t q = t->leaf_pair[v], u = other_end(m, q, v), du = iopddl_domain(m, u);
         double *message = t->belief, least = INFINITY, widest = leaf_message(t, v, penalty, message);
         for (uint32_t su = 0; su < du; su++)
             least = fmin(least, message[su]);
@@ -217,11 +217,11 @@ static void fold_leaves(iop_trws *t, const double *penalty)
 }
 
 /* Leaf v's best strategy given its neighbour's in x. */
-static uint32_t best_reply(iop_trws *t, uint32_t v, const double *penalty, const uint32_t *x)
+static uint32_t best_reply(iopddl_trws *t, uint32_t v, const double *penalty, const uint32_t *x)
 {
-    const iop_model *m = t->m;
+    const iopddl_model *m = t->m;
     uint32_t q = t->leaf_pair[v], u = other_end(m, q, v);
-    uint32_t dv = iop_domain(m, v), du = iop_domain(m, u);
+    uint32_t dv = iopddl_domain(m, v), du = iopddl_domain(m, u);
     double *own = t->theta;
     own_cost(t, v, penalty, own);
     const int64_t *table = m->pair_cost + m->pair_start[q];
@@ -241,11 +241,11 @@ static uint32_t best_reply(iop_trws *t, uint32_t v, const double *penalty, const
 /* Sends v's message along q to u = other end: for each strategy of u, the
  * least over v of gamma * belief - (u's message to v) + edge cost. Returns
  * the constant taken out to keep the message's least entry at zero. */
-static double send(iop_trws *t, uint32_t v, uint32_t q, const double *belief)
+static double send(iopddl_trws *t, uint32_t v, uint32_t q, const double *belief)
 {
-    const iop_model *m = t->m;
+    const iopddl_model *m = t->m;
     uint32_t u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
-    uint32_t dv = iop_domain(m, v), du = iop_domain(m, u);
+    uint32_t dv = iopddl_domain(m, v), du = iopddl_domain(m, u);
     const double *back = incoming(t, q, v);
     double *out = incoming(t, q, u);
     double *base = t->theta;
@@ -284,10 +284,10 @@ static double send(iop_trws *t, uint32_t v, uint32_t q, const double *belief)
 
 /* The answer for v given its earlier neighbours' decided strategies and its
  * later neighbours' messages. */
-static uint32_t decode(iop_trws *t, uint32_t v, const double *penalty, const uint32_t *x)
+static uint32_t decode(iopddl_trws *t, uint32_t v, const double *penalty, const uint32_t *x)
 {
-    const iop_model *m = t->m;
-    uint32_t d = iop_domain(m, v);
+    const iopddl_model *m = t->m;
+    uint32_t d = iopddl_domain(m, v);
     double *score = t->theta;
     unary_with_penalty(t, v, penalty, score);
     for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
@@ -303,7 +303,7 @@ static uint32_t decode(iop_trws *t, uint32_t v, const double *penalty, const uin
         }
         const int64_t *table = m->pair_cost + m->pair_start[q];
         if (m->pair_a[q] == v) {
-            uint32_t du = iop_domain(m, u);
+            uint32_t du = iopddl_domain(m, u);
             for (uint32_t s = 0; s < d; s++)
                 score[s] += table_entry(table[(uint64_t)s * du + x[u]]);
         } else {
@@ -325,9 +325,9 @@ static uint32_t decode(iop_trws *t, uint32_t v, const double *penalty, const uin
  * (the message is that least taken over the node's strategies), and the
  * node keeps its least. Any messages give a valid reparameterization, so
  * the sum of those leasts is below every assignment's relaxed cost. */
-static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
+static void pass(iopddl_trws *t, const double *penalty, bool forward, uint32_t *x)
 {
-    const iop_model *m = t->m;
+    const iopddl_model *m = t->m;
     uint32_t n = m->node_count;
     bool tracking = forward && t->table_most; /* the workers never ask for the bound */
     double bound = t->fold_shed, magnitude = t->fold_magnitude;
@@ -337,7 +337,7 @@ static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
             continue;
         double *belief = t->belief;
         unary_with_penalty(t, v, penalty, belief);
-        uint32_t d = iop_domain(m, v);
+        uint32_t d = iopddl_domain(m, v);
         for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
             if (t->is_leaf[other_end(m, m->adj_pair[k], v)])
                 continue;
@@ -377,7 +377,7 @@ static void pass(iop_trws *t, const double *penalty, bool forward, uint32_t *x)
     }
 }
 
-void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *x,
+void iopddl_trws_run(iopddl_trws *t, const double *penalty, int iterations, uint32_t *x,
                   const pp_deadline *deadline)
 {
     /* The bound kept so far was for the last run's penalties: a run the
@@ -397,7 +397,7 @@ void iop_trws_run(iop_trws *t, const double *penalty, int iterations, uint32_t *
     }
 }
 
-double iop_trws_bound(const iop_trws *t)
+double iopddl_trws_bound(const iopddl_trws *t)
 {
     return t->bound - t->bound_error;
 }

@@ -59,16 +59,16 @@ static void random_dense(tiny *t)
 
 /* Calls visit for every assignment of the problem's nodes, written into x
  * (auxiliary nodes synced). */
-static void enumerate(const iop_model *m, uint32_t *x, void (*visit)(const iop_model *, const uint32_t *, void *),
+static void enumerate(const iopddl_model *m, uint32_t *x, void (*visit)(const iopddl_model *, const uint32_t *, void *),
                       void *ctx)
 {
     memset(x, 0, (m->node_count + 1) * sizeof *x);
     for (;;) {
-        iop_model_sync_auxiliary(m, x);
+        iopddl_model_sync_auxiliary(m, x);
         visit(m, x, ctx);
         uint32_t v = 0;
         for (; v < m->problem_nodes; v++) {
-            if (++x[v] < iop_domain(m, v))
+            if (++x[v] < iopddl_domain(m, v))
                 break;
             x[v] = 0;
         }
@@ -81,49 +81,49 @@ typedef struct {
     const double *penalty;
     double least_relaxed;
     int64_t least_feasible; /* -1: none */
-    iop_profile *profile;
+    iopddl_profile *profile;
 } least;
 
-static void note(const iop_model *m, const uint32_t *x, void *ctx)
+static void note(const iopddl_model *m, const uint32_t *x, void *ctx)
 {
     least *l = ctx;
-    l->least_relaxed = fmin(l->least_relaxed, iop_relaxed_cost(m, x, l->penalty));
-    bool fits = iop_profile_fits(l->profile, m, x);
-    int64_t cost = iop_model_cost(m, x);
+    l->least_relaxed = fmin(l->least_relaxed, iopddl_relaxed_cost(m, x, l->penalty));
+    bool fits = iopddl_profile_fits(l->profile, m, x);
+    int64_t cost = iopddl_model_cost(m, x);
     if (fits && cost < PP_IOPDDL_FORBIDDEN && (l->least_feasible < 0 || cost < l->least_feasible))
         l->least_feasible = cost;
 }
 
 static void check_one(const pp_iopddl_problem *p, const char *json, int round)
 {
-    iop_model *m;
+    iopddl_model *m;
     pp_error err = {0};
-    CHECK_EQ_INT(iop_model_build(p, &m, &err), PP_OK);
+    CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     pp_arena *arena = pp_arena_new(1 << 16);
     double penalty[64] = {0};
     for (uint32_t v = 0; v < m->node_count; v++)
         penalty[v] = rnd(3) == 0 ? 0 : (double)rnd(100);
     uint32_t x[64];
-    iop_profile profile;
-    CHECK(iop_profile_init(&profile, m, arena));
+    iopddl_profile profile;
+    CHECK(iopddl_profile_init(&profile, m, arena));
     least l = {penalty, INFINITY, -1, &profile};
     enumerate(m, x, note, &l);
     least free_of_limit = {NULL, INFINITY, -1, &profile};
     enumerate(m, x, note, &free_of_limit);
 
     /* Any messages: bound after each of 1..12 iterations. */
-    iop_trws *t = iop_trws_new(m, arena);
-    CHECK(t && iop_trws_keep_bound(t, arena));
+    iopddl_trws *t = iopddl_trws_new(m, arena);
+    CHECK(t && iopddl_trws_keep_bound(t, arena));
     pp_deadline none = pp_deadline_in(0);
     for (int it = 1; it <= 12; it++) {
-        iop_trws_run(t, penalty, 1 + (int)rnd(3), x, &none);
-        double bound = iop_trws_bound(t);
+        iopddl_trws_run(t, penalty, 1 + (int)rnd(3), x, &none);
+        double bound = iopddl_trws_bound(t);
         if (!(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed)))
             fprintf(stderr, "round %d: bound %.17g above the least relaxed cost %.17g\n%s", round, bound,
                     l.least_relaxed, json);
         CHECK(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed));
     }
-    double unlimited = iop_bound(m, INFINITY, 0, 1, &none);
+    double unlimited = iopddl_bound(m, INFINITY, 0, 1, &none);
     CHECK(unlimited <= free_of_limit.least_relaxed);
     if (l.least_feasible >= 0)
         CHECK(unlimited <= (double)l.least_feasible);
@@ -149,50 +149,50 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
     uint32_t held[64];
     for (uint32_t v = 0; v < m->node_count; v++) {
         is_free[v] = (uint8_t)rnd(2);
-        held[v] = rnd(iop_domain(m, v));
+        held[v] = rnd(iopddl_domain(m, v));
     }
-    iop_model *restricted = iop_model_restrict(m, is_free, held);
+    iopddl_model *restricted = iopddl_model_restrict(m, is_free, held);
     CHECK(restricted != NULL);
     if (restricted) {
         uint32_t whole[64], part[64];
         for (uint32_t v = 0; v < m->node_count; v++) {
-            part[v] = is_free[v] ? rnd(iop_domain(m, v)) : 0;
+            part[v] = is_free[v] ? rnd(iopddl_domain(m, v)) : 0;
             whole[v] = is_free[v] ? part[v] : held[v];
         }
-        CHECK_EQ_INT(iop_model_cost(restricted, part), iop_model_cost(m, whole));
-        iop_model_free(restricted);
+        CHECK_EQ_INT(iopddl_model_cost(restricted, part), iopddl_model_cost(m, whole));
+        iopddl_model_free(restricted);
     }
 
     /* One neighbourhood round from the least-usage answer, when it fits. */
     uint32_t start[64];
-    iop_min_usage_assignment(m, start);
-    if (l.least_feasible >= 0 && iop_profile_fits(&profile, m, start)) {
-        iop_lns lns;
-        CHECK(iop_lns_init(&lns, m, 1, 1, start, iop_model_cost(m, start)));
-        iop_lns_round(&lns, 10);
+    iopddl_min_usage_assignment(m, start);
+    if (l.least_feasible >= 0 && iopddl_profile_fits(&profile, m, start)) {
+        iopddl_lns lns;
+        CHECK(iopddl_lns_init(&lns, m, 1, 1, start, iopddl_model_cost(m, start)));
+        iopddl_lns_round(&lns, 10);
         CHECK_EQ_INT(lns.best_cost, l.least_feasible);
         /* A worker with every weight at its cap keeps least usage (the
          * weights take over a hundred rounds to come down), so it stalls,
          * and its region before the restart covers the problem. */
         uint8_t relevant[64];
-        iop_worker w;
-        CHECK(iop_relevant_nodes(m, arena, relevant));
-        CHECK(iop_worker_init(&w, m, relevant, 0, (uint64_t)round, start));
+        iopddl_worker w;
+        CHECK(iopddl_relevant_nodes(m, arena, relevant));
+        CHECK(iopddl_worker_init(&w, m, relevant, 0, (uint64_t)round, start));
         for (uint32_t v = 0; v < m->node_count; v++)
             w.weight[v] = w.weight_cap[v];
         w.lns = &lns;
         for (int k = 0; k < 30; k++)
-            iop_worker_round(&w, &none, 0);
+            iopddl_worker_round(&w, &none, 0);
         CHECK(w.regions >= 1);
         region_gains += w.region_gains;
         CHECK_EQ_INT(w.best_cost, l.least_feasible);
-        CHECK(iop_profile_fits(&profile, m, w.best));
-        CHECK_EQ_INT(iop_model_cost(m, w.best), w.best_cost);
-        iop_worker_free(&w);
-        iop_lns_free(&lns);
+        CHECK(iopddl_profile_fits(&profile, m, w.best));
+        CHECK_EQ_INT(iopddl_model_cost(m, w.best), w.best_cost);
+        iopddl_worker_free(&w);
+        iopddl_lns_free(&lns);
     }
     pp_arena_free(arena);
-    iop_model_free(m);
+    iopddl_model_free(m);
 }
 
 /* The Lagrangian bound (bound.c), steered towards the optimum, towards
@@ -201,23 +201,23 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
  * never below the bound without the limit. */
 static void check_lagrange(const pp_iopddl_problem *p, const char *json, int round)
 {
-    iop_model *m;
+    iopddl_model *m;
     pp_error err = {0};
-    CHECK_EQ_INT(iop_model_build(p, &m, &err), PP_OK);
+    CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     pp_arena *arena = pp_arena_new(1 << 16);
     uint32_t x[64];
-    iop_profile profile;
-    CHECK(iop_profile_init(&profile, m, arena));
+    iopddl_profile profile;
+    CHECK(iopddl_profile_init(&profile, m, arena));
     least l = {NULL, INFINITY, -1, &profile};
     enumerate(m, x, note, &l);
     pp_deadline none = pp_deadline_in(0);
-    double unlimited = iop_bound(m, INFINITY, 0, 1, &none);
+    double unlimited = iopddl_bound(m, INFINITY, 0, 1, &none);
     if (l.least_feasible >= 0) {
         double optimum = (double)l.least_feasible;
         double steered[3] = {optimum, INFINITY, optimum / 4};
         double limited[3];
         for (int k = 0; k < 3; k++) {
-            limited[k] = iop_bound(m, steered[k], 60, 1, &none);
+            limited[k] = iopddl_bound(m, steered[k], 60, 1, &none);
             if (!(limited[k] <= optimum))
                 fprintf(stderr, "round %d: Lagrangian bound %.17g above the optimum %.17g\n%s", round,
                         limited[k], optimum, json);
@@ -228,7 +228,7 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
         lagrange_gains += limited[0] > unlimited;
     }
     pp_arena_free(arena);
-    iop_model_free(m);
+    iopddl_model_free(m);
 }
 
 /* On G the exact stage proves the optimum; the bound must sit below it. */
@@ -243,16 +243,16 @@ static void check_g(const char *path)
     pp_iopddl_result r;
     CHECK_EQ_INT(pp_iopddl_solve(p, &o, &r, &err), PP_OK);
     CHECK(r.proven_optimal);
-    iop_model *m;
-    CHECK_EQ_INT(iop_model_build(p, &m, &err), PP_OK);
+    iopddl_model *m;
+    CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     pp_deadline none = pp_deadline_in(0);
-    double bound = iop_bound(m, INFINITY, 0, 5, &none);
-    double limited = iop_bound(m, (double)r.cost, 200, 20, &none);
+    double bound = iopddl_bound(m, INFINITY, 0, 5, &none);
+    double limited = iopddl_bound(m, (double)r.cost, 200, 20, &none);
     fprintf(stderr, "G: optimum %lld, bound without the limit %.0f, with it %.0f\n", (long long)r.cost, bound,
             limited);
     CHECK(bound > 0 && bound <= (double)r.cost);
     CHECK(limited >= bound && limited <= (double)r.cost);
-    iop_model_free(m);
+    iopddl_model_free(m);
     pp_iopddl_result_free(&r);
     pp_iopddl_free(p);
 }

@@ -241,9 +241,9 @@ static void test_random(int count, bool dense)
         pp_iopddl_problem *p = random_problem(dense);
         uint32_t best_x[MAX_N], worst_x[MAX_N];
         int64_t truth = brute_force(p, best_x, worst_x);
-        iop_model *m;
+        iopddl_model *m;
         pp_error err = {0};
-        CHECK(iop_model_build(p, &m, &err) == PP_OK);
+        CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
         uint32_t x[MAX_N];
         int64_t cost;
         double bound;
@@ -253,9 +253,9 @@ static void test_random(int count, bool dense)
          * presolve's merges and dominance steps is exercised. */
         bool give_warm = truth >= 0 && round % 2 == 0;
         const uint32_t *start = round % 4 == 0 ? best_x : worst_x;
-        iop_exact_options o = {.time_limit = 10, .threads = 1};
-        iop_exact_stats stats;
-        pp_status st = iop_exact_solve_ex(m, give_warm ? start : NULL, -1, &o, x, &cost, &bound, &proven, &stats,
+        iopddl_exact_options o = {.time_limit = 10, .threads = 1};
+        iopddl_exact_stats stats;
+        pp_status st = iopddl_exact_solve_ex(m, give_warm ? start : NULL, -1, &o, x, &cost, &bound, &proven, &stats,
                                           &err);
         used_mip += stats.columns > 0;
         used_merge += stats.merged > 0;
@@ -287,7 +287,7 @@ static void test_random(int count, bool dense)
             CHECK(fabs(bound - (double)truth) < 1e-6);
             check_answer(p, x, cost);
         }
-        iop_model_free(m);
+        iopddl_model_free(m);
         pp_iopddl_free(p);
     }
     fprintf(stderr,
@@ -304,15 +304,15 @@ static void test_example(const char *path)
     CHECK(pp_iopddl_load(path, &p, &err) == PP_OK);
     if (check_failures)
         return;
-    iop_model *m;
-    CHECK(iop_model_build(p, &m, &err) == PP_OK);
+    iopddl_model *m;
+    CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
     uint32_t x[5];
     int64_t cost;
     double bound;
     bool proven;
-    iop_exact_stats st;
-    iop_exact_options o = {.time_limit = 10, .threads = 1};
-    CHECK(iop_exact_solve_ex(m, NULL, -1, &o, x, &cost, &bound, &proven, &st, &err) == PP_OK);
+    iopddl_exact_stats st;
+    iopddl_exact_options o = {.time_limit = 10, .threads = 1};
+    CHECK(iopddl_exact_solve_ex(m, NULL, -1, &o, x, &cost, &bound, &proven, &st, &err) == PP_OK);
     CHECK_EQ_INT(cost, 445);
     CHECK(proven);
     CHECK_EQ_INT((int64_t)bound, 445);
@@ -325,10 +325,10 @@ static void test_example(const char *path)
     pp_iopddl_evaluation ev;
     CHECK(pp_iopddl_evaluate(p, start, &ev, &err) == PP_OK);
     if (ev.feasible) {
-        CHECK(iop_exact_solve(m, start, (int64_t)ev.cost, 10, 1, x, &cost, &bound, &proven, &err) == PP_OK);
+        CHECK(iopddl_exact_solve(m, start, (int64_t)ev.cost, 10, 1, x, &cost, &bound, &proven, &err) == PP_OK);
         CHECK_EQ_INT(cost, 445);
     }
-    iop_model_free(m);
+    iopddl_model_free(m);
     pp_iopddl_free(p);
 }
 
@@ -362,22 +362,22 @@ static void test_hyperedge(void)
         if (ev.feasible && !ev.uses_forbidden && (best < 0 || ev.cost < best))
             best = ev.cost;
     }
-    iop_model *m;
+    iopddl_model *m;
     pp_error err = {0};
-    CHECK(iop_model_build(p, &m, &err) == PP_OK);
+    CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
     CHECK_EQ_INT(m->node_count, 5);
     uint32_t x[5];
     int64_t cost;
     double bound;
     bool proven;
-    CHECK(iop_exact_solve(m, NULL, -1, 10, 1, x, &cost, &bound, &proven, &err) == PP_OK);
+    CHECK(iopddl_exact_solve(m, NULL, -1, 10, 1, x, &cost, &bound, &proven, &err) == PP_OK);
     CHECK(proven);
     CHECK_EQ_INT(cost, best);
     pp_iopddl_evaluation ev;
     CHECK(pp_iopddl_evaluate(p, x, &ev, &err) == PP_OK);
     CHECK(ev.feasible);
     CHECK(ev.cost == best);
-    iop_model_free(m);
+    iopddl_model_free(m);
     pp_iopddl_free(p);
 }
 
@@ -400,16 +400,16 @@ static void test_colouring(uint32_t k)
         for (uint32_t s = 0; s < k; s++)
             for (uint32_t t = 0; t < k; t++)
                 p->edge_cost[p->edge_cost_start[e] + s * k + t] = s == t ? F : 0;
-    iop_model *m;
+    iopddl_model *m;
     pp_error err = {0};
-    CHECK(iop_model_build(p, &m, &err) == PP_OK);
+    CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
     uint32_t x[4];
     int64_t cost;
     double bound;
     bool proven;
-    iop_exact_options o = {.time_limit = 10, .threads = 1};
-    iop_exact_stats stats;
-    pp_status st = iop_exact_solve_ex(m, NULL, -1, &o, x, &cost, &bound, &proven, &stats, &err);
+    iopddl_exact_options o = {.time_limit = 10, .threads = 1};
+    iopddl_exact_stats stats;
+    pp_status st = iopddl_exact_solve_ex(m, NULL, -1, &o, x, &cost, &bound, &proven, &stats, &err);
     CHECK_EQ_INT(stats.free_nodes, 4); /* left to CBC */
     if (k < 4) {
         CHECK(st == PP_INFEASIBLE);
@@ -420,7 +420,7 @@ static void test_colouring(uint32_t k)
         CHECK(proven);
         check_answer(p, x, cost);
     }
-    iop_model_free(m);
+    iopddl_model_free(m);
     pp_iopddl_free(p);
 }
 
@@ -433,29 +433,29 @@ static void test_instance(const char *path, double seconds, int threads)
         fprintf(stderr, "%s\n", err.message);
         return;
     }
-    iop_model *m;
-    CHECK(iop_model_build(p, &m, &err) == PP_OK);
+    iopddl_model *m;
+    CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
     uint32_t *x = malloc(p->node_count * sizeof *x);
     int64_t cost;
     double bound;
     bool proven;
-    iop_exact_stats st;
-    /* PP_EXACT_OFF (a number of IOP_EXACT_NO_* flags) and PP_EXACT_VERBOSE are
+    iopddl_exact_stats st;
+    /* PP_EXACT_OFF (a number of IOPDDL_EXACT_NO_* flags) and PP_EXACT_VERBOSE are
      * for bench/iopddl-exact: the test itself runs the full presolve, quietly. */
     const char *off = getenv("PP_EXACT_OFF");
-    iop_exact_options o = {.time_limit = seconds,
+    iopddl_exact_options o = {.time_limit = seconds,
                            .threads = threads,
                            .verbose = getenv("PP_EXACT_VERBOSE") != NULL,
                            .off = off ? (unsigned)atoi(off) : 0};
     /* A cap below the reduced MIP's size: refused before CBC, sizes reported. */
-    iop_exact_options capped = o;
+    iopddl_exact_options capped = o;
     capped.max_nonzeros = 1000;
-    CHECK(iop_exact_solve_ex(m, NULL, -1, &capped, x, &cost, &bound, &proven, &st, &err) == PP_EARG);
+    CHECK(iopddl_exact_solve_ex(m, NULL, -1, &capped, x, &cost, &bound, &proven, &st, &err) == PP_EARG);
     CHECK(strstr(err.message, "nonzeros") != NULL);
     CHECK(st.free_nodes > 0);
     pp_error_clear(&err);
     double t0 = pp_now();
-    pp_status status = iop_exact_solve_ex(m, NULL, -1, &o, x, &cost, &bound, &proven, &st, &err);
+    pp_status status = iopddl_exact_solve_ex(m, NULL, -1, &o, x, &cost, &bound, &proven, &st, &err);
     double took = pp_now() - t0;
     CHECK(status == PP_OK);
     CHECK(cost >= 0);
@@ -481,14 +481,14 @@ static void test_instance(const char *path, double seconds, int threads)
     if (status == PP_OK && cost >= 0) {
         uint32_t *y = malloc(p->node_count * sizeof *y);
         int64_t again;
-        CHECK(iop_exact_solve(m, x, cost, 0.5, threads, y, &again, &bound, &proven, &err) == PP_OK);
+        CHECK(iopddl_exact_solve(m, x, cost, 0.5, threads, y, &again, &bound, &proven, &err) == PP_OK);
         CHECK(again >= 0 && again <= cost);
         if (again >= 0)
             check_answer(p, y, again);
         free(y);
     }
     free(x);
-    iop_model_free(m);
+    iopddl_model_free(m);
     pp_iopddl_free(p);
 }
 

@@ -90,12 +90,12 @@ static void check_one(const tiny *t, bool cycles, uint64_t seed)
     pp_iopddl_problem *p = load_text(json);
     if (!p)
         return;
-    iop_model *m;
+    iopddl_model *m;
     pp_error err = {0};
-    CHECK_EQ_INT(iop_model_build(p, &m, &err), PP_OK);
+    CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     CHECK_EQ_INT(m->node_count, t->n);
     pp_arena *arena = pp_arena_new(1 << 16);
-    iop_forest *f = iop_forest_new(m, arena);
+    iopddl_forest *f = iopddl_forest_new(m, arena);
     CHECK(f != NULL);
     double penalty[MAX_NODES];
     uint32_t x[MAX_NODES + 1];
@@ -109,7 +109,7 @@ static void check_one(const tiny *t, bool cycles, uint64_t seed)
     pp_rng rng;
     pp_rng_seed(&rng, seed, 1);
     pp_deadline none = {0};
-    double returned = iop_forest_descend(f, x, penalty, &rng, 20, 3, &none);
+    double returned = iopddl_forest_descend(f, x, penalty, &rng, 20, 3, &none);
     for (int i = 0; i < t->n; i++) {
         CHECK(x[i] < (uint32_t)t->d[i]);
         s[i] = (int)x[i];
@@ -124,17 +124,17 @@ static void check_one(const tiny *t, bool cycles, uint64_t seed)
     }
     /* TRW-S (trws.c, which folds leaves too): its bound is never above the
      * optimum, and on a forest it converges to it. */
-    iop_trws *trws = iop_trws_new(m, arena);
-    CHECK(trws && iop_trws_keep_bound(trws, arena));
-    iop_trws_run(trws, penalty, 30, x, &none);
-    double bound = iop_trws_bound(trws);
+    iopddl_trws *trws = iopddl_trws_new(m, arena);
+    CHECK(trws && iopddl_trws_keep_bound(trws, arena));
+    iopddl_trws_run(trws, penalty, 30, x, &none);
+    double bound = iopddl_trws_bound(trws);
     CHECK(bound <= optimum + 1e-9);
     if (!cycles && bound < optimum - 1e-6) {
         CHECK(false);
         fprintf(stderr, "TRW-S bound %.3f below the forest's optimum %.1f on\n%s\n", bound, optimum, json);
     }
     pp_arena_free(arena);
-    iop_model_free(m);
+    iopddl_model_free(m);
     pp_iopddl_free(p);
 }
 
