@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double *prefix_array(pp_arena *a, int n)
 {
@@ -56,8 +57,41 @@ static double buffer_max(const cluster_prefix *p, int first, int count)
     return fmax(p->buffer[k * n + first], p->buffer[k * n + first + count - (1 << k)]);
 }
 
-bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b, pp_arena *a,
-                          cluster_prefix *out)
+/* Fills p's per-kind pass costs (planner.h): each layer's FLOPs over its
+ * own products' wave efficiency on the kind at the branch's TP share, as
+ * the simulator prices them, worked out again only where a layer's
+ * products differ from the one before. */
+static bool pass_costs(const cluster_space *sp, const pp_cluster_workload *w, const cluster_branch *b,
+                       pp_arena *a, cluster_prefix *out)
+{
+    int n = w->layer_count;
+    for (int q = 0; q < sp->kind_count; q++) {
+        const pp_hw_device_type *t = sp->kinds[q].type;
+        double f = 1.0 / b->tp[q], mb = b->micro_batch, kf = 1, kb = 1, rf = 1, rb = 1;
+        out->forward_cost[q] = prefix_array(a, n);
+        out->backward_cost[q] = prefix_array(a, n);
+        out->replay_cost[q] = prefix_array(a, n);
+        if (!out->forward_cost[q] || !out->backward_cost[q] || !out->replay_cost[q])
+            return false;
+        for (int l = 0; l < n; l++) {
+            pp_cluster_layer k = branch_layer(&w->layers[l], b, false), r = branch_layer(&w->layers[l], b, true);
+            if (l == 0 || !cluster_same_products(&w->layers[l], &w->layers[l - 1])) {
+                kf = cluster_gemm_efficiency(t, &k, mb, f, false);
+                kb = cluster_gemm_efficiency(t, &k, mb, f, true);
+                rf = cluster_gemm_efficiency(t, &r, mb, f, false);
+                rb = cluster_gemm_efficiency(t, &r, mb, f, true);
+            }
+            double replay = r.backward_flops / rb + r.recompute_flops / rf - k.backward_flops / kb;
+            out->forward_cost[q][l + 1] = out->forward_cost[q][l] + k.forward_flops / kf;
+            out->backward_cost[q][l + 1] = out->backward_cost[q][l] + k.backward_flops / kb;
+            out->replay_cost[q][l + 1] = out->replay_cost[q][l] + replay;
+        }
+    }
+    return true;
+}
+
+bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w, const cluster_branch *b,
+                          pp_arena *a, cluster_prefix *out)
 {
     int n = w->layer_count;
     out->layers = n;
@@ -68,6 +102,7 @@ bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b,
     out->replay = prefix_array(a, n);
     out->weight = prefix_array(a, n);
     out->traffic = prefix_array(a, n);
+    out->traffic_whole = prefix_array(a, n);
     out->tp_forward = prefix_array(a, n);
     out->tp_backward = prefix_array(a, n);
     out->state = prefix_array(a, n);
@@ -80,10 +115,10 @@ bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b,
     out->w = w;
     out->checkpoint_split = b->sequence_parallel;
     out->buffer = NULL;
-    if (b->zero3 && b->dp > 1 && !buffer_table(w, b, a, out))
+    if ((b->zero3 && b->dp > 1 && !buffer_table(w, b, a, out)) || !pass_costs(sp, w, b, a, out))
         return false;
     if (!out->full || !out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
-        !out->traffic || !out->tp_forward || !out->tp_backward || !out->state || !out->activation ||
+        !out->traffic || !out->traffic_whole || !out->tp_forward || !out->tp_backward || !out->state || !out->activation ||
         !out->replicated || !out->checkpoint || !out->gradient || !out->alltoall)
         return false;
     for (int l = 0; l < n; l++) {
@@ -101,6 +136,7 @@ bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b,
             out->replay_ratio = fmin(out->replay_ratio, (work + replay) / work);
         out->weight[l + 1] = out->weight[l] + y->weight_bytes;
         out->traffic[l + 1] = out->traffic[l] + y->traffic_bytes;
+        out->traffic_whole[l + 1] = out->traffic_whole[l] + y->traffic_replicated_bytes;
         out->tp_forward[l + 1] = out->tp_forward[l] + y->tp_forward_bytes;
         out->tp_backward[l + 1] = out->tp_backward[l] + y->tp_backward_bytes;
         out->state[l + 1] = out->state[l] + y->state_bytes;
@@ -163,12 +199,19 @@ static double tail_time(const cluster_stages *st, int s, int first, int count, d
     return (last > all ? last : all) + optimizer;
 }
 
-static double hop_time(const cluster_stages *st, int s, int last)
+/* A member's share of the activations stage s sends on, its last layer's
+ * output. */
+static double hop_bytes(const cluster_stages *st, int s, int last)
 {
     if (s + 1 == st->stage_count)
         return 0.0;
     int k = st->stage_tp[s] < st->stage_tp[s + 1] ? st->stage_tp[s] : st->stage_tp[s + 1];
-    double bytes = st->branch->micro_batch * st->prefix->w->layers[last].output_bytes / k;
+    return st->branch->micro_batch * st->prefix->w->layers[last].output_bytes / k;
+}
+
+static double hop_time(const cluster_stages *st, int s, int last)
+{
+    double bytes = hop_bytes(st, s, last);
     return bytes > 0 ? bytes / st->hop_bandwidth[s] : 0.0;
 }
 
@@ -177,16 +220,16 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
 {
     const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
     const cluster_prefix *p = st->prefix;
-    int tp = st->stage_tp[s];
+    int tp = st->stage_tp[s], kind = st->stage_kind[s];
     double share = st->branch->micro_batch / (double)tp;
     double weight = range(p->weight, first, count) / tp;
-    double traffic = share * range(p->traffic, first, count);
-    /* FLOPs at the products' best efficiency: no pass runs them faster */
-    double work = share / st->gemm_ceiling[s];
+    double traffic = share * range(p->traffic, first, count) +
+                     st->branch->micro_batch * range(p->traffic_whole, first, count);
     cluster_cost c;
-    c.forward = cluster_pass_time(type, work * range(p->forward, first, count), weight, traffic);
-    double backward = range(p->backward, first, count) + (replay ? range(p->replay, first, count) : 0);
-    c.backward = cluster_pass_time(type, work * backward, weight, traffic);
+    c.forward = cluster_pass_time(type, share * range(p->forward_cost[kind], first, count), weight, traffic);
+    double backward = range(p->backward_cost[kind], first, count) +
+                      (replay ? range(p->replay_cost[kind], first, count) : 0);
+    c.backward = cluster_pass_time(type, share * backward, weight, traffic);
     c.forward = zero3_floor(st, s, c.forward, weight);
     c.backward = zero3_floor(st, s, c.backward, weight);
     int ep = st->branch->expert_parallel;
@@ -347,15 +390,61 @@ static int kink_order(const void *a, const void *b)
 }
 
 /* held_s (see water_level) rises at rate until cap_kept, stays flat until
- * recomputing at rate / ratio catches up, rises to cap_work, stays. */
+ * recomputing catches up, rises to cap_work, stays. Recomputing, each FLOP
+ * of work costs 1 / rate and brings ratio - 1 FLOPs of replayed products,
+ * no quicker than the products' best rate. */
 static void stage_kinks(const cluster_stages *st, int s, cluster_kink *k)
 {
     double rate = st->rate[s], ratio = st->prefix->replay_ratio;
+    double replaying = 1.0 / (1.0 / rate + (ratio - 1.0) / st->compute_rate[s]);
     double kept = fmin(st->cap_kept[s], st->cap_work[s]);
-    double joins = kept * ratio / rate, full = st->cap_work[s] * ratio / rate;
+    double joins = kept / replaying, full = st->cap_work[s] / replaying;
     k[0] = (cluster_kink){kept / rate, -rate, s};
-    k[1] = (cluster_kink){joins, rate / ratio, s};
-    k[2] = (cluster_kink){full, -rate / ratio, s};
+    k[1] = (cluster_kink){joins, replaying, s};
+    k[2] = (cluster_kink){full, -replaying, s};
+}
+
+/* A lower bound of layer l's forward and backward on a stage of st's kind
+ * `kind`, per micro-batch, that adds up over layers: its products at
+ * their wave efficiency, its element-wise traffic and its TP
+ * collectives' bandwidth time (latencies, the roofline's weight reads and
+ * what overlap hides left out). */
+static double layer_floor(const cluster_stages *st, int s, int l)
+{
+    const cluster_prefix *p = st->prefix;
+    const cluster_kind *kind = &st->space->kinds[st->stage_kind[s]];
+    const pp_hw_device_type *type = kind->type;
+    int tp = st->stage_tp[s], q = st->stage_kind[s];
+    double b = st->branch->micro_batch, share = b / tp;
+    double flops = share * (range(p->forward_cost[q], l, 1) + range(p->backward_cost[q], l, 1));
+    double traffic = share * range(p->traffic, l, 1) + b * range(p->traffic_whole, l, 1);
+    double time = pp_hw_op_time(type, flops, 0) + 2 * pp_hw_op_time(type, 0, traffic);
+    if (tp > 1) {
+        pp_hw_link link = {kind->tp_link.bandwidth, 0};
+        time += pp_hw_allreduce_time(link, tp, b * range(p->tp_forward, l, 1));
+        time += cluster_tp_backward_floor(link, tp, b * range(p->tp_backward, l, 1), 0, st->branch->tp_overlap);
+    }
+    return time;
+}
+
+/* Each stage's rate (planner.h): the most work per second of any layer
+ * under layer_floor, or the products' own rate where no layer has work. */
+static void stage_rates(cluster_stages *st)
+{
+    int p = st->stage_count;
+    for (int s = 0; s < p; s++) {
+        st->rate[s] = 0.0;
+        for (int l = 0; l < st->prefix->layers; l++) {
+            double work = cluster_work(st, l, 1);
+            if (work > 0)
+                st->rate[s] = fmax(st->rate[s], work / layer_floor(st, s, l));
+        }
+        if (!(st->rate[s] > 0))
+            st->rate[s] = st->compute_rate[s];
+    }
+    st->rate_suffix[p] = 0.0;
+    for (int s = p - 1; s >= 0; s--)
+        st->rate_suffix[s] = st->rate_suffix[s + 1] + st->rate[s];
 }
 
 static bool rate_before(const cluster_stages *st, int x, int y)
@@ -384,6 +473,7 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
     st->by_rate = pp_arena_alloc(a, (size_t)p * sizeof(int));
     if (!st->cap_work || !st->cap_kept || !st->kinks || !st->by_rate)
         return false;
+    stage_rates(st);
     for (int s = 0; s < p; s++) {
         int replayed = most_layers(st, s, true), kept = most_layers(st, s, false);
         st->cap_work[s] = most_work(st, replayed > kept ? replayed : kept);
@@ -484,6 +574,69 @@ static double last_backward_start(const cluster_stages *st, const cluster_cost *
     return w[k].in + m * c[k].forward + before * c[k].backward + wait;
 }
 
+/* Replica r's step as 1F1B runs it (cluster_op_of) with every pass at its
+ * cost and every pipeline message at replica r's own best transfer time:
+ * each op starts once the one before it on its stage is done and its
+ * input has arrived, and each stage's tail follows its last backward. The
+ * simulator's ops are no shorter and its messages, sharing links, no
+ * quicker, and its ops start in the same order on the same conditions, so
+ * none of them starts earlier: this bounds its step. It counts what the
+ * schedule's shape makes of slow messages (the fill, and in the steady
+ * state every cycle a message lengthens), which bounds by sums miss. */
+static double replica_bound(const cluster_stages *st, const cluster_cost *c, const int *last, int r)
+{
+    int p = st->stage_count, m = st->branch->micro_batches;
+    double hop[p], free_at[p], *fwd = st->schedule, *bwd = st->schedule + (size_t)p * m;
+    int next[p], stack[p], depth = 0;
+    bool queued[p];
+    for (size_t i = 0; i < 2 * (size_t)p * m; i++)
+        st->schedule[i] = -1.0;
+    for (int s = 0; s < p; s++) {
+        double bytes = hop_bytes(st, s, last[s]);
+        hop[s] = bytes > 0 ? bytes / st->replica_hop_bandwidth[r * p + s] : 0.0;
+        free_at[s] = 0.0;
+        next[s] = 0;
+        stack[depth++] = p - 1 - s;
+        queued[s] = true;
+    }
+    while (depth > 0) {
+        int s = stack[--depth];
+        queued[s] = false;
+        for (; next[s] < 2 * m; next[s]++) {
+            bool forward;
+            int i;
+            cluster_op_of(p, s, m, next[s], &forward, &i);
+            double *done = forward ? fwd : bwd;
+            int from = forward ? s - 1 : s + 1;
+            double ready = 0.0;
+            if (from >= 0 && from < p) {
+                if (done[(size_t)from * m + i] < 0)
+                    break;
+                ready = done[(size_t)from * m + i] + hop[forward ? from : s];
+            }
+            free_at[s] = fmax(free_at[s], ready) + (forward ? c[s].forward : c[s].backward);
+            done[(size_t)s * m + i] = free_at[s];
+            int to = forward ? s + 1 : s - 1;
+            if (to >= 0 && to < p && !queued[to]) {
+                stack[depth++] = to;
+                queued[to] = true;
+            }
+        }
+    }
+    double bound = 0.0;
+    for (int s = 0; s < p; s++)
+        bound = fmax(bound, bwd[(size_t)s * m + m - 1] + c[s].tail);
+    return bound;
+}
+
+/* Whether replicas r and q send their pipeline messages as fast. */
+static bool same_hops(const cluster_stages *st, int r, int q)
+{
+    int p = st->stage_count;
+    return memcmp(st->replica_hop_bandwidth + (size_t)r * p, st->replica_hop_bandwidth + (size_t)q * p,
+                  (size_t)p * sizeof(double)) == 0;
+}
+
 double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay)
 {
     int p = st->stage_count;
@@ -502,6 +655,21 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
         ring_release[k] = last_backward_start(st, cost, walk, k, below);
         bound = fmax(bound, ring_release[k] + cost[k].backward + fmax(walk[k].out, cost[k].tail));
         below += cost[k].forward + cost[k].backward + 2 * (k > 0 ? cost[k - 1].hop : 0.0);
+    }
+    int last[p];
+    for (int s = 0, first = 0; s < p; first += layers[s++])
+        last[s] = first + layers[s] - 1;
+    /* replicas mostly repeat a few patterns of transfers */
+    int distinct[8], count = 0;
+    for (int r = 0; r < st->branch->dp; r++) {
+        bool seen = false;
+        for (int i = 0; i < count && !seen; i++)
+            seen = same_hops(st, r, distinct[i]);
+        if (seen)
+            continue;
+        if (count < 8)
+            distinct[count++] = r;
+        bound = fmax(bound, replica_bound(st, cost, last, r));
     }
     for (int n = 0; n < st->space->cluster->node_count; n++)
         bound = fmax(bound, nic_bound(st, n, ring_release, hop_release, layers));

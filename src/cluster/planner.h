@@ -76,6 +76,7 @@ typedef struct {
     double *replay;      /* FLOPs per sample recomputation adds to the backward */
     double *weight;      /* bytes read once per pass */
     double *traffic;     /* element-wise bytes per sample per pass */
+    double *traffic_whole; /* of them, what every TP member moves whole */
     double *tp_forward;  /* TP all-reduce bytes per sample, forward */
     double *tp_backward; /* likewise backward (recomputation adds tp_forward) */
     double *state;
@@ -85,6 +86,12 @@ typedef struct {
     double *checkpoint;
     double *gradient;
     double *alltoall;    /* bytes of one all-to-all per sample */
+    /* Per kind of node, FLOPs per sample over the wave efficiency of
+     * their products on it at the branch's TP share and micro-batch (the
+     * simulator's figures): forward, backward, and what recomputation adds. */
+    double *forward_cost[CLUSTER_MAX_KINDS];
+    double *backward_cost[CLUSTER_MAX_KINDS];
+    double *replay_cost[CLUSTER_MAX_KINDS];
     const pp_cluster_workload *w;
     /* The least (work + replay) / work of any layer: a recomputing stage
      * does at least this many times its work. */
@@ -105,14 +112,23 @@ typedef struct {
     int *stage_kind;     /* [stage] */
     int *stage_tp;       /* [stage] */
     int *devices;        /* [replica][member] in the plan's layout */
-    double *rate;        /* [stage] summed FLOP/s of the group, at its products' ceiling */
-    double *gemm_ceiling; /* [stage] cluster_gemm_ceiling of its kind, micro-batch and TP */
+    /* [stage] FLOP/s (fwd + bwd, without recomputation) no stage holding
+     * any layers exceeds: each layer's products at their wave efficiency,
+     * its element-wise traffic and its TP collectives' bandwidth time are
+     * each at least its share of that time (cluster_stages_limits) */
+    double *rate;
+    double *compute_rate; /* [stage] its products alone, at the workload's best efficiency */
     double *rate_suffix; /* [stage + 1] sum of rate from stage on */
     double *capacity;    /* [stage] least member capacity */
     /* The most bandwidth a transfer could get (over the step's events):
-     * pipeline hop s -> s + 1 in the best replica, the data-parallel ring
-     * of stage s at its slowest hop. */
+     * a member's share of pipeline hop s -> s + 1 in the best replica
+     * (its pair's link, and the NIC pools the members' flows share), the
+     * data-parallel ring of stage s at its slowest hop. */
     double *hop_bandwidth;  /* [stage] */
+    double *replica_hop_bandwidth; /* [replica * stage_count + s]: hop s in that replica */
+    /* Scratch of cluster_plan_bound: when each stage's forward and backward
+     * of each micro-batch ends ([2][stage][micro-batch]). */
+    double *schedule;
     double *ring_bandwidth; /* [stage] */
     /* The most bandwidth replica 0's expert group's ring of stage s could
      * get at its slowest hop (INFINITY without expert parallelism). */
@@ -181,8 +197,8 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
 /* bound.c */
 /* The cost tables of w's layers as a plan with the branch's switches and
  * replica count runs them. */
-bool cluster_prefix_build(const pp_cluster_workload *w, const cluster_branch *b, pp_arena *a,
-                          cluster_prefix *out);
+bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w, const cluster_branch *b,
+                          pp_arena *a, cluster_prefix *out);
 /* Stage s holding layers [first, first + count): the passes as the
  * simulator times them (cluster_pass_time) plus the TP all-reduces at the
  * kind's best link; the tail and hop at the best bandwidths. */
@@ -216,7 +232,8 @@ double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)
  * down the pipeline and back), and for every node the pipeline and
  * gradient bytes its NICs must send, each no earlier than it can exist. */
 double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay);
-/* Fills cap_work, cap_kept, kinks and by_rate; false when out of memory. */
+/* Fills rate, rate_suffix, cap_work, cap_kept, kinks and by_rate; false
+ * when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
 /* The root bound of a branch: cluster_walk_bound before any stage
  * (INFINITY if the work does not fit in the stages' memory). */
@@ -252,6 +269,10 @@ pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w
 bool cluster_report_copy(const pp_cluster_report *r, pp_cluster_report *out);
 
 /* simulate.c */
+/* Op q of stage s's 1F1B order among P stages and m micro-batches:
+ * min(P - s - 1, m) forwards, then forward and backward in turn, then the
+ * backwards left. */
+void cluster_op_of(int P, int s, int m, int q, bool *forward, int *micro);
 /* pp_cluster_simulate's step time of plan p, without checking memory;
  * INFINITY when a link stays down, as soon as the step is certain to take
  * longer than cutoff, or when the deadline (NULL: none) passes first. With

@@ -166,9 +166,7 @@ static int transfer_index(const sim *z, int r, int q, int micro, int dir)
     return ((r * z->VP + q) * z->mmax + micro) * 2 + dir;
 }
 
-/* Op q of a stage's 1F1B order: min(P - s - 1, m) forwards, then forward and
- * backward in turn, then the backwards left. */
-static void op_of(int P, int s, int m, int q, bool *forward, int *micro)
+void cluster_op_of(int P, int s, int m, int q, bool *forward, int *micro)
 {
     int warm = P - s - 1 < m ? P - s - 1 : m, steady = 2 * (m - warm);
     if (q < warm) {
@@ -406,7 +404,7 @@ static void try_start(sim *z, group *g)
     if (g->busy || g->next_op >= 2 * z->V * g->m || z->status != PP_OK)
         return;
     if (z->V == 1)
-        op_of(z->P, g->s, g->m, g->next_op, &forward, &micro);
+        cluster_op_of(z->P, g->s, g->m, g->next_op, &forward, &micro);
     else
         op_of_interleaved(z->P, z->V, g->s, g->m, g->next_op, &forward, &micro, &chunk);
     if (!ready(z, g, forward, micro, chunk))

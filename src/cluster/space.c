@@ -327,28 +327,43 @@ static double device_rate(const pp_hw_device_type *t)
     return t->peak_flops * t->efficiency_compute;
 }
 
-/* Fills hop_bandwidth, ring_bandwidth and expert_bandwidth (see planner.h). */
+/* The most bandwidth each member's share of replica r's transfer between
+ * stages s and s + 1 could get: its pair's, and when the groups' nodes
+ * differ, the k members' flows share the sender's and the receiver's NIC
+ * pools (a group lies within one node). */
+static double hop_share(const cluster_stages *st, const int *mine, int s)
+{
+    const cluster_space *sp = st->space;
+    int k = st->stage_tp[s] < st->stage_tp[s + 1] ? st->stage_tp[s] : st->stage_tp[s + 1];
+    double hop = INFINITY;
+    for (int j = 0; j < k; j++) {
+        int src = mine[j], dst = mine[st->stage_tp[s] + j];
+        hop = fmin(hop, pair_bandwidth(sp, src, dst));
+        int from = sp->cluster->device_node[src], to = sp->cluster->device_node[dst];
+        if (from != to) {
+            hop = fmin(hop, fmin(sp->node_nic[from], sp->node_nic[to]) / k);
+            st->hop_out[s * sp->cluster->node_count + from]++;
+            st->hop_out[s * sp->cluster->node_count + to]++;
+        }
+    }
+    return hop;
+}
+
+/* Fills hop_bandwidth, replica_hop_bandwidth, ring_bandwidth and
+ * expert_bandwidth (see planner.h). */
 static void transfer_bandwidths(cluster_stages *st, int members)
 {
     const cluster_space *sp = st->space;
-    int dp = st->branch->dp, ep = st->branch->expert_parallel;
-    for (int s = 0, offset = 0; s < st->stage_count; offset += st->stage_tp[s++]) {
+    int dp = st->branch->dp, ep = st->branch->expert_parallel, p = st->stage_count;
+    for (int s = 0, offset = 0; s < p; offset += st->stage_tp[s++]) {
         st->hop_bandwidth[s] = 0.0;
         st->ring_bandwidth[s] = INFINITY;
         st->expert_bandwidth[s] = INFINITY;
         for (int r = 0; r < dp; r++) {
             const int *mine = st->devices + r * members + offset;
             const int *next_replica = st->devices + ((r + 1) % dp) * members + offset;
-            double hop = INFINITY;
-            for (int j = 0; s + 1 < st->stage_count && j < st->stage_tp[s] && j < st->stage_tp[s + 1]; j++) {
-                int src = mine[j], dst = mine[st->stage_tp[s] + j];
-                hop = fmin(hop, pair_bandwidth(sp, src, dst));
-                int from = sp->cluster->device_node[src], to = sp->cluster->device_node[dst];
-                if (from != to) {
-                    st->hop_out[s * sp->cluster->node_count + from]++;
-                    st->hop_out[s * sp->cluster->node_count + to]++;
-                }
-            }
+            double hop = s + 1 < p ? hop_share(st, mine, s) : INFINITY;
+            st->replica_hop_bandwidth[r * p + s] = hop;
             st->hop_bandwidth[s] = fmax(st->hop_bandwidth[s], hop);
             for (int j = 0; r < ep && ep > 1 && j < st->stage_tp[s]; j++) {
                 const int *next_expert = st->devices + ((r + 1) % ep) * members + offset;
@@ -371,7 +386,7 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
 {
     int p = b->stage_count;
     cluster_prefix *pre = pp_arena_alloc(a, sizeof *pre);
-    if (!pre || !cluster_prefix_build(w, b, a, pre))
+    if (!pre || !cluster_prefix_build(sp, w, b, a, pre))
         return false;
     out->space = sp;
     out->prefix = pre;
@@ -382,10 +397,10 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
     out->rate = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->rate_suffix = pp_arena_alloc(a, (size_t)(p + 1) * sizeof(double));
     out->capacity = pp_arena_alloc(a, (size_t)p * sizeof(double));
-    out->gemm_ceiling = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    out->compute_rate = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->devices = pp_arena_alloc(a, (size_t)sp->live_count * sizeof(int));
     if (!out->stage_kind || !out->stage_tp || !out->rate || !out->rate_suffix ||
-        !out->capacity || !out->gemm_ceiling || !out->devices)
+        !out->capacity || !out->compute_rate || !out->devices)
         return false;
     int s = 0, slot = 0;
     for (int r = 0; r < b->dp; r++)
@@ -401,21 +416,20 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
                     continue;
                 out->stage_kind[s] = k;
                 out->stage_tp[s] = tp;
-                out->gemm_ceiling[s] = cluster_gemm_ceiling(kind->type, w, b->micro_batch, 1.0 / tp);
-                out->rate[s] = tp * device_rate(kind->type) * out->gemm_ceiling[s];
+                out->compute_rate[s] =
+                    tp * device_rate(kind->type) * cluster_gemm_ceiling(kind->type, w, b->micro_batch, 1.0 / tp);
                 out->capacity[s] = kind->type->memory_bytes;
                 s++;
             }
         }
-    out->rate_suffix[p] = 0.0;
-    for (int i = p - 1; i >= 0; i--)
-        out->rate_suffix[i] = out->rate_suffix[i + 1] + out->rate[i];
     out->hop_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    out->replica_hop_bandwidth = pp_arena_alloc(a, (size_t)p * (size_t)b->dp * sizeof(double));
+    out->schedule = pp_arena_alloc(a, 2 * (size_t)p * (size_t)b->micro_batches * sizeof(double));
     out->ring_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->expert_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
     out->hop_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
-    if (!out->hop_bandwidth || !out->ring_bandwidth || !out->expert_bandwidth || !out->ring_out ||
+    if (!out->hop_bandwidth || !out->replica_hop_bandwidth || !out->schedule || !out->ring_bandwidth || !out->expert_bandwidth || !out->ring_out ||
         !out->hop_out)
         return false;
     transfer_bandwidths(out, slot / b->dp);
