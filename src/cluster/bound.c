@@ -12,6 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* fmin and fmax without their NaN handling (nothing here is NaN): the
+ * tables' loops run them millions of times. */
+static inline double least(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+static inline double most(double a, double b)
+{
+    return a > b ? a : b;
+}
+
 static double *prefix_array(pp_arena *a, int n)
 {
     return pp_arena_calloc(a, (size_t)n + 1, sizeof(double));
@@ -193,7 +205,7 @@ static double tail_time(const cluster_stages *st, int s, int first, int count, d
     int n = st->branch->dp;
     if (n == 1)
         return optimizer;
-    double ring = ring_passes(st) * (n - 1) / n * share / st->ring_bandwidth[s];
+    double ring = ring_passes(st) * (n - 1) / n * share / st->ring_share[s];
     double last = ring * range(p->gradient, first, 1);
     double all = ring * range(p->gradient, first, count) - backward;
     return (last > all ? last : all) + optimizer;
@@ -345,15 +357,35 @@ static double fill_bound(const cluster_stages *st, int from, double work)
     return filled > 0 ? least_sum(st, from, work) / filled : 0.0;
 }
 
+/* Stage s, the first not fixed, in 1F1B: its first backward waits for
+ * micro-batch 0's trip through it and every later stage and back, S at
+ * least (their least summed time and messages); when it has forwards
+ * left after its first backward (p - s - 1 < m), each q = (m - 1) / (p -
+ * s) times p - s micro-batches later another backward waits for the same
+ * trip again (steady_span's long steps). Before it lies the trip in, after
+ * it the earlier stages' backwards. */
+static double cycle_bound(const cluster_stages *st, cluster_walk w, int s, double least)
+{
+    int p = st->stage_count, m = st->branch->micro_batches;
+    int q = p - s - 1 < m ? (m - 1) / (p - s) : 0;
+    double trip = least + 2 * st->hop_floor[s];
+    return w.in + (q + 1) * trip + w.out;
+}
+
 double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first)
 {
     if (s == st->stage_count)
         return fmax(fmax(w.fixed, w.drain + w.path), w.drain2 + 2 * w.path);
     double m = st->branch->micro_batches;
     double work = cluster_work(st, first, st->prefix->layers - first);
-    double rest = fmax(m * water_level(st, s, work), fill_bound(st, s, work));
-    double below = w.path + 2 * w.last_hop + least_sum(st, s, work);
-    return fmax(fmax(w.fixed, w.in + rest + w.out), fmax(w.drain + below, w.drain2 + 2 * below));
+    double slowest = fmax(water_level(st, s, work),
+                          st->bottleneck[(size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first]);
+    double rest = fmax(m * slowest, fill_bound(st, s, work));
+    double least = least_sum(st, s, work);
+    double below = w.path + 2 * w.last_hop + least;
+    double bound = fmax(fmax(w.fixed, w.in + rest + w.out), fmax(w.drain + below, w.drain2 + 2 * below));
+    double drained = w.in + st->drain[(size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first];
+    return fmax(fmax(bound, drained), cycle_bound(st, w, s, least));
 }
 
 /* The most layers stage s can hold: the longest run of layers whose memory
@@ -404,27 +436,52 @@ static void stage_kinks(const cluster_stages *st, int s, cluster_kink *k)
     k[2] = (cluster_kink){full, -replaying, s};
 }
 
-/* A lower bound of layer l's forward and backward on a stage of st's kind
- * `kind`, per micro-batch, that adds up over layers: its products at
- * their wave efficiency, its element-wise traffic and its TP
- * collectives' bandwidth time (latencies, the roofline's weight reads and
- * what overlap hides left out). */
-static double layer_floor(const cluster_stages *st, int s, int l)
+/* A lower bound of layer l's forward and backward on stage s, per
+ * micro-batch, that adds up over layers: its products at their wave
+ * efficiency, its element-wise traffic, its TP collectives' and
+ * all-to-alls' bandwidth time (latencies, the roofline's weight reads,
+ * ZeRO-3's gathers and what overlap hides left out). */
+static double layer_floor(const cluster_stages *st, int s, int l, bool replay)
 {
     const cluster_prefix *p = st->prefix;
     const cluster_kind *kind = &st->space->kinds[st->stage_kind[s]];
     const pp_hw_device_type *type = kind->type;
     int tp = st->stage_tp[s], q = st->stage_kind[s];
     double b = st->branch->micro_batch, share = b / tp;
-    double flops = share * (range(p->forward_cost[q], l, 1) + range(p->backward_cost[q], l, 1));
+    double flops = range(p->forward_cost[q], l, 1) + range(p->backward_cost[q], l, 1) +
+                   (replay ? range(p->replay_cost[q], l, 1) : 0);
     double traffic = share * range(p->traffic, l, 1) + b * range(p->traffic_whole, l, 1);
-    double time = pp_hw_op_time(type, flops, 0) + 2 * pp_hw_op_time(type, 0, traffic);
+    double time = pp_hw_op_time(type, share * flops, 0) + 2 * pp_hw_op_time(type, 0, traffic);
     if (tp > 1) {
         pp_hw_link link = {kind->tp_link.bandwidth, 0};
-        time += pp_hw_allreduce_time(link, tp, b * range(p->tp_forward, l, 1));
-        time += cluster_tp_backward_floor(link, tp, b * range(p->tp_backward, l, 1), 0, st->branch->tp_overlap);
+        double forward = b * range(p->tp_forward, l, 1);
+        time += pp_hw_allreduce_time(link, tp, forward);
+        time += cluster_tp_backward_floor(link, tp, b * range(p->tp_backward, l, 1), replay ? forward : 0,
+                                          st->branch->tp_overlap);
+    }
+    int ep = st->branch->expert_parallel;
+    if (ep > 1) {
+        pp_hw_link group = {st->expert_bandwidth[s], 0};
+        time += (replay ? 6 : 4) * pp_hw_alltoall_time(group, ep, share * range(p->alltoall, l, 1));
     }
     return time;
+}
+
+/* hop_floor (planner.h): every message at its hop's best bandwidth, of
+ * the fewest bytes any layer but the last sends on. */
+static void hop_floors(cluster_stages *st)
+{
+    const pp_cluster_workload *w = st->prefix->w;
+    int p = st->stage_count;
+    double least = INFINITY;
+    for (int l = 0; l + 1 < w->layer_count; l++)
+        least = fmin(least, w->layers[l].output_bytes);
+    st->hop_floor[p - 1] = 0.0;
+    for (int s = p - 2; s >= 0; s--) {
+        int k = st->stage_tp[s] < st->stage_tp[s + 1] ? st->stage_tp[s] : st->stage_tp[s + 1];
+        double bytes = st->branch->micro_batch * least / k;
+        st->hop_floor[s] = st->hop_floor[s + 1] + (bytes > 0 ? bytes / st->hop_bandwidth[s] : 0.0);
+    }
 }
 
 /* Each stage's rate (planner.h): the most work per second of any layer
@@ -437,7 +494,7 @@ static void stage_rates(cluster_stages *st)
         for (int l = 0; l < st->prefix->layers; l++) {
             double work = cluster_work(st, l, 1);
             if (work > 0)
-                st->rate[s] = fmax(st->rate[s], work / layer_floor(st, s, l));
+                st->rate[s] = fmax(st->rate[s], work / layer_floor(st, s, l, false));
         }
         if (!(st->rate[s] > 0))
             st->rate[s] = st->compute_rate[s];
@@ -464,6 +521,102 @@ static void sort_stages(const cluster_stages *st, int *order,
     }
 }
 
+/* What a run of layers costs stage s at the least, per layer and summed
+ * over the run (prefix sums over the model): `pass` is layer_floor, kept
+ * and recomputing; `gather` ZeRO-3's all-gathers of one pass (at the
+ * ring's most bandwidth: each pass is no shorter than its gathers);
+ * `ring` the gradients' data-parallel ring at its flows' share. */
+typedef struct {
+    double *pass[2], *gather, *ring;
+} run_sums;
+
+static void run_sums_fill(const cluster_stages *st, int s, run_sums *r)
+{
+    const cluster_prefix *p = st->prefix;
+    int L = p->layers, n = st->branch->dp, tp = st->stage_tp[s];
+    pp_hw_link link = {st->ring_bandwidth[s], 0};
+    double ring = n > 1 ? ring_passes(st) * (n - 1) / n / tp / st->ring_share[s] : 0.0;
+    r->pass[0][0] = r->pass[1][0] = r->gather[0] = r->ring[0] = 0.0;
+    for (int l = 0; l < L; l++) {
+        r->pass[0][l + 1] = r->pass[0][l] + layer_floor(st, s, l, false);
+        r->pass[1][l + 1] = r->pass[1][l] + layer_floor(st, s, l, true);
+        double gather = st->branch->zero3 && n > 1 ? pp_hw_allgather_time(link, n, range(p->weight, l, 1) / tp) : 0;
+        r->gather[l + 1] = r->gather[l] + gather;
+        r->ring[l + 1] = r->ring[l] + ring * range(p->gradient, l, 1);
+    }
+}
+
+/* For every n, the least over runs of n layers of a stage's time per
+ * micro-batch, `time` (its passes, or its two passes' gathers, whichever
+ * is more), and of (m - 1) time + its ring, `drain`: the stage runs m
+ * forwards and m backwards, and its ring cannot start before its last
+ * backward does. replay: the runs recompute. */
+static void least_runs(const cluster_stages *st, const run_sums *r, bool replay, double *time, double *drain)
+{
+    int L = st->prefix->layers, m = st->branch->micro_batches;
+    const double *pass = r->pass[replay];
+    for (int n = 0; n <= L; n++) {
+        time[n] = drain[n] = INFINITY;
+        for (int first = 0; first + n <= L; first++) {
+            double t = most(pass[first + n] - pass[first], 2 * (r->gather[first + n] - r->gather[first]));
+            time[n] = least(time[n], t);
+            drain[n] = least(drain[n], (m - 1) * t + r->ring[first + n] - r->ring[first]);
+        }
+    }
+}
+
+/* One DP step: row[need] = the least over splits of need layers, n to
+ * stage s and the rest to the stages after it (next), of the larger of
+ * own[n] and next[need - n]. */
+static void split_row(int L, int after, const double *own, const double *next, double *row)
+{
+    for (int need = 0; need <= L; need++) {
+        row[need] = INFINITY;
+        for (int n = 1; n <= need - after; n++)
+            row[need] = least(row[need], most(own[n], next ? next[need - n] : need == n ? 0 : INFINITY));
+    }
+}
+
+/* Fills bottleneck and drain (planner.h). Stage s takes n layers at the
+ * cost of its cheapest run of n that fits its memory (kept, or
+ * recomputing: kept and replayed are its most layers, most_layers); the
+ * least over splits of the largest stage cost (the DP over stages from
+ * the last) bounds every split. Stages alike in kind and ring share their
+ * tables. */
+static bool bottlenecks(cluster_stages *st, const int *kept, const int *replayed, pp_arena *a)
+{
+    int p = st->stage_count, L = st->prefix->layers, width = L + 1;
+    st->bottleneck = pp_arena_alloc(a, (size_t)p * width * sizeof(double));
+    st->drain = pp_arena_alloc(a, (size_t)p * width * sizeof(double));
+    double *sums = pp_arena_alloc(a, 4 * (size_t)width * sizeof(double));
+    double *tables = pp_arena_alloc(a, 6 * (size_t)width * sizeof(double));
+    if (!st->bottleneck || !st->drain || !sums || !tables)
+        return false;
+    run_sums r = {{sums, sums + width}, sums + 2 * width, sums + 3 * width};
+    double *keep = tables, *keep_drain = tables + width, *again = tables + 2 * width;
+    double *again_drain = tables + 3 * width, *own = tables + 4 * width, *own_drain = tables + 5 * width;
+    int like = -1;
+    for (int s = p - 1; s >= 0; s--) {
+        if (like < 0 || st->stage_kind[s] != st->stage_kind[like] || st->ring_share[s] != st->ring_share[like] ||
+            st->ring_bandwidth[s] != st->ring_bandwidth[like]) {
+            run_sums_fill(st, s, &r);
+            least_runs(st, &r, false, keep, keep_drain);
+            least_runs(st, &r, true, again, again_drain);
+            like = s;
+        }
+        for (int n = 0; n <= L; n++) {
+            own[n] = n <= kept[s] ? keep[n] : n <= replayed[s] ? again[n] : INFINITY;
+            own_drain[n] = n <= kept[s] ? keep_drain[n] : n <= replayed[s] ? again_drain[n] : INFINITY;
+        }
+        bool last = s + 1 == p;
+        split_row(L, p - s - 1, own, last ? NULL : st->bottleneck + (size_t)(s + 1) * width,
+                  st->bottleneck + (size_t)s * width);
+        split_row(L, p - s - 1, own_drain, last ? NULL : st->drain + (size_t)(s + 1) * width,
+                  st->drain + (size_t)s * width);
+    }
+    return true;
+}
+
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
 {
     int p = st->stage_count;
@@ -471,18 +624,22 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
     st->cap_kept = pp_arena_alloc(a, (size_t)p * sizeof(double));
     st->kinks = pp_arena_alloc(a, 3 * (size_t)p * sizeof(cluster_kink));
     st->by_rate = pp_arena_alloc(a, (size_t)p * sizeof(int));
-    if (!st->cap_work || !st->cap_kept || !st->kinks || !st->by_rate)
+    st->hop_floor = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    if (!st->cap_work || !st->cap_kept || !st->kinks || !st->by_rate || !st->hop_floor)
         return false;
     stage_rates(st);
+    hop_floors(st);
+    int kept[p], replayed[p];
     for (int s = 0; s < p; s++) {
-        int replayed = most_layers(st, s, true), kept = most_layers(st, s, false);
-        st->cap_work[s] = most_work(st, replayed > kept ? replayed : kept);
-        st->cap_kept[s] = most_work(st, kept);
+        replayed[s] = most_layers(st, s, true);
+        kept[s] = most_layers(st, s, false);
+        st->cap_work[s] = most_work(st, replayed[s] > kept[s] ? replayed[s] : kept[s]);
+        st->cap_kept[s] = most_work(st, kept[s]);
         stage_kinks(st, s, st->kinks + 3 * s);
     }
     qsort(st->kinks, 3 * (size_t)p, sizeof *st->kinks, kink_order);
     sort_stages(st, st->by_rate, rate_before);
-    return true;
+    return bottlenecks(st, kept, replayed, a);
 }
 
 double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)

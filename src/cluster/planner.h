@@ -41,6 +41,7 @@ typedef struct {
     double *node_intra;
     double *node_inter;
     double *node_nic;     /* [node] all its NICs together (ports x bandwidth) */
+    int *node_nic_classes; /* [node] its inter-node link classes */
 } cluster_space;
 
 /* One top-level branch: everything but the layers per stage. */
@@ -130,6 +131,10 @@ typedef struct {
      * of each micro-batch ends ([2][stage][micro-batch]). */
     double *schedule;
     double *ring_bandwidth; /* [stage] */
+    /* The most bandwidth a ring flow of stage s gets: its hop's, and the
+     * share of each NIC pool that the stage's flows leaving its node take
+     * (every replica's and member's flows of a layer start together). */
+    double *ring_share;     /* [stage] */
     /* The most bandwidth replica 0's expert group's ring of stage s could
      * get at its slowest hop (INFINITY without expert parallelism). */
     double *expert_bandwidth; /* [stage] */
@@ -149,6 +154,18 @@ typedef struct {
      * sorted by time: the water-filling bound on the busiest stage. */
     struct cluster_kink *kinks; /* [3 stage] */
     int *by_rate;           /* [stage] fastest first */
+    /* [stage] the least time one micro-batch's messages from stage s on
+     * take one way (hops s -> s + 1 and on), whatever the layers */
+    double *hop_floor;
+    /* [s * (layers + 1) + n]: the least time per micro-batch (forward and
+     * backward) of the slowest of stages s .. p - 1 holding the last n
+     * layers between them, by layer_floor's figures (bound.c) */
+    double *bottleneck;
+    /* [s * (layers + 1) + n]: likewise the least largest over those stages
+     * of (m - 1) times its time per micro-batch plus its gradients' ring
+     * (a stage's step runs its m passes, then its ring, which cannot start
+     * before its last backward does) */
+    double *drain;
 } cluster_stages;
 
 /* At `time`, stage `stage`'s held work changes slope by `slope`. */
@@ -232,8 +249,8 @@ double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)
  * down the pipeline and back), and for every node the pipeline and
  * gradient bytes its NICs must send, each no earlier than it can exist. */
 double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay);
-/* Fills rate, rate_suffix, cap_work, cap_kept, kinks and by_rate; false
- * when out of memory. */
+/* Fills rate, rate_suffix, cap_work, cap_kept, kinks, by_rate, hop_floor
+ * and bottleneck; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
 /* The root bound of a branch: cluster_walk_bound before any stage
  * (INFINITY if the work does not fit in the stages' memory). */

@@ -68,15 +68,19 @@ static bool nodes_alike(const pp_cluster *c, const cluster_space *sp, int a, int
 
 static void node_bandwidths(const pp_cluster *c, double t, cluster_space *sp)
 {
-    for (int n = 0; n < c->node_count; n++)
+    for (int n = 0; n < c->node_count; n++) {
         sp->node_intra[n] = sp->node_inter[n] = sp->node_nic[n] = 0.0;
+        sp->node_nic_classes[n] = 0;
+    }
     for (int l = 0; l < c->link_count; l++) {
         double *most = c->links[l].inter_node ? sp->node_inter : sp->node_intra;
         int n = c->links[l].node;
         double bw = best_bandwidth_from(c, l, t);
         most[n] = fmax(most[n], bw);
-        if (c->links[l].inter_node)
+        if (c->links[l].inter_node) {
             sp->node_nic[n] += c->links[l].ports * bw;
+            sp->node_nic_classes[n]++;
+        }
     }
 }
 
@@ -113,9 +117,10 @@ pp_status cluster_space_build(const pp_cluster *c, double start_time, pp_arena *
     out->node_intra = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(double));
     out->node_inter = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(double));
     out->node_nic = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(double));
+    out->node_nic_classes = pp_arena_alloc(a, (size_t)(c->node_count + 1) * sizeof(int));
     int *nodes = pp_arena_alloc(a, (size_t)(c->node_count + 1) * (size_t)CLUSTER_MAX_KINDS * sizeof(int));
     if (!out->live || !out->node_live_first || !out->node_live_count || !nodes ||
-        !out->node_intra || !out->node_inter || !out->node_nic)
+        !out->node_intra || !out->node_inter || !out->node_nic || !out->node_nic_classes)
         return pp_error_set(err, PP_ENOMEM, "out of memory building the plan space");
     count_live(c, start_time, out);
     node_bandwidths(c, start_time, out);
@@ -327,11 +332,31 @@ static double device_rate(const pp_hw_device_type *t)
     return t->peak_flops * t->efficiency_compute;
 }
 
+/* Whether every stage's groups of all replicas lie on one node. Then
+ * rotating the replicas maps the plan onto itself (the data-parallel
+ * rings too) and moves devices only within their nodes, whose ports are
+ * alike: the simulator runs every replica alike, op for op at the same
+ * moments, so the replicas' pipeline messages between two nodes travel
+ * together. */
+static bool stacked(const cluster_stages *st, int members)
+{
+    const int *node = st->space->cluster->device_node;
+    for (int r = 1; r < st->branch->dp; r++)
+        for (int i = 0; i < members; i++)
+            if (node[st->devices[r * members + i]] != node[st->devices[i]])
+                return false;
+    return true;
+}
+
 /* The most bandwidth each member's share of replica r's transfer between
  * stages s and s + 1 could get: its pair's, and when the groups' nodes
- * differ, the k members' flows share the sender's and the receiver's NIC
- * pools (a group lies within one node). */
-static double hop_share(const cluster_stages *st, const int *mine, int s)
+ * differ, the `flows` that travel together (the k members', or when
+ * together is true all replicas') share the sender's and the receiver's
+ * NIC pools (a group lies within one node). Replicas' flows are counted
+ * together only when both nodes have one class of NIC: with more, the
+ * route of each flow depends on which was sent first, and the replicas
+ * no longer run alike. */
+static double hop_share(const cluster_stages *st, const int *mine, int s, bool together)
 {
     const cluster_space *sp = st->space;
     int k = st->stage_tp[s] < st->stage_tp[s + 1] ? st->stage_tp[s] : st->stage_tp[s + 1];
@@ -341,7 +366,9 @@ static double hop_share(const cluster_stages *st, const int *mine, int s)
         hop = fmin(hop, pair_bandwidth(sp, src, dst));
         int from = sp->cluster->device_node[src], to = sp->cluster->device_node[dst];
         if (from != to) {
-            hop = fmin(hop, fmin(sp->node_nic[from], sp->node_nic[to]) / k);
+            bool alike = together && sp->node_nic_classes[from] == 1 && sp->node_nic_classes[to] == 1;
+            int flows = alike ? k * st->branch->dp : k;
+            hop = fmin(hop, fmin(sp->node_nic[from], sp->node_nic[to]) / flows);
             st->hop_out[s * sp->cluster->node_count + from]++;
             st->hop_out[s * sp->cluster->node_count + to]++;
         }
@@ -355,6 +382,7 @@ static void transfer_bandwidths(cluster_stages *st, int members)
 {
     const cluster_space *sp = st->space;
     int dp = st->branch->dp, ep = st->branch->expert_parallel, p = st->stage_count;
+    bool together = stacked(st, members);
     for (int s = 0, offset = 0; s < p; offset += st->stage_tp[s++]) {
         st->hop_bandwidth[s] = 0.0;
         st->ring_bandwidth[s] = INFINITY;
@@ -362,7 +390,7 @@ static void transfer_bandwidths(cluster_stages *st, int members)
         for (int r = 0; r < dp; r++) {
             const int *mine = st->devices + r * members + offset;
             const int *next_replica = st->devices + ((r + 1) % dp) * members + offset;
-            double hop = s + 1 < p ? hop_share(st, mine, s) : INFINITY;
+            double hop = s + 1 < p ? hop_share(st, mine, s, together) : INFINITY;
             st->replica_hop_bandwidth[r * p + s] = hop;
             st->hop_bandwidth[s] = fmax(st->hop_bandwidth[s], hop);
             for (int j = 0; r < ep && ep > 1 && j < st->stage_tp[s]; j++) {
@@ -378,6 +406,19 @@ static void transfer_bandwidths(cluster_stages *st, int members)
                     st->ring_out[s * sp->cluster->node_count + from]++;
             }
         }
+    }
+}
+
+/* Fills ring_share (see planner.h) from ring_bandwidth and ring_out. */
+static void ring_shares(cluster_stages *st)
+{
+    const pp_cluster *c = st->space->cluster;
+    for (int s = 0; s < st->stage_count; s++) {
+        st->ring_share[s] = st->ring_bandwidth[s];
+        const int *out = st->ring_out + (size_t)s * c->node_count;
+        for (int n = 0; n < c->node_count; n++)
+            if (out[n] > 0)
+                st->ring_share[s] = fmin(st->ring_share[s], st->space->node_nic[n] / out[n]);
     }
 }
 
@@ -426,13 +467,15 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
     out->replica_hop_bandwidth = pp_arena_alloc(a, (size_t)p * (size_t)b->dp * sizeof(double));
     out->schedule = pp_arena_alloc(a, 2 * (size_t)p * (size_t)b->micro_batches * sizeof(double));
     out->ring_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    out->ring_share = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->expert_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
     out->hop_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
-    if (!out->hop_bandwidth || !out->replica_hop_bandwidth || !out->schedule || !out->ring_bandwidth || !out->expert_bandwidth || !out->ring_out ||
+    if (!out->hop_bandwidth || !out->replica_hop_bandwidth || !out->schedule || !out->ring_bandwidth || !out->ring_share || !out->expert_bandwidth || !out->ring_out ||
         !out->hop_out)
         return false;
     transfer_bandwidths(out, slot / b->dp);
+    ring_shares(out);
     return cluster_stages_limits(out, a);
 }
 
