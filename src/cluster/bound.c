@@ -117,6 +117,7 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
     out->traffic_whole = prefix_array(a, n);
     out->tp_forward = prefix_array(a, n);
     out->tp_backward = prefix_array(a, n);
+    out->overlap = prefix_array(a, n);
     out->state = prefix_array(a, n);
     out->activation = prefix_array(a, n);
     out->full = prefix_array(a, n);
@@ -130,7 +131,7 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
     if ((b->zero3 && b->dp > 1 && !buffer_table(w, b, a, out)) || !pass_costs(sp, w, b, a, out))
         return false;
     if (!out->full || !out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
-        !out->traffic || !out->traffic_whole || !out->tp_forward || !out->tp_backward || !out->state || !out->activation ||
+        !out->traffic || !out->traffic_whole || !out->tp_forward || !out->tp_backward || !out->overlap || !out->state || !out->activation ||
         !out->replicated || !out->checkpoint || !out->gradient || !out->alltoall)
         return false;
     for (int l = 0; l < n; l++) {
@@ -151,6 +152,7 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
         out->traffic_whole[l + 1] = out->traffic_whole[l] + y->traffic_replicated_bytes;
         out->tp_forward[l + 1] = out->tp_forward[l] + y->tp_forward_bytes;
         out->tp_backward[l + 1] = out->tp_backward[l] + y->tp_backward_bytes;
+        out->overlap[l + 1] = out->overlap[l] + y->overlap_flops;
         out->state[l + 1] = out->state[l] + y->state_bytes;
         out->activation[l + 1] = out->activation[l] + y->activation_bytes;
         out->full[l + 1] = out->full[l] + r.activation_bytes;
@@ -196,6 +198,13 @@ static double zero3_floor(const cluster_stages *st, int s, double compute, doubl
 /* The gradient rings (each layer's starts once the last backward has
  * passed it, the stage's first layer last) and then the optimizer, which
  * reads and writes the member's state. */
+/* The tied embedding's all-reduce, which the first and the last stage
+ * wait for between their gradients' ring and their optimizer. */
+static double end_embedding(const cluster_stages *st, int s)
+{
+    return s == 0 || s == st->stage_count - 1 ? st->embedding : 0.0;
+}
+
 static double tail_time(const cluster_stages *st, int s, int first, int count, double backward)
 {
     const cluster_prefix *p = st->prefix;
@@ -203,12 +212,13 @@ static double tail_time(const cluster_stages *st, int s, int first, int count, d
     const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
     double optimizer = cluster_optimizer_time(type, share * range(p->state, first, count));
     int n = st->branch->dp;
+    double after = optimizer + end_embedding(st, s);
     if (n == 1)
-        return optimizer;
+        return after;
     double ring = ring_passes(st) * (n - 1) / n * share / st->ring_share[s];
     double last = ring * range(p->gradient, first, 1);
     double all = ring * range(p->gradient, first, count) - backward;
-    return (last > all ? last : all) + optimizer;
+    return (last > all ? last : all) + after;
 }
 
 /* A member's share of the activations stage s sends on, its last layer's
@@ -257,7 +267,13 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
         double b = st->branch->micro_batch, forward = range(p->tp_forward, first, count);
         double own = range(p->tp_backward, first, count), again = replay ? forward : 0;
         c.forward += pp_hw_allreduce_time(link, tp, b * forward);
-        c.backward += cluster_tp_backward_floor(link, tp, b * own, b * again, st->branch->tp_overlap);
+        double floor = cluster_tp_backward_floor(link, tp, b * own, b * again, st->branch->tp_overlap);
+        if (st->branch->tp_overlap) {
+            /* what outlasts the weight gradients the simulator hides them behind */
+            double hide = pp_hw_op_time(type, share * range(p->overlap, first, count), 0);
+            floor = fmax(floor, pp_hw_allreduce_time(link, tp, b * (own + again)) - hide);
+        }
+        c.backward += floor;
     }
     c.tail = tail_time(st, s, first, count, c.backward);
     c.hop = hop_time(st, s, first + count - 1);
@@ -384,8 +400,13 @@ double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int f
     double least = least_sum(st, s, work);
     double below = w.path + 2 * w.last_hop + least;
     double bound = fmax(fmax(w.fixed, w.in + rest + w.out), fmax(w.drain + below, w.drain2 + 2 * below));
-    double drained = w.in + st->drain[(size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first];
-    return fmax(fmax(bound, drained), cycle_bound(st, w, s, least));
+    size_t at = (size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first;
+    double drained = w.in + st->drain[at];
+    /* stage k waits for micro-batch 0's trip below it, then runs m
+     * backwards and the forwards left, then the stages above drain: every
+     * open stage once, and k's own m - 1 - w_k more */
+    double steady = w.in + w.out + 2 * st->hop_floor[s] + least + st->steady[at];
+    return fmax(fmax(bound, fmax(drained, steady)), cycle_bound(st, w, s, least));
 }
 
 /* The most layers stage s can hold: the longest run of layers whose memory
@@ -550,7 +571,8 @@ static void run_sums_fill(const cluster_stages *st, int s, run_sums *r)
  * micro-batch, `time` (its passes, or its two passes' gathers, whichever
  * is more), and of (m - 1) time + its ring, `drain`: the stage runs m
  * forwards and m backwards, and its ring cannot start before its last
- * backward does. replay: the runs recompute. */
+ * backward does (bottlenecks adds the tied embedding's all-reduce, which
+ * follows). replay: the runs recompute. */
 static void least_runs(const cluster_stages *st, const run_sums *r, bool replay, double *time, double *drain)
 {
     int L = st->prefix->layers, m = st->branch->micro_batches;
@@ -588,13 +610,16 @@ static bool bottlenecks(cluster_stages *st, const int *kept, const int *replayed
     int p = st->stage_count, L = st->prefix->layers, width = L + 1;
     st->bottleneck = pp_arena_alloc(a, (size_t)p * width * sizeof(double));
     st->drain = pp_arena_alloc(a, (size_t)p * width * sizeof(double));
+    st->steady = pp_arena_alloc(a, (size_t)p * width * sizeof(double));
     double *sums = pp_arena_alloc(a, 4 * (size_t)width * sizeof(double));
-    double *tables = pp_arena_alloc(a, 6 * (size_t)width * sizeof(double));
-    if (!st->bottleneck || !st->drain || !sums || !tables)
+    double *tables = pp_arena_alloc(a, 7 * (size_t)width * sizeof(double));
+    if (!st->bottleneck || !st->drain || !st->steady || !sums || !tables)
         return false;
+    int m = st->branch->micro_batches;
     run_sums r = {{sums, sums + width}, sums + 2 * width, sums + 3 * width};
     double *keep = tables, *keep_drain = tables + width, *again = tables + 2 * width;
     double *again_drain = tables + 3 * width, *own = tables + 4 * width, *own_drain = tables + 5 * width;
+    double *own_steady = tables + 6 * width;
     int like = -1;
     for (int s = p - 1; s >= 0; s--) {
         if (like < 0 || st->stage_kind[s] != st->stage_kind[like] || st->ring_share[s] != st->ring_share[like] ||
@@ -606,13 +631,16 @@ static bool bottlenecks(cluster_stages *st, const int *kept, const int *replayed
         }
         for (int n = 0; n <= L; n++) {
             own[n] = n <= kept[s] ? keep[n] : n <= replayed[s] ? again[n] : INFINITY;
-            own_drain[n] = n <= kept[s] ? keep_drain[n] : n <= replayed[s] ? again_drain[n] : INFINITY;
+            own_drain[n] = (n <= kept[s] ? keep_drain[n] : n <= replayed[s] ? again_drain[n] : INFINITY) +
+                           end_embedding(st, s);
+            int after = p - s - 1 < m ? m - 1 - (p - s - 1) : 0;
+            own_steady[n] = after * own[n];
         }
         bool last = s + 1 == p;
-        split_row(L, p - s - 1, own, last ? NULL : st->bottleneck + (size_t)(s + 1) * width,
-                  st->bottleneck + (size_t)s * width);
-        split_row(L, p - s - 1, own_drain, last ? NULL : st->drain + (size_t)(s + 1) * width,
-                  st->drain + (size_t)s * width);
+        size_t row = (size_t)s * width, next = row + width;
+        split_row(L, p - s - 1, own, last ? NULL : st->bottleneck + next, st->bottleneck + row);
+        split_row(L, p - s - 1, own_drain, last ? NULL : st->drain + next, st->drain + row);
+        split_row(L, p - s - 1, own_steady, last ? NULL : st->steady + next, st->steady + row);
     }
     return true;
 }

@@ -80,6 +80,7 @@ typedef struct {
     double *traffic_whole; /* of them, what every TP member moves whole */
     double *tp_forward;  /* TP all-reduce bytes per sample, forward */
     double *tp_backward; /* likewise backward (recomputation adds tp_forward) */
+    double *overlap;     /* FLOPs per sample TP overlap hides the backward's own behind */
     double *state;
     double *activation;  /* kept by a stage that does not recompute */
     double *full;        /* a layer's whole activations, rebuilt under recomputation */
@@ -135,6 +136,9 @@ typedef struct {
      * share of each NIC pool that the stage's flows leaving its node take
      * (every replica's and member's flows of a layer start together). */
     double *ring_share;     /* [stage] */
+    /* The least time the tied embedding's all-reduce between the first
+     * and the last stage takes, in its slowest replica (0 without one). */
+    double embedding;
     /* The most bandwidth replica 0's expert group's ring of stage s could
      * get at its slowest hop (INFINITY without expert parallelism). */
     double *expert_bandwidth; /* [stage] */
@@ -166,6 +170,9 @@ typedef struct {
      * (a stage's step runs its m passes, then its ring, which cannot start
      * before its last backward does) */
     double *drain;
+    /* [s * (layers + 1) + n]: likewise of (m - 1 - w_k) times stage k's
+     * time, w_k = min(p - k - 1, m) its warm-up forwards */
+    double *steady;
 } cluster_stages;
 
 /* At `time`, stage `stage`'s held work changes slope by `slope`. */

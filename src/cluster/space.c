@@ -409,6 +409,32 @@ static void transfer_bandwidths(cluster_stages *st, int members)
     }
 }
 
+/* Fills embedding (see planner.h): each member j < k of the first stage
+ * and of the last sends the other its 1 / k of the tied gradient; with
+ * the replicas alike (together, as for hop_share) theirs travel together. */
+static void embedding_time(cluster_stages *st, int members, bool together)
+{
+    const cluster_space *sp = st->space;
+    int p = st->stage_count, dp = st->branch->dp;
+    double tied = st->prefix->w->tied_bytes;
+    st->embedding = 0.0;
+    if (p < 2 || !(tied > 0))
+        return;
+    int k = st->stage_tp[0] < st->stage_tp[p - 1] ? st->stage_tp[0] : st->stage_tp[p - 1];
+    int last = members - st->stage_tp[p - 1];
+    for (int r = 0; r < dp; r++)
+        for (int j = 0; j < k; j++) {
+            int a = st->devices[r * members + j], b = st->devices[r * members + last + j];
+            double share = pair_bandwidth(sp, a, b);
+            int from = sp->cluster->device_node[a], to = sp->cluster->device_node[b];
+            if (from != to) {
+                bool alike = together && sp->node_nic_classes[from] == 1 && sp->node_nic_classes[to] == 1;
+                share = fmin(share, fmin(sp->node_nic[from], sp->node_nic[to]) / (alike ? dp : 1));
+            }
+            st->embedding = fmax(st->embedding, tied / k / share);
+        }
+}
+
 /* Fills ring_share (see planner.h) from ring_bandwidth and ring_out. */
 static void ring_shares(cluster_stages *st)
 {
@@ -476,6 +502,7 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
         return false;
     transfer_bandwidths(out, slot / b->dp);
     ring_shares(out);
+    embedding_time(out, slot / b->dp, stacked(out, slot / b->dp));
     return cluster_stages_limits(out, a);
 }
 
