@@ -86,7 +86,8 @@ static bool pass_costs(const cluster_space *sp, const pp_cluster_workload *w, co
         if (!out->forward_cost[q] || !out->backward_cost[q] || !out->replay_cost[q])
             return false;
         for (int l = 0; l < n; l++) {
-            pp_cluster_layer k = branch_layer(&w->layers[l], b, false), r = branch_layer(&w->layers[l], b, true);
+            pp_cluster_layer k = branch_layer(&w->layers[l], b, false);
+            pp_cluster_layer r = branch_layer(&w->layers[l], b, true);
             if (l == 0 || !cluster_same_products(&w->layers[l], &w->layers[l - 1])) {
                 kf = cluster_gemm_efficiency(t, &k, mb, f, false);
                 kb = cluster_gemm_efficiency(t, &k, mb, f, true);
@@ -131,7 +132,8 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
     if ((b->zero3 && b->dp > 1 && !buffer_table(w, b, a, out)) || !pass_costs(sp, w, b, a, out))
         return false;
     if (!out->full || !out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
-        !out->traffic || !out->traffic_whole || !out->tp_forward || !out->tp_backward || !out->overlap || !out->state || !out->activation ||
+        !out->traffic || !out->traffic_whole || !out->tp_forward || !out->tp_backward || !out->overlap ||
+        !out->state || !out->activation ||
         !out->replicated || !out->checkpoint || !out->gradient || !out->alltoall)
         return false;
     for (int l = 0; l < n; l++) {
@@ -561,7 +563,8 @@ static void run_sums_fill(const cluster_stages *st, int s, run_sums *r)
     for (int l = 0; l < L; l++) {
         r->pass[0][l + 1] = r->pass[0][l] + layer_floor(st, s, l, false);
         r->pass[1][l + 1] = r->pass[1][l] + layer_floor(st, s, l, true);
-        double gather = st->branch->zero3 && n > 1 ? pp_hw_allgather_time(link, n, range(p->weight, l, 1) / tp) : 0;
+        bool gathers = st->branch->zero3 && n > 1;
+        double gather = gathers ? pp_hw_allgather_time(link, n, range(p->weight, l, 1) / tp) : 0;
         r->gather[l + 1] = r->gather[l] + gather;
         r->ring[l + 1] = r->ring[l] + ring * range(p->gradient, l, 1);
     }
@@ -622,7 +625,8 @@ static bool bottlenecks(cluster_stages *st, const int *kept, const int *replayed
     double *own_steady = tables + 6 * width;
     int like = -1;
     for (int s = p - 1; s >= 0; s--) {
-        if (like < 0 || st->stage_kind[s] != st->stage_kind[like] || st->ring_share[s] != st->ring_share[like] ||
+        if (like < 0 || st->stage_kind[s] != st->stage_kind[like] ||
+            st->ring_share[s] != st->ring_share[like] ||
             st->ring_bandwidth[s] != st->ring_bandwidth[like]) {
             run_sums_fill(st, s, &r);
             least_runs(st, &r, false, keep, keep_drain);

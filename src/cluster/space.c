@@ -483,8 +483,8 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
                     continue;
                 out->stage_kind[s] = k;
                 out->stage_tp[s] = tp;
-                out->compute_rate[s] =
-                    tp * device_rate(kind->type) * cluster_gemm_ceiling(kind->type, w, b->micro_batch, 1.0 / tp);
+                double ceiling = cluster_gemm_ceiling(kind->type, w, b->micro_batch, 1.0 / tp);
+                out->compute_rate[s] = tp * device_rate(kind->type) * ceiling;
                 out->capacity[s] = kind->type->memory_bytes;
                 s++;
             }
@@ -497,7 +497,8 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
     out->expert_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
     out->hop_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
-    if (!out->hop_bandwidth || !out->replica_hop_bandwidth || !out->schedule || !out->ring_bandwidth || !out->ring_share || !out->expert_bandwidth || !out->ring_out ||
+    if (!out->hop_bandwidth || !out->replica_hop_bandwidth || !out->schedule || !out->ring_bandwidth ||
+        !out->ring_share || !out->expert_bandwidth || !out->ring_out ||
         !out->hop_out)
         return false;
     transfer_bandwidths(out, slot / b->dp);
