@@ -60,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cluster/load_cluster.h"
+#include "core/grow.h"
 #include "core/json.h"
 
 enum { PATH_SIZE = 160 };
@@ -217,7 +218,7 @@ typedef struct {
     node_entry *entries;
     int entry_count;
     pp_cluster_link *links; /* names point into the JSON */
-    int link_count;
+    int link_count, link_cap;
     int64_t nodes, devices, node_links;
 } node_list;
 
@@ -248,10 +249,8 @@ static pp_status parse_links(const reader *R, const char *path, const json_t *li
 {
     char child[PATH_SIZE];
     size_t n = json_array_size(links);
-    pp_cluster_link *grown = realloc(L->links, ((size_t)L->link_count + n + 1) * sizeof *grown);
-    if (!grown)
+    if (!pp_grow((void **)&L->links, &L->link_cap, L->link_count + (int)n + 1, sizeof *L->links))
         return out_of_memory(R);
-    L->links = grown;
     e->first_link = L->link_count;
     for (size_t k = 0; k < n; k++) {
         pp_json_path(child, sizeof child, path, "links", (long)k);

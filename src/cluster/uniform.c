@@ -21,6 +21,7 @@
  * exhaustive loop; after it, the best found so far. */
 #include "cluster/optime.h"
 #include "cluster/planner.h"
+#include "core/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -212,14 +213,8 @@ static bool prepare(uniform_search *u)
 
 static bool add(uniform_search *u, candidate cand, int *cap)
 {
-    if (u->count == *cap) {
-        int grown = *cap ? 2 * *cap : 256;
-        candidate *more = realloc(u->list, (size_t)grown * sizeof *more);
-        if (!more)
-            return false;
-        u->list = more;
-        *cap = grown;
-    }
+    if (!pp_grow((void **)&u->list, cap, u->count + 1, sizeof *u->list))
+        return false;
     cand.bound = bound_of(u, &cand);
     /* the stages' state spread over tp pp devices, at best evenly */
     pp_cluster_plan like = {.replica_count = cand.dp, .distributed_optimizer = cand.switches & SWITCH_DISTOPT};

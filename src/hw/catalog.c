@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "core/grow.h"
 #include "core/json.h"
 #include "hw/devices.h"
 #include "parplan/hw.h"
@@ -52,12 +53,14 @@ typedef struct {
     char *name;
     char **aliases;
     size_t alias_count;
+    int alias_cap;
     bool seen; /* named by the file being read */
 } hw_type;
 
 struct pp_hw_catalog {
     hw_type *types;
     size_t count;
+    int cap;
 };
 
 static void type_free(hw_type *h)
@@ -115,12 +118,10 @@ const pp_hw_device_type *pp_hw_catalog_type(const pp_hw_catalog *cat, size_t ind
 static bool add_alias(hw_type *h, const char *alias)
 {
     char *copy = strdup(alias);
-    char **grown = copy ? realloc(h->aliases, (h->alias_count + 1) * sizeof *grown) : NULL;
-    if (!grown) {
+    if (!copy || !pp_grow((void **)&h->aliases, &h->alias_cap, (int)h->alias_count + 1, sizeof *h->aliases)) {
         free(copy);
         return false;
     }
-    h->aliases = grown;
     h->aliases[h->alias_count++] = copy;
     return true;
 }
@@ -129,12 +130,10 @@ static bool add_alias(hw_type *h, const char *alias)
 static hw_type *append_type(pp_hw_catalog *cat, const char *name)
 {
     char *copy = strdup(name);
-    hw_type *grown = copy ? realloc(cat->types, (cat->count + 1) * sizeof *grown) : NULL;
-    if (!grown) {
+    if (!copy || !pp_grow((void **)&cat->types, &cat->cap, (int)cat->count + 1, sizeof *cat->types)) {
         free(copy);
         return NULL;
     }
-    cat->types = grown;
     hw_type *h = &cat->types[cat->count++];
     memset(h, 0, sizeof *h);
     h->name = copy;
