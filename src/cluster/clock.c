@@ -1,6 +1,6 @@
 /* clock.c: cluster_clock, the time limit that the uniform baseline and the
  * branch-and-bound share. It lives apart from both so that neither calls
- * back into the other: search.c runs the baseline first, and both read and
+ * back into the other: solve.c runs the baseline first, and both read and
  * feed the same clock. */
 #include "cluster/planner.h"
 

@@ -1,5 +1,5 @@
 /* planner.h: what the planner's files (space.c, bound.c, clock.c,
- * search.c, uniform.c) share: the plan space of a cluster at one moment
+ * search.c, solve.c, uniform.c) share: the plan space of a cluster at one moment
  * (kinds of nodes, tensor-parallel groups, branches), the per-branch cost
  * tables the branch-and-bound extends in O(1) per node, and the clock. */
 #ifndef PP_CLUSTER_PLANNER_H

@@ -1,13 +1,13 @@
-/* search.c: pp_cluster_plan_search, the parallel branch-and-bound of paper
- * 003 Alg. 1. Incumbents first (the best uniform plan, the warm start), then
- * two passes over the branches, best root bound first: a dive per branch
- * (its greedy plan and the first plan its search reaches), then each
- * branch's full depth-first search over layers per stage with children
- * tried by bound; every complete plan whose bound does not exceed the
+/* search.c: the parallel branch-and-bound of paper 003 Alg. 1, which the
+ * pipeline (solve.c) gives its incumbents (the best uniform plan, the warm
+ * start) and runs: two passes over the branches, best root bound first: a
+ * dive per branch (its greedy plan and the first plan its search reaches),
+ * then each branch's full depth-first search over layers per stage with
+ * children tried by bound; every complete plan whose bound does not exceed the
  * incumbent is simulated. Ties go to the smaller (branch index, layers)
  * key, and pruning is strict, so a complete search gives the same answer
  * whatever the threads and their timing. */
-#include "cluster/planner.h"
+#include "cluster/search.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -19,36 +19,7 @@
  * simulated time equals the incumbent's (that would make ties depend on
  * timing). */
 #define PRUNE_SLACK 1e-9
-#define KEY_UNIFORM (-2)
-#define KEY_WARM (-1)
 
-typedef struct {
-    const pp_cluster *c;
-    const pp_cluster_workload *w;
-    const pp_cluster_plan_options *o;
-    const cluster_space *space;
-    cluster_branch *branches; /* sorted by root bound */
-    int branch_count;
-    pthread_mutex_t lock;
-    int next;
-    bool *done;               /* [sorted branch] searched to its end */
-    double best_time;
-    /* best_time for the prune tests, read without the lock: every node
-     * reads it, and two workers taking turns at the lock left one idle */
-    _Atomic double best_seen;
-    int best_branch;
-    int *best_layers;         /* [layers]: at most one stage per layer */
-    bool *best_replay;        /* [layers] */
-    pp_cluster_plan *best;
-    pp_cluster_report best_report; /* best's simulation */
-    cluster_clock clock;
-    bool stop;
-    long nodes, simulations;
-    double started;           /* pp_now() at the start, for progress */
-    long nodes_seen;          /* nodes explored so far, in the workers' steps of 1024 */
-    pp_status status;
-    pp_error err;
-} shared_state;
 
 typedef struct {
     int n;
@@ -58,7 +29,7 @@ typedef struct {
 } child;
 
 typedef struct {
-    shared_state *sh;
+    cluster_search *sh;
     cluster_stages st;
     int *layers;     /* [stage] */
     bool *replay;    /* [stage] */
@@ -72,7 +43,7 @@ typedef struct {
     bool landed;
 } worker;
 
-static double incumbent(shared_state *sh)
+static double incumbent(cluster_search *sh)
 {
     return atomic_load_explicit(&sh->best_seen, memory_order_relaxed);
 }
@@ -96,7 +67,7 @@ static int compare_key(const int *a, const bool *ra, const int *b, const bool *r
 }
 
 /* Tells the caller how the search is getting on; the lock is held. */
-static void report_progress(const shared_state *sh)
+static void report_progress(const cluster_search *sh)
 {
     if (!sh->o->on_progress)
         return;
@@ -104,9 +75,8 @@ static void report_progress(const shared_state *sh)
     sh->o->on_progress(sh->o->progress_ctx, &p);
 }
 
-/* Offers a simulated plan; takes ownership of plan. */
-static void offer(shared_state *sh, pp_cluster_plan *plan, pp_cluster_report *report, double time,
-                  int branch, const int *layers, const bool *replay, int count)
+void cluster_search_offer(cluster_search *sh, pp_cluster_plan *plan, pp_cluster_report *report,
+                          double time, int branch, const int *layers, const bool *replay, int count)
 {
     pthread_mutex_lock(&sh->lock);
     bool better = time < sh->best_time;
@@ -137,7 +107,7 @@ static void offer(shared_state *sh, pp_cluster_plan *plan, pp_cluster_report *re
     pp_cluster_report_free(report);
 }
 
-static void fail(shared_state *sh, const pp_error *e)
+static void fail(cluster_search *sh, const pp_error *e)
 {
     pthread_mutex_lock(&sh->lock);
     if (sh->status == PP_OK) {
@@ -148,8 +118,8 @@ static void fail(shared_state *sh, const pp_error *e)
     pthread_mutex_unlock(&sh->lock);
 }
 
-static bool plan_fits(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
-                      double *peak)
+bool cluster_search_fits(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
+                         double *peak)
 {
     pp_cluster_plan_memory(c, w, p, peak);
     for (int d = 0; d < c->device_count; d++)
@@ -158,12 +128,8 @@ static bool plan_fits(const pp_cluster *c, const pp_cluster_workload *w, const p
     return true;
 }
 
-/* Simulates a plan that fits; its step time, or INFINITY when it needs a
- * link that is down or certainly takes longer than cutoff. */
-/* Without any plan in hand the simulation runs to its end, time limit or
- * not: the search must return a plan when one fits. */
-static pp_status simulate(shared_state *sh, const pp_cluster_plan *p, double cutoff, double *time,
-                          pp_cluster_report *report, pp_error *err)
+pp_status cluster_search_simulate(cluster_search *sh, const pp_cluster_plan *p, double cutoff,
+                                  double *time, pp_cluster_report *report, pp_error *err)
 {
     pp_status s = cluster_clock_simulate(&sh->clock, sh->c, sh->w, p, sh->o->start_time, cutoff,
                                          !isfinite(incumbent(sh)), time, report, err);
@@ -174,14 +140,14 @@ static pp_status simulate(shared_state *sh, const pp_cluster_plan *p, double cut
 
 static void judge(worker *wk, const int *layers, const bool *replay)
 {
-    shared_state *sh = wk->sh;
+    cluster_search *sh = wk->sh;
     pp_cluster_plan *plan = cluster_stages_plan(&wk->st, layers, replay);
     if (!plan) {
         pp_error e = {PP_ENOMEM, "out of memory building a plan"};
         fail(sh, &e);
         return;
     }
-    if (!plan_fits(sh->c, sh->w, plan, wk->peak)) {
+    if (!cluster_search_fits(sh->c, sh->w, plan, wk->peak)) {
         pp_cluster_plan_free(plan);
         return;
     }
@@ -200,7 +166,7 @@ static void judge(worker *wk, const int *layers, const bool *replay)
     }
     wk->simulations++;
     /* a plan slower than the incumbent could never win, ties included */
-    if (simulate(sh, plan, incumbent(sh), &time, &report, &e) != PP_OK) {
+    if (cluster_search_simulate(sh, plan, incumbent(sh), &time, &report, &e) != PP_OK) {
         pp_cluster_plan_free(plan);
         pp_cluster_report_free(&report);
         fail(sh, &e);
@@ -210,7 +176,7 @@ static void judge(worker *wk, const int *layers, const bool *replay)
         pp_cluster_plan_free(plan);
         return;
     }
-    offer(sh, plan, &report, time, wk->st.branch->index, layers, replay, wk->st.stage_count);
+    cluster_search_offer(sh, plan, &report, time, wk->st.branch->index, layers, replay, wk->st.stage_count);
 }
 
 static bool out_of_time(worker *wk)
@@ -218,7 +184,7 @@ static bool out_of_time(worker *wk)
     if (wk->stopped)
         return true;
     if (++wk->nodes % 1024 == 0) {
-        shared_state *sh = wk->sh;
+        cluster_search *sh = wk->sh;
         bool late = cluster_clock_late(&sh->clock);
         pthread_mutex_lock(&sh->lock);
         sh->stop |= late;
@@ -357,7 +323,7 @@ static void greedy_layers(const cluster_stages *st, int *layers, bool *replay)
 
 static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
 {
-    shared_state *sh = wk->sh;
+    cluster_search *sh = wk->sh;
     int L = sh->w->layer_count;
     if (!cluster_stages_build(sh->space, sh->w, b, a, &wk->st))
         return false;
@@ -381,7 +347,7 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
  * plan and the first plan the depth-first search reaches) in every branch,
  * so the incumbent is good before any branch is searched to its end; then
  * the full searches. */
-static int take_branch(shared_state *sh)
+static int take_branch(cluster_search *sh)
 {
     pthread_mutex_lock(&sh->lock);
     int i = sh->stop || sh->next == 2 * sh->branch_count ? -1 : sh->next++;
@@ -392,7 +358,7 @@ static int take_branch(shared_state *sh)
 static void *worker_main(void *arg)
 {
     worker *wk = arg;
-    shared_state *sh = wk->sh;
+    cluster_search *sh = wk->sh;
     for (int k; (k = take_branch(sh)) >= 0;) {
         wk->diving = k < sh->branch_count;
         int i = wk->diving ? k : k - sh->branch_count;
@@ -425,8 +391,7 @@ static int branch_order(const void *a, const void *b)
     return x->index - y->index;
 }
 
-/* Root bounds for every branch, then best first. */
-static bool rank_branches(shared_state *sh)
+bool cluster_search_rank(cluster_search *sh)
 {
     for (int i = 0; i < sh->branch_count; i++) {
         /* past the limit the rest stay unranked (bound 0) and unsearched */
@@ -447,7 +412,7 @@ static bool rank_branches(shared_state *sh)
     return true;
 }
 
-static pp_status run_workers(shared_state *sh, int threads, pp_error *err)
+pp_status cluster_search_run(cluster_search *sh, int threads, pp_error *err)
 {
     worker *workers = calloc((size_t)threads, sizeof *workers);
     pthread_t *ids = calloc((size_t)threads, sizeof *ids);
@@ -476,147 +441,4 @@ static pp_status run_workers(shared_state *sh, int threads, pp_error *err)
     free(ids);
     free(peaks);
     return PP_OK;
-}
-
-/* The warm start counts when it is valid and every device it uses is there. */
-static pp_status warm_start(shared_state *sh, pp_arena *a, pp_cluster_plan_result *out,
-                            pp_error *err)
-{
-    const pp_cluster_plan *old = sh->o->warm_start;
-    pp_error ignored = {0};
-    if (!old || pp_cluster_plan_validate(sh->c, sh->w, old, &ignored) != PP_OK)
-        return PP_OK;
-    int slots = old->replica_count * pp_cluster_plan_members(old);
-    for (int i = 0; i < slots; i++)
-        if (!pp_cluster_device_alive_at(sh->c, old->devices[i], sh->o->start_time))
-            return PP_OK;
-    double *peak = pp_arena_calloc(a, (size_t)sh->c->device_count + 1, sizeof(double));
-    if (!peak)
-        return pp_error_set(err, PP_ENOMEM, "out of memory judging the warm start");
-    double time = INFINITY;
-    pp_cluster_report report = {0};
-    pp_status s = plan_fits(sh->c, sh->w, old, peak)
-                      ? simulate(sh, old, INFINITY, &time, &report, err)
-                      : PP_OK;
-    if (s != PP_OK) {
-        pp_cluster_report_free(&report);
-        return s;
-    }
-    sh->simulations++;
-    out->warm_time = time;
-    if (isfinite(time)) {
-        pp_cluster_plan *copy = pp_cluster_plan_copy(old);
-        if (!copy) {
-            pp_cluster_report_free(&report);
-            return pp_error_set(err, PP_ENOMEM, "out of memory copying the warm start");
-        }
-        offer(sh, copy, &report, time, KEY_WARM, NULL, NULL, 0);
-    }
-    return PP_OK;
-}
-
-static pp_status uniform_incumbent(shared_state *sh, pp_cluster_plan_result *out, pp_error *err)
-{
-    pp_status s = cluster_uniform_best(sh->c, sh->w, sh->o->start_time, &sh->clock, &out->uniform,
-                                       &out->uniform_time, &out->uniform_report, err);
-    if (s != PP_OK || !out->uniform)
-        return s;
-    pp_cluster_plan *copy = pp_cluster_plan_copy(out->uniform);
-    pp_cluster_report report = {0};
-    if (!copy || !cluster_report_copy(&out->uniform_report, &report)) {
-        pp_cluster_plan_free(copy);
-        return pp_error_set(err, PP_ENOMEM, "out of memory copying the uniform plan");
-    }
-    offer(sh, copy, &report, out->uniform_time, KEY_UNIFORM, NULL, NULL, 0);
-    return PP_OK;
-}
-
-static void finish(shared_state *sh, pp_cluster_plan_result *out)
-{
-    bool complete = true;
-    double lower = sh->best_time;
-    for (int i = 0; i < sh->branch_count; i++)
-        if (!sh->done[i]) {
-            complete = false;
-            lower = fmin(lower, sh->branches[i].root_bound);
-        }
-    out->complete = complete;
-    out->lower_bound = lower;
-    out->best = sh->best;
-    out->best_report = sh->best_report;
-    sh->best_report = (pp_cluster_report){0};
-    out->best_time = sh->best_time;
-    out->nodes = sh->nodes;
-    out->simulations = sh->simulations;
-    sh->best = NULL;
-}
-
-static pp_status search(shared_state *sh, pp_arena *a, pp_cluster_plan_result *out, pp_error *err)
-{
-    cluster_space space;
-    pp_status s = cluster_space_build(sh->c, sh->o->start_time, a, &space, err);
-    if (s != PP_OK)
-        return s;
-    sh->space = &space;
-    s = cluster_branches(&space, sh->w, a, &sh->branches, &sh->branch_count, err);
-    if (s != PP_OK)
-        return s;
-    sh->done = pp_arena_calloc(a, (size_t)sh->branch_count + 1, sizeof(bool));
-    sh->best_layers = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(int));
-    sh->best_replay = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(bool));
-    if (!sh->done || !sh->best_layers || !sh->best_replay)
-        return pp_error_set(err, PP_ENOMEM, "out of memory listing the branches");
-    if ((s = uniform_incumbent(sh, out, err)) != PP_OK || (s = warm_start(sh, a, out, err)) != PP_OK)
-        return s;
-    if (!rank_branches(sh))
-        return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
-    int threads = sh->o->threads > 0 ? sh->o->threads : pp_cpu_count();
-    if ((s = run_workers(sh, threads, err)) != PP_OK)
-        return s;
-    if (sh->status != PP_OK)
-        return pp_error_set(err, sh->status, "%s", sh->err.message);
-    finish(sh, out);
-    return PP_OK;
-}
-
-pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload *w,
-                                 const pp_cluster_plan_options *o, pp_cluster_plan_result *out,
-                                 pp_error *err)
-{
-    if (!c || !w || !o || !out)
-        return pp_error_set(err, PP_EARG, "pp_cluster_plan_search: NULL argument");
-    memset(out, 0, sizeof *out);
-    out->best_time = out->uniform_time = out->warm_time = out->lower_bound = INFINITY;
-    if (o->time_limit < 0 || o->threads < 0 || w->layer_count < 1 || w->global_batch < 1)
-        return pp_error_set(err, PP_EARG,
-                            "pp_cluster_plan_search: negative timeout or threads, or an empty "
-                            "workload");
-    double started = pp_now();
-    shared_state sh = {.c = c, .w = w, .o = o, .best_time = INFINITY, .best_seen = INFINITY,
-                       .best_branch = INT32_MAX, .started = started};
-    sh.clock.deadline = o->time_limit > 0 ? pp_deadline_in(o->time_limit) : (pp_deadline){0};
-    sh.clock.reserve = o->reserve_simulations;
-    pthread_mutex_init(&sh.lock, NULL);
-    pp_arena *a = pp_arena_new(1 << 16);
-    pp_status s = a ? search(&sh, a, out, err)
-                    : pp_error_set(err, PP_ENOMEM, "out of memory starting the search");
-    pp_cluster_plan_free(sh.best);
-    pp_cluster_report_free(&sh.best_report);
-    pp_arena_free(a);
-    pthread_mutex_destroy(&sh.lock);
-    out->seconds = pp_now() - started;
-    if (s != PP_OK)
-        pp_cluster_plan_result_free(out);
-    return s;
-}
-
-void pp_cluster_plan_result_free(pp_cluster_plan_result *r)
-{
-    if (!r)
-        return;
-    pp_cluster_plan_free(r->best);
-    pp_cluster_plan_free(r->uniform);
-    pp_cluster_report_free(&r->best_report);
-    pp_cluster_report_free(&r->uniform_report);
-    r->best = r->uniform = NULL;
 }
