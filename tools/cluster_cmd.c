@@ -348,6 +348,12 @@ static int search_and_report(const cluster_flags *f, inputs *in, double at, doub
                                      "not finish; a longer --timeout may find one)\n");
         return 1;
     }
+    /* the answer, judged apart from the search that made it */
+    if (pp_cluster_plan_check(in->cluster, in->workload, r.best, at, &err) != PP_OK) {
+        json_decref(summary);
+        pp_cluster_plan_result_free(&r);
+        return cli_fail("parplan", &err);
+    }
     if (in->plan && !f->json && !f->quiet) {
         if (isfinite(r.warm_time))
             fprintf(stderr, "old plan  %.4f s per step under the new conditions\n", r.warm_time);

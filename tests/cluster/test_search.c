@@ -181,6 +181,7 @@ static void check_plan(const pp_cluster *c, const pp_cluster_workload *w,
         return;
     pp_error err = {0};
     CHECK(pp_cluster_plan_validate(c, w, r->best, &err) == PP_OK);
+    CHECK(pp_cluster_plan_check(c, w, r->best, start, &err) == PP_OK);
     CHECK(fits(c, w, r->best));
     CHECK(simulated(c, w, r->best, start) == r->best_time);
     CHECK(r->complete);
@@ -400,6 +401,56 @@ static void test_bound_after_drop(const char *workload, int seed)
     pp_hw_catalog_free(cat);
 }
 
+/* pp_cluster_plan_check's verdict, each with an error of its own (the
+ * first error set is kept). */
+static pp_status checked(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p, double at)
+{
+    pp_error err = {0};
+    return pp_cluster_plan_check(c, w, p, at, &err);
+}
+
+/* The checker refuses each kind of broken plan: a device twice, a lost
+ * device, a layer left out, samples short of the global batch, shares
+ * not summing to 1, a device over its memory. */
+static void test_check_refuses(void)
+{
+    pp_cluster *c = two_nodes(2, 2, 2e12, 1e12, 1e12);
+    pp_cluster_workload *w = small_workload(6, 8);
+    int tp[2] = {1, 1};
+    pp_cluster_plan *p = pp_cluster_plan_new(2, 2, tp);
+    p->micro_batch = 1;
+    p->micro_batches[0] = p->micro_batches[1] = 4;
+    p->stage_layers[0] = p->stage_layers[1] = 3;
+    for (int i = 0; i < 4; i++)
+        p->devices[i] = i;
+    CHECK(checked(c, w, p, 0.0) == PP_OK);
+    p->devices[3] = 0;
+    CHECK(checked(c, w, p, 0.0) == PP_EINPUT);
+    p->devices[3] = 3;
+    p->stage_layers[1] = 2;
+    CHECK(checked(c, w, p, 0.0) == PP_EINPUT);
+    p->stage_layers[1] = 3;
+    p->micro_batches[1] = 3;
+    CHECK(checked(c, w, p, 0.0) == PP_EINPUT);
+    p->micro_batches[1] = 4;
+    p->split[2] = 0.5;
+    CHECK(checked(c, w, p, 0.0) == PP_EINPUT);
+    p->split[2] = 1.0;
+    types[0].memory_bytes = 1.0;
+    CHECK(checked(c, w, p, 0.0) == PP_INFEASIBLE);
+    types[0].memory_bytes = 1e12;
+    CHECK(checked(c, w, p, 0.0) == PP_OK);
+    pp_cluster_event lost = {.time = 1.0, .node = -1, .lost_device = 2};
+    c->events = &lost;
+    c->event_count = 1;
+    CHECK(checked(c, w, p, 2.0) == PP_EINPUT);
+    c->events = NULL;
+    c->event_count = 0;
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 /* ------------------------------------------------ the planner's promises */
 
 static int layers_on(const pp_cluster_plan *p, int node_type_index, const pp_cluster *c)
@@ -598,6 +649,7 @@ static void test_timeout(void)
 int main(void)
 {
     test_bound_and_memory();
+    test_check_refuses();
     test_bound_after_drop(PP_SOURCE_DIR "/examples/cluster/llama-7b.json", 1);
     test_bound_after_drop(PP_SOURCE_DIR "/examples/cluster/gpt-13b.json", 2);
     test_exhaustive(2, 2, 6, 8, 3e12, 1e9, 0, -1);
