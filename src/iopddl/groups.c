@@ -205,39 +205,65 @@ static void set_group(const iopddl_groups *g, uint32_t group, uint32_t *x, int64
         x[g->member[k]] = g->map[g->map_start[k] + (uint64_t)root_strategy];
 }
 
-/* One pass over the groups; returns the relaxed cost saved. */
-static double descend_pass(const iopddl_groups *g, uint32_t *x, const double *penalty, const pp_deadline *deadline)
+/* Marks dirty every group with a member next to one of group's. */
+static void mark_neighbours(const iopddl_groups *g, uint32_t group, uint8_t *dirty)
 {
     const iopddl_model *m = g->m;
-    double gain = 0;
-    for (uint32_t group = 0; group < g->count && !pp_deadline_passed(deadline); group++) {
-        uint32_t root = g->member[g->start[group]], d = iopddl_domain(m, root);
-        double paid;
-        double now = (double)group_cost(g, group, x, -1, penalty, &paid) + paid, best = now;
-        int64_t pick = -1;
-        for (uint32_t s = 0; s < d; s++) {
-            double price = (double)group_cost(g, group, x, s, penalty, &paid) + paid;
-            if (price < best) {
-                best = price;
-                pick = s;
-            }
+    for (uint32_t k = g->start[group]; k < g->start[group + 1]; k++) {
+        uint32_t v = g->member[k];
+        for (uint32_t i = m->adj_start[v]; i < m->adj_start[v + 1]; i++) {
+            uint32_t q = m->adj_pair[i], u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
+            if (g->group_of[u] != NO_GROUP && g->group_of[u] != group)
+                dirty[g->group_of[u]] = 1;
         }
-        if (pick < 0 || now - best <= 1e-9 * now)
-            continue;
-        set_group(g, group, x, pick);
-        gain += now - best;
     }
-    return gain;
 }
 
-/* Passes until one saves nothing: a move of one group can make another's
- * pay, and every move lowers the cost, so this ends. */
+/* Moves group to its cheapest root strategy when that saves something;
+ * returns the relaxed cost saved. */
+static double move_group(const iopddl_groups *g, uint32_t group, uint32_t *x, const double *penalty)
+{
+    uint32_t d = iopddl_domain(g->m, g->member[g->start[group]]);
+    double paid;
+    double now = (double)group_cost(g, group, x, -1, penalty, &paid) + paid, best = now;
+    int64_t pick = -1;
+    for (uint32_t s = 0; s < d; s++) {
+        double price = (double)group_cost(g, group, x, s, penalty, &paid) + paid;
+        if (price < best) {
+            best = price;
+            pick = s;
+        }
+    }
+    if (pick < 0 || now - best <= 1e-9 * now)
+        return 0;
+    set_group(g, group, x, pick);
+    return now - best;
+}
+
+/* Passes over the groups whose neighbours moved (all at first) until none
+ * did: a move of one group can make another's pay, and every move lowers
+ * the cost, so this ends. */
 double iopddl_groups_descend(const iopddl_groups *g, uint32_t *x, const double *penalty, const pp_deadline *deadline)
 {
-    double total = 0, gain;
-    do {
-        gain = descend_pass(g, x, penalty, deadline);
-        total += gain;
-    } while (gain > 0 && !pp_deadline_passed(deadline));
+    uint8_t *dirty = malloc((size_t)g->count + 1);
+    if (!dirty)
+        return 0;
+    memset(dirty, 1, (size_t)g->count + 1);
+    double total = 0;
+    for (bool moved = true; moved && !pp_deadline_passed(deadline);) {
+        moved = false;
+        for (uint32_t group = 0; group < g->count; group++) {
+            if (!dirty[group])
+                continue;
+            dirty[group] = 0;
+            double gain = move_group(g, group, x, penalty);
+            if (gain > 0) {
+                total += gain;
+                moved = true;
+                mark_neighbours(g, group, dirty);
+            }
+        }
+    }
+    free(dirty);
     return total;
 }
