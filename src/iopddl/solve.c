@@ -107,6 +107,8 @@ static pp_status first_feasible(const iopddl_model *m, const uint8_t *relevant, 
              attempt++) {
             iopddl_trws_run(w.trws, w.weight, 5, w.x, deadline);
             iopddl_forest_descend(w.forest, w.x, w.weight, &w.rng, 60, 3, deadline);
+            if (iopddl_groups_descend(groups, w.x, w.weight, deadline) > 0)
+                iopddl_forest_descend(w.forest, w.x, w.weight, &w.rng, 60, 3, deadline);
             iopddl_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
         }
         memcpy(r->strategies, w.best, m->node_count * sizeof(uint32_t));
