@@ -45,7 +45,7 @@ int main(int argc, char **argv)
         return 2;
     iopddl_min_usage_assignment(m, x);
     iopddl_lns lns = {0};
-    if (!iopddl_worker_init(&w, m, relevant, 0, 1, x))
+    if (!iopddl_worker_init(&w, m, relevant, iopddl_groups_new(m, m->arena), 0, 1, x))
         return 2;
     if (regions) {
         /* As the solver starts it: from a feasible answer, best known. */

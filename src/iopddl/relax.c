@@ -25,6 +25,11 @@
  * repair's cost grows with each change). */
 enum { STALL_ROUNDS = 25, REPAIR_CHANGES = 1000 };
 
+/* Probing regions: the first after PROBE_FIRST rounds; the gap doubles
+ * after each probe that gains nothing (up to PROBE_MAX) and halves after
+ * one that gains. A probe's MIP gets PROBE_ROUNDS rounds' worth of time. */
+enum { PROBE_FIRST = 8, PROBE_MAX = 128, PROBE_ROUNDS = 2 };
+
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -89,8 +94,8 @@ bool iopddl_relevant_nodes(const iopddl_model *m, pp_arena *arena, uint8_t *rele
     return true;
 }
 
-bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *relevant, int id,
-                     uint64_t seed, const uint32_t *start)
+bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *relevant,
+                        const iopddl_groups *groups, int id, uint64_t seed, const uint32_t *start)
 {
     memset(w, 0, sizeof *w);
     w->m = m;
@@ -110,6 +115,7 @@ bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *
     w->decoded = pp_arena_alloc(w->arena, ((size_t)n + 1) * sizeof(uint32_t));
     w->forest = iopddl_forest_new(m, w->arena);
     w->trws = iopddl_trws_new(m, w->arena);
+    w->groups = groups;
     w->polish = iopddl_polish_new(m, w->arena);
     w->repair = iopddl_repair_new(m, w->arena);
     if (!w->weight || !w->best_weight || !w->weight_cap || !w->x || !w->trial || !w->best || !w->decoded || !w->forest || !w->trws || !w->polish || !w->repair ||
@@ -124,6 +130,7 @@ bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *
      * 10 at 45 s); more suit tight knapsack-like ones (S: 1.549e9 with 3 vs
      * 1.527e9 with 10 at 90 s). */
     w->trws_iterations = id % 2 == 0 ? 3 : 10;
+    w->region_every = PROBE_FIRST;
     /* Workers start on a logarithmic ladder of uniform weights (paper 000:
      * 0.1, 1, 10, 100, ... of the typical cost per usage), from feasible
      * heavy weights down, with a small per-node jitter for diversity. */
@@ -197,21 +204,42 @@ static void restart_from_best(iopddl_worker *w)
     w->last_restart = w->rounds;
 }
 
-/* One region of the neighbourhood search around best; a cheaper answer
- * becomes best (it is feasible: lns.c keeps only those). */
-static void region_on_best(iopddl_worker *w, const pp_deadline *deadline, double started)
+/* One region of the neighbourhood search around best, its MIP given at
+ * most `seconds`; a cheaper answer becomes best (it is feasible: lns.c
+ * keeps only those). True when it gained. */
+static bool region_on_best(iopddl_worker *w, double seconds, const pp_deadline *deadline, double started)
 {
-    double seconds = iopddl_lns_seconds(w->lns, deadline);
+    seconds = fmin(seconds, iopddl_lns_seconds(w->lns, deadline));
     if (seconds < 0.5 || w->best_cost == INT64_MAX)
-        return;
+        return false;
+    w->regions++;
+    w->last_region = w->rounds;
     iopddl_lns_reset(w->lns, w->best, w->best_cost);
     if (!iopddl_lns_round(w->lns, seconds))
-        return;
+        return false;
     memcpy(w->best, w->lns->best, w->m->node_count * sizeof(uint32_t));
     w->best_cost = w->lns->best_cost;
     w->best_round = w->rounds;
     w->time_best = pp_now() - started;
     w->region_gains++;
+    return true;
+}
+
+/* Why probe at all: where the pairwise part is full of cycles (C), the
+ * relaxation crawls through small gains, never stalls for STALL_ROUNDS,
+ * and a region MIP would take the answer 10% further in a second; where
+ * regions gain nothing (A, L, M, S), the doubling gap keeps their cost to
+ * a few percent of the rounds. A gain moves the relaxation to the new
+ * best, so it goes on from there. */
+static void probe_region(iopddl_worker *w, const pp_deadline *deadline, double started)
+{
+    double seconds = PROBE_ROUNDS * w->round_seconds / (double)w->rounds;
+    if (region_on_best(w, fmax(seconds, 1.0), deadline, started)) {
+        memcpy(w->x, w->best, w->m->node_count * sizeof(uint32_t));
+        w->region_every = w->region_every / 2 > PROBE_FIRST / 2 ? w->region_every / 2 : PROBE_FIRST / 2;
+    } else if (w->region_every < PROBE_MAX) {
+        w->region_every *= 2;
+    }
 }
 
 void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double started)
@@ -219,12 +247,13 @@ void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double s
     const iopddl_model *m = w->m;
     int64_t since = w->rounds - (w->best_round > w->last_restart ? w->best_round : w->last_restart);
     if (w->rounds > 0 && since >= STALL_ROUNDS) {
-        if (w->lns) {
-            region_on_best(w, deadline, started);
-            w->regions++;
-        }
+        if (w->lns)
+            region_on_best(w, INFINITY, deadline, started);
         restart_from_best(w);
+    } else if (w->lns && w->rounds - w->last_region >= w->region_every) {
+        probe_region(w, deadline, started);
     }
+    double round_start = pp_now();
     /* Two candidates for the relaxed answer: descent from the last one, and
      * TRW-S's (warm messages) refined by descent. The cheaper one goes on. */
     double kept = iopddl_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);
@@ -235,7 +264,10 @@ void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double s
         return;
     if (fresh < kept)
         memcpy(w->x, w->decoded, m->node_count * sizeof(uint32_t));
+    if (w->groups && iopddl_groups_descend(w->groups, w->x, w->weight, deadline) > 0)
+        iopddl_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);
     w->rounds++;
+    w->round_seconds += pp_now() - round_start;
     bool fits = iopddl_profile_fits(&w->profile, m, w->x);
     if (fits) {
         iopddl_worker_offer(w, w->x, 0, pp_now() - started, deadline);

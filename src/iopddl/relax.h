@@ -22,13 +22,16 @@ typedef struct {
     int64_t best_cost;       /* INT64_MAX until a feasible answer is offered */
     double time_first_feasible, time_best;
     int64_t rounds;
-    int64_t regions, region_gains; /* regions tried before restarts, and those that paid */
+    int64_t regions, region_gains; /* regions tried, and those that paid */
+    int64_t region_every, last_region; /* rounds between probing regions; the last one's round */
+    double round_seconds;    /* wall time of the rounds so far, for a probe's limit */
     bool finished;           /* its thread has returned (read by the progress loop) */
     iopddl_forest *forest;
     iopddl_trws *trws;
+    const iopddl_groups *groups; /* tied groups, moved whole after each descent */
     iopddl_polish *polish;
     iopddl_repair *repair;
-    iopddl_lns *lns;            /* NULL, or a region tried on best before each restart */
+    iopddl_lns *lns;         /* NULL, or regions tried on best now and then and before each restart */
     iopddl_profile profile;
     pp_arena *arena;
 } iopddl_worker;
@@ -36,8 +39,9 @@ typedef struct {
 /* Which nodes can be live in a segment that can overflow (weight matters). */
 bool iopddl_relevant_nodes(const iopddl_model *m, pp_arena *arena, uint8_t *relevant);
 
-bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *relevant, int id,
-                     uint64_t seed, const uint32_t *start);
+/* groups may be NULL (no group moves); it is shared, never written. */
+bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *relevant,
+                        const iopddl_groups *groups, int id, uint64_t seed, const uint32_t *start);
 void iopddl_worker_free(iopddl_worker *w);
 
 /* One round: solve the relaxed problem, then adapt the weights. */

@@ -174,7 +174,7 @@ static pp_status start_workers(iopddl_search *s, worker_slot *slots, const pp_io
 {
     for (int i = 0; i < s->threads; i++) {
         slots[i].started = s->started;
-        if (!iopddl_worker_init(&slots[i].worker, s->m, s->relevant, i, seed, r->strategies) ||
+        if (!iopddl_worker_init(&slots[i].worker, s->m, s->relevant, s->groups, i, seed, r->strategies) ||
             !iopddl_lns_init(&slots[i].lns, s->m, 1, seed + (uint64_t)i, r->strategies, r->cost))
             return PP_ENOMEM;
         slots[i].worker.lns = &slots[i].lns;

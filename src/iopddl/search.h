@@ -8,6 +8,7 @@
 typedef struct {
     const iopddl_model *m;
     const uint8_t *relevant;   /* see iopddl_relevant_nodes */
+    const iopddl_groups *groups;
     int threads;
     double started;            /* pp_now() at the start of the solve */
     /* Called about every 200 ms while workers run, with the best so far. */

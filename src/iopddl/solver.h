@@ -114,6 +114,13 @@ double iopddl_forest_descend(iopddl_forest *f, uint32_t *x, const double *penalt
                           int max_passes, int patience, const pp_deadline *deadline);
 double iopddl_relaxed_cost(const iopddl_model *m, const uint32_t *x, const double *penalty);
 
+/* Tied groups (groups.c): nodes joined by pairs that map their strategies
+ * one to one, each group moved as one by a descent on the relaxed problem
+ * (penalty as for the forest). Returns the relaxed cost saved. */
+typedef struct iopddl_groups iopddl_groups;
+iopddl_groups *iopddl_groups_new(const iopddl_model *m, pp_arena *arena);
+double iopddl_groups_descend(const iopddl_groups *g, uint32_t *x, const double *penalty, const pp_deadline *deadline);
+
 /* TRW-S message passing on the pairwise part of the relaxed problem. Each
  * iteration is a forward and a backward pass; the last forward pass decodes
  * an answer into x. Messages persist between runs (warm start). */

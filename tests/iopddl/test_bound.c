@@ -177,7 +177,7 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
         uint8_t relevant[64];
         iopddl_worker w;
         CHECK(iopddl_relevant_nodes(m, arena, relevant));
-        CHECK(iopddl_worker_init(&w, m, relevant, 0, (uint64_t)round, start));
+        CHECK(iopddl_worker_init(&w, m, relevant, NULL, 0, (uint64_t)round, start));
         for (uint32_t v = 0; v < m->node_count; v++)
             w.weight[v] = w.weight_cap[v];
         w.lns = &lns;
