@@ -97,6 +97,7 @@ static pp_status first_feasible(const iopddl_model *m, const uint8_t *relevant, 
         if (deadline->at > 0 && pp_deadline_left(deadline) < QUICK_FIRST_SECONDS) {
             iopddl_trws_run(w.trws, w.weight, 1, w.x, deadline);
             iopddl_forest_descend(w.forest, w.x, w.weight, &w.rng, 4, 1, deadline);
+            iopddl_groups_descend(groups, w.x, w.weight, deadline);
             iopddl_worker_offer(&w, w.x, INT64_MAX, pp_now() - started, deadline);
         }
         /* Which basin the descent lands in is a matter of its random draws,
