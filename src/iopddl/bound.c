@@ -12,10 +12,10 @@
  * sum_v pen_v usage_min_v - limit sum_t lambda_t is below every feasible
  * answer's cost, for every lambda >= 0 (lambda = 0: the problem without the
  * limit). The multipliers only decide how high it is: projected subgradient
- * steps (the decoded answer's usage minus the limit per segment) with
- * Polyak's step towards a known answer's cost, the best value kept. Costs
- * are integers, so the bound is rounded up after the allowance for
- * rounding. */
+ * steps (the decoded answer's usage minus the limit per segment), Polyak's
+ * step from the best value towards a known answer's cost, the best value
+ * and its multipliers kept. Costs are integers, so the bound is rounded up
+ * after the allowance for rounding. */
 #include <float.h>
 #include <math.h>
 #include "iopddl/bound.h"
@@ -24,16 +24,21 @@
  * check that is worth another. */
 enum { ITERATIONS_PER_CHECK = 4 };
 #define LEAST_RISE 1e-5
+/* With a limit to price, the no-limit stage only warms the messages and
+ * decodes a first answer: it stops at this rise per check, or at its share
+ * of the time. On A, run to LEAST_RISE it took 121 s for a bound 28% below
+ * the best known, which the first priced steps pass. */
+#define WARM_RISE 1e-2
+#define WARM_SHARE 0.2
 /* Per subgradient step: TRW-S iterations (messages stay warm, so a few
- * follow the changed penalties), and steps without a new best before the
- * step's scale halves; the steps end once it is this small. Patience 4 and
- * a least scale of 1/64 stopped G at 200,913 (optimum 217,039) after 70
- * steps; these reach 213,206 in 1,000 (bench/iopddl-bound). */
-enum { ITERATIONS_PER_STEP = 2, PATIENCE = 16 };
+ * follow the changed penalties; one forward pass alone lost 40% on L and
+ * S). The step's scale grows a little with every new best (the runs that
+ * still rose steadily after 300 steps wanted longer steps) and halves, back
+ * at the best multipliers, after PATIENCE steps without one; the steps end
+ * once it is LEAST_SCALE. Measured in bench/iopddl-bound, BENCHMARKS.md. */
+enum { ITERATIONS_PER_STEP = 2, PATIENCE = 8 };
+#define GROWTH 1.05
 #define LEAST_SCALE 1e-4
-/* The share of the time that the no-limit stage may take when a limit is
- * there to price. */
-#define UNLIMITED_SHARE 0.5
 
 typedef struct {
     const iopddl_model *m;
@@ -41,6 +46,7 @@ typedef struct {
     double *lambda;  /* per segment */
     double *prefix;  /* segment_count + 1: running sums of lambda */
     double *usage;   /* segment_count + 1: the decoded answer's, by differences */
+    double *best_lambda;
     double *penalty; /* per node */
     uint32_t *x;
     double usage_max_sum; /* sum over nodes of their largest usage */
@@ -54,9 +60,10 @@ static bool lagrange_init(lagrange *l, const iopddl_model *m, pp_arena *arena)
     l->lambda = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->prefix = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->usage = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
+    l->best_lambda = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->penalty = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(double));
     l->x = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(uint32_t));
-    if (!l->trws || !l->lambda || !l->prefix || !l->usage || !l->penalty || !l->x ||
+    if (!l->trws || !l->lambda || !l->prefix || !l->usage || !l->best_lambda || !l->penalty || !l->x ||
         !iopddl_trws_keep_bound(l->trws, arena))
         return false;
     l->usage_max_sum = 0;
@@ -67,7 +74,7 @@ static bool lagrange_init(lagrange *l, const iopddl_model *m, pp_arena *arena)
         l->usage_max_sum += (double)most;
     }
     for (uint32_t s = 0; s <= segments; s++)
-        l->lambda[s] = 0;
+        l->lambda[s] = l->best_lambda[s] = 0;
     /* A valid answer to start the steps from, should the deadline cut the
      * first run before it decodes one. */
     for (uint32_t v = 0; v <= n; v++)
@@ -124,18 +131,25 @@ static double subgradient(lagrange *l)
     return length;
 }
 
-/* TRW-S at no limit until its bound stalls or `until`. */
-static double unlimited(lagrange *l, const pp_deadline *until)
+/* TRW-S at no limit until its bound rises by less than `least_rise` over a
+ * check, or `until`. */
+static double unlimited(lagrange *l, double least_rise, const pp_deadline *until)
 {
     double best = -INFINITY;
     for (;;) {
         iopddl_trws_run(l->trws, NULL, ITERATIONS_PER_CHECK, l->x, until);
         double bound = iopddl_trws_bound(l->trws);
-        bool rose = bound > best + LEAST_RISE * fabs(bound);
+        bool rose = bound > best + least_rise * fabs(bound);
         best = fmax(best, bound);
         if (!rose || pp_deadline_passed(until))
             return best;
     }
+}
+
+static void copy(double *to, const double *from, uint32_t count)
+{
+    for (uint32_t s = 0; s < count; s++)
+        to[s] = from[s];
 }
 
 /* Up to `steps` subgradient steps from lambda = 0, whose decoded answer is
@@ -143,25 +157,31 @@ static double unlimited(lagrange *l, const pp_deadline *until)
 static double subgradient_steps(lagrange *l, double best, double upper, int steps, const pp_deadline *until)
 {
     const iopddl_model *m = l->m;
-    double scale = 1, value = best;
+    double scale = 1;
     int idle = 0;
     for (int step = 0; step < steps && scale >= LEAST_SCALE && !pp_deadline_passed(until); step++) {
         /* Polyak's step towards the known answer, or a little above the
-         * best when there is none. Where the decoded answer keeps the limit
-         * with no slack priced there is no step: the messages only converge
-         * further at these multipliers. */
+         * best when there is none. From the best value, not the last: the
+         * last lags its multipliers (the messages have not caught up), and
+         * after a fall the long step it asked for threw the multipliers
+         * away (at scale 4, C stuck 11% below the best known). Where the decoded
+         * answer keeps the limit with no slack priced there is no step: the
+         * messages only converge further at these multipliers. */
         double length = subgradient(l);
         double target = isfinite(upper) && upper > best ? upper : best + fmax(1, 0.05 * fabs(best));
-        double size = length > 0 ? scale * (target - value) / length : 0;
+        double size = length > 0 ? scale * (target - best) / length : 0;
         for (uint32_t s = 0; s < m->segment_count; s++)
             l->lambda[s] = fmax(0, l->lambda[s] + size * l->usage[s]);
         double constant = set_penalties(l);
         iopddl_trws_run(l->trws, l->penalty, ITERATIONS_PER_STEP, l->x, until);
-        value = iopddl_trws_bound(l->trws) + constant;
+        double value = iopddl_trws_bound(l->trws) + constant;
         if (value > best) {
             best = value;
+            copy(l->best_lambda, l->lambda, m->segment_count);
+            scale *= GROWTH;
             idle = 0;
         } else if (++idle >= PATIENCE) {
+            copy(l->lambda, l->best_lambda, m->segment_count);
             scale /= 2;
             idle = 0;
         }
@@ -178,12 +198,12 @@ double iopddl_bound(const iopddl_model *m, double upper, int steps, double secon
         return -INFINITY;
     }
     bool priced = m->has_limit && steps > 0 && m->segment_count > 0;
-    pp_deadline until = pp_deadline_in(seconds), first = pp_deadline_in(priced ? UNLIMITED_SHARE * seconds : seconds);
+    pp_deadline until = pp_deadline_in(seconds), first = pp_deadline_in(priced ? WARM_SHARE * seconds : seconds);
     if (deadline->at > 0 && (until.at <= 0 || deadline->at < until.at))
         until = *deadline;
     if (deadline->at > 0 && (first.at <= 0 || deadline->at < first.at))
         first = *deadline;
-    double best = unlimited(&l, &first);
+    double best = unlimited(&l, priced ? WARM_RISE : LEAST_RISE, &first);
     if (priced && best > -INFINITY)
         best = subgradient_steps(&l, best, upper, steps, &until);
     pp_arena_free(arena);

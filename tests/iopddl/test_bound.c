@@ -2,10 +2,12 @@
  * against exhaustive search on random tiny problems with many cycles.
  * Owns the evidence that
  * - TRW-S's dual bound (trws.c) is below the least relaxed cost of every
- *   assignment, for any penalties and any number of iterations;
+ *   assignment, for any penalties and any number of iterations, also when
+ *   its messages come warm from runs at other penalties;
  * - the bound the solver reports (bound.c, no exact stage) is below the
  *   feasible optimum, at no limit and with the usage rows' multipliers
- *   however they are steered, and the multipliers raise it on some;
+ *   however they are steered and wherever the steps are cut short, and
+ *   the multipliers raise it on some;
  * - a restricted model (restrict.c) prices every assignment as the whole
  *   model does;
  * - one round of the neighbourhood search (lns.c), whose region covers a
@@ -94,6 +96,35 @@ static void note(const iopddl_model *m, const uint32_t *x, void *ctx)
         l->least_feasible = cost;
 }
 
+/* Warm starts, as the subgradient steps use TRW-S: the messages of runs
+ * at other penalties kept, each run's bound below the least relaxed cost at
+ * its own penalties, however few its iterations. */
+static void check_warm(const iopddl_model *m, iopddl_trws *t, uint32_t *x, iopddl_profile *profile, const char *json,
+                       int round)
+{
+    double penalty[64];
+    pp_deadline none = pp_deadline_in(0);
+    for (int run = 0; run < 6; run++) {
+        double most = (double)rnd(3) * 50;
+        for (uint32_t v = 0; v < m->node_count; v++)
+            penalty[v] = most * rnd(100) / 100;
+        least l = {penalty, INFINITY, -1, profile};
+        enumerate(m, x, note, &l);
+        iopddl_trws_run(t, penalty, 1 + (int)rnd(2), x, &none);
+        double bound = iopddl_trws_bound(t);
+        if (!(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed)))
+            fprintf(stderr, "round %d, warm run %d: bound %.17g above the least relaxed cost %.17g\n%s", round, run,
+                    bound, l.least_relaxed, json);
+        CHECK(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed));
+    }
+    /* A run the deadline stops before its first pass has no bound. */
+    pp_deadline passed = pp_deadline_in(1e-9);
+    while (!pp_deadline_passed(&passed))
+        ;
+    iopddl_trws_run(t, penalty, 2, x, &passed);
+    CHECK(iopddl_trws_bound(t) == -INFINITY);
+}
+
 static void check_one(const pp_iopddl_problem *p, const char *json, int round)
 {
     iopddl_model *m;
@@ -123,6 +154,7 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
                     l.least_relaxed, json);
         CHECK(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed));
     }
+    check_warm(m, t, x, &profile, json, round);
     double unlimited = iopddl_bound(m, INFINITY, 0, 1, &none);
     CHECK(unlimited <= free_of_limit.least_relaxed);
     if (l.least_feasible >= 0)
@@ -224,6 +256,11 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
             CHECK(limited[k] <= optimum);
             CHECK(limited[k] >= unlimited);
         }
+        /* Cut short after any number of steps, or by the deadline at
+         * once: still below the optimum. */
+        int few = 1 + (int)rnd(8);
+        CHECK(iopddl_bound(m, steered[rnd(3)], few, 1, &none) <= optimum);
+        CHECK(iopddl_bound(m, steered[rnd(3)], 60, 1e-9, &none) <= optimum);
         limit_binds += optimum > l.least_relaxed;
         lagrange_gains += limited[0] > unlimited;
     }
