@@ -66,9 +66,10 @@ void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_
  * ties by longest tail, placing each op on its earliest-finishing device and
  * holding back ops that would overflow memory while any other op fits, and
  * keeping room on each device for `reserve` of the ops that give memory back
- * soonest. */
+ * soonest. Past the deadline the rest of the ops are listed in topological
+ * order. */
 bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail, double reserve,
-                     sched_solution *out); /* false: out of memory */
+                     const pp_deadline *deadline, sched_solution *out); /* false: out of memory */
 
 /* Local search over (device, list): late-acceptance hill climbing with moves
  * that shift an op within its precedence window, pull a critical op before

@@ -167,6 +167,31 @@ static void dualpipe(void)
     pp_sched_problem_free(p);
 }
 
+/* A time limit shorter than the construction: the start is cut short (the
+ * ops not yet listed follow in topological order) rather than finished
+ * late, and the answer is still a schedule the checker accepts. */
+static void construction_deadline(void)
+{
+    pp_random_spec spec = {.ops = 3000, .max_degree = 3, .devices = 4, .seed = 7};
+    pp_sched_problem *p = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_gen_random(&spec, &p, &err), PP_OK);
+    if (!p)
+        return;
+    pp_sched_options o;
+    pp_sched_options_default(&o);
+    o.threads = 1;
+    o.time_limit = 1e-6;
+    pp_sched_result r;
+    CHECK_EQ_INT(pp_sched_solve(p, &o, &r, &err), PP_OK);
+    pp_sched_report report;
+    CHECK(r.schedule && pp_sched_check(p, r.schedule, &report, &err) == PP_OK);
+    if (r.schedule)
+        pp_sched_report_free(&report);
+    pp_sched_result_free(&r);
+    pp_sched_problem_free(p);
+}
+
 /* The coarsened start (--coarsen): a 300-op random graph coarsened to 60
  * ops, scheduled, expanded; the answer still passes the checker. */
 static void coarsened_start(void)
@@ -314,6 +339,7 @@ int main(void)
     no_valid_schedule();
     dualpipe();
     coarsened_start();
+    construction_deadline();
     given_start();
     span_objective();
     span_search_pipeline(8);
