@@ -114,7 +114,7 @@ static double overflow_on(const builder *b, int v, int j)
     const pp_sched_problem *p = b->p;
     double w = p->weight[v], cap = p->capacity[j];
     double over = fmax(b->peak[j] + w, b->level[j] + w + p->adjust[v]) - cap;
-    if (over > 0)
+    if (over > sched_memory_slack(cap))
         return over;
     return b->level[j] + w + p->adjust[v] > cap - b->reserve[v] ? -1 : 0;
 }

@@ -4,7 +4,17 @@
 #ifndef PARPLAN_SCHED_SOLVER_H
 #define PARPLAN_SCHED_SOLVER_H
 
+#include <math.h>
 #include "parplan/sched.h"
+
+/* How far a device's memory level may pass its capacity and still fit:
+ * levels are sums of doubles (a micro-batch's 1 - 0.72 - 0.28 is not 0),
+ * and the checker allows this much, so the search must too, or it counts a
+ * valid schedule as overflowing. */
+static inline double sched_memory_slack(double capacity)
+{
+    return 1e-9 * fmax(1, isfinite(capacity) ? fabs(capacity) : 1);
+}
 
 /* The device an op must run on, or -1 when it has a choice. */
 int sched_forced_device(const pp_sched_problem *p, int op);
