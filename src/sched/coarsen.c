@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "sched/coarsen.h"
 
 /* Thresholds, as multiples of the mean coarse op (total over target). Merging
@@ -130,15 +131,9 @@ static void list_add(merger *m, list *l, int x)
 {
     if (list_has(l, x))
         return;
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 4;
-        int *at = realloc(l->at, (size_t)cap * sizeof *at);
-        if (!at) {
-            m->failed = true;
-            return;
-        }
-        l->at = at;
-        l->cap = cap;
+    if (!pp_grow((void **)&l->at, &l->cap, l->n + 1, sizeof *l->at)) {
+        m->failed = true;
+        return;
     }
     l->at[l->n++] = x;
 }
@@ -464,15 +459,9 @@ static void init_thresholds(merger *m, int target)
 static void push(merger *m, candidate c)
 {
     pool *q = &m->pool;
-    if (q->n == q->cap) {
-        int cap = q->cap ? q->cap * 2 : 256;
-        candidate *at = realloc(q->at, (size_t)cap * sizeof *at);
-        if (!at) {
-            m->failed = true;
-            return;
-        }
-        q->at = at;
-        q->cap = cap;
+    if (!pp_grow((void **)&q->at, &q->cap, q->n + 1, sizeof *q->at)) {
+        m->failed = true;
+        return;
     }
     q->at[q->n++] = c;
 }

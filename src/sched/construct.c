@@ -12,7 +12,12 @@
  * of its nearest-release ops: an op that raises the level and whose release
  * (the earliest op on the same device, after it, that lowers the level) is
  * further than the device's nearest may not take that last room. How much
- * room a graph needs is found by trying (solve.c). */
+ * room a graph needs is found by trying (solve.c).
+ *
+ * Each step scans the ready ops, so a graph of tens of thousands of ops
+ * takes seconds; past the deadline the ops not yet listed follow in
+ * topological order on their first allowed device: a poor start, but one
+ * the search can work on, in the time the caller gave. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,7 +114,7 @@ static double overflow_on(const builder *b, int v, int j)
     const pp_sched_problem *p = b->p;
     double w = p->weight[v], cap = p->capacity[j];
     double over = fmax(b->peak[j] + w, b->level[j] + w + p->adjust[v]) - cap;
-    if (over > 0)
+    if (over > sched_memory_slack(cap))
         return over;
     return b->level[j] + w + p->adjust[v] > cap - b->reserve[v] ? -1 : 0;
 }
@@ -213,8 +218,21 @@ static choice any_choice(const builder *b)
     return (choice){v, j, b->device_free[j], 0};
 }
 
+/* The ops not yet listed (device -1), in topological order, after the first k. */
+static void list_rest(const pp_sched_problem *p, int k, sched_solution *out)
+{
+    for (int t = 0; t < p->op_count; t++) {
+        int v = p->topo_order[t];
+        if (out->device[v] >= 0)
+            continue;
+        int a = p->allowed_start[v];
+        out->device[v] = a < p->allowed_start[v + 1] ? p->allowed_device[a] : 0;
+        out->list[k++] = v;
+    }
+}
+
 bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail, double reserve,
-                     sched_solution *out)
+                     const pp_deadline *deadline, sched_solution *out)
 {
     size_t n = (size_t)p->op_count + 1, D = (size_t)p->device_count;
     builder b = {.p = p, .tail = tail, .reserve = calloc(n, sizeof(double)), .end = calloc(n, sizeof(double)),
@@ -238,7 +256,14 @@ bool sched_construct(const pp_sched_problem *p, const double *head, const double
             if (b.missing[i] == 0)
                 b.ready[b.ready_count++] = i;
         }
+        for (int i = 0; i < p->op_count; i++)
+            out->device[i] = -1;
         for (int k = 0; k < p->op_count; k++) {
+            /* A step costs up to a scan of the ready ops: look at the clock every 64. */
+            if (k % 64 == 63 && pp_deadline_passed(deadline)) {
+                list_rest(p, k, out);
+                break;
+            }
             choice c = best_choice(&b);
             if (c.op < 0)
                 c = any_choice(&b);

@@ -137,7 +137,8 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
     d->overflow = 0;
     d->broken = 0;
     for (int j = 0; j < D; j++)
-        d->overflow += fmax(0, d->level[j] - p->capacity[j]);
+        if (d->level[j] > p->capacity[j] + sched_memory_slack(p->capacity[j]))
+            d->overflow += d->level[j] - p->capacity[j];
     d->makespan = 0;
     d->last_op = -1;
     d->first_over = -1;
@@ -157,7 +158,7 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
         d->start[v] = ready;
         d->end[v] = d->device_free[dv] = ready + p->duration[v];
         d->level[dv] += p->adjust[v];
-        if (d->level[dv] > p->capacity[dv]) {
+        if (d->level[dv] > p->capacity[dv] + sched_memory_slack(p->capacity[dv])) {
             d->overflow += d->level[dv] - p->capacity[dv];
             if (d->first_over < 0)
                 d->first_over = v;

@@ -41,6 +41,9 @@ enum { COARSEN_MAX_OPS = 40000 };
 #define COARSE_SHARE 0.3
 /* The most nearest-release ops a device keeps room for in the construction. */
 #define MAX_RESERVE 16
+/* The construction's part of the time limit: at P = 64 with 49,152 ops it
+ * takes 3-5 s, and the search needs the rest to repair a cut-short start. */
+#define CONSTRUCT_SHARE 0.5
 
 void pp_sched_options_default(pp_sched_options *o)
 {
@@ -327,19 +330,21 @@ static void report_start(run *x, const sched_solution *start)
 /* The constructive start, keeping more and more room for the ops that give
  * memory back soonest until the start fits memory: the least room that works
  * usually gives the shortest start (DualPipe, P = 8: 1 to 4 overflow, 5 fits
- * in 69, 8 fits in 149). `scratch` is spare solution space. */
-static bool construct(const pp_sched_problem *p, const double *head, const double *tail, sched_solution *start,
-                      sched_solution *scratch)
+ * in 69, 8 fits in 149), as long as the deadline lets. `scratch` is spare
+ * solution space. */
+static bool construct(const pp_sched_problem *p, const double *head, const double *tail,
+                      const pp_deadline *deadline, sched_solution *start, sched_solution *scratch)
 {
     sched_decoder dec;
-    if (!sched_decoder_init(&dec, p) || !sched_construct(p, head, tail, 1, start)) {
+    if (!sched_decoder_init(&dec, p) || !sched_construct(p, head, tail, 1, deadline, start)) {
         sched_decoder_free(&dec);
         return false;
     }
     sched_decode(&dec, start);
     sched_cost cost = sched_cost_of(&dec);
-    for (double room = 2; room <= MAX_RESERVE && (dec.overflow > 0 || dec.broken); room++) {
-        if (!sched_construct(p, head, tail, room, scratch))
+    for (double room = 2; room <= MAX_RESERVE && (dec.overflow > 0 || dec.broken) && !pp_deadline_passed(deadline);
+         room++) {
+        if (!sched_construct(p, head, tail, room, deadline, scratch))
             break;
         sched_decode(&dec, scratch);
         if (sched_cost_compare(sched_cost_of(&dec), cost) < 0) {
@@ -391,7 +396,8 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     sched_heads_tails(p, head, tail);
     if (o->start && (st = given_start(&x, &start, err)) != PP_OK)
         goto done;
-    if (!o->start && !construct(p, head, tail, &start, &best)) {
+    pp_deadline construct_by = o->time_limit > 0 ? pp_deadline_in(CONSTRUCT_SHARE * o->time_limit) : (pp_deadline){0};
+    if (!o->start && !construct(p, head, tail, &construct_by, &start, &best)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }

@@ -4,7 +4,17 @@
 #ifndef PARPLAN_SCHED_SOLVER_H
 #define PARPLAN_SCHED_SOLVER_H
 
+#include <math.h>
 #include "parplan/sched.h"
+
+/* How far a device's memory level may pass its capacity and still fit:
+ * levels are sums of doubles (a micro-batch's 1 - 0.72 - 0.28 is not 0),
+ * and the checker allows this much, so the search must too, or it counts a
+ * valid schedule as overflowing. */
+static inline double sched_memory_slack(double capacity)
+{
+    return 1e-9 * fmax(1, isfinite(capacity) ? fabs(capacity) : 1);
+}
 
 /* The device an op must run on, or -1 when it has a choice. */
 int sched_forced_device(const pp_sched_problem *p, int op);
@@ -66,9 +76,10 @@ void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_
  * ties by longest tail, placing each op on its earliest-finishing device and
  * holding back ops that would overflow memory while any other op fits, and
  * keeping room on each device for `reserve` of the ops that give memory back
- * soonest. */
+ * soonest. Past the deadline the rest of the ops are listed in topological
+ * order. */
 bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail, double reserve,
-                     sched_solution *out); /* false: out of memory */
+                     const pp_deadline *deadline, sched_solution *out); /* false: out of memory */
 
 /* Local search over (device, list): late-acceptance hill climbing with moves
  * that shift an op within its precedence window, pull a critical op before

@@ -161,7 +161,7 @@ static bool resequence(span_state *st, int d, int mode, int *out)
     const pp_sched_problem *p = st->p;
     const int *row = st->rows[d];
     int n = st->length[d], first = 0;
-    double level = 0, capacity = p->capacity[d], slack = 1e-9 * fmax(1, fabs(capacity));
+    double level = 0, capacity = p->capacity[d], slack = sched_memory_slack(capacity);
     for (int k = 0; k < n; k++)
         level += p->weight[row[k]], st->done[row[k]] = 0;
     double now = st->times->start[row[0]];

@@ -423,12 +423,16 @@ static void pipeline_timed(void)
  * and 10.69% bubble), never longer than ZB1P, and at P = 64 with 256
  * micro-batches too (about a second in a release build). With P micro-batches
  * it is no longer than Sea AI's zero-bubble heuristic as issue 17 measured it
- * (bubbles 5.94%, 15.28% and 15.71% at P = 8, 16 and 32), and at P = 8 with
- * 64 micro-batches on the bound. */
-static double zb_makespan(int P, int M, double mem_act, pp_pipe_scheme scheme, double *bound, double *seconds)
+ * (bubbles 5.94%, 15.28% and 15.71% at P = 8, 16 and 32, as printed: to two
+ * decimals), and at P = 8 with 64 micro-batches on the bound when W keeps
+ * none of the activations. Their code lets W keep 32h of a forward's
+ * 34h + 5as: 0.28 at h = 4096, a = 32, s = 2048 and 0.43 at s = 1024, so
+ * the greedy is held to those figures at both shares and at none. */
+static double zb_makespan(int P, int M, double mem_act, double w_mem, pp_pipe_scheme scheme, double *bound,
+                          double *seconds)
 {
     pp_pipe_spec spec = {.stages = P, .microbatches = M, .scheme = scheme, .mem_act = mem_act, .t_f = 5478,
-                         .t_b = 5806, .t_w = 3534, .comm = 200};
+                         .t_b = 5806, .t_w = 3534, .comm = 200, .w_mem = w_mem};
     pp_sched_problem *p = NULL;
     pp_sched_schedule *s = NULL;
     pp_error err = {0};
@@ -450,22 +454,25 @@ static double zb_makespan(int P, int M, double mem_act, pp_pipe_scheme scheme, d
 static void pipeline_zero_bubble_greedy(void)
 {
     static const int cases[][3] = {{8, 24, 16}, {16, 48, 32}, {8, 64, 8}, {16, 48, 16}, {32, 96, 32}};
-    static const double heuristic_bubble[] = {NAN, NAN, 0.0594, 0.1528, 0.1571};
-    for (int c = 0; c < 5; c++) {
-        int P = cases[c][0], M = cases[c][1];
-        double bound, seconds, zb1p_bound;
-        double zb = zb_makespan(P, M, cases[c][2], PP_PIPE_ZB, &bound, &seconds);
-        double zb1p = zb_makespan(P, M, cases[c][2], PP_PIPE_ZB1P, &zb1p_bound, &seconds);
-        fprintf(stderr, "zb P=%d M=%d limit %d: makespan %g (bubble %.2f%%), ZB1P %g, bound %g\n", P, M,
-                cases[c][2], zb, 100 * (1 - M * 14818.0 / zb), zb1p, bound);
-        CHECK(zb <= zb1p);
-        if (cases[c][2] == 2 * P || M == 64)
-            CHECK(zb <= bound * (1 + 1e-12));
-        if (cases[c][2] == P)
-            CHECK(zb <= M * 14818.0 / (1 - heuristic_bubble[c]));
-    }
+    static const double heuristic_bubble[] = {NAN, NAN, 5.94, 15.28, 15.71};
+    static const double w_mems[] = {0, 0.28, 0.43};
+    for (int c = 0; c < 5; c++)
+        for (int k = 0; k < 3; k++) {
+            int P = cases[c][0], M = cases[c][1];
+            double bound, seconds, zb1p_bound;
+            double zb = zb_makespan(P, M, cases[c][2], w_mems[k], PP_PIPE_ZB, &bound, &seconds);
+            double zb1p = zb_makespan(P, M, cases[c][2], w_mems[k], PP_PIPE_ZB1P, &zb1p_bound, &seconds);
+            double bubble = 100 * (1 - M * 14818.0 / zb);
+            fprintf(stderr, "zb P=%d M=%d limit %d w-mem %g: makespan %g (bubble %.2f%%), ZB1P %g, bound %g\n", P,
+                    M, cases[c][2], w_mems[k], zb, bubble, zb1p, bound);
+            CHECK(zb <= zb1p);
+            if (cases[c][2] == 2 * P || (M == 64 && w_mems[k] == 0))
+                CHECK(zb <= bound * (1 + 1e-12));
+            if (cases[c][2] == P)
+                CHECK(bubble < heuristic_bubble[c] + 0.005);
+        }
     double bound, seconds;
-    double big = zb_makespan(64, 256, 128, PP_PIPE_ZB, &bound, &seconds);
+    double big = zb_makespan(64, 256, 128, 0, PP_PIPE_ZB, &bound, &seconds);
     fprintf(stderr, "zb P=64 M=256 limit 2P: makespan %g, bound %g, %.2f s\n", big, bound, seconds);
     /* On the bound; the time is printed, not asserted: sanitizer builds take several times longer. */
     CHECK(big <= bound * (1 + 1e-12));
