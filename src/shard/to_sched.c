@@ -38,7 +38,6 @@
  * not counted); its results read by other ops (or returned) are its
  * activations: added to its device's level when it ends, given back when its
  * backward op ends, on the same device. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
