@@ -189,6 +189,10 @@ static pp_sched_schedule *schedule_of(const pp_sched_problem *p, const sched_sol
 static pp_status improve_by_mip(run *x, pp_sched_schedule **best, pp_error *err)
 {
     const pp_sched_problem *p = x->p;
+    /* Past the deadline (a loaded machine, a slow build) the MIP's limit
+     * would be 0, which to it means none: CBC ran unbounded. */
+    if (pp_deadline_left(&x->deadline) <= 0)
+        return PP_OK;
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     if (!s)
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
