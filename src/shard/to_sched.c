@@ -38,6 +38,7 @@
  * not counted); its results read by other ops (or returned) are its
  * activations: added to its device's level when it ends, given back when its
  * backward op ends, on the same device. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,6 +319,9 @@ pp_status pp_shard_to_sched(const pp_shard_flat *flat, const pp_shard_sched_opti
         return pp_error_set(err, PP_EARG, "devices: %d, a problem needs at least one", o->devices);
     if (!o->device)
         return pp_error_set(err, PP_EARG, "no device type given");
+    if (!(o->link.bandwidth > 0) || !(o->link.latency >= 0) || !isfinite(o->link.latency))
+        return pp_error_set(err, PP_EARG, "link: bandwidth %g bytes/s and latency %g s: a bandwidth > 0 and a "
+                            "finite latency >= 0 are needed", o->link.bandwidth, o->link.latency);
     builder b = {.flat = flat, .o = o};
     pp_status st = pp_shard_mesh_parse("x=1", o->device, o->link, &b.mesh, err);
     if (st != PP_OK)

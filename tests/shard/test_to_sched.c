@@ -250,6 +250,11 @@ static void bad_input(void)
     err = (pp_error){0};
     CHECK_EQ_INT(pp_shard_sched_from_file(MOE, &o, &p, &err), PP_EARG);
     CHECK(strstr(err.message, "device type") != NULL);
+    o = options(2);
+    o.link.bandwidth = 0;
+    err = (pp_error){0};
+    CHECK_EQ_INT(pp_shard_sched_from_file(MOE, &o, &p, &err), PP_EARG);
+    CHECK(strstr(err.message, "link: bandwidth 0 bytes/s") != NULL);
 }
 
 int main(void)
