@@ -41,8 +41,6 @@ typedef struct pp_sched_problem {
     double *adjust;          /* A */
     int *allowed_start;      /* op_count + 1 offsets into allowed_device; an empty */
     int *allowed_device;     /* range means every device is allowed */
-    int *group;              /* built by finish: the first op of its colocated group (itself when
-                                alone); every op of a group runs on one device */
 
     /* Per dependency. */
     int *dep_from;
@@ -58,6 +56,8 @@ typedef struct pp_sched_problem {
     int *succ_start, *succ_dep;  /* deps leaving each op, by dep index */
     int *pred_start, *pred_dep;  /* deps entering each op, by dep index */
     int *topo_order;
+    int *group;                  /* per op, the first op of its colocated group (itself when alone):
+                                    every op of a group runs on one device */
 
     struct pp_sched_builder *builder; /* growable arrays while building; NULL after finish */
     pp_arena *arena;
