@@ -52,7 +52,7 @@ typedef struct pp_sched_problem {
     double *capacity;        /* INFINITY when unlimited */
     unsigned char *channel;  /* device_count^2, channel[a * device_count + b] != 0: a->b exists */
 
-    /* Built by pp_sched_problem_finish: CSR adjacency and a topological order. */
+    /* Built by pp_sched_problem_finish: CSR adjacency, a topological order, colocated groups. */
     int *succ_start, *succ_dep;  /* deps leaving each op, by dep index */
     int *pred_start, *pred_dep;  /* deps entering each op, by dep index */
     int *topo_order;
