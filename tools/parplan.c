@@ -173,6 +173,7 @@ static const command commands[] = {
     {&check_schedule_command, cmd_check_schedule},
     {&gen_pipeline_command, cmd_gen_pipeline},
     {&gen_random_command, cmd_gen_random},
+    {&gen_model_command, cmd_gen_model},
     {&cluster_plan_command, cmd_cluster_plan},
     {&cluster_simulate_command, cmd_cluster_simulate},
     {&cluster_replan_command, cmd_cluster_replan},

@@ -17,5 +17,6 @@
 #include "parplan/shard_plan.h"
 #include "parplan/shard_report.h"
 #include "parplan/shard_write.h"
+#include "parplan/shard_sched.h"
 
 #endif

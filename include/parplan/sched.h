@@ -25,7 +25,9 @@
  * A dependency (u, v) whose ends are on different devices needs a channel
  * from u's device to v's device and a transfer on it of length comm(u, v),
  * after u ends and before v starts; a channel carries one transfer at a time.
- * Dependencies on the same device cost nothing. */
+ * Dependencies on the same device cost nothing.
+ * Ops joined by pp_sched_colocate run on one device (a backward op where its
+ * forward op left the activations it frees). */
 typedef struct pp_sched_problem {
     int op_count;
     int dep_count;
@@ -50,10 +52,12 @@ typedef struct pp_sched_problem {
     double *capacity;        /* INFINITY when unlimited */
     unsigned char *channel;  /* device_count^2, channel[a * device_count + b] != 0: a->b exists */
 
-    /* Built by pp_sched_problem_finish: CSR adjacency and a topological order. */
+    /* Built by pp_sched_problem_finish: CSR adjacency, a topological order, colocated groups. */
     int *succ_start, *succ_dep;  /* deps leaving each op, by dep index */
     int *pred_start, *pred_dep;  /* deps entering each op, by dep index */
     int *topo_order;
+    int *group;                  /* per op, the first op of its colocated group (itself when alone):
+                                    every op of a group runs on one device */
 
     struct pp_sched_builder *builder; /* growable arrays while building; NULL after finish */
     pp_arena *arena;
@@ -69,10 +73,14 @@ int pp_sched_add_op(pp_sched_problem *p, const char *name, const char *kind,
 void pp_sched_allow(pp_sched_problem *p, int op, int device); /* none called: any device */
 int pp_sched_add_dep(pp_sched_problem *p, int from, int to, double comm);
 void pp_sched_add_channel(pp_sched_problem *p, int from_device, int to_device);
+/* Ops a and b must run on the same device (and so must every op colocated
+ * with either); colocated ops must allow the same devices. */
+void pp_sched_colocate(pp_sched_problem *p, int a, int b);
 /* Without any channel added, every ordered pair of distinct devices has one.
  * Validates (names unique, numbers finite and non-negative where they must be,
- * no cycle, no self-dependency, every op has an allowed device whose capacity
- * holds the weights forced onto it, forced placements have their channels) and
+ * no cycle, no self-dependency, colocated ops allow the same devices, every
+ * op has an allowed device whose capacity holds the weights forced onto it,
+ * forced placements have their channels) and
  * builds the adjacency. `where` (a file name) prefixes error messages. */
 pp_status pp_sched_problem_finish(pp_sched_problem *p, const char *where, pp_error *err);
 
@@ -204,7 +212,8 @@ typedef struct {
     int threads;         /* 0 = one per core */
     uint64_t seed;
     long max_rounds;     /* per worker; 0 = until the time limit */
-    int coarsen_to;      /* above this many ops, start from the graph coarsened to it; 0 = never */
+    int coarsen_to;      /* above this many ops, start from the graph coarsened to it; 0 = never;
+                            ignored when ops are colocated */
     bool no_mip;
     pp_sched_objective objective;
     const pp_sched_schedule *start; /* a valid schedule (a reference, an earlier run): the search

@@ -13,8 +13,9 @@
  *   catalog. These are the calls the Python module `parplan` is built on.
  * - Evolving (may change in any MINOR release): shard.h, shard_bridge.h and
  *   shard_write.h (the sharder's analysis internals, exposed for the CLI and
- *   the tests), hw_net.h, timeline.h, and every struct field a header marks
- *   as the solver's working state.
+ *   the tests), shard_sched.h (model graphs for the scheduler, new),
+ *   hw_net.h, timeline.h, and every struct field a header marks as the
+ *   solver's working state.
  * Only names declared in include/parplan/ are exported from libparplan.so;
  * every other symbol of the library is hidden. */
 #ifndef PARPLAN_VERSION_H

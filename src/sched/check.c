@@ -1,7 +1,7 @@
 /* check.c: the independent schedule checker. It reads only the problem and
  * the schedule (no solver state) and tests every rule in the comment at the
- * top of parplan/sched.h: each op once on an allowed device for exactly its
- * duration, precedence with transfers on existing channels, no overlap on a
+ * top of parplan/sched.h: each op once on an allowed device (its colocated
+ * group's) for exactly its duration, precedence with transfers on existing channels, no overlap on a
  * device or a channel, memory within capacity at all times. It also measures
  * what a person wants to know of a valid schedule: makespan, per-device span,
  * busy time, bubbles and peak memory. */
@@ -66,6 +66,11 @@ static void check_ops(checker *c)
         if (!pp_sched_op_allowed(p, i, s->device[i]))
             violation(c, "op \"%s\" runs on device \"%s\", which it may not use", name,
                       p->device_name[s->device[i]]);
+        int g = p->group[i];
+        if (placed(c, g) && s->device[g] != s->device[i])
+            violation(c, "op \"%s\" runs on device \"%s\", apart from \"%s\" on \"%s\", with which it "
+                      "must share one", name, p->device_name[s->device[i]], p->op_name[g],
+                      p->device_name[s->device[g]]);
         if (s->start[i] < -c->tol)
             violation(c, "op \"%s\" starts before time 0 (at %g)", name, s->start[i]);
         if (fabs(s->end[i] - s->start[i] - p->duration[i]) > c->tol)

@@ -5,7 +5,9 @@
  * level of a device only changes by its own ops, so running ops in list
  * order fixes each device's levels without looking at times: the overflow is
  * measured in the same pass. O(ops + deps) per decode: the local search's
- * inner loop. */
+ * inner loop. An op runs on the device its colocated group's first op has in
+ * the solution (its own entry is not read), so every move, start and answer
+ * keeps a group together without knowing of groups. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,11 @@ void sched_decoder_free(sched_decoder *d)
     memset(d, 0, sizeof *d);
 }
 
+static int device_of(const pp_sched_problem *p, const sched_solution *s, int v)
+{
+    return s->device[p->group[v]];
+}
+
 /* The incoming deps of v that cross devices, by their source's end time
  * (insertion sort: in-degrees are small). */
 static int crossing_inputs(sched_decoder *d, const sched_solution *s, int v)
@@ -80,7 +87,7 @@ static int crossing_inputs(sched_decoder *d, const sched_solution *s, int v)
     int count = 0;
     for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
         int e = p->pred_dep[k];
-        if (s->device[p->dep_from[e]] == s->device[v])
+        if (device_of(p, s, p->dep_from[e]) == device_of(p, s, v))
             continue;
         double t = d->end[p->dep_from[e]];
         int at = count++;
@@ -98,12 +105,12 @@ static int crossing_inputs(sched_decoder *d, const sched_solution *s, int v)
 static double inputs_ready(sched_decoder *d, const sched_solution *s, int v)
 {
     const pp_sched_problem *p = d->p;
-    int D = p->device_count, dv = s->device[v];
+    int D = p->device_count, dv = device_of(p, s, v);
     double ready = 0;
     for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
         int e = p->pred_dep[k], u = p->dep_from[e];
         d->transfer_start[e] = d->transfer_end[e] = NAN;
-        if (s->device[u] == dv && d->end[u] > ready) {
+        if (device_of(p, s, u) == dv && d->end[u] > ready) {
             ready = d->end[u];
             d->binding[v] = u;
         }
@@ -111,8 +118,9 @@ static double inputs_ready(sched_decoder *d, const sched_solution *s, int v)
     int count = crossing_inputs(d, s, v);
     for (int k = 0; k < count; k++) {
         int e = d->order[k], u = p->dep_from[e];
-        d->broken += !pp_sched_has_channel(p, s->device[u], dv);
-        double *channel = &d->channel_free[s->device[u] * D + dv];
+        int du = device_of(p, s, u);
+        d->broken += !pp_sched_has_channel(p, du, dv);
+        double *channel = &d->channel_free[du * D + dv];
         double ts = fmax(d->end[u], *channel);
         d->transfer_start[e] = ts;
         d->transfer_end[e] = *channel = ts + p->dep_comm[e];
@@ -133,7 +141,7 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
     for (int j = 0; j < D * D; j++)
         d->channel_free[j] = 0;
     for (int i = 0; i < p->op_count; i++)
-        d->level[s->device[i]] += p->weight[i];
+        d->level[device_of(p, s, i)] += p->weight[i];
     d->overflow = 0;
     d->broken = 0;
     for (int j = 0; j < D; j++)
@@ -145,7 +153,7 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
     for (int j = 0; j < D; j++)
         d->device_last[j] = -1;
     for (int k = 0; k < p->op_count; k++) {
-        int v = s->list[k], dv = s->device[v];
+        int v = s->list[k], dv = device_of(p, s, v);
         d->binding[v] = -1;
         d->bound_by_device[v] = 0;
         double ready = inputs_ready(d, s, v);
@@ -190,7 +198,7 @@ void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sc
 {
     const pp_sched_problem *p = d->p;
     for (int i = 0; i < p->op_count; i++) {
-        out->device[i] = s->device[i];
+        out->device[i] = device_of(p, s, i);
         out->start[i] = d->start[i];
         out->end[i] = d->end[i];
     }

@@ -32,7 +32,9 @@
  *   default 0): the change of its device's memory level when the op ends.
  *   "device" names the one device the op must run on; "devices" lists the
  *   devices it may run on (at least one, each once); not both; neither means
- *   any device.
+ *   any device. "with" names an earlier op this one must share a device
+ *   with (a backward op and the forward op whose activations it frees);
+ *   both must allow the same devices.
  * - deps (optional, may be empty): "from" and "to" (required) name two
  *   different ops, "to" runs after "from" ends; "comm" (number >= 0, default
  *   0) is the length of the transfer when they run on different devices.
@@ -67,7 +69,7 @@ static const char *const root_keys[] = {"name", "comment", "devices", "channels"
 static const char *const device_keys[] = {"name", "memory", NULL};
 static const char *const pair_keys[] = {"from", "to", NULL};
 static const char *const op_keys[] = {"name", "kind", "duration", "weight", "adjust",
-                                      "device", "devices", NULL};
+                                      "device", "devices", "with", NULL};
 static const char *const dep_keys[] = {"from", "to", "comm", NULL};
 
 static pp_status out_of_memory(const loader *L)
@@ -249,6 +251,12 @@ static pp_status read_op(loader *L, pp_json_at at, const json_t *v)
         return out_of_memory(L);
     if ((st = add_name(L, L->op_index, name, op, at, "ops")))
         return st;
+    if (json_object_get(v, "with")) {
+        int with = -1;
+        if ((st = read_ref(L, at, v, "with", L->op_index, "op", &with)))
+            return st;
+        pp_sched_colocate(L->p, with, op);
+    }
     return read_placement(L, at, v, op);
 }
 

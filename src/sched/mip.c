@@ -1,6 +1,7 @@
 /* mip.c: owns the exact scheduling MIP (paper 002, section III) and its run
  * through CBC. The paper's model, linearised and cut down to what can matter:
- *  - x[i][j] binary, only for devices op i may use (eq. 6);
+ *  - x[i][j] binary, only for devices op i may use (eq. 6), equal within a
+ *    colocated group;
  *  - a start time per op, its end being start + duration (eq. 3); the
  *    makespan z above every end (eqs. 1-2) and above each device's work;
  *  - one order binary y per unordered pair of ops that can share a device
@@ -261,6 +262,22 @@ static void add_placement(model *m)
 }
 
 static int xcol(const model *m, int i, int j) { return m->xcol[i * m->D + j]; }
+
+/* A colocated op's placement equals its group's first op's (either may be
+ * pinned by the symmetry breaking: a device one lacks is then closed to both). */
+static void add_groups(model *m)
+{
+    pp_lp *l = &m->lp;
+    for (int i = 0; i < m->n; i++) {
+        int g = m->p->group[i];
+        for (int j = 0; j < m->D && g != i; j++)
+            if (allowed(m, i, j) || allowed(m, g, j)) {
+                lp_term(l, allowed(m, i, j) ? xcol(m, i, j) : -1, 1);
+                lp_term(l, allowed(m, g, j) ? xcol(m, g, j) : -1, -1);
+                pp_lp_row(l, 0, 0);
+            }
+    }
+}
 
 static void add_times(model *m)
 {
@@ -623,6 +640,7 @@ static bool model_build(model *m, const pp_sched_problem *p, const pp_sched_sche
     heads_and_tails(m);
     set_horizon(m, warm);
     add_placement(m);
+    add_groups(m);
     add_times(m);
     add_op_pairs(m);
     add_transfers(m);

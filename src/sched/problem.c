@@ -16,6 +16,8 @@ typedef struct pp_sched_builder {
     int *allowed_dev;
     int channel_pairs, channel_cap;
     int *channel_from, *channel_to;
+    int colocated, colocate_cap;
+    int *colocate_a, *colocate_b;
     bool failed;             /* an allocation failed: finish reports it */
 } pp_sched_builder;
 
@@ -42,6 +44,8 @@ static void builder_free(pp_sched_problem *p)
     free(b->allowed_dev);
     free(b->channel_from);
     free(b->channel_to);
+    free(b->colocate_a);
+    free(b->colocate_b);
     free(b);
     p->builder = NULL;
 }
@@ -153,6 +157,19 @@ void pp_sched_add_channel(pp_sched_problem *p, int from_device, int to_device)
     }
     b->channel_from[b->channel_pairs] = from_device;
     b->channel_to[b->channel_pairs++] = to_device;
+}
+
+void pp_sched_colocate(pp_sched_problem *p, int a, int b)
+{
+    pp_sched_builder *bl = p->builder;
+    int n = bl->colocated + 1, cap = bl->colocate_cap;
+    if (!pp_grow((void **)&bl->colocate_a, &cap, n, sizeof(int)) ||
+        !pp_grow((void **)&bl->colocate_b, &bl->colocate_cap, n, sizeof(int))) {
+        bl->failed = true;
+        return;
+    }
+    bl->colocate_a[bl->colocated] = a;
+    bl->colocate_b[bl->colocated++] = b;
 }
 
 int pp_sched_find_op(const pp_sched_problem *p, const char *name)
@@ -353,6 +370,47 @@ static pp_status build_channels(pp_sched_problem *p, const char *where, pp_error
     return PP_OK;
 }
 
+static int group_of(int *group, int i)
+{
+    while (group[i] != i)
+        i = group[i] = group[group[i]];
+    return i;
+}
+
+static bool same_devices(const pp_sched_problem *p, int a, int b)
+{
+    for (int d = 0; d < p->device_count; d++)
+        if (pp_sched_op_allowed(p, a, d) != pp_sched_op_allowed(p, b, d))
+            return false;
+    return true;
+}
+
+/* Union-find over the colocated pairs, each group named by its first op so
+ * that a solver reads one device per group there. */
+static pp_status build_groups(pp_sched_problem *p, const char *where, pp_error *err)
+{
+    pp_sched_builder *b = p->builder;
+    p->group = pp_arena_alloc(p->arena, ((size_t)p->op_count + 1) * sizeof(int));
+    if (!p->group)
+        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", where);
+    for (int i = 0; i < p->op_count; i++)
+        p->group[i] = i;
+    for (int k = 0; k < b->colocated; k++) {
+        int x = b->colocate_a[k], y = b->colocate_b[k];
+        if (x < 0 || x >= p->op_count || y < 0 || y >= p->op_count)
+            return pp_error_set(err, PP_EINPUT, "%s: a colocation names an op that does not exist", where);
+        x = group_of(p->group, x), y = group_of(p->group, y);
+        p->group[x > y ? x : y] = x < y ? x : y;
+    }
+    for (int i = 0; i < p->op_count; i++) {
+        p->group[i] = group_of(p->group, i);
+        if (!same_devices(p, i, p->group[i]))
+            return pp_error_set(err, PP_EINPUT, "%s: op \"%s\" must share a device with \"%s\" but may run on "
+                                "other devices", where, p->op_name[i], p->op_name[p->group[i]]);
+    }
+    return PP_OK;
+}
+
 /* CSR lists of deps by source and by target. */
 static pp_status build_adjacency(pp_sched_problem *p, const char *where, pp_error *err)
 {
@@ -494,7 +552,7 @@ pp_status pp_sched_problem_finish(pp_sched_problem *p, const char *where, pp_err
     if ((st = check_unique(p->device_name, p->device_count, "device", where, err)) ||
         (st = check_unique(p->op_name, p->op_count, "op", where, err)) ||
         (st = check_numbers(p, where, err)) || (st = check_repeated_deps(p, where, err)) ||
-        (st = build_allowed(p, where, err)) ||
+        (st = build_allowed(p, where, err)) || (st = build_groups(p, where, err)) ||
         (st = build_channels(p, where, err)) || (st = build_adjacency(p, where, err)) ||
         (st = build_topo_order(p, where, err)) || (st = check_forced(p, where, err)))
         return st;
@@ -509,7 +567,8 @@ bool sched_problem_equal(const pp_sched_problem *a, const pp_sched_problem *b)
     if (n != b->op_count || m != b->dep_count || d != b->device_count ||
         memcmp(a->allowed_start, b->allowed_start, (size_t)(n + 1) * sizeof(int)) != 0 ||
         memcmp(a->allowed_device, b->allowed_device, (size_t)a->allowed_start[n] * sizeof(int)) != 0 ||
-        memcmp(a->channel, b->channel, (size_t)d * d) != 0)
+        memcmp(a->channel, b->channel, (size_t)d * d) != 0 ||
+        memcmp(a->group, b->group, (size_t)n * sizeof(int)) != 0)
         return false;
     for (int i = 0; i < n; i++)
         if (strcmp(a->op_name[i], b->op_name[i]) || strcmp(a->op_kind[i], b->op_kind[i]) ||

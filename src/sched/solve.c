@@ -192,6 +192,10 @@ static pp_sched_schedule *schedule_of(const pp_sched_problem *p, const sched_sol
 static pp_status improve_by_mip(run *x, pp_sched_schedule **best, pp_error *err)
 {
     const pp_sched_problem *p = x->p;
+    /* Past the deadline (a loaded machine, a slow build) the MIP's limit
+     * would be 0, which to it means none: CBC ran unbounded. */
+    if (pp_deadline_left(&x->deadline) <= 0)
+        return PP_OK;
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     if (!s)
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
@@ -239,13 +243,23 @@ static pp_status finish(run *x, pp_sched_schedule *s, pp_error *err)
     return PP_OK;
 }
 
+static bool colocated(const pp_sched_problem *p)
+{
+    for (int i = 0; i < p->op_count; i++)
+        if (p->group[i] != i)
+            return true;
+    return false;
+}
+
 /* Schedules the coarsened graph with part of the time, expands the answer,
- * and makes it the start if it beats the constructive one (then true). */
+ * and makes it the start if it beats the constructive one (then true). Not
+ * with colocated ops: the coarsener may put a group's ops in clusters that
+ * land on different devices. */
 static bool coarse_start(run *x, sched_solution *start)
 {
     const pp_sched_problem *p = x->p;
     int target = x->o->coarsen_to;
-    if (target <= 0 || p->op_count <= target || p->op_count > COARSEN_MAX_OPS)
+    if (target <= 0 || p->op_count <= target || p->op_count > COARSEN_MAX_OPS || colocated(p))
         return false;
     /* With finite memory, coarsening follows the start's device orders when
      * the start is valid, so the coarse problem keeps a schedule. */

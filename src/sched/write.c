@@ -173,6 +173,8 @@ static void write_ops(writer *w, const pp_sched_problem *p)
             set(w, obj, "weight", number(w, p->weight[i]));
         if (p->adjust[i] != 0)
             set(w, obj, "adjust", number(w, p->adjust[i]));
+        if (p->group[i] != i)
+            set(w, obj, "with", text(w, p->op_name[p->group[i]]));
         write_placement(w, obj, p, i);
         list_add(w, obj);
     }

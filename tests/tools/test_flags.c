@@ -27,10 +27,11 @@ static const case_t top_level[] = {
     {"help cluster", 0, "usage: parplan cluster plan CLUSTER WORKLOAD"},
     {"help cluster replan", 0, "usage: parplan cluster replan CLUSTER WORKLOAD PLAN --event EVENTS"},
     {"help gen random", 0, "usage: parplan gen random --ops N"},
+    {"help gen model", 0, "usage: parplan gen model MODEL.mlir --devices N"},
     {"solve --help", 0, "usage: parplan solve FILE [--timeout S]"},
     {"cluster plan -h", 0, "usage: parplan cluster plan"},
     {"cluster", 2, "parplan cluster: a subcommand is needed (one of: plan, simulate, replan)"},
-    {"gen fly", 2, "parplan gen: unknown subcommand 'fly' (one of: pipeline, random)"},
+    {"gen fly", 2, "parplan gen: unknown subcommand 'fly' (one of: pipeline, random, model)"},
 };
 
 static const case_t mistakes[] = {
@@ -125,7 +126,7 @@ int main(void)
 {
     run_cases(top_level, sizeof top_level / sizeof top_level[0]);
     run_cases(mistakes, sizeof mistakes / sizeof mistakes[0]);
-    const char *commands[] = {"solve", "schedule", "check-schedule", "gen pipeline", "gen random",
+    const char *commands[] = {"solve", "schedule", "check-schedule", "gen pipeline", "gen random", "gen model",
                               "cluster plan", "cluster simulate", "cluster replan", "shard"};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         help_matches_parser(commands[i]);
