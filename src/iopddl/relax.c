@@ -27,8 +27,14 @@ enum { STALL_ROUNDS = 25, REPAIR_CHANGES = 1000 };
 
 /* Probing regions: the first after PROBE_FIRST rounds; the gap doubles
  * after each probe that gains nothing (up to PROBE_MAX) and halves after
- * one that gains. A probe's MIP gets PROBE_ROUNDS rounds' worth of time. */
+ * one that gains. A probe's MIP gets PROBE_ROUNDS rounds' worth of time
+ * (at least a second), and a probe runs only while the probes that gained
+ * nothing, with this one's limit and the slowest region build seen, stay
+ * within PROBE_SHARE of the time the rounds took: a region's build and
+ * presolve are not bounded by its MIP's limit (L: 4-6 s a region, where a
+ * round takes 0.5 s). */
 enum { PROBE_FIRST = 8, PROBE_MAX = 128, PROBE_ROUNDS = 2 };
+#define PROBE_SHARE 0.1
 
 static int by_value(const void *a, const void *b)
 {
@@ -233,13 +239,18 @@ static bool region_on_best(iopddl_worker *w, double seconds, const pp_deadline *
  * best, so it goes on from there. */
 static void probe_region(iopddl_worker *w, const pp_deadline *deadline, double started)
 {
-    double seconds = PROBE_ROUNDS * w->round_seconds / (double)w->rounds;
-    if (region_on_best(w, fmax(seconds, 1.0), deadline, started)) {
+    double seconds = fmax(PROBE_ROUNDS * w->round_seconds / (double)w->rounds, 1.0);
+    if (w->probe_seconds + seconds + w->lns->overhead > PROBE_SHARE * w->round_seconds)
+        return;
+    double start = pp_now();
+    if (region_on_best(w, seconds, deadline, started)) {
         memcpy(w->x, w->best, w->m->node_count * sizeof(uint32_t));
         w->region_every = w->region_every / 2 > PROBE_FIRST / 2 ? w->region_every / 2 : PROBE_FIRST / 2;
-    } else if (w->region_every < PROBE_MAX) {
-        w->region_every *= 2;
+        return;
     }
+    w->probe_seconds += pp_now() - start;
+    if (w->region_every < PROBE_MAX)
+        w->region_every *= 2;
 }
 
 void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double started)

@@ -25,6 +25,7 @@ typedef struct {
     int64_t regions, region_gains; /* regions tried, and those that paid */
     int64_t region_every, last_region; /* rounds between probing regions; the last one's round */
     double round_seconds;    /* wall time of the rounds so far, for a probe's limit */
+    double probe_seconds;    /* wall time of the probes that gained nothing */
     bool finished;           /* its thread has returned (read by the progress loop) */
     iopddl_forest *forest;
     iopddl_trws *trws;
