@@ -94,7 +94,7 @@ static size_t read_some(pp_stream *s, void *dst, size_t size, bool *at_end)
 static bool start_gzip(pp_stream *s, const char *path, pp_error *err)
 {
     s->z = calloc(1, sizeof *s->z);
-    char *text = buffer_new(s->cap + 1);
+    char *text = buffer_new(s->cap + PP_STREAM_PAD);
     if (!s->z || !text || inflateInit2(s->z, 15 + 16) != Z_OK) {
         free(text);
         free(s->z);
@@ -122,7 +122,7 @@ pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
     s->cap = STREAM_BUFFER;
     if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < STREAM_BUFFER)
         s->cap = st.st_size < MIN_BUFFER ? MIN_BUFFER : (size_t)st.st_size;
-    s->buf = buffer_new(s->cap + 1);
+    s->buf = buffer_new(s->cap + PP_STREAM_PAD);
     if (!s->buf) {
         pp_stream_close(s);
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
@@ -133,7 +133,7 @@ pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
         pp_stream_close(s);
         return PP_ENOMEM;
     }
-    s->buf[s->len] = '\0';
+    memset(s->buf + s->len, 0, PP_STREAM_PAD);
     return PP_OK;
 }
 
@@ -143,13 +143,13 @@ pp_status pp_stream_open_memory(pp_stream *s, const char *name, const void *data
     memset(s, 0, sizeof *s);
     s->fd = -1;
     s->cap = size < MIN_BUFFER ? MIN_BUFFER : size;
-    s->buf = buffer_new(s->cap + 1);
+    s->buf = buffer_new(s->cap + PP_STREAM_PAD);
     if (!s->buf)
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", name);
     if (size)
         memcpy(s->buf, data, size);
     s->len = size;
-    s->buf[s->len] = '\0';
+    memset(s->buf + s->len, 0, PP_STREAM_PAD);
     s->eof = true;
     return PP_OK;
 }
@@ -240,6 +240,6 @@ size_t pp_stream_fill(pp_stream *s, size_t want)
         else
             s->len += read_some(s, s->buf + s->len, s->cap - s->len, &s->eof);
     }
-    s->buf[s->len] = '\0';
+    memset(s->buf + s->len, 0, PP_STREAM_PAD);
     return s->len - s->pos;
 }

@@ -10,12 +10,16 @@
 #include <zlib.h>
 #include "parplan/core.h"
 
+/* Zero bytes after the text: scanners may read this far past buf + len
+ * (a word-at-a-time number scan) without testing for the end. */
+enum { PP_STREAM_PAD = 32 };
+
 typedef struct {
     int fd;
     z_stream *z;           /* NULL when the file is plain text */
     unsigned char *zin;    /* compressed bytes, z->next_in points into it */
     bool zin_eof;
-    char *buf;             /* buf[len] is always '\0', a sentinel for scanners */
+    char *buf;             /* buf[len .. len + PP_STREAM_PAD) are '\0', a sentinel */
     size_t cap, pos, len;
     uint64_t base;         /* offset in the (decompressed) text of buf[0] */
     bool eof;              /* no text follows buf[len - 1]: end of file, or failed */
