@@ -1,8 +1,9 @@
-/* stream.c: buffered reading of plain or gzip text. Plain files go straight
- * from read() into the scanner's buffer; gzip files are inflated into it with
- * zlib's inflate (not gzread, which drops the text it inflated in a call that
- * then fails, so a damaged file could not be reported where it breaks). */
-#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
+/* stream.c: buffered reading of plain or gzip text. Large plain files are
+ * mapped, small ones go straight from read() into the scanner's buffer;
+ * gzip files are inflated into it with zlib's inflate (not gzread, which
+ * drops the text it inflated in a call that then fails, so a damaged file
+ * could not be reported where it breaks). */
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE), MAP_ANONYMOUS */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -112,6 +113,36 @@ static bool start_gzip(pp_stream *s, const char *path, pp_error *err)
     return true;
 }
 
+/* A large plain file is mapped whole instead of read into the buffer: no
+ * copy, and no refills. The file's pages come first in a reservation one
+ * page longer, so zeros follow the text (the rest of its last page reads
+ * as zeros, then an anonymous page): the sentinel scanners need. Gzip
+ * files, and any failure, leave the stream as it was, to be read. As with
+ * any mapped input, a file truncated by another program while it is read
+ * raises SIGBUS; inputs are read once, at the start, so that was accepted. */
+static bool map_plain(pp_stream *s, size_t size)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return false;
+    size_t span = (size / (size_t)page + 1) * (size_t)page;
+    if (span - size < PP_STREAM_PAD)
+        span += (size_t)page;
+    char *area = mmap(NULL, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED)
+        return false;
+    if (mmap(area, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, s->fd, 0) == MAP_FAILED ||
+        ((unsigned char)area[0] == 0x1f && (unsigned char)area[1] == 0x8b)) {
+        munmap(area, span);
+        return false;
+    }
+    s->buf = area;
+    s->mapped = span;
+    s->cap = s->len = size;
+    s->eof = true;
+    return true;
+}
+
 pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -119,6 +150,9 @@ pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
     if (s->fd < 0)
         return pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
+    if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > STREAM_BUFFER &&
+        (uint64_t)st.st_size <= SIZE_MAX - 2 * (uint64_t)HUGE_PAGE && map_plain(s, (size_t)st.st_size))
+        return PP_OK;
     s->cap = STREAM_BUFFER;
     if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < STREAM_BUFFER)
         s->cap = st.st_size < MIN_BUFFER ? MIN_BUFFER : (size_t)st.st_size;
@@ -163,10 +197,14 @@ void pp_stream_close(pp_stream *s)
     if (s->fd >= 0)
         close(s->fd);
     free(s->zin);
-    free(s->buf);
+    if (s->mapped)
+        munmap(s->buf, s->mapped);
+    else
+        free(s->buf);
     s->z = NULL;
     s->zin = NULL;
     s->buf = NULL;
+    s->mapped = 0;
     s->fd = -1;
 }
 

@@ -20,6 +20,7 @@ typedef struct {
     unsigned char *zin;    /* compressed bytes, z->next_in points into it */
     bool zin_eof;
     char *buf;             /* buf[len .. len + PP_STREAM_PAD) are '\0', a sentinel */
+    size_t mapped;         /* bytes mapped at buf when the file is mapped whole, else 0 */
     size_t cap, pos, len;
     uint64_t base;         /* offset in the (decompressed) text of buf[0] */
     bool eof;              /* no text follows buf[len - 1]: end of file, or failed */
