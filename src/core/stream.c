@@ -113,6 +113,11 @@ static bool start_gzip(pp_stream *s, const char *path, pp_error *err)
     return true;
 }
 
+static bool is_gzip(const char *text, size_t size)
+{
+    return size >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b;
+}
+
 /* A large plain file is mapped whole instead of read into the buffer: no
  * copy, and no refills. The file's pages come first in a reservation one
  * page longer, so zeros follow the text (the rest of its last page reads
@@ -132,7 +137,7 @@ static bool map_plain(pp_stream *s, size_t size)
     if (area == MAP_FAILED)
         return false;
     if (mmap(area, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, s->fd, 0) == MAP_FAILED ||
-        ((unsigned char)area[0] == 0x1f && (unsigned char)area[1] == 0x8b)) {
+        is_gzip(area, size)) {
         munmap(area, span);
         return false;
     }
@@ -162,8 +167,7 @@ pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
     }
     s->len = read_some(s, s->buf, s->cap, &s->eof);
-    if (s->len >= 2 && (unsigned char)s->buf[0] == 0x1f && (unsigned char)s->buf[1] == 0x8b &&
-        !start_gzip(s, path, err)) {
+    if (is_gzip(s->buf, s->len) && !start_gzip(s, path, err)) {
         pp_stream_close(s);
         return PP_ENOMEM;
     }
@@ -171,6 +175,9 @@ pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
     return PP_OK;
 }
 
+/* Gzip text in memory is inflated like a file's: the copy is the compressed
+ * input, read to its end at once, and the text buffer as small as a small
+ * file's would be (the fuzz target compares many refills against one). */
 pp_status pp_stream_open_memory(pp_stream *s, const char *name, const void *data, size_t size,
                                 pp_error *err)
 {
@@ -183,8 +190,16 @@ pp_status pp_stream_open_memory(pp_stream *s, const char *name, const void *data
     if (size)
         memcpy(s->buf, data, size);
     s->len = size;
-    memset(s->buf + s->len, 0, PP_STREAM_PAD);
     s->eof = true;
+    if (is_gzip(s->buf, size)) {
+        if (s->cap > STREAM_BUFFER)
+            s->cap = STREAM_BUFFER;
+        if (!start_gzip(s, name, err)) {
+            pp_stream_close(s);
+            return PP_ENOMEM;
+        }
+    }
+    memset(s->buf + s->len, 0, PP_STREAM_PAD);
     return PP_OK;
 }
 

@@ -31,8 +31,9 @@ typedef struct {
 
 /* Opens path; gzip is recognised by its magic bytes, not by the name. */
 pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err);
-/* Text already in memory (plain, not gzip), copied: the scanners' sentinel
- * needs a byte after it. `name` stands for the file in messages. */
+/* Text already in memory, plain or gzip (told apart as files are), copied:
+ * the scanners' sentinel needs bytes after it. `name` stands for the file
+ * in messages. */
 pp_status pp_stream_open_memory(pp_stream *s, const char *name, const void *data, size_t size,
                                 pp_error *err);
 void pp_stream_close(pp_stream *s);
