@@ -83,6 +83,7 @@ typedef struct {
                               (default 0.05); 0: only the exact stage's bound */
     void (*on_progress)(void *ctx, const pp_iopddl_progress *progress);
     void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
 } pp_iopddl_options;
 
 void pp_iopddl_options_default(pp_iopddl_options *o);
