@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "core/stream.h"
 #include "parplan/iopddl.h"
 
@@ -373,34 +374,13 @@ static bool skip_value(loader *ld, int depth)
     }
 }
 
-/* Doubles an array's capacity. From 2 MB on, the size in bytes is a whole
- * number of huge pages less glibc's 32 bytes of mapping overhead: its
- * mapping is then a whole number of huge pages, which Linux places (and
- * realloc's mremap moves) on huge page boundaries, so every page of it can
- * be huge once advised (pp_advise_huge_pages). Elsewhere this only rounds. */
-static size_t grow_capacity(size_t cap, size_t initial, size_t item)
-{
-    const size_t huge = (size_t)2 << 20;
-    cap = cap ? cap * 2 : initial;
-    if (cap * item >= huge)
-        cap = ((cap * item + huge - 1) / huge * huge - 32) / item;
-    return cap;
-}
-
 /* Extends the prefaulted part of an array by PREFAULT_BYTES, growing the
  * array first when it is full. Pages are faulted in one call each 64 KB:
  * on this VM a page fault taken one at a time costs three times as much. */
 static bool grow_ready(void **block, size_t *ready, size_t *cap, size_t initial, size_t item)
 {
-    if (*ready == *cap) {
-        size_t grown_cap = grow_capacity(*cap, initial, item);
-        void *grown = realloc(*block, grown_cap * item);
-        if (!grown)
-            return false;
-        pp_advise_huge_pages(grown, grown_cap * item);
-        *block = grown;
-        *cap = grown_cap;
-    }
+    if (*ready == *cap && !pp_grow_large(block, cap, initial, item))
+        return false;
     size_t more = PREFAULT_BYTES / item;
     size_t next = *cap - *ready > more ? *ready + more : *cap;
     pp_prefault((char *)*block + *ready * item, (next - *ready) * item);
