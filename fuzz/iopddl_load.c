@@ -1,6 +1,7 @@
-/* iopddl_load.c: libFuzzer target for the IOPDDL loader. Writes the input to
- * a file (the loader reads files, plain or gzip), loads it, and checks:
- * a failed load says why, with "FILE: byte N: reason" and N within the text;
+/* iopddl_load.c: libFuzzer target for the IOPDDL loader
+ * (pp_iopddl_load_buffer, the same code as pp_iopddl_load after the file is
+ * opened). Loads the input from memory and checks:
+ * a failed load says why, with "NAME: byte N: reason" and N within the text;
  * a loaded problem is consistent (offsets in order, edges name nodes that
  * exist, cost tables the product of their nodes' strategy counts), and the
  * all-zero assignment evaluates; and the same text gzip-compressed loads to
@@ -8,29 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 #include "parplan/iopddl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static bool write_temp(char *path, const void *data, size_t size)
-{
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return false;
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        unlink(path);
-        return false;
-    }
-    bool ok = fwrite(data, 1, size, f) == size;
-    ok &= fclose(f) == 0;
-    if (!ok)
-        unlink(path);
-    return ok;
-}
+#define NAME "input"
+#define GZ_NAME "input.gz"
 
 static unsigned char *gzip_bytes(const uint8_t *data, size_t size, size_t *out_size)
 {
@@ -53,11 +38,11 @@ static unsigned char *gzip_bytes(const uint8_t *data, size_t size, size_t *out_s
     return out;
 }
 
-/* The message after "PATH: ", checking "byte N: " with N <= size. */
-static const char *reason_of(const pp_error *err, const char *path, size_t size)
+/* The message after "NAME: ", checking "byte N: " with N <= size. */
+static const char *reason_of(const pp_error *err, const char *name, size_t size)
 {
-    size_t n = strlen(path);
-    if (err->message[0] == '\0' || strncmp(err->message, path, n) != 0 || strncmp(err->message + n, ": ", 2))
+    size_t n = strlen(name);
+    if (err->message[0] == '\0' || strncmp(err->message, name, n) != 0 || strncmp(err->message + n, ": ", 2))
         abort();
     const char *rest = err->message + n + 2;
     if (err->status == PP_EINPUT) {
@@ -127,15 +112,12 @@ static void check_same(const pp_iopddl_problem *a, const pp_iopddl_problem *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char path[] = "/tmp/pp-fuzz-iopddl-XXXXXX";
-    if (!write_temp(path, data, size))
-        return 0;
     /* Input that is itself gzip is inflated (once, not twice below), and
      * its byte offsets count the inflated text, whose size is unknown here. */
     bool gzip_magic = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
     pp_error err = {0};
     pp_iopddl_problem *p = NULL;
-    pp_status status = pp_iopddl_load(path, &p, &err);
+    pp_status status = pp_iopddl_load_buffer(NAME, data, size, &p, &err);
     const char *reason = NULL;
     if (status == PP_OK) {
         check_problem(p);
@@ -147,27 +129,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         if (p || err.status != status)
             abort();
-        reason = reason_of(&err, path, gzip_magic ? SIZE_MAX : size);
+        reason = reason_of(&err, NAME, gzip_magic ? SIZE_MAX : size);
     }
 
     size_t gz_size;
     unsigned char *gz = gzip_magic ? NULL : gzip_bytes(data, size, &gz_size);
-    char gz_path[] = "/tmp/pp-fuzz-iopddl-gz-XXXXXX";
-    if (gz && write_temp(gz_path, gz, gz_size)) {
+    if (gz) {
         pp_error gz_err = {0};
         pp_iopddl_problem *q = NULL;
-        pp_status gz_status = pp_iopddl_load(gz_path, &q, &gz_err);
+        pp_status gz_status = pp_iopddl_load_buffer(GZ_NAME, gz, gz_size, &q, &gz_err);
         if (gz_status != status)
             abort();
         if (status == PP_OK)
             check_same(p, q);
-        else if (strcmp(reason_of(&gz_err, gz_path, size), reason) != 0)
+        else if (strcmp(reason_of(&gz_err, GZ_NAME, size), reason) != 0)
             abort();
         pp_iopddl_free(q);
-        unlink(gz_path);
     }
     free(gz);
     pp_iopddl_free(p);
-    unlink(path);
     return 0;
 }

@@ -511,6 +511,7 @@ typedef struct {
     /* On every better plan and every 1024 nodes a worker explores; NULL: none. */
     void (*on_progress)(void *ctx, const pp_cluster_progress *progress);
     void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
 } pp_cluster_plan_options;
 
 typedef struct {

@@ -3,6 +3,7 @@
 #ifndef PARPLAN_CORE_H
 #define PARPLAN_CORE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -44,15 +45,31 @@ void pp_arena_free(pp_arena *arena);
 /* Monotonic clock in seconds since an arbitrary origin. */
 double pp_now(void);
 
-/* A deadline is an absolute pp_now() value; 0 means none. Solvers also stop
- * when the process-wide stop flag is raised (SIGINT/SIGTERM or pp_stop_request). */
+/* A caller's stop flag for one solve: every system's options take a pointer
+ * to one (`stop`, NULL: none), and the solve returns its best answer soon
+ * after the flag becomes nonzero. Atomic, not a volatile int: the caller
+ * sets it from another thread while the solve's workers read it, which for
+ * a plain or volatile int is a data race (undefined in C11); a lock-free
+ * atomic_int may also be set from a signal handler. */
+typedef atomic_int pp_stop_flag;
+
+/* A deadline is an absolute pp_now() value; 0 means none. It has also passed
+ * once `stop` is raised (NULL: no flag of its own) or the process-wide stop
+ * flag is (SIGINT/SIGTERM or pp_stop_request); pp_deadline_left counts time
+ * only, since stages read a limit of 0 as none. */
 typedef struct {
     double at;
+    const pp_stop_flag *stop;
 } pp_deadline;
 
 pp_deadline pp_deadline_in(double seconds);
+/* The sooner of d and `seconds` from now (<= 0: d's), with d's stop flag:
+ * a stage's share of its solve's time. */
+pp_deadline pp_deadline_within(const pp_deadline *d, double seconds);
 bool pp_deadline_passed(const pp_deadline *d);
 double pp_deadline_left(const pp_deadline *d);
+/* The process-wide flag or stop (which may be NULL) is raised. */
+bool pp_stop_raised(const pp_stop_flag *stop);
 void pp_stop_install_signal_handlers(void);
 void pp_stop_request(void);
 bool pp_stop_requested(void);

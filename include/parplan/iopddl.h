@@ -43,7 +43,7 @@ static inline uint32_t pp_iopddl_strategy_count(const pp_iopddl_problem *p, uint
 /* Reads the contest JSON, plain or gzip, from path. On bad input returns
  * PP_EINPUT with "path: byte N: reason" in err. */
 pp_status pp_iopddl_load(const char *path, pp_iopddl_problem **out, pp_error *err);
-/* The same from size bytes of plain (not gzip) JSON text at data, with name
+/* The same from size bytes at data (plain or gzip, as files are), with name
  * standing for the file in messages: "name: byte N: reason". */
 pp_status pp_iopddl_load_buffer(const char *name, const void *data, size_t size, pp_iopddl_problem **out,
                                 pp_error *err);
@@ -83,6 +83,7 @@ typedef struct {
                               (default 0.05); 0: only the exact stage's bound */
     void (*on_progress)(void *ctx, const pp_iopddl_progress *progress);
     void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
 } pp_iopddl_options;
 
 void pp_iopddl_options_default(pp_iopddl_options *o);

@@ -221,6 +221,7 @@ typedef struct {
                                        NULL: none */
     void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
     void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
 } pp_sched_options;
 
 typedef struct {

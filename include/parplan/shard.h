@@ -610,6 +610,7 @@ typedef struct {
     int32_t patience;     /* rounds in a row without improvement that stop the search: 2 */
     pp_shard_progress_fn on_progress; /* after each round and each polish step; NULL: none */
     void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
 } pp_shard_search_options;
 
 void pp_shard_search_options_default(pp_shard_search_options *o);

@@ -47,6 +47,8 @@ typedef struct {
     pp_shard_progress_fn on_progress; /* the MCTS's rounds and the bridge's, as each search
                                          reports them; NULL: none */
     void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none
+                                 (a deadline given to pp_shard_plan keeps its own flag too) */
 } pp_shard_plan_options;
 
 void pp_shard_plan_options_default(pp_shard_plan_options *o);

@@ -27,11 +27,13 @@ typedef struct glue_job {
     double seconds;                              /* the work's own wall time: what the glue adds is the rest */
     const char *const *progress_names;           /* NULL-ended keys of the callback's dict */
     unsigned integer_values;                     /* bit k: value k is a count (an int in Python) */
+    pp_stop_flag stop;                           /* this call's flag, in its options: calls on
+                                                    other threads go on when it is raised */
 } glue_job;
 
 /* Runs job->work and waits for it, calling `callback` (may be NULL or None)
  * with each new progress as a dict. Ctrl-C or an exception from the
- * callback stops the call (the library's stop flag) and, once it has
+ * callback stops the call (job->stop, the call's own flag) and, once it has
  * returned, leaves that exception set: returns -1. Else 0. */
 int glue_run(glue_job *job, PyObject *callback);
 /* From the work thread (any thread): records the latest progress. */

@@ -257,6 +257,7 @@ PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs)
     c.options.seed = seed;
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;
+    c.options.stop = &c.job.stop;
     return run(&c, plan_answer, progress);
 }
 

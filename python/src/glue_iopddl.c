@@ -142,6 +142,7 @@ PyObject *glue_iopddl_solve(PyObject *self, PyObject *args, PyObject *kwargs)
     c.options.no_exact = no_exact;
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;
+    c.options.stop = &c.job.stop;
     if (glue_run(&c.job, progress) < 0)
         return finish(&c, NULL);
     if (c.status != PP_OK)

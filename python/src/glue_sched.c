@@ -128,6 +128,7 @@ PyObject *glue_sched_solve(PyObject *self, PyObject *args, PyObject *kwargs)
     c.options.no_mip = no_mip;
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;
+    c.options.stop = &c.job.stop;
     if (glue_run(&c.job, progress) < 0)
         return finish(&c, NULL);
     if (c.status != PP_OK)

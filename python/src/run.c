@@ -2,7 +2,7 @@
  * releases the GIL and waits; every 50 ms, or when the solver reports
  * progress, it takes the GIL back for a moment to run Python's signal
  * handlers (so Ctrl-C raises KeyboardInterrupt) and the progress callback.
- * Either raising stops the call through the library's stop flag. The work
+ * Either raising stops the call through its own stop flag. The work
  * cannot take the GIL itself, so a callback never runs on a solver's
  * thread and never while a solver holds its locks. */
 #include <time.h>
@@ -104,7 +104,7 @@ int glue_run(glue_job *job, PyObject *callback)
         PyEval_RestoreThread(state);
         if (attend(job, callback, fresh, values, stage) < 0) {
             stopping = true;
-            pp_stop_request();
+            atomic_store(&job->stop, 1);
         }
         state = PyEval_SaveThread();
         pthread_mutex_lock(&job->lock);
@@ -112,8 +112,6 @@ int glue_run(glue_job *job, PyObject *callback)
     pthread_mutex_unlock(&job->lock);
     pthread_join(thread, NULL);
     PyEval_RestoreThread(state);
-    if (stopping)
-        pp_stop_clear();
     pthread_cond_destroy(&job->changed);
     pthread_mutex_destroy(&job->lock);
     return stopping ? -1 : 0;

@@ -102,7 +102,7 @@ def test_progress_reaches_the_callback_and_an_exception_in_it_stops_the_solve():
     with pytest.raises(Enough):
         parplan.iopddl.solve(G, timeout=30, threads=1, progress=stop)
     assert time.monotonic() - started < 10
-    # The stop flag is down again: the next solve runs to its answer.
+    # The flag was that call's own: the next solve runs to its answer.
     assert parplan.iopddl.solve(EXAMPLE, timeout=5, threads=1).cost == 445
 
 

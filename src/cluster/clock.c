@@ -20,7 +20,7 @@ pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp
                                  bool first, double *step, pp_cluster_report *report, pp_error *err)
 {
     double began = pp_now(), seen = atomic_load_explicit(&k->longest, memory_order_relaxed);
-    pp_deadline until = {k->deadline.at > 0 && !first ? k->deadline.at - k->reserve * seen : 0};
+    pp_deadline until = {k->deadline.at > 0 && !first ? k->deadline.at - k->reserve * seen : 0, k->deadline.stop};
     pp_status s = cluster_simulate_step(c, w, p, start_time, cutoff, &until, step, report, err);
     double took = pp_now() - began;
     while (isfinite(*step) && took > seen && !atomic_compare_exchange_weak(&k->longest, &seen, took))

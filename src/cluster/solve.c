@@ -127,6 +127,7 @@ pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload 
     cluster_search sh = {.c = c, .w = w, .o = o, .best_time = INFINITY, .best_seen = INFINITY,
                        .best_branch = INT32_MAX, .started = started};
     sh.clock.deadline = o->time_limit > 0 ? pp_deadline_in(o->time_limit) : (pp_deadline){0};
+    sh.clock.deadline.stop = o->stop;
     sh.clock.reserve = o->reserve_simulations;
     pthread_mutex_init(&sh.lock, NULL);
     pp_arena *a = pp_arena_new(1 << 16);

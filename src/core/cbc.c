@@ -101,7 +101,7 @@ static pp_child_status run(const cbc_job *j, pp_cbc_outcome *out)
         solve_here(j, out); /* no child to be had */
         return PP_CHILD_DONE;
     }
-    pp_child_options co = {j->seconds, j->o->grace + j->o->grace_rate * j->seconds, j->o->log};
+    pp_child_options co = {j->seconds, j->o->grace + j->o->grace_rate * j->seconds, j->o->log, j->o->stop};
     pp_child_status status = pp_child_run(child_work, (void *)j, buf, sizeof *out + cols, &co);
     if (status == PP_CHILD_DONE) {
         memcpy(out, buf, sizeof *out);

@@ -17,6 +17,7 @@
 
 typedef struct {
     double deadline;   /* pp_now() value CBC stops by; 0: none */
+    const pp_stop_flag *stop; /* the solve's flag, answered as a stop request; NULL: none */
     double grace, grace_rate; /* the child is killed grace + grace_rate x CBC's
                                  limit past that limit (its last step overruns) */
     int threads;       /* 1: serial CBC; n >= 2: CBC's deterministic parallel

@@ -48,11 +48,12 @@ static _Noreturn void child_main(pp_child_work *work, void *ctx, void *buf, size
 
 /* Reads the answer until it is all there, the child ends, or the deadline
  * (kill_at, 0: none) or a stop request comes first. */
-static pp_child_status read_answer(int fd, pid_t pid, unsigned char *buf, size_t size, double kill_at)
+static pp_child_status read_answer(int fd, pid_t pid, unsigned char *buf, size_t size, double kill_at,
+                                   const pp_stop_flag *stop)
 {
     size_t got = 0;
     while (got < size) {
-        if (pp_stop_requested() || (kill_at > 0 && pp_now() > kill_at)) {
+        if (pp_stop_raised(stop) || (kill_at > 0 && pp_now() > kill_at)) {
             kill(pid, SIGKILL);
             return PP_CHILD_KILLED;
         }
@@ -94,7 +95,7 @@ pp_child_status pp_child_run(pp_child_work *work, void *ctx, void *buf, size_t s
     }
     close(fds[1]);
     double kill_at = o->limit > 0 ? pp_now() + o->limit + o->slack : 0;
-    pp_child_status status = read_answer(fds[0], pid, buf, size, kill_at);
+    pp_child_status status = read_answer(fds[0], pid, buf, size, kill_at, o->stop);
     close(fds[0]);
     int ignored = 0;
     while (waitpid(pid, &ignored, 0) < 0 && errno == EINTR)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "parplan/core.h"
 
 typedef enum {
     PP_CHILD_DONE,   /* the whole answer is in the buffer */
@@ -21,6 +22,7 @@ typedef struct {
     double limit; /* seconds the work limits itself to; 0: no deadline */
     double slack; /* grace after limit for the work's last step before the kill */
     bool log;     /* the child's stdout goes to stderr; else both go to /dev/null */
+    const pp_stop_flag *stop; /* a stop request besides the process-wide one; NULL: none */
 } pp_child_options;
 
 /* Fills buf (size bytes) with the work's answer. */

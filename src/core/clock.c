@@ -1,5 +1,6 @@
-/* clock.c: monotonic time, deadlines and the process-wide stop flag that
- * SIGINT/SIGTERM raise, so every solver can stop and still write its best. */
+/* clock.c: monotonic time, deadlines, the process-wide stop flag that
+ * SIGINT/SIGTERM raise and the callers' per-solve flags, so every solver can
+ * stop and still write its best. */
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,9 +23,25 @@ pp_deadline pp_deadline_in(double seconds)
     return d;
 }
 
+pp_deadline pp_deadline_within(const pp_deadline *d, double seconds)
+{
+    pp_deadline in = pp_deadline_in(seconds);
+    if (in.at <= 0 || (d->at > 0 && d->at < in.at))
+        in.at = d->at;
+    in.stop = d->stop;
+    return in;
+}
+
+bool pp_stop_raised(const pp_stop_flag *stop)
+{
+    return stop_flag || (stop && atomic_load_explicit(stop, memory_order_relaxed));
+}
+
+/* The one deadline check: every stage's test of its time and of both stop
+ * flags comes here. */
 bool pp_deadline_passed(const pp_deadline *d)
 {
-    if (stop_flag)
+    if (pp_stop_raised(d ? d->stop : NULL))
         return true;
     return d && d->at > 0 && pp_now() >= d->at;
 }

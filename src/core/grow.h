@@ -13,4 +13,12 @@
  * it for every array but the last. */
 bool pp_grow(void **array, int *cap, int need, size_t size);
 
+/* The same for arrays that reach hundreds of MB (a reader's values): doubles
+ * *cap (from `initial`) once, in size_t. From 2 MB on the size in bytes is a
+ * whole number of huge pages less glibc's 32 bytes of mapping overhead: the
+ * mapping is then a whole number of huge pages, which Linux places (and
+ * realloc's mremap moves) on huge page boundaries, so every page of it can
+ * be huge once advised, which this does (pp_advise_huge_pages). */
+bool pp_grow_large(void **array, size_t *cap, size_t initial, size_t size);
+
 #endif

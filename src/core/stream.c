@@ -1,8 +1,9 @@
-/* stream.c: buffered reading of plain or gzip text. Plain files go straight
- * from read() into the scanner's buffer; gzip files are inflated into it with
- * zlib's inflate (not gzread, which drops the text it inflated in a call that
- * then fails, so a damaged file could not be reported where it breaks). */
-#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
+/* stream.c: buffered reading of plain or gzip text. Large plain files are
+ * mapped, small ones go straight from read() into the scanner's buffer;
+ * gzip files are inflated into it with zlib's inflate (not gzread, which
+ * drops the text it inflated in a call that then fails, so a damaged file
+ * could not be reported where it breaks). */
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE), MAP_ANONYMOUS */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -94,7 +95,7 @@ static size_t read_some(pp_stream *s, void *dst, size_t size, bool *at_end)
 static bool start_gzip(pp_stream *s, const char *path, pp_error *err)
 {
     s->z = calloc(1, sizeof *s->z);
-    char *text = buffer_new(s->cap + 1);
+    char *text = buffer_new(s->cap + PP_STREAM_PAD);
     if (!s->z || !text || inflateInit2(s->z, 15 + 16) != Z_OK) {
         free(text);
         free(s->z);
@@ -112,6 +113,41 @@ static bool start_gzip(pp_stream *s, const char *path, pp_error *err)
     return true;
 }
 
+static bool is_gzip(const char *text, size_t size)
+{
+    return size >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b;
+}
+
+/* A large plain file is mapped whole instead of read into the buffer: no
+ * copy, and no refills. The file's pages come first in a reservation one
+ * page longer, so zeros follow the text (the rest of its last page reads
+ * as zeros, then an anonymous page): the sentinel scanners need. Gzip
+ * files, and any failure, leave the stream as it was, to be read. As with
+ * any mapped input, a file truncated by another program while it is read
+ * raises SIGBUS; inputs are read once, at the start, so that was accepted. */
+static bool map_plain(pp_stream *s, size_t size)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return false;
+    size_t span = (size / (size_t)page + 1) * (size_t)page;
+    if (span - size < PP_STREAM_PAD)
+        span += (size_t)page;
+    char *area = mmap(NULL, span, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED)
+        return false;
+    if (mmap(area, size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, s->fd, 0) == MAP_FAILED ||
+        is_gzip(area, size)) {
+        munmap(area, span);
+        return false;
+    }
+    s->buf = area;
+    s->mapped = span;
+    s->cap = s->len = size;
+    s->eof = true;
+    return true;
+}
+
 pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
 {
     memset(s, 0, sizeof *s);
@@ -119,38 +155,51 @@ pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err)
     if (s->fd < 0)
         return pp_error_set(err, PP_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
+    if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > STREAM_BUFFER &&
+        (uint64_t)st.st_size <= SIZE_MAX - 2 * (uint64_t)HUGE_PAGE && map_plain(s, (size_t)st.st_size))
+        return PP_OK;
     s->cap = STREAM_BUFFER;
     if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < STREAM_BUFFER)
         s->cap = st.st_size < MIN_BUFFER ? MIN_BUFFER : (size_t)st.st_size;
-    s->buf = buffer_new(s->cap + 1);
+    s->buf = buffer_new(s->cap + PP_STREAM_PAD);
     if (!s->buf) {
         pp_stream_close(s);
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
     }
     s->len = read_some(s, s->buf, s->cap, &s->eof);
-    if (s->len >= 2 && (unsigned char)s->buf[0] == 0x1f && (unsigned char)s->buf[1] == 0x8b &&
-        !start_gzip(s, path, err)) {
+    if (is_gzip(s->buf, s->len) && !start_gzip(s, path, err)) {
         pp_stream_close(s);
         return PP_ENOMEM;
     }
-    s->buf[s->len] = '\0';
+    memset(s->buf + s->len, 0, PP_STREAM_PAD);
     return PP_OK;
 }
 
+/* Gzip text in memory is inflated like a file's: the copy is the compressed
+ * input, read to its end at once, and the text buffer as small as a small
+ * file's would be (the fuzz target compares many refills against one). */
 pp_status pp_stream_open_memory(pp_stream *s, const char *name, const void *data, size_t size,
                                 pp_error *err)
 {
     memset(s, 0, sizeof *s);
     s->fd = -1;
     s->cap = size < MIN_BUFFER ? MIN_BUFFER : size;
-    s->buf = buffer_new(s->cap + 1);
+    s->buf = buffer_new(s->cap + PP_STREAM_PAD);
     if (!s->buf)
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", name);
     if (size)
         memcpy(s->buf, data, size);
     s->len = size;
-    s->buf[s->len] = '\0';
     s->eof = true;
+    if (is_gzip(s->buf, size)) {
+        if (s->cap > STREAM_BUFFER)
+            s->cap = STREAM_BUFFER;
+        if (!start_gzip(s, name, err)) {
+            pp_stream_close(s);
+            return PP_ENOMEM;
+        }
+    }
+    memset(s->buf + s->len, 0, PP_STREAM_PAD);
     return PP_OK;
 }
 
@@ -163,10 +212,14 @@ void pp_stream_close(pp_stream *s)
     if (s->fd >= 0)
         close(s->fd);
     free(s->zin);
-    free(s->buf);
+    if (s->mapped)
+        munmap(s->buf, s->mapped);
+    else
+        free(s->buf);
     s->z = NULL;
     s->zin = NULL;
     s->buf = NULL;
+    s->mapped = 0;
     s->fd = -1;
 }
 
@@ -240,6 +293,6 @@ size_t pp_stream_fill(pp_stream *s, size_t want)
         else
             s->len += read_some(s, s->buf + s->len, s->cap - s->len, &s->eof);
     }
-    s->buf[s->len] = '\0';
+    memset(s->buf + s->len, 0, PP_STREAM_PAD);
     return s->len - s->pos;
 }

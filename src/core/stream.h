@@ -10,12 +10,17 @@
 #include <zlib.h>
 #include "parplan/core.h"
 
+/* Zero bytes after the text: scanners may read this far past buf + len
+ * (a word-at-a-time number scan) without testing for the end. */
+enum { PP_STREAM_PAD = 32 };
+
 typedef struct {
     int fd;
     z_stream *z;           /* NULL when the file is plain text */
     unsigned char *zin;    /* compressed bytes, z->next_in points into it */
     bool zin_eof;
-    char *buf;             /* buf[len] is always '\0', a sentinel for scanners */
+    char *buf;             /* buf[len .. len + PP_STREAM_PAD) are '\0', a sentinel */
+    size_t mapped;         /* bytes mapped at buf when the file is mapped whole, else 0 */
     size_t cap, pos, len;
     uint64_t base;         /* offset in the (decompressed) text of buf[0] */
     bool eof;              /* no text follows buf[len - 1]: end of file, or failed */
@@ -26,8 +31,9 @@ typedef struct {
 
 /* Opens path; gzip is recognised by its magic bytes, not by the name. */
 pp_status pp_stream_open(pp_stream *s, const char *path, pp_error *err);
-/* Text already in memory (plain, not gzip), copied: the scanners' sentinel
- * needs a byte after it. `name` stands for the file in messages. */
+/* Text already in memory, plain or gzip (told apart as files are), copied:
+ * the scanners' sentinel needs bytes after it. `name` stands for the file
+ * in messages. */
 pp_status pp_stream_open_memory(pp_stream *s, const char *name, const void *data, size_t size,
                                 pp_error *err);
 void pp_stream_close(pp_stream *s);

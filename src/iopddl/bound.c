@@ -198,11 +198,8 @@ double iopddl_bound(const iopddl_model *m, double upper, int steps, double secon
         return -INFINITY;
     }
     bool priced = m->has_limit && steps > 0 && m->segment_count > 0;
-    pp_deadline until = pp_deadline_in(seconds), first = pp_deadline_in(priced ? WARM_SHARE * seconds : seconds);
-    if (deadline->at > 0 && (until.at <= 0 || deadline->at < until.at))
-        until = *deadline;
-    if (deadline->at > 0 && (first.at <= 0 || deadline->at < first.at))
-        first = *deadline;
+    pp_deadline until = pp_deadline_within(deadline, seconds);
+    pp_deadline first = pp_deadline_within(deadline, priced ? WARM_SHARE * seconds : seconds);
     double best = unlimited(&l, priced ? WARM_RISE : LEAST_RISE, &first);
     if (priced && best > -INFINITY)
         best = subgradient_steps(&l, best, upper, steps, &until);

@@ -61,7 +61,7 @@ static pp_status run_cbc(const iopddl_reduced *c, const iopddl_exact_mip *p, con
     }
     /* The deadline: CBC's own limit plus a grace for its last step. Costs
      * are integers: a gap below one proves the incumbent optimal. */
-    pp_cbc_options co = {.deadline = deadline, .grace = 0.5, .grace_rate = 0.05, .threads = o->threads,
+    pp_cbc_options co = {.deadline = deadline, .stop = o->stop, .grace = 0.5, .grace_rate = 0.05, .threads = o->threads,
                          .gap = 0.99, .log = o->verbose, .warm_index = idx, .warm_value = val};
     for (uint32_t r = 0; warm_sr && r < c->n; r++)
         if (c->state[r] == ST_FREE) {
@@ -183,7 +183,7 @@ static pp_status solve_reduced(exact_call *E, pp_error *err)
             print_sizes(E->st, &E->c);
         if (p.lp.cols == 0)
             status = decided(E);
-        else if (!pp_stop_requested()) /* stopping: not worth starting CBC */
+        else if (!pp_stop_raised(E->o->stop)) /* stopping: not worth starting CBC */
             status = solve_mip(E, &p, err);
     }
     iopddl_exact_mip_free(&p);

@@ -54,6 +54,7 @@ typedef struct {
     bool verbose;        /* presolve summary and CBC's log on stderr (else silent) */
     unsigned off;        /* IOPDDL_EXACT_NO_* flags; 0 for the full presolve */
     uint64_t max_nonzeros; /* cap on the reduced MIP; 0: IOPDDL_EXACT_DEFAULT_MAX_NONZEROS */
+    const pp_stop_flag *stop; /* the solve's flag, answered as a stop request; NULL: none */
 } iopddl_exact_options;
 
 /* Solves m exactly (given time). warm_start (may be NULL) is an assignment
@@ -72,7 +73,7 @@ typedef struct {
  * PP_ENOMEM.
  * CBC runs in a child process (fork): the time limit is firm (the child is
  * killed half a second and 5% past it, its answer lost, the bound then
- * -INFINITY), a stop request (pp_stop_requested) is answered within 50 ms,
+ * -INFINITY), a stop request (pp_stop_requested or o->stop) is answered within 50 ms,
  * a crash inside CBC costs only its answer (one retry without CBC's
  * preprocessing and cuts follows), and calls may run side by side. */
 pp_status iopddl_exact_solve(const iopddl_model *m, const uint32_t *warm_start, int64_t warm_cost,

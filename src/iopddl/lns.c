@@ -30,6 +30,7 @@ typedef struct {
     const uint32_t *x;      /* the answer the region is freed from */
     uint32_t start, size;   /* BFS root and how many nodes to free */
     double seconds;         /* the MIP's limit */
+    const pp_stop_flag *stop;
     double overhead;        /* wall seconds of the job outside CBC's search */
     uint8_t *is_free;
     uint32_t *queue, *warm, *answer;
@@ -80,7 +81,7 @@ static void *solve_region(void *arg)
         j->warm[v] = j->is_free[v] ? j->x[v] : 0;
     double bound;
     pp_error err = {0};
-    iopddl_exact_options o = {.time_limit = j->seconds, .threads = 1};
+    iopddl_exact_options o = {.time_limit = j->seconds, .threads = 1, .stop = j->stop};
     iopddl_exact_stats stats = {0};
     pp_status status = iopddl_exact_solve_ex(r, j->warm, -1, &o, j->answer, &j->cost, &bound, &j->proven,
                                           &stats, &err);
@@ -194,6 +195,7 @@ bool iopddl_lns_round(iopddl_lns *s, double seconds)
         jobs[i].start = pp_rng_below(&s->rng, s->m->node_count);
         jobs[i].size = s->region;
         jobs[i].seconds = seconds;
+        jobs[i].stop = s->stop;
         order[i] = &jobs[i];
     }
     /* The calling thread solves the first region itself. */

@@ -17,6 +17,7 @@ typedef struct {
     int64_t rounds;
     double overhead;      /* the longest wall time a region took outside CBC's search */
     bool proven_optimal;  /* a region held the whole model and its MIP proved best optimal */
+    const pp_stop_flag *stop; /* the solve's flag, which the regions' MIPs answer; NULL: none */
     pp_arena *arena;
 } iopddl_lns;
 

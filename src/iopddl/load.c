@@ -9,12 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "core/stream.h"
 #include "parplan/iopddl.h"
 
-/* NUMBER_LOOKAHEAD covers the longest valid integer ("-" and 19 digits) and
- * the character after it, so the hot loop tests for the end of the buffer
- * once per number rather than once per character. */
+/* NUMBER_LOOKAHEAD covers what scan_int reads ("-" and 24 bytes), so the
+ * hot loop tests for the end of the buffer once per number rather than once
+ * per character. */
 enum { MAX_DEPTH = 200, NUMBER_LOOKAHEAD = 48, KEY_SIZE = 64, PREFAULT_BYTES = 64 << 10 };
 
 #define NO_ROW SIZE_MAX
@@ -172,70 +173,89 @@ static bool read_string(loader *ld, char *dst, size_t dst_size)
     return true;
 }
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* Up to eight ASCII digits at once (SWAR, the first character in the lowest
- * byte): most numbers in the contest files have 5 to 8 digits or are the
- * 19-digit forbidden cost 10^18. Adds the leading digits of the 8 bytes at
- * p to *value and returns how many there were (8: more may follow). */
-static inline int add_digits(const char *p, uint64_t *value)
+/* Eight bytes as a little-endian word, the first byte lowest, on any host
+ * (compilers turn this into one load where the host is little-endian). */
+static inline uint64_t load8(const char *p)
 {
-    static const uint64_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
-    uint64_t x;
-    memcpy(&x, p, 8);
-    /* A byte is a digit when its high nibble is 3 both before and after adding 6. */
+    const unsigned char *b = (const unsigned char *)p;
+    uint64_t x = 0;
+    for (int k = 7; k >= 0; k--)
+        x = x << 8 | b[k];
+    return x;
+}
+
+/* How many of the word's bytes, from the lowest, are ASCII digits (0 to 8).
+ * A byte is a digit when its high nibble is 3 both before and after adding 6. */
+static inline int leading_digits(uint64_t x)
+{
     uint64_t other = ((x & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u) |
                      (((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) ^ 0x3030303030303030u);
-    int n = other ? __builtin_ctzll(other) >> 3 : 8;
-    if (n == 0)
-        return 0;
-    /* Shifting the n digits to the top leaves zeros, i.e. leading '0's, below. */
-    uint64_t d = (x - 0x3030303030303030u) << (64 - 8 * n);
+    return other ? __builtin_ctzll(other) >> 3 : 8;
+}
+
+/* The value of the word's first n digits (n <= 8), eight at once (SWAR).
+ * Shifting them to the top leaves zeros, i.e. leading '0's, below (in two
+ * steps, so that n = 0 shifts all out); bytes past the digits may borrow in
+ * the subtraction, but only upwards, into the bytes shifted out. */
+static inline uint64_t digits_value(uint64_t x, int n)
+{
+    uint64_t d = (x - 0x3030303030303030u) << (32 - 4 * n) << (32 - 4 * n);
     d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFu;
     d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFu;
-    d = (d * 10000 + (d >> 32)) & 0xFFFFFFFFu;
-    *value = *value * scale[n] + d;
+    return (d * 10000 + (d >> 32)) & 0xFFFFFFFFu;
+}
+
+/* Counts the digits at p (up to 24; p[0 .. 24) must be readable) and, when
+ * there are at most 19, their value in *value. Unrolled over three words
+ * rather than looped: most numbers in the contest files have 1 to 8 digits
+ * or are the 19-digit forbidden cost 10^18. */
+static inline int scan_digits(const char *p, uint64_t *value)
+{
+    static const uint64_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    uint64_t w = load8(p);
+    int n = leading_digits(w);
+    uint64_t v = digits_value(w, n);
+    if (n == 8) {
+        w = load8(p + 8);
+        int k = leading_digits(w);
+        v = v * scale[k] + digits_value(w, k);
+        n += k;
+        if (k == 8) {
+            w = load8(p + 16);
+            k = leading_digits(w);
+            v = v * scale[k] + digits_value(w, k);
+            n += k;
+        }
+    }
+    *value = v;
     return n;
 }
-#else
-static inline int add_digits(const char *p, uint64_t *value)
-{
-    (void)p;
-    (void)value;
-    return 0;
-}
-#endif
 
 /* Scans an integer at p; the text from p on is either NUMBER_LOOKAHEAD bytes
- * long or all there is, and is followed by a '\0'. Integers only: the format
- * has no fractions, and a silently rounded cost would be a wrong answer
- * printed as right. Returns the end of the number, or NULL with a reason. */
-static inline const char *scan_int(const char *p, const char *end, int64_t *out, const char **reason)
+ * long or all there is, followed by PP_STREAM_PAD '\0's. Integers only: the
+ * format has no fractions, and a silently rounded cost would be a wrong
+ * answer printed as right. Returns the end of the number, or NULL with a
+ * reason. */
+static inline const char *scan_int(const char *p, int64_t *out, const char **reason)
 {
     bool negative = *p == '-';
     p += negative;
-    const char *digits = p;
-    uint64_t v = 0;
-    if (!is_digit(*p)) {
+    uint64_t v;
+    int n = scan_digits(p, &v);
+    if (n == 0) {
         *reason = "expected an integer";
         return NULL;
     }
-    if (*p == '0') {
-        if (is_digit(*++p)) {
-            *reason = "number with a leading zero";
-            return NULL;
-        }
-    } else {
-        int n = 8;
-        while (n == 8 && end - p >= 8)
-            p += n = add_digits(p, &v);
-        while (is_digit(*p))
-            v = v * 10 + (uint64_t)(*p++ - '0');
-        /* Without a leading zero, 20 digits are >= 10^19 > INT64_MAX; 19 fit in v. */
-        if (p - digits > 19) {
-            *reason = "number out of range (more than 64 bits)";
-            return NULL;
-        }
+    if (*p == '0' && n > 1) {
+        *reason = "number with a leading zero";
+        return NULL;
     }
+    /* Without a leading zero, 20 digits are >= 10^19 > INT64_MAX; 19 fit in v. */
+    if (n > 19) {
+        *reason = "number out of range (more than 64 bits)";
+        return NULL;
+    }
+    p += n;
     if (*p == '.' || *p == 'e' || *p == 'E') {
         *reason = "not an integer (fraction or exponent)";
         return NULL;
@@ -255,7 +275,7 @@ static bool read_int(loader *ld, int64_t *out)
         return fail_here(ld, "expected an integer");
     pp_stream_fill(s, NUMBER_LOOKAHEAD);
     const char *reason = NULL;
-    const char *end = scan_int(s->buf + s->pos, s->buf + s->len, out, &reason);
+    const char *end = scan_int(s->buf + s->pos, out, &reason);
     if (!end)
         return fail_here(ld, reason);
     s->pos = (size_t)(end - s->buf);
@@ -354,34 +374,13 @@ static bool skip_value(loader *ld, int depth)
     }
 }
 
-/* Doubles an array's capacity. From 2 MB on, the size in bytes is a whole
- * number of huge pages less glibc's 32 bytes of mapping overhead: its
- * mapping is then a whole number of huge pages, which Linux places (and
- * realloc's mremap moves) on huge page boundaries, so every page of it can
- * be huge once advised (pp_advise_huge_pages). Elsewhere this only rounds. */
-static size_t grow_capacity(size_t cap, size_t initial, size_t item)
-{
-    const size_t huge = (size_t)2 << 20;
-    cap = cap ? cap * 2 : initial;
-    if (cap * item >= huge)
-        cap = ((cap * item + huge - 1) / huge * huge - 32) / item;
-    return cap;
-}
-
 /* Extends the prefaulted part of an array by PREFAULT_BYTES, growing the
  * array first when it is full. Pages are faulted in one call each 64 KB:
  * on this VM a page fault taken one at a time costs three times as much. */
 static bool grow_ready(void **block, size_t *ready, size_t *cap, size_t initial, size_t item)
 {
-    if (*ready == *cap) {
-        size_t grown_cap = grow_capacity(*cap, initial, item);
-        void *grown = realloc(*block, grown_cap * item);
-        if (!grown)
-            return false;
-        pp_advise_huge_pages(grown, grown_cap * item);
-        *block = grown;
-        *cap = grown_cap;
-    }
+    if (*ready == *cap && !pp_grow_large(block, cap, initial, item))
+        return false;
     size_t more = PREFAULT_BYTES / item;
     size_t next = *cap - *ready > more ? *ready + more : *cap;
     pp_prefault((char *)*block + *ready * item, (next - *ready) * item);
@@ -420,61 +419,73 @@ static bool ragged_start_row(loader *ld, ragged *r, uint64_t pos)
     return true;
 }
 
-/* The hot loop of the loader: the integers of one row, after its '[', up to
- * and including its ']'. Works on local copies of the cursor and the value
- * array, and refills only when fewer than NUMBER_LOOKAHEAD bytes are left. */
-static bool read_row(loader *ld, ragged *r)
+static bool push_value(loader *ld, ragged *r, int64_t v)
 {
-    pp_stream *s = &ld->in;
-    const char *p = s->buf + s->pos, *end = s->buf + s->len;
+    if (r->count == r->ready && !ragged_grow_values(ld, r))
+        return false;
+    r->values[r->count++] = v;
+    if (v < 0 && r->first_negative_row == NO_ROW)
+        r->first_negative_row = r->rows - 1;
+    return true;
+}
+
+/* One value of a row and the ',' or ']' after it, in full generality
+ * (spaces, signs, refills, every error). Returns that character, or 0. */
+static int read_value(loader *ld, ragged *r)
+{
+    int64_t v;
+    if (!read_int(ld, &v) || !push_value(ld, r, v))
+        return 0;
+    int c = peek(ld);
+    if (c != ',' && c != ']')
+        return fail_here(ld, "expected ',' or ']'");
+    ld->in.pos++;
+    return c;
+}
+
+/* The hot loop of the loader: a row's values while they are plain digits
+ * (no sign, no spaces, no leading zero) each followed by ',' or ']', there
+ * is room for them in the array, and the buffer holds NUMBER_LOOKAHEAD bytes
+ * ahead. Anything else stops it before the value, for read_value; what it
+ * takes, read_value would take the same. True when it consumed the ']'. */
+static bool read_plain_values(pp_stream *s, ragged *r)
+{
+    /* At the end of the text the '\0's after it stop the loop. */
+    size_t ahead = s->eof ? 0 : NUMBER_LOOKAHEAD;
+    if (s->len - s->pos < ahead)
+        return false;
+    const char *p = s->buf + s->pos, *limit = s->buf + s->len - ahead;
     int64_t *values = r->values;
     size_t count = r->count, ready = r->ready;
+    bool closed = false;
+    while (p <= limit && is_digit(*p) && count < ready) {
+        uint64_t v;
+        int n = scan_digits(p, &v);
+        char after = p[n];
+        bool plain = !((*p == '0') & (n > 1)) & (n <= 19) & (v <= (uint64_t)INT64_MAX);
+        if (!plain || (after != ',' && after != ']'))
+            break;
+        values[count++] = (int64_t)v;
+        p += n + 1;
+        if (after == ']') {
+            closed = true;
+            break;
+        }
+    }
+    s->pos = (size_t)(p - s->buf);
+    r->count = count;
+    return closed;
+}
+
+/* The integers of one row, after its '[', up to and including its ']'. */
+static bool read_row(loader *ld, ragged *r)
+{
     for (;;) {
-        while (is_space(*p))
-            p++;
-        if (end - p < NUMBER_LOOKAHEAD && !s->eof) {
-            s->pos = (size_t)(p - s->buf);
-            pp_stream_fill(s, NUMBER_LOOKAHEAD);
-            p = s->buf + s->pos;
-            end = s->buf + s->len;
-            continue;
-        }
-        const char *reason = NULL;
-        int64_t v;
-        const char *after = scan_int(p, end, &v, &reason);
-        s->pos = (size_t)(p - s->buf);
-        r->count = count;
-        if (!after)
-            return fail_here(ld, reason);
-        p = after;
-        if (count == ready) {
-            if (!ragged_grow_values(ld, r))
-                return false;
-            values = r->values;
-            ready = r->ready;
-        }
-        values[count++] = v;
-        if (v < 0 && r->first_negative_row == NO_ROW)
-            r->first_negative_row = r->rows - 1;
-        while (is_space(*p))
-            p++;
-        if (p == end) {
-            s->pos = (size_t)(p - s->buf);
-            peek(ld);
-            p = s->buf + s->pos;
-            end = s->buf + s->len;
-        }
-        if (p < end && (*p == ',' || *p == ']')) {
-            s->pos = (size_t)(p + 1 - s->buf);
-            r->count = count;
-            if (*p == ']')
-                return true;
-            p++;
-            continue;
-        }
-        s->pos = (size_t)(p - s->buf);
-        r->count = count;
-        return fail_here(ld, "expected ',' or ']'");
+        if (read_plain_values(&ld->in, r))
+            return true;
+        int c = read_value(ld, r);
+        if (c != ',')
+            return c == ']';
     }
 }
 

@@ -149,9 +149,10 @@ static pp_status neighbourhood_stage(iopddl_search *s, uint64_t seed, bool by_ro
         return PP_ENOMEM;
     }
     lns.overhead = overhead; /* the workers' regions' builds: the same sizes, the same machine */
+    lns.stop = deadline->stop;
     for (int idle = 0; !(by_rounds || deadline->at <= 0) || idle < LNS_IDLE_ROUNDS;) {
         double seconds = iopddl_lns_seconds(&lns, deadline);
-        if (seconds < 0.5 || pp_stop_requested() || r->proven_optimal || (double)r->cost <= s->lower_bound)
+        if (seconds < 0.5 || pp_stop_raised(deadline->stop) || r->proven_optimal || (double)r->cost <= s->lower_bound)
             break;
         bool gained = iopddl_lns_round(&lns, seconds);
         idle = gained ? 0 : idle + 1;
@@ -170,7 +171,8 @@ static pp_status neighbourhood_stage(iopddl_search *s, uint64_t seed, bool by_ro
     return PP_OK;
 }
 
-static pp_status start_workers(iopddl_search *s, worker_slot *slots, const pp_iopddl_result *r, uint64_t seed)
+static pp_status start_workers(iopddl_search *s, worker_slot *slots, const pp_iopddl_result *r, uint64_t seed,
+                               const pp_stop_flag *stop)
 {
     for (int i = 0; i < s->threads; i++) {
         slots[i].started = s->started;
@@ -178,6 +180,7 @@ static pp_status start_workers(iopddl_search *s, worker_slot *slots, const pp_io
             !iopddl_lns_init(&slots[i].lns, s->m, 1, seed + (uint64_t)i, r->strategies, r->cost))
             return PP_ENOMEM;
         slots[i].worker.lns = &slots[i].lns;
+        slots[i].lns.stop = stop;
         slots[i].worker.best_cost = r->cost;
         slots[i].worker.time_best = r->time_best;
         slots[i].worker.time_first_feasible = r->time_first_feasible;
@@ -189,7 +192,7 @@ pp_status iopddl_search_run(iopddl_search *s, uint64_t seed, int64_t max_rounds,
                          pp_iopddl_result *r, pp_error *err)
 {
     worker_slot *slots = calloc((size_t)s->threads, sizeof *slots);
-    pp_status status = slots ? start_workers(s, slots, r, seed) : PP_ENOMEM;
+    pp_status status = slots ? start_workers(s, slots, r, seed, deadline->stop) : PP_ENOMEM;
     if (status == PP_OK && !run_workers(s, slots, max_rounds > 0 ? max_rounds : INT64_MAX, deadline))
         status = PP_ENOMEM;
     if (status == PP_OK) {

@@ -156,9 +156,9 @@ static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, 
     double bound;
     bool optimal;
     pp_error exact_err = {0};
-    pp_status status = iopddl_exact_solve(m, r->feasible ? r->strategies : NULL, r->feasible ? r->cost : -1,
-                                       limit, o->threads, x, &cost, &bound, &optimal,
-                                       &exact_err);
+    iopddl_exact_options eo = {.time_limit = limit, .threads = o->threads, .stop = deadline->stop};
+    pp_status status = iopddl_exact_solve_ex(m, r->feasible ? r->strategies : NULL, r->feasible ? r->cost : -1,
+                                          &eo, x, &cost, &bound, &optimal, NULL, &exact_err);
     if (status == PP_OK && cost >= 0 && cost < r->cost) {
         memcpy(r->strategies, x, m->node_count * sizeof *x);
         r->cost = cost;
@@ -181,6 +181,7 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
 {
     double started = pp_now();
     pp_deadline deadline = pp_deadline_in(o->time_limit);
+    deadline.stop = o->stop;
     memset(r, 0, sizeof *r);
     r->cost = INT64_MAX;
     r->lower_bound = -INFINITY;

@@ -892,7 +892,7 @@ static pp_status solve_model(const model *m, const sched_mip_options *o, const d
         return pp_error_set(err, PP_ENOMEM, "MIP: out of memory building the model");
     for (int c = 0; idx && c < m->lp.cols; c++)
         idx[c] = c;
-    pp_cbc_options co = {.deadline = o->time_limit > 0 ? t0 + o->time_limit : 0, .grace = 0.25,
+    pp_cbc_options co = {.deadline = o->time_limit > 0 ? t0 + o->time_limit : 0, .stop = o->stop, .grace = 0.25,
                          .grace_rate = 0.02, .threads = o->threads, .gap = m->integral ? 0.999 : 0,
                          .warm_count = warm ? m->lp.cols : 0, .warm_index = idx, .warm_value = warm};
     pp_status status = pp_cbc_solve(&m->lp, &co, values, out, err);
@@ -937,7 +937,7 @@ pp_status sched_mip_solve(const pp_sched_problem *p, const sched_mip_options *o,
         ok = (values = malloc(((size_t)m.lp.cols + 1) * sizeof *values)) != NULL;
     pp_cbc_outcome c = {.bound = -INFINITY};
     pp_status status = PP_OK;
-    if (ok && !pp_stop_requested())
+    if (ok && !pp_stop_raised(o->stop))
         status = solve_model(&m, o, warm_x, t0, values, &c, err);
     ok = ok && status == PP_OK;
     /* The warm start fits under the horizon: "infeasible" then only means

@@ -15,6 +15,7 @@ typedef struct {
     int threads;                            /* 1: serial CBC; n >= 2: CBC's deterministic
                                                parallel search; <= 0: one per core */
     const pp_sched_schedule *warm_start;    /* may be NULL; ignored unless pp_sched_check passes it */
+    const pp_stop_flag *stop;               /* the solve's flag; NULL: none */
 } sched_mip_options;
 
 typedef struct {

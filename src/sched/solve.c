@@ -199,7 +199,7 @@ static pp_status improve_by_mip(run *x, pp_sched_schedule **best, pp_error *err)
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     if (!s)
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-    sched_mip_options mo = {pp_deadline_left(&x->deadline), x->o->threads, *best};
+    sched_mip_options mo = {pp_deadline_left(&x->deadline), x->o->threads, *best, x->o->stop};
     sched_mip_result mr;
     pp_error mip_err = {0};
     pp_status st = sched_mip_solve(p, &mo, s, &mr, &mip_err);
@@ -386,14 +386,15 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     memset(r, 0, sizeof *r);
     r->mip_bound = NAN;
     r->time_to_first = INFINITY;
-    run x = {p, o, r, pp_deadline_in(o->time_limit), {0}, pp_now()};
+    run x = {p, o, r, pp_deadline_in(o->time_limit), {0, NULL}, pp_now()};
     if (o->time_limit <= 0)
         x.deadline.at = 0;
+    x.deadline.stop = o->stop;
     x.search_deadline = x.deadline;
     if (mip_applies(&x))
-        x.search_deadline = pp_deadline_in(MIP_SEARCH_SHARE * o->time_limit);
+        x.search_deadline = pp_deadline_within(&x.deadline, MIP_SEARCH_SHARE * o->time_limit);
     else if (o->objective == PP_SCHED_SPAN && o->time_limit > 0)
-        x.search_deadline = pp_deadline_in(SPAN_MAKESPAN_SHARE * o->time_limit);
+        x.search_deadline = pp_deadline_within(&x.deadline, SPAN_MAKESPAN_SHARE * o->time_limit);
     r->lower_bound = pp_sched_lower_bound(p);
     int count = o->threads > 0 ? o->threads : pp_cpu_count();
     size_t n = (size_t)p->op_count + 1;

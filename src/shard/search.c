@@ -446,7 +446,7 @@ static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, const
     int32_t idle = 0;
     pp_status st = PP_OK;
     while (idle < S->o.patience) {
-        if ((S->o.time_limit > 0 && pp_deadline_passed(deadline)) || pp_stop_requested()) {
+        if (pp_deadline_passed(deadline)) {
             out->timed_out = true;
             break;
         }
@@ -509,7 +509,7 @@ static pp_status polish(search *S, worker *workers, int32_t n_workers, const pp_
     if (!traj)
         return pp_error_set(err, PP_ENOMEM, "search: out of memory");
     for (;;) {
-        if ((S->o.time_limit > 0 && pp_deadline_passed(deadline)) || pp_stop_requested()) {
+        if (pp_deadline_passed(deadline)) {
             out->timed_out = true;
             break;
         }
@@ -668,6 +668,7 @@ pp_status pp_shard_search(const pp_shard_flat *flat, const pp_shard_nda *nda, co
     worker *workers = calloc((size_t)n_workers, sizeof *workers);
     pp_status st = workers ? start(&S, workers, n_workers, err) : pp_error_set(err, PP_ENOMEM, "search: out of memory");
     pp_deadline deadline = pp_deadline_in(S.o.time_limit > 0 ? S.o.time_limit : 0);
+    deadline.stop = S.o.stop;
     if (st == PP_OK)
         st = run_rounds(&S, workers, n_workers, &deadline, out, err);
     if (st == PP_OK && !out->timed_out)

@@ -93,6 +93,7 @@ static pp_status run_mcts(const pp_shard_flat *flat, const pp_shard_nda *nda, co
     so.seed = o->seed;
     so.on_progress = o->on_progress;
     so.progress_ctx = o->progress_ctx;
+    so.stop = deadline->stop;
     pp_status st = pp_shard_search(flat, nda, mesh, &so, &out->search, err);
     out->has_search = st == PP_OK;
     return st;
@@ -118,6 +119,7 @@ static pp_status run_bridge(const pp_shard_flat *flat, const pp_shard_nda *nda, 
     io.threads = o->threads;
     io.seed = o->seed;
     io.max_rounds = BRIDGE_ROUNDS;
+    io.stop = deadline->stop;
     if (o->on_progress) {
         io.on_progress = bridge_progress;
         io.progress_ctx = (void *)o;
@@ -133,9 +135,10 @@ pp_status pp_shard_plan(const pp_shard_flat *flat, const pp_shard_nda *nda, cons
 {
     memset(out, 0, sizeof *out);
     out->memory = pp_shard_memory_limit(mesh, o->memory);
-    pp_deadline own = pp_deadline_in(o->time_limit);
-    if (!deadline)
-        deadline = &own;
+    pp_deadline own = deadline ? *deadline : pp_deadline_in(o->time_limit);
+    if (o->stop)
+        own.stop = o->stop;
+    deadline = &own;
     if (!(o->searches & PP_SHARD_RUN_BOTH))
         return pp_error_set(err, PP_EARG, "planning: no search asked for");
     pp_status st = PP_OK;
