@@ -27,7 +27,7 @@
 
 /* See stalled(); without a deadline, the neighbourhood search ends after
  * LNS_IDLE_ROUNDS rounds without a gain. */
-enum { STALL_MIN_ROUNDS = 8 };
+enum { STALL_MIN_ROUNDS = 8, STALL_START_ROUNDS = 25 };
 enum { LNS_IDLE_ROUNDS = 3 };
 
 typedef struct {
@@ -44,12 +44,19 @@ typedef struct {
 } worker_slot;
 
 /* A worker has stalled when the second half of its rounds (at least
- * STALL_MIN_ROUNDS) found nothing better. Stalled workers go on (an idle
- * core gains nothing) until all of them are stalled at once. */
+ * STALL_MIN_ROUNDS, or STALL_START_ROUNDS while it has not yet beaten the
+ * answer it started from) found nothing better. Stalled workers go on (an
+ * idle core gains nothing) until all of them are stalled at once. Why the
+ * longer wait at the start: the first answer moves tied groups whole, and
+ * on L it is then good enough (4.43e9) that the relaxation's weights need
+ * more than 8 rounds to beat it; counted as stalled there, the workers
+ * handed L to the neighbourhood search at 9 s of 20, which gains nothing
+ * on it, and L ended at its first answer. */
 static bool stalled(const iopddl_worker *w)
 {
     int64_t idle = w->rounds - w->best_round;
-    return idle >= STALL_MIN_ROUNDS && 2 * idle >= w->rounds;
+    int64_t least = w->best_round > 0 ? STALL_MIN_ROUNDS : STALL_START_ROUNDS;
+    return idle >= least && 2 * idle >= w->rounds;
 }
 
 static void *worker_main(void *arg)
