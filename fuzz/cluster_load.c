@@ -1,6 +1,6 @@
 /* cluster_load.c: libFuzzer target for the cluster reader
- * (cluster_load_buffer, the same code as pp_cluster_load after the file is
- * read) and the events reader (cluster_add_events_buffer, fed the same text
+ * (pp_cluster_load_buffer, the same code as pp_cluster_load after the file is
+ * read) and the events reader (pp_cluster_add_events_buffer, fed the same text
  * against the loaded cluster). Checks: a failed load returns no cluster and
  * says why, starting with "NAME: " or "NAME:LINE:COLUMN: " with the position
  * inside the text; a loaded cluster is consistent (devices numbered in node
@@ -11,7 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cluster/load_cluster.h"
+#include "cluster/load_cluster.h" /* CLUSTER_MAX_*: the limits the reader enforces */
+#include "parplan/cluster.h"
 #include "message.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -93,7 +94,7 @@ static void check_events_file(pp_cluster *c, const uint8_t *data, size_t size)
     int before = c->event_count;
     const pp_cluster_event *events = c->events;
     pp_error err = {0};
-    pp_status status = cluster_add_events_buffer(c, NAME, data, size, &err);
+    pp_status status = pp_cluster_add_events_buffer(c, NAME, data, size, &err);
     if (status != PP_OK) {
         if (c->event_count != before || c->events != events)
             abort();
@@ -110,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!cat && pp_hw_catalog_builtin(&cat, &err) != PP_OK)
         abort();
     pp_cluster *c = NULL;
-    pp_status status = cluster_load_buffer(NAME, data, size, cat, &c, &err);
+    pp_status status = pp_cluster_load_buffer(NAME, data, size, cat, &c, &err);
     if (status != PP_OK) {
         if (c)
             abort();

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "parplan/core.h"
 
 pp_status pp_read_text_file(const char *path, char **text, size_t *size, pp_error *err)
@@ -14,14 +15,19 @@ pp_status pp_read_text_file(const char *path, char **text, size_t *size, pp_erro
     FILE *f = fopen(path, "rb");
     if (!f)
         return pp_error_set(err, PP_EIO, "%s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        char *grown = n == cap ? realloc(buf, cap *= 2) : buf;
-        if (!grown)
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    for (;;) {
+        /* One byte always kept for the terminating zero. */
+        if (n + 1 >= cap && !pp_grow_large((void **)&buf, &cap, 1 << 16, 1)) {
             free(buf);
-        buf = grown;
+            buf = NULL;
+            break;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        if (got == 0)
+            break;
+        n += got;
     }
     int read_errno = errno;
     bool failed = ferror(f);

@@ -814,7 +814,9 @@ static bool number_groups(const merger *m, sched_coarsening *out, int *root)
 static char *coarse_name(const pp_sched_problem *p, char **sorted_names, const int *members, int count)
 {
     const char *first = p->op_name[members[0]];
-    size_t len = strlen(first) + 16;
+    /* Room for a '+' per existing name: the suffix grows until the name is
+     * new, and each '+' steps past at most one name already taken. */
+    size_t len = strlen(first) + 16 + (size_t)p->op_count;
     char *name = malloc(len);
     if (!name)
         return NULL;
@@ -822,16 +824,14 @@ static char *coarse_name(const pp_sched_problem *p, char **sorted_names, const i
         snprintf(name, len, "%s", first);
     else
         snprintf(name, len, "%s+%d", first, count);
+    size_t end = strlen(name);
     while (count > 1 && bsearch(&name, sorted_names, (size_t)p->op_count, sizeof *sorted_names, by_name)) {
-        char *longer = realloc(name, ++len);
-        if (!longer) {
-            free(name);
-            return NULL;
-        }
-        name = longer;
-        strcat(name, "+");
+        name[end++] = '+';
+        name[end] = '\0';
     }
-    return name;
+    char *fitted = strdup(name);
+    free(name);
+    return fitted;
 }
 
 static const char *coarse_kind(const pp_sched_problem *p, const int *members, int count)
