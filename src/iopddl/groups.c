@@ -16,6 +16,7 @@
 #include "iopddl/solver.h"
 
 #define NO_GROUP UINT32_MAX
+#define NO_STRATEGY UINT32_MAX
 
 struct iopddl_groups {
     const iopddl_model *m;
@@ -28,14 +29,16 @@ struct iopddl_groups {
     uint32_t *slot;         /* per member node: its index k in member */
 };
 
-/* perm[a] = b when pair q ties a to b (row a's only allowed column). */
-static bool tie_map(const iopddl_model *m, uint32_t q, uint32_t *perm, uint8_t *seen)
+/* perm[a] = b and inverse[b] = a when pair q ties a to b (row a's only
+ * allowed column). */
+static bool tie_map(const iopddl_model *m, uint32_t q, uint32_t *perm, uint32_t *inverse)
 {
     uint32_t da = iopddl_domain(m, m->pair_a[q]), db = iopddl_domain(m, m->pair_b[q]);
     if (da != db || da < 2)
         return false;
     const int64_t *t = m->pair_cost + m->pair_start[q];
-    memset(seen, 0, db);
+    for (uint32_t b = 0; b < db; b++)
+        inverse[b] = NO_STRATEGY;
     for (uint32_t a = 0; a < da; a++) {
         uint32_t allowed = 0;
         for (uint32_t b = 0; b < db; b++)
@@ -43,27 +46,19 @@ static bool tie_map(const iopddl_model *m, uint32_t q, uint32_t *perm, uint8_t *
                 allowed++;
                 perm[a] = b;
             }
-        if (allowed != 1 || seen[perm[a]])
+        if (allowed != 1 || inverse[perm[a]] != NO_STRATEGY)
             return false;
-        seen[perm[a]] = 1;
+        inverse[perm[a]] = a;
     }
     return true;
 }
 
-/* Which pairs tie their nodes. */
-static uint8_t *find_ties(const iopddl_model *m, uint32_t *ties)
+/* Which pairs tie their nodes; NULL when out of memory. */
+static uint8_t *find_ties(const iopddl_model *m, uint32_t *perm, uint32_t *inverse)
 {
     uint8_t *is_tie = calloc((size_t)m->pair_count + 1, 1);
-    uint32_t *perm = malloc(iopddl_widest_domain(m) * sizeof *perm);
-    uint8_t *seen = malloc(iopddl_widest_domain(m));
-    *ties = 0;
-    if (is_tie && perm && seen)
-        for (uint32_t q = 0; q < m->pair_count; q++) {
-            is_tie[q] = tie_map(m, q, perm, seen);
-            *ties += is_tie[q];
-        }
-    free(perm);
-    free(seen);
+    for (uint32_t q = 0; is_tie && q < m->pair_count; q++)
+        is_tie[q] = tie_map(m, q, perm, inverse);
     return is_tie;
 }
 
@@ -72,7 +67,7 @@ static uint8_t *find_ties(const iopddl_model *m, uint32_t *ties)
  * disagrees makes some root strategies pay a forbidden cost, priced as
  * such). Returns the new member count. */
 static uint32_t collect(iopddl_groups *g, const uint8_t *is_tie, uint32_t root, uint32_t group, uint32_t k,
-                        uint32_t *perm, uint8_t *seen)
+                        uint32_t *perm, uint32_t *inverse)
 {
     const iopddl_model *m = g->m;
     uint32_t d = iopddl_domain(m, root), head = k;
@@ -89,29 +84,23 @@ static uint32_t collect(iopddl_groups *g, const uint8_t *is_tie, uint32_t root, 
             uint32_t q = m->adj_pair[i], u = m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q];
             if (!is_tie[q] || g->group_of[u] != NO_GROUP)
                 continue;
-            tie_map(m, q, perm, seen);
+            tie_map(m, q, perm, inverse);
+            const uint32_t *step = m->pair_a[q] == v ? perm : inverse;
             g->group_of[u] = group;
             g->slot[u] = k;
             g->member[k] = u;
             g->map_start[k] = g->map_start[k - 1] + d;
             const uint32_t *from = g->map + g->map_start[head];
             uint32_t *to = g->map + g->map_start[k];
-            for (uint32_t s = 0; s < d; s++) {
-                if (m->pair_a[q] == v) {
-                    to[s] = perm[from[s]];
-                } else {
-                    for (uint32_t a = 0; a < d; a++)
-                        if (perm[a] == from[s])
-                            to[s] = a;
-                }
-            }
+            for (uint32_t s = 0; s < d; s++)
+                to[s] = step[from[s]];
             k++;
         }
     }
     return k;
 }
 
-static bool build(iopddl_groups *g, const uint8_t *is_tie, pp_arena *arena)
+static bool build(iopddl_groups *g, const uint8_t *is_tie, uint32_t *perm, uint32_t *inverse, pp_arena *arena)
 {
     const iopddl_model *m = g->m;
     uint32_t n = m->node_count;
@@ -124,9 +113,7 @@ static bool build(iopddl_groups *g, const uint8_t *is_tie, pp_arena *arena)
     g->map = pp_arena_alloc(arena, (map_size + 1) * sizeof *g->map);
     g->group_of = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof *g->group_of);
     g->slot = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof *g->slot);
-    uint32_t *perm = malloc(iopddl_widest_domain(m) * sizeof *perm);
-    uint8_t *seen = malloc(iopddl_widest_domain(m));
-    bool ok = g->start && g->member && g->map_start && g->map && g->group_of && g->slot && perm && seen;
+    bool ok = g->start && g->member && g->map_start && g->map && g->group_of && g->slot;
     if (ok) {
         for (uint32_t v = 0; v < n; v++)
             g->group_of[v] = NO_GROUP;
@@ -138,26 +125,27 @@ static bool build(iopddl_groups *g, const uint8_t *is_tie, pp_arena *arena)
             if (!tied || g->group_of[v] != NO_GROUP)
                 continue;
             g->start[g->count] = k;
-            k = collect(g, is_tie, v, g->count, k, perm, seen);
+            k = collect(g, is_tie, v, g->count, k, perm, inverse);
             g->count++;
         }
         g->start[g->count] = k;
     }
-    free(perm);
-    free(seen);
     return ok;
 }
 
 iopddl_groups *iopddl_groups_new(const iopddl_model *m, pp_arena *arena)
 {
     iopddl_groups *g = pp_arena_calloc(arena, 1, sizeof *g);
-    uint32_t ties;
-    uint8_t *is_tie = find_ties(m, &ties);
+    uint32_t *perm = malloc(iopddl_widest_domain(m) * sizeof *perm);
+    uint32_t *inverse = malloc(iopddl_widest_domain(m) * sizeof *inverse);
+    uint8_t *is_tie = perm && inverse ? find_ties(m, perm, inverse) : NULL;
     bool ok = g && is_tie;
     if (ok) {
         g->m = m;
-        ok = build(g, is_tie, arena);
+        ok = build(g, is_tie, perm, inverse, arena);
     }
+    free(perm);
+    free(inverse);
     free(is_tie);
     return ok ? g : NULL;
 }

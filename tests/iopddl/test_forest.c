@@ -51,29 +51,12 @@ static void random_graph(tiny *t, bool cycles)
             t->edge_cost[e][k] = rnd(60);
 }
 
-/* The relaxed cost of s from t's arrays (edge tables: first node major). */
-static double priced(const tiny *t, const int *s, const double *penalty)
-{
-    double total = 0;
-    for (int i = 0; i < t->n; i++) {
-        int64_t least = t->usage[i][0];
-        for (int k = 1; k < t->d[i]; k++)
-            least = t->usage[i][k] < least ? t->usage[i][k] : least;
-        total += (double)t->cost[i][s[i]] + penalty[i] * (double)(t->usage[i][s[i]] - least);
-    }
-    for (int e = 0; e < t->m; e++) {
-        int a = t->nodes[e][0], b = t->nodes[e][1];
-        total += (double)t->edge_cost[e][s[a] * t->d[b] + s[b]];
-    }
-    return total;
-}
-
 static double brute_force(const tiny *t, const double *penalty)
 {
     int s[MAX_NODES] = {0};
     double best = INFINITY;
     for (;;) {
-        double c = priced(t, s, penalty);
+        double c = tiny_relaxed_cost(t, s, penalty);
         best = c < best ? c : best;
         int i = 0;
         while (i < t->n && ++s[i] == t->d[i])
@@ -105,7 +88,7 @@ static void check_one(const tiny *t, bool cycles, uint64_t seed)
         x[i] = rnd((uint32_t)t->d[i]);
         s[i] = (int)x[i];
     }
-    double start = priced(t, s, penalty);
+    double start = tiny_relaxed_cost(t, s, penalty);
     pp_rng rng;
     pp_rng_seed(&rng, seed, 1);
     pp_deadline none = {0};
@@ -114,7 +97,7 @@ static void check_one(const tiny *t, bool cycles, uint64_t seed)
         CHECK(x[i] < (uint32_t)t->d[i]);
         s[i] = (int)x[i];
     }
-    double reached = priced(t, s, penalty);
+    double reached = tiny_relaxed_cost(t, s, penalty);
     CHECK(fabs(returned - reached) < 1e-6);
     CHECK(reached <= start + 1e-6);
     double optimum = brute_force(t, penalty);

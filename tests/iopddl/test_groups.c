@@ -70,20 +70,6 @@ static void random_problem(tiny *t)
         plant_tie(t, t->m++, a, b);
 }
 
-static double priced(const tiny *t, const int *s, const double *penalty)
-{
-    double total = 0;
-    for (int i = 0; i < t->n; i++) {
-        int64_t least = t->usage[i][0];
-        for (int k = 1; k < t->d[i]; k++)
-            least = t->usage[i][k] < least ? t->usage[i][k] : least;
-        total += (double)t->cost[i][s[i]] + penalty[i] * (double)(t->usage[i][s[i]] - least);
-    }
-    for (int e = 0; e < t->m; e++)
-        total += (double)t->edge_cost[e][s[t->nodes[e][0]] * t->d[t->nodes[e][1]] + s[t->nodes[e][1]]];
-    return total;
-}
-
 static bool ties_kept(const tiny *t, const int *s)
 {
     for (int e = 0; e < t->m; e++)
@@ -92,7 +78,7 @@ static bool ties_kept(const tiny *t, const int *s)
     return true;
 }
 
-static int root_of(int *parent, int v)
+static int root_of(const int *parent, int v)
 {
     while (parent[v] != v)
         v = parent[v];
@@ -106,14 +92,14 @@ static double best_group_move(const tiny *t, const int *s, const int *parent, in
     int trial[MAX_NODES], members[MAX_NODES], count = 0;
     memcpy(trial, s, sizeof trial);
     for (int i = 0; i < t->n; i++)
-        if (root_of((int *)parent, i) == root)
+        if (root_of(parent, i) == root)
             members[count++] = i;
     double best = INFINITY;
     for (int i = 0; i < count; i++)
         trial[members[i]] = 0;
     for (;;) {
         if (ties_kept(t, trial)) {
-            double c = priced(t, trial, penalty);
+            double c = tiny_relaxed_cost(t, trial, penalty);
             best = c < best ? c : best;
         }
         int i = 0;
@@ -166,12 +152,12 @@ static void check_one(const tiny *t)
         penalty[i] = rnd(3) == 0 ? 0 : (double)rnd(5);
         x[i] = (uint32_t)s[i];
     }
-    double start = priced(t, s, penalty);
+    double start = tiny_relaxed_cost(t, s, penalty);
     pp_deadline none = {0};
     double saved = iopddl_groups_descend(g, x, penalty, &none);
     for (int i = 0; i < t->n; i++)
         s[i] = (int)x[i];
-    double reached = priced(t, s, penalty);
+    double reached = tiny_relaxed_cost(t, s, penalty);
     CHECK(ties_kept(t, s));
     CHECK(reached <= start + 1e-6);
     CHECK(fabs((start - reached) - saved) < 1e-6);

@@ -89,6 +89,25 @@ static void tiny_json(const tiny *t, char *buf)
     sprintf(q, "}}\n");
 }
 
+/* The relaxed cost of assignment s from t's own arrays, for problems of
+ * pairs only: node cost plus penalty times usage above the node's least,
+ * plus pair costs (first node major). Shares nothing with the solver. */
+static inline double tiny_relaxed_cost(const tiny *t, const int *s, const double *penalty)
+{
+    double total = 0;
+    for (int i = 0; i < t->n; i++) {
+        int64_t least = t->usage[i][0];
+        for (int k = 1; k < t->d[i]; k++)
+            least = t->usage[i][k] < least ? t->usage[i][k] : least;
+        total += (double)t->cost[i][s[i]] + penalty[i] * (double)(t->usage[i][s[i]] - least);
+    }
+    for (int e = 0; e < t->m; e++) {
+        int a = t->nodes[e][0], b = t->nodes[e][1];
+        total += (double)t->edge_cost[e][s[a] * t->d[b] + s[b]];
+    }
+    return total;
+}
+
 /* Writes json to a fresh temporary file and loads it; NULL (and a failed
  * check) if the loader rejects it. */
 static pp_iopddl_problem *load_text(const char *json)
