@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "sched_solved.h"
 #include "parplan/sched.h"
 #include "sched/load.h"
 
@@ -37,21 +38,7 @@ static double solve(const pp_sched_problem *p, bool mip)
         o.time_limit = 2;
     else
         o.max_rounds = 2000;
-    pp_sched_result r;
-    pp_error err = {0};
-    if (pp_sched_solve(p, &o, &r, &err) != PP_OK) {
-        fprintf(stderr, "%s\n", err.message);
-        check_failures++;
-        return NAN;
-    }
-    pp_sched_report report;
-    CHECK_EQ_INT(pp_sched_check(p, r.schedule, &report, &err), PP_OK);
-    pp_sched_report_free(&report);
-    for (int i = 0; i < p->op_count; i++)
-        CHECK_EQ_INT(r.schedule->device[i], r.schedule->device[p->group[i]]);
-    double makespan = r.makespan;
-    pp_sched_result_free(&r);
-    return makespan;
+    return solve_checked(p, &o, NULL);
 }
 
 static void solver_keeps_groups(void)

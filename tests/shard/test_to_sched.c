@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "sched_solved.h"
 #include "parplan/shard_sched.h"
 
 #define MOE PP_SOURCE_DIR "/examples/shard/moe-tiny.mlir"
@@ -168,23 +169,7 @@ static double schedule(const pp_sched_problem *p, pp_sched_schedule **keep)
     pp_sched_options_default(&o);
     o.threads = 1;
     o.time_limit = 1;
-    pp_sched_result r;
-    pp_error err = {0};
-    if (pp_sched_solve(p, &o, &r, &err) != PP_OK) {
-        fprintf(stderr, "%s\n", err.message);
-        check_failures++;
-        return NAN;
-    }
-    pp_sched_report report;
-    CHECK_EQ_INT(pp_sched_check(p, r.schedule, &report, &err), PP_OK);
-    pp_sched_report_free(&report);
-    for (int i = 0; i < p->op_count; i++)
-        CHECK_EQ_INT(r.schedule->device[i], r.schedule->device[p->group[i]]);
-    double makespan = r.makespan;
-    *keep = r.schedule;
-    r.schedule = NULL;
-    pp_sched_result_free(&r);
-    return makespan;
+    return solve_checked(p, &o, keep);
 }
 
 /* Device rows on which the SVG draws "forward expert" boxes, as a bit set. */
