@@ -7,6 +7,7 @@
 #include <string.h>
 #include "iopddl/bound.h"
 #include "iopddl/exact.h"
+#include "iopddl/presolved.h"
 #include "iopddl/search.h"
 
 /* Paper 000 solved instances below ~2000 nodes exactly. The MIP gets
@@ -31,6 +32,12 @@ enum { FIRST_ATTEMPTS = 4 };
 /* Subgradient steps on the usage rows' multipliers at most (bound.c); the
  * bound's share of the time ends them first on the large instances. */
 enum { BOUND_STEPS = 1000 };
+
+/* The presolved problem's search (presolved.h) needs the presolve, which
+ * cannot be interrupted (L and S: about 1.6 s alone), and its tables held
+ * in memory (entries of 8 bytes). */
+#define PRESOLVED_MIN_SECONDS 5.0
+#define PRESOLVED_MAX_CELLS 20000000
 
 
 void pp_iopddl_options_default(pp_iopddl_options *o)
@@ -176,8 +183,102 @@ static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, 
     return status == PP_ENOMEM ? pp_error_set(err, PP_ENOMEM, "%s", exact_err.message) : PP_OK;
 }
 
-pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o,
-                          pp_iopddl_result *r, pp_error *err)
+/* warm replaces the first answer when it is feasible and cheaper. */
+static void take_warm(const iopddl_model *m, const uint32_t *warm, pp_iopddl_result *r)
+{
+    uint32_t *x = malloc(((size_t)m->node_count + 1) * sizeof *x);
+    iopddl_profile profile;
+    if (x && iopddl_profile_init(&profile, m, m->arena)) {
+        memcpy(x, warm, m->problem_nodes * sizeof *x);
+        iopddl_model_sync_auxiliary(m, x);
+        int64_t cost = iopddl_model_cost(m, x);
+        if (cost < r->cost && cost < PP_IOPDDL_FORBIDDEN && iopddl_profile_fits(&profile, m, x)) {
+            memcpy(r->strategies, x, m->node_count * sizeof *x);
+            r->cost = cost;
+            r->feasible = true;
+        }
+    }
+    free(x);
+}
+
+/* The presolved problem's progress, told as the model's. */
+typedef struct {
+    const pp_iopddl_options *o;
+    double started;  /* the outer solve's start */
+    int64_t constant;
+} presolved_progress;
+
+static void report_presolved(void *ctx, const pp_iopddl_progress *inner)
+{
+    const presolved_progress *f = ctx;
+    int64_t best = inner->best_cost >= 0 && inner->best_cost < PP_IOPDDL_FORBIDDEN ? inner->best_cost + f->constant
+                                                                               : inner->best_cost;
+    report(f->o, f->started, best, inner->rounds, inner->stage);
+}
+
+static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_options *o, const uint32_t *warm,
+                               bool presolve, pp_iopddl_result *r, pp_error *err);
+
+/* The search on the presolved problem (presolved.h) instead of the model,
+ * from r's answer, with all the time left; its answer, expanded and priced
+ * by the model, replaces r's when cheaper and feasible. *searched says it
+ * ran. Why: a move of one of its nodes moves a whole tied group and what
+ * hangs off it, which the model's relaxation cannot (DESIGN.md; C at 20 s:
+ * 1.26e11 on the model, 8.42e10 here). */
+static pp_status presolved_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
+                                 double started, pp_iopddl_result *r, bool *searched, pp_error *err)
+{
+    if (deadline->at > 0 && pp_deadline_left(deadline) < PRESOLVED_MIN_SECONDS)
+        return PP_OK;
+    report(o, started, r->cost, 0, "presolve");
+    iopddl_presolved *s = iopddl_presolved_new(m, PRESOLVED_MAX_CELLS);
+    if (!s)
+        return PP_OK; /* the model's own search goes on */
+    const pp_iopddl_problem *q = iopddl_presolved_problem(s);
+    uint32_t *warm = malloc(((size_t)q->node_count + 1) * sizeof *warm);
+    uint32_t *x = malloc(((size_t)m->node_count + 1) * sizeof *x);
+    if (!warm || !x) {
+        free(warm);
+        free(x);
+        iopddl_presolved_free(s);
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    }
+    presolved_progress forward = {o, started, iopddl_presolved_constant(s)};
+    pp_iopddl_options inner = *o;
+    inner.time_limit = deadline->at > 0 ? pp_deadline_left(deadline) : 0;
+    inner.bound_share = 0;
+    inner.stop = deadline->stop;
+    inner.on_progress = o->on_progress ? report_presolved : NULL;
+    inner.progress_ctx = &forward;
+    pp_iopddl_result found;
+    bool entered = iopddl_presolved_enter(s, r->strategies, warm);
+    double inner_start = pp_now() - started;
+    pp_status status = solve_problem(q, &inner, entered ? warm : NULL, false, &found, err);
+    *searched = true;
+    if (status == PP_OK) {
+        iopddl_presolved_expand(s, found.strategies, x);
+        int64_t before = r->cost;
+        take_warm(m, x, r);
+        if (r->cost < before)
+            r->time_best = inner_start + found.time_best;
+        r->rounds = found.rounds;
+        r->neighbourhood_rounds = found.neighbourhood_rounds;
+        r->neighbourhood_gains = found.neighbourhood_gains;
+    }
+    /* Its failures leave r's answer, which is feasible. */
+    status = status == PP_ENOMEM ? PP_ENOMEM : PP_OK;
+    pp_iopddl_result_free(&found);
+    free(warm);
+    free(x);
+    iopddl_presolved_free(s);
+    return status;
+}
+
+/* The pipeline on p. warm (NULL: none) is an answer of p to start from
+ * when it is feasible and cheaper than the first answer; with `presolve`,
+ * the search runs on the presolved problem when there is time for it. */
+static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_options *o, const uint32_t *warm,
+                               bool presolve, pp_iopddl_result *r, pp_error *err)
 {
     double started = pp_now();
     pp_deadline deadline = pp_deadline_in(o->time_limit);
@@ -205,6 +306,8 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
     if (status == PP_INFEASIBLE)
         pp_error_set(err, PP_INFEASIBLE, "no assignment fits the usage limit: even the least usage of every node peaks above %lld",
                      (long long)p->usage_limit);
+    if (warm)
+        take_warm(m, warm, r);
     if (status == PP_OK) {
         report(o, started, r->cost, 0, "first feasible");
         status = exact_stage(m, o, &deadline, started, r, err);
@@ -215,7 +318,10 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
          * bound is optimal, and the search would only burn the time. */
         r->proven_optimal = (double)r->cost <= r->lower_bound;
     }
-    if (status == PP_OK && !r->proven_optimal) {
+    bool searched = false;
+    if (status == PP_OK && !r->proven_optimal && presolve)
+        status = presolved_stage(m, o, &deadline, started, r, &searched, err);
+    if (status == PP_OK && !r->proven_optimal && !searched) {
         report(o, started, r->cost, 0, "relax");
         status = search_stage(m, relevant, groups, o, &deadline, started, r, err);
     }
@@ -235,6 +341,12 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
     r->time_total = pp_now() - started;
     iopddl_model_free(m);
     return status;
+}
+
+pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o,
+                          pp_iopddl_result *r, pp_error *err)
+{
+    return solve_problem(p, o, NULL, true, r, err);
 }
 
 void pp_iopddl_result_free(pp_iopddl_result *r)

@@ -1,0 +1,233 @@
+/* test_presolved.c: the presolved problem (presolved.c) against exhaustive
+ * search. Random tiny problems with tied and one-way functional pairs (to
+ * be merged), leaves without usage (to be eliminated), forbidden entries
+ * and a limit that binds. Every answer of the presolved problem that the
+ * evaluator finds feasible and free of forbidden costs expands to an
+ * answer of the problem that the evaluator finds feasible, at exactly the
+ * presolved cost plus the constant; every feasible answer of the problem
+ * carries in to a feasible presolved answer no dearer; and the two optima
+ * are equal (constant added). With a contest file as argument, the same
+ * identities on it for the solver's answer. Usage: test_presolved [FILE] */
+#include "iopddl/presolved.h"
+#include "tiny.h"
+
+#define FORBIDDEN_COST 1000000000000000000LL
+/* Presolved problems with more answers than this are not enumerated. */
+#define MAX_ENUMERATED 200000
+
+static int built, enumerated;
+
+static void random_pair(tiny *t, int e, int a, int b)
+{
+    t->arity[e] = 2;
+    t->nodes[e][0] = a;
+    t->nodes[e][1] = b;
+    int kind = (int)rnd(6), da = t->d[a], db = t->d[b];
+    for (int sa = 0; sa < da; sa++) {
+        int allowed = (int)rnd((uint32_t)db); /* a decides b: one column per row */
+        for (int sb = 0; sb < db; sb++) {
+            int64_t c = rnd(30);
+            if (kind == 0 && sb != allowed)
+                c = FORBIDDEN_COST;
+            if (kind == 1 && rnd(10) == 0)
+                c = FORBIDDEN_COST;
+            t->edge_cost[e][sa * db + sb] = c;
+        }
+    }
+}
+
+static void random_problem(tiny *t)
+{
+    memset(t, 0, sizeof *t);
+    t->n = 2 + (int)rnd(MAX_NODES - 1);
+    for (int i = 0; i < t->n; i++) {
+        t->start[i] = rnd(5);
+        t->end[i] = rnd(4) == 0 ? t->start[i] : t->start[i] + 1 + rnd(5);
+        t->d[i] = rnd(8) == 0 ? 1 : rnd(4) == 0 ? 2 : 3;
+        bool usage_free = rnd(5) == 0;
+        for (int s = 0; s < t->d[i]; s++) {
+            t->cost[i][s] = rnd(12) == 0 ? FORBIDDEN_COST : rnd(40);
+            t->usage[i][s] = usage_free ? 5 : rnd(20);
+        }
+    }
+    for (int i = 1; i < t->n && t->m < MAX_EDGES; i++)
+        random_pair(t, t->m++, (int)rnd((uint32_t)i), i);
+    while (t->m < MAX_EDGES && rnd(4) != 0) {
+        int a = (int)rnd((uint32_t)t->n), b = (int)rnd((uint32_t)t->n);
+        if (a != b)
+            random_pair(t, t->m++, a < b ? a : b, a < b ? b : a);
+    }
+    t->has_limit = rnd(8) != 0;
+    t->limit = 8 + rnd(30);
+}
+
+/* Steps `s` to the next assignment of p's nodes; false after the last. */
+static bool next_answer(const pp_iopddl_problem *p, uint32_t *s)
+{
+    for (uint32_t i = 0; i < p->node_count; i++) {
+        if (++s[i] < pp_iopddl_strategy_count(p, i))
+            return true;
+        s[i] = 0;
+    }
+    return false;
+}
+
+static bool usable(const pp_iopddl_evaluation *ev) { return ev->feasible && !ev->uses_forbidden; }
+
+/* The problem's optimum over its usable answers (-1: none), enumerated. */
+static pp_int128 optimum(const pp_iopddl_problem *p)
+{
+    uint32_t s[MAX_NODES] = {0};
+    pp_int128 best = -1;
+    pp_error err = {0};
+    do {
+        pp_iopddl_evaluation ev;
+        CHECK(pp_iopddl_evaluate(p, s, &ev, &err) == PP_OK);
+        if (usable(&ev) && (best < 0 || ev.cost < best))
+            best = ev.cost;
+    } while (next_answer(p, s));
+    return best;
+}
+
+/* Every usable presolved answer expands to a usable answer at its cost plus
+ * the constant; returns the presolved optimum plus the constant (-1: none),
+ * or -2 when there are too many answers to enumerate. */
+static pp_int128 check_presolved_answers(iopddl_presolved *s, const iopddl_model *m, const pp_iopddl_problem *p)
+{
+    const pp_iopddl_problem *q = iopddl_presolved_problem(s);
+    double answers = 1;
+    for (uint32_t i = 0; i < q->node_count; i++)
+        answers *= pp_iopddl_strategy_count(q, i);
+    if (answers > MAX_ENUMERATED)
+        return -2;
+    uint32_t *a = calloc(q->node_count + 1, sizeof *a), *x = calloc(m->node_count + 1, sizeof *x);
+    pp_int128 best = -1;
+    pp_error err = {0};
+    do {
+        pp_iopddl_evaluation ev, full;
+        CHECK(pp_iopddl_evaluate(q, a, &ev, &err) == PP_OK);
+        if (!usable(&ev))
+            continue;
+        iopddl_presolved_expand(s, a, x);
+        CHECK(pp_iopddl_evaluate(p, x, &full, &err) == PP_OK);
+        CHECK(usable(&full));
+        CHECK(full.cost == ev.cost + iopddl_presolved_constant(s));
+        if (best < 0 || full.cost < best)
+            best = full.cost;
+    } while (next_answer(q, a));
+    free(a);
+    free(x);
+    enumerated++;
+    return best;
+}
+
+/* Every usable answer of p carries in to a usable presolved answer no
+ * dearer, whose expansion costs the presolved cost plus the constant. */
+static void check_entering(iopddl_presolved *s, const iopddl_model *m, const pp_iopddl_problem *p)
+{
+    const pp_iopddl_problem *q = iopddl_presolved_problem(s);
+    uint32_t x[MAX_NODES] = {0}, *a = calloc(q->node_count + 1, sizeof *a);
+    uint32_t *full_x = calloc(m->node_count + 1, sizeof *full_x);
+    pp_error err = {0};
+    do {
+        pp_iopddl_evaluation ev, in, out;
+        CHECK(pp_iopddl_evaluate(p, x, &ev, &err) == PP_OK);
+        if (!usable(&ev))
+            continue;
+        memcpy(full_x, x, p->node_count * sizeof *x);
+        iopddl_model_sync_auxiliary(m, full_x);
+        CHECK(iopddl_presolved_enter(s, full_x, a));
+        CHECK(pp_iopddl_evaluate(q, a, &in, &err) == PP_OK);
+        CHECK(usable(&in));
+        CHECK(in.cost + iopddl_presolved_constant(s) <= ev.cost);
+        iopddl_presolved_expand(s, a, full_x);
+        CHECK(pp_iopddl_evaluate(p, full_x, &out, &err) == PP_OK);
+        CHECK(usable(&out));
+        CHECK(out.cost == in.cost + iopddl_presolved_constant(s));
+    } while (next_answer(p, x));
+    free(a);
+    free(full_x);
+}
+
+static void tiny_problems(void)
+{
+    static char json[1 << 16];
+    for (int trial = 0; trial < 12000; trial++) {
+        tiny t;
+        random_problem(&t);
+        tiny_json(&t, json);
+        pp_iopddl_problem *p = load_text(json);
+        iopddl_model *m = NULL;
+        pp_error err = {0};
+        if (!p || iopddl_model_build(p, &m, &err) != PP_OK) {
+            CHECK(false);
+            pp_iopddl_free(p);
+            continue;
+        }
+        pp_int128 best = optimum(p);
+        iopddl_presolved *s = iopddl_presolved_new(m, UINT64_MAX);
+        if (s) {
+            built++;
+            check_entering(s, m, p);
+            pp_int128 presolved_best = check_presolved_answers(s, m, p);
+            CHECK(presolved_best == -2 || presolved_best == best);
+            iopddl_presolved_free(s);
+        }
+        iopddl_model_free(m);
+        pp_iopddl_free(p);
+    }
+    /* The presolve decides most tiny draws (or proves them infeasible):
+     * enough are left to choose, and few are too big to list. */
+    CHECK(built > 500);
+    CHECK(enumerated > built / 2);
+    fprintf(stderr, "tiny: %d presolved problems, %d enumerated\n", built, enumerated);
+}
+
+/* On a contest file: the solver's answer (a 2 s solve) carried in and
+ * out, priced both ways. */
+static void contest_file(const char *path)
+{
+    pp_error err = {0};
+    pp_iopddl_problem *p = NULL;
+    iopddl_model *m = NULL;
+    CHECK(pp_iopddl_load(path, &p, &err) == PP_OK && iopddl_model_build(p, &m, &err) == PP_OK);
+    if (!m)
+        return;
+    pp_iopddl_options o;
+    pp_iopddl_options_default(&o);
+    o.time_limit = 2;
+    o.threads = 1;
+    pp_iopddl_result r;
+    CHECK(pp_iopddl_solve(p, &o, &r, &err) == PP_OK);
+    iopddl_presolved *s = iopddl_presolved_new(m, UINT64_MAX);
+    CHECK(s != NULL);
+    if (s) {
+        const pp_iopddl_problem *q = iopddl_presolved_problem(s);
+        uint32_t *a = calloc(q->node_count + 1, sizeof *a), *x = calloc(m->node_count + 1, sizeof *x);
+        memcpy(x, r.strategies, p->node_count * sizeof *x);
+        iopddl_model_sync_auxiliary(m, x);
+        CHECK(iopddl_presolved_enter(s, x, a));
+        pp_iopddl_evaluation in, out;
+        CHECK(pp_iopddl_evaluate(q, a, &in, &err) == PP_OK && usable(&in));
+        CHECK(in.cost + iopddl_presolved_constant(s) <= r.cost);
+        iopddl_presolved_expand(s, a, x);
+        CHECK(pp_iopddl_evaluate(p, x, &out, &err) == PP_OK && usable(&out));
+        CHECK(out.cost == in.cost + iopddl_presolved_constant(s));
+        fprintf(stderr, "%s: %u presolved nodes, first answer %lld, carried in and out %lld\n", path,
+                q->node_count, (long long)r.cost, (long long)out.cost);
+        free(a);
+        free(x);
+        iopddl_presolved_free(s);
+    }
+    pp_iopddl_result_free(&r);
+    iopddl_model_free(m);
+    pp_iopddl_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    tiny_problems();
+    if (argc > 1)
+        contest_file(argv[1]);
+    return CHECK_DONE();
+}
