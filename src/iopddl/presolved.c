@@ -307,9 +307,14 @@ static bool list_representatives(iopddl_presolved *s, uint32_t *index)
     return s->count > 0;
 }
 
-static bool build(iopddl_presolved *s, uint64_t max_cells)
+static bool build(iopddl_presolved *s, double max_free_share, uint64_t max_cells)
 {
     iopddl_reduced *c = &s->c;
+    uint32_t free_count = 0;
+    for (uint32_t r = 0; r < c->n; r++)
+        free_count += c->state[r] == ST_FREE;
+    if ((double)free_count > max_free_share * (double)s->m->node_count)
+        return false;
     uint32_t *index = malloc(((size_t)c->n + 1) * sizeof *index);
     pp_int128 *values = malloc(((size_t)c->max_domain + 1) * sizeof *values);
     uint32_t *of = malloc(((size_t)c->max_domain + 1) * sizeof *of);
@@ -344,7 +349,7 @@ static bool build(iopddl_presolved *s, uint64_t max_cells)
     return ok;
 }
 
-iopddl_presolved *iopddl_presolved_new(const iopddl_model *m, uint64_t max_cells)
+iopddl_presolved *iopddl_presolved_new(const iopddl_model *m, double max_free_share, uint64_t max_cells)
 {
     iopddl_presolved *s = calloc(1, sizeof *s);
     pp_arena *arena = pp_arena_new(1 << 16);
@@ -362,7 +367,7 @@ iopddl_presolved *iopddl_presolved_new(const iopddl_model *m, uint64_t max_cells
         pp_arena_free(arena);
     s->sr = s->p ? pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof *s->sr) : NULL;
     bool ok = s->sr && iopddl_reduced_init(&s->c, m, &s->stats) && iopddl_presolve(&s->c) && !s->c.infeasible &&
-              build(s, max_cells);
+              build(s, max_free_share, max_cells);
     if (!ok) {
         iopddl_presolved_free(s);
         return NULL;

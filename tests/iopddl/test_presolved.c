@@ -165,7 +165,7 @@ static void tiny_problems(void)
             continue;
         }
         pp_int128 best = optimum(p);
-        iopddl_presolved *s = iopddl_presolved_new(m, UINT64_MAX);
+        iopddl_presolved *s = iopddl_presolved_new(m, 1.0, UINT64_MAX);
         if (s) {
             built++;
             check_entering(s, m, p);
@@ -199,7 +199,7 @@ static void contest_file(const char *path)
     o.threads = 1;
     pp_iopddl_result r;
     CHECK(pp_iopddl_solve(p, &o, &r, &err) == PP_OK);
-    iopddl_presolved *s = iopddl_presolved_new(m, UINT64_MAX);
+    iopddl_presolved *s = iopddl_presolved_new(m, 1.0, UINT64_MAX);
     CHECK(s != NULL);
     if (s) {
         const pp_iopddl_problem *q = iopddl_presolved_problem(s);
