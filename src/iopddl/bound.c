@@ -36,10 +36,20 @@ enum { ITERATIONS_PER_CHECK = 4 };
  * S). The step's scale grows a little with every new best (the runs that
  * still rose steadily after 300 steps wanted longer steps) and halves, back
  * at the best multipliers, after PATIENCE steps without one; the steps end
- * once it is LEAST_SCALE. Measured in bench/iopddl-bound, BENCHMARKS.md. */
+ * once the distance they aim to close, scale times (target - best), is
+ * below LEAST_STEP of the best: a far target (the solver's first answer,
+ * 2.4x the optimum on L) wants a small scale, and a cut-off on the scale
+ * alone stopped M 14% short aimed at 2.5x its best known. Measured in
+ * bench/iopddl-bound, BENCHMARKS.md. */
 enum { ITERATIONS_PER_STEP = 2, PATIENCE = 8 };
 #define GROWTH 1.05
-#define LEAST_SCALE 1e-4
+#define LEAST_STEP 1e-6
+/* The steps aim at most this far above the best value (relative): aimed at
+ * 2.5x M's best known, a first step sized for the whole distance sent the
+ * multipliers so far that 2 TRW-S iterations a step never brought the
+ * messages back, and the bound ended 14% short; capped, 0.03% above the
+ * best known (BENCHMARKS.md). With no known answer, the steps aim there. */
+#define REACH 0.1
 
 typedef struct {
     iopddl_bound_model *b;
@@ -197,16 +207,19 @@ static double subgradient_steps(lagrange *l, double best, double upper, int step
     uint32_t segments = l->b->segment_count;
     double scale = 1;
     int idle = 0;
-    for (int step = 0; step < steps && scale >= LEAST_SCALE && !pp_deadline_passed(until); step++) {
-        /* Polyak's step towards the known answer, or a little above the
-         * best when there is none. From the best value, not the last: the
+    for (int step = 0; step < steps && !pp_deadline_passed(until); step++) {
+        /* Polyak's step towards the known answer, or REACH above the best
+         * when there is none or it is further. From the best value, not the last: the
          * last lags its multipliers (the messages have not caught up), and
          * after a fall the long step it asked for threw the multipliers
          * away (at scale 4, C stuck 11% below the best known). Where the decoded
          * answer keeps the limit with no slack priced there is no step: the
          * messages only converge further at these multipliers. */
         double length = subgradient(l);
-        double target = isfinite(upper) && upper > best ? upper : best + fmax(1, 0.05 * fabs(best));
+        double reach = fmax(1, REACH * fabs(best));
+        double target = isfinite(upper) && upper > best ? fmin(upper, best + reach) : best + reach;
+        if (scale * (target - best) < LEAST_STEP * fabs(best))
+            break;
         double size = length > 0 ? scale * (target - best) / length : 0;
         for (uint32_t s = 0; s < segments; s++)
             l->lambda[s] = fmax(0, l->lambda[s] + size * l->usage[s]);
