@@ -1,19 +1,40 @@
 /* bound_gap.c: bench/iopddl-bound's program: the certified lower bound of
  * one instance (bound.c) after STEPS subgradient steps (0: without the
  * usage limit) within SECONDS of wall time (0: none, so the figure is the
- * same on every run of one build). Prints the bound and its CPU seconds. */
+ * same on every run of one build), on the plain or the reduced model
+ * (bound_model.c). Prints the bound and its CPU seconds; with MODEL "size",
+ * the reduced model's size and the CPU seconds its presolve took. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "iopddl/bound.h"
 
 static double cpu_seconds(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
+/* "nodes free pairs strategies pieces seconds" of the reduced model. */
+static int print_size(const iopddl_model *m)
+{
+    pp_arena *arena = pp_arena_new(1 << 20);
+    iopddl_bound_model b;
+    double t0 = cpu_seconds();
+    if (!arena || !iopddl_bound_model_reduced(&b, m, arena)) {
+        fprintf(stderr, "bound_gap: no reduced model\n");
+        pp_arena_free(arena);
+        return 1;
+    }
+    double seconds = cpu_seconds() - t0;
+    printf("%u %u %u %u %u %.2f\n", b.model.node_count, b.free_nodes, b.model.pair_count,
+           b.model.dom_start[b.model.node_count], b.piece_start[b.model.node_count], seconds);
+    pp_arena_free(arena);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 5) {
-        fprintf(stderr, "usage: bound_gap FILE UPPER STEPS SECONDS\n");
+    if (argc != 6 || (strcmp(argv[5], "plain") && strcmp(argv[5], "reduced") && strcmp(argv[5], "size"))) {
+        fprintf(stderr, "usage: bound_gap FILE UPPER STEPS SECONDS plain|reduced|size\n");
         return 2;
     }
     pp_iopddl_problem *p;
@@ -23,11 +44,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "bound_gap: %s\n", err.message);
         return 1;
     }
-    pp_deadline none = pp_deadline_in(0);
-    double t0 = cpu_seconds();
-    double bound = iopddl_bound(m, strtod(argv[2], NULL), atoi(argv[3]), strtod(argv[4], NULL), &none);
-    printf("%.0f %.2f\n", bound, cpu_seconds() - t0);
+    int status = 0;
+    if (!strcmp(argv[5], "size")) {
+        status = print_size(m);
+    } else {
+        pp_deadline none = pp_deadline_in(0);
+        double t0 = cpu_seconds();
+        double bound = iopddl_bound(m, strtod(argv[2], NULL), atoi(argv[3]), strtod(argv[4], NULL),
+                                    !strcmp(argv[5], "reduced"), &none);
+        printf("%.0f %.2f\n", bound, cpu_seconds() - t0);
+    }
     iopddl_model_free(m);
     pp_iopddl_free(p);
-    return 0;
+    return status;
 }

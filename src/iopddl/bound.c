@@ -18,6 +18,7 @@
  * after the allowance for rounding. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 #include "iopddl/bound.h"
 
 /* Iterations per check at no limit, and the least relative rise over one
@@ -35,44 +36,57 @@ enum { ITERATIONS_PER_CHECK = 4 };
  * S). The step's scale grows a little with every new best (the runs that
  * still rose steadily after 300 steps wanted longer steps) and halves, back
  * at the best multipliers, after PATIENCE steps without one; the steps end
- * once it is LEAST_SCALE. Measured in bench/iopddl-bound, BENCHMARKS.md. */
+ * once the distance they aim to close, scale times (target - best), is
+ * below LEAST_STEP of the best: a far target (the solver's first answer,
+ * 2.4x the optimum on L) wants a small scale, and a cut-off on the scale
+ * alone stopped M 14% short aimed at 2.5x its best known. Measured in
+ * bench/iopddl-bound, BENCHMARKS.md. */
 enum { ITERATIONS_PER_STEP = 2, PATIENCE = 8 };
 #define GROWTH 1.05
-#define LEAST_SCALE 1e-4
+#define LEAST_STEP 1e-6
+/* The steps aim at most this far above the best value (relative): aimed at
+ * 2.5x M's best known, a first step sized for the whole distance sent the
+ * multipliers so far that 2 TRW-S iterations a step never brought the
+ * messages back, and the bound ended 14% short; capped, 0.03% above the
+ * best known (BENCHMARKS.md). With no known answer, the steps aim there. */
+#define REACH 0.1
 
 typedef struct {
-    const iopddl_model *m;
+    iopddl_bound_model *b;
     iopddl_trws *trws;
     double *lambda;  /* per segment */
     double *prefix;  /* segment_count + 1: running sums of lambda */
     double *usage;   /* segment_count + 1: the decoded answer's, by differences */
     double *best_lambda;
-    double *penalty; /* per node */
+    double *penalty; /* per strategy, scratch */
+    double *widest;  /* per node: its largest usage summed over its pieces */
     uint32_t *x;
-    double usage_max_sum; /* sum over nodes of their largest usage */
 } lagrange;
 
-static bool lagrange_init(lagrange *l, const iopddl_model *m, pp_arena *arena)
+static bool lagrange_init(lagrange *l, iopddl_bound_model *b, pp_arena *arena)
 {
-    uint32_t n = m->node_count, segments = m->segment_count;
-    l->m = m;
-    l->trws = iopddl_trws_new(m, arena);
+    uint32_t n = b->model.node_count, segments = b->segment_count;
+    l->b = b;
     l->lambda = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->prefix = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->usage = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->best_lambda = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
-    l->penalty = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(double));
+    l->penalty = pp_arena_alloc(arena, ((size_t)iopddl_widest_domain(&b->model) + 1) * sizeof(double));
+    l->widest = pp_arena_calloc(arena, (size_t)n + 1, sizeof(double));
     l->x = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(uint32_t));
-    if (!l->trws || !l->lambda || !l->prefix || !l->usage || !l->best_lambda || !l->penalty || !l->x ||
-        !iopddl_trws_keep_bound(l->trws, arena))
+    if (!l->lambda || !l->prefix || !l->usage || !l->best_lambda || !l->penalty || !l->widest || !l->x)
         return false;
-    l->usage_max_sum = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        int64_t most = 0;
-        for (uint32_t k = m->dom_start[v]; k < m->dom_start[v + 1]; k++)
-            most = m->usage[k] > most ? m->usage[k] : most;
-        l->usage_max_sum += (double)most;
-    }
+    for (uint32_t v = 0; v < n; v++)
+        for (uint32_t k = 0; k < iopddl_domain(&b->model, v); k++) {
+            double sum = 0;
+            for (uint32_t p = b->piece_start[v]; p < b->piece_start[v + 1]; p++)
+                sum += fabs(b->piece_usage[b->piece_usage_start[p] + k]);
+            l->widest[v] = fmax(l->widest[v], sum);
+        }
+    memcpy(b->model.unary, b->cost, (size_t)b->model.dom_start[n] * sizeof *b->cost);
+    l->trws = iopddl_trws_new(&b->model, arena);
+    if (!l->trws || !iopddl_trws_keep_bound(l->trws, arena))
+        return false;
     for (uint32_t s = 0; s <= segments; s++)
         l->lambda[s] = l->best_lambda[s] = 0;
     /* A valid answer to start the steps from, should the deadline cut the
@@ -82,29 +96,62 @@ static bool lagrange_init(lagrange *l, const iopddl_model *m, pp_arena *arena)
     return true;
 }
 
-/* Sets every node's penalty from the multipliers; returns what the
- * Lagrangian adds to TRW-S's bound, less the allowance for rounding. */
+/* Node v's penalty per strategy into l->penalty: the multipliers' sums
+ * over its pieces times its usage there. */
+static void node_penalty(lagrange *l, uint32_t v)
+{
+    const iopddl_bound_model *b = l->b;
+    uint32_t d = iopddl_domain(&b->model, v);
+    for (uint32_t k = 0; k < d; k++)
+        l->penalty[k] = 0;
+    for (uint32_t p = b->piece_start[v]; p < b->piece_start[v + 1]; p++) {
+        double price = l->prefix[b->piece_hi[p]] - l->prefix[b->piece_lo[p]];
+        const double *u = b->piece_usage + b->piece_usage_start[p];
+        for (uint32_t k = 0; k < d; k++)
+            l->penalty[k] += price * u[k];
+    }
+}
+
+/* Writes every node's costs plus its penalty less its least penalty into
+ * the model (rounded down to integers, an allowance for the rounding
+ * taken off first, so each is at most the exact figure); returns what the
+ * Lagrangian adds to TRW-S's bound: the least penalties, less their own
+ * allowance, minus the limit times the multipliers' sum. */
 static double set_penalties(lagrange *l)
 {
-    const iopddl_model *m = l->m;
-    uint32_t segments = m->segment_count;
+    iopddl_bound_model *b = l->b;
+    iopddl_model *bm = &b->model;
+    uint32_t segments = b->segment_count;
     l->prefix[0] = 0;
     for (uint32_t s = 0; s < segments; s++)
         l->prefix[s + 1] = l->prefix[s] + l->lambda[s];
-    double total = l->prefix[segments], constant = -(double)m->limit * total;
+    double total = l->prefix[segments], constant = -(double)b->limit * total;
     double magnitude = fabs(constant);
-    for (uint32_t v = 0; v < m->node_count; v++) {
-        l->penalty[v] = m->seg_hi[v] > m->seg_lo[v] ? l->prefix[m->seg_hi[v]] - l->prefix[m->seg_lo[v]] : 0;
-        constant += l->penalty[v] * (double)m->usage_min[v];
-        magnitude += fabs(l->penalty[v] * (double)m->usage_min[v]);
+    for (uint32_t v = 0; v < bm->node_count; v++) {
+        uint32_t first = bm->dom_start[v], d = iopddl_domain(bm, v);
+        double least = INFINITY;
+        node_penalty(l, v);
+        for (uint32_t k = 0; k < d; k++)
+            least = fmin(least, l->penalty[k]);
+        /* Each running total is within `segments` roundings of `total`,
+         * a price within twice that, each product and the sum over the
+         * pieces a few roundings more: all within this of the exact
+         * penalty, and the same for the difference to the least. */
+        uint32_t pieces = b->piece_start[v + 1] - b->piece_start[v];
+        double error = 8 * DBL_EPSILON * (2.0 * segments + pieces + 8) * total * l->widest[v];
+        for (uint32_t k = 0; k < d; k++) {
+            double add = floor(l->penalty[k] - least - 3 * error);
+            int64_t c = b->cost[first + k];
+            bm->unary[first + k] = c >= PP_IOPDDL_FORBIDDEN || add <= 0 ? c
+                                   : add >= (double)(PP_IOPDDL_FORBIDDEN - c) ? PP_IOPDDL_FORBIDDEN
+                                                                              : c + (int64_t)add;
+        }
+        if (d > 0 && pieces > 0) {
+            constant += least - error;
+            magnitude += fabs(least) + error;
+        }
     }
-    /* A node's penalty differs from the exact sum of its multipliers by at
-     * most a few roundings of the running total (at most `total` each), and
-     * it multiplies at most the node's largest usage; the sums above are
-     * each within (count) roundings of their terms' magnitudes. */
-    double error = 4 * DBL_EPSILON * ((double)segments + 2) * total * l->usage_max_sum +
-                   4 * DBL_EPSILON * ((double)m->node_count + 2) * magnitude;
-    return constant - error;
+    return constant - 4 * DBL_EPSILON * ((double)bm->node_count + 2) * magnitude;
 }
 
 /* The projected subgradient at the decoded answer: its usage minus the
@@ -112,19 +159,20 @@ static double set_penalties(lagrange *l)
  * slack. Returns its squared length. */
 static double subgradient(lagrange *l)
 {
-    const iopddl_model *m = l->m;
-    uint32_t segments = m->segment_count;
+    const iopddl_bound_model *b = l->b;
+    uint32_t segments = b->segment_count;
     for (uint32_t s = 0; s <= segments; s++)
         l->usage[s] = 0;
-    for (uint32_t v = 0; v < m->node_count; v++) {
-        double u = (double)m->usage[m->dom_start[v] + l->x[v]];
-        l->usage[m->seg_lo[v]] += u;
-        l->usage[m->seg_hi[v]] -= u;
-    }
+    for (uint32_t v = 0; v < b->model.node_count; v++)
+        for (uint32_t p = b->piece_start[v]; p < b->piece_start[v + 1]; p++) {
+            double u = b->piece_usage[b->piece_usage_start[p] + l->x[v]];
+            l->usage[b->piece_lo[p]] += u;
+            l->usage[b->piece_hi[p]] -= u;
+        }
     double running = 0, length = 0;
     for (uint32_t s = 0; s < segments; s++) {
         running += l->usage[s];
-        double g = running - (double)m->limit;
+        double g = running - (double)b->limit;
         l->usage[s] = l->lambda[s] > 0 || g > 0 ? g : 0;
         length += l->usage[s] * l->usage[s];
     }
@@ -156,32 +204,35 @@ static void copy(double *to, const double *from, uint32_t count)
  * in l->x; returns the best Lagrangian value, at least `best`. */
 static double subgradient_steps(lagrange *l, double best, double upper, int steps, const pp_deadline *until)
 {
-    const iopddl_model *m = l->m;
+    uint32_t segments = l->b->segment_count;
     double scale = 1;
     int idle = 0;
-    for (int step = 0; step < steps && scale >= LEAST_SCALE && !pp_deadline_passed(until); step++) {
-        /* Polyak's step towards the known answer, or a little above the
-         * best when there is none. From the best value, not the last: the
+    for (int step = 0; step < steps && !pp_deadline_passed(until); step++) {
+        /* Polyak's step towards the known answer, or REACH above the best
+         * when there is none or it is further. From the best value, not the last: the
          * last lags its multipliers (the messages have not caught up), and
          * after a fall the long step it asked for threw the multipliers
          * away (at scale 4, C stuck 11% below the best known). Where the decoded
          * answer keeps the limit with no slack priced there is no step: the
          * messages only converge further at these multipliers. */
         double length = subgradient(l);
-        double target = isfinite(upper) && upper > best ? upper : best + fmax(1, 0.05 * fabs(best));
+        double reach = fmax(1, REACH * fabs(best));
+        double target = isfinite(upper) && upper > best ? fmin(upper, best + reach) : best + reach;
+        if (scale * (target - best) < LEAST_STEP * fabs(best))
+            break;
         double size = length > 0 ? scale * (target - best) / length : 0;
-        for (uint32_t s = 0; s < m->segment_count; s++)
+        for (uint32_t s = 0; s < segments; s++)
             l->lambda[s] = fmax(0, l->lambda[s] + size * l->usage[s]);
         double constant = set_penalties(l);
-        iopddl_trws_run(l->trws, l->penalty, ITERATIONS_PER_STEP, l->x, until);
+        iopddl_trws_run(l->trws, NULL, ITERATIONS_PER_STEP, l->x, until);
         double value = iopddl_trws_bound(l->trws) + constant;
         if (value > best) {
             best = value;
-            copy(l->best_lambda, l->lambda, m->segment_count);
+            copy(l->best_lambda, l->lambda, segments);
             scale *= GROWTH;
             idle = 0;
         } else if (++idle >= PATIENCE) {
-            copy(l->lambda, l->best_lambda, m->segment_count);
+            copy(l->lambda, l->best_lambda, segments);
             scale /= 2;
             idle = 0;
         }
@@ -189,15 +240,19 @@ static double subgradient_steps(lagrange *l, double best, double upper, int step
     return best;
 }
 
-double iopddl_bound(const iopddl_model *m, double upper, int steps, double seconds, const pp_deadline *deadline)
+double iopddl_bound(const iopddl_model *m, double upper, int steps, double seconds, bool reduce,
+                    const pp_deadline *deadline)
 {
     pp_arena *arena = pp_arena_new(1 << 20);
+    iopddl_bound_model b;
     lagrange l;
-    if (!arena || !lagrange_init(&l, m, arena)) {
+    bool built = arena && ((reduce && iopddl_bound_model_reduced(&b, m, arena)) ||
+                           iopddl_bound_model_plain(&b, m, arena));
+    if (!built || !lagrange_init(&l, &b, arena)) {
         pp_arena_free(arena);
         return -INFINITY;
     }
-    bool priced = m->has_limit && steps > 0 && m->segment_count > 0;
+    bool priced = b.has_limit && steps > 0 && b.segment_count > 0;
     pp_deadline until = pp_deadline_within(deadline, seconds);
     pp_deadline first = pp_deadline_within(deadline, priced ? WARM_SHARE * seconds : seconds);
     double best = unlimited(&l, priced ? WARM_RISE : LEAST_RISE, &first);

@@ -1,15 +1,45 @@
-/* bound.h: the certified lower bound (bound.c). */
+/* bound.h: the certified lower bound (bound.c) and the problem it prices
+ * (bound_model.c). */
 #ifndef PP_IOPDDL_BOUND_H
 #define PP_IOPDDL_BOUND_H
 
 #include "iopddl/solver.h"
 
+/* A pairwise model whose costs the bound rewrites at each step (model.unary,
+ * from `cost` plus each strategy's penalty; model.usage is zero), and per
+ * node v its pieces piece_start[v] .. piece_start[v+1]-1: piece p spans the
+ * segments [piece_lo[p], piece_hi[p]) and uses piece_usage[piece_usage_start[p]
+ * + k] there with v at its k-th strategy. The least cost of the model plus
+ * the usage rows' Lagrangian is below every feasible answer's cost. */
+typedef struct {
+    iopddl_model model;
+    int64_t *cost;
+    uint32_t *piece_start, *piece_lo, *piece_hi;
+    uint64_t *piece_usage_start;
+    double *piece_usage;
+    uint32_t segment_count;
+    bool has_limit;
+    int64_t limit;
+    uint32_t free_nodes; /* nodes with a choice (reduced) */
+} iopddl_bound_model;
+
+/* The solver's model as it is, each node one piece. False when out of memory. */
+bool iopddl_bound_model_plain(iopddl_bound_model *b, const iopddl_model *m, pp_arena *arena);
+/* The exact stage's presolved model (bound_model.c says why it is a
+ * relaxation). False when out of memory or when the presolve finds no
+ * answer feasible (the caller falls back to the plain model). */
+bool iopddl_bound_model_reduced(iopddl_bound_model *b, const iopddl_model *m, pp_arena *arena);
+
 /* A bound below the cost of every assignment that uses no forbidden cost
- * and keeps the usage limit; -INFINITY if out of memory. TRW-S runs at no
- * limit until its bound stalls (with `steps`: only until it slows, to warm
- * its messages), then up to `steps` subgradient steps on the multipliers of
- * the usage rows (bound.c), all within `seconds` (and never past deadline). `upper`, when finite, is the cost of a known answer: the
- * steps aim at it (it only steers them; any value keeps the bound valid). */
-double iopddl_bound(const iopddl_model *m, double upper, int steps, double seconds, const pp_deadline *deadline);
+ * and keeps the usage limit; -INFINITY if out of memory. On the reduced
+ * model when `reduce` (else, or should the presolve fail, the plain one),
+ * TRW-S runs at no limit until its bound stalls (with `steps`: only until
+ * it slows, to warm its messages), then up to `steps` subgradient steps on
+ * the multipliers of the usage rows (bound.c), all within `seconds` (and
+ * never past deadline). `upper`, when finite, is the cost of a known answer:
+ * the steps aim at it (it only steers them; any value keeps the bound
+ * valid). */
+double iopddl_bound(const iopddl_model *m, double upper, int steps, double seconds, bool reduce,
+                    const pp_deadline *deadline);
 
 #endif

@@ -143,7 +143,7 @@ static void bound_stage(const iopddl_model *m, const pp_iopddl_options *o, const
         return;
     report(o, started, r->cost, 0, "bound");
     double seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
-    double bound = iopddl_bound(m, r->feasible && r->cost < PP_IOPDDL_FORBIDDEN ? (double)r->cost : INFINITY, BOUND_STEPS, seconds, deadline);
+    double bound = iopddl_bound(m, r->feasible && r->cost < PP_IOPDDL_FORBIDDEN ? (double)r->cost : INFINITY, BOUND_STEPS, seconds, true, deadline);
     if (bound > r->lower_bound)
         r->lower_bound = bound;
 }

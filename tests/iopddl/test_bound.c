@@ -7,7 +7,10 @@
  * - the bound the solver reports (bound.c, no exact stage) is below the
  *   feasible optimum, at no limit and with the usage rows' multipliers
  *   however they are steered and wherever the steps are cut short, and
- *   the multipliers raise it on some;
+ *   the multipliers raise it on some; the same on the presolved model
+ *   (bound_model.c), also on problems built for the presolve to shrink
+ *   (one-to-one tables closing cycles, dominated strategies, usage-free
+ *   nodes of degree one and two), which it does on some;
  * - a restricted model (restrict.c) prices every assignment as the whole
  *   model does;
  * - one round of the neighbourhood search (lns.c), whose region covers a
@@ -28,6 +31,8 @@ static int64_t region_gains;
  * Lagrangian bound beats the bound without the limit: some must, or the
  * test would not tell the multipliers from none. */
 static int64_t limit_binds, lagrange_gains;
+/* Problems the presolve shrank (fewer free nodes than the problem's). */
+static int64_t reduced_smaller;
 
 /* Dense problems: every pair of nodes joined with probability 2/3, so the
  * pairwise part is full of cycles, which is where a dual bound can go wrong. */
@@ -57,6 +62,46 @@ static void random_dense(tiny *t)
         }
     t->has_limit = rnd(4) != 0;
     t->limit = 10 + rnd(40);
+}
+
+/* Sparse problems the presolve works on: some tables allow one partner per
+ * row (a permutation, the rest forbidden), some nodes use nothing or the
+ * same at every strategy, some strategies are copies of another made
+ * worse, and the edges close cycles. */
+static void random_presolvable(tiny *t)
+{
+    random_dense(t);
+    for (int i = 0; i < t->n; i++) {
+        int kind = (int)rnd(4);
+        for (int s = 0; s < t->d[i]; s++) {
+            if (kind == 0)
+                t->usage[i][s] = 0;
+            else if (kind == 1)
+                t->usage[i][s] = t->usage[i][0];
+            if (t->cost[i][s] >= PP_IOPDDL_FORBIDDEN && rnd(2))
+                t->cost[i][s] = rnd(1000);
+        }
+    }
+    int kept = 0;
+    for (int e = 0; e < t->m; e++) {
+        if (rnd(3) == 0)
+            continue; /* sparser than random_dense: degree one and two occur */
+        t->arity[kept] = 2;
+        t->nodes[kept][0] = t->nodes[e][0];
+        t->nodes[kept][1] = t->nodes[e][1];
+        int a = t->nodes[e][0], b = t->nodes[e][1];
+        bool one_to_one = t->d[a] == t->d[b] && rnd(2);
+        int shift = (int)rnd(3);
+        for (int k = 0; k < table_size(t, kept); k++) {
+            int sa = k / t->d[b], sb = k % t->d[b];
+            if (one_to_one)
+                t->edge_cost[kept][k] = sb == (sa + shift) % t->d[b] ? rnd(1000) : PP_IOPDDL_FORBIDDEN;
+            else
+                t->edge_cost[kept][k] = t->edge_cost[e][k] >= PP_IOPDDL_FORBIDDEN ? rnd(1000) : t->edge_cost[e][k];
+        }
+        kept++;
+    }
+    t->m = kept;
 }
 
 /* Calls visit for every assignment of the problem's nodes, written into x
@@ -155,7 +200,7 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
         CHECK(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed));
     }
     check_warm(m, t, x, &profile, json, round);
-    double unlimited = iopddl_bound(m, INFINITY, 0, 1, &none);
+    double unlimited = iopddl_bound(m, INFINITY, 0, 1, false, &none);
     CHECK(unlimited <= free_of_limit.least_relaxed);
     if (l.least_feasible >= 0)
         CHECK(unlimited <= (double)l.least_feasible);
@@ -243,27 +288,33 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
     least l = {NULL, INFINITY, -1, &profile};
     enumerate(m, x, note, &l);
     pp_deadline none = pp_deadline_in(0);
-    double unlimited = iopddl_bound(m, INFINITY, 0, 1, &none);
-    if (l.least_feasible >= 0) {
+    for (int reduce = 0; reduce < 2 && l.least_feasible >= 0; reduce++) {
+        double unlimited = iopddl_bound(m, INFINITY, 0, 1, reduce, &none);
         double optimum = (double)l.least_feasible;
         double steered[3] = {optimum, INFINITY, optimum / 4};
         double limited[3];
         for (int k = 0; k < 3; k++) {
-            limited[k] = iopddl_bound(m, steered[k], 60, 1, &none);
+            limited[k] = iopddl_bound(m, steered[k], 60, 1, reduce, &none);
             if (!(limited[k] <= optimum))
-                fprintf(stderr, "round %d: Lagrangian bound %.17g above the optimum %.17g\n%s", round,
-                        limited[k], optimum, json);
+                fprintf(stderr, "round %d: Lagrangian bound %.17g (%s model) above the optimum %.17g\n%s", round,
+                        limited[k], reduce ? "reduced" : "plain", optimum, json);
             CHECK(limited[k] <= optimum);
             CHECK(limited[k] >= unlimited);
         }
+        CHECK(unlimited <= optimum);
         /* Cut short after any number of steps, or by the deadline at
          * once: still below the optimum. */
         int few = 1 + (int)rnd(8);
-        CHECK(iopddl_bound(m, steered[rnd(3)], few, 1, &none) <= optimum);
-        CHECK(iopddl_bound(m, steered[rnd(3)], 60, 1e-9, &none) <= optimum);
-        limit_binds += optimum > l.least_relaxed;
-        lagrange_gains += limited[0] > unlimited;
+        CHECK(iopddl_bound(m, steered[rnd(3)], few, 1, reduce, &none) <= optimum);
+        CHECK(iopddl_bound(m, steered[rnd(3)], 60, 1e-9, reduce, &none) <= optimum);
+        if (!reduce) {
+            limit_binds += optimum > l.least_relaxed;
+            lagrange_gains += limited[0] > unlimited;
+        }
     }
+    iopddl_bound_model b;
+    if (iopddl_bound_model_reduced(&b, m, arena))
+        reduced_smaller += b.free_nodes < m->problem_nodes;
     pp_arena_free(arena);
     iopddl_model_free(m);
 }
@@ -283,8 +334,8 @@ static void check_g(const char *path)
     iopddl_model *m;
     CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     pp_deadline none = pp_deadline_in(0);
-    double bound = iopddl_bound(m, INFINITY, 0, 5, &none);
-    double limited = iopddl_bound(m, (double)r.cost, 200, 20, &none);
+    double bound = iopddl_bound(m, INFINITY, 0, 5, false, &none);
+    double limited = iopddl_bound(m, (double)r.cost, 200, 20, true, &none);
     fprintf(stderr, "G: optimum %lld, bound without the limit %.0f, with it %.0f\n", (long long)r.cost, bound,
             limited);
     CHECK(bound > 0 && bound <= (double)r.cost);
@@ -322,11 +373,26 @@ int main(int argc, char **argv)
         check_lagrange(p, json, round);
         pp_iopddl_free(p);
     }
+    /* Problems the presolve shrinks, limits binding or not. */
+    for (int round = 0; round < 400; round++) {
+        tiny t;
+        random_presolvable(&t);
+        if (round % 2)
+            t.limit = 5 + rnd(30);
+        tiny_json(&t, json);
+        pp_iopddl_problem *p = load_text(json);
+        if (!p)
+            continue;
+        check_lagrange(p, json, round);
+        pp_iopddl_free(p);
+    }
     fprintf(stderr, "workers' regions that found a better answer: %lld\n", (long long)region_gains);
     CHECK(region_gains > 0);
     fprintf(stderr, "limit binding: %lld problems; Lagrangian bound above the one without: %lld\n",
             (long long)limit_binds, (long long)lagrange_gains);
     CHECK(lagrange_gains >= 40);
+    fprintf(stderr, "presolve shrank %lld problems\n", (long long)reduced_smaller);
+    CHECK(reduced_smaller >= 100);
     if (argc > 1)
         check_g(argv[1]);
     return CHECK_DONE();
