@@ -21,6 +21,7 @@
 #include "cluster/network.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,14 @@ static bool grow_flows(cluster_net *n, int cap)
     return true;
 }
 
+/* (out, in)'s slot in the bundle table: the pair's 64 bits multiplied by
+ * an odd constant, whose high bits mix every bit of both. */
+static unsigned bundle_hash(const cluster_net *n, int out, int in)
+{
+    uint64_t key = ((uint64_t)(unsigned)out << 32 | (unsigned)in) * 0x9E3779B97F4A7C15u;
+    return (unsigned)(key >> 32) % (unsigned)n->table_cap;
+}
+
 /* Room for cap bundles and their lists, and a table twice as large. */
 static bool grow_bundles(cluster_net *n, int cap)
 {
@@ -270,7 +279,7 @@ static bool grow_bundles(cluster_net *n, int cap)
     n->table = table;
     n->table_cap = 2 * cap;
     for (int b = 0; b < n->bundle_count; b++) {
-        unsigned h = ((unsigned)bundles[b].out * 2654435761u ^ (unsigned)bundles[b].in) % (unsigned)n->table_cap;
+        unsigned h = bundle_hash(n, bundles[b].out, bundles[b].in);
         while (table[h])
             h = (h + 1) % (unsigned)n->table_cap;
         table[h] = b + 1;
@@ -357,10 +366,6 @@ static int heap_pop(const cluster_net *n, int *heap, int *count, bool waiting)
 
 /* ------------------------------------------------------------- bundles */
 
-static unsigned bundle_hash(const cluster_net *n, int out, int in)
-{
-    return ((unsigned)out * 2654435761u ^ (unsigned)in) % (unsigned)n->table_cap;
-}
 
 /* The bundle of (out, in), made when there is none; -1 when out of memory. */
 static int bundle_of(cluster_net *n, int out, int in, int link_out, int link_in, bool inter)
@@ -815,7 +820,11 @@ static int settle(cluster_net *n, double t)
         a++;
     }
     n->next_seen = seen;
-    qsort(n->finished, (size_t)done, sizeof *n->finished, by_send_order);
+    bool sorted = true;
+    for (int k = 1; k < done && sorted; k++)
+        sorted = n->finished[k - 1].seq < n->finished[k].seq;
+    if (!sorted)
+        qsort(n->finished, (size_t)done, sizeof *n->finished, by_send_order);
     for (int k = 0; k < done; k++) {
         int i = n->finished[k].flow;
         flow *f = &n->flows[i];
