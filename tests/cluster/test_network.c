@@ -1,7 +1,9 @@
 /* test_network.c: the simulator's flow-level network against hand-computed
  * finish times: latency plus bytes over bandwidth, two flows sharing a NIC,
  * a pool of two NICs, max-min fairness that is not an equal split, the
- * multi-edge link choice, a bandwidth event mid-flow and a link down for good. */
+ * multi-edge link choice, a bandwidth event mid-flow and a link down for good;
+ * random flows sent over time against a plain per-flow max-min simulation
+ * written here, and finished flows reported in the order they were sent. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -10,14 +12,18 @@
 #include "cluster/network.h"
 
 #define MAX_FLOWS 16
+#define RANDOM_FLOWS 48
 
 typedef struct {
-    double end[MAX_FLOWS];
+    double end[RANDOM_FLOWS];
+    int order[RANDOM_FLOWS], count; /* owners as reported */
 } ends;
 
 static void record(void *ctx, int owner, double now)
 {
-    ((ends *)ctx)->end[owner] = now;
+    ends *e = ctx;
+    e->end[owner] = now;
+    e->order[e->count++] = owner;
 }
 
 /* Runs the network until nothing more happens; returns the last time. */
@@ -57,7 +63,7 @@ static void test_latency_plus_bytes(void)
     c->links[1].latency = c->links[3].latency = 1e-3;
     pp_arena *a = pp_arena_new(0);
     cluster_net *n = cluster_net_new(c, 0, MAX_FLOWS, a);
-    ends e = {{0}};
+    ends e = {{0}, {0}, 0};
     send(n, 0, 2, 5e8, 0);
     send(n, 0, 1, 2e9, 1); /* inside node 0: its own port, no latency */
     drain(n, &e);
@@ -86,7 +92,7 @@ static void test_shared_nic(void)
     pp_cluster *c = two_nodes(2);
     pp_arena *a = pp_arena_new(0);
     cluster_net *n = cluster_net_new(c, 0, MAX_FLOWS, a);
-    ends e = {{0}};
+    ends e = {{0}, {0}, 0};
     send(n, 0, 2, 1e9, 0);
     send(n, 1, 3, 1e9, 1);
     drain(n, &e);
@@ -102,7 +108,7 @@ static void test_two_port_pool(void)
     c->links[1].ports = c->links[3].ports = 2;
     pp_arena *a = pp_arena_new(0);
     cluster_net *n = cluster_net_new(c, 0, MAX_FLOWS, a);
-    ends e = {{0}};
+    ends e = {{0}, {0}, 0};
     send(n, 0, 2, 1e9, 0);
     send(n, 1, 3, 1e9, 1);
     drain(n, &e);
@@ -125,7 +131,7 @@ static void test_max_min(void)
     c->links[1].ports = 2;
     pp_arena *a = pp_arena_new(0);
     cluster_net *n = cluster_net_new(c, 0, MAX_FLOWS, a);
-    ends e = {{0}};
+    ends e = {{0}, {0}, 0};
     send(n, 0, 2, 1e9, 0);
     send(n, 0, 4, 1e9, 1);
     send(n, 1, 5, 1e9, 2);
@@ -151,7 +157,7 @@ static void test_multi_edge(void)
     c->link_count = 3;
     pp_arena *a = pp_arena_new(0);
     cluster_net *n = cluster_net_new(c, 0, MAX_FLOWS, a);
-    ends e = {{0}};
+    ends e = {{0}, {0}, 0};
     send(n, 0, 1, 1e9, 0);
     send(n, 0, 2, 1e9, 1);
     drain(n, &e);
@@ -172,7 +178,7 @@ static void test_event_mid_flow(void)
     pp_arena *a = pp_arena_new(0);
     cluster_net *n = cluster_net_new(c, 10.0, MAX_FLOWS, a);
     CHECK(cluster_net_bandwidth(n, 1) == 1e9);
-    ends e = {{0}};
+    ends e = {{0}, {0}, 0};
     send(n, 0, 2, 1e9, 0);
     drain(n, &e);
     CHECK(near(e.end[0], 2.5));
@@ -188,7 +194,7 @@ static void test_down_for_good(void)
     fixture_event(c, 0.25, "nic", 0, 0, -1);
     pp_arena *a = pp_arena_new(0);
     cluster_net *n = cluster_net_new(c, 0, MAX_FLOWS, a);
-    ends e = {{0}};
+    ends e = {{0}, {0}, 0};
     e.end[0] = -1;
     send(n, 0, 2, 1e9, 0);
     CHECK(near(drain(n, &e), 0.25));
@@ -202,6 +208,137 @@ static void test_down_for_good(void)
     pp_cluster_free(c);
 }
 
+/* The reference: flows sent at given times, waiting their latency, then
+ * sharing resources (a device's port of "fast" each way; a node's pool of
+ * `ports` NICs each way, one NIC's bandwidth at most a flow) max-min fairly,
+ * every rate set again by progressive filling over all moving flows at every
+ * change. Fills end[]. */
+typedef struct {
+    int res[2];
+    double sent, ready, bytes, left, rate, end;
+    double cap;
+} ref_flow;
+
+static void ref_rates(ref_flow *f, int count, const double *res_cap, int res_count, double now)
+{
+    double left[64];
+    int users[64];
+    bool frozen[RANDOM_FLOWS];
+    for (int r = 0; r < res_count; r++) {
+        left[r] = res_cap[r];
+        users[r] = 0;
+    }
+    for (int i = 0; i < count; i++) {
+        bool moving = f[i].ready <= now && f[i].end < 0;
+        frozen[i] = !moving;
+        f[i].rate = 0;
+        for (int k = 0; moving && k < 2; k++)
+            users[f[i].res[k]]++;
+    }
+    for (;;) {
+        double lambda = INFINITY;
+        for (int i = 0; i < count; i++)
+            if (!frozen[i])
+                for (int k = 0; k < 2; k++)
+                    lambda = fmin(lambda, fmin(f[i].cap, left[f[i].res[k]] / users[f[i].res[k]]));
+        if (isinf(lambda))
+            return;
+        bool stop[RANDOM_FLOWS];
+        for (int i = 0; i < count; i++) {
+            stop[i] = false;
+            for (int k = 0; !frozen[i] && k < 2; k++)
+                stop[i] |= f[i].cap <= lambda * (1 + 1e-12) ||
+                           left[f[i].res[k]] / users[f[i].res[k]] <= lambda * (1 + 1e-12);
+        }
+        for (int i = 0; i < count; i++)
+            if (stop[i]) {
+                frozen[i] = true;
+                f[i].rate = lambda;
+                for (int k = 0; k < 2; k++) {
+                    left[f[i].res[k]] -= lambda;
+                    users[f[i].res[k]]--;
+                }
+            }
+    }
+}
+
+static void ref_run(ref_flow *f, int count, const double *res_cap, int res_count)
+{
+    double now = 0;
+    for (;;) {
+        ref_rates(f, count, res_cap, res_count, now);
+        double next = INFINITY;
+        for (int i = 0; i < count; i++) {
+            if (f[i].end >= 0)
+                continue;
+            next = fmin(next, f[i].ready > now ? f[i].ready : now + f[i].left / f[i].rate);
+        }
+        if (isinf(next))
+            return;
+        for (int i = 0; i < count; i++)
+            if (f[i].end < 0 && f[i].ready <= now) {
+                f[i].left -= f[i].rate * (next - now);
+                if (f[i].left <= 1e-9 * f[i].bytes)
+                    f[i].end = next;
+            }
+        now = next;
+    }
+}
+
+/* Three nodes of two devices, NIC pools of 1 or 2 ports and a latency:
+ * 48 flows of random pairs (many sharing both ends, so starting at
+ * different times through the same resources) and sizes, sent at random
+ * times; each ends when the reference says, and flows ending together are
+ * reported in the order they were sent. */
+static void test_random_against_reference(void)
+{
+    int counts[3] = {2, 2, 2};
+    srand(16);
+    for (int round = 0; round < 20; round++) {
+        pp_cluster *c = fixture_cluster(3, counts, types, 4e9, 1e9);
+        for (int node = 0; node < 3; node++) {
+            c->links[2 * node + 1].ports = 1 + rand() % 2;
+            c->links[2 * node + 1].latency = 1e-3;
+        }
+        /* resources: [0, 6) device out ports, [6, 12) in ports, 12 + node out pool, 15 + node in pool */
+        double res_cap[18];
+        for (int r = 0; r < 12; r++)
+            res_cap[r] = 4e9;
+        for (int node = 0; node < 3; node++)
+            res_cap[12 + node] = res_cap[15 + node] = c->links[2 * node + 1].ports * 1e9;
+        ref_flow f[RANDOM_FLOWS];
+        int src[RANDOM_FLOWS], dst[RANDOM_FLOWS];
+        for (int i = 0; i < RANDOM_FLOWS; i++) {
+            src[i] = rand() % 3;
+            dst[i] = (src[i] + 1 + rand() % 5) % 6;
+            bool inter = src[i] / 2 != dst[i] / 2;
+            double sent = i == 0 ? 0 : f[i - 1].sent + (rand() % 4 == 0 ? 0 : 0.05 * (rand() % 8));
+            double bytes = rand() % 10 == 0 ? 0 : 1e8 * (1 + rand() % 10);
+            f[i] = (ref_flow){{inter ? 12 + src[i] / 2 : src[i], inter ? 15 + dst[i] / 2 : 6 + dst[i]},
+                              sent, sent + (inter ? 1e-3 : 0), bytes, bytes, 0, -1,
+                              inter ? 1e9 : INFINITY};
+        }
+        ref_run(f, RANDOM_FLOWS, res_cap, 18);
+        pp_arena *a = pp_arena_new(0);
+        cluster_net *n = cluster_net_new(c, 0, 4, a); /* grows */
+        ends e = {{0}, {0}, 0};
+        for (int i = 0; i < RANDOM_FLOWS; i++) {
+            for (double t = cluster_net_next(n); t <= f[i].sent; t = cluster_net_next(n))
+                cluster_net_advance(n, t, record, &e);
+            cluster_net_advance(n, f[i].sent, record, &e);
+            send(n, src[i], dst[i], f[i].bytes, i);
+        }
+        drain(n, &e);
+        CHECK(e.count == RANDOM_FLOWS);
+        for (int i = 0; i < RANDOM_FLOWS; i++)
+            CHECK(near(e.end[i], f[i].end));
+        for (int k = 1; k < e.count; k++)
+            CHECK(e.end[e.order[k - 1]] < e.end[e.order[k]] || e.order[k - 1] < e.order[k]);
+        pp_arena_free(a);
+        pp_cluster_free(c);
+    }
+}
+
 int main(void)
 {
     for (int k = 0; k < 3; k++)
@@ -213,5 +350,6 @@ int main(void)
     test_multi_edge();
     test_event_mid_flow();
     test_down_for_good();
+    test_random_against_reference();
     return CHECK_DONE();
 }

@@ -464,6 +464,38 @@ static void test_tied_embedding(void)
     pp_cluster_free(c);
 }
 
+/* With one stage the first stage is the last: its devices hold the word
+ * embedding and the logit layer's use of it, and there is nothing to
+ * all-reduce between them. Tied or not, one replica or two (whose
+ * gradients' ring runs first), the step takes the same time. */
+static void test_tied_one_stage(void)
+{
+    int counts[2] = {1, 1};
+    pp_cluster *c = fixture_cluster(2, counts, pair, 1e10, 1e9);
+    c->links[1].latency = c->links[3].latency = 1e-4;
+    pp_cluster_workload *w = fixture_workload(2, 1e11, 4e8, 0, 0, 4);
+    for (int dp = 1; dp <= 2; dp++) {
+        int tp[1] = {1};
+        pp_cluster_plan *p = pp_cluster_plan_new(dp, 1, tp);
+        p->micro_batch = 1;
+        for (int r = 0; r < dp; r++) {
+            p->micro_batches[r] = 4 / dp;
+            p->devices[r] = r;
+        }
+        p->stage_layers[0] = 2;
+        pp_cluster_report r;
+        w->tied_bytes = 0;
+        double untied = simulate(c, w, p, &r);
+        pp_cluster_report_free(&r);
+        w->tied_bytes = 3e8;
+        CHECK(near(simulate(c, w, p, &r), untied));
+        pp_cluster_report_free(&r);
+        pp_cluster_plan_free(p);
+    }
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 /* A TP group of a 1e12 and a 3e12 FLOP/s device (two nodes, no TP bytes):
  * split 1/4 : 3/4 balances it, twice as fast as 1/2 : 1/2. */
 static void test_uneven_split(void)
@@ -678,6 +710,7 @@ int main(void)
     test_interleaved();
     test_transfer();
     test_tied_embedding();
+    test_tied_one_stage();
     test_tp_overlap_and_traffic();
     test_tp_waits();
     test_dp_sync();
