@@ -49,6 +49,14 @@ typedef struct {
     int64_t experts;
     int64_t top_k;
     double capacity_factor;
+    /* FP8 training as Transformer Engine runs it (Micikevicius et al.,
+     * "FP8 Formats for Deep Learning", 2022; NVIDIA's Transformer Engine
+     * recipe): the linear layers' products (Q K V, the output projection,
+     * the MLP's) in FP8, priced at the device's FP8 rate
+     * (pp_hw_device_type.fp8_flops); attention's scores and context, the
+     * logit layer, the element-wise kernels and all memory stay as in BF16
+     * mixed precision. */
+    bool fp8;
 } pp_transformer;
 
 /* Bytes of model state per parameter in mixed-precision Adam training
@@ -126,6 +134,7 @@ typedef enum { PP_CLUSTER_SPLIT_COLS, PP_CLUSTER_SPLIT_INNER, PP_CLUSTER_SPLIT_C
 typedef struct {
     double rows, inner, cols, count;
     pp_cluster_split split;
+    bool fp8; /* runs in FP8 (pp_transformer.fp8) */
 } pp_cluster_gemm;
 
 /* A transformer layer's products: Q K V, scores, context, output projection,
