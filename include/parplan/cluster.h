@@ -57,6 +57,13 @@ typedef struct {
      * logit layer, the element-wise kernels and all memory stay as in BF16
      * mixed precision. */
     bool fp8;
+    /* Attention by a fused kernel that never writes the s x s scores to
+     * memory and recomputes them in the backward (FlashAttention, Dao et
+     * al., NeurIPS 2022, section 3.1; FlashAttention-2, Dao 2023): a layer
+     * keeps and moves none of the 5 a s^2 bytes of softmax, its dropout
+     * mask and output, and its backward runs Q K^T once more, 2 s^2 h FLOPs
+     * per sequence. Selective recomputation then has nothing left to drop. */
+    bool flash_attention;
 } pp_transformer;
 
 /* Bytes of model state per parameter in mixed-precision Adam training

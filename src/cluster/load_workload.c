@@ -22,6 +22,8 @@
  *   "experts" and "top_k" (integers, default 0: dense) and
  *   "capacity_factor" (a number, default 0 = 1.0) make every MLP a mixture
  *   of experts (pp_transformer);
+ *   "flash_attention" (boolean, default false) prices attention as one
+ *   fused kernel that keeps no s x s scores (pp_transformer);
  *   "precision" ("bf16", the default, or "fp8") says whether the linear
  *   layers' products run in FP8 (pp_transformer.fp8);
  *   "comment" is allowed there too.
@@ -107,7 +109,8 @@ static pp_status read_transformer(const char *file, const json_t *root, pp_trans
     static const char *const keys[] = {"layers",     "hidden",       "heads",      "sequence",
                                        "vocabulary", "global_batch", "ffn_hidden", "kv_heads",
                                        "experts",    "top_k",        "comment",    "swiglu",
-                                       "untied_embeddings", "capacity_factor", "precision", NULL};
+                                       "untied_embeddings", "capacity_factor", "precision",
+                                       "flash_attention", NULL};
     pp_json_at at = {file, "transformer"};
     json_t *v = json_object_get(root, "transformer");
     const char *comment;
@@ -125,6 +128,8 @@ static pp_status read_transformer(const char *file, const json_t *root, pp_trans
         st = flag(file, v, "swiglu", &t->swiglu, err);
     if (!st)
         st = flag(file, v, "untied_embeddings", &t->untied_embeddings, err);
+    if (!st)
+        st = flag(file, v, "flash_attention", &t->flash_attention, err);
     if (!st)
         st = read_precision(at, v, &t->fp8, err);
     if (st)

@@ -27,6 +27,11 @@
  *   TP overlap: the column-parallel products (Q K V, the MLP's first)
  *     cost 2sh (h + 2kv) + 2sh f (gated 4sh f) forward FLOPs, and their
  *     weight gradients as much in the backward.
+ *   FlashAttention (pp_transformer.flash_attention): the scores' 5as^2
+ *     leave the traffic and the activations (and so selective
+ *     recomputation's part), and the backward gains the 2 s^2 h FLOPs of
+ *     Q K^T run again (its five products against the plain backward's four,
+ *     Dao 2023, section 3.1.2).
  *   FP8 (pp_transformer.fp8): the four linear products of a layer run in
  *     FP8, the scores, context, router and logit products in BF16, as
  *     Transformer Engine's te.Linear layers do in Megatron-LM (its output
@@ -145,6 +150,13 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
                            pp_cluster_expert_slots(t);
     l->expert_weight_bytes = PP_CLUSTER_PARAM_BYTES * (double)pp_cluster_layer_expert_parameters(t);
     l->alltoall_bytes = t->experts > 0 ? 2 * s * h * pp_cluster_expert_slots(t) : 0;
+    if (t->flash_attention) {
+        l->traffic_bytes -= l->selective_bytes;
+        l->activation_bytes -= l->selective_bytes;
+        l->backward_flops += 2 * s * s * h;
+        l->selective_bytes = 0;
+        l->selective_flops = 0;
+    }
     transformer_gemms(t, l);
 }
 
