@@ -169,6 +169,32 @@ static void test_example(const pp_hw_catalog *cat)
     pp_cluster_workload_free(w);
 }
 
+/* FlashAttention takes the scores' 5as^2 out of a layer's traffic and
+ * activations (so selective recomputation has nothing left) and adds the
+ * backward's second Q K^T, 2 s^2 h FLOPs a sequence. */
+static void test_flash_attention(void)
+{
+    pp_transformer t = {.layers = 2, .hidden = (int64_t)H, .heads = (int64_t)A, .sequence = (int64_t)S,
+                        .vocabulary = (int64_t)V, .global_batch = 1};
+    pp_transformer f = t;
+    f.flash_attention = true;
+    pp_cluster_workload *plain = NULL, *flash = NULL;
+    pp_error err = {0};
+    CHECK(pp_cluster_workload_transformer(&t, false, &plain, &err) == PP_OK);
+    CHECK(pp_cluster_workload_transformer(&f, false, &flash, &err) == PP_OK);
+    if (plain && flash) {
+        const pp_cluster_layer *p = &plain->layers[0], *q = &flash->layers[0];
+        double scores = 5 * A * S * S;
+        CHECK(p->selective_bytes == scores && q->selective_bytes == 0 && q->selective_flops == 0);
+        CHECK(near(p->traffic_bytes - q->traffic_bytes, scores));
+        CHECK(near(p->activation_bytes - q->activation_bytes, scores));
+        CHECK(near(q->backward_flops - p->backward_flops, 2 * S * S * H));
+        CHECK(q->forward_flops == p->forward_flops && q->traffic_replicated_bytes == p->traffic_replicated_bytes);
+    }
+    pp_cluster_workload_free(plain);
+    pp_cluster_workload_free(flash);
+}
+
 int main(void)
 {
     pp_hw_catalog *cat = NULL;
@@ -181,6 +207,7 @@ int main(void)
     test_fp8_saving(cat);
     test_precision_errors(cat);
     test_example(cat);
+    test_flash_attention();
     pp_hw_catalog_free(cat);
     return CHECK_DONE();
 }
