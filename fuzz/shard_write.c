@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_ACTIONS 8
 
-static const pp_hw_device_type dev = {"fuzz", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
+static const pp_hw_device_type dev = {"fuzz", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 
 /* A module read, flattened and analysed; the text it was read from is borrowed. */
 typedef struct {

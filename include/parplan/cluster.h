@@ -49,6 +49,21 @@ typedef struct {
     int64_t experts;
     int64_t top_k;
     double capacity_factor;
+    /* FP8 training as Transformer Engine runs it (Micikevicius et al.,
+     * "FP8 Formats for Deep Learning", 2022; NVIDIA's Transformer Engine
+     * recipe): the linear layers' products (Q K V, the output projection,
+     * the MLP's) in FP8, priced at the device's FP8 rate
+     * (pp_hw_device_type.fp8_flops); attention's scores and context, the
+     * logit layer, the element-wise kernels and all memory stay as in BF16
+     * mixed precision. */
+    bool fp8;
+    /* Attention by a fused kernel that never writes the s x s scores to
+     * memory and recomputes them in the backward (FlashAttention, Dao et
+     * al., NeurIPS 2022, section 3.1; FlashAttention-2, Dao 2023): a layer
+     * keeps and moves none of the 5 a s^2 bytes of softmax, its dropout
+     * mask and output, and its backward runs Q K^T once more, 2 s^2 h FLOPs
+     * per sequence. Selective recomputation then has nothing left to drop. */
+    bool flash_attention;
 } pp_transformer;
 
 /* Bytes of model state per parameter in mixed-precision Adam training
@@ -126,6 +141,7 @@ typedef enum { PP_CLUSTER_SPLIT_COLS, PP_CLUSTER_SPLIT_INNER, PP_CLUSTER_SPLIT_C
 typedef struct {
     double rows, inner, cols, count;
     pp_cluster_split split;
+    bool fp8; /* runs in FP8 (pp_transformer.fp8) */
 } pp_cluster_gemm;
 
 /* A transformer layer's products: Q K V, scores, context, output projection,

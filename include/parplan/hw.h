@@ -26,6 +26,14 @@ typedef struct {
     double gemm_tile_rows;
     double gemm_tile_cols;
     double streaming_efficiency;
+    /* FP8 matrix products (cluster planner): the dense FP8 tensor peak
+     * (the catalog's "peaks"."fp8"; 0 when the device has none, and FP8
+     * products then run as BF16 ones), and the fraction of it an FP8
+     * product reaches relative to the fraction of peak_flops a BF16 product
+     * of the same shape reaches ("kernels"."fp8"; 0 when not given: the
+     * same fraction). */
+    double fp8_flops;
+    double fp8_relative;
 } pp_hw_device_type;
 
 typedef struct pp_hw_catalog pp_hw_catalog;

@@ -22,6 +22,10 @@
  *   "experts" and "top_k" (integers, default 0: dense) and
  *   "capacity_factor" (a number, default 0 = 1.0) make every MLP a mixture
  *   of experts (pp_transformer);
+ *   "flash_attention" (boolean, default false) prices attention as one
+ *   fused kernel that keeps no s x s scores (pp_transformer);
+ *   "precision" ("bf16", the default, or "fp8") says whether the linear
+ *   layers' products run in FP8 (pp_transformer.fp8);
  *   "comment" is allowed there too.
  *   The whole is checked with pp_cluster_transformer_check: sizes positive,
  *   heads dividing hidden.
@@ -84,13 +88,29 @@ static pp_status flag(const char *file, const json_t *v, const char *key, bool *
     return PP_OK;
 }
 
+/* "precision": "bf16" (the default) or "fp8". */
+static pp_status read_precision(pp_json_at at, const json_t *obj, bool *fp8, pp_error *err)
+{
+    const char *text = "bf16";
+    pp_status st = pp_json_string(at, obj, "precision", false, &text, err);
+    if (st)
+        return st;
+    *fp8 = strcmp(text, "fp8") == 0;
+    if (*fp8 || strcmp(text, "bf16") == 0)
+        return PP_OK;
+    char path[PATH_SIZE];
+    return pp_error_set(err, PP_EINPUT, "%s: %s: must be \"bf16\" or \"fp8\", got \"%s\"", at.file,
+                        pp_json_path(path, sizeof path, at.path, "precision", -1), text);
+}
+
 static pp_status read_transformer(const char *file, const json_t *root, pp_transformer *t,
                                   pp_error *err)
 {
     static const char *const keys[] = {"layers",     "hidden",       "heads",      "sequence",
                                        "vocabulary", "global_batch", "ffn_hidden", "kv_heads",
                                        "experts",    "top_k",        "comment",    "swiglu",
-                                       "untied_embeddings", "capacity_factor", NULL};
+                                       "untied_embeddings", "capacity_factor", "precision",
+                                       "flash_attention", NULL};
     pp_json_at at = {file, "transformer"};
     json_t *v = json_object_get(root, "transformer");
     const char *comment;
@@ -108,6 +128,10 @@ static pp_status read_transformer(const char *file, const json_t *root, pp_trans
         st = flag(file, v, "swiglu", &t->swiglu, err);
     if (!st)
         st = flag(file, v, "untied_embeddings", &t->untied_embeddings, err);
+    if (!st)
+        st = flag(file, v, "flash_attention", &t->flash_attention, err);
+    if (!st)
+        st = read_precision(at, v, &t->fp8, err);
     if (st)
         return st;
     pp_error check = {0};

@@ -9,15 +9,33 @@
  * shape (CUTLASS's SM80 tensor-op kernels: 256 x 128 and 128 x 128), so the
  * product gets the better of the largest tile and its half, each either
  * way round. Large, well-shaped products reach 1, and the
- * type's compute efficiency is then the measured rate of such products. */
+ * type's compute efficiency is then the measured rate of such products.
+ *
+ * An FP8 product (pp_cluster_gemm.fp8) runs the same tiles on the FP8 tensor
+ * cores: its rate is the BF16 one times the ratio of the FP8 and BF16 peaks
+ * and the type's measured FP8-to-BF16 kernel figure (kernels "fp8"), so
+ * every product keeps its wave quantisation and the calibrated compute
+ * efficiency, and the element-wise kernels are untouched. */
 #include <math.h>
-#include <string.h>
 #include "cluster/optime.h"
 
 double cluster_pass_time(const pp_hw_device_type *t, double flops, double weight_bytes,
                          double traffic_bytes)
 {
     return pp_hw_op_time(t, flops, weight_bytes) + pp_hw_op_time(t, 0, traffic_bytes);
+}
+
+double cluster_fp8_speedup(const pp_hw_device_type *t)
+{
+    if (!(t->fp8_flops > 0))
+        return 1.0;
+    double relative = t->fp8_relative > 0 ? t->fp8_relative : 1.0;
+    return fmax(1.0, t->fp8_flops * relative / t->peak_flops);
+}
+
+static bool has_tiles(const pp_hw_device_type *t)
+{
+    return t->gemm_sms > 0 && t->gemm_tile_rows > 0;
 }
 
 static double waves(const pp_hw_device_type *t, double rows, double cols, double count,
@@ -31,6 +49,8 @@ static double waves(const pp_hw_device_type *t, double rows, double cols, double
 /* The wave efficiency of `count` products of a rows x cols output. */
 static double wave_efficiency(const pp_hw_device_type *t, double rows, double cols, double count)
 {
+    if (!has_tiles(t))
+        return 1.0;
     double r = t->gemm_tile_rows, c = t->gemm_tile_cols, half = r / 2;
     double big = fmax(waves(t, rows, cols, count, r, c), waves(t, rows, cols, count, c, r));
     double small = fmax(waves(t, rows, cols, count, half, c), waves(t, rows, cols, count, c, half));
@@ -50,16 +70,25 @@ static double gemm_cost(const pp_hw_device_type *t, const pp_cluster_gemm *g, do
         count = fmax(1.0, round(count * f));
     double work = 2 * m * k * n * count;
     *flops += backward ? 2 * work : work;
+    if (g->fp8)
+        work /= cluster_fp8_speedup(t);
     if (!backward)
         return work / wave_efficiency(t, m, n, count);
     /* input gradient: m x k over n; weight gradient: k x n over m */
     return work / wave_efficiency(t, m, k, count) + work / wave_efficiency(t, k, n, count);
 }
 
+/* Whether t prices products other than at its calibrated rate: by their
+ * shape, or some of them faster in FP8. */
+static bool priced_by_product(const pp_hw_device_type *t)
+{
+    return has_tiles(t) || cluster_fp8_speedup(t) > 1.0;
+}
+
 double cluster_gemm_efficiency(const pp_hw_device_type *t, const pp_cluster_layer *l, double b,
                                double f, bool backward)
 {
-    if (!(t->gemm_sms > 0) || !(t->gemm_tile_rows > 0) || l->gemm_count == 0)
+    if (!priced_by_product(t) || l->gemm_count == 0)
         return 1.0;
     double flops = 0, cost = 0;
     for (int i = 0; i < l->gemm_count; i++)
@@ -67,16 +96,27 @@ double cluster_gemm_efficiency(const pp_hw_device_type *t, const pp_cluster_laye
     return flops / cost;
 }
 
+/* Field by field: the struct's padding is not set by its initialisers. */
+static bool same_product(const pp_cluster_gemm *x, const pp_cluster_gemm *y)
+{
+    return x->rows == y->rows && x->inner == y->inner && x->cols == y->cols && x->count == y->count &&
+           x->split == y->split && x->fp8 == y->fp8;
+}
+
 bool cluster_same_products(const pp_cluster_layer *x, const pp_cluster_layer *y)
 {
-    return x->gemm_count == y->gemm_count &&
-           memcmp(x->gemm, y->gemm, (size_t)x->gemm_count * sizeof x->gemm[0]) == 0;
+    if (x->gemm_count != y->gemm_count)
+        return false;
+    for (int i = 0; i < x->gemm_count; i++)
+        if (!same_product(&x->gemm[i], &y->gemm[i]))
+            return false;
+    return true;
 }
 
 double cluster_gemm_ceiling(const pp_hw_device_type *t, const pp_cluster_workload *w, double b,
                             double f)
 {
-    if (!(t->gemm_sms > 0) || !(t->gemm_tile_rows > 0))
+    if (!priced_by_product(t))
         return 1.0;
     double ceiling = 0;
     for (int k = 0; k < w->layer_count; k++) {

@@ -18,11 +18,17 @@ double cluster_pass_time(const pp_hw_device_type *t, double flops, double weight
 
 /* The fraction of t's calibrated compute rate layer l's products reach on a
  * member holding share f of them, micro-batch b: their FLOPs over the sum
- * of each product's FLOPs divided by its wave efficiency (forward products,
- * or backward's input- and weight-gradient products). 1 when t has no GEMM
- * shape or l no products. */
+ * of each product's FLOPs divided by its wave efficiency and, in FP8, by
+ * cluster_fp8_speedup (forward products, or backward's input- and
+ * weight-gradient products); above 1 when FP8 products outrun the BF16
+ * rate. 1 when t has neither GEMM shapes nor FP8 or l has no products. */
 double cluster_gemm_efficiency(const pp_hw_device_type *t, const pp_cluster_layer *l, double b,
                                double f, bool backward);
+
+/* How many times faster than its BF16 rate t runs an FP8 product of the
+ * same shape: its FP8 peak over its BF16 peak times its kernels' FP8
+ * figure; 1 when t has no FP8 tensor cores. */
+double cluster_fp8_speedup(const pp_hw_device_type *t);
 
 /* Whether x and y have the same products: layers are mostly alike, and
  * their efficiencies need computing once. */

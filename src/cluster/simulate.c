@@ -625,6 +625,7 @@ static void setup_chunk(sim *z, group *g, int c)
     const pp_cluster_plan *p = z->p;
     int q = c * z->P + g->s;
     double b = p->micro_batch, W = 0, T = 0, whole = 0, tf = 0, tb = 0, own = 0, hide = 0, G = 0;
+    double hide_fp8 = 0; /* of the weight gradients, those in FP8 */
     double most = 0, A = 0;
     bool replay = p->stage_recompute[g->s];
     for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
@@ -637,7 +638,11 @@ static void setup_chunk(sim *z, group *g, int c)
         tf += l.tp_forward_bytes;
         own += l.tp_backward_bytes;
         tb += l.tp_backward_bytes + (replay ? l.tp_forward_bytes : 0);
-        hide += l.overlap_flops;
+        /* the column-parallel products (Q K V first) are FP8 or not together */
+        if (l.gemm_count > 0 && l.gemm[0].fp8)
+            hide_fp8 += l.overlap_flops;
+        else
+            hide += l.overlap_flops;
     }
     g->tp_fwd[c] = b * tf;
     g->tp_bwd[c] = b * tb;
@@ -650,7 +655,8 @@ static void setup_chunk(sim *z, group *g, int c)
         double traffic = b * (f * T + whole);
         g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, traffic));
         g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, traffic));
-        g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(type_of(z, d), f * b * hide, 0));
+        double fp8 = pp_hw_op_time(type_of(z, d), f * b * hide_fp8, 0) / cluster_fp8_speedup(type_of(z, d));
+        g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(type_of(z, d), f * b * hide, 0) + fp8);
         most = fmax(most, f);
     }
     g->gather[c] = most * W;

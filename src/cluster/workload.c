@@ -27,6 +27,15 @@
  *   TP overlap: the column-parallel products (Q K V, the MLP's first)
  *     cost 2sh (h + 2kv) + 2sh f (gated 4sh f) forward FLOPs, and their
  *     weight gradients as much in the backward.
+ *   FlashAttention (pp_transformer.flash_attention): the scores' 5as^2
+ *     leave the traffic and the activations (and so selective
+ *     recomputation's part), and the backward gains the 2 s^2 h FLOPs of
+ *     Q K^T run again (its five products against the plain backward's four,
+ *     Dao 2023, section 3.1.2).
+ *   FP8 (pp_transformer.fp8): the four linear products of a layer run in
+ *     FP8, the scores, context, router and logit products in BF16, as
+ *     Transformer Engine's te.Linear layers do in Megatron-LM (its output
+ *     layer and core attention are not FP8 by default).
  *   mixture of experts: the MLP's FLOPs, inner activations and overlap
  *     times top_k x capacity_factor, each expert's products on its
  *     capacity's rows (GShard section 2.2's [E, C, h] dispatch), the
@@ -88,9 +97,9 @@ pp_cluster_workload *cluster_workload_new(int layer_count, const char *name)
 }
 
 static void add_gemm(pp_cluster_layer *l, double inner, double cols, double count,
-                     pp_cluster_split split, double rows)
+                     pp_cluster_split split, double rows, bool fp8)
 {
-    l->gemm[l->gemm_count++] = (pp_cluster_gemm){rows, inner, cols, count, split};
+    l->gemm[l->gemm_count++] = (pp_cluster_gemm){rows, inner, cols, count, split, fp8};
 }
 
 /* Megatron-LM's products per sequence: Q K V and the MLP's first (gated:
@@ -105,14 +114,15 @@ static void transformer_gemms(const pp_transformer *t, pp_cluster_layer *l)
     /* with experts, each of E experts' products runs on its capacity,
      * top_k x capacity_factor x s / E rows per sequence */
     double E = t->experts > 0 ? (double)t->experts : 1, rows = s * pp_cluster_expert_slots(t) / E;
-    add_gemm(l, h, h + 2 * kv, 1, PP_CLUSTER_SPLIT_COLS, s);
-    add_gemm(l, d, s, a, PP_CLUSTER_SPLIT_COUNT, s);
-    add_gemm(l, s, d, a, PP_CLUSTER_SPLIT_COUNT, s);
-    add_gemm(l, h, h, 1, PP_CLUSTER_SPLIT_INNER, s);
-    add_gemm(l, h, up, E, PP_CLUSTER_SPLIT_COLS, rows);
-    add_gemm(l, f, h, E, PP_CLUSTER_SPLIT_INNER, rows);
+    bool fp8 = t->fp8;
+    add_gemm(l, h, h + 2 * kv, 1, PP_CLUSTER_SPLIT_COLS, s, fp8);
+    add_gemm(l, d, s, a, PP_CLUSTER_SPLIT_COUNT, s, false);
+    add_gemm(l, s, d, a, PP_CLUSTER_SPLIT_COUNT, s, false);
+    add_gemm(l, h, h, 1, PP_CLUSTER_SPLIT_INNER, s, fp8);
+    add_gemm(l, h, up, E, PP_CLUSTER_SPLIT_COLS, rows, fp8);
+    add_gemm(l, f, h, E, PP_CLUSTER_SPLIT_INNER, rows, fp8);
     if (t->experts > 0)
-        add_gemm(l, h, E, 1, PP_CLUSTER_SPLIT_COLS, s);
+        add_gemm(l, h, E, 1, PP_CLUSTER_SPLIT_COLS, s, false);
 }
 
 static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
@@ -140,6 +150,13 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
                            pp_cluster_expert_slots(t);
     l->expert_weight_bytes = PP_CLUSTER_PARAM_BYTES * (double)pp_cluster_layer_expert_parameters(t);
     l->alltoall_bytes = t->experts > 0 ? 2 * s * h * pp_cluster_expert_slots(t) : 0;
+    if (t->flash_attention) {
+        l->traffic_bytes -= l->selective_bytes;
+        l->activation_bytes -= l->selective_bytes;
+        l->backward_flops += 2 * s * s * h;
+        l->selective_bytes = 0;
+        l->selective_flops = 0;
+    }
     transformer_gemms(t, l);
 }
 
@@ -157,7 +174,7 @@ static void add_logits(const pp_transformer *t, pp_cluster_layer *l)
     l->forward_flops += logit;
     l->backward_flops += 2 * logit;
     add_gemm(l, (double)t->hidden, (double)t->vocabulary, 1, PP_CLUSTER_SPLIT_COLS,
-             (double)t->sequence);
+             (double)t->sequence, false);
     add_parameters(l, (double)t->vocabulary * (double)t->hidden);
     l->activation_bytes += 2 * (double)t->sequence * (double)t->vocabulary;
 }

@@ -29,11 +29,15 @@
  *   "bf16" (BF16/FP16 tensor cores, FP32 accumulate), "fp8"; any may be
  *   absent (pp_hw_peak's fallbacks). The auto-sharder prices each op at the
  *   mode its element type runs in; peak_flops stays the cluster planner's.
- * - "kernels": {"sms": 108, "tile": [256, 128], "streaming": 0.88}: the
- *   streaming multiprocessors and the largest output tile of the
+ * - "kernels": {"sms": 108, "tile": [256, 128], "streaming": 0.88, "fp8": 0.91}:
+ *   the streaming multiprocessors and the largest output tile of the
  *   matrix-product kernels (whole numbers >= 1; the cluster planner prices
- *   each product's wave quantisation with them), and the fraction of the
- *   memory bandwidth a streaming kernel reaches (in (0, 1]); each optional.
+ *   each product's wave quantisation with them), the fraction of the
+ *   memory bandwidth a streaming kernel reaches (in (0, 1]), and the
+ *   fraction of the FP8 peak an FP8 product reaches over the fraction of
+ *   the BF16 peak a BF16 product of its shape reaches (in (0, 1]; the
+ *   cluster planner prices a workload's FP8 products at "peaks"."fp8" times
+ *   this, in proportion to the BF16 rate); each optional.
  * - "aliases": more names for the type; an alias may not name another type.
  * - "source" (per figure) and "comment" are text, checked and not kept.
  * - A type may appear once per file; unknown keys are errors.
@@ -207,7 +211,7 @@ static pp_status read_kernels(pp_json_at at, const json_t *obj, hw_type *h, pp_e
     json_t *v = json_object_get(obj, "kernels");
     if (!v)
         return PP_OK;
-    static const char *const keys[] = {"sms", "tile", "streaming", NULL};
+    static const char *const keys[] = {"sms", "tile", "streaming", "fp8", NULL};
     char path[300], tpath[340];
     pp_json_at kat = {at.file, pp_json_path(path, sizeof path, at.path, "kernels", -1)};
     json_t *tile = NULL;
@@ -215,6 +219,7 @@ static pp_status read_kernels(pp_json_at at, const json_t *obj, hw_type *h, pp_e
     if ((st = pp_json_object(kat, v, keys, err)) ||
         (st = figure(kat, v, "sms", false, INFINITY, &h->t.gemm_sms, err)) ||
         (st = figure(kat, v, "streaming", false, 1.0, &h->t.streaming_efficiency, err)) ||
+        (st = figure(kat, v, "fp8", false, 1.0, &h->t.fp8_relative, err)) ||
         (st = pp_json_array(kat, v, "tile", false, &tile, err)))
         return st;
     if (!tile)
@@ -316,6 +321,7 @@ static pp_status read_type(pp_json_at at, const json_t *obj, pp_hw_catalog *cat,
         (st = read_kernels(at, obj, h, err)) ||
         (st = read_source(at, obj, err)))
         return st;
+    h->t.fp8_flops = h->peaks[PP_HW_FP8];
     return read_aliases(at, obj, cat, h, err);
 }
 

@@ -12,7 +12,7 @@
  * enough that the roofline is compute-bound, `memory` bytes. */
 static inline pp_hw_device_type fixture_type(const char *name, double flops, double memory)
 {
-    pp_hw_device_type t = {name, flops, 1e18, memory, 1.0, 1.0, 0, 0, 0, 0};
+    pp_hw_device_type t = {name, flops, 1e18, memory, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
     return t;
 }
 

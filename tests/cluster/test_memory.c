@@ -10,8 +10,8 @@
 #include "fixture.h"
 
 static const pp_hw_device_type types[2] = {
-    {"big", 100e12, 1e18, 80e9, 1.0, 1.0, 0, 0, 0, 0},
-    {"small", 50e12, 1e18, 40e9, 1.0, 1.0, 0, 0, 0, 0},
+    {"big", 100e12, 1e18, 80e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0},
+    {"small", 50e12, 1e18, 40e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0},
 };
 static const int per_node[2] = {4, 4};
 

@@ -701,8 +701,8 @@ static void test_random_plans(void)
 int main(void)
 {
     types[0] = fixture_type("T1", 1e12, 80e9);
-    types[1] = (pp_hw_device_type){"slowmem", 1e12, 1e11, 80e9, 1.0, 1.0, 0, 0, 0, 0};
-    types[2] = (pp_hw_device_type){"fast", 3e12, 1e11, 80e9, 1.0, 1.0, 0, 0, 0, 0};
+    types[1] = (pp_hw_device_type){"slowmem", 1e12, 1e11, 80e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
+    types[2] = (pp_hw_device_type){"fast", 3e12, 1e11, 80e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
     types[3] = fixture_type("T3", 2e12, 80e9);
     pair[0] = pair[1] = types[1];
     test_one_device();

@@ -348,9 +348,9 @@ static void test_gemm_efficiency(void)
         CHECK(close_to(sum, l->forward_flops));
     }
     pp_cluster_workload_free(w);
-    pp_hw_device_type a100 = {"a100", 312e12, 2e12, 80e9, 1.0, 1.0, 108, 256, 128, 0};
+    pp_hw_device_type a100 = {"a100", 312e12, 2e12, 80e9, 1.0, 1.0, 108, 256, 128, 0, 0, 0};
     pp_cluster_layer one = {.gemm_count = 1};
-    one.gemm[0] = (pp_cluster_gemm){2048, 8192, 3072, 1, PP_CLUSTER_SPLIT_COLS};
+    one.gemm[0] = (pp_cluster_gemm){2048, 8192, 3072, 1, PP_CLUSTER_SPLIT_COLS, false};
     CHECK(close_to(cluster_gemm_efficiency(&a100, &one, 1, 1, false), 8.0 / 9));
     CHECK(close_to(cluster_gemm_efficiency(&a100, &one, 1, 1, true), 512.0 / 540));
     a100.gemm_sms = 0;

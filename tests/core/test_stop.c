@@ -332,7 +332,7 @@ static void check_shard_plan(const shard_job *j)
 
 static void test_shard(void)
 {
-    static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
+    static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
     analysed A;
     if (!open_model(&A, PP_SOURCE_DIR "/tests/shard/data/bert_layers.mlir"))
         return;

@@ -229,6 +229,8 @@ static void test_malformed(void)
             "types[1].kernels.tile: sms and the two tile sides");
     refused("{\"name\": \"a100\", \"kernels\": {\"streaming\": 1.5}}",
             "types[1].kernels.streaming: must be > 0 and <= 1");
+    refused("{\"name\": \"a100\", \"kernels\": {\"fp8\": 0}}",
+            "types[1].kernels.fp8: must be > 0 and <= 1");
     refused("{\"name\": \"a100\", \"kernels\": {\"smx\": 1}}",
             "types[1].kernels.smx: unknown key");
     refused("{\"name\": \"a100\", \"source\": {\"peak_flops\": 3}}",

@@ -42,7 +42,7 @@ static void test_builtin(void)
     /* the cluster planner's figure is untouched */
     CHECK(pp_hw_find(cat, "a100")->peak_flops == 312e12);
     /* a type of no catalog: peak_flops in every mode */
-    pp_hw_device_type toy = {"toy", 5e12, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
+    pp_hw_device_type toy = {"toy", 5e12, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
     CHECK(pp_hw_catalog_peak(cat, &toy, PP_HW_FP32) == 5e12);
     CHECK(strcmp(pp_hw_math_name(PP_HW_TF32), "tf32") == 0);
     pp_hw_catalog_free(cat);

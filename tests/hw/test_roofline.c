@@ -19,7 +19,7 @@ static int close_to(double got, double want)
 
 static void test_toy(void)
 {
-    pp_hw_device_type t = {"toy", 100, 10, 1000, 1.0, 1.0, 0, 0, 0, 0};
+    pp_hw_device_type t = {"toy", 100, 10, 1000, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
     CHECK(close_to(pp_hw_op_time(&t, 1000, 50), 10)); /* compute 10 s, memory 5 s */
     CHECK(close_to(pp_hw_op_time(&t, 200, 50), 5));   /* compute 2 s, memory 5 s */
     CHECK(close_to(pp_hw_arithmetic_intensity_ridge(&t), 10));

@@ -16,7 +16,7 @@
 #include "fixture.h"
 #include "parplan/shard_plan.h"
 
-static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 
 static pp_shard_mesh mesh_of(const char *text)
 {

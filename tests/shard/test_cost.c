@@ -13,7 +13,7 @@
 #define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
 
 /* 1e11 FLOP/s and 1e11 bytes/s: the MLP's dots are compute-bound, the rest memory-bound. */
-static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 static const pp_hw_link link1 = {1e9, 1e-6};
 
 static pp_shard_mesh mesh_of(const char *text, const pp_hw_device_type *d)

@@ -12,7 +12,7 @@
 
 #define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
 
-static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 static const pp_hw_link link1 = {1e9, 1e-6};
 
 static pp_shard_mesh mesh_of(const char *text, const pp_hw_device_type *d)

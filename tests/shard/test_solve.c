@@ -11,7 +11,7 @@
 #include "fixture.h"
 #include "parplan/shard_plan.h"
 
-static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 
 /* What the progress callback saw of each search: its last report. */
 typedef struct {

@@ -16,7 +16,7 @@
 
 #define CHESS PP_SOURCE_DIR "/../shared/models/stablehlo/searchless_chess_9m.mlir"
 
-static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 
 #define PARTS "mhlo.num_partitions = 8 : i32"
 #define MESH_DECL "  sdy.mesh @mesh = <[\"b\"=2, \"m\"=4]>\n"

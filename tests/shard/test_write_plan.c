@@ -17,7 +17,7 @@
 #include "parplan/shard_bridge.h"
 #include "parplan/shard_write.h"
 
-static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0};
+static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 
 /* The file's text (core's reader), or NULL and a failed check. */
 static char *read_text(const char *path, size_t *size)
