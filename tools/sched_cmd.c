@@ -24,6 +24,13 @@ static pp_status write_file(schedule_writer write, const pp_sched_problem *p, co
     return st != PP_OK ? st : closed;
 }
 
+/* A bubble as printed: within the checker's tolerance it is 0 (summing
+ * doubles leaves -5.7e-14 where a device never idles). */
+static double bubble_shown(const pp_sched_problem *p, double bubble)
+{
+    return fabs(bubble) <= pp_sched_time_tolerance(p) ? 0 : bubble;
+}
+
 static void print_report(FILE *f, const pp_sched_problem *p, const pp_sched_report *r)
 {
     fprintf(f, "%-16s %10s %10s %12s %12s\n", "device", "busy", "bubble", "peak memory", "capacity");
@@ -33,7 +40,7 @@ static void print_report(FILE *f, const pp_sched_problem *p, const pp_sched_repo
             snprintf(cap, sizeof cap, "%g", p->capacity[d]);
         else
             snprintf(cap, sizeof cap, "unlimited");
-        fprintf(f, "%-16s %10g %10g %12g %12s\n", p->device_name[d], r->busy[d], r->bubble[d],
+        fprintf(f, "%-16s %10g %10g %12g %12s\n", p->device_name[d], r->busy[d], bubble_shown(p, r->bubble[d]),
                 r->peak_memory[d], cap);
     }
 }
@@ -43,10 +50,10 @@ static json_t *report_json(const pp_sched_problem *p, const pp_sched_report *r)
     json_t *devices = json_array();
     for (int d = 0; d < p->device_count; d++)
         json_array_append_new(devices, json_pack("{s:s, s:f, s:f, s:f, s:f}", "name", p->device_name[d], "span",
-                                                 r->span[d], "busy", r->busy[d], "bubble", r->bubble[d],
-                                                 "peak_memory", r->peak_memory[d]));
+                                                 r->span[d], "busy", r->busy[d], "bubble",
+                                                 bubble_shown(p, r->bubble[d]), "peak_memory", r->peak_memory[d]));
     return json_pack("{s:f, s:f, s:f, s:o}", "makespan", r->makespan, "max_span", r->max_span, "max_bubble",
-                     r->max_bubble, "devices", devices);
+                     bubble_shown(p, r->max_bubble), "devices", devices);
 }
 
 static void print_json(json_t *summary)
@@ -139,7 +146,7 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
             r->proven_optimal ? ", so the makespan is optimal" : "");
     if (!isnan(r->mip_bound))
         fprintf(stderr, "MIP bound       %g\n", r->mip_bound);
-    fprintf(stderr, "largest bubble  %g\n", rep->max_bubble);
+    fprintf(stderr, "largest bubble  %g\n", bubble_shown(p, rep->max_bubble));
     fprintf(stderr, "longest span    %g (bound %g; each device from its first op to its last)\n", rep->max_span,
             pp_sched_span_lower_bound(p));
     fprintf(stderr, "checker         valid\n");
@@ -272,8 +279,8 @@ int cmd_check_schedule(int argc, char **argv)
         else
             printf("INVALID: %d violation%s, the first: %s\n", rep.violations, rep.violations == 1 ? "" : "s",
                    err.message);
-        printf("makespan %g\nlargest bubble %g\nlongest device span %g\n", rep.makespan, rep.max_bubble,
-               rep.max_span);
+        printf("makespan %g\nlargest bubble %g\nlongest device span %g\n", rep.makespan,
+               bubble_shown(p, rep.max_bubble), rep.max_span);
         print_report(stdout, p, &rep);
     }
     pp_sched_report_free(&rep);
@@ -293,7 +300,7 @@ static pp_status write_problem(const pp_sched_problem *p, const char *path, pp_e
 }
 
 typedef struct {
-    const char *out, *reference, *scheme;
+    const char *out, *reference, *scheme, *time_unit;
     int64_t stages, microbatches, chunks;
     double mem_act, param_mem, t_f, t_b, t_w, comm, w_mem;
     bool in_order;
@@ -324,6 +331,9 @@ static const flag_spec pipeline_flag_table[] = {
     {"w-mem", FLAG_NUMBER, offsetof(pipeline_flags, w_mem), "FRACTION", 0, 1, false, NULL, "0", false,
      "the share of a micro-batch's activations that B keeps for W"},
     FLAG_SWITCH_OF("in-order", pipeline_flags, in_order, "each stage runs its F, B and W each in micro-batch order"),
+    FLAG_TEXT_OF("time-unit", pipeline_flags, time_unit, "UNIT",
+                 "what one unit of --tf, --tb, --tw and --comm is (us, ms, ...): kept in the problem, it labels "
+                 "the pictures' time axes"),
     FLAG_TEXT_OF("out", pipeline_flags, out, "PROBLEM", "write the problem there instead of stdout"),
     FLAG_TEXT_OF("reference", pipeline_flags, reference, "SCHEDULE",
                  "also write the scheme's own schedule, refused when it does not fit K (zb: W ops filling the "
@@ -355,7 +365,11 @@ int cmd_gen_pipeline(int argc, char **argv)
     if (pp_pipe_scheme_parse(f.scheme, &spec.scheme, &err) != PP_OK ||
         pp_sched_gen_pipeline(&spec, &p, f.reference ? &ref : NULL, &err) != PP_OK)
         return cli_fail("parplan", &err);
-    pp_status st = write_problem(p, f.out, &err);
+    pp_status st = PP_OK;
+    if (f.time_unit && !pp_sched_set_time_unit(p, f.time_unit))
+        st = pp_error_set(&err, PP_ENOMEM, "gen pipeline: out of memory");
+    if (st == PP_OK)
+        st = write_problem(p, f.out, &err);
     if (st == PP_OK && f.reference)
         st = write_file(pp_sched_write_schedule, p, ref, f.reference, &err);
     pp_sched_schedule_free(ref);

@@ -61,6 +61,7 @@ typedef struct pp_sched_problem {
 
     struct pp_sched_builder *builder; /* growable arrays while building; NULL after finish */
     pp_arena *arena;
+    char *time_unit;             /* what one unit of duration and comm is ("us"), NULL: not stated */
 } pp_sched_problem;
 
 /* Building a problem (the loader and the generators use this). Names must be
@@ -73,6 +74,9 @@ int pp_sched_add_op(pp_sched_problem *p, const char *name, const char *kind,
 void pp_sched_allow(pp_sched_problem *p, int op, int device); /* none called: any device */
 int pp_sched_add_dep(pp_sched_problem *p, int from, int to, double comm);
 void pp_sched_add_channel(pp_sched_problem *p, int from_device, int to_device);
+/* States the unit of the problem's times (e.g. "us"): the pictures label
+ * their axes with it. Any text; false when out of memory. */
+bool pp_sched_set_time_unit(pp_sched_problem *p, const char *unit);
 /* Ops a and b must run on the same device (and so must every op colocated
  * with either); colocated ops must allow the same devices. */
 void pp_sched_colocate(pp_sched_problem *p, int a, int b);
@@ -126,6 +130,10 @@ typedef struct {
 
 pp_status pp_sched_check(const pp_sched_problem *p, const pp_sched_schedule *s,
                          pp_sched_report *report, pp_error *err);
+/* The checker's tolerance for p: 1e-9 x max(1, summed durations and comm
+ * times). A time difference within it (a bubble of -5.7e-14 from summing
+ * doubles) is 0. */
+double pp_sched_time_tolerance(const pp_sched_problem *p);
 void pp_sched_report_free(pp_sched_report *report);
 
 /* Lower bound on the makespan of any valid schedule: the largest of the

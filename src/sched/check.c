@@ -220,7 +220,7 @@ static void check_memory(checker *c, event *buf)
 
 /* The slack is the problem's own time scale, not the schedule's: scaled by
  * the makespan, times of 1e300 would let every op last 0. */
-static double tolerance(const pp_sched_problem *p)
+double pp_sched_time_tolerance(const pp_sched_problem *p)
 {
     double total = 0;
     for (int i = 0; i < p->op_count; i++)
@@ -290,7 +290,7 @@ pp_status pp_sched_check(const pp_sched_problem *p, const pp_sched_schedule *s,
         return pp_error_set(err, PP_INFEASIBLE, "the schedule has %d ops and %d dependencies, the problem %d and %d",
                             s->op_count, s->dep_count, p->op_count, p->dep_count);
     }
-    checker c = {p, s, report, err, tolerance(p)};
+    checker c = {p, s, report, err, pp_sched_time_tolerance(p)};
     measure(&c, first);
     free(first);
     check_makespan(&c);

@@ -17,7 +17,9 @@
  *   }
  *
  * - Top level: "devices" and "ops" are required; "channels" and "deps" are
- *   optional; "name" and "comment" are optional text, checked and not kept.
+ *   optional; "name" and "comment" are optional text, checked and not kept;
+ *   "time_unit" (optional text, such as "us") says what one unit of the
+ *   durations and comm times is, and labels the pictures' time axes.
  * - devices (at least one): "name" (text, required, unique among devices);
  *   "memory" (number >= 0): the device's capacity; absent means unlimited.
  * - channels: absent means a channel for every ordered pair of distinct
@@ -65,7 +67,8 @@ typedef struct {
     pp_error *err;
 } loader;
 
-static const char *const root_keys[] = {"name", "comment", "devices", "channels", "ops", "deps", NULL};
+static const char *const root_keys[] = {"name", "comment", "time_unit", "devices", "channels", "ops", "deps",
+                                        NULL};
 static const char *const device_keys[] = {"name", "memory", NULL};
 static const char *const pair_keys[] = {"from", "to", NULL};
 static const char *const op_keys[] = {"name", "kind", "duration", "weight", "adjust",
@@ -310,6 +313,16 @@ static pp_status read_deps(loader *L, const json_t *root)
     return PP_OK;
 }
 
+static pp_status read_time_unit(loader *L, const json_t *root)
+{
+    pp_json_at top = {L->file, ""};
+    const char *unit = NULL;
+    pp_status st = pp_json_string(top, root, "time_unit", false, &unit, L->err);
+    if (st == PP_OK && unit && !pp_sched_set_time_unit(L->p, unit))
+        st = pp_error_set(L->err, PP_ENOMEM, "%s: out of memory", L->file);
+    return st;
+}
+
 static pp_status read_problem(loader *L, const json_t *root)
 {
     pp_json_at top = {L->file, ""};
@@ -318,7 +331,7 @@ static pp_status read_problem(loader *L, const json_t *root)
     if ((st = pp_json_object(top, root, root_keys, L->err)) ||
         (st = pp_json_string(top, root, "name", false, &text, L->err)) ||
         (st = pp_json_string(top, root, "comment", false, &text, L->err)) ||
-        (st = read_devices(L, root)) || (st = read_channels(L, root)) ||
+        (st = read_time_unit(L, root)) || (st = read_devices(L, root)) || (st = read_channels(L, root)) ||
         (st = read_ops(L, root)) || (st = read_deps(L, root)))
         return st;
     return pp_sched_problem_finish(L->p, L->file, L->err);

@@ -2,8 +2,8 @@
  * device (op boxes labelled by op name, coloured by op kind), then one row
  * per directed channel that carries a transfer of positive length (boxes
  * labelled "u -> v" by op names, category "transfer"). One time unit is a
- * millisecond in the trace; the SVG's axis says it is the problem's own unit,
- * since a problem states no unit. A schedule the checker refuses still draws when
+ * millisecond in the trace; the SVG's axis names the problem's time unit
+ * when it states one ("time units" when not). A schedule the checker refuses still draws when
  * every op has a device and finite times, since a picture is how one finds
  * what is wrong with it. */
 #include <math.h>
@@ -101,7 +101,7 @@ static pp_status build(const pp_sched_problem *p, const pp_sched_schedule *s, pp
     if (!t || !row)
         st = pp_error_set(err, PP_ENOMEM, "picture: out of memory");
     else
-        st = pp_timeline_set_unit(t, "problem units", err);
+        st = pp_timeline_set_unit(t, p->time_unit ? p->time_unit : "time units", err);
     for (int d = 0; d < p->device_count && st == PP_OK; d++)
         if (pp_timeline_add_row(t, p->device_name[d]) < 0)
             st = pp_error_set(err, PP_ENOMEM, "picture: out of memory");

@@ -78,6 +78,11 @@ static char *arena_strdup(pp_arena *a, const char *s)
     return d;
 }
 
+bool pp_sched_set_time_unit(pp_sched_problem *p, const char *unit)
+{
+    return (p->time_unit = arena_strdup(p->arena, unit)) != NULL;
+}
+
 int pp_sched_add_device(pp_sched_problem *p, const char *name, double capacity)
 {
     pp_sched_builder *b = p->builder;

@@ -341,33 +341,39 @@ static void report_start(run *x, const sched_solution *start)
     sched_decoder_free(&dec);
 }
 
-/* The constructive start, keeping more and more room for the ops that give
- * memory back soonest until the start fits memory: the least room that works
- * usually gives the shortest start (DualPipe, P = 8: 1 to 4 overflow, 5 fits
- * in 69, 8 fits in 149), as long as the deadline lets. `scratch` is spare
- * solution space. */
-static bool construct(const pp_sched_problem *p, const double *head, const double *tail,
+/* The constructive start: the memory-aware greedy's policies (greedy.c),
+ * then, unless one reached the bound, the list scheduler, keeping more and
+ * more room for the ops that give memory back soonest until its start fits
+ * memory: the least room that works usually gives the shortest start
+ * (DualPipe, P = 8: 1 to 4 overflow, 5 fits in 69, 8 fits in 149), as long
+ * as the deadline lets. The best by sched_cost wins; on the zero-bubble
+ * pipelines of BENCHMARKS.md the greedy's. `scratch` is spare solution
+ * space. */
+static bool construct(const pp_sched_problem *p, const double *head, const double *tail, double bound,
                       const pp_deadline *deadline, sched_solution *start, sched_solution *scratch)
 {
     sched_decoder dec;
-    if (!sched_decoder_init(&dec, p) || !sched_construct(p, head, tail, 1, deadline, start)) {
-        sched_decoder_free(&dec);
+    sched_cost cost;
+    if (!sched_decoder_init(&dec, p))
         return false;
-    }
-    sched_decode(&dec, start);
-    sched_cost cost = sched_cost_of(&dec);
-    for (double room = 2; room <= MAX_RESERVE && (dec.overflow > 0 || dec.broken) && !pp_deadline_passed(deadline);
-         room++) {
-        if (!sched_construct(p, head, tail, room, deadline, scratch))
+    bool ok = sched_construct_greedy(p, head, tail, deadline, &dec, start, scratch, &cost);
+    bool done = cost.broken == 0 && cost.overflow == 0 && cost.makespan <= bound * (1 + 1e-9);
+    /* Past the deadline the list scheduler still runs once when the greedy
+     * finished no policy: cut short, it lists the rest in topological order. */
+    bool any = isfinite(cost.makespan);
+    for (double room = 1; ok && !done && room <= MAX_RESERVE && (!pp_deadline_passed(deadline) || !any); room++) {
+        if (!(ok = sched_construct(p, head, tail, room, deadline, scratch)))
             break;
         sched_decode(&dec, scratch);
-        if (sched_cost_compare(sched_cost_of(&dec), cost) < 0) {
-            cost = sched_cost_of(&dec);
+        sched_cost c = sched_cost_of(&dec);
+        if (!any || sched_cost_compare(c, cost) < 0) {
+            cost = c, any = true;
             sched_solution_copy(start, scratch, p->op_count);
         }
+        done = c.overflow == 0 && c.broken == 0;
     }
     sched_decoder_free(&dec);
-    return true;
+    return ok;
 }
 
 /* The span objective: the orders searched, then the times compacted. */
@@ -412,7 +418,7 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     if (o->start && (st = given_start(&x, &start, err)) != PP_OK)
         goto done;
     pp_deadline construct_by = o->time_limit > 0 ? pp_deadline_in(CONSTRUCT_SHARE * o->time_limit) : (pp_deadline){0};
-    if (!o->start && !construct(p, head, tail, &construct_by, &start, &best)) {
+    if (!o->start && !construct(p, head, tail, r->lower_bound, &construct_by, &start, &best)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }

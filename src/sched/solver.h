@@ -81,6 +81,16 @@ void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_
 bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail, double reserve,
                      const pp_deadline *deadline, sched_solution *out); /* false: out of memory */
 
+/* The memory-aware start (greedy.c): a device-driven list scheduler under
+ * each policy of a small grid (warm-up limits on ops that raise memory,
+ * when to run fillers, which ready op first), until one reaches the lower
+ * bound or the deadline passes. The best by sched_cost goes to out and its
+ * cost to *cost (broken and infinite when no policy finished); dec and
+ * scratch are working space. false: out of memory. */
+bool sched_construct_greedy(const pp_sched_problem *p, const double *head, const double *tail,
+                            const pp_deadline *deadline, sched_decoder *dec, sched_solution *out,
+                            sched_solution *scratch, sched_cost *cost);
+
 /* Local search over (device, list): late-acceptance hill climbing with moves
  * that shift an op within its precedence window, pull a critical op before
  * its device predecessor, or move an op to another device. */

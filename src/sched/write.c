@@ -210,6 +210,13 @@ pp_status pp_sched_write_problem(const pp_sched_problem *p, FILE *f, pp_error *e
     }
     writer w = {.f = f};
     fputs("{", f);
+    if (p->time_unit) {
+        fputs("\n  \"time_unit\": ", f);
+        json_t *unit = text(&w, p->time_unit);
+        dump(&w, unit);
+        json_decref(unit);
+        fputs(",", f);
+    }
     write_devices(&w, p);
     if (!every_pair)
         write_channels(&w, p);

@@ -79,6 +79,39 @@ static void round_trip(void)
     expect(command, 0, NULL);
 }
 
+/* A bubble that is 0 up to rounding prints as 0 (the durations sum to
+ * 0.6000000000000001 in op order, the makespan is 0.6); a problem's time
+ * unit labels the SVG's axis, and `gen pipeline --time-unit` states one. */
+static void rounding_and_unit(void)
+{
+    char command[2048];
+    const char *tmp = "sched_cli_unit";
+    snprintf(command, sizeof command,
+             "%s check-schedule %s/rounding_problem.json %s/rounding_schedule.json | grep -x 'largest bubble 0' && "
+             "%s check-schedule %s/rounding_problem.json %s/rounding_schedule.json | grep -Eq '^gpu0 +0.6 +0 '",
+             PP_CLI, PP_DATA_DIR, PP_DATA_DIR, PP_CLI, PP_DATA_DIR, PP_DATA_DIR);
+    expect(command, 0, "largest bubble 0");
+    snprintf(command, sizeof command,
+             "%s schedule %s/rounding_problem.json --timeout 5 --svg %s.svg --quiet > /dev/null && "
+             "grep -c '>time (us)<' %s.svg",
+             PP_CLI, PP_DATA_DIR, tmp, tmp);
+    expect(command, 0, "1");
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 2 --microbatches 2 --scheme 1f1b --mem-act 2 --tf 5 --time-unit ms --out %s.json "
+             "&& grep -c '\"time_unit\": \"ms\"' %s.json",
+             PP_CLI, tmp, tmp);
+    expect(command, 0, "1");
+    snprintf(command, sizeof command,
+             "%s schedule %s.json --timeout 5 --svg %s.svg --quiet > /dev/null && grep -c '>time (ms)<' %s.svg && "
+             "%s gen pipeline --pp 2 --microbatches 2 --scheme 1f1b --mem-act 2 --out %s.json && "
+             "%s schedule %s.json --timeout 5 --svg %s.svg --quiet > /dev/null && "
+             "grep -c '>time (time units)<' %s.svg",
+             PP_CLI, tmp, tmp, tmp, PP_CLI, tmp, PP_CLI, tmp, tmp, tmp);
+    expect(command, 0, "1");
+    snprintf(command, sizeof command, "rm -f %s.json %s.svg", tmp, tmp);
+    expect(command, 0, NULL);
+}
+
 static void bad_flags(void)
 {
     char command[1024];
@@ -150,6 +183,7 @@ int main(void)
     malformed_problems();
     the_four_named_in_the_issue();
     round_trip();
+    rounding_and_unit();
     bad_flags();
     return CHECK_DONE();
 }

@@ -211,8 +211,9 @@ static void test_svg(const pp_sched_problem *p, const pp_sched_schedule *s)
     CHECK(strstr(svg, "<title>weight&amp;co on gpu2: 1 box, busy 1</title>") != NULL);
     CHECK(strstr(svg, ">weight&amp;co</text>") != NULL);
     CHECK(strstr(svg, "makespan 9.5") != NULL);
-    /* The axis names its unit: the problem's, not the trace's millisecond. */
-    CHECK(strstr(svg, ">time (problem units)</text>") != NULL);
+    /* The axis names its unit: the problem's, not the trace's millisecond;
+     * this problem states none (test_cli: one that does). */
+    CHECK(strstr(svg, ">time (time units)</text>") != NULL);
     CHECK(strstr(svg, "time (ms)") == NULL);
     free(svg);
 }
