@@ -3,6 +3,7 @@
  * and neighbourhood rounds in turn) until the deadline -> the answer,
  * priced by the evaluator. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iopddl/bound.h"
@@ -127,18 +128,53 @@ static pp_status first_feasible(const iopddl_model *m, const uint8_t *relevant, 
     return fits ? PP_OK : PP_INFEASIBLE;
 }
 
-/* The certified bound gets its share of the time left; the exact stage's
- * MIP bound stays when it is higher. */
-static void bound_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
-                        double started, pp_iopddl_result *r)
+/* The certified bound runs on a thread of its own from the start, beside
+ * the first answer's stage, which keeps one core busy: on two cores it is
+ * then mostly done before the search begins (A, C and L converge within
+ * 1-4 CPU s). It gets its share of the time and aims at no answer (bound.c
+ * caps how far its steps aim, so a known answer hardly steers them). With
+ * one thread asked for, it is waited for at once, before the first answer. */
+typedef struct {
+    const iopddl_model *m;
+    pp_deadline deadline;
+    double seconds, bound;
+    pthread_t thread;
+    bool running;
+} bound_job;
+
+static void *bound_main(void *arg)
 {
+    bound_job *j = arg;
+    j->bound = iopddl_bound(j->m, INFINITY, BOUND_STEPS, j->seconds, j->seconds >= BOUND_REDUCE_SECONDS, &j->deadline);
+    return NULL;
+}
+
+static void bound_begin(bound_job *j, const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline)
+{
+    memset(j, 0, sizeof *j);
+    j->bound = -INFINITY;
     if (o->bound_share <= 0)
         return;
-    report(o, started, r->cost, 0, "bound");
-    double seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
-    double bound = iopddl_bound(m, r->feasible && r->cost < PP_IOPDDL_FORBIDDEN ? (double)r->cost : INFINITY, BOUND_STEPS, seconds, seconds >= BOUND_REDUCE_SECONDS, deadline);
-    if (bound > r->lower_bound)
-        r->lower_bound = bound;
+    j->m = m;
+    j->deadline = *deadline;
+    j->seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
+    j->running = pthread_create(&j->thread, NULL, bound_main, j) == 0;
+    if (!j->running)
+        bound_main(j);
+    else if ((o->threads > 0 ? o->threads : pp_cpu_count()) < 2) {
+        pthread_join(j->thread, NULL);
+        j->running = false;
+    }
+}
+
+/* Waits for the bound; the exact stage's MIP bound stays when it is higher. */
+static void bound_end(bound_job *j, pp_iopddl_result *r)
+{
+    if (j->running)
+        pthread_join(j->thread, NULL);
+    j->running = false;
+    if (j->bound > r->lower_bound)
+        r->lower_bound = j->bound;
 }
 
 static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
@@ -206,16 +242,20 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
         iopddl_model_free(m);
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     }
+    bound_job bound;
+    bound_begin(&bound, m, o, &deadline);
     status = first_feasible(m, relevant, groups, started, &deadline, r, err);
+    bound_end(&bound, r);
     if (status == PP_INFEASIBLE)
         pp_error_set(err, PP_INFEASIBLE, "no assignment fits the usage limit: even the least usage of every node peaks above %lld",
                      (long long)p->usage_limit);
     if (status == PP_OK) {
         report(o, started, r->cost, 0, "first feasible");
+        double certified = r->lower_bound;
         status = exact_stage(m, o, &deadline, started, r, err);
+        r->lower_bound = fmax(r->lower_bound, certified);
     }
     if (status == PP_OK && !r->proven_optimal) {
-        bound_stage(m, o, &deadline, started, r);
         /* Costs are integers and the bound is rounded up: an answer at the
          * bound is optimal, and the search would only burn the time. */
         r->proven_optimal = (double)r->cost <= r->lower_bound;
