@@ -133,7 +133,9 @@ static pp_status first_feasible(const iopddl_model *m, const uint8_t *relevant, 
  * then mostly done before the search begins (A, C and L converge within
  * 1-4 CPU s). It gets its share of the time and aims at no answer (bound.c
  * caps how far its steps aim, so a known answer hardly steers them). With
- * one thread asked for, it is waited for at once, before the first answer. */
+ * one thread asked for, or a share too short for the presolved model (the
+ * one-second contract: then every CPU second goes to the first answer), it
+ * runs after the first answer instead. */
 typedef struct {
     const iopddl_model *m;
     pp_deadline deadline;
@@ -158,20 +160,18 @@ static void bound_begin(bound_job *j, const iopddl_model *m, const pp_iopddl_opt
     j->m = m;
     j->deadline = *deadline;
     j->seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
-    j->running = pthread_create(&j->thread, NULL, bound_main, j) == 0;
-    if (!j->running)
-        bound_main(j);
-    else if ((o->threads > 0 ? o->threads : pp_cpu_count()) < 2) {
-        pthread_join(j->thread, NULL);
-        j->running = false;
-    }
+    bool beside = (o->threads > 0 ? o->threads : pp_cpu_count()) >= 2 && j->seconds >= BOUND_REDUCE_SECONDS;
+    j->running = beside && pthread_create(&j->thread, NULL, bound_main, j) == 0;
 }
 
-/* Waits for the bound; the exact stage's MIP bound stays when it is higher. */
+/* Waits for the bound (or runs it, when it did not run beside the first
+ * answer); the exact stage's MIP bound stays when it is higher. */
 static void bound_end(bound_job *j, pp_iopddl_result *r)
 {
     if (j->running)
         pthread_join(j->thread, NULL);
+    else if (j->m)
+        bound_main(j);
     j->running = false;
     if (j->bound > r->lower_bound)
         r->lower_bound = j->bound;
