@@ -2,7 +2,7 @@
  * one instance (bound.c) after STEPS subgradient steps (0: without the
  * usage limit) within SECONDS of wall time (0: none, so the figure is the
  * same on every run of one build), on the plain or the reduced model
- * (bound_model.c). Prints the bound and its CPU seconds; with MODEL "size",
+ * (bound_model.c). Prints the bound, its CPU and wall seconds; with MODEL "size",
  * the reduced model's size and the CPU seconds its presolve took. */
 #include <math.h>
 #include <stdio.h>
@@ -49,10 +49,10 @@ int main(int argc, char **argv)
         status = print_size(m);
     } else {
         pp_deadline none = pp_deadline_in(0);
-        double t0 = cpu_seconds();
+        double t0 = cpu_seconds(), w0 = pp_now();
         double bound = iopddl_bound(m, strtod(argv[2], NULL), atoi(argv[3]), strtod(argv[4], NULL),
                                     !strcmp(argv[5], "reduced"), &none);
-        printf("%.0f %.2f\n", bound, cpu_seconds() - t0);
+        printf("%.0f %.2f %.2f\n", bound, cpu_seconds() - t0, pp_now() - w0);
     }
     iopddl_model_free(m);
     pp_iopddl_free(p);

@@ -3,6 +3,7 @@
  * and neighbourhood rounds in turn) until the deadline -> the answer,
  * priced by the evaluator. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "iopddl/bound.h"
@@ -32,6 +33,11 @@ enum { FIRST_ATTEMPTS = 4 };
 /* Subgradient steps on the usage rows' multipliers at most (bound.c); the
  * bound's share of the time ends them first on the large instances. */
 enum { BOUND_STEPS = 1000 };
+/* The bound works on the presolved model (bound_model.c) when its share is
+ * at least this: the presolve cannot be interrupted and took 0.5-1.1 CPU s
+ * on the contest instances, for a bound 0.07-1% below the best known on A,
+ * C, L and M where the solver's own model needed 15-25 s for 0.2-4%. */
+#define BOUND_REDUCE_SECONDS 0.5
 
 /* The presolved problem's search (presolved.h) needs the presolve, which
  * cannot be interrupted (L and S: about 1.6 s alone), and its tables held
@@ -134,18 +140,53 @@ static pp_status first_feasible(const iopddl_model *m, const uint8_t *relevant, 
     return fits ? PP_OK : PP_INFEASIBLE;
 }
 
-/* The certified bound gets its share of the time left; the exact stage's
- * MIP bound stays when it is higher. */
-static void bound_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
-                        double started, pp_iopddl_result *r)
+/* The certified bound runs on a thread of its own from the start, beside
+ * the first answer's stage, which keeps one core busy: on two cores it is
+ * then mostly done before the search begins (A, C and L converge within
+ * 1-4 CPU s). It gets its share of the time and aims at no answer (bound.c
+ * caps how far its steps aim, so a known answer hardly steers them). With
+ * one thread asked for, or a share too short for the presolved model (the
+ * one-second contract: then every CPU second goes to the first answer), it
+ * runs after the first answer instead. */
+typedef struct {
+    const iopddl_model *m;
+    pp_deadline deadline;
+    double seconds, bound;
+    pthread_t thread;
+    bool running;
+} bound_job;
+
+static void *bound_main(void *arg)
 {
+    bound_job *j = arg;
+    j->bound = iopddl_bound(j->m, INFINITY, BOUND_STEPS, j->seconds, j->seconds >= BOUND_REDUCE_SECONDS, &j->deadline);
+    return NULL;
+}
+
+static void bound_begin(bound_job *j, const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline)
+{
+    memset(j, 0, sizeof *j);
+    j->bound = -INFINITY;
     if (o->bound_share <= 0)
         return;
-    report(o, started, r->cost, 0, "bound");
-    double seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
-    double bound = iopddl_bound(m, r->feasible && r->cost < PP_IOPDDL_FORBIDDEN ? (double)r->cost : INFINITY, BOUND_STEPS, seconds, true, deadline);
-    if (bound > r->lower_bound)
-        r->lower_bound = bound;
+    j->m = m;
+    j->deadline = *deadline;
+    j->seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
+    bool beside = (o->threads > 0 ? o->threads : pp_cpu_count()) >= 2 && j->seconds >= BOUND_REDUCE_SECONDS;
+    j->running = beside && pthread_create(&j->thread, NULL, bound_main, j) == 0;
+}
+
+/* Waits for the bound (or runs it, when it did not run beside the first
+ * answer); the exact stage's MIP bound stays when it is higher. */
+static void bound_end(bound_job *j, pp_iopddl_result *r)
+{
+    if (j->running)
+        pthread_join(j->thread, NULL);
+    else if (j->m)
+        bound_main(j);
+    j->running = false;
+    if (j->bound > r->lower_bound)
+        r->lower_bound = j->bound;
 }
 
 static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
@@ -307,7 +348,10 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
         iopddl_model_free(m);
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     }
+    bound_job bound;
+    bound_begin(&bound, m, o, &deadline);
     status = first_feasible(m, relevant, groups, started, &deadline, r, err);
+    bound_end(&bound, r);
     if (status == PP_INFEASIBLE)
         pp_error_set(err, PP_INFEASIBLE, "no assignment fits the usage limit: even the least usage of every node peaks above %lld",
                      (long long)p->usage_limit);
@@ -315,10 +359,11 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
         take_warm(m, warm, r);
     if (status == PP_OK) {
         report(o, started, r->cost, 0, "first feasible");
+        double certified = r->lower_bound;
         status = exact_stage(m, o, &deadline, started, r, err);
+        r->lower_bound = fmax(r->lower_bound, certified);
     }
     if (status == PP_OK && !r->proven_optimal) {
-        bound_stage(m, o, &deadline, started, r);
         /* Costs are integers and the bound is rounded up: an answer at the
          * bound is optimal, and the search would only burn the time. */
         r->proven_optimal = (double)r->cost <= r->lower_bound;
