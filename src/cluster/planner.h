@@ -131,6 +131,9 @@ typedef struct {
     /* Scratch of cluster_plan_bound: when each stage's forward and backward
      * of each micro-batch ends ([2][stage][micro-batch]). */
     double *schedule;
+    /* Op q of stage s in 1F1B (cluster_op_of), micro-batch * 2 + forward:
+     * [s * 2 m + q], worked out once for the schedules above. */
+    int *op_order;
     double *ring_bandwidth; /* [stage] */
     /* The most bandwidth a ring flow of stage s gets: its hop's, and the
      * share of each NIC pool that the stage's flows leaving its node take
@@ -253,9 +256,12 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
 double cluster_layer_full_activation(const cluster_stages *st, int s, int layer);
 /* The bound of a complete plan: the walk over its stages, the 1F1B drain
  * of each stage (its last backward waits for the last micro-batch to go
- * down the pipeline and back), and for every node the pipeline and
- * gradient bytes its NICs must send, each no earlier than it can exist. */
-double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay);
+ * down the pipeline and back), for every node the pipeline and gradient
+ * bytes its NICs must send, each no earlier than it can exist, and each
+ * distinct replica's 1F1B schedule. Once a part exceeds `enough` the rest
+ * (the schedules, p m steps each) is skipped: the answer is then a weaker
+ * bound, still above `enough`. INFINITY for the full bound. */
+double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay, double enough);
 /* Fills rate, rate_suffix, cap_work, cap_kept, kinks, by_rate, hop_floor
  * and bottleneck; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);

@@ -138,6 +138,12 @@ pp_status cluster_search_simulate(cluster_search *sh, const pp_cluster_plan *p, 
     return s;
 }
 
+/* A complete plan's bound, as far as it must go to be pruned. */
+static double plan_bound(worker *wk, const int *layers, const bool *replay)
+{
+    return cluster_plan_bound(&wk->st, layers, replay, incumbent(wk->sh) / (1.0 - PRUNE_SLACK));
+}
+
 static void judge(worker *wk, const int *layers, const bool *replay)
 {
     cluster_search *sh = wk->sh;
@@ -253,7 +259,7 @@ static void dfs(worker *wk, int s, int first, cluster_walk walk)
     if (s == wk->st.stage_count) {
         if (!pruned(walk.fixed, incumbent(wk->sh)) &&
             compare_key(wk->layers, wk->replay, wk->greedy, wk->greedy_replay, s) != 0 &&
-            !pruned(cluster_plan_bound(&wk->st, wk->layers, wk->replay), incumbent(wk->sh))) {
+            !pruned(plan_bound(wk, wk->layers, wk->replay), incumbent(wk->sh))) {
             judge(wk, wk->layers, wk->replay);
             wk->landed = wk->diving;
         }
@@ -336,7 +342,7 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
         return false;
     greedy_layers(&wk->st, wk->greedy, wk->greedy_replay);
     if (wk->diving &&
-        !pruned(cluster_plan_bound(&wk->st, wk->greedy, wk->greedy_replay), incumbent(sh)))
+        !pruned(plan_bound(wk, wk->greedy, wk->greedy_replay), incumbent(sh)))
         judge(wk, wk->greedy, wk->greedy_replay);
     wk->landed = false;
     dfs(wk, 0, 0, cluster_walk_start());
@@ -355,6 +361,25 @@ static int take_branch(cluster_search *sh)
     return i;
 }
 
+/* Branch i is searched to its end: by its full search, or by a dive that
+ * judged no plan (so its depth-first search ran out of children, every
+ * pruned one above an incumbent no better than the final one). A dive and
+ * the full search of one branch can run at once: the lock orders them. */
+static void mark_done(cluster_search *sh, int i)
+{
+    pthread_mutex_lock(&sh->lock);
+    sh->done[i] = true;
+    pthread_mutex_unlock(&sh->lock);
+}
+
+static bool is_done(cluster_search *sh, int i)
+{
+    pthread_mutex_lock(&sh->lock);
+    bool done = sh->done[i];
+    pthread_mutex_unlock(&sh->lock);
+    return done;
+}
+
 static void *worker_main(void *arg)
 {
     worker *wk = arg;
@@ -363,9 +388,11 @@ static void *worker_main(void *arg)
         wk->diving = k < sh->branch_count;
         int i = wk->diving ? k : k - sh->branch_count;
         cluster_branch *b = &sh->branches[i];
+        if (!wk->diving && is_done(sh, i))
+            continue;
         if (pruned(b->root_bound, incumbent(sh))) {
             if (!wk->diving)
-                sh->done[i] = true;
+                mark_done(sh, i);
             continue;
         }
         pp_arena *a = pp_arena_new(1 << 14);
@@ -376,9 +403,8 @@ static void *worker_main(void *arg)
             fail(sh, &e);
             break;
         }
-        /* a dive may still run while another worker finishes the full search */
-        if (!wk->diving)
-            sh->done[i] = !wk->stopped;
+        if (!wk->stopped && (!wk->diving || !wk->landed))
+            mark_done(sh, i);
     }
     return NULL;
 }

@@ -314,7 +314,7 @@ static void test_bound_and_memory(void)
                     replay[s] = pp_rng_below(&rng, 2);
                 pp_cluster_plan *p = cluster_stages_plan(&st, layers, replay);
                 CHECK(pp_cluster_plan_validate(c, w, p, &err) == PP_OK);
-                double t = simulated(c, w, p, 0.0), bound = cluster_plan_bound(&st, layers, replay);
+                double t = simulated(c, w, p, 0.0), bound = cluster_plan_bound(&st, layers, replay, INFINITY);
                 fitting += isfinite(t);
                 if (!(bound <= t * (1 + 1e-12)))
                     fprintf(stderr, "bound %.9g above simulated %.9g\n", bound, t);
@@ -380,7 +380,7 @@ static void test_bound_after_drop(const char *workload, int seed)
             replay[s] = cluster_stage_memory(&st, s, first, layers[s], 0.0, false) > st.capacity[s] ||
                         pp_rng_below(&rng, 4) == 0;
         pp_cluster_plan *p = cluster_stages_plan(&st, layers, replay);
-        double t = simulated(c, w, p, 1800.0), bound = cluster_plan_bound(&st, layers, replay);
+        double t = simulated(c, w, p, 1800.0), bound = cluster_plan_bound(&st, layers, replay, INFINITY);
         if (isfinite(t)) {
             if (!(bound <= t * (1 + 1e-12)))
                 fprintf(stderr, "branch %d: bound %.9g above simulated %.9g\n", i, bound, t);
