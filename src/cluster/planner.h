@@ -277,21 +277,29 @@ double cluster_root_bound(const cluster_stages *st);
  * of which is the answer). Simulations stop at that moment too. */
 typedef struct {
     pp_deadline deadline;
+    /* With no plan in hand a simulation may run past the deadline, to
+     * here (pp_now() seconds): the deadline plus 10% of the limit. The
+     * command gives the search its --timeout less a margin for its output
+     * (tools/cli.c: 0.5 s + 2%, at most a quarter), which covers it. */
+    double grace;
     int reserve;
     _Atomic double longest; /* s, the longest simulation with a finite time */
 } cluster_clock;
 
 bool cluster_clock_late(cluster_clock *k);
-/* Simulates like cluster_simulate_step, timing it into k; unless it is
- * the first (no plan in hand yet), a simulation still running when only
- * the reserve is left stops (INFINITY). */
+/* Past the grace: not even a first plan is worth simulating. */
+bool cluster_clock_over(cluster_clock *k);
+/* Simulates like cluster_simulate_step, timing it into k; a simulation
+ * still running when only the reserve is left stops (INFINITY), or, the
+ * first (no plan in hand yet), when the grace has passed. */
 pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp_cluster_workload *w,
                                  const pp_cluster_plan *p, double start_time, double cutoff,
                                  bool first, double *step, pp_cluster_report *report, pp_error *err);
 
 /* uniform.c */
-/* pp_cluster_uniform_best stopping when k is late once it holds a plan:
- * the best found so far, with its simulation's report. */
+/* pp_cluster_uniform_best stopping when k is late once it holds a plan,
+ * or past its grace without one: the best found so far (none when the
+ * first simulation outlasted the grace), with its simulation's report. */
 pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
                                cluster_clock *k, pp_cluster_plan **out, double *time,
                                pp_cluster_report *report, pp_error *err);
