@@ -348,15 +348,22 @@ static double water_level(const cluster_stages *st, int from, double work)
 }
 
 /* The least sum of the stages' times (from `from` on) that holds `work`:
- * the fastest stages filled to their memory first. */
+ * every open stage holds at least one layer, so at least the least work
+ * of any layer; the rest goes to the fastest stages first, filled to
+ * their memory. */
 static double least_sum(const cluster_stages *st, int from, double work)
 {
-    double sum = 0.0, whole = work;
+    double sum = 0.0, whole = work, floor = st->least_layer_work;
+    for (int s = from; s < st->stage_count; s++) {
+        double take = fmin(fmin(work, floor), st->cap_work[s]);
+        sum += take / st->rate[s];
+        work -= take;
+    }
     for (int i = 0; i < st->stage_count && work > 0; i++) {
         int s = st->by_rate[i];
         if (s < from)
             continue;
-        double take = fmin(work, st->cap_work[s]);
+        double take = fmin(work, st->cap_work[s] - fmin(floor, st->cap_work[s]));
         sum += take / st->rate[s];
         work -= take;
     }
@@ -671,6 +678,9 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
         return false;
     stage_rates(st);
     hop_floors(st);
+    st->least_layer_work = INFINITY;
+    for (int l = 0; l < st->prefix->layers; l++)
+        st->least_layer_work = fmin(st->least_layer_work, cluster_work(st, l, 1));
     int kept[p], replayed[p];
     for (int s = 0; s < p; s++) {
         replayed[s] = most_layers(st, s, true);

@@ -134,6 +134,7 @@ typedef struct {
     /* Op q of stage s in 1F1B (cluster_op_of), micro-batch * 2 + forward:
      * [s * 2 m + q], worked out once for the schedules above. */
     int *op_order;
+    double least_layer_work; /* the least work of any one layer */
     double *ring_bandwidth; /* [stage] */
     /* The most bandwidth a ring flow of stage s gets: its hop's, and the
      * share of each NIC pool that the stage's flows leaving its node take
