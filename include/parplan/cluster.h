@@ -501,8 +501,9 @@ typedef struct {
 typedef struct {
     double time_limit;       /* s; 0 = run to the end of the search. A first
                               * plan still being simulated at the limit may
-                              * run 10% past it; then the search ends with
-                              * what it holds (best NULL, complete false, if
+                              * run past it by a quarter of it, at most
+                              * 0.4 s + 1%; then the search ends with what
+                              * it holds (best NULL, complete false, if
                               * nothing) */
     int threads;             /* 0 = the machine's cores */
     uint64_t seed;

@@ -279,9 +279,10 @@ double cluster_root_bound(const cluster_stages *st);
 typedef struct {
     pp_deadline deadline;
     /* With no plan in hand a simulation may run past the deadline, to
-     * here (pp_now() seconds): the deadline plus 10% of the limit. The
-     * command gives the search its --timeout less a margin for its output
-     * (tools/cli.c: 0.5 s + 2%, at most a quarter), which covers it. */
+     * here (pp_now() seconds): the deadline plus a quarter of the limit,
+     * at most 0.4 s + 1% of it. The command gives the search its --timeout
+     * less a margin for its output (tools/cli.c: 0.5 s + 2%, at most a
+     * quarter), which holds that and the output. */
     double grace;
     int reserve;
     _Atomic double longest; /* s, the longest simulation with a finite time */

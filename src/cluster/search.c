@@ -370,7 +370,11 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
  * the full searches. */
 static int take_branch(cluster_search *sh)
 {
+    /* a branch costs its stages' tables before its first 1024 nodes look
+     * at the clock: at thousands of GPUs, many branches' worth */
+    bool late = cluster_clock_late(&sh->clock);
     pthread_mutex_lock(&sh->lock);
+    sh->stop |= late;
     int i = sh->stop || sh->next == 2 * sh->branch_count ? -1 : sh->next++;
     pthread_mutex_unlock(&sh->lock);
     return i;

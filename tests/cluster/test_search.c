@@ -626,7 +626,7 @@ static void test_lost_device(void)
 }
 
 /* A search stopped by its timeout answers with what it found in time: a
- * limit shorter than any simulation (its grace is 10% of it) leaves no
+ * limit shorter than any simulation (its grace is a quarter of it) leaves no
  * plan, says the search is incomplete, and keeps a lower bound no plan of
  * the space beats. With no limit the same search completes. */
 static void test_timeout(void)
