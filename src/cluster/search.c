@@ -4,9 +4,8 @@
  * dive per branch (its greedy plan and the first plan its search reaches
  * within a few hundred nodes; a dive that runs out of children has searched
  * its branch), then each branch's full depth-first search over layers per
- * stage with
- * children tried by bound; every complete plan whose bound does not exceed the
- * incumbent is simulated. Ties go to the smaller (branch index, layers)
+ * stage with children tried by bound; every complete plan whose bound does
+ * not exceed the incumbent is simulated. Ties go to the smaller (branch index, layers)
  * key, and pruning is strict, so a complete search gives the same answer
  * whatever the threads and their timing. */
 #include "cluster/search.h"
