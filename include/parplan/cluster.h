@@ -515,7 +515,12 @@ typedef struct {
 } pp_cluster_progress;
 
 typedef struct {
-    double time_limit;       /* s; 0 = run to the end of the search */
+    double time_limit;       /* s; 0 = run to the end of the search. A first
+                              * plan still being simulated at the limit may
+                              * run past it by a quarter of it, at most
+                              * 0.4 s + 1%; then the search ends with what
+                              * it holds (best NULL, complete false, if
+                              * nothing) */
     int threads;             /* 0 = the machine's cores */
     uint64_t seed;
     double start_time;       /* plan for the conditions at this time */
@@ -531,7 +536,8 @@ typedef struct {
 } pp_cluster_plan_options;
 
 typedef struct {
-    pp_cluster_plan *best;     /* NULL when no plan fits in memory */
+    pp_cluster_plan *best;     /* NULL when no plan fits in memory, or none was
+                                * found in time (complete false) */
     double best_time;          /* simulated step time of best */
     pp_cluster_plan *uniform;  /* the best Megatron-uniform plan that fits, or NULL */
     double uniform_time;

@@ -348,15 +348,22 @@ static double water_level(const cluster_stages *st, int from, double work)
 }
 
 /* The least sum of the stages' times (from `from` on) that holds `work`:
- * the fastest stages filled to their memory first. */
+ * every open stage holds at least one layer, so at least the least work
+ * of any layer; the rest goes to the fastest stages first, filled to
+ * their memory. */
 static double least_sum(const cluster_stages *st, int from, double work)
 {
-    double sum = 0.0, whole = work;
+    double sum = 0.0, whole = work, floor = st->least_layer_work;
+    for (int s = from; s < st->stage_count; s++) {
+        double take = fmin(fmin(work, floor), st->cap_work[s]);
+        sum += take / st->rate[s];
+        work -= take;
+    }
     for (int i = 0; i < st->stage_count && work > 0; i++) {
         int s = st->by_rate[i];
         if (s < from)
             continue;
-        double take = fmin(work, st->cap_work[s]);
+        double take = fmin(work, st->cap_work[s] - fmin(floor, st->cap_work[s]));
         sum += take / st->rate[s];
         work -= take;
     }
@@ -651,7 +658,17 @@ static bool bottlenecks(cluster_stages *st, const int *kept, const int *replayed
 
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
 {
-    int p = st->stage_count;
+    int p = st->stage_count, m = st->branch->micro_batches;
+    st->op_order = pp_arena_alloc(a, 2 * (size_t)p * (size_t)m * sizeof(int));
+    if (!st->op_order)
+        return false;
+    for (int s = 0; s < p; s++)
+        for (int q = 0; q < 2 * m; q++) {
+            bool forward;
+            int micro;
+            cluster_op_of(p, s, m, q, &forward, &micro);
+            st->op_order[(size_t)s * 2 * m + q] = 2 * micro + forward;
+        }
     st->cap_work = pp_arena_alloc(a, (size_t)p * sizeof(double));
     st->cap_kept = pp_arena_alloc(a, (size_t)p * sizeof(double));
     st->kinks = pp_arena_alloc(a, 3 * (size_t)p * sizeof(cluster_kink));
@@ -661,6 +678,9 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
         return false;
     stage_rates(st);
     hop_floors(st);
+    st->least_layer_work = INFINITY;
+    for (int l = 0; l < st->prefix->layers; l++)
+        st->least_layer_work = fmin(st->least_layer_work, cluster_work(st, l, 1));
     int kept[p], replayed[p];
     for (int s = 0; s < p; s++) {
         replayed[s] = most_layers(st, s, true);
@@ -792,9 +812,8 @@ static double replica_bound(const cluster_stages *st, const cluster_cost *c, con
         int s = stack[--depth];
         queued[s] = false;
         for (; next[s] < 2 * m; next[s]++) {
-            bool forward;
-            int i;
-            cluster_op_of(p, s, m, next[s], &forward, &i);
+            int op = st->op_order[(size_t)s * 2 * m + next[s]], i = op / 2;
+            bool forward = op % 2;
             double *done = forward ? fwd : bwd;
             int from = forward ? s - 1 : s + 1;
             double ready = 0.0;
@@ -803,7 +822,7 @@ static double replica_bound(const cluster_stages *st, const cluster_cost *c, con
                     break;
                 ready = done[(size_t)from * m + i] + hop[forward ? from : s];
             }
-            free_at[s] = fmax(free_at[s], ready) + (forward ? c[s].forward : c[s].backward);
+            free_at[s] = most(free_at[s], ready) + (forward ? c[s].forward : c[s].backward);
             done[(size_t)s * m + i] = free_at[s];
             int to = forward ? s + 1 : s - 1;
             if (to >= 0 && to < p && !queued[to]) {
@@ -814,7 +833,7 @@ static double replica_bound(const cluster_stages *st, const cluster_cost *c, con
     }
     double bound = 0.0;
     for (int s = 0; s < p; s++)
-        bound = fmax(bound, bwd[(size_t)s * m + m - 1] + c[s].tail);
+        bound = most(bound, bwd[(size_t)s * m + m - 1] + c[s].tail);
     return bound;
 }
 
@@ -826,7 +845,7 @@ static bool same_hops(const cluster_stages *st, int r, int q)
                   (size_t)p * sizeof(double)) == 0;
 }
 
-double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay)
+double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay, double enough)
 {
     int p = st->stage_count;
     cluster_walk walk[p + 1];
@@ -845,12 +864,17 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
         bound = fmax(bound, ring_release[k] + cost[k].backward + fmax(walk[k].out, cost[k].tail));
         below += cost[k].forward + cost[k].backward + 2 * (k > 0 ? cost[k - 1].hop : 0.0);
     }
+    for (int n = 0; n < st->space->cluster->node_count; n++)
+        bound = fmax(bound, nic_bound(st, n, ring_release, hop_release, layers));
+    /* the schedules below cost p m steps each: the sums above first */
+    if (bound > enough)
+        return bound;
     int last[p];
     for (int s = 0, first = 0; s < p; first += layers[s++])
         last[s] = first + layers[s] - 1;
     /* replicas mostly repeat a few patterns of transfers */
     int distinct[8], count = 0;
-    for (int r = 0; r < st->branch->dp; r++) {
+    for (int r = 0; r < st->branch->dp && bound <= enough; r++) {
         bool seen = false;
         for (int i = 0; i < count && !seen; i++)
             seen = same_hops(st, r, distinct[i]);
@@ -860,8 +884,6 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
             distinct[count++] = r;
         bound = fmax(bound, replica_bound(st, cost, last, r));
     }
-    for (int n = 0; n < st->space->cluster->node_count; n++)
-        bound = fmax(bound, nic_bound(st, n, ring_release, hop_release, layers));
     return bound;
 }
 

@@ -15,12 +15,19 @@ bool cluster_clock_late(cluster_clock *k)
     return k->deadline.at > 0 && pp_now() + ahead >= k->deadline.at;
 }
 
+bool cluster_clock_over(cluster_clock *k)
+{
+    pp_deadline grace = {k->deadline.at > 0 ? k->grace : 0, k->deadline.stop};
+    return pp_deadline_passed(&grace);
+}
+
 pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp_cluster_workload *w,
                                  const pp_cluster_plan *p, double start_time, double cutoff,
                                  bool first, double *step, pp_cluster_report *report, pp_error *err)
 {
     double began = pp_now(), seen = atomic_load_explicit(&k->longest, memory_order_relaxed);
-    pp_deadline until = {k->deadline.at > 0 && !first ? k->deadline.at - k->reserve * seen : 0, k->deadline.stop};
+    double at = first ? k->grace : k->deadline.at - k->reserve * seen;
+    pp_deadline until = {k->deadline.at > 0 ? at : 0, k->deadline.stop};
     pp_status s = cluster_simulate_step(c, w, p, start_time, cutoff, &until, step, report, err);
     double took = pp_now() - began;
     while (isfinite(*step) && took > seen && !atomic_compare_exchange_weak(&k->longest, &seen, took))

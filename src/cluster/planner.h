@@ -131,6 +131,10 @@ typedef struct {
     /* Scratch of cluster_plan_bound: when each stage's forward and backward
      * of each micro-batch ends ([2][stage][micro-batch]). */
     double *schedule;
+    /* Op q of stage s in 1F1B (cluster_op_of), micro-batch * 2 + forward:
+     * [s * 2 m + q], worked out once for the schedules above. */
+    int *op_order;
+    double least_layer_work; /* the least work of any one layer */
     double *ring_bandwidth; /* [stage] */
     /* The most bandwidth a ring flow of stage s gets: its hop's, and the
      * share of each NIC pool that the stage's flows leaving its node take
@@ -253,9 +257,12 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
 double cluster_layer_full_activation(const cluster_stages *st, int s, int layer);
 /* The bound of a complete plan: the walk over its stages, the 1F1B drain
  * of each stage (its last backward waits for the last micro-batch to go
- * down the pipeline and back), and for every node the pipeline and
- * gradient bytes its NICs must send, each no earlier than it can exist. */
-double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay);
+ * down the pipeline and back), for every node the pipeline and gradient
+ * bytes its NICs must send, each no earlier than it can exist, and each
+ * distinct replica's 1F1B schedule. Once a part exceeds `enough` the rest
+ * (the schedules, p m steps each) is skipped: the answer is then a weaker
+ * bound, still above `enough`. INFINITY for the full bound. */
+double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay, double enough);
 /* Fills rate, rate_suffix, cap_work, cap_kept, kinks, by_rate, hop_floor
  * and bottleneck; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
@@ -271,21 +278,30 @@ double cluster_root_bound(const cluster_stages *st);
  * of which is the answer). Simulations stop at that moment too. */
 typedef struct {
     pp_deadline deadline;
+    /* With no plan in hand a simulation may run past the deadline, to
+     * here (pp_now() seconds): the deadline plus a quarter of the limit,
+     * at most 0.4 s + 1% of it. The command gives the search its --timeout
+     * less a margin for its output (tools/cli.c: 0.5 s + 2%, at most a
+     * quarter), which holds that and the output. */
+    double grace;
     int reserve;
     _Atomic double longest; /* s, the longest simulation with a finite time */
 } cluster_clock;
 
 bool cluster_clock_late(cluster_clock *k);
-/* Simulates like cluster_simulate_step, timing it into k; unless it is
- * the first (no plan in hand yet), a simulation still running when only
- * the reserve is left stops (INFINITY). */
+/* Past the grace: not even a first plan is worth simulating. */
+bool cluster_clock_over(cluster_clock *k);
+/* Simulates like cluster_simulate_step, timing it into k; a simulation
+ * still running when only the reserve is left stops (INFINITY), or, the
+ * first (no plan in hand yet), when the grace has passed. */
 pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp_cluster_workload *w,
                                  const pp_cluster_plan *p, double start_time, double cutoff,
                                  bool first, double *step, pp_cluster_report *report, pp_error *err);
 
 /* uniform.c */
-/* pp_cluster_uniform_best stopping when k is late once it holds a plan:
- * the best found so far, with its simulation's report. */
+/* pp_cluster_uniform_best stopping when k is late once it holds a plan,
+ * or past its grace without one: the best found so far (none when the
+ * first simulation outlasted the grace), with its simulation's report. */
 pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
                                cluster_clock *k, pp_cluster_plan **out, double *time,
                                pp_cluster_report *report, pp_error *err);

@@ -1,10 +1,11 @@
 /* search.c: the parallel branch-and-bound of paper 003 Alg. 1, which the
  * pipeline (solve.c) gives its incumbents (the best uniform plan, the warm
  * start) and runs: two passes over the branches, best root bound first: a
- * dive per branch (its greedy plan and the first plan its search reaches),
- * then each branch's full depth-first search over layers per stage with
- * children tried by bound; every complete plan whose bound does not exceed the
- * incumbent is simulated. Ties go to the smaller (branch index, layers)
+ * dive per branch (its greedy plan and the first plan its search reaches
+ * within a few hundred nodes; a dive that runs out of children has searched
+ * its branch), then each branch's full depth-first search over layers per
+ * stage with children tried by bound; every complete plan whose bound does
+ * not exceed the incumbent is simulated. Ties go to the smaller (branch index, layers)
  * key, and pruning is strict, so a complete search gives the same answer
  * whatever the threads and their timing. */
 #include "cluster/search.h"
@@ -19,6 +20,13 @@
  * simulated time equals the incumbent's (that would make ties depend on
  * timing). */
 #define PRUNE_SLACK 1e-9
+
+/* A dive gives up after this many nodes: it is there to find an
+ * incumbent early, and on a branch whose plans lose at the leaves (their
+ * schedules' bounds) it had searched nearly the whole branch, which the
+ * full pass then searched again (hetero-v100-32 with GPT-13B after the
+ * Ethernet drop: 1.79M nodes, 0.94M with this limit, the same plan). */
+#define DIVE_NODES 256
 
 
 typedef struct {
@@ -40,7 +48,8 @@ typedef struct {
     long nodes, simulations;
     bool stopped;
     bool diving;     /* first pass: stop at the first plan judged */
-    bool landed;
+    bool landed;     /* the dive is over: a plan judged, or out of nodes */
+    long dive_end;   /* nodes at which a dive gives up */
 } worker;
 
 static double incumbent(cluster_search *sh)
@@ -136,6 +145,12 @@ pp_status cluster_search_simulate(cluster_search *sh, const pp_cluster_plan *p, 
     if (s != PP_OK)
         *time = INFINITY;
     return s;
+}
+
+/* A complete plan's bound, as far as it must go to be pruned. */
+static double plan_bound(worker *wk, const int *layers, const bool *replay)
+{
+    return cluster_plan_bound(&wk->st, layers, replay, incumbent(wk->sh) / (1.0 - PRUNE_SLACK));
 }
 
 static void judge(worker *wk, const int *layers, const bool *replay)
@@ -250,10 +265,14 @@ static void dfs(worker *wk, int s, int first, cluster_walk walk)
 {
     if (out_of_time(wk))
         return;
+    if (wk->diving && wk->nodes >= wk->dive_end) {
+        wk->landed = true;
+        return;
+    }
     if (s == wk->st.stage_count) {
         if (!pruned(walk.fixed, incumbent(wk->sh)) &&
             compare_key(wk->layers, wk->replay, wk->greedy, wk->greedy_replay, s) != 0 &&
-            !pruned(cluster_plan_bound(&wk->st, wk->layers, wk->replay), incumbent(wk->sh))) {
+            !pruned(plan_bound(wk, wk->layers, wk->replay), incumbent(wk->sh))) {
             judge(wk, wk->layers, wk->replay);
             wk->landed = wk->diving;
         }
@@ -336,9 +355,10 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
         return false;
     greedy_layers(&wk->st, wk->greedy, wk->greedy_replay);
     if (wk->diving &&
-        !pruned(cluster_plan_bound(&wk->st, wk->greedy, wk->greedy_replay), incumbent(sh)))
+        !pruned(plan_bound(wk, wk->greedy, wk->greedy_replay), incumbent(sh)))
         judge(wk, wk->greedy, wk->greedy_replay);
     wk->landed = false;
+    wk->dive_end = wk->nodes + DIVE_NODES;
     dfs(wk, 0, 0, cluster_walk_start());
     return true;
 }
@@ -349,10 +369,33 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
  * the full searches. */
 static int take_branch(cluster_search *sh)
 {
+    /* a branch costs its stages' tables before its first 1024 nodes look
+     * at the clock: at thousands of GPUs, many branches' worth */
+    bool late = cluster_clock_late(&sh->clock);
     pthread_mutex_lock(&sh->lock);
+    sh->stop |= late;
     int i = sh->stop || sh->next == 2 * sh->branch_count ? -1 : sh->next++;
     pthread_mutex_unlock(&sh->lock);
     return i;
+}
+
+/* Branch i is searched to its end: by its full search, or by a dive that
+ * judged no plan (so its depth-first search ran out of children, every
+ * pruned one above an incumbent no better than the final one). A dive and
+ * the full search of one branch can run at once: the lock orders them. */
+static void mark_done(cluster_search *sh, int i)
+{
+    pthread_mutex_lock(&sh->lock);
+    sh->done[i] = true;
+    pthread_mutex_unlock(&sh->lock);
+}
+
+static bool is_done(cluster_search *sh, int i)
+{
+    pthread_mutex_lock(&sh->lock);
+    bool done = sh->done[i];
+    pthread_mutex_unlock(&sh->lock);
+    return done;
 }
 
 static void *worker_main(void *arg)
@@ -363,9 +406,11 @@ static void *worker_main(void *arg)
         wk->diving = k < sh->branch_count;
         int i = wk->diving ? k : k - sh->branch_count;
         cluster_branch *b = &sh->branches[i];
+        if (!wk->diving && is_done(sh, i))
+            continue;
         if (pruned(b->root_bound, incumbent(sh))) {
             if (!wk->diving)
-                sh->done[i] = true;
+                mark_done(sh, i);
             continue;
         }
         pp_arena *a = pp_arena_new(1 << 14);
@@ -376,9 +421,8 @@ static void *worker_main(void *arg)
             fail(sh, &e);
             break;
         }
-        /* a dive may still run while another worker finishes the full search */
-        if (!wk->diving)
-            sh->done[i] = !wk->stopped;
+        if (!wk->stopped && (!wk->diving || !wk->landed))
+            mark_done(sh, i);
     }
     return NULL;
 }

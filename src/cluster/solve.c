@@ -128,6 +128,7 @@ pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload 
                        .best_branch = INT32_MAX, .started = started};
     sh.clock.deadline = o->time_limit > 0 ? pp_deadline_in(o->time_limit) : (pp_deadline){0};
     sh.clock.deadline.stop = o->stop;
+    sh.clock.grace = sh.clock.deadline.at + fmin(0.25 * o->time_limit, 0.4 + 0.01 * o->time_limit);
     sh.clock.reserve = o->reserve_simulations;
     pthread_mutex_init(&sh.lock, NULL);
     pp_arena *a = pp_arena_new(1 << 16);

@@ -332,7 +332,7 @@ static pp_status judge_all(uniform_search *u, pp_error *err)
     for (int k = 0; k < u->count; k++) {
         if (u->list[k].bound * (1 - 1e-9) > u->best_time)
             break;
-        if (u->best && cluster_clock_late(u->clock))
+        if (u->best ? cluster_clock_late(u->clock) : cluster_clock_over(u->clock))
             break;
         if (u->list[k].state_floor > u->roomiest)
             continue;
