@@ -122,6 +122,28 @@ static void test_one_h100(const pp_hw_catalog *cat, bool fp8)
         fprintf(stderr, "fp8 %d: simulated %.9g s, by hand %.9g s\n", fp8, simulated, expected);
 }
 
+/* The ideal step on the node's 8 H100s: every FLOP of forward and
+ * backward at the calibrated rate, the linear products' 1.83 times faster. */
+static void test_ideal(const pp_hw_catalog *cat)
+{
+    pp_transformer t = {.layers = 1, .hidden = (int64_t)H, .heads = (int64_t)A, .sequence = (int64_t)S,
+                        .vocabulary = (int64_t)V, .global_batch = (int64_t)B, .fp8 = true};
+    pp_cluster *c = NULL;
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK(pp_cluster_load(EXAMPLES "/dgx-h100-1.json", cat, &c, &err) == PP_OK);
+    CHECK(pp_cluster_workload_transformer(&t, false, &w, &err) == PP_OK);
+    if (c && w) {
+        double linear = 2 * S * H * 3 * H + 2 * S * H * H + 2 * S * H * F + 2 * S * F * H;
+        double other = 2 * S * D * S * A + 2 * S * S * D * A + 2 * S * H * V;
+        double speed = PEAK_FP8 * FP8_FIGURE / PEAK;
+        double ideal = 3 * B * (linear / speed + other) / (8 * PEAK * COMPUTE);
+        CHECK(near(pp_cluster_ideal_step_time(c, w, 0), ideal));
+    }
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 /* FP8 moves exactly the linear products' time: the simulated step shrinks
  * by their BF16 time (forward, input and weight gradients at their waves)
  * times 1 - 1/1.828, the attention core, logits, element-wise kernels and
@@ -205,6 +227,7 @@ int main(void)
     test_one_h100(cat, false);
     test_one_h100(cat, true);
     test_fp8_saving(cat);
+    test_ideal(cat);
     test_precision_errors(cat);
     test_example(cat);
     test_flash_attention();
