@@ -160,8 +160,8 @@ static void test_fp8_saving(const pp_hw_catalog *cat)
 
 static void test_precision_errors(const pp_hw_catalog *cat)
 {
-    static const char text[] = "{\"transformer\": {\"layers\": 1, \"hidden\": 64, \"heads\": 4, \"sequence\": 8,\n"
-                               " \"vocabulary\": 100, \"global_batch\": 1, \"precision\": \"fp4\"}}";
+    static const char text[] = "{\"transformer\": {\"layers\": 1, \"hidden\": 64, \"heads\": 4,\n"
+                               " \"sequence\": 8, \"vocabulary\": 100, \"global_batch\": 1, \"precision\": \"fp4\"}}";
     pp_cluster_workload *w = NULL;
     pp_error err = {0};
     CHECK(pp_cluster_workload_load_buffer("mem", text, sizeof text - 1, cat, &w, &err) == PP_EINPUT);
@@ -211,7 +211,8 @@ static void test_flash_attention(void)
         CHECK(near(p->traffic_bytes - q->traffic_bytes, scores));
         CHECK(near(p->activation_bytes - q->activation_bytes, scores));
         CHECK(near(q->backward_flops - p->backward_flops, 2 * S * S * H));
-        CHECK(q->forward_flops == p->forward_flops && q->traffic_replicated_bytes == p->traffic_replicated_bytes);
+        CHECK(q->forward_flops == p->forward_flops);
+        CHECK(q->traffic_replicated_bytes == p->traffic_replicated_bytes);
     }
     pp_cluster_workload_free(plain);
     pp_cluster_workload_free(flash);
