@@ -44,6 +44,29 @@ static void test_calibration(const pp_hw_catalog *cat)
     CHECK(t->fp8_flops == PEAK_FP8 && t->fp8_relative == FP8_FIGURE);
 }
 
+/* The DGX H100 files: 8 H100s a node, NVLink at NCCL's 370 GB/s each way,
+ * 8 NDR ports of 50 GB/s. */
+static void test_clusters(const pp_hw_catalog *cat)
+{
+    static const int nodes[] = {1, 8, 64};
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/dgx-h100-%d.json", EXAMPLES, nodes[i]);
+        pp_cluster *c = NULL;
+        pp_error err = {0};
+        CHECK(pp_cluster_load(path, cat, &c, &err) == PP_OK);
+        if (!c)
+            continue;
+        CHECK_EQ_INT(c->device_count, 8 * nodes[i]);
+        CHECK(c->nodes[0].type == pp_hw_find(cat, "H100-SXM"));
+        for (int k = 0; k < c->link_count; k++) {
+            const pp_cluster_link *l = &c->links[k];
+            CHECK(l->inter_node ? l->ports == 8 && l->bandwidth == 50e9 : l->bandwidth == 370e9);
+        }
+        pp_cluster_free(c);
+    }
+}
+
 /* Weight-gradient products (inner x cols), their best wave efficiency:
  * 1536 x 4608 is 432 tiles of 128 x 128 in 4 waves of 132 (or 216 of
  * 256 x 128 in 2): 9/11; 1536 x 1536 is 144 in 2 (or 72 in 1): 6/11;
@@ -225,6 +248,7 @@ int main(void)
     CHECK(pp_hw_catalog_builtin(&cat, &err) == PP_OK);
     CHECK(pp_hw_catalog_add_file(cat, EXAMPLES "/calibration-h100.json", &err) == PP_OK);
     test_calibration(cat);
+    test_clusters(cat);
     test_one_h100(cat, false);
     test_one_h100(cat, true);
     test_fp8_saving(cat);
