@@ -464,9 +464,10 @@ void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
 
 /* The step time if every device alive at time t computed all the time at
  * its calibrated rate (peak_flops * efficiency_compute) on the workload's
- * forward and backward FLOPs: no recomputation, memory traffic,
- * communication or bubble. No plan is faster, so uniform time / ideal time
- * is the most any plan can gain over a uniform one. */
+ * forward and backward FLOPs, FP8 products at the fastest device's FP8
+ * speed-up: no recomputation, memory traffic, communication or bubble. No
+ * plan is faster, so uniform time / ideal time is the most any plan can
+ * gain over a uniform one. */
 double pp_cluster_ideal_step_time(const pp_cluster *c, const pp_cluster_workload *w, double t);
 
 /* ---------------------------------------------------------------- simulator */

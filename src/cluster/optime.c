@@ -33,6 +33,16 @@ double cluster_fp8_speedup(const pp_hw_device_type *t)
     return fmax(1.0, t->fp8_flops * relative / t->peak_flops);
 }
 
+double cluster_fp8_flops(const pp_cluster_layer *l)
+{
+    double flops = 0;
+    for (int i = 0; i < l->gemm_count; i++) {
+        const pp_cluster_gemm *g = &l->gemm[i];
+        flops += g->fp8 ? 2 * g->rows * g->inner * g->cols * g->count : 0;
+    }
+    return flops;
+}
+
 static bool has_tiles(const pp_hw_device_type *t)
 {
     return t->gemm_sms > 0 && t->gemm_tile_rows > 0;

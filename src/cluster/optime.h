@@ -30,6 +30,10 @@ double cluster_gemm_efficiency(const pp_hw_device_type *t, const pp_cluster_laye
  * figure; 1 when t has no FP8 tensor cores. */
 double cluster_fp8_speedup(const pp_hw_device_type *t);
 
+/* The forward FLOPs per sample of l's FP8 products (pp_cluster_gemm.fp8);
+ * their backward is twice that. */
+double cluster_fp8_flops(const pp_cluster_layer *l);
+
 /* Whether x and y have the same products: layers are mostly alike, and
  * their efficiencies need computing once. */
 bool cluster_same_products(const pp_cluster_layer *x, const pp_cluster_layer *y);

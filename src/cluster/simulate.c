@@ -655,8 +655,9 @@ static void setup_chunk(sim *z, group *g, int c)
         double traffic = b * (f * T + whole);
         g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, traffic));
         g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, traffic));
-        double fp8 = pp_hw_op_time(type_of(z, d), f * b * hide_fp8, 0) / cluster_fp8_speedup(type_of(z, d));
-        g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(type_of(z, d), f * b * hide, 0) + fp8);
+        const pp_hw_device_type *t = type_of(z, d);
+        double fp8 = pp_hw_op_time(t, f * b * hide_fp8, 0) / cluster_fp8_speedup(t);
+        g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(t, f * b * hide, 0) + fp8);
         most = fmax(most, f);
     }
     g->gather[c] = most * W;

@@ -2,8 +2,10 @@
  * loads with its figures, and a one-layer model on one H100 of
  * dgx-h100-1.json (micro-batch 4) simulates to the step time worked out here
  * from those figures alone, in BF16 and in FP8 (the four linear products
- * 1.83 times as fast, nothing else changed); a bad "precision" is refused
- * by name; the bundled FP8 example marks the right products.
+ * 1.83 times as fast, nothing else changed), and so does its ideal step;
+ * the DGX H100 files load; a bad "precision" is refused by name; the
+ * bundled FP8 example marks the right products; FlashAttention moves the
+ * scores' bytes and FLOPs as stated.
  *
  * The model's shapes make almost every product fill whole waves of 132 SMs
  * in 128 x 128 tiles: sequence 1408 (11 tiles), hidden 1536 (12 tiles),
@@ -42,6 +44,29 @@ static void test_calibration(const pp_hw_catalog *cat)
     CHECK(t->gemm_sms == 132 && t->gemm_tile_rows == 256 && t->gemm_tile_cols == 128);
     CHECK(t->streaming_efficiency == STREAMING);
     CHECK(t->fp8_flops == PEAK_FP8 && t->fp8_relative == FP8_FIGURE);
+}
+
+/* The DGX H100 files: 8 H100s a node, NVLink at NCCL's 370 GB/s each way,
+ * 8 NDR ports of 50 GB/s. */
+static void test_clusters(const pp_hw_catalog *cat)
+{
+    static const int nodes[] = {1, 8, 64};
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/dgx-h100-%d.json", EXAMPLES, nodes[i]);
+        pp_cluster *c = NULL;
+        pp_error err = {0};
+        CHECK(pp_cluster_load(path, cat, &c, &err) == PP_OK);
+        if (!c)
+            continue;
+        CHECK_EQ_INT(c->device_count, 8 * nodes[i]);
+        CHECK(c->nodes[0].type == pp_hw_find(cat, "H100-SXM"));
+        for (int k = 0; k < c->link_count; k++) {
+            const pp_cluster_link *l = &c->links[k];
+            CHECK(l->inter_node ? l->ports == 8 && l->bandwidth == 50e9 : l->bandwidth == 370e9);
+        }
+        pp_cluster_free(c);
+    }
 }
 
 /* Weight-gradient products (inner x cols), their best wave efficiency:
@@ -122,6 +147,28 @@ static void test_one_h100(const pp_hw_catalog *cat, bool fp8)
         fprintf(stderr, "fp8 %d: simulated %.9g s, by hand %.9g s\n", fp8, simulated, expected);
 }
 
+/* The ideal step on the node's 8 H100s: every FLOP of forward and
+ * backward at the calibrated rate, the linear products' 1.83 times faster. */
+static void test_ideal(const pp_hw_catalog *cat)
+{
+    pp_transformer t = {.layers = 1, .hidden = (int64_t)H, .heads = (int64_t)A, .sequence = (int64_t)S,
+                        .vocabulary = (int64_t)V, .global_batch = (int64_t)B, .fp8 = true};
+    pp_cluster *c = NULL;
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK(pp_cluster_load(EXAMPLES "/dgx-h100-1.json", cat, &c, &err) == PP_OK);
+    CHECK(pp_cluster_workload_transformer(&t, false, &w, &err) == PP_OK);
+    if (c && w) {
+        double linear = 2 * S * H * 3 * H + 2 * S * H * H + 2 * S * H * F + 2 * S * F * H;
+        double other = 2 * S * D * S * A + 2 * S * S * D * A + 2 * S * H * V;
+        double speed = PEAK_FP8 * FP8_FIGURE / PEAK;
+        double ideal = 3 * B * (linear / speed + other) / (8 * PEAK * COMPUTE);
+        CHECK(near(pp_cluster_ideal_step_time(c, w, 0), ideal));
+    }
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 /* FP8 moves exactly the linear products' time: the simulated step shrinks
  * by their BF16 time (forward, input and weight gradients at their waves)
  * times 1 - 1/1.828, the attention core, logits, element-wise kernels and
@@ -138,8 +185,8 @@ static void test_fp8_saving(const pp_hw_catalog *cat)
 
 static void test_precision_errors(const pp_hw_catalog *cat)
 {
-    static const char text[] = "{\"transformer\": {\"layers\": 1, \"hidden\": 64, \"heads\": 4, \"sequence\": 8,\n"
-                               " \"vocabulary\": 100, \"global_batch\": 1, \"precision\": \"fp4\"}}";
+    static const char text[] = "{\"transformer\": {\"layers\": 1, \"hidden\": 64, \"heads\": 4,\n"
+                               " \"sequence\": 8, \"vocabulary\": 100, \"global_batch\": 1, \"precision\": \"fp4\"}}";
     pp_cluster_workload *w = NULL;
     pp_error err = {0};
     CHECK(pp_cluster_workload_load_buffer("mem", text, sizeof text - 1, cat, &w, &err) == PP_EINPUT);
@@ -189,7 +236,8 @@ static void test_flash_attention(void)
         CHECK(near(p->traffic_bytes - q->traffic_bytes, scores));
         CHECK(near(p->activation_bytes - q->activation_bytes, scores));
         CHECK(near(q->backward_flops - p->backward_flops, 2 * S * S * H));
-        CHECK(q->forward_flops == p->forward_flops && q->traffic_replicated_bytes == p->traffic_replicated_bytes);
+        CHECK(q->forward_flops == p->forward_flops);
+        CHECK(q->traffic_replicated_bytes == p->traffic_replicated_bytes);
     }
     pp_cluster_workload_free(plain);
     pp_cluster_workload_free(flash);
@@ -202,9 +250,11 @@ int main(void)
     CHECK(pp_hw_catalog_builtin(&cat, &err) == PP_OK);
     CHECK(pp_hw_catalog_add_file(cat, EXAMPLES "/calibration-h100.json", &err) == PP_OK);
     test_calibration(cat);
+    test_clusters(cat);
     test_one_h100(cat, false);
     test_one_h100(cat, true);
     test_fp8_saving(cat);
+    test_ideal(cat);
     test_precision_errors(cat);
     test_example(cat);
     test_flash_attention();
