@@ -40,7 +40,8 @@ static bool same_type(const pp_hw_device_type *x, const pp_hw_device_type *y)
                       x->efficiency_compute == y->efficiency_compute &&
                       x->efficiency_memory == y->efficiency_memory && x->gemm_sms == y->gemm_sms &&
                       x->gemm_tile_rows == y->gemm_tile_rows && x->gemm_tile_cols == y->gemm_tile_cols &&
-                      x->streaming_efficiency == y->streaming_efficiency);
+                      x->streaming_efficiency == y->streaming_efficiency &&
+                      x->fp8_flops == y->fp8_flops && x->fp8_relative == y->fp8_relative);
 }
 
 static bool nodes_alike(const pp_cluster *c, const cluster_space *sp, int a, int b, double t)

@@ -59,6 +59,7 @@ typedef struct {
     double fastest;       /* the most FLOP/s of any live device */
     const pp_hw_device_type *types[CLUSTER_MAX_KINDS]; /* the live devices' types */
     int type_count;       /* CLUSTER_MAX_KINDS + 1: too many to list */
+    double fp8_speedup;   /* the most of cluster_fp8_speedup over the live types */
     double state;         /* bytes of model state, without the distributed optimizer */
     double roomiest;      /* the most memory of any live device */
     pp_hw_link intra, inter; /* the best link inside a node, and between nodes */
@@ -74,6 +75,7 @@ typedef struct {
 
 static void note_type(uniform_search *u, const pp_hw_device_type *t)
 {
+    u->fp8_speedup = fmax(u->fp8_speedup, cluster_fp8_speedup(t));
     for (int i = 0; i < u->type_count && i < CLUSTER_MAX_KINDS; i++)
         if (u->types[i] == t)
             return;
@@ -109,11 +111,12 @@ static void best_links(uniform_search *u)
 }
 
 /* The most of cluster_gemm_ceiling over the live types: the fastest rate
- * times this bounds every device's (1 when the types are too many to list). */
+ * times this bounds every device's. When the types are too many to list,
+ * no product beats its FP8 speed-up at full waves. */
 static double uniform_ceiling(const uniform_search *u, const candidate *cand)
 {
     if (u->type_count > CLUSTER_MAX_KINDS)
-        return 1.0;
+        return u->fp8_speedup;
     double ceiling = 0;
     for (int i = 0; i < u->type_count; i++)
         ceiling = fmax(ceiling, cluster_gemm_ceiling(u->types[i], u->w, cand->mb, 1.0 / cand->tp));
