@@ -331,8 +331,8 @@ static void span_objective(void)
  * device's work; searching the orders (span_search.c) brings it under 2%,
  * the issue's mark, in a valid schedule, whether W keeps none of the
  * activations or 0.28 of them (Qi et al.'s accounting). No clock: the search
- * runs until no move shortens a span, so the answer is the same on any
- * machine. */
+ * runs until no move or kick shortens a span, so the answer is the same on
+ * any machine. */
 static void span_search_pipeline(int P, double w_mem)
 {
     pp_pipe_spec spec = {.stages = P, .microbatches = 3 * P, .scheme = PP_PIPE_ZB, .mem_act = 2 * P,
