@@ -310,9 +310,8 @@ static bool coarse_start(run *x, sched_solution *start)
 
 /* The caller's schedule as the start, checked valid first: its device
  * orders, decoded (ops and transfers in order of start, each as early as
- * they allow). No constructed start competes with it: on the pipelines it
- * serves, the list scheduler's start is worse and, at P = 64 with 49,152
- * ops, takes 3-5 s to build. */
+ * they allow). No constructed start competes with it: the caller chose it
+ * (a reference to improve on, an earlier run to continue). */
 static pp_status given_start(run *x, sched_solution *start, pp_error *err)
 {
     const pp_sched_problem *p = x->p;
