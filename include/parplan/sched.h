@@ -141,7 +141,10 @@ void pp_sched_report_free(pp_sched_report *report);
  * it) earliest head + work + smallest tail. */
 double pp_sched_lower_bound(const pp_sched_problem *p);
 /* Lower bound on the longest per-device span: the largest of the work forced
- * onto one device and the total work over devices. */
+ * onto one device, the total work over devices, and per pair of devices
+ * (a, b) the one-machine bound on b's ops that lie on paths from a's ops to
+ * a's ops, timed from a's first op (a's span must hold their trip from a,
+ * their work on b and their trip back). */
 double pp_sched_span_lower_bound(const pp_sched_problem *p);
 
 /* Reading and writing (JSON, formats in README.md). Errors name the file and

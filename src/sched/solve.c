@@ -310,9 +310,8 @@ static bool coarse_start(run *x, sched_solution *start)
 
 /* The caller's schedule as the start, checked valid first: its device
  * orders, decoded (ops and transfers in order of start, each as early as
- * they allow). No constructed start competes with it: on the pipelines it
- * serves, the list scheduler's start is worse and, at P = 64 with 49,152
- * ops, takes 3-5 s to build. */
+ * they allow). No constructed start competes with it: the caller chose it
+ * (a reference to improve on, an earlier run to continue). */
 static pp_status given_start(run *x, sched_solution *start, pp_error *err)
 {
     const pp_sched_problem *p = x->p;
@@ -347,16 +346,22 @@ static void report_start(run *x, const sched_solution *start)
  * memory: the least room that works usually gives the shortest start
  * (DualPipe, P = 8: 1 to 4 overflow, 5 fits in 69, 8 fits in 149), as long
  * as the deadline lets. The best by sched_cost wins; on the zero-bubble
- * pipelines of BENCHMARKS.md the greedy's. `scratch` is spare solution
- * space. */
-static bool construct(const pp_sched_problem *p, const double *head, const double *tail, double bound,
-                      const pp_deadline *deadline, sched_solution *start, sched_solution *scratch)
+ * pipelines of BENCHMARKS.md the greedy's. The greedy's start counts as
+ * the first schedule as soon as it is there (at P = 64 the list scheduler
+ * takes seconds more), the list scheduler's when it is better. `scratch` is
+ * spare solution space. */
+static bool construct(run *x, const double *head, const double *tail, const pp_deadline *deadline,
+                      sched_solution *start, sched_solution *scratch)
 {
+    const pp_sched_problem *p = x->p;
+    double bound = x->r->lower_bound;
     sched_decoder dec;
     sched_cost cost;
     if (!sched_decoder_init(&dec, p))
         return false;
     bool ok = sched_construct_greedy(p, head, tail, deadline, &dec, start, scratch, &cost);
+    if (ok && cost.broken == 0 && cost.overflow == 0)
+        report_start(x, start);
     bool done = cost.broken == 0 && cost.overflow == 0 && cost.makespan <= bound * (1 + 1e-9);
     /* Past the deadline the list scheduler still runs once when the greedy
      * finished no policy: cut short, it lists the rest in topological order. */
@@ -369,6 +374,8 @@ static bool construct(const pp_sched_problem *p, const double *head, const doubl
         if (!any || sched_cost_compare(c, cost) < 0) {
             cost = c, any = true;
             sched_solution_copy(start, scratch, p->op_count);
+            if (c.broken == 0 && c.overflow == 0)
+                report_start(x, start);
         }
         done = c.overflow == 0 && c.broken == 0;
     }
@@ -418,11 +425,12 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     if (o->start && (st = given_start(&x, &start, err)) != PP_OK)
         goto done;
     pp_deadline construct_by = o->time_limit > 0 ? pp_deadline_in(CONSTRUCT_SHARE * o->time_limit) : (pp_deadline){0};
-    if (!o->start && !construct(p, head, tail, r->lower_bound, &construct_by, &start, &best)) {
+    if (!o->start && !construct(&x, head, tail, &construct_by, &start, &best)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }
-    report_start(&x, &start);
+    if (o->start)
+        report_start(&x, &start);
     if (coarse_start(&x, &start))
         report_start(&x, &start);
     sched_solution_copy(&best, &start, p->op_count);

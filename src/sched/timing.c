@@ -36,6 +36,9 @@ typedef struct {
     int *dirty;           /* channels that may serve a transfer now */
     unsigned char *is_dirty;
     int dirty_count;
+    int *woken;           /* devices whose next op may start now: one got its last input */
+    unsigned char *is_woken;
+    int woken_count;
     event *events;        /* min-heap */
     int event_count;
     int ended;
@@ -135,18 +138,30 @@ static void mark_dirty(timer *t, int c)
     }
 }
 
+static void wake(timer *t, int d)
+{
+    if (!t->is_woken[d]) {
+        t->is_woken[d] = 1;
+        t->woken[t->woken_count++] = d;
+    }
+}
+
 static void arrive(timer *t, int op, double time)
 {
     if (time > t->ready_at[op])
         t->ready_at[op] = time;
-    t->inputs_left[op]--;
+    if (--t->inputs_left[op] == 0)
+        wake(t, t->device_of[op]);
 }
 
-/* Starts, on every device, the ops at the head of its order whose inputs
- * are all known. */
+/* Starts, on every device woken since the last call, the ops at the head of
+ * its order whose inputs are all known (scanning every device at every
+ * event made the span search's timings O(events x devices)). */
 static void start_ops(timer *t)
 {
-    for (int d = 0; d < t->p->device_count; d++)
+    while (t->woken_count > 0) {
+        int d = t->woken[--t->woken_count];
+        t->is_woken[d] = 0;
         while (t->position[d] < t->length[d]) {
             int op = t->order[d][t->position[d]];
             if (t->inputs_left[op] > 0)
@@ -160,6 +175,7 @@ static void start_ops(timer *t)
             t->position[d]++;
             event_push(t, t->out->end[op], OP_END, op);
         }
+    }
 }
 
 static void handle(timer *t, event e)
@@ -292,9 +308,11 @@ static bool timer_alloc(timer *t, pp_arena *a)
     t->dirty = pp_arena_calloc(a, d * d, sizeof(int));
     t->is_dirty = pp_arena_calloc(a, d * d, 1);
     t->events = pp_arena_calloc(a, n + m, sizeof(event));
+    t->woken = pp_arena_calloc(a, d + 1, sizeof(int));
+    t->is_woken = pp_arena_calloc(a, d + 1, 1);
     return t->position && t->device_free && t->inputs_left && t->ready_at && t->started &&
            t->channel_of && t->queue_start && t->queue_len && t->queue && t->channel_free &&
-           t->dirty && t->is_dirty && t->events;
+           t->dirty && t->is_dirty && t->events && t->woken && t->is_woken;
 }
 
 static pp_status simulate(timer *t, pp_error *err)
@@ -304,6 +322,8 @@ static pp_status simulate(timer *t, pp_error *err)
         t->inputs_left[p->dep_to[e]]++;
         t->out->transfer_start[e] = t->out->transfer_end[e] = NAN;
     }
+    for (int d = 0; d < p->device_count; d++)
+        wake(t, d);
     start_ops(t);
     while (t->event_count > 0) {
         double now = t->events[0].time;

@@ -331,8 +331,8 @@ static void span_objective(void)
  * device's work; searching the orders (span_search.c) brings it under 2%,
  * the issue's mark, in a valid schedule, whether W keeps none of the
  * activations or 0.28 of them (Qi et al.'s accounting). No clock: the search
- * runs until no move shortens a span, so the answer is the same on any
- * machine. */
+ * runs until no move or kick shortens a span, so the answer is the same on
+ * any machine. */
 static void span_search_pipeline(int P, double w_mem)
 {
     pp_pipe_spec spec = {.stages = P, .microbatches = 3 * P, .scheme = PP_PIPE_ZB, .mem_act = 2 * P,
@@ -361,6 +361,10 @@ static void span_search_pipeline(int P, double w_mem)
     CHECK(after.max_span < before.max_span);
     CHECK(after.max_span <= work / (1 - 0.02));
     CHECK(after.max_span >= pp_sched_span_lower_bound(p));
+    /* The span bound: the first device waits for the last, which runs every
+     * F and B between micro-batch 0's trip out and the last B's trip back. */
+    double trip_out = (P - 1) * (5478.0 + 200), trip_back = (P - 1) * (5806.0 + 200) + 3534;
+    CHECK(fabs(pp_sched_span_lower_bound(p) - (trip_out + 3 * P * (5478.0 + 5806) + trip_back)) < 1e-6);
     pp_sched_report_free(&before);
     pp_sched_report_free(&after);
     pp_sched_result_free(&r);
