@@ -291,7 +291,7 @@ static pp_status build(builder *b, pp_sched_problem **out, pp_error *err)
     pair *deps = dependencies(b, &n_deps);
     pp_sched_problem *p = pp_sched_problem_new();
     pp_status st = PP_OK;
-    if (!deps || !p)
+    if (!deps || !p || !pp_sched_set_time_unit(p, "us"))
         st = pp_error_set(err, PP_ENOMEM, "%s: out of memory", b->flat->module->file);
     else
         st = emit(b, deps, n_deps, p, err);

@@ -112,6 +112,7 @@ static void roofline_times(void)
     double flops = 2.0 * 256 * 1024 * 512, bytes = 4.0 * (256 * 1024 + 1024 * 512 + 256 * 512);
     double micros = fmax(flops / 19.5e12, bytes / 2039e9) * 1e6;
     CHECK(fabs(micros - 13.7659208) < 1e-6);
+    CHECK(p->time_unit && strcmp(p->time_unit, "us") == 0); /* the pictures' axes say so */
     CHECK(fabs(p->duration[f] - micros) < 1e-9 * micros);
     CHECK(fabs(p->duration[b] - 2 * micros) < 1e-9 * micros);
     /* The first product's ReLU output (256 x 1024 f32) goes to the second:
