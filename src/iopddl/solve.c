@@ -1,7 +1,9 @@
 /* solve.c: the IOPDDL pipeline: model -> first feasible (least usage,
- * polished) -> exact when small -> the search (search.c: relaxation workers
- * and neighbourhood rounds in turn) until the deadline -> the answer,
- * priced by the evaluator. */
+ * polished) -> exact when small -> bound -> the search (search.c:
+ * relaxation workers and neighbourhood rounds in turn) until the deadline,
+ * on the presolved problem (presolved.h) when the presolve leaves few nodes
+ * free, this same pipeline run on it -> the answer, priced by the
+ * evaluator. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,12 @@ enum { BOUND_STEPS = 1000 };
  * 0.860 against 0.923). */
 #define PRESOLVED_MIN_SECONDS 5.0
 #define PRESOLVED_MAX_FREE_SHARE 0.0625
+/* The presolve copies the model's pair tables and passes over them every
+ * round: with more entries than this it is not tried (the six public
+ * instances hold 0.2M-7.8M), and per this many entries it needs
+ * PRESOLVED_MIN_SECONDS left, so a larger model cannot overrun the limit. */
 #define PRESOLVED_MAX_CELLS 20000000
+#define PRESOLVED_CELLS_PER_FLOOR 8000000.0
 
 
 void pp_iopddl_options_default(pp_iopddl_options *o)
@@ -233,7 +240,9 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
 static pp_status presolved_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
                                  double started, pp_iopddl_result *r, bool *searched, pp_error *err)
 {
-    if (deadline->at > 0 && pp_deadline_left(deadline) < PRESOLVED_MIN_SECONDS)
+    double cells = (double)m->pair_start[m->pair_count];
+    double need = PRESOLVED_MIN_SECONDS * fmax(1.0, cells / PRESOLVED_CELLS_PER_FLOOR);
+    if (cells > PRESOLVED_MAX_CELLS || (deadline->at > 0 && pp_deadline_left(deadline) < need))
         return PP_OK;
     report(o, started, r->cost, 0, "presolve");
     iopddl_presolved *s = iopddl_presolved_new(m, PRESOLVED_MAX_FREE_SHARE, PRESOLVED_MAX_CELLS);
@@ -259,7 +268,8 @@ static pp_status presolved_stage(const iopddl_model *m, const pp_iopddl_options 
     bool entered = iopddl_presolved_enter(s, r->strategies, warm);
     double inner_start = pp_now() - started;
     pp_status status = solve_problem(q, &inner, entered ? warm : NULL, false, &found, err);
-    *searched = true;
+    /* If it failed, the model's search gets what time is left. */
+    *searched = status == PP_OK;
     if (status == PP_OK) {
         iopddl_presolved_expand(s, found.strategies, x);
         int64_t before = r->cost;

@@ -183,8 +183,9 @@ static void tiny_problems(void)
     fprintf(stderr, "tiny: %d presolved problems, %d enumerated\n", built, enumerated);
 }
 
-/* On a contest file: the solver's answer (a 2 s solve) carried in and
- * out, priced both ways. */
+/* On a contest file: the solver's answer carried in and out, priced both
+ * ways. 8 s: enough for the solver to search on the presolved problem (C
+ * qualifies), so its answer is the expansion of one. */
 static void contest_file(const char *path)
 {
     pp_error err = {0};
@@ -195,10 +196,12 @@ static void contest_file(const char *path)
         return;
     pp_iopddl_options o;
     pp_iopddl_options_default(&o);
-    o.time_limit = 2;
-    o.threads = 1;
+    o.time_limit = 8;
+    o.threads = 2;
     pp_iopddl_result r;
     CHECK(pp_iopddl_solve(p, &o, &r, &err) == PP_OK);
+    pp_iopddl_evaluation ev;
+    CHECK(pp_iopddl_evaluate(p, r.strategies, &ev, &err) == PP_OK && usable(&ev) && ev.cost == r.cost);
     iopddl_presolved *s = iopddl_presolved_new(m, 1.0, UINT64_MAX);
     CHECK(s != NULL);
     if (s) {
