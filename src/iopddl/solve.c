@@ -264,7 +264,7 @@ static pp_status presolved_stage(const iopddl_model *m, const pp_iopddl_options 
     inner.stop = deadline->stop;
     inner.on_progress = o->on_progress ? report_presolved : NULL;
     inner.progress_ctx = &forward;
-    pp_iopddl_result found;
+    pp_iopddl_result found = {0};
     bool entered = iopddl_presolved_enter(s, r->strategies, warm);
     double inner_start = pp_now() - started;
     pp_status status = solve_problem(q, &inner, entered ? warm : NULL, false, &found, err);
