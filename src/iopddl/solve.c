@@ -229,7 +229,7 @@ static void report_presolved(void *ctx, const pp_iopddl_progress *inner)
 }
 
 static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_options *o, const uint32_t *warm,
-                               bool presolve, pp_iopddl_result *r, pp_error *err);
+                               bool presolve, double usage_scale, pp_iopddl_result *r, pp_error *err);
 
 /* The search on the presolved problem (presolved.h) instead of the model,
  * from r's answer, with all the time left; its answer, expanded and priced
@@ -267,7 +267,11 @@ static pp_status presolved_stage(const iopddl_model *m, const pp_iopddl_options 
     pp_iopddl_result found = {0};
     bool entered = iopddl_presolved_enter(s, r->strategies, warm);
     double inner_start = pp_now() - started;
-    pp_status status = solve_problem(q, &inner, entered ? warm : NULL, false, &found, err);
+    /* The model's cost per unit of usage: in the presolved problem no node
+     * has both a cost and a usage spread (representatives carry the costs,
+     * pieces the usage), and its workers' weights would start from 1 (S at
+     * 60 s: 1.544e9 from the model's scale against 1.595e9 from 1). */
+    pp_status status = solve_problem(q, &inner, entered ? warm : NULL, false, iopddl_usage_scale(m), &found, err);
     /* If it failed, the model's search gets what time is left. */
     *searched = status == PP_OK;
     if (status == PP_OK) {
@@ -291,9 +295,10 @@ static pp_status presolved_stage(const iopddl_model *m, const pp_iopddl_options 
 
 /* The pipeline on p. warm (NULL: none) is an answer of p to start from
  * when it is feasible and cheaper than the first answer; with `presolve`,
- * the search runs on the presolved problem when there is time for it. */
+ * the search runs on the presolved problem when there is time for it;
+ * usage_scale > 0 is the cost per unit of usage its weights start from. */
 static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_options *o, const uint32_t *warm,
-                               bool presolve, pp_iopddl_result *r, pp_error *err)
+                               bool presolve, double usage_scale, pp_iopddl_result *r, pp_error *err)
 {
     double started = pp_now();
     pp_deadline deadline = pp_deadline_in(o->time_limit);
@@ -305,6 +310,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     pp_status status = iopddl_model_build(p, &m, err);
     if (status != PP_OK)
         return status;
+    m->usage_scale = usage_scale;
     /* Room for the auxiliary nodes too; callers read the first node_count. */
     r->strategies = calloc((size_t)m->node_count + 1, sizeof(uint32_t));
     if (!r->strategies) {
@@ -361,7 +367,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
 pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o,
                           pp_iopddl_result *r, pp_error *err)
 {
-    return solve_problem(p, o, NULL, true, r, err);
+    return solve_problem(p, o, NULL, true, 0, r, err);
 }
 
 void pp_iopddl_result_free(pp_iopddl_result *r)

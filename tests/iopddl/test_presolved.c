@@ -7,8 +7,10 @@
  * presolved cost plus the constant; every feasible answer of the problem
  * carries in to a feasible presolved answer no dearer; and the two optima
  * are equal (constant added). With a contest file as argument, the same
- * identities on it for the solver's answer. Usage: test_presolved [FILE] */
+ * identities on it for the solver's answer, and the usage scale the
+ * presolved problem's search is handed. Usage: test_presolved [FILE] */
 #include "iopddl/presolved.h"
+#include "iopddl/relax.h"
 #include "tiny.h"
 
 #define FORBIDDEN_COST 1000000000000000000LL
@@ -216,6 +218,18 @@ static void contest_file(const char *path)
         iopddl_presolved_expand(s, a, x);
         CHECK(pp_iopddl_evaluate(p, x, &out, &err) == PP_OK && usable(&out));
         CHECK(out.cost == in.cost + iopddl_presolved_constant(s));
+        /* No node of the presolved problem has both a cost and a usage
+         * spread, so its own scale says nothing (1); the solver hands it
+         * the model's. */
+        iopddl_model *mq = NULL;
+        CHECK(iopddl_model_build(q, &mq, &err) == PP_OK);
+        if (mq) {
+            CHECK(iopddl_usage_scale(mq) == 1.0);
+            CHECK(iopddl_usage_scale(m) != 1.0);
+            mq->usage_scale = iopddl_usage_scale(m);
+            CHECK(iopddl_usage_scale(mq) == iopddl_usage_scale(m));
+            iopddl_model_free(mq);
+        }
         fprintf(stderr, "%s: %u presolved nodes, first answer %lld, carried in and out %lld\n", path,
                 q->node_count, (long long)r.cost, (long long)out.cost);
         free(a);
