@@ -353,19 +353,16 @@ iopddl_presolved *iopddl_presolved_new(const iopddl_model *m, double max_free_sh
 {
     iopddl_presolved *s = calloc(1, sizeof *s);
     pp_arena *arena = pp_arena_new(1 << 16);
-    if (!s || !arena) {
+    pp_iopddl_problem *p = arena ? pp_arena_calloc(arena, 1, sizeof *p) : NULL;
+    if (!s || !p) {
         free(s);
-        if (arena)
-            pp_arena_free(arena);
+        pp_arena_free(arena);
         return NULL;
     }
+    p->arena = arena;
     s->m = m;
-    s->p = pp_arena_calloc(arena, 1, sizeof *s->p);
-    if (s->p)
-        s->p->arena = arena;
-    else
-        pp_arena_free(arena);
-    s->sr = s->p ? pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof *s->sr) : NULL;
+    s->p = p;
+    s->sr = pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof *s->sr);
     bool ok = s->sr && iopddl_reduced_init(&s->c, m, &s->stats) && iopddl_presolve(&s->c) && !s->c.infeasible &&
               build(s, max_free_share, max_cells);
     if (!ok) {
@@ -380,8 +377,7 @@ void iopddl_presolved_free(iopddl_presolved *s)
     if (!s)
         return;
     iopddl_reduced_free(&s->c);
-    if (s->p)
-        pp_iopddl_free(s->p);
+    pp_iopddl_free(s->p);
     free(s);
 }
 

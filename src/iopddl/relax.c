@@ -42,10 +42,11 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Typical cost per unit of usage: the median over nodes of the spread of
- * their (non-forbidden) node costs over the spread of their usages. */
-static double cost_per_usage(const iopddl_model *m)
+/* The spreads are of non-forbidden node costs. */
+double iopddl_usage_scale(const iopddl_model *m)
 {
+    if (m->usage_scale > 0)
+        return m->usage_scale;
     double *ratios = malloc(((size_t)m->node_count + 1) * sizeof *ratios);
     if (!ratios)
         return 1;
@@ -130,7 +131,7 @@ bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *
     memcpy(w->x, start, n * sizeof(uint32_t));
     memcpy(w->best, start, n * sizeof(uint32_t));
     w->best_cost = INT64_MAX;
-    w->scale = cost_per_usage(m);
+    w->scale = iopddl_usage_scale(m);
     /* A portfolio: few message passes per round suit instances where many
      * rounds pay (A, M: 6.57e9 and 5.00e10 with 3 vs 6.90e9 and 5.02e10 with
      * 10 at 45 s); more suit tight knapsack-like ones (S: 1.549e9 with 3 vs

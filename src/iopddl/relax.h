@@ -37,6 +37,11 @@ typedef struct {
     pp_arena *arena;
 } iopddl_worker;
 
+/* Typical cost per unit of usage: m->usage_scale when set, else the median
+ * over nodes of their cost spread over their usage spread (1 when no node
+ * has both). */
+double iopddl_usage_scale(const iopddl_model *m);
+
 /* Which nodes can be live in a segment that can overflow (weight matters). */
 bool iopddl_relevant_nodes(const iopddl_model *m, pp_arena *arena, uint8_t *relevant);
 

@@ -1,7 +1,9 @@
 /* solve.c: the IOPDDL pipeline: model -> first feasible (least usage,
- * polished) -> exact when small -> the search (search.c: relaxation workers
- * and neighbourhood rounds in turn) until the deadline -> the answer,
- * priced by the evaluator. */
+ * polished) -> exact when small -> bound -> the search (search.c:
+ * relaxation workers and neighbourhood rounds in turn) until the deadline,
+ * on the presolved problem (presolved.h) when the presolve leaves few nodes
+ * free, this same pipeline run on it -> the answer, priced by the
+ * evaluator. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -48,7 +50,12 @@ enum { BOUND_STEPS = 1000 };
  * 0.860 against 0.923). */
 #define PRESOLVED_MIN_SECONDS 5.0
 #define PRESOLVED_MAX_FREE_SHARE 0.0625
+/* The presolve copies the model's pair tables and passes over them every
+ * round: with more entries than this it is not tried (the six public
+ * instances hold 0.2M-7.8M), and per this many entries it needs
+ * PRESOLVED_MIN_SECONDS left, so a larger model cannot overrun the limit. */
 #define PRESOLVED_MAX_CELLS 20000000
+#define PRESOLVED_CELLS_PER_FLOOR 8000000.0
 
 
 void pp_iopddl_options_default(pp_iopddl_options *o)
@@ -263,7 +270,7 @@ static void report_presolved(void *ctx, const pp_iopddl_progress *inner)
 }
 
 static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_options *o, const uint32_t *warm,
-                               bool presolve, pp_iopddl_result *r, pp_error *err);
+                               bool presolve, double usage_scale, pp_iopddl_result *r, pp_error *err);
 
 /* The search on the presolved problem (presolved.h) instead of the model,
  * from r's answer, with all the time left; its answer, expanded and priced
@@ -274,7 +281,9 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
 static pp_status presolved_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
                                  double started, pp_iopddl_result *r, bool *searched, pp_error *err)
 {
-    if (deadline->at > 0 && pp_deadline_left(deadline) < PRESOLVED_MIN_SECONDS)
+    double cells = (double)m->pair_start[m->pair_count];
+    double need = PRESOLVED_MIN_SECONDS * fmax(1.0, cells / PRESOLVED_CELLS_PER_FLOOR);
+    if (cells > PRESOLVED_MAX_CELLS || (deadline->at > 0 && pp_deadline_left(deadline) < need))
         return PP_OK;
     report(o, started, r->cost, 0, "presolve");
     iopddl_presolved *s = iopddl_presolved_new(m, PRESOLVED_MAX_FREE_SHARE, PRESOLVED_MAX_CELLS);
@@ -296,11 +305,16 @@ static pp_status presolved_stage(const iopddl_model *m, const pp_iopddl_options 
     inner.stop = deadline->stop;
     inner.on_progress = o->on_progress ? report_presolved : NULL;
     inner.progress_ctx = &forward;
-    pp_iopddl_result found;
+    pp_iopddl_result found = {0};
     bool entered = iopddl_presolved_enter(s, r->strategies, warm);
     double inner_start = pp_now() - started;
-    pp_status status = solve_problem(q, &inner, entered ? warm : NULL, false, &found, err);
-    *searched = true;
+    /* The model's cost per unit of usage: in the presolved problem no node
+     * has both a cost and a usage spread (representatives carry the costs,
+     * pieces the usage), and its workers' weights would start from 1 (S at
+     * 60 s: 1.544e9 from the model's scale against 1.595e9 from 1). */
+    pp_status status = solve_problem(q, &inner, entered ? warm : NULL, false, iopddl_usage_scale(m), &found, err);
+    /* If it failed, the model's search gets what time is left. */
+    *searched = status == PP_OK;
     if (status == PP_OK) {
         iopddl_presolved_expand(s, found.strategies, x);
         int64_t before = r->cost;
@@ -322,9 +336,10 @@ static pp_status presolved_stage(const iopddl_model *m, const pp_iopddl_options 
 
 /* The pipeline on p. warm (NULL: none) is an answer of p to start from
  * when it is feasible and cheaper than the first answer; with `presolve`,
- * the search runs on the presolved problem when there is time for it. */
+ * the search runs on the presolved problem when there is time for it;
+ * usage_scale > 0 is the cost per unit of usage its weights start from. */
 static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_options *o, const uint32_t *warm,
-                               bool presolve, pp_iopddl_result *r, pp_error *err)
+                               bool presolve, double usage_scale, pp_iopddl_result *r, pp_error *err)
 {
     double started = pp_now();
     pp_deadline deadline = pp_deadline_in(o->time_limit);
@@ -336,6 +351,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     pp_status status = iopddl_model_build(p, &m, err);
     if (status != PP_OK)
         return status;
+    m->usage_scale = usage_scale;
     /* Room for the auxiliary nodes too; callers read the first node_count. */
     r->strategies = calloc((size_t)m->node_count + 1, sizeof(uint32_t));
     if (!r->strategies) {
@@ -396,7 +412,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
 pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o,
                           pp_iopddl_result *r, pp_error *err)
 {
-    return solve_problem(p, o, NULL, true, r, err);
+    return solve_problem(p, o, NULL, true, 0, r, err);
 }
 
 void pp_iopddl_result_free(pp_iopddl_result *r)

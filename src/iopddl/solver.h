@@ -34,6 +34,10 @@ typedef struct {
     bool has_limit;
     int64_t limit;
 
+    /* Cost per unit of usage the relaxation's weights start from; 0: worked
+     * out from the model (iopddl_usage_scale). */
+    double usage_scale;
+
     pp_arena *arena;
 } iopddl_model;
 

@@ -7,8 +7,10 @@
  * presolved cost plus the constant; every feasible answer of the problem
  * carries in to a feasible presolved answer no dearer; and the two optima
  * are equal (constant added). With a contest file as argument, the same
- * identities on it for the solver's answer. Usage: test_presolved [FILE] */
+ * identities on it for the solver's answer, and the usage scale the
+ * presolved problem's search is handed. Usage: test_presolved [FILE] */
 #include "iopddl/presolved.h"
+#include "iopddl/relax.h"
 #include "tiny.h"
 
 #define FORBIDDEN_COST 1000000000000000000LL
@@ -183,8 +185,9 @@ static void tiny_problems(void)
     fprintf(stderr, "tiny: %d presolved problems, %d enumerated\n", built, enumerated);
 }
 
-/* On a contest file: the solver's answer (a 2 s solve) carried in and
- * out, priced both ways. */
+/* On a contest file: the solver's answer carried in and out, priced both
+ * ways. 8 s: enough for the solver to search on the presolved problem (C
+ * qualifies), so its answer is the expansion of one. */
 static void contest_file(const char *path)
 {
     pp_error err = {0};
@@ -195,10 +198,12 @@ static void contest_file(const char *path)
         return;
     pp_iopddl_options o;
     pp_iopddl_options_default(&o);
-    o.time_limit = 2;
-    o.threads = 1;
+    o.time_limit = 8;
+    o.threads = 2;
     pp_iopddl_result r;
     CHECK(pp_iopddl_solve(p, &o, &r, &err) == PP_OK);
+    pp_iopddl_evaluation ev;
+    CHECK(pp_iopddl_evaluate(p, r.strategies, &ev, &err) == PP_OK && usable(&ev) && ev.cost == r.cost);
     iopddl_presolved *s = iopddl_presolved_new(m, 1.0, UINT64_MAX);
     CHECK(s != NULL);
     if (s) {
@@ -213,6 +218,18 @@ static void contest_file(const char *path)
         iopddl_presolved_expand(s, a, x);
         CHECK(pp_iopddl_evaluate(p, x, &out, &err) == PP_OK && usable(&out));
         CHECK(out.cost == in.cost + iopddl_presolved_constant(s));
+        /* No node of the presolved problem has both a cost and a usage
+         * spread, so its own scale says nothing (1); the solver hands it
+         * the model's. */
+        iopddl_model *mq = NULL;
+        CHECK(iopddl_model_build(q, &mq, &err) == PP_OK);
+        if (mq) {
+            CHECK(iopddl_usage_scale(mq) == 1.0);
+            CHECK(iopddl_usage_scale(m) != 1.0);
+            mq->usage_scale = iopddl_usage_scale(m);
+            CHECK(iopddl_usage_scale(mq) == iopddl_usage_scale(m));
+            iopddl_model_free(mq);
+        }
         fprintf(stderr, "%s: %u presolved nodes, first answer %lld, carried in and out %lld\n", path,
                 q->node_count, (long long)r.cost, (long long)out.cost);
         free(a);
