@@ -112,6 +112,10 @@ int glue_run(glue_job *job, PyObject *callback)
     pthread_mutex_unlock(&job->lock);
     pthread_join(thread, NULL);
     PyEval_RestoreThread(state);
+    /* Progress told just before the work ended (a schedule found on its
+     * bound in a millisecond) still reaches the callback. */
+    if (!stopping && job->fresh && attend(job, callback, true, job->progress, job->stage) < 0)
+        stopping = true;
     pthread_cond_destroy(&job->changed);
     pthread_mutex_destroy(&job->lock);
     return stopping ? -1 : 0;
