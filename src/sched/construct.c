@@ -91,22 +91,38 @@ static void reserves(const pp_sched_problem *p, const double *distance, double f
     }
 }
 
-/* When v could start on device j, transfers taken in input order. */
-static double start_on(const builder *b, int v, int j)
+double sched_inputs_arrive(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
+                           const double *channel_free)
 {
-    const pp_sched_problem *p = b->p;
-    int D = p->device_count;
-    double ready = b->device_free[j];
+    double at = 0;
     for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
-        int e = p->pred_dep[k], u = p->dep_from[e], du = b->device[u];
+        int e = p->pred_dep[k], u = p->dep_from[e], du = device[u];
         if (du == j)
-            ready = fmax(ready, b->end[u]);
+            at = fmax(at, end[u]);
         else if (!pp_sched_has_channel(p, du, j))
             return INFINITY;
         else
-            ready = fmax(ready, fmax(b->end[u], b->channel_free[du * D + j]) + p->dep_comm[e]);
+            at = fmax(at, fmax(end[u], channel_free[du * p->device_count + j]) + p->dep_comm[e]);
     }
-    return ready;
+    return at;
+}
+
+void sched_inputs_send(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
+                       double *channel_free)
+{
+    for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
+        int e = p->pred_dep[k], u = p->dep_from[e], du = device[u];
+        if (du != j) {
+            double *channel = &channel_free[du * p->device_count + j];
+            *channel = fmax(end[u], *channel) + p->dep_comm[e];
+        }
+    }
+}
+
+/* When v could start on device j. */
+static double start_on(const builder *b, int v, int j)
+{
+    return fmax(b->device_free[j], sched_inputs_arrive(b->p, v, j, b->device, b->end, b->channel_free));
 }
 
 static double overflow_on(const builder *b, int v, int j)
@@ -179,14 +195,8 @@ static choice best_choice(builder *b)
 static void commit(builder *b, choice c)
 {
     const pp_sched_problem *p = b->p;
-    int D = p->device_count, v = c.op, j = c.device;
-    for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
-        int e = p->pred_dep[k], u = p->dep_from[e], du = b->device[u];
-        if (du != j) {
-            double *channel = &b->channel_free[du * D + j];
-            *channel = fmax(b->end[u], *channel) + p->dep_comm[e];
-        }
-    }
+    int v = c.op, j = c.device;
+    sched_inputs_send(p, v, j, b->device, b->end, b->channel_free);
     b->device[v] = j;
     b->end[v] = b->device_free[j] = c.start + p->duration[v];
     b->peak[j] += p->weight[v];

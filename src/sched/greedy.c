@@ -156,18 +156,7 @@ static bool traits_init(const pp_sched_problem *p, const double *head, traits *t
 /* When v's inputs are all at device j (INFINITY: one cannot reach it). */
 static double arrival(const sim *s, int v, int j)
 {
-    const pp_sched_problem *p = s->p;
-    double at = 0;
-    for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
-        int e = p->pred_dep[k], u = p->dep_from[e], du = s->device[u];
-        if (du == j)
-            at = fmax(at, s->end[u]);
-        else if (!pp_sched_has_channel(p, du, j))
-            return INFINITY;
-        else
-            at = fmax(at, fmax(s->end[u], s->channel_free[du * p->device_count + j]) + p->dep_comm[e]);
-    }
-    return at;
+    return sched_inputs_arrive(s->p, v, j, s->device, s->end, s->channel_free);
 }
 
 /* Whether v fits device j's memory, with `lowered_by` given back first. */
@@ -303,14 +292,8 @@ static void wake(sim *s, int v)
 static void run_op(sim *s, int v, int j, double start, sched_solution *out, int k)
 {
     const pp_sched_problem *p = s->p;
-    int D = p->device_count, d = sched_forced_device(p, v), list = list_of(p, s->t, v);
-    for (int i = p->pred_start[v]; i < p->pred_start[v + 1]; i++) {
-        int e = p->pred_dep[i], u = p->dep_from[e], du = s->device[u];
-        if (du != j) {
-            double *channel = &s->channel_free[du * D + j];
-            *channel = fmax(s->end[u], *channel) + p->dep_comm[e];
-        }
-    }
+    int d = sched_forced_device(p, v), list = list_of(p, s->t, v);
+    sched_inputs_send(p, v, j, s->device, s->end, s->channel_free);
     s->device[v] = j;
     if (p->group[v] != v && s->device[p->group[v]] < 0)
         s->device[p->group[v]] = j;

@@ -72,6 +72,16 @@ bool sched_solution_alloc(sched_solution *s, int op_count);
 void sched_solution_free(sched_solution *s);
 void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_count);
 
+/* The list schedulers' transfers (construct.c): over one channel per device
+ * pair, sent in input order once the input is done and the channel free.
+ * When op v's inputs are all at device j, given where and when the ops
+ * before it ran (INFINITY: one cannot reach j); and the channels' times
+ * once v's inputs are sent to j. */
+double sched_inputs_arrive(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
+                           const double *channel_free);
+void sched_inputs_send(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
+                       double *channel_free);
+
 /* The constructive start: time-driven list scheduling, earliest start first,
  * ties by longest tail, placing each op on its earliest-finishing device and
  * holding back ops that would overflow memory while any other op fits, and
