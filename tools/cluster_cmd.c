@@ -14,7 +14,7 @@ typedef struct {
     const char *files[3];
     const char *devices, *out, *trace, *svg, *event;
     double timeout, at;
-    int64_t threads, seed;
+    int64_t threads, seed, context_parallel;
     bool json, quiet;
 } cluster_flags;
 
@@ -30,7 +30,9 @@ typedef struct {
 #define SEARCH_FLAGS                                                                                              \
     FLAG_TIMEOUT(cluster_flags, timeout, "60",                                                                    \
                  "seconds for the whole run; the search stops early when it is complete"),                        \
-        FLAG_THREADS(cluster_flags, threads), FLAG_SEED(cluster_flags, seed)
+        FLAG_THREADS(cluster_flags, threads), FLAG_SEED(cluster_flags, seed),                                     \
+        {"context-parallel", FLAG_INTEGER, offsetof(cluster_flags, context_parallel), "N", 1, 1 << 20, false,     \
+         NULL, "1", false, "search context parallelism up to degree N (powers of two; long sequences)"}
 #define OUTPUT_FLAGS                                                                                              \
     FLAG_TEXT_OF("out", cluster_flags, out, "PLAN", "write the plan (JSON) there instead of stdout"),             \
         PICTURE_FLAGS,                                                                                            \
@@ -331,6 +333,7 @@ static int search_and_report(const cluster_flags *f, inputs *in, double at, doub
                                  .seed = (uint64_t)f->seed,
                                  .start_time = at,
                                  .warm_start = in->plan,
+                                 .max_context_parallel = (int)f->context_parallel,
                                  /* the search's reports serve unless pictures are asked for */
                                  .reserve_simulations = f->trace || f->svg ? 1 : 0};
     pp_cluster_plan_result r = {0};

@@ -189,6 +189,14 @@ typedef struct {
      * bytes); a pass runs two (dispatch, combine). 0 when dense. */
     double expert_weight_bytes;
     double alltoall_bytes;
+    /* Context parallelism (pp_cluster_plan.context_parallel), per sample:
+     * the 16-bit keys and values of the whole sequence, 4 s kv bytes (kv
+     * the key/value width), which the ring passes around the CP group, and
+     * the forward FLOPs of the scores and context products (4 s^2 h) that
+     * each ring step's transfer runs beside. 0 where unknown (a Piper
+     * profile or an op graph: no context parallelism). */
+    double context_bytes;
+    double attention_flops;
     /* The products behind forward_flops, for the per-kernel efficiency
      * (cluster_gemm_efficiency); none for a layer known only by its FLOPs
      * (a Piper profile), which runs at the type's constant efficiency. */
@@ -209,6 +217,7 @@ typedef struct {
      * embedding group); 0 when untied or unknown. */
     double tied_bytes;
     int experts;           /* experts per layer (expert parallelism must divide it); 0 = dense */
+    int64_t sequence;      /* positions per sample; 0 when unknown (no context parallelism) */
     pp_arena *arena;       /* owns everything above and the struct itself */
 } pp_cluster_workload;
 
@@ -306,8 +315,8 @@ bool pp_cluster_device_alive_at(const pp_cluster *c, int device, double t);
  * pipeline of stage_count stages; stage s holds stage_layers[s] consecutive
  * layers and is a tensor-parallel group of stage_tp[s] devices, the same
  * layers and degrees in every replica. Replica r runs micro_batches[r]
- * micro-batches of micro_batch samples (1F1B); the replicas' samples add up to
- * the global batch. devices and split have one entry per (replica, stage,
+ * micro-batches of micro_batch samples (1F1B); the replicas' samples add up
+ * to the global batch (to context_parallel times it). devices and split have one entry per (replica, stage,
  * member): index r * members + stage_offset(s) + j, members = sum of stage_tp.
  * split[i] is the share of every layer's work and memory member j takes: a
  * group of unlike devices may split unevenly (paper 003 section 2.3); each
@@ -389,7 +398,32 @@ typedef struct {
      * bytes per sample. 1 (the default) is none; it must divide the
      * replicas and the experts. */
     int expert_parallel;
+    /* context_parallel: Megatron-LM's context parallelism
+     * (--context-parallel-size; Megatron Core's "context parallel" guide):
+     * groups of this many consecutive replicas (replica r is in group
+     * r / context_parallel) share each micro-batch, each member of a group
+     * taking 1/cp of every sequence, in 2 cp chunks paired so that causal
+     * attention's work is even. Every per-sample cost of a pass (FLOPs,
+     * activations, element-wise traffic, TP, pipeline and all-to-all bytes)
+     * is then 1/cp of the sample's (pp_cluster_plan_samples); the weights
+     * are whole in each, and the gradients are all-reduced (or under the
+     * distributed optimizer and zero3 sharded) over all the replicas, dp x
+     * cp, as Megatron-LM's data-parallel group with CP does. Attention
+     * needs every position's keys and values: they go round the group's
+     * ring in cp - 1 steps, each transfer beside the attention block of the
+     * step before (ring attention, Liu et al. 2023; Megatron Core's CP),
+     * and the backward sends the keys and values again with their
+     * gradients, twice the bytes. The replicas of a group run the same
+     * micro-batches, and those over all replicas add up to cp times the
+     * global batch. 1 (the default) is none; it must divide the replicas,
+     * and 2 cp the workload's sequence. */
+    int context_parallel;
 } pp_cluster_plan;
+
+/* The samples' worth of work one replica's pass does: micro_batch, over
+ * context_parallel (each replica of a CP group takes 1/cp of every
+ * sample's sequence). */
+double pp_cluster_plan_samples(const pp_cluster_plan *p);
 
 /* Layer l as plan p runs it in a stage that recomputes fully or not
  * (`recompute`), on a member holding share f of it: what the memory model
@@ -427,6 +461,13 @@ bool pp_cluster_plan_equal(const pp_cluster_plan *a, const pp_cluster_plan *b);
 pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload *w, int tp,
                                   int pp, int dp, int micro_batch, pp_cluster_plan **out,
                                   pp_error *err);
+/* The same with context parallelism: dp x cp replicas, each CP group of
+ * cp consecutive ones running global_batch / (dp micro_batch) micro-batches;
+ * ranks in Megatron-LM's order (tensor, context, data, pipeline:
+ * rank = (s dp cp + r) tp + j). pp_cluster_plan_uniform is cp = 1. */
+pp_status pp_cluster_plan_uniform_context(const pp_cluster *c, const pp_cluster_workload *w, int tp,
+                                          int pp, int dp, int cp, int micro_batch, pp_cluster_plan **out,
+                                          pp_error *err);
 
 /* PP_EINPUT naming what is wrong when p does not fit c and w: devices out of
  * range, lost or used twice, layers not adding up, samples not adding up to
@@ -526,6 +567,10 @@ typedef struct {
     uint64_t seed;
     double start_time;       /* plan for the conditions at this time */
     const pp_cluster_plan *warm_start; /* an earlier plan (re-planning), or NULL */
+    /* The largest context parallelism degree the search opens (powers of
+     * two, with micro-batch 1); 0 or 1: none. Off by default: its branches
+     * multiply the space by up to log2(dp), and only long sequences gain. */
+    int max_context_parallel;
     /* Stop early enough to leave time, within the timeout, for this many
      * more simulations as long as the longest the search ran: the caller's
      * report of its answer. */

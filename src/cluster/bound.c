@@ -79,7 +79,7 @@ static bool pass_costs(const cluster_space *sp, const pp_cluster_workload *w, co
     int n = w->layer_count;
     for (int q = 0; q < sp->kind_count; q++) {
         const pp_hw_device_type *t = sp->kinds[q].type;
-        double f = 1.0 / b->tp[q], mb = b->micro_batch, kf = 1, kb = 1, rf = 1, rb = 1;
+        double f = 1.0 / b->tp[q], mb = cluster_branch_samples(b), kf = 1, kb = 1, rf = 1, rb = 1;
         out->forward_cost[q] = prefix_array(a, n);
         out->backward_cost[q] = prefix_array(a, n);
         out->replay_cost[q] = prefix_array(a, n);
@@ -126,6 +126,8 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
     out->checkpoint = prefix_array(a, n);
     out->gradient = prefix_array(a, n);
     out->alltoall = prefix_array(a, n);
+    out->context = prefix_array(a, n);
+    out->attention = prefix_array(a, n);
     out->w = w;
     out->checkpoint_split = b->sequence_parallel;
     out->buffer = NULL;
@@ -134,7 +136,8 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
     if (!out->full || !out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
         !out->traffic || !out->traffic_whole || !out->tp_forward || !out->tp_backward || !out->overlap ||
         !out->state || !out->activation ||
-        !out->replicated || !out->checkpoint || !out->gradient || !out->alltoall)
+        !out->replicated || !out->checkpoint || !out->gradient || !out->alltoall || !out->context ||
+        !out->attention)
         return false;
     for (int l = 0; l < n; l++) {
         /* replay is what a recomputing stage adds to the kept backward:
@@ -162,6 +165,8 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
         out->checkpoint[l + 1] = out->checkpoint[l] + r.checkpoint_bytes;
         out->gradient[l + 1] = out->gradient[l] + y->gradient_bytes;
         out->alltoall[l + 1] = out->alltoall[l] + y->alltoall_bytes;
+        out->context[l + 1] = out->context[l] + y->context_bytes;
+        out->attention[l + 1] = out->attention[l] + y->attention_flops;
     }
     if (!isfinite(out->replay_ratio) || out->replay_ratio < 1.0)
         out->replay_ratio = 1.0;
@@ -175,7 +180,7 @@ static double range(const double *prefix, int first, int count)
 
 double cluster_work(const cluster_stages *st, int first, int count)
 {
-    return st->branch->micro_batch * range(st->prefix->work, first, count);
+    return cluster_branch_samples(st->branch) * range(st->prefix->work, first, count);
 }
 
 /* Times a gradient's bytes go round the data-parallel ring: twice for an
@@ -230,7 +235,7 @@ static double hop_bytes(const cluster_stages *st, int s, int last)
     if (s + 1 == st->stage_count)
         return 0.0;
     int k = st->stage_tp[s] < st->stage_tp[s + 1] ? st->stage_tp[s] : st->stage_tp[s + 1];
-    return st->branch->micro_batch * st->prefix->w->layers[last].output_bytes / k;
+    return cluster_branch_samples(st->branch) * st->prefix->w->layers[last].output_bytes / k;
 }
 
 static double hop_time(const cluster_stages *st, int s, int last)
@@ -245,10 +250,10 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
     const cluster_prefix *p = st->prefix;
     int tp = st->stage_tp[s], kind = st->stage_kind[s];
-    double share = st->branch->micro_batch / (double)tp;
+    double share = cluster_branch_samples(st->branch) / (double)tp;
     double weight = range(p->weight, first, count) / tp;
     double traffic = share * range(p->traffic, first, count) +
-                     st->branch->micro_batch * range(p->traffic_whole, first, count);
+                     cluster_branch_samples(st->branch) * range(p->traffic_whole, first, count);
     cluster_cost c;
     c.forward = cluster_pass_time(type, share * range(p->forward_cost[kind], first, count), weight, traffic);
     double backward = range(p->backward_cost[kind], first, count) +
@@ -264,9 +269,19 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
         c.forward += 2 * one;
         c.backward += (replay ? 4 : 2) * one;
     }
+    int cp = st->branch->context_parallel;
+    if (cp > 1) {
+        /* ring attention (simulate.c's context_time) at the group's most
+         * bandwidth, no latency */
+        pp_hw_link ring = {st->context_bandwidth[s], 0};
+        double hide = pp_hw_op_time(type, share * range(p->attention, first, count), 0) * (cp - 1) / cp;
+        double one = fmax(0, pp_hw_allgather_time(ring, cp, cp * share * range(p->context, first, count)) - hide);
+        c.forward += one;
+        c.backward += (replay ? 3 : 2) * one;
+    }
     if (tp > 1) {
         pp_hw_link link = st->space->kinds[st->stage_kind[s]].tp_link;
-        double b = st->branch->micro_batch, forward = range(p->tp_forward, first, count);
+        double b = cluster_branch_samples(st->branch), forward = range(p->tp_forward, first, count);
         double own = range(p->tp_backward, first, count), again = replay ? forward : 0;
         c.forward += pp_hw_allreduce_time(link, tp, b * forward);
         double floor = cluster_tp_backward_floor(link, tp, b * own, b * again, st->branch->tp_overlap);
@@ -477,7 +492,7 @@ static double layer_floor(const cluster_stages *st, int s, int l, bool replay)
     const cluster_kind *kind = &st->space->kinds[st->stage_kind[s]];
     const pp_hw_device_type *type = kind->type;
     int tp = st->stage_tp[s], q = st->stage_kind[s];
-    double b = st->branch->micro_batch, share = b / tp;
+    double b = cluster_branch_samples(st->branch), share = b / tp;
     double flops = range(p->forward_cost[q], l, 1) + range(p->backward_cost[q], l, 1) +
                    (replay ? range(p->replay_cost[q], l, 1) : 0);
     double traffic = share * range(p->traffic, l, 1) + b * range(p->traffic_whole, l, 1);
@@ -509,7 +524,7 @@ static void hop_floors(cluster_stages *st)
     st->hop_floor[p - 1] = 0.0;
     for (int s = p - 2; s >= 0; s--) {
         int k = st->stage_tp[s] < st->stage_tp[s + 1] ? st->stage_tp[s] : st->stage_tp[s + 1];
-        double bytes = st->branch->micro_batch * least / k;
+        double bytes = cluster_branch_samples(st->branch) * least / k;
         st->hop_floor[s] = st->hop_floor[s + 1] + (bytes > 0 ? bytes / st->hop_bandwidth[s] : 0.0);
     }
 }
@@ -707,7 +722,7 @@ double cluster_stage_memory(const cluster_stages *st, int s, int first, int coun
     double share = 1.0 / st->stage_tp[s];
     int m = st->branch->micro_batches;
     int in_flight = st->stage_count - s < m ? st->stage_count - s : m;
-    double b = st->branch->micro_batch;
+    double b = cluster_branch_samples(st->branch);
     double bytes = share * range(p->state, first, count);
     if (p->buffer)
         bytes += share * buffer_max(p, first, count);
@@ -752,7 +767,7 @@ static double nic_bound(const cluster_stages *st, int n, const double *ring_rele
 {
     const pp_cluster *c = st->space->cluster;
     int dp = st->branch->dp, p = st->stage_count, count = 0;
-    double m = st->branch->micro_batches, b = st->branch->micro_batch;
+    double m = st->branch->micro_batches, b = cluster_branch_samples(st->branch);
     nic_item items[2 * p];
     for (int s = 0, first = 0; s < p; first += layers[s++]) {
         int rings = st->ring_out[s * c->node_count + n], hops = st->hop_out[s * c->node_count + n];

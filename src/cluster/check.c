@@ -36,18 +36,24 @@ static pp_status check_degrees(const pp_cluster_workload *w, const pp_cluster_pl
     return PP_OK;
 }
 
+/* Context parallelism: a CP group's replicas (consecutive) share their
+ * micro-batches, so they run as many and count once. */
 static pp_status check_batches(const pp_cluster_workload *w, const pp_cluster_plan *p, pp_error *err)
 {
+    int cp = p->context_parallel;
+    if (cp < 1 || p->replica_count % cp != 0)
+        return pp_error_set(err, PP_EINPUT, "plan check: context parallelism %d over %d replicas", cp,
+                            p->replica_count);
     int64_t samples = 0;
     for (int r = 0; r < p->replica_count; r++) {
         int m = p->micro_batches[r];
-        if (m < 1 || (p->virtual_stages > 1 && m % p->stage_count != 0))
+        if (m < 1 || (p->virtual_stages > 1 && m % p->stage_count != 0) || m != p->micro_batches[r - r % cp])
             return pp_error_set(err, PP_EINPUT, "plan check: replica %d runs %d micro-batches", r, m);
         samples += (int64_t)m * p->micro_batch;
     }
-    if (samples != w->global_batch)
-        return pp_error_set(err, PP_EINPUT, "plan check: %lld samples per step, the global batch is %lld",
-                            (long long)samples, (long long)w->global_batch);
+    if (samples != w->global_batch * cp)
+        return pp_error_set(err, PP_EINPUT, "plan check: %lld samples per step over context parallelism %d, "
+                            "the global batch is %lld", (long long)samples, cp, (long long)w->global_batch);
     return PP_OK;
 }
 

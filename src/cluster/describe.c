@@ -54,6 +54,8 @@ void pp_cluster_plan_describe(const pp_cluster_plan *p, char *buf, size_t size)
             n += (size_t)snprintf(buf + n, size - n, ", %s", switches[k].name);
     if (n < size && p->expert_parallel > 1)
         n += (size_t)snprintf(buf + n, size - n, ", expert parallel %d", p->expert_parallel);
+    if (n < size && p->context_parallel > 1)
+        n += (size_t)snprintf(buf + n, size - n, ", context parallel %d", p->context_parallel);
     if (n < size && p->virtual_stages > 1)
         snprintf(buf + n, size - n, ", %d virtual stages", p->virtual_stages);
 }
@@ -68,7 +70,8 @@ static bool same_switches(const pp_cluster_plan *a, const pp_cluster_plan *b)
     return a->sequence_parallel == b->sequence_parallel && a->selective_recompute == b->selective_recompute &&
            a->distributed_optimizer == b->distributed_optimizer && a->virtual_stages == b->virtual_stages &&
            a->tp_overlap == b->tp_overlap && a->reduce_after_backward == b->reduce_after_backward &&
-           a->zero3 == b->zero3 && a->expert_parallel == b->expert_parallel;
+           a->zero3 == b->zero3 && a->expert_parallel == b->expert_parallel &&
+           a->context_parallel == b->context_parallel;
 }
 
 bool pp_cluster_plan_equal(const pp_cluster_plan *a, const pp_cluster_plan *b)

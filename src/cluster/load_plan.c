@@ -29,7 +29,8 @@
  * - "sequence_parallel", "selective_recompute", "distributed_optimizer",
  *   "tp_overlap", "reduce_after_backward", "zero3" (true or false, absent
  *   false), "virtual_stages" (integer >= 1, absent 1: the interleaved
- *   schedule above 1) and "expert_parallel" (integer >= 1, absent 1):
+ *   schedule above 1), "expert_parallel" and "context_parallel" (integers
+ *   >= 1, absent 1):
  *   Megatron-LM's switches for the whole plan (pp_cluster_plan in
  *   parplan/cluster.h), in both forms.
  * - "replicas" (at least one): the data-parallel replicas. Each has
@@ -51,8 +52,10 @@
  *
  *   {"tp": 8, "pp": 4, "dp": 2, "micro_batch": 1, "recompute": true}
  *
- * - "tp", "pp", "dp" and "micro_batch" (integers >= 1, required); device of
- *   stage s, replica r, member j = (s * dp + r) * tp + j; "recompute" as above.
+ * - "tp", "pp", "dp" and "micro_batch" (integers >= 1, required) and "cp"
+ *   (integer >= 1, absent 1: context parallelism, dp x cp replicas); device
+ *   of stage s, replica r, member j = (s * dp * cp + r) * tp + j;
+ *   "recompute" as above.
  *
  * "comment" (text) is allowed in both forms, checked and not kept. Numbers are
  * JSON numbers; a key not listed here, or one of the other form's, is an
@@ -73,8 +76,8 @@ enum { PATH_SIZE = 96 };
 static const char *const full_keys[] = {"comment", "micro_batch", "recompute", "replicas",
                                         "sequence_parallel", "selective_recompute",
                                         "distributed_optimizer", "tp_overlap", "reduce_after_backward",
-                                        "zero3", "virtual_stages", "expert_parallel", NULL};
-static const char *const short_keys[] = {"comment", "micro_batch", "recompute", "tp", "pp", "dp",
+                                        "zero3", "virtual_stages", "expert_parallel", "context_parallel", NULL};
+static const char *const short_keys[] = {"comment", "micro_batch", "recompute", "tp", "pp", "dp", "cp",
                                          "sequence_parallel", "selective_recompute",
                                          "distributed_optimizer", "tp_overlap", "reduce_after_backward",
                                          "zero3", "virtual_stages", "expert_parallel", NULL};
@@ -151,7 +154,8 @@ static pp_status read_switches(const loader *L, const json_t *root, pp_cluster_p
         (st = read_bool(L, top, root, "reduce_after_backward", &p->reduce_after_backward)) ||
         (st = read_bool(L, top, root, "zero3", &p->zero3)))
         return st;
-    if ((st = read_int(L, top, root, "expert_parallel", false, 1, &p->expert_parallel)))
+    if ((st = read_int(L, top, root, "expert_parallel", false, 1, &p->expert_parallel)) ||
+        (st = read_int(L, top, root, "context_parallel", false, 1, &p->context_parallel)))
         return st;
     return read_int(L, top, root, "virtual_stages", false, 1, &p->virtual_stages);
 }
@@ -170,18 +174,19 @@ static pp_status read_list(const loader *L, pp_json_at at, const json_t *obj, co
 static pp_status read_shorthand(const loader *L, const json_t *root, pp_cluster_plan **out)
 {
     pp_json_at top = {L->file, ""};
-    int tp = 0, pp = 0, dp = 0, micro_batch = 0;
+    int tp = 0, pp = 0, dp = 0, cp = 1, micro_batch = 0;
     bool recompute = L->w->recompute;
     pp_status st;
     if ((st = pp_json_object(top, root, short_keys, L->err)) ||
         (st = read_int(L, top, root, "tp", true, 1, &tp)) ||
         (st = read_int(L, top, root, "pp", true, 1, &pp)) ||
         (st = read_int(L, top, root, "dp", true, 1, &dp)) ||
+        (st = read_int(L, top, root, "cp", false, 1, &cp)) ||
         (st = read_int(L, top, root, "micro_batch", true, 1, &micro_batch)) ||
         (st = read_recompute(L, top, root, &recompute)))
         return st;
     pp_error why = {0};
-    if ((st = pp_cluster_plan_uniform(L->c, L->w, tp, pp, dp, micro_batch, out, &why)))
+    if ((st = pp_cluster_plan_uniform_context(L->c, L->w, tp, pp, dp, cp, micro_batch, out, &why)))
         return pp_error_set(L->err, st == PP_EARG ? PP_EINPUT : st, "%s: %s", L->file, why.message);
     for (int s = 0; s < pp; s++)
         (*out)->stage_recompute[s] = recompute;

@@ -56,7 +56,7 @@ void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
 {
     memset(peak, 0, (size_t)c->device_count * sizeof *peak);
     int members = pp_cluster_plan_members(p);
-    double b = p->micro_batch;
+    double b = pp_cluster_plan_samples(p);
     for (int r = 0; r < p->replica_count; r++) {
         int first = 0;
         for (int s = 0; s < p->stage_count; s++) {

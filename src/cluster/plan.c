@@ -44,6 +44,7 @@ pp_cluster_plan *pp_cluster_plan_new(int replica_count, int stage_count, const i
     memcpy(p->stage_tp, stage_tp, (size_t)stage_count * sizeof(int));
     p->virtual_stages = 1;
     p->expert_parallel = 1;
+    p->context_parallel = 1;
     for (int r = 0; r < replica_count; r++)
         for (int s = 0; s < stage_count; s++)
             for (int j = 0; j < stage_tp[s]; j++)
@@ -71,12 +72,18 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p)
     q->zero3 = p->zero3;
     q->virtual_stages = p->virtual_stages;
     q->expert_parallel = p->expert_parallel;
+    q->context_parallel = p->context_parallel;
     return q;
 }
 
 void pp_cluster_plan_free(pp_cluster_plan *p)
 {
     free(p);
+}
+
+double pp_cluster_plan_samples(const pp_cluster_plan *p)
+{
+    return (double)p->micro_batch / p->context_parallel;
 }
 
 int pp_cluster_plan_members(const pp_cluster_plan *p)
@@ -95,16 +102,16 @@ int pp_cluster_plan_stage_offset(const pp_cluster_plan *p, int stage)
 /* Counts the uniform plan needs before anything is allocated; the first
  * condition that fails is the reason. */
 static pp_status uniform_check(const pp_cluster *c, const pp_cluster_workload *w, int tp, int pp,
-                               int dp, int micro_batch, pp_error *err)
+                               int dp, int cp, int micro_batch, pp_error *err)
 {
-    if (tp < 1 || pp < 1 || dp < 1 || micro_batch < 1)
+    if (tp < 1 || pp < 1 || dp < 1 || cp < 1 || micro_batch < 1)
         return pp_error_set(err, PP_EARG,
-                            "tp = %d, pp = %d, dp = %d and micro_batch = %d must all be at least 1",
-                            tp, pp, dp, micro_batch);
-    long devices = (long)tp * pp * dp;
+                            "tp = %d, pp = %d, dp = %d, cp = %d and micro_batch = %d must all be at least 1",
+                            tp, pp, dp, cp, micro_batch);
+    long devices = (long)tp * pp * dp * cp;
     if (devices > c->device_count)
-        return pp_error_set(err, PP_EARG, "tp * pp * dp = %d * %d * %d = %ld devices, the cluster has %d",
-                            tp, pp, dp, devices, c->device_count);
+        return pp_error_set(err, PP_EARG, "tp * pp * dp * cp = %d * %d * %d * %d = %ld devices, the cluster has %d",
+                            tp, pp, dp, cp, devices, c->device_count);
     if (w->layer_count % pp != 0)
         return pp_error_set(err, PP_EARG, "pp = %d does not divide the workload's %d layers", pp,
                             w->layer_count);
@@ -121,31 +128,35 @@ static pp_status uniform_check(const pp_cluster *c, const pp_cluster_workload *w
 }
 
 /* Every device of the cluster counts, lost or not: the planner leaves lost
- * devices out before it asks for uniform plans, and validation names them. */
-pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload *w, int tp,
-                                  int pp, int dp, int micro_batch, pp_cluster_plan **out,
-                                  pp_error *err)
+ * devices out before it asks for uniform plans, and validation names them.
+ * Replica r = d cp + k is member k of data-parallel copy d's CP group, so
+ * rank = (s dp cp + r) tp + j is Megatron-LM's order (tensor, context,
+ * data, pipeline). */
+pp_status pp_cluster_plan_uniform_context(const pp_cluster *c, const pp_cluster_workload *w, int tp,
+                                          int pp, int dp, int cp, int micro_batch, pp_cluster_plan **out,
+                                          pp_error *err)
 {
     *out = NULL;
-    pp_status st = uniform_check(c, w, tp, pp, dp, micro_batch, err);
+    pp_status st = uniform_check(c, w, tp, pp, dp, cp, micro_batch, err);
     if (st)
         return st;
-    int *stage_tp = malloc((size_t)pp * sizeof *stage_tp);
+    int *stage_tp = malloc((size_t)pp * sizeof *stage_tp), replicas = dp * cp;
     if (!stage_tp)
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     for (int s = 0; s < pp; s++)
         stage_tp[s] = tp;
-    pp_cluster_plan *p = pp_cluster_plan_new(dp, pp, stage_tp);
+    pp_cluster_plan *p = pp_cluster_plan_new(replicas, pp, stage_tp);
     free(stage_tp);
     if (!p)
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     p->micro_batch = micro_batch;
+    p->context_parallel = cp;
     int members = pp_cluster_plan_members(p);
-    for (int r = 0; r < dp; r++) {
+    for (int r = 0; r < replicas; r++) {
         p->micro_batches[r] = (int)(w->global_batch / ((int64_t)dp * micro_batch));
         for (int s = 0; s < pp; s++)
             for (int j = 0; j < tp; j++)
-                p->devices[r * members + s * tp + j] = (s * dp + r) * tp + j;
+                p->devices[r * members + s * tp + j] = (s * replicas + r) * tp + j;
     }
     for (int s = 0; s < pp; s++) {
         p->stage_layers[s] = w->layer_count / pp;
@@ -153,6 +164,13 @@ pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload
     }
     *out = p;
     return PP_OK;
+}
+
+pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload *w, int tp,
+                                  int pp, int dp, int micro_batch, pp_cluster_plan **out,
+                                  pp_error *err)
+{
+    return pp_cluster_plan_uniform_context(c, w, tp, pp, dp, 1, micro_batch, out, err);
 }
 
 /* The interleaved schedule deals micro-batches to the stages in groups
@@ -204,8 +222,32 @@ static pp_status check_shape(const pp_cluster_workload *w, const pp_cluster_plan
     return check_interleaving(p, err);
 }
 
+/* Megatron-LM cuts each sequence into 2 cp chunks (a member takes chunks
+ * i and 2 cp - 1 - i); a CP group's replicas run the same micro-batches. */
+static pp_status check_context(const pp_cluster_workload *w, const pp_cluster_plan *p, pp_error *err)
+{
+    int cp = p->context_parallel;
+    if (cp < 1 || p->replica_count % cp != 0)
+        return pp_error_set(err, PP_EINPUT, "context_parallel %d must be at least 1 and divide the %d replicas",
+                            cp, p->replica_count);
+    if (cp > 1 && (w->sequence < 1 || w->sequence % (2 * cp) != 0))
+        return pp_error_set(err, PP_EINPUT,
+                            "context_parallel %d needs a transformer workload whose sequence is a multiple "
+                            "of 2 x %d (it is %lld)", cp, cp, (long long)w->sequence);
+    for (int r = 0; r < p->replica_count; r++)
+        if (p->micro_batches[r] != p->micro_batches[r - r % cp])
+            return pp_error_set(err, PP_EINPUT,
+                                "replica %d runs %d micro-batches and replica %d %d: a context-parallel "
+                                "group's replicas run the same", r, p->micro_batches[r], r - r % cp,
+                                p->micro_batches[r - r % cp]);
+    return PP_OK;
+}
+
 static pp_status check_samples(const pp_cluster_workload *w, const pp_cluster_plan *p, pp_error *err)
 {
+    pp_status st = check_context(w, p, err);
+    if (st)
+        return st;
     int64_t samples = 0;
     for (int r = 0; r < p->replica_count; r++) {
         if (p->micro_batches[r] < 1)
@@ -213,10 +255,11 @@ static pp_status check_samples(const pp_cluster_workload *w, const pp_cluster_pl
                                 r, p->micro_batches[r]);
         samples += (int64_t)p->micro_batches[r] * p->micro_batch;
     }
-    if (samples != w->global_batch)
+    if (samples != w->global_batch * p->context_parallel)
         return pp_error_set(err, PP_EINPUT,
-                            "the replicas' micro-batches hold %lld samples, the global batch is %lld",
-                            (long long)samples, (long long)w->global_batch);
+                            "the replicas' micro-batches hold %lld samples, the global batch is %lld "
+                            "(times context_parallel %d)",
+                            (long long)samples, (long long)w->global_batch, p->context_parallel);
     return PP_OK;
 }
 

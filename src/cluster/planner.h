@@ -42,6 +42,10 @@ typedef struct {
     double *node_inter;
     double *node_nic;     /* [node] all its NICs together (ports x bandwidth) */
     int *node_nic_classes; /* [node] its inter-node link classes */
+    /* The largest context parallelism the branches open
+     * (pp_cluster_plan_options.max_context_parallel; 0 from
+     * cluster_space_build: none). */
+    int max_context_parallel;
 } cluster_space;
 
 /* One top-level branch: everything but the layers per stage. */
@@ -64,8 +68,14 @@ typedef struct {
      * parallelism degree dividing dp and the workload's experts. */
     bool sequence_parallel, selective_recompute, distributed_optimizer, tp_overlap, zero3;
     int expert_parallel;
+    /* Context parallelism (pp_cluster_plan.context_parallel): dp counts
+     * every replica, micro_batches those of a CP group. */
+    int context_parallel;
     double root_bound;
 } cluster_branch;
+
+/* The samples' worth of work a replica's pass does (pp_cluster_plan_samples). */
+double cluster_branch_samples(const cluster_branch *b);
 
 /* Sizes a stage's memory and time need, per layer, as prefix sums; work
  * and backward leave recomputation out, replay is what it adds. */
@@ -88,6 +98,8 @@ typedef struct {
     double *checkpoint;
     double *gradient;
     double *alltoall;    /* bytes of one all-to-all per sample */
+    double *context;     /* context parallelism: keys and values per sample */
+    double *attention;   /* and the attention FLOPs per sample they run beside */
     /* Per kind of node, FLOPs per sample over the wave efficiency of
      * their products on it at the branch's TP share and micro-batch (the
      * simulator's figures): forward, backward, and what recomputation adds. */
@@ -146,6 +158,9 @@ typedef struct {
     /* The most bandwidth replica 0's expert group's ring of stage s could
      * get at its slowest hop (INFINITY without expert parallelism). */
     double *expert_bandwidth; /* [stage] */
+    /* Likewise replica 0's CP group's ring (INFINITY without context
+     * parallelism). */
+    double *context_bandwidth; /* [stage] */
     /* Ring flows of stage s that leave node n through its NICs, over all
      * replicas and members: [stage * node_count + n]. */
     int *ring_out;

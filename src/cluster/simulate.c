@@ -2,8 +2,8 @@
  * planner's judge): each replica's stages run 1F1B, pipeline transfers and
  * the data-parallel gradient rings are flows of the shared network
  * (network.c), TP all-reduces occupy their group, so do ZeRO-3's
- * all-gathers where compute does not hide them and expert parallelism's
- * all-to-alls, a tied word embedding's
+ * all-gathers where compute does not hide them, expert parallelism's
+ * all-to-alls and context parallelism's ring attention, a tied word embedding's
  * gradient is all-reduced between the first and the last stage, optimizers
  * run when a device's gradients are reduced; the report and the timeline.
  * Events at the same time run in the order they were made (a sequence
@@ -53,6 +53,13 @@ typedef struct {
     pp_hw_link experts;   /* expert parallelism: the slowest of its members' rings over
                            * its expert group's replicas, as of network version */
     int experts_version;  /* -1 before the first look */
+    /* context parallelism: [chunk] the most loaded member's block of keys
+     * and values per pass, the least time a member's forward attention
+     * products of the pass take, and the slowest of the members' rings over
+     * the CP group as of network version context_version (-1 before) */
+    double *context, *context_hide;
+    pp_hw_link context_link;
+    int context_version;
 } group;
 
 typedef struct {
@@ -334,6 +341,25 @@ static double zero3_pass(const sim *z, const group *g, bool forward, int micro, 
     return cluster_zero3_pass_time(compute, gather, first, L);
 }
 
+/* ------------------------------------------------------------- context parallelism */
+
+/* A pass's exposed ring attention over the group's CP group of cp
+ * replicas: cp - 1 steps each pass every member's block of keys and
+ * values on (an all-gather's bytes) while the attention of the block in
+ * hand runs, 1/cp of the pass's, so a step costs the longer of the two
+ * and what the transfers add is (cp - 1) times their excess. The backward
+ * sends the keys and values again with their gradients (twice the bytes,
+ * beside twice the attention FLOPs), and a replayed forward its own ring. */
+static double context_time(const sim *z, const group *g, bool forward, int c)
+{
+    int cp = z->p->context_parallel;
+    double ring = pp_hw_allgather_time(g->context_link, cp, cp * g->context[c]);
+    double exposed = fmax(0, ring - g->context_hide[c] * (cp - 1) / cp);
+    if (forward)
+        return exposed;
+    return 2 * exposed + (z->p->stage_recompute[g->s] ? exposed : 0);
+}
+
 /* ------------------------------------------------------------- steps */
 
 static void start_optimizer(sim *z, int r, int s, int j)
@@ -364,7 +390,7 @@ static void send_transfer(sim *z, int r, int qf, int qt, int micro, int dir)
     int from = qf % z->P, to = qt % z->P;
     int k = p->stage_tp[from] < p->stage_tp[to] ? p->stage_tp[from] : p->stage_tp[to];
     int last = z->first_layer[(qf < qt ? qf : qt) + 1] - 1;
-    double bytes = p->micro_batch * z->w->layers[last].output_bytes / k;
+    double bytes = pp_cluster_plan_samples(p) * z->w->layers[last].output_bytes / k;
     int t = transfer_index(z, r, qt, micro, dir), flow;
     for (int j = 0; j < k && z->status == PP_OK; j++) {
         int src = device_of(z, r, from, j), dst = device_of(z, r, to, j);
@@ -422,6 +448,13 @@ static void try_start(sim *z, group *g)
             g->experts.bandwidth <= 0)
             return; /* a bandwidth event retries it */
         length += alltoall_time(z, g, forward, chunk);
+    }
+    int cp = z->p->context_parallel;
+    if (cp > 1) {
+        if (!replica_ring(z, g, g->r - g->r % cp, cp, &g->context_link, &g->context_version) ||
+            g->context_link.bandwidth <= 0)
+            return; /* a bandwidth event retries it */
+        length += context_time(z, g, forward, chunk);
     }
     if (g->tp > 1) {
         pp_hw_link link;
@@ -606,7 +639,7 @@ static void chunk_flops(const sim *z, const group *g, int c, int j, double *F, d
     int q = c * z->P + g->s;
     bool replay = p->stage_recompute[g->s];
     const pp_hw_device_type *t = type_of(z, device_of(z, g->r, g->s, j));
-    double f = p->split[slot(z, g->r, g->s, j)], b = p->micro_batch, forward = 1, backward = 1;
+    double f = p->split[slot(z, g->r, g->s, j)], b = pp_cluster_plan_samples(p), forward = 1, backward = 1;
     *F = *B = 0;
     for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
         pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], p, replay, 1);
@@ -624,7 +657,8 @@ static void setup_chunk(sim *z, group *g, int c)
 {
     const pp_cluster_plan *p = z->p;
     int q = c * z->P + g->s;
-    double b = p->micro_batch, W = 0, T = 0, whole = 0, tf = 0, tb = 0, own = 0, hide = 0, G = 0;
+    double b = pp_cluster_plan_samples(p), W = 0, T = 0, whole = 0, tf = 0, tb = 0, own = 0, hide = 0, G = 0;
+    double K = 0, attention = 0; /* context parallelism's keys and values, attention FLOPs */
     double hide_fp8 = 0; /* of the weight gradients, those in FP8 */
     double most = 0, A = 0;
     bool replay = p->stage_recompute[g->s];
@@ -633,6 +667,8 @@ static void setup_chunk(sim *z, group *g, int c)
         W += l.weight_bytes;
         G += l.gradient_bytes;
         A += l.alltoall_bytes;
+        K += l.context_bytes;
+        attention += l.attention_flops;
         T += l.traffic_bytes;
         whole += l.traffic_replicated_bytes;
         tf += l.tp_forward_bytes;
@@ -648,6 +684,7 @@ static void setup_chunk(sim *z, group *g, int c)
     g->tp_bwd[c] = b * tb;
     g->tp_own[c] = b * own;
     g->tp_hide[c] = INFINITY;
+    g->context_hide[c] = INFINITY;
     for (int j = 0; j < g->tp; j++) {
         int d = device_of(z, g->r, g->s, j);
         double f = p->split[slot(z, g->r, g->s, j)], F, B;
@@ -658,6 +695,7 @@ static void setup_chunk(sim *z, group *g, int c)
         const pp_hw_device_type *t = type_of(z, d);
         double fp8 = pp_hw_op_time(t, f * b * hide_fp8, 0) / cluster_fp8_speedup(t);
         g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(t, f * b * hide, 0) + fp8);
+        g->context_hide[c] = fmin(g->context_hide[c], pp_hw_op_time(t, f * b * attention, 0));
         most = fmax(most, f);
     }
     g->gather[c] = most * W;
@@ -665,6 +703,7 @@ static void setup_chunk(sim *z, group *g, int c)
     g->gather_tail[c] = most * z->w->layers[z->first_layer[q + 1] - 1].weight_bytes;
     g->scatter[c] = most * G;
     g->alltoall[c] = most * b * A;
+    g->context[c] = most * b * K;
     g->fwd_min = fmin(g->fwd_min, g->fwd[c]);
     g->bwd_min = fmin(g->bwd_min, g->bwd[c]);
 }
@@ -673,8 +712,8 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
 {
     const pp_cluster_plan *p = z->p;
     *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1,
-                 .experts_version = -1, .fwd_min = INFINITY, .bwd_min = INFINITY};
-    double *times = pp_arena_calloc(a, 11 * (size_t)z->V, sizeof(double));
+                 .experts_version = -1, .context_version = -1, .fwd_min = INFINITY, .bwd_min = INFINITY};
+    double *times = pp_arena_calloc(a, 13 * (size_t)z->V, sizeof(double));
     if (!times)
         return false;
     g->fwd = times;
@@ -688,6 +727,8 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
     g->gather_tail = times + 8 * z->V;
     g->scatter = times + 9 * z->V;
     g->alltoall = times + 10 * z->V;
+    g->context = times + 11 * z->V;
+    g->context_hide = times + 12 * z->V;
     g->node = z->c->device_node[device_of(z, r, s, 0)];
     g->optimizer = INFINITY;
     for (int j = 0; j < g->tp; j++) {
@@ -908,7 +949,7 @@ static pp_status fill_report(const sim *z, pp_cluster_report *out)
     }
     double samples = 0;
     for (int r = 0; r < z->R; r++)
-        samples += (double)z->p->micro_batches[r] * z->p->micro_batch;
+        samples += (double)z->p->micro_batches[r] * pp_cluster_plan_samples(z->p);
     int devices = z->R * z->members;
     for (int i = 0; i < devices; i++)
         used[z->p->devices[i]] = true;

@@ -89,6 +89,7 @@ static pp_status solve(cluster_search *sh, pp_arena *a, pp_cluster_plan_result *
     pp_status s = cluster_space_build(sh->c, sh->o->start_time, a, &space, err);
     if (s != PP_OK)
         return s;
+    space.max_context_parallel = sh->o->max_context_parallel;
     sh->space = &space;
     s = cluster_branches(&space, sh->w, a, &sh->branches, &sh->branch_count, err);
     if (s != PP_OK)

@@ -204,6 +204,11 @@ static bool push(enumeration *e, const cluster_branch *b)
     return true;
 }
 
+double cluster_branch_samples(const cluster_branch *b)
+{
+    return (double)b->micro_batch / b->context_parallel;
+}
+
 /* Every (order, dealing, micro-batch) for fixed TP degrees and dp. */
 /* Sequence parallelism where some kind runs TP, both ways; selective
  * recomputation both ways; the distributed optimizer wherever dp > 1, and
@@ -234,6 +239,32 @@ static bool branches_for_switches(enumeration *e, cluster_branch *b)
     return true;
 }
 
+/* Context parallelism of degree cp over dp replicas: groups of cp, each
+ * sequence in 2 cp chunks (Megatron-LM's). */
+static bool context_fits(const pp_cluster_workload *w, int dp, int cp)
+{
+    return cp == 1 || (dp % cp == 0 && w->sequence > 0 && w->sequence % (2 * cp) == 0);
+}
+
+/* Micro-batches of powers of two dividing the batch over the replicas'
+ * CP groups. With context parallelism only a micro-batch of one sequence:
+ * micro-batch b at degree c does per pass and per step what b / g at c / g
+ * does (g dividing both), plus a ring, so a power of two above 1 in both
+ * is never better. */
+static bool branches_for_micro_batch(enumeration *e, cluster_branch *b)
+{
+    int64_t groups = b->dp / b->context_parallel, most = b->context_parallel > 1 ? 1 : 1 << 20;
+    for (int64_t mb = 1; mb * groups <= e->w->global_batch && mb <= most; mb *= 2) {
+        if (e->w->global_batch % (mb * groups) != 0)
+            continue;
+        b->micro_batch = (int)mb;
+        b->micro_batches = (int)(e->w->global_batch / (mb * groups));
+        if (!branches_for_switches(e, b))
+            return false;
+    }
+    return true;
+}
+
 static bool branches_for_dp(enumeration *e, cluster_branch *b)
 {
     const cluster_space *sp = e->sp;
@@ -248,14 +279,13 @@ static bool branches_for_dp(enumeration *e, cluster_branch *b)
         return true;
     for (int p = 0; p < e->perm_count; p++)
         for (int strided = 0; strided <= (dealing_matters ? 1 : 0); strided++)
-            for (int64_t mb = 1; mb * b->dp <= e->w->global_batch; mb *= 2) {
-                if (e->w->global_batch % (mb * b->dp) != 0 || mb > (1 << 20))
+            for (int cp = 1; cp <= b->dp && (cp == 1 || cp <= sp->max_context_parallel); cp *= 2) {
+                if (!context_fits(e->w, b->dp, cp))
                     continue;
                 memcpy(b->order, e->perms[p], sizeof b->order);
                 b->strided = strided;
-                b->micro_batch = (int)mb;
-                b->micro_batches = (int)(e->w->global_batch / (mb * b->dp));
-                if (!branches_for_switches(e, b))
+                b->context_parallel = cp;
+                if (!branches_for_micro_batch(e, b))
                     return false;
             }
     return true;
@@ -377,17 +407,19 @@ static double hop_share(const cluster_stages *st, const int *mine, int s, bool t
     return hop;
 }
 
-/* Fills hop_bandwidth, replica_hop_bandwidth, ring_bandwidth and
- * expert_bandwidth (see planner.h). */
+/* Fills hop_bandwidth, replica_hop_bandwidth, ring_bandwidth,
+ * expert_bandwidth and context_bandwidth (see planner.h). */
 static void transfer_bandwidths(cluster_stages *st, int members)
 {
     const cluster_space *sp = st->space;
-    int dp = st->branch->dp, ep = st->branch->expert_parallel, p = st->stage_count;
+    int dp = st->branch->dp, ep = st->branch->expert_parallel, cp = st->branch->context_parallel;
+    int p = st->stage_count;
     bool together = stacked(st, members);
     for (int s = 0, offset = 0; s < p; offset += st->stage_tp[s++]) {
         st->hop_bandwidth[s] = 0.0;
         st->ring_bandwidth[s] = INFINITY;
         st->expert_bandwidth[s] = INFINITY;
+        st->context_bandwidth[s] = INFINITY;
         for (int r = 0; r < dp; r++) {
             const int *mine = st->devices + r * members + offset;
             const int *next_replica = st->devices + ((r + 1) % dp) * members + offset;
@@ -398,6 +430,11 @@ static void transfer_bandwidths(cluster_stages *st, int members)
                 const int *next_expert = st->devices + ((r + 1) % ep) * members + offset;
                 st->expert_bandwidth[s] =
                     fmin(st->expert_bandwidth[s], pair_bandwidth(sp, mine[j], next_expert[j]));
+            }
+            for (int j = 0; r < cp && cp > 1 && j < st->stage_tp[s]; j++) {
+                const int *next_context = st->devices + ((r + 1) % cp) * members + offset;
+                st->context_bandwidth[s] =
+                    fmin(st->context_bandwidth[s], pair_bandwidth(sp, mine[j], next_context[j]));
             }
             for (int j = 0; dp > 1 && j < st->stage_tp[s]; j++) {
                 st->ring_bandwidth[s] = fmin(st->ring_bandwidth[s],
@@ -484,7 +521,7 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
                     continue;
                 out->stage_kind[s] = k;
                 out->stage_tp[s] = tp;
-                double ceiling = cluster_gemm_ceiling(kind->type, w, b->micro_batch, 1.0 / tp);
+                double ceiling = cluster_gemm_ceiling(kind->type, w, cluster_branch_samples(b), 1.0 / tp);
                 out->compute_rate[s] = tp * device_rate(kind->type) * ceiling;
                 out->capacity[s] = kind->type->memory_bytes;
                 s++;
@@ -496,10 +533,11 @@ bool cluster_stages_build(const cluster_space *sp, const pp_cluster_workload *w,
     out->ring_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_share = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->expert_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
+    out->context_bandwidth = pp_arena_alloc(a, (size_t)p * sizeof(double));
     out->ring_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
     out->hop_out = pp_arena_calloc(a, (size_t)p * (size_t)sp->cluster->node_count, sizeof(int));
     if (!out->hop_bandwidth || !out->replica_hop_bandwidth || !out->schedule || !out->ring_bandwidth ||
-        !out->ring_share || !out->expert_bandwidth || !out->ring_out ||
+        !out->ring_share || !out->expert_bandwidth || !out->context_bandwidth || !out->ring_out ||
         !out->hop_out)
         return false;
     transfer_bandwidths(out, slot / b->dp);
@@ -533,6 +571,7 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
     p->distributed_optimizer = b->distributed_optimizer;
     p->zero3 = b->zero3;
     p->expert_parallel = b->expert_parallel;
+    p->context_parallel = b->context_parallel;
     p->tp_overlap = b->tp_overlap;
     for (int r = 0; r < b->dp; r++)
         p->micro_batches[r] = b->micro_batches;

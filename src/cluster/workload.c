@@ -42,6 +42,8 @@
  *     router's 2shE FLOPs; the experts' 2 bytes per parameter apart
  *     (expert parallelism divides them) and one all-to-all's 2sh top_k
  *     capacity_factor bytes (its send buffer of token copies).
+ *   context parallelism: the keys and values, 2 x 2 s kv bytes, go round
+ *     the CP ring, beside the scores and context products' 4 s^2 h FLOPs.
  * The first layer also holds the word and position embeddings ((V + s) h
  * parameters; their lookups cost no FLOPs worth counting). The last layer
  * also holds the logit layer: 2shV forward FLOPs, backward twice that, never
@@ -150,6 +152,8 @@ static void transformer_layer(const pp_transformer *t, pp_cluster_layer *l)
                            pp_cluster_expert_slots(t);
     l->expert_weight_bytes = PP_CLUSTER_PARAM_BYTES * (double)pp_cluster_layer_expert_parameters(t);
     l->alltoall_bytes = t->experts > 0 ? 2 * s * h * pp_cluster_expert_slots(t) : 0;
+    l->context_bytes = 4 * s * (double)pp_cluster_kv_heads(t) * (h / a);
+    l->attention_flops = 4 * s * s * h;
     if (t->flash_attention) {
         l->traffic_bytes -= l->selective_bytes;
         l->activation_bytes -= l->selective_bytes;
@@ -215,6 +219,7 @@ pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recomput
     w->tp_divisor = (int)pp_cluster_kv_heads(t);
     w->recompute = recompute;
     w->experts = (int)t->experts;
+    w->sequence = t->sequence;
     w->tied_bytes = t->untied_embeddings ? 0.0 : PP_CLUSTER_GRAD_BYTES * (double)t->vocabulary * (double)t->hidden;
     if ((st = name_layers(w, err))) {
         pp_cluster_workload_free(w);

@@ -81,6 +81,8 @@ pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err
         fprintf(f, "  \"expert_parallel\": %d,\n", p->expert_parallel);
     if (p->virtual_stages > 1)
         fprintf(f, "  \"virtual_stages\": %d,\n", p->virtual_stages);
+    if (p->context_parallel > 1)
+        fprintf(f, "  \"context_parallel\": %d,\n", p->context_parallel);
     fprintf(f, "  \"replicas\": [\n");
     for (int r = 0; r < p->replica_count; r++)
         write_replica(p, f, r);
