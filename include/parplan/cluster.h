@@ -386,7 +386,9 @@ typedef struct {
      * stage boundaries, and stage 0 holds the activations of
      * v p + p - 1 chunk passes at its peak. 1 (the default) is plain 1F1B;
      * above 1 every replica's micro-batches must be a multiple of the
-     * stage count, as Megatron-LM requires. */
+     * stage count, as Megatron-LM requires, and every stage holds at least
+     * v layers; a stage whose layers v does not divide has chunks of two
+     * sizes (pp_cluster_plan_chunk_layers). */
     int virtual_stages;
     /* expert_parallel: a mixture-of-experts workload's experts are dealt
      * over groups of this many consecutive replicas (replica r is in group
@@ -419,6 +421,16 @@ typedef struct {
      * and 2 cp the workload's sequence. */
     int context_parallel;
 } pp_cluster_plan;
+
+/* Layers of chunk c (0 .. virtual_stages - 1) of stage s under the
+ * interleaved schedule: stage_layers[s] / virtual_stages each, and where
+ * that does not divide, one more in the chunks farthest from the model's
+ * ends (the last chunks of the first half of the stages, the first chunks
+ * of the second half), so the first virtual stage (with the embedding)
+ * and the last (with the logit layer) are the short ones, as Llama 3
+ * balances its pipeline (Llama 3 Herd of Models, section 3.3.2: one layer
+ * fewer on the first and the last stage). */
+int pp_cluster_plan_chunk_layers(const pp_cluster_plan *p, int s, int c);
 
 /* The samples' worth of work one replica's pass does: micro_batch, over
  * context_parallel (each replica of a CP group takes 1/cp of every

@@ -21,7 +21,7 @@ static pp_status check_degrees(const pp_cluster_workload *w, const pp_cluster_pl
                             p->micro_batch, p->virtual_stages);
     long layers = 0;
     for (int s = 0; s < p->stage_count; s++) {
-        if (p->stage_tp[s] < 1 || p->stage_layers[s] < 1 || p->stage_layers[s] % p->virtual_stages != 0)
+        if (p->stage_tp[s] < 1 || p->stage_layers[s] < p->virtual_stages)
             return pp_error_set(err, PP_EINPUT, "plan check: stage %d has TP degree %d and %d layers (in %d "
                                 "virtual stages)", s, p->stage_tp[s], p->stage_layers[s], p->virtual_stages);
         layers += p->stage_layers[s];

@@ -36,19 +36,42 @@ static stage_memory member_memory(const pp_cluster_workload *w, const pp_cluster
     return m;
 }
 
-/* Micro-batches' worth of stage s's activations at its peak. 1F1B: stage s
- * starts stage_count - s forwards before its first backward, fewer when the
- * replica has fewer micro-batches. Interleaved (v chunks): 2 (p - s - 1) +
- * (v - 1) p warm-up chunk forwards and one more, each 1/v of the stage
- * (Narayanan et al.'s schedule; at s = 0 that is Korthikanti et al.'s
- * L (1 + (p - 1)/(p v)) layers' worth). */
+/* Micro-batches of stage s's activations at its peak in 1F1B: stage s
+ * starts stage_count - s forwards before its first backward, fewer when
+ * the replica has fewer micro-batches. */
 static double in_flight(const pp_cluster_plan *p, int s, int m)
 {
-    int P = p->stage_count, v = p->virtual_stages;
-    if (v == 1)
-        return P - s < m ? P - s : m;
-    int chunks = 2 * (P - s - 1) + (v - 1) * P + 1;
-    return (double)(chunks < m * v ? chunks : m * v) / v;
+    int P = p->stage_count;
+    return P - s < m ? P - s : m;
+}
+
+/* Interleaved (v chunks): stage s holds chunk c as virtual stage c p + s,
+ * whose layers follow the virtual stages before it. Its 2 (p - s - 1) +
+ * (v - 1) p warm-up chunk forwards and one more (Narayanan et al.'s
+ * schedule), the k-th of chunk (k / p) mod v, each keep their chunk's
+ * activations: *kept is the bytes per sample held at the peak. With equal
+ * chunks at s = 0 that is Korthikanti et al.'s L (1 + (p - 1)/(p v))
+ * layers' worth. */
+static stage_memory interleaved_memory(const pp_cluster_workload *w, const pp_cluster_plan *p, int s, int m,
+                                       double f, bool recompute, double *kept)
+{
+    int P = p->stage_count, v = p->virtual_stages, chunks = 2 * (P - s - 1) + (v - 1) * P + 1;
+    chunks = chunks < m * v ? chunks : m * v;
+    stage_memory total = {0, 0, 0, 0};
+    *kept = 0;
+    for (int q = 0, at = 0; q < v * P; at += pp_cluster_plan_chunk_layers(p, q % P, q / P), q++) {
+        if (q % P != s)
+            continue;
+        int c = q / P, passes = 0;
+        for (int k = 0; k < chunks; k++)
+            passes += k / P % v == c;
+        stage_memory one = member_memory(w, p, at, pp_cluster_plan_chunk_layers(p, s, c), f, recompute);
+        total.state += one.state;
+        total.rebuilt = fmax(total.rebuilt, one.rebuilt);
+        total.gathered = fmax(total.gathered, one.gathered);
+        *kept += passes * one.kept;
+    }
+    return total;
 }
 
 void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
@@ -60,13 +83,17 @@ void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
     for (int r = 0; r < p->replica_count; r++) {
         int first = 0;
         for (int s = 0; s < p->stage_count; s++) {
-            double held = in_flight(p, s, p->micro_batches[r]);
             int slot = r * members + pp_cluster_plan_stage_offset(p, s);
             for (int j = 0; j < p->stage_tp[s]; j++) {
-                stage_memory m = member_memory(w, p, first, p->stage_layers[s], p->split[slot + j],
-                                               p->stage_recompute[s]);
-                peak[p->devices[slot + j]] =
-                    m.state + p->split[slot + j] * m.gathered + held * b * m.kept + b * m.rebuilt;
+                double f = p->split[slot + j], kept;
+                bool recompute = p->stage_recompute[s];
+                stage_memory m;
+                if (p->virtual_stages == 1) {
+                    m = member_memory(w, p, first, p->stage_layers[s], f, recompute);
+                    kept = in_flight(p, s, p->micro_batches[r]) * m.kept;
+                } else
+                    m = interleaved_memory(w, p, s, p->micro_batches[r], f, recompute, &kept);
+                peak[p->devices[slot + j]] = m.state + f * m.gathered + b * kept + b * m.rebuilt;
             }
             first += p->stage_layers[s];
         }

@@ -81,6 +81,14 @@ void pp_cluster_plan_free(pp_cluster_plan *p)
     free(p);
 }
 
+int pp_cluster_plan_chunk_layers(const pp_cluster_plan *p, int s, int c)
+{
+    int v = p->virtual_stages, L = p->stage_layers[s], extra = L % v;
+    bool first_half = 2 * s + 1 < p->stage_count || p->stage_count == 1;
+    bool longer = first_half ? c >= v - extra : c < extra;
+    return L / v + (longer ? 1 : 0);
+}
+
 double pp_cluster_plan_samples(const pp_cluster_plan *p)
 {
     return (double)p->micro_batch / p->context_parallel;
@@ -174,15 +182,16 @@ pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload
 }
 
 /* The interleaved schedule deals micro-batches to the stages in groups
- * of stage_count, each stage's layers in virtual_stages equal chunks. */
+ * of stage_count, each stage's layers in virtual_stages chunks of at least
+ * one layer. */
 static pp_status check_interleaving(const pp_cluster_plan *p, pp_error *err)
 {
     int v = p->virtual_stages;
     if (v < 1)
         return pp_error_set(err, PP_EINPUT, "virtual_stages is %d, it must be at least 1", v);
     for (int s = 0; v > 1 && s < p->stage_count; s++)
-        if (p->stage_layers[s] % v != 0)
-            return pp_error_set(err, PP_EINPUT, "stage %d has %d layers, not a multiple of virtual_stages %d", s,
+        if (p->stage_layers[s] < v)
+            return pp_error_set(err, PP_EINPUT, "stage %d has %d layers, fewer than virtual_stages %d", s,
                                 p->stage_layers[s], v);
     for (int r = 0; v > 1 && r < p->replica_count; r++)
         if (p->micro_batches[r] % p->stage_count != 0)

@@ -760,8 +760,9 @@ static int flow_count(const sim *z)
     return flows + 2 * z->R * z->embed_k;
 }
 
-/* Virtual stage q = c P + s holds stage s's chunk c, stage_layers[s] / V
- * layers; they follow each other through the model in q's order. */
+/* Virtual stage q = c P + s holds stage s's chunk c
+ * (pp_cluster_plan_chunk_layers); they follow each other through the model
+ * in q's order. */
 static bool setup_layers(sim *z, pp_arena *a)
 {
     const pp_cluster_plan *p = z->p;
@@ -772,7 +773,7 @@ static bool setup_layers(sim *z, pp_arena *a)
         return false;
     for (int q = 0; q < z->VP; q++) {
         int s = q % z->P;
-        z->first_layer[q + 1] = z->first_layer[q] + p->stage_layers[s] / z->V;
+        z->first_layer[q + 1] = z->first_layer[q] + pp_cluster_plan_chunk_layers(p, s, q / z->P);
         for (int k = z->first_layer[q]; k < z->first_layer[q + 1]; k++) {
             z->layer_stage[k] = s;
             z->state[s] += pp_cluster_layer_under(&z->w->layers[k], p, p->stage_recompute[s], 1).state_bytes;

@@ -3,7 +3,7 @@
  * without recomputation, 1F1B's in-flight count when a replica runs fewer
  * micro-batches than it has stages, and the plan switches (sequence
  * parallelism, selective recomputation, distributed optimizer) against
- * Korthikanti et al.'s and ZeRO's formulas. */
+ * Korthikanti et al.'s and ZeRO's formulas; interleaved chunks of two sizes. */
 #include <math.h>
 
 #include "check.h"
@@ -162,8 +162,55 @@ static void test_switches_against_korthikanti(void)
     CHECK(fabs(plain - switched_peak(&t, false, 4) - params / tp * 12 * (1 - 1 / 2.0)) < 1e-6);
 }
 
+/* Interleaved, 3 stages of 3, 4 and 3 layers in 2 chunks each: the short
+ * chunks at the model's ends (stage 0: 1 + 2 layers, stage 1: 2 + 2,
+ * stage 2: 2 + 1), so virtual stages 0..5 hold layers 0 | 1-2 | 3-4 |
+ * 5-6 | 7-8 | 9. Layer k keeps 10 (k + 1) bytes per sample and holds
+ * 1000 (k + 1) of state. With 3 micro-batches of 2 samples, stage 0's
+ * warm-up is min(2 (3 - 1) + 3 + 1, 6) = 6 chunk forwards, 3 of each
+ * chunk: 1000 + 6000 + 7000 + 2 x 3 x (10 + 60 + 70) = 14840. Stage 2:
+ * min(0 + 3 + 1, 6) = 4 forwards, 3 of chunk 0 and 1 of chunk 1:
+ * 4000 + 5000 + 10000 + 2 x (3 x (40 + 50) + 100) = 19740. */
+static void test_uneven_chunks(void)
+{
+    static const int one[3] = {1, 1, 1};
+    static const pp_hw_device_type type3[3] = {types[0], types[0], types[0]};
+    pp_cluster *c = fixture_cluster(3, one, type3, 100e9, 10e9);
+    pp_cluster_workload *w = fixture_workload(10, 1e9, 0, 0, 0, 6);
+    for (int k = 0; k < 10; k++) {
+        w->layers[k].state_bytes = 1000.0 * (k + 1);
+        w->layers[k].activation_bytes = 10.0 * (k + 1);
+    }
+    static const int tp[3] = {1, 1, 1};
+    pp_cluster_plan *p = pp_cluster_plan_new(1, 3, tp);
+    p->micro_batch = 2;
+    p->micro_batches[0] = 3;
+    p->virtual_stages = 2;
+    static const int layers[3] = {3, 4, 3};
+    for (int s = 0; s < 3; s++) {
+        p->stage_layers[s] = layers[s];
+        p->devices[s] = s;
+    }
+    static const int want_chunks[3][2] = {{1, 2}, {2, 2}, {2, 1}};
+    for (int s = 0; s < 3; s++)
+        for (int k = 0; k < 2; k++)
+            CHECK_EQ_INT(pp_cluster_plan_chunk_layers(p, s, k), want_chunks[s][k]);
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_OK);
+    double peak[3];
+    pp_cluster_plan_memory(c, w, p, peak);
+    CHECK(fabs(peak[0] - 14840) < 1e-9);
+    CHECK(fabs(peak[2] - 19740) < 1e-9);
+    p->virtual_stages = 4; /* stage 0's 3 layers cannot make 4 chunks */
+    CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_EINPUT);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 int main(void)
 {
+    test_uneven_chunks();
     test_switches_against_korthikanti();
     test_without_recompute();
     test_with_recompute();

@@ -131,13 +131,13 @@ static void test_interleaved(void)
     CHECK_EQ_INT(pp_timeline_box_count(o.timeline), 4 * (2 * 4 * 8 + 1) + 2 * 2 * 15 * 8);
     pp_cluster_report_free(&r);
     pp_timeline_free(o.timeline);
-    /* Micro-batches must come in multiples of the stages; chunks must be whole. */
+    /* Micro-batches must come in multiples of the stages; every chunk holds a layer. */
     p->micro_batches[0] = 6;
     w->global_batch = 6;
     CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_EINPUT);
     p->micro_batches[0] = 8;
     w->global_batch = 8;
-    p->virtual_stages = 3;
+    p->virtual_stages = 5;
     CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_EINPUT);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
