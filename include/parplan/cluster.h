@@ -401,7 +401,9 @@ typedef struct {
      * replicas and the experts. */
     int expert_parallel;
     /* context_parallel: Megatron-LM's context parallelism
-     * (--context-parallel-size; Megatron Core's "context parallel" guide):
+     * (--context-parallel-size; Megatron Core developer guide, "Context
+     * parallelism overview", docs.nvidia.com/megatron-core/developer-guide/
+     * latest/api-guide/context_parallel.html):
      * groups of this many consecutive replicas (replica r is in group
      * r / context_parallel) share each micro-batch, each member of a group
      * taking 1/cp of every sequence, in 2 cp chunks paired so that causal
@@ -411,11 +413,12 @@ typedef struct {
      * are whole in each, and the gradients are all-reduced (or under the
      * distributed optimizer and zero3 sharded) over all the replicas, dp x
      * cp, as Megatron-LM's data-parallel group with CP does. Attention
-     * needs every position's keys and values: they go round the group's
-     * ring in cp - 1 steps, each transfer beside the attention block of the
-     * step before (ring attention, Liu et al. 2023; Megatron Core's CP),
-     * and the backward sends the keys and values again with their
-     * gradients, twice the bytes. The replicas of a group run the same
+     * needs every position's keys and values: an all-gather of them over
+     * the group, point-to-point round a ring in cp - 1 steps, each
+     * transfer beside the attention block of the step before (ring
+     * attention, Liu et al. 2023), and in the backward, each member having
+     * kept only its own chunk, the all-gather again and a reduce-scatter
+     * of their gradients (the guide): twice the bytes. The replicas of a group run the same
      * micro-batches, and those over all replicas add up to cp times the
      * global batch. 1 (the default) is none; it must divide the replicas,
      * and 2 cp the workload's sequence. */

@@ -19,9 +19,11 @@ static size_t describe_recompute(const pp_cluster_plan *p, char *buf, size_t siz
     return n;
 }
 
+/* dp counts data-parallel copies: with context parallelism, CP groups. */
 static size_t describe_counts(const pp_cluster_plan *p, char *buf, size_t size)
 {
-    size_t n = (size_t)snprintf(buf, size, "dp %d, pp %d, tp ", p->replica_count, p->stage_count);
+    int cp = p->context_parallel > 0 ? p->context_parallel : 1;
+    size_t n = (size_t)snprintf(buf, size, "dp %d, pp %d, tp ", p->replica_count / cp, p->stage_count);
     for (int s = 0; s < p->stage_count && n < size; s++)
         n += (size_t)snprintf(buf + n, size - n, "%s%d", s ? "/" : "", p->stage_tp[s]);
     if (n < size)

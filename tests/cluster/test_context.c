@@ -189,7 +189,7 @@ static void test_shorthand_and_round_trip(void)
         CHECK_EQ_INT(p->devices[i], i);
     char line[128];
     pp_cluster_plan_describe(p, line, sizeof line);
-    CHECK(strstr(line, "context parallel 2") != NULL);
+    CHECK(strstr(line, "dp 1, pp 1, tp 2,") == line && strstr(line, "context parallel 2") != NULL);
     char path[] = "/tmp/pp-cp-plan-XXXXXX";
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
