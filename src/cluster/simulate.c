@@ -344,17 +344,19 @@ static double zero3_pass(const sim *z, const group *g, bool forward, int micro, 
 /* ------------------------------------------------------------- context parallelism */
 
 /* A pass's exposed ring attention over the group's CP group of cp
- * replicas: cp - 1 steps each pass every member's block of keys and
- * values on (an all-gather's bytes) while the attention of the block in
- * hand runs, 1/cp of the pass's, so a step costs the longer of the two
- * and what the transfers add is (cp - 1) times their excess. The backward
- * sends the keys and values again with their gradients (twice the bytes,
- * beside twice the attention FLOPs), and a replayed forward its own ring. */
+ * replicas, layer by layer (each layer's ring has its own cp - 1
+ * messages; the chunk's layers taken as alike): cp - 1 steps each pass
+ * every member's block of keys and values on (an all-gather's bytes)
+ * while the attention of the block in hand runs, 1/cp of the layer's, so a
+ * step costs the longer of the two and what the transfers add is (cp - 1)
+ * times their excess. The backward gathers the keys and values again and
+ * reduce-scatters their gradients (twice the bytes, beside twice the
+ * attention FLOPs), and a replayed forward has its own ring. */
 static double context_time(const sim *z, const group *g, bool forward, int c)
 {
-    int cp = z->p->context_parallel;
-    double ring = pp_hw_allgather_time(g->context_link, cp, cp * g->context[c]);
-    double exposed = fmax(0, ring - g->context_hide[c] * (cp - 1) / cp);
+    int cp = z->p->context_parallel, q = c * z->P + g->s, L = z->first_layer[q + 1] - z->first_layer[q];
+    double ring = pp_hw_allgather_time(g->context_link, cp, cp * g->context[c] / L);
+    double exposed = L * fmax(0, ring - g->context_hide[c] / L * (cp - 1) / cp);
     if (forward)
         return exposed;
     return 2 * exposed + (z->p->stage_recompute[g->s] ? exposed : 0);
