@@ -61,8 +61,9 @@
  * JSON numbers; a key not listed here, or one of the other form's, is an
  * error, and so is a key repeated within one object. Then the plan as a whole
  * is validated (pp_cluster_plan_validate): layers add up to the workload's,
- * samples to its global batch, devices exist, are alive at time 0 and are
- * used once, tensor-parallel degrees divide the workload's TP divisor. */
+ * samples to its global batch (cp times it under context parallelism),
+ * devices exist, are alive at time 0 and are used once, tensor-parallel
+ * degrees divide the workload's TP divisor. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
