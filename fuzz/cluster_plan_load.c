@@ -6,7 +6,8 @@
  * Checks: a failed load returns no plan and says why, starting with
  * "NAME: " or "NAME:LINE:COLUMN: " with the position inside the text; a
  * loaded plan is one the validator accepts and is consistent on its own
- * (layers add up to the workload's, samples to its global batch, devices in
+ * (layers add up to the workload's, samples to its global batch times the
+ * context parallelism, which divides the replicas, devices in
  * range, alive and used once, TP degrees dividing the heads, split shares
  * positive and summing to 1); writing it (pp_cluster_plan_write) loads back
  * to the same plan and writes the same text again. Any breach aborts. */
@@ -77,7 +78,8 @@ static void check_devices(const pp_cluster *c, const pp_cluster_plan *p)
 
 static void check_plan(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p)
 {
-    if (p->micro_batch < 1 || p->replica_count < 1 || p->stage_count < 1)
+    if (p->micro_batch < 1 || p->replica_count < 1 || p->stage_count < 1 || p->context_parallel < 1 ||
+        p->replica_count % p->context_parallel != 0)
         abort();
     long layers = 0, samples = 0, members = 0;
     for (int s = 0; s < p->stage_count; s++) {
@@ -94,7 +96,8 @@ static void check_plan(const pp_cluster *c, const pp_cluster_workload *w, const 
         for (int s = 0; s < p->stage_count; s++)
             check_shares(p, r, s);
     }
-    if (layers != w->layer_count || samples != w->global_batch || members != pp_cluster_plan_members(p))
+    if (layers != w->layer_count || samples != w->global_batch * p->context_parallel ||
+        members != pp_cluster_plan_members(p))
         abort();
     check_devices(c, p);
     pp_error err = {0};
