@@ -3,7 +3,8 @@
  * it names exists, is alive and serves one slot; the degrees add up (dp
  * replicas of stages whose TP degrees sum to the devices per replica, each
  * stage at least one layer, all layers placed); the micro-batches give the
- * global batch and suit the schedule; each group's shares sum to 1; and no
+ * global batch (cp times it, equal within a context-parallel group) and
+ * suit the schedule; each group's shares sum to 1; and no
  * device holds more than its memory by the memory model. It shares no code
  * with the planner's search (space.c, bound.c, search.c) or with
  * pp_cluster_plan_validate, which the loader runs: a plan the search
