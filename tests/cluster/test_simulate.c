@@ -4,7 +4,7 @@
  * its link; TP overlap and replicated traffic; data-parallel sync of 2
  * replicas, overlapped or after the backward; ZeRO-3's gathers hidden and
  * not, its reduce-scatter and memory; expert parallelism's all-to-alls and
- * memory; a tied embedding's all-reduce;
+ * memory; a tied embedding's all-reduce; interleaved chunks of two sizes;
  * an uneven TP split over unlike devices), the report's figures, determinism, the timeline, and random plans
  * against an independent 1F1B recurrence and a lower bound. */
 #include <math.h>
@@ -139,6 +139,38 @@ static void test_interleaved(void)
     w->global_batch = 8;
     p->virtual_stages = 5;
     CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_EINPUT);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* Interleaved chunks of two sizes (3 stages of 3, 4 and 3 layers, v 2):
+ * virtual stages 0..5 hold layers 0 | 1-2 | 3-4 | 5-6 | 7-8 | 9, so with
+ * layer k at (k + 1) 1e9 FLOPs a sample, 3 micro-batches of one sample
+ * and no state, device s computes 3 x 3 (F of its layers) at 1e12 FLOP/s:
+ * device 0 layers 0, 5, 6 (14e9), device 1 layers 1, 2, 7, 8 (22e9),
+ * device 2 layers 3, 4, 9 (19e9). */
+static void test_uneven_chunks(void)
+{
+    int counts[1] = {3};
+    pp_cluster *c = fixture_cluster(1, counts, types + 1, 1e9, 1e9);
+    pp_cluster_workload *w = fixture_workload(10, 1e9, 0, 0, 0, 3);
+    for (int k = 0; k < 10; k++) {
+        w->layers[k].forward_flops = 1e9 * (k + 1);
+        w->layers[k].backward_flops = 2e9 * (k + 1);
+    }
+    int dev[3] = {0, 1, 2};
+    pp_cluster_plan *p = pipeline(3, 3, 1, 3, dev);
+    p->stage_layers[1] = 4;
+    p->virtual_stages = 2;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_cluster_plan_validate(c, w, p, &err), PP_OK);
+    pp_cluster_report r;
+    simulate(c, w, p, &r);
+    static const double work[3] = {14e9, 22e9, 19e9};
+    for (int d = 0; d < 3; d++)
+        CHECK(near(r.compute[d], 9 * work[d] / 1e12));
+    pp_cluster_report_free(&r);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
     pp_cluster_free(c);
@@ -708,6 +740,7 @@ int main(void)
     test_one_device();
     test_two_stage_1f1b();
     test_interleaved();
+    test_uneven_chunks();
     test_transfer();
     test_tied_embedding();
     test_tied_one_stage();
