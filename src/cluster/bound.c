@@ -239,8 +239,12 @@ static double hop_time(const cluster_stages *st, int s, int last)
     return bytes > 0 ? bytes / st->hop_bandwidth[s] : 0.0;
 }
 
-cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count,
-                                bool replay)
+/* cluster_stage_cost; `monotone` leaves out what TP overlap hides of the
+ * backward's collectives behind its weight gradients (a run's figure with
+ * it can fall below one of its layers'), so that a run costs at least
+ * each of its layers alone. */
+static cluster_cost stage_cost(const cluster_stages *st, int s, int first, int count, bool replay,
+                               bool monotone)
 {
     const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
     const cluster_prefix *p = st->prefix;
@@ -270,7 +274,7 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
         double own = range(p->tp_backward, first, count), again = replay ? forward : 0;
         c.forward += pp_hw_allreduce_time(link, tp, b * forward);
         double floor = cluster_tp_backward_floor(link, tp, b * own, b * again, st->branch->tp_overlap);
-        if (st->branch->tp_overlap) {
+        if (st->branch->tp_overlap && !monotone) {
             /* what outlasts the weight gradients the simulator hides them behind */
             double hide = pp_hw_op_time(type, share * range(p->overlap, first, count), 0);
             floor = fmax(floor, pp_hw_allreduce_time(link, tp, b * (own + again)) - hide);
@@ -280,6 +284,11 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     c.tail = tail_time(st, s, first, count, c.backward);
     c.hop = hop_time(st, s, first + count - 1);
     return c;
+}
+
+cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count, bool replay)
+{
+    return stage_cost(st, s, first, count, replay, false);
 }
 
 cluster_walk cluster_walk_start(void)
@@ -514,6 +523,32 @@ static void hop_floors(cluster_stages *st)
     }
 }
 
+/* open_floor (planner.h): per stage the least of each figure of a run of
+ * one layer kept, which every run holding it bounds (monotone stage
+ * costs; a run's tail has its first layer's ring and at least its
+ * optimizer); its hop the fewest bytes any layer but the last sends on. */
+static bool open_floors(cluster_stages *st, pp_arena *a)
+{
+    int p = st->stage_count, L = st->prefix->layers;
+    st->open_floor = pp_arena_alloc(a, (size_t)p * sizeof(cluster_cost));
+    if (!st->open_floor)
+        return false;
+    for (int s = 0; s < p; s++) {
+        cluster_cost f = {INFINITY, INFINITY, INFINITY, INFINITY};
+        for (int l = 0; l < L; l++) {
+            cluster_cost c = stage_cost(st, s, l, 1, false, true);
+            f.forward = least(f.forward, c.forward);
+            f.backward = least(f.backward, c.backward);
+            f.tail = least(f.tail, c.tail);
+            if (l + 1 < L)
+                f.hop = least(f.hop, hop_bytes(st, s, l));
+        }
+        f.hop = s + 1 < p && isfinite(f.hop) && f.hop > 0 ? f.hop / st->hop_bandwidth[s] : 0.0;
+        st->open_floor[s] = f;
+    }
+    return true;
+}
+
 /* Each stage's rate (planner.h): the most work per second of any layer
  * under layer_floor, or the products' own rate where no layer has work. */
 static void stage_rates(cluster_stages *st)
@@ -678,6 +713,8 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
         return false;
     stage_rates(st);
     hop_floors(st);
+    if (!open_floors(st, a))
+        return false;
     st->least_layer_work = INFINITY;
     for (int l = 0; l < st->prefix->layers; l++)
         st->least_layer_work = fmin(st->least_layer_work, cluster_work(st, l, 1));
@@ -784,27 +821,31 @@ static double last_backward_start(const cluster_stages *st, const cluster_cost *
 }
 
 /* Replica r's step as 1F1B runs it (cluster_op_of) with every pass at its
- * cost and every pipeline message at replica r's own best transfer time:
- * each op starts once the one before it on its stage is done and its
- * input has arrived, and each stage's tail follows its last backward. The
- * simulator's ops are no shorter and its messages, sharing links, no
- * quicker, and its ops start in the same order on the same conditions, so
- * none of them starts earlier: this bounds its step. It counts what the
- * schedule's shape makes of slow messages (the fill, and in the steady
- * state every cycle a message lengthens), which bounds by sums miss. */
-static double replica_bound(const cluster_stages *st, const cluster_cost *c, const int *last, int r)
+ * cost and every pipeline message (bytes[s] from stage s on) at replica
+ * r's own best transfer time: each op starts once the one before it on
+ * its stage is done and its input has arrived, and each stage's tail
+ * follows its last backward. The simulator's ops are no shorter and its
+ * messages, sharing links, no quicker, and its ops start in the same order
+ * on the same conditions, so none of them starts earlier: this bounds its
+ * step. It counts what the schedule's shape makes of slow messages (the
+ * fill, and in the steady state every cycle a message lengthens), which
+ * bounds by sums miss. A stage's ops left and its tail follow each op, so
+ * the schedule stops once that passes `enough` (most do, well before its
+ * end), returning that weaker bound. */
+static double replica_bound(const cluster_stages *st, const cluster_cost *c, const double *bytes, int r,
+                            double enough)
 {
     int p = st->stage_count, m = st->branch->micro_batches;
-    double hop[p], free_at[p], *fwd = st->schedule, *bwd = st->schedule + (size_t)p * m;
-    int next[p], stack[p], depth = 0;
+    double hop[p], free_at[p], left[p], *fwd = st->schedule, *bwd = st->schedule + (size_t)p * m;
+    /* 1F1B runs a stage's forwards, and its backwards, in micro-batch
+     * order: micro-batch i's is done once more than i have run */
+    int next[p], stack[p], ran[2][p], depth = 0;
     bool queued[p];
-    for (size_t i = 0; i < 2 * (size_t)p * m; i++)
-        st->schedule[i] = -1.0;
     for (int s = 0; s < p; s++) {
-        double bytes = hop_bytes(st, s, last[s]);
-        hop[s] = bytes > 0 ? bytes / st->replica_hop_bandwidth[r * p + s] : 0.0;
+        hop[s] = bytes[s] > 0 ? bytes[s] / st->replica_hop_bandwidth[r * p + s] : 0.0;
         free_at[s] = 0.0;
-        next[s] = 0;
+        left[s] = m * (c[s].forward + c[s].backward) + c[s].tail;
+        next[s] = ran[0][s] = ran[1][s] = 0;
         stack[depth++] = p - 1 - s;
         queued[s] = true;
     }
@@ -818,12 +859,17 @@ static double replica_bound(const cluster_stages *st, const cluster_cost *c, con
             int from = forward ? s - 1 : s + 1;
             double ready = 0.0;
             if (from >= 0 && from < p) {
-                if (done[(size_t)from * m + i] < 0)
+                if (ran[forward][from] <= i)
                     break;
                 ready = done[(size_t)from * m + i] + hop[forward ? from : s];
             }
-            free_at[s] = most(free_at[s], ready) + (forward ? c[s].forward : c[s].backward);
+            double length = forward ? c[s].forward : c[s].backward;
+            free_at[s] = most(free_at[s], ready) + length;
+            left[s] -= length;
+            if (free_at[s] + left[s] > enough)
+                return free_at[s] + left[s];
             done[(size_t)s * m + i] = free_at[s];
+            ran[forward][s]++;
             int to = forward ? s + 1 : s - 1;
             if (to >= 0 && to < p && !queued[to]) {
                 stack[depth++] = to;
@@ -837,12 +883,66 @@ static double replica_bound(const cluster_stages *st, const cluster_cost *c, con
     return bound;
 }
 
+/* Paths of replica_bound's graph that need no schedule, every message at
+ * its best time (c.hop). Micro-batch 0's backward on stage k ends after
+ * its trip in, through every stage below and back. In the steady state,
+ * for a window of stages k .. e, the forward stage k runs after backward
+ * i goes down the window, after which stage e runs backward i + D (D =
+ * e - k + 1), which comes back up: B_k(i + D) ends at least the window's
+ * passes and twice its hops after B_k(i). The chain of such steps, then
+ * stage k's ops left and its tail. With one stage (D = 1) this is the
+ * stage's own work; with slow messages between heavy stages the cycle
+ * through them is what sets the pace (hetero-v100-32 after the Ethernet
+ * drop: stages of 57 ms per micro-batch each side of a 6.7 ms hop). */
+static double window_bound(const cluster_stages *st, const cluster_cost *c)
+{
+    int p = st->stage_count, m = st->branch->micro_batches;
+    double in = 0.0, bound = 0.0;
+    for (int k = 0; k < p; k++) {
+        int warm = p - k - 1 < m ? p - k - 1 : m, last = m - 2 - warm;
+        double trip = 0.0;
+        for (int j = k; j < p; j++)
+            trip += c[j].forward + c[j].backward + (j + 1 < p ? 2 * c[j].hop : 0.0);
+        double window = c[k].forward + c[k].backward;
+        for (int e = k + 1; e < p && last >= 0; e++) {
+            window += c[e].forward + c[e].backward + 2 * c[e - 1].hop;
+            int D = e - k + 1, n = last / D + 1, i = n * D;
+            int forwards = i + warm + 1 < m ? i + warm + 1 : m;
+            bound = most(bound, in + trip + n * window + (m - 1 - i) * c[k].backward +
+                                    (m - forwards) * c[k].forward + c[k].tail);
+        }
+        in += c[k].forward + c[k].hop;
+    }
+    return bound;
+}
+
 /* Whether replicas r and q send their pipeline messages as fast. */
 static bool same_hops(const cluster_stages *st, int r, int q)
 {
     int p = st->stage_count;
     return memcmp(st->replica_hop_bandwidth + (size_t)r * p, st->replica_hop_bandwidth + (size_t)q * p,
                   (size_t)p * sizeof(double)) == 0;
+}
+
+/* The largest of each distinct replica's schedule (replica_bound), or
+ * the first above `enough`. */
+static double schedules_bound(const cluster_stages *st, const cluster_cost *cost, const double *bytes,
+                              double enough)
+{
+    /* replicas mostly repeat a few patterns of transfers */
+    int distinct[8], count = 0;
+    double bound = 0.0;
+    for (int r = 0; r < st->branch->dp && bound <= enough; r++) {
+        bool seen = false;
+        for (int i = 0; i < count && !seen; i++)
+            seen = same_hops(st, r, distinct[i]);
+        if (seen)
+            continue;
+        if (count < 8)
+            distinct[count++] = r;
+        bound = fmax(bound, replica_bound(st, cost, bytes, r, enough));
+    }
+    return bound;
 }
 
 double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay, double enough)
@@ -867,24 +967,22 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
     for (int n = 0; n < st->space->cluster->node_count; n++)
         bound = fmax(bound, nic_bound(st, n, ring_release, hop_release, layers));
     /* the schedules below cost p m steps each: the sums above first */
+    bound = fmax(bound, window_bound(st, cost));
     if (bound > enough)
         return bound;
-    int last[p];
+    double bytes[p];
     for (int s = 0, first = 0; s < p; first += layers[s++])
-        last[s] = first + layers[s] - 1;
-    /* replicas mostly repeat a few patterns of transfers */
-    int distinct[8], count = 0;
-    for (int r = 0; r < st->branch->dp && bound <= enough; r++) {
-        bool seen = false;
-        for (int i = 0; i < count && !seen; i++)
-            seen = same_hops(st, r, distinct[i]);
-        if (seen)
-            continue;
-        if (count < 8)
-            distinct[count++] = r;
-        bound = fmax(bound, replica_bound(st, cost, last, r));
-    }
-    return bound;
+        bytes[s] = hop_bytes(st, s, first + layers[s] - 1);
+    return fmax(bound, schedules_bound(st, cost, bytes, enough));
+}
+
+double cluster_open_bound(const cluster_stages *st, const cluster_cost *fixed, int s)
+{
+    int p = st->stage_count;
+    cluster_cost cost[p];
+    for (int k = 0; k < p; k++)
+        cost[k] = k < s ? fixed[k] : st->open_floor[k];
+    return window_bound(st, cost);
 }
 
 double cluster_root_bound(const cluster_stages *st)

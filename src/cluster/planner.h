@@ -135,6 +135,9 @@ typedef struct {
      * [s * 2 m + q], worked out once for the schedules above. */
     int *op_order;
     double least_layer_work; /* the least work of any one layer */
+    /* [stage] the least forward, backward, tail and hop of any run of
+     * layers on the stage: an open stage's costs in cluster_open_bound */
+    struct cluster_cost *open_floor;
     double *ring_bandwidth; /* [stage] */
     /* The most bandwidth a ring flow of stage s gets: its hop's, and the
      * share of each NIC pool that the stage's flows leaving its node take
@@ -186,7 +189,7 @@ typedef struct cluster_kink {
 } cluster_kink;
 
 /* What stage s costs with some layers, each a least time per the simulator. */
-typedef struct {
+typedef struct cluster_cost {
     double forward, backward; /* one micro-batch's passes, TP all-reduces included */
     double tail;  /* after its last backward: gradient rings (dp > 1) and optimizer */
     double hop;   /* the activation transfer to the next stage (and gradient back) */
@@ -263,6 +266,10 @@ double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)
  * (the schedules, p m steps each) is skipped: the answer is then a weaker
  * bound, still above `enough`. INFINITY for the full bound. */
 double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay, double enough);
+/* Stages 0 .. s - 1 fixed at these costs, the rest open at open_floor:
+ * the chains of 1F1B's dependencies through windows of adjacent stages
+ * (bound.c, window_bound), which bound every plan completing them. */
+double cluster_open_bound(const cluster_stages *st, const cluster_cost *fixed, int s);
 /* Fills rate, rate_suffix, cap_work, cap_kept, kinks, by_rate, hop_floor
  * and bottleneck; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);

@@ -33,6 +33,7 @@ typedef struct {
     int n;
     bool replay;
     double bound;
+    cluster_cost cost;
     cluster_walk walk;
 } child;
 
@@ -41,6 +42,7 @@ typedef struct {
     cluster_stages st;
     int *layers;     /* [stage] */
     bool *replay;    /* [stage] */
+    cluster_cost *costs; /* [stage] the fixed stages' */
     int *greedy;     /* [stage] */
     bool *greedy_replay; /* [stage] */
     child *children; /* [stage][2 layers] */
@@ -223,10 +225,11 @@ static int child_order(const void *a, const void *b)
 static void consider(const cluster_stages *st, int s, int first, int n, bool replay,
                      cluster_walk walk, double best, child *out, int *count)
 {
-    cluster_walk next = cluster_walk_extend(st, walk, cluster_stage_cost(st, s, first, n, replay));
+    cluster_cost cost = cluster_stage_cost(st, s, first, n, replay);
+    cluster_walk next = cluster_walk_extend(st, walk, cost);
     double bound = cluster_walk_bound(st, next, s + 1, first + n);
     if (!pruned(bound, best))
-        out[(*count)++] = (child){n, replay, bound, next};
+        out[(*count)++] = (child){n, replay, bound, cost, next};
 }
 
 /* The children of stage s starting at layer `first`: every layer count
@@ -278,6 +281,9 @@ static void dfs(worker *wk, int s, int first, cluster_walk walk)
         }
         return;
     }
+    /* the cycles through the fixed stages' slow messages: the sums miss them */
+    if (s > 0 && pruned(cluster_open_bound(&wk->st, wk->costs, s), incumbent(wk->sh)))
+        return;
     int count = expand(wk, s, first, walk, incumbent(wk->sh));
     const child *kids = wk->children + (size_t)s * 2 * (size_t)(wk->st.prefix->layers + 1);
     for (int i = 0; i < count && !wk->stopped && !wk->landed; i++) {
@@ -285,6 +291,7 @@ static void dfs(worker *wk, int s, int first, cluster_walk walk)
             continue;
         wk->layers[s] = kids[i].n;
         wk->replay[s] = kids[i].replay;
+        wk->costs[s] = kids[i].cost;
         dfs(wk, s + 1, first + kids[i].n, kids[i].walk);
     }
 }
@@ -348,10 +355,11 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
         return false;
     wk->layers = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
+    wk->costs = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(cluster_cost));
     wk->greedy = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->greedy_replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
     wk->children = pp_arena_alloc(a, (size_t)b->stage_count * 2 * (size_t)(L + 1) * sizeof(child));
-    if (!wk->layers || !wk->replay || !wk->greedy || !wk->greedy_replay || !wk->children)
+    if (!wk->layers || !wk->replay || !wk->costs || !wk->greedy || !wk->greedy_replay || !wk->children)
         return false;
     greedy_layers(&wk->st, wk->greedy, wk->greedy_replay);
     if (wk->diving &&
