@@ -69,38 +69,28 @@ static double buffer_max(const cluster_prefix *p, int first, int count)
     return fmax(p->buffer[k * n + first], p->buffer[k * n + first + count - (1 << k)]);
 }
 
-/* Fills p's per-kind pass costs (planner.h): each layer's FLOPs over its
- * own products' wave efficiency on the kind at the branch's TP share, as
- * the simulator prices them, worked out again only where a layer's
- * products differ from the one before. */
-static bool pass_costs(const cluster_space *sp, const pp_cluster_workload *w, const cluster_branch *b,
-                       pp_arena *a, cluster_prefix *out)
+/* Layer l's pass costs on each kind (planner.h): its FLOPs over its own
+ * products' wave efficiency on the kind at the branch's TP share, as the
+ * simulator prices them, worked out again only where a layer's products
+ * differ from the one before (eff keeps them: [kind][kf, kb, rf, rb]). */
+static void pass_costs(const cluster_space *sp, const pp_cluster_workload *w, const cluster_branch *b, int l,
+                       const pp_cluster_layer *k, const pp_cluster_layer *r, double (*eff)[4],
+                       cluster_prefix *out)
 {
-    int n = w->layer_count;
     for (int q = 0; q < sp->kind_count; q++) {
         const pp_hw_device_type *t = sp->kinds[q].type;
-        double f = 1.0 / b->tp[q], mb = b->micro_batch, kf = 1, kb = 1, rf = 1, rb = 1;
-        out->forward_cost[q] = prefix_array(a, n);
-        out->backward_cost[q] = prefix_array(a, n);
-        out->replay_cost[q] = prefix_array(a, n);
-        if (!out->forward_cost[q] || !out->backward_cost[q] || !out->replay_cost[q])
-            return false;
-        for (int l = 0; l < n; l++) {
-            pp_cluster_layer k = branch_layer(&w->layers[l], b, false);
-            pp_cluster_layer r = branch_layer(&w->layers[l], b, true);
-            if (l == 0 || !cluster_same_products(&w->layers[l], &w->layers[l - 1])) {
-                kf = cluster_gemm_efficiency(t, &k, mb, f, false);
-                kb = cluster_gemm_efficiency(t, &k, mb, f, true);
-                rf = cluster_gemm_efficiency(t, &r, mb, f, false);
-                rb = cluster_gemm_efficiency(t, &r, mb, f, true);
-            }
-            double replay = r.backward_flops / rb + r.recompute_flops / rf - k.backward_flops / kb;
-            out->forward_cost[q][l + 1] = out->forward_cost[q][l] + k.forward_flops / kf;
-            out->backward_cost[q][l + 1] = out->backward_cost[q][l] + k.backward_flops / kb;
-            out->replay_cost[q][l + 1] = out->replay_cost[q][l] + replay;
+        double f = 1.0 / b->tp[q], mb = b->micro_batch, *e = eff[q];
+        if (l == 0 || !cluster_same_products(&w->layers[l], &w->layers[l - 1])) {
+            e[0] = cluster_gemm_efficiency(t, k, mb, f, false);
+            e[1] = cluster_gemm_efficiency(t, k, mb, f, true);
+            e[2] = cluster_gemm_efficiency(t, r, mb, f, false);
+            e[3] = cluster_gemm_efficiency(t, r, mb, f, true);
         }
+        double replay = r->backward_flops / e[3] + r->recompute_flops / e[2] - k->backward_flops / e[1];
+        out->forward_cost[q][l + 1] = out->forward_cost[q][l] + k->forward_flops / e[0];
+        out->backward_cost[q][l + 1] = out->backward_cost[q][l] + k->backward_flops / e[1];
+        out->replay_cost[q][l + 1] = out->replay_cost[q][l] + replay;
     }
-    return true;
 }
 
 bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w, const cluster_branch *b,
@@ -129,8 +119,16 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
     out->w = w;
     out->checkpoint_split = b->sequence_parallel;
     out->buffer = NULL;
-    if ((b->zero3 && b->dp > 1 && !buffer_table(w, b, a, out)) || !pass_costs(sp, w, b, a, out))
+    if (b->zero3 && b->dp > 1 && !buffer_table(w, b, a, out))
         return false;
+    for (int q = 0; q < sp->kind_count; q++) {
+        out->forward_cost[q] = prefix_array(a, n);
+        out->backward_cost[q] = prefix_array(a, n);
+        out->replay_cost[q] = prefix_array(a, n);
+        if (!out->forward_cost[q] || !out->backward_cost[q] || !out->replay_cost[q])
+            return false;
+    }
+    double eff[CLUSTER_MAX_KINDS][4];
     if (!out->full || !out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
         !out->traffic || !out->traffic_whole || !out->tp_forward || !out->tp_backward || !out->overlap ||
         !out->state || !out->activation ||
@@ -141,6 +139,7 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
          * the whole forward, less what selective recomputation put there */
         pp_cluster_layer k = branch_layer(&w->layers[l], b, false), r = branch_layer(&w->layers[l], b, true);
         const pp_cluster_layer *y = &k;
+        pass_costs(sp, w, b, l, &k, &r, eff, out);
         double work = y->forward_flops + y->backward_flops;
         double replay = r.backward_flops + r.recompute_flops - y->backward_flops;
         out->work[l + 1] = out->work[l] + work;
@@ -384,11 +383,10 @@ static double least_sum(const cluster_stages *st, int from, double work)
  * T, each u_k < (T - P_k) / m and the prefix sums P would obey
  * P_{k+1} < P_k (1 - 1/m) + T / m, so the sum of all u, at least least_sum,
  * would stay below T (1 - (1 - 1/m)^n): the pipeline's fill and drain. */
-static double fill_bound(const cluster_stages *st, int from, double work)
+static double fill_bound(const cluster_stages *st, int from, double least)
 {
-    double m = st->branch->micro_batches, n = st->stage_count - from;
-    double filled = 1.0 - pow(1.0 - 1.0 / m, n);
-    return filled > 0 ? least_sum(st, from, work) / filled : 0.0;
+    double filled = st->filled[st->stage_count - from];
+    return filled > 0 ? least / filled : 0.0;
 }
 
 /* Stage s, the first not fixed, in 1F1B: its first backward waits for
@@ -414,8 +412,8 @@ double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int f
     double work = cluster_work(st, first, st->prefix->layers - first);
     double slowest = fmax(water_level(st, s, work),
                           st->bottleneck[(size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first]);
-    double rest = fmax(m * slowest, fill_bound(st, s, work));
     double least = least_sum(st, s, work);
+    double rest = fmax(m * slowest, fill_bound(st, s, least));
     double below = w.path + 2 * w.last_hop + least;
     double bound = fmax(fmax(w.fixed, w.in + rest + w.out), fmax(w.drain + below, w.drain2 + 2 * below));
     size_t at = (size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first;
@@ -713,6 +711,11 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
         return false;
     stage_rates(st);
     hop_floors(st);
+    st->filled = pp_arena_alloc(a, ((size_t)p + 1) * sizeof(double));
+    if (!st->filled)
+        return false;
+    for (int n = 0; n <= p; n++)
+        st->filled[n] = 1.0 - pow(1.0 - 1.0 / m, n);
     if (!open_floors(st, a))
         return false;
     st->least_layer_work = INFINITY;

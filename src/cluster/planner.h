@@ -135,6 +135,7 @@ typedef struct {
      * [s * 2 m + q], worked out once for the schedules above. */
     int *op_order;
     double least_layer_work; /* the least work of any one layer */
+    double *filled;          /* [n] 1 - (1 - 1/m)^n, fill_bound's fraction for n stages (bound.c) */
     /* [stage] the least forward, backward, tail and hop of any run of
      * layers on the stage: an open stage's costs in cluster_open_bound */
     struct cluster_cost *open_floor;
@@ -310,7 +311,7 @@ pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp
  * or past its grace without one: the best found so far (none when the
  * first simulation outlasted the grace), with its simulation's report. */
 pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
-                               cluster_clock *k, pp_cluster_plan **out, double *time,
+                               cluster_clock *k, int threads, pp_cluster_plan **out, double *time,
                                pp_cluster_report *report, pp_error *err);
 /* A copy of r with arrays of its own; false when out of memory. */
 bool cluster_report_copy(const pp_cluster_report *r, pp_cluster_report *out);

@@ -443,23 +443,59 @@ static int branch_order(const void *a, const void *b)
     return x->index - y->index;
 }
 
-bool cluster_search_rank(cluster_search *sh)
+/* One thread's share of the root bounds: branches i, i + threads, ...;
+ * false when out of memory. */
+typedef struct {
+    cluster_search *sh;
+    int first, step;
+    bool ok;
+} ranker;
+
+static void *rank_some(void *arg)
 {
-    for (int i = 0; i < sh->branch_count; i++) {
+    ranker *r = arg;
+    cluster_search *sh = r->sh;
+    r->ok = true;
+    for (int i = r->first; i < sh->branch_count && r->ok; i += r->step) {
         /* past the limit the rest stay unranked (bound 0) and unsearched */
         if (pp_deadline_passed(&sh->clock.deadline)) {
+            pthread_mutex_lock(&sh->lock);
             sh->stop = true;
+            pthread_mutex_unlock(&sh->lock);
             break;
         }
         pp_arena *a = pp_arena_new(1 << 12);
         cluster_stages st;
-        bool ok = a && cluster_stages_build(sh->space, sh->w, &sh->branches[i], a, &st);
-        if (ok)
+        r->ok = a && cluster_stages_build(sh->space, sh->w, &sh->branches[i], a, &st);
+        if (r->ok)
             sh->branches[i].root_bound = cluster_root_bound(&st);
         pp_arena_free(a);
-        if (!ok)
-            return false;
     }
+    return NULL;
+}
+
+bool cluster_search_rank(cluster_search *sh, int threads)
+{
+    ranker rankers[threads];
+    pthread_t ids[threads];
+    int started = 0;
+    for (int t = 0; t < threads; t++) {
+        rankers[t] = (ranker){sh, t, threads, true};
+        if (t > 0 && pthread_create(&ids[t], NULL, rank_some, &rankers[t]) != 0)
+            break;
+        started++;
+    }
+    /* this thread's share, and those of threads that did not start */
+    rank_some(&rankers[0]);
+    for (int t = started; t < threads; t++)
+        rank_some(&rankers[t]);
+    for (int t = 1; t < started; t++)
+        pthread_join(ids[t], NULL);
+    bool ok = true;
+    for (int t = 0; t < threads; t++)
+        ok &= rankers[t].ok;
+    if (!ok)
+        return false;
     qsort(sh->branches, (size_t)sh->branch_count, sizeof *sh->branches, branch_order);
     return true;
 }
