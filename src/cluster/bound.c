@@ -832,9 +832,11 @@ static double last_backward_start(const cluster_stages *st, const cluster_cost *
  * on the same conditions, so none of them starts earlier: this bounds its
  * step. It counts what the schedule's shape makes of slow messages (the
  * fill, and in the steady state every cycle a message lengthens), which
- * bounds by sums miss. A stage's ops left and its tail follow each op, so
- * the schedule stops once that passes `enough` (most do, well before its
- * end), returning that weaker bound. */
+ * bounds by sums miss. A stage's ops left follow each op, and after its
+ * last backward its tail, or the last micro-batch's way up through the
+ * stages above and one of their tails, so the schedule stops once that
+ * passes `enough` (most do, before their end), returning that weaker
+ * bound. */
 static double replica_bound(const cluster_stages *st, const cluster_cost *c, const double *bytes, int r,
                             double enough)
 {
@@ -844,10 +846,13 @@ static double replica_bound(const cluster_stages *st, const cluster_cost *c, con
      * order: micro-batch i's is done once more than i have run */
     int next[p], stack[p], ran[2][p], depth = 0;
     bool queued[p];
+    double up = 0.0; /* after stage s's last backward: the stages above's, and a tail */
     for (int s = 0; s < p; s++) {
         hop[s] = bytes[s] > 0 ? bytes[s] / st->replica_hop_bandwidth[r * p + s] : 0.0;
+        up = most(up, c[s].tail);
         free_at[s] = 0.0;
-        left[s] = m * (c[s].forward + c[s].backward) + c[s].tail;
+        left[s] = m * (c[s].forward + c[s].backward) + up;
+        up += hop[s] + c[s].backward;
         next[s] = ran[0][s] = ran[1][s] = 0;
         stack[depth++] = p - 1 - s;
         queued[s] = true;
