@@ -529,7 +529,8 @@ static bool open_floors(cluster_stages *st, pp_arena *a)
 {
     int p = st->stage_count, L = st->prefix->layers;
     st->open_floor = pp_arena_alloc(a, (size_t)p * sizeof(cluster_cost));
-    if (!st->open_floor)
+    st->open_trip = pp_arena_alloc(a, ((size_t)p + 1) * sizeof(double));
+    if (!st->open_floor || !st->open_trip)
         return false;
     for (int s = 0; s < p; s++) {
         cluster_cost f = {INFINITY, INFINITY, INFINITY, INFINITY};
@@ -543,6 +544,11 @@ static bool open_floors(cluster_stages *st, pp_arena *a)
         }
         f.hop = s + 1 < p && isfinite(f.hop) && f.hop > 0 ? f.hop / st->hop_bandwidth[s] : 0.0;
         st->open_floor[s] = f;
+    }
+    st->open_trip[p] = 0.0;
+    for (int s = p - 1; s >= 0; s--) {
+        const cluster_cost *f = &st->open_floor[s];
+        st->open_trip[s] = st->open_trip[s + 1] + f->forward + f->backward + 2 * f->hop;
     }
     return true;
 }
@@ -984,13 +990,39 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
     return fmax(bound, schedules_bound(st, cost, bytes, enough));
 }
 
-double cluster_open_bound(const cluster_stages *st, const cluster_cost *fixed, int s)
+double cluster_open_windows(const cluster_stages *st, const cluster_cost *fixed, int s, double carried)
 {
-    int p = st->stage_count;
-    cluster_cost cost[p];
-    for (int k = 0; k < p; k++)
-        cost[k] = k < s ? fixed[k] : st->open_floor[k];
-    return window_bound(st, cost);
+    int p = st->stage_count, m = st->branch->micro_batches, e = s - 1;
+    if (e < 1 || s >= p)
+        return -INFINITY;
+    /* stage e, open at its floors in the carried chains' trips, is fixed now */
+    const cluster_cost *f = &st->open_floor[e];
+    carried += fixed[e].forward + fixed[e].backward + 2 * fixed[e].hop - (f->forward + f->backward + 2 * f->hop);
+    double in[s];
+    in[0] = 0.0;
+    for (int k = 1; k < s; k++)
+        in[k] = in[k - 1] + fixed[k - 1].forward + fixed[k - 1].hop;
+    double bound = carried, window = fixed[e].forward + fixed[e].backward;
+    double trip = st->open_trip[s] + window + 2 * fixed[e].hop;
+    for (int k = e - 1; k >= 0; k--) {
+        const cluster_cost *c = &fixed[k];
+        double pass = c->forward + c->backward;
+        window += pass + 2 * c->hop;
+        trip += pass + 2 * c->hop;
+        int warm = p - k - 1 < m ? p - k - 1 : m, last = m - 2 - warm;
+        if (last < 0)
+            continue;
+        /* to stage e, and through every stage to the last (its trip) */
+        int ends[2] = {e - k + 1, p - k};
+        double sums[2] = {window, trip};
+        for (int w = 0; w < 2; w++) {
+            int n = last / ends[w] + 1, i = n * ends[w];
+            int forwards = i + warm + 1 < m ? i + warm + 1 : m;
+            bound = most(bound, in[k] + trip + n * sums[w] + (m - 1 - i) * c->backward +
+                                    (m - forwards) * c->forward + c->tail);
+        }
+    }
+    return bound;
 }
 
 double cluster_root_bound(const cluster_stages *st)

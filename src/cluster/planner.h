@@ -139,6 +139,7 @@ typedef struct {
     /* [stage] the least forward, backward, tail and hop of any run of
      * layers on the stage: an open stage's costs in cluster_open_bound */
     struct cluster_cost *open_floor;
+    double *open_trip; /* [stage + 1] sum from stage on of open_floor's passes and both hops */
     double *ring_bandwidth; /* [stage] */
     /* The most bandwidth a ring flow of stage s gets: its hop's, and the
      * share of each NIC pool that the stage's flows leaving its node take
@@ -269,8 +270,12 @@ double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)
 double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay, double enough);
 /* Stages 0 .. s - 1 fixed at these costs, the rest open at open_floor:
  * the chains of 1F1B's dependencies through windows of adjacent stages
- * (bound.c, window_bound), which bound every plan completing them. */
-double cluster_open_bound(const cluster_stages *st, const cluster_cost *fixed, int s);
+ * (bound.c, window_bound), which bound every plan completing them. Those
+ * ending at stage s - 1 or at the last, and `carried`, the parent's
+ * answer (with s - 1 stages fixed), whose chains' trips now count stage
+ * s - 1 at its cost instead of its floor: O(s) a node. -INFINITY (no
+ * chain) when s < 2. */
+double cluster_open_windows(const cluster_stages *st, const cluster_cost *fixed, int s, double carried);
 /* Fills rate, rate_suffix, cap_work, cap_kept, kinks, by_rate, hop_floor
  * and bottleneck; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);

@@ -43,6 +43,7 @@ typedef struct {
     int *layers;     /* [stage] */
     bool *replay;    /* [stage] */
     cluster_cost *costs; /* [stage] the fixed stages' */
+    double *windows;     /* [depth] cluster_open_windows' largest down to the node */
     int *greedy;     /* [stage] */
     bool *greedy_replay; /* [stage] */
     child *children; /* [stage][2 layers] */
@@ -282,7 +283,8 @@ static void dfs(worker *wk, int s, int first, cluster_walk walk)
         return;
     }
     /* the cycles through the fixed stages' slow messages: the sums miss them */
-    if (s > 0 && pruned(cluster_open_bound(&wk->st, wk->costs, s), incumbent(wk->sh)))
+    wk->windows[s] = cluster_open_windows(&wk->st, wk->costs, s, s > 1 ? wk->windows[s - 1] : -INFINITY);
+    if (pruned(wk->windows[s], incumbent(wk->sh)))
         return;
     int count = expand(wk, s, first, walk, incumbent(wk->sh));
     const child *kids = wk->children + (size_t)s * 2 * (size_t)(wk->st.prefix->layers + 1);
@@ -356,10 +358,11 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
     wk->layers = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
     wk->costs = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(cluster_cost));
+    wk->windows = pp_arena_alloc(a, ((size_t)b->stage_count + 1) * sizeof(double));
     wk->greedy = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->greedy_replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
     wk->children = pp_arena_alloc(a, (size_t)b->stage_count * 2 * (size_t)(L + 1) * sizeof(child));
-    if (!wk->layers || !wk->replay || !wk->costs || !wk->greedy || !wk->greedy_replay || !wk->children)
+    if (!wk->layers || !wk->replay || !wk->costs || !wk->windows || !wk->greedy || !wk->greedy_replay || !wk->children)
         return false;
     greedy_layers(&wk->st, wk->greedy, wk->greedy_replay);
     if (wk->diving &&

@@ -240,16 +240,17 @@ static void random_layers(pp_rng *rng, int L, int p, int *layers)
 }
 
 /* Every partial plan's bounds (the stages before s fixed, the rest open),
- * the walk's and the windows' (cluster_open_bound), stay at or below the
+ * the walk's and the windows' (cluster_open_windows), stay at or below the
  * plan's simulated step t. */
 static void check_walk_bounds(const cluster_stages *st, const int *layers, const bool *replay,
                               double t)
 {
     cluster_walk walk = cluster_walk_start();
     cluster_cost costs[64];
+    double windows = -INFINITY;
     for (int s = 0, first = 0; s <= st->stage_count; first += layers[s++]) {
         double bound = cluster_walk_bound(st, walk, s, first);
-        double windows = cluster_open_bound(st, costs, s);
+        windows = cluster_open_windows(st, costs, s, windows);
         if (!(bound <= t * (1 + 1e-12)) || !(windows <= t * (1 + 1e-12)))
             fprintf(stderr, "stage %d: walk bound %.9g, windows %.9g above simulated %.9g\n", s, bound,
                     windows, t);
