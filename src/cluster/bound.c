@@ -404,25 +404,31 @@ static double cycle_bound(const cluster_stages *st, cluster_walk w, int s, doubl
     return w.in + (q + 1) * trip + w.out;
 }
 
-double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first)
+double cluster_walk_bound_past(const cluster_stages *st, cluster_walk w, int s, int first, double enough)
 {
     if (s == st->stage_count)
         return fmax(fmax(w.fixed, w.drain + w.path), w.drain2 + 2 * w.path);
     double m = st->branch->micro_batches;
-    double work = cluster_work(st, first, st->prefix->layers - first);
-    double slowest = fmax(water_level(st, s, work),
-                          st->bottleneck[(size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first]);
-    double least = least_sum(st, s, work);
-    double rest = fmax(m * slowest, fill_bound(st, s, least));
-    double below = w.path + 2 * w.last_hop + least;
-    double bound = fmax(fmax(w.fixed, w.in + rest + w.out), fmax(w.drain + below, w.drain2 + 2 * below));
     size_t at = (size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first;
-    double drained = w.in + st->drain[at];
+    /* the table look-ups first: when they pass `enough` the sums are not needed */
+    double bound = most(w.fixed, most(w.in + m * st->bottleneck[at] + w.out, w.in + st->drain[at]));
+    if (bound > enough)
+        return bound;
+    double work = cluster_work(st, first, st->prefix->layers - first);
+    double least = least_sum(st, s, work);
+    double rest = fmax(m * water_level(st, s, work), fill_bound(st, s, least));
+    double below = w.path + 2 * w.last_hop + least;
+    bound = fmax(fmax(bound, w.in + rest + w.out), fmax(w.drain + below, w.drain2 + 2 * below));
     /* stage k waits for micro-batch 0's trip below it, then runs m
      * backwards and the forwards left, then the stages above drain: every
      * open stage once, and k's own m - 1 - w_k more */
     double steady = w.in + w.out + 2 * st->hop_floor[s] + least + st->steady[at];
-    return fmax(fmax(bound, fmax(drained, steady)), cycle_bound(st, w, s, least));
+    return fmax(fmax(bound, steady), cycle_bound(st, w, s, least));
+}
+
+double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first)
+{
+    return cluster_walk_bound_past(st, w, s, first, INFINITY);
 }
 
 /* The most layers stage s can hold: the longest run of layers whose memory

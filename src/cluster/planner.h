@@ -248,6 +248,9 @@ cluster_walk cluster_walk_start(void);
 /* Stages 0..s-1 fixed in w: the bound over every completion with the
  * remaining layers from `first` on. */
 double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first);
+/* The same, or once a part passes `enough` that part, a weaker bound
+ * still above it (the sums are left out). */
+double cluster_walk_bound_past(const cluster_stages *st, cluster_walk w, int s, int first, double enough);
 /* Flops of layers [first, first + count) per micro-batch (fwd + bwd, no
  * recomputation). */
 double cluster_work(const cluster_stages *st, int first, int count);

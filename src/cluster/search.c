@@ -228,7 +228,7 @@ static void consider(const cluster_stages *st, int s, int first, int n, bool rep
 {
     cluster_cost cost = cluster_stage_cost(st, s, first, n, replay);
     cluster_walk next = cluster_walk_extend(st, walk, cost);
-    double bound = cluster_walk_bound(st, next, s + 1, first + n);
+    double bound = cluster_walk_bound_past(st, next, s + 1, first + n, best / (1.0 - PRUNE_SLACK));
     if (!pruned(bound, best))
         out[(*count)++] = (child){n, replay, bound, cost, next};
 }

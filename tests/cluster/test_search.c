@@ -256,6 +256,10 @@ static void check_walk_bounds(const cluster_stages *st, const int *layers, const
                     windows, t);
         CHECK(bound <= t * (1 + 1e-12));
         CHECK(windows <= t * (1 + 1e-12));
+        /* cut short past a lower mark: above it, and still a bound (an
+         * infinite bound, work the memory cannot hold, stays infinite) */
+        double past = cluster_walk_bound_past(st, walk, s, first, 0.9 * bound);
+        CHECK(isinf(bound) ? past == bound : past > 0.9 * bound && past <= bound);
         if (s == st->stage_count)
             break;
         costs[s] = cluster_stage_cost(st, s, first, layers[s], replay[s]);
