@@ -37,9 +37,23 @@ typedef struct {
     cluster_walk walk;
 } child;
 
+/* A stage's cost depends on its stage, first layer, layer count and
+ * recomputation alone, and the depth-first search asks for the same ones
+ * again under every earlier split: each branch's are kept while it is
+ * searched, up to this many (p L (L + 1) 2 of them). */
+#define COST_MEMO 131072
+
+typedef struct {
+    cluster_cost cost;
+    unsigned stamp; /* the worker's branch it was worked out in */
+} cost_memo;
+
 typedef struct {
     cluster_search *sh;
     cluster_stages st;
+    cost_memo *memo;     /* [COST_MEMO] or NULL */
+    unsigned stamp;      /* this branch's, in memo */
+    bool memoized;       /* the branch's costs fit in memo */
     int *layers;     /* [stage] */
     bool *replay;    /* [stage] */
     cluster_cost *costs; /* [stage] the fixed stages' */
@@ -223,10 +237,22 @@ static int child_order(const void *a, const void *b)
 }
 
 /* Adds the child (n, replay) unless pruned. */
-static void consider(const cluster_stages *st, int s, int first, int n, bool replay,
-                     cluster_walk walk, double best, child *out, int *count)
+static cluster_cost stage_cost(worker *wk, int s, int first, int n, bool replay)
 {
-    cluster_cost cost = cluster_stage_cost(st, s, first, n, replay);
+    if (!wk->memoized)
+        return cluster_stage_cost(&wk->st, s, first, n, replay);
+    int L = wk->st.prefix->layers;
+    cost_memo *m = &wk->memo[(((size_t)s * L + first) * (L + 1) + n) * 2 + replay];
+    if (m->stamp != wk->stamp)
+        *m = (cost_memo){cluster_stage_cost(&wk->st, s, first, n, replay), wk->stamp};
+    return m->cost;
+}
+
+static void consider(worker *wk, int s, int first, int n, bool replay, cluster_walk walk, double best,
+                     child *out, int *count)
+{
+    const cluster_stages *st = &wk->st;
+    cluster_cost cost = stage_cost(wk, s, first, n, replay);
     cluster_walk next = cluster_walk_extend(st, walk, cost);
     double bound = cluster_walk_bound_past(st, next, s + 1, first + n, best / (1.0 - PRUNE_SLACK));
     if (!pruned(bound, best))
@@ -257,9 +283,9 @@ static int expand(worker *wk, int s, int first, cluster_walk walk, double best)
         if (!keeps && !replays)
             break;
         if (keeps)
-            consider(st, s, first, n, false, walk, best, out, &count);
+            consider(wk, s, first, n, false, walk, best, out, &count);
         else if (replays)
-            consider(st, s, first, n, true, walk, best, out, &count);
+            consider(wk, s, first, n, true, walk, best, out, &count);
     }
     qsort(out, (size_t)count, sizeof *out, child_order);
     return count;
@@ -364,6 +390,9 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
     wk->children = pp_arena_alloc(a, (size_t)b->stage_count * 2 * (size_t)(L + 1) * sizeof(child));
     if (!wk->layers || !wk->replay || !wk->costs || !wk->windows || !wk->greedy || !wk->greedy_replay || !wk->children)
         return false;
+    size_t costs = (size_t)b->stage_count * (size_t)L * (size_t)(L + 1) * 2;
+    wk->memoized = wk->memo && costs <= COST_MEMO;
+    wk->stamp++;
     greedy_layers(&wk->st, wk->greedy, wk->greedy_replay);
     if (wk->diving &&
         !pruned(plan_bound(wk, wk->greedy, wk->greedy_replay), incumbent(sh)))
@@ -516,7 +545,9 @@ pp_status cluster_search_run(cluster_search *sh, int threads, pp_error *err)
     }
     int started = 0;
     for (int t = 0; t < threads; t++) {
-        workers[t] = (worker){.sh = sh, .peak = peaks + (size_t)t * (size_t)sh->c->device_count};
+        /* without its memo a worker works every cost out (slower, same answers) */
+        workers[t] = (worker){.sh = sh, .peak = peaks + (size_t)t * (size_t)sh->c->device_count,
+                              .memo = calloc(COST_MEMO, sizeof(cost_memo))};
         if (t > 0 && pthread_create(&ids[t], NULL, worker_main, &workers[t]) != 0)
             break;
         started++;
@@ -528,6 +559,8 @@ pp_status cluster_search_run(cluster_search *sh, int threads, pp_error *err)
         sh->nodes += workers[t].nodes;
         sh->simulations += workers[t].simulations;
     }
+    for (int t = 0; t < threads; t++)
+        free(workers[t].memo);
     free(workers);
     free(ids);
     free(peaks);
