@@ -69,38 +69,28 @@ static double buffer_max(const cluster_prefix *p, int first, int count)
     return fmax(p->buffer[k * n + first], p->buffer[k * n + first + count - (1 << k)]);
 }
 
-/* Fills p's per-kind pass costs (planner.h): each layer's FLOPs over its
- * own products' wave efficiency on the kind at the branch's TP share, as
- * the simulator prices them, worked out again only where a layer's
- * products differ from the one before. */
-static bool pass_costs(const cluster_space *sp, const pp_cluster_workload *w, const cluster_branch *b,
-                       pp_arena *a, cluster_prefix *out)
+/* Layer l's pass costs on each kind (planner.h): its FLOPs over its own
+ * products' wave efficiency on the kind at the branch's TP share, as the
+ * simulator prices them, worked out again only where a layer's products
+ * differ from the one before (eff keeps them: [kind][kf, kb, rf, rb]). */
+static void pass_costs(const cluster_space *sp, const pp_cluster_workload *w, const cluster_branch *b, int l,
+                       const pp_cluster_layer *k, const pp_cluster_layer *r, double (*eff)[4],
+                       cluster_prefix *out)
 {
-    int n = w->layer_count;
     for (int q = 0; q < sp->kind_count; q++) {
         const pp_hw_device_type *t = sp->kinds[q].type;
-        double f = 1.0 / b->tp[q], mb = cluster_branch_samples(b), kf = 1, kb = 1, rf = 1, rb = 1;
-        out->forward_cost[q] = prefix_array(a, n);
-        out->backward_cost[q] = prefix_array(a, n);
-        out->replay_cost[q] = prefix_array(a, n);
-        if (!out->forward_cost[q] || !out->backward_cost[q] || !out->replay_cost[q])
-            return false;
-        for (int l = 0; l < n; l++) {
-            pp_cluster_layer k = branch_layer(&w->layers[l], b, false);
-            pp_cluster_layer r = branch_layer(&w->layers[l], b, true);
-            if (l == 0 || !cluster_same_products(&w->layers[l], &w->layers[l - 1])) {
-                kf = cluster_gemm_efficiency(t, &k, mb, f, false);
-                kb = cluster_gemm_efficiency(t, &k, mb, f, true);
-                rf = cluster_gemm_efficiency(t, &r, mb, f, false);
-                rb = cluster_gemm_efficiency(t, &r, mb, f, true);
-            }
-            double replay = r.backward_flops / rb + r.recompute_flops / rf - k.backward_flops / kb;
-            out->forward_cost[q][l + 1] = out->forward_cost[q][l] + k.forward_flops / kf;
-            out->backward_cost[q][l + 1] = out->backward_cost[q][l] + k.backward_flops / kb;
-            out->replay_cost[q][l + 1] = out->replay_cost[q][l] + replay;
+        double f = 1.0 / b->tp[q], mb = cluster_branch_samples(b), *e = eff[q];
+        if (l == 0 || !cluster_same_products(&w->layers[l], &w->layers[l - 1])) {
+            e[0] = cluster_gemm_efficiency(t, k, mb, f, false);
+            e[1] = cluster_gemm_efficiency(t, k, mb, f, true);
+            e[2] = cluster_gemm_efficiency(t, r, mb, f, false);
+            e[3] = cluster_gemm_efficiency(t, r, mb, f, true);
         }
+        double replay = r->backward_flops / e[3] + r->recompute_flops / e[2] - k->backward_flops / e[1];
+        out->forward_cost[q][l + 1] = out->forward_cost[q][l] + k->forward_flops / e[0];
+        out->backward_cost[q][l + 1] = out->backward_cost[q][l] + k->backward_flops / e[1];
+        out->replay_cost[q][l + 1] = out->replay_cost[q][l] + replay;
     }
-    return true;
 }
 
 bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w, const cluster_branch *b,
@@ -131,8 +121,16 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
     out->w = w;
     out->checkpoint_split = b->sequence_parallel;
     out->buffer = NULL;
-    if ((b->zero3 && b->dp > 1 && !buffer_table(w, b, a, out)) || !pass_costs(sp, w, b, a, out))
+    if (b->zero3 && b->dp > 1 && !buffer_table(w, b, a, out))
         return false;
+    for (int q = 0; q < sp->kind_count; q++) {
+        out->forward_cost[q] = prefix_array(a, n);
+        out->backward_cost[q] = prefix_array(a, n);
+        out->replay_cost[q] = prefix_array(a, n);
+        if (!out->forward_cost[q] || !out->backward_cost[q] || !out->replay_cost[q])
+            return false;
+    }
+    double eff[CLUSTER_MAX_KINDS][4];
     if (!out->full || !out->work || !out->forward || !out->backward || !out->replay || !out->weight ||
         !out->traffic || !out->traffic_whole || !out->tp_forward || !out->tp_backward || !out->overlap ||
         !out->state || !out->activation ||
@@ -144,6 +142,7 @@ bool cluster_prefix_build(const cluster_space *sp, const pp_cluster_workload *w,
          * the whole forward, less what selective recomputation put there */
         pp_cluster_layer k = branch_layer(&w->layers[l], b, false), r = branch_layer(&w->layers[l], b, true);
         const pp_cluster_layer *y = &k;
+        pass_costs(sp, w, b, l, &k, &r, eff, out);
         double work = y->forward_flops + y->backward_flops;
         double replay = r.backward_flops + r.recompute_flops - y->backward_flops;
         out->work[l + 1] = out->work[l] + work;
@@ -244,8 +243,12 @@ static double hop_time(const cluster_stages *st, int s, int last)
     return bytes > 0 ? bytes / st->hop_bandwidth[s] : 0.0;
 }
 
-cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count,
-                                bool replay)
+/* cluster_stage_cost; `monotone` leaves out what TP overlap hides of the
+ * backward's collectives behind its weight gradients (a run's figure with
+ * it can fall below one of its layers'), so that a run costs at least
+ * each of its layers alone. */
+static cluster_cost stage_cost(const cluster_stages *st, int s, int first, int count, bool replay,
+                               bool monotone)
 {
     const pp_hw_device_type *type = st->space->kinds[st->stage_kind[s]].type;
     const cluster_prefix *p = st->prefix;
@@ -285,7 +288,7 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
         double own = range(p->tp_backward, first, count), again = replay ? forward : 0;
         c.forward += pp_hw_allreduce_time(link, tp, b * forward);
         double floor = cluster_tp_backward_floor(link, tp, b * own, b * again, st->branch->tp_overlap);
-        if (st->branch->tp_overlap) {
+        if (st->branch->tp_overlap && !monotone) {
             /* what outlasts the weight gradients the simulator hides them behind */
             double hide = pp_hw_op_time(type, share * range(p->overlap, first, count), 0);
             floor = fmax(floor, pp_hw_allreduce_time(link, tp, b * (own + again)) - hide);
@@ -295,6 +298,11 @@ cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int 
     c.tail = tail_time(st, s, first, count, c.backward);
     c.hop = hop_time(st, s, first + count - 1);
     return c;
+}
+
+cluster_cost cluster_stage_cost(const cluster_stages *st, int s, int first, int count, bool replay)
+{
+    return stage_cost(st, s, first, count, replay, false);
 }
 
 cluster_walk cluster_walk_start(void)
@@ -390,11 +398,10 @@ static double least_sum(const cluster_stages *st, int from, double work)
  * T, each u_k < (T - P_k) / m and the prefix sums P would obey
  * P_{k+1} < P_k (1 - 1/m) + T / m, so the sum of all u, at least least_sum,
  * would stay below T (1 - (1 - 1/m)^n): the pipeline's fill and drain. */
-static double fill_bound(const cluster_stages *st, int from, double work)
+static double fill_bound(const cluster_stages *st, int from, double least)
 {
-    double m = st->branch->micro_batches, n = st->stage_count - from;
-    double filled = 1.0 - pow(1.0 - 1.0 / m, n);
-    return filled > 0 ? least_sum(st, from, work) / filled : 0.0;
+    double filled = st->filled[st->stage_count - from];
+    return filled > 0 ? least / filled : 0.0;
 }
 
 /* Stage s, the first not fixed, in 1F1B: its first backward waits for
@@ -412,25 +419,31 @@ static double cycle_bound(const cluster_stages *st, cluster_walk w, int s, doubl
     return w.in + (q + 1) * trip + w.out;
 }
 
-double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first)
+double cluster_walk_bound_past(const cluster_stages *st, cluster_walk w, int s, int first, double enough)
 {
     if (s == st->stage_count)
         return fmax(fmax(w.fixed, w.drain + w.path), w.drain2 + 2 * w.path);
     double m = st->branch->micro_batches;
-    double work = cluster_work(st, first, st->prefix->layers - first);
-    double slowest = fmax(water_level(st, s, work),
-                          st->bottleneck[(size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first]);
-    double rest = fmax(m * slowest, fill_bound(st, s, work));
-    double least = least_sum(st, s, work);
-    double below = w.path + 2 * w.last_hop + least;
-    double bound = fmax(fmax(w.fixed, w.in + rest + w.out), fmax(w.drain + below, w.drain2 + 2 * below));
     size_t at = (size_t)s * (st->prefix->layers + 1) + st->prefix->layers - first;
-    double drained = w.in + st->drain[at];
+    /* the table look-ups first: when they pass `enough` the sums are not needed */
+    double bound = most(w.fixed, most(w.in + m * st->bottleneck[at] + w.out, w.in + st->drain[at]));
+    if (bound > enough)
+        return bound;
+    double work = cluster_work(st, first, st->prefix->layers - first);
+    double least = least_sum(st, s, work);
+    double rest = fmax(m * water_level(st, s, work), fill_bound(st, s, least));
+    double below = w.path + 2 * w.last_hop + least;
+    bound = fmax(fmax(bound, w.in + rest + w.out), fmax(w.drain + below, w.drain2 + 2 * below));
     /* stage k waits for micro-batch 0's trip below it, then runs m
      * backwards and the forwards left, then the stages above drain: every
      * open stage once, and k's own m - 1 - w_k more */
     double steady = w.in + w.out + 2 * st->hop_floor[s] + least + st->steady[at];
-    return fmax(fmax(bound, fmax(drained, steady)), cycle_bound(st, w, s, least));
+    return fmax(fmax(bound, steady), cycle_bound(st, w, s, least));
+}
+
+double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first)
+{
+    return cluster_walk_bound_past(st, w, s, first, INFINITY);
 }
 
 /* The most layers stage s can hold: the longest run of layers whose memory
@@ -527,6 +540,38 @@ static void hop_floors(cluster_stages *st)
         double bytes = cluster_branch_samples(st->branch) * least / k;
         st->hop_floor[s] = st->hop_floor[s + 1] + (bytes > 0 ? bytes / st->hop_bandwidth[s] : 0.0);
     }
+}
+
+/* open_floor (planner.h): per stage the least of each figure of a run of
+ * one layer kept, which every run holding it bounds (monotone stage
+ * costs; a run's tail has its first layer's ring and at least its
+ * optimizer); its hop the fewest bytes any layer but the last sends on. */
+static bool open_floors(cluster_stages *st, pp_arena *a)
+{
+    int p = st->stage_count, L = st->prefix->layers;
+    st->open_floor = pp_arena_alloc(a, (size_t)p * sizeof(cluster_cost));
+    st->open_trip = pp_arena_alloc(a, ((size_t)p + 1) * sizeof(double));
+    if (!st->open_floor || !st->open_trip)
+        return false;
+    for (int s = 0; s < p; s++) {
+        cluster_cost f = {INFINITY, INFINITY, INFINITY, INFINITY};
+        for (int l = 0; l < L; l++) {
+            cluster_cost c = stage_cost(st, s, l, 1, false, true);
+            f.forward = least(f.forward, c.forward);
+            f.backward = least(f.backward, c.backward);
+            f.tail = least(f.tail, c.tail);
+            if (l + 1 < L)
+                f.hop = least(f.hop, hop_bytes(st, s, l));
+        }
+        f.hop = s + 1 < p && isfinite(f.hop) && f.hop > 0 ? f.hop / st->hop_bandwidth[s] : 0.0;
+        st->open_floor[s] = f;
+    }
+    st->open_trip[p] = 0.0;
+    for (int s = p - 1; s >= 0; s--) {
+        const cluster_cost *f = &st->open_floor[s];
+        st->open_trip[s] = st->open_trip[s + 1] + f->forward + f->backward + 2 * f->hop;
+    }
+    return true;
 }
 
 /* Each stage's rate (planner.h): the most work per second of any layer
@@ -693,6 +738,13 @@ bool cluster_stages_limits(cluster_stages *st, pp_arena *a)
         return false;
     stage_rates(st);
     hop_floors(st);
+    st->filled = pp_arena_alloc(a, ((size_t)p + 1) * sizeof(double));
+    if (!st->filled)
+        return false;
+    for (int n = 0; n <= p; n++)
+        st->filled[n] = 1.0 - pow(1.0 - 1.0 / m, n);
+    if (!open_floors(st, a))
+        return false;
     st->least_layer_work = INFINITY;
     for (int l = 0; l < st->prefix->layers; l++)
         st->least_layer_work = fmin(st->least_layer_work, cluster_work(st, l, 1));
@@ -799,27 +851,36 @@ static double last_backward_start(const cluster_stages *st, const cluster_cost *
 }
 
 /* Replica r's step as 1F1B runs it (cluster_op_of) with every pass at its
- * cost and every pipeline message at replica r's own best transfer time:
- * each op starts once the one before it on its stage is done and its
- * input has arrived, and each stage's tail follows its last backward. The
- * simulator's ops are no shorter and its messages, sharing links, no
- * quicker, and its ops start in the same order on the same conditions, so
- * none of them starts earlier: this bounds its step. It counts what the
- * schedule's shape makes of slow messages (the fill, and in the steady
- * state every cycle a message lengthens), which bounds by sums miss. */
-static double replica_bound(const cluster_stages *st, const cluster_cost *c, const int *last, int r)
+ * cost and every pipeline message (bytes[s] from stage s on) at replica
+ * r's own best transfer time: each op starts once the one before it on
+ * its stage is done and its input has arrived, and each stage's tail
+ * follows its last backward. The simulator's ops are no shorter and its
+ * messages, sharing links, no quicker, and its ops start in the same order
+ * on the same conditions, so none of them starts earlier: this bounds its
+ * step. It counts what the schedule's shape makes of slow messages (the
+ * fill, and in the steady state every cycle a message lengthens), which
+ * bounds by sums miss. A stage's ops left follow each op, and after its
+ * last backward its tail, or the last micro-batch's way up through the
+ * stages above and one of their tails, so the schedule stops once that
+ * passes `enough` (most do, before their end), returning that weaker
+ * bound. */
+static double replica_bound(const cluster_stages *st, const cluster_cost *c, const double *bytes, int r,
+                            double enough)
 {
     int p = st->stage_count, m = st->branch->micro_batches;
-    double hop[p], free_at[p], *fwd = st->schedule, *bwd = st->schedule + (size_t)p * m;
-    int next[p], stack[p], depth = 0;
+    double hop[p], free_at[p], left[p], *fwd = st->schedule, *bwd = st->schedule + (size_t)p * m;
+    /* 1F1B runs a stage's forwards, and its backwards, in micro-batch
+     * order: micro-batch i's is done once more than i have run */
+    int next[p], stack[p], ran[2][p], depth = 0;
     bool queued[p];
-    for (size_t i = 0; i < 2 * (size_t)p * m; i++)
-        st->schedule[i] = -1.0;
+    double up = 0.0; /* after stage s's last backward: the stages above's, and a tail */
     for (int s = 0; s < p; s++) {
-        double bytes = hop_bytes(st, s, last[s]);
-        hop[s] = bytes > 0 ? bytes / st->replica_hop_bandwidth[r * p + s] : 0.0;
+        hop[s] = bytes[s] > 0 ? bytes[s] / st->replica_hop_bandwidth[r * p + s] : 0.0;
+        up = most(up, c[s].tail);
         free_at[s] = 0.0;
-        next[s] = 0;
+        left[s] = m * (c[s].forward + c[s].backward) + up;
+        up += hop[s] + c[s].backward;
+        next[s] = ran[0][s] = ran[1][s] = 0;
         stack[depth++] = p - 1 - s;
         queued[s] = true;
     }
@@ -833,12 +894,17 @@ static double replica_bound(const cluster_stages *st, const cluster_cost *c, con
             int from = forward ? s - 1 : s + 1;
             double ready = 0.0;
             if (from >= 0 && from < p) {
-                if (done[(size_t)from * m + i] < 0)
+                if (ran[forward][from] <= i)
                     break;
                 ready = done[(size_t)from * m + i] + hop[forward ? from : s];
             }
-            free_at[s] = most(free_at[s], ready) + (forward ? c[s].forward : c[s].backward);
+            double length = forward ? c[s].forward : c[s].backward;
+            free_at[s] = most(free_at[s], ready) + length;
+            left[s] -= length;
+            if (free_at[s] + left[s] > enough)
+                return free_at[s] + left[s];
             done[(size_t)s * m + i] = free_at[s];
+            ran[forward][s]++;
             int to = forward ? s + 1 : s - 1;
             if (to >= 0 && to < p && !queued[to]) {
                 stack[depth++] = to;
@@ -852,12 +918,66 @@ static double replica_bound(const cluster_stages *st, const cluster_cost *c, con
     return bound;
 }
 
+/* Paths of replica_bound's graph that need no schedule, every message at
+ * its best time (c.hop). Micro-batch 0's backward on stage k ends after
+ * its trip in, through every stage below and back. In the steady state,
+ * for a window of stages k .. e, the forward stage k runs after backward
+ * i goes down the window, after which stage e runs backward i + D (D =
+ * e - k + 1), which comes back up: B_k(i + D) ends at least the window's
+ * passes and twice its hops after B_k(i). The chain of such steps, then
+ * stage k's ops left and its tail. With one stage (D = 1) this is the
+ * stage's own work; with slow messages between heavy stages the cycle
+ * through them is what sets the pace (hetero-v100-32 after the Ethernet
+ * drop: stages of 57 ms per micro-batch each side of a 6.7 ms hop). */
+static double window_bound(const cluster_stages *st, const cluster_cost *c)
+{
+    int p = st->stage_count, m = st->branch->micro_batches;
+    double in = 0.0, bound = 0.0;
+    for (int k = 0; k < p; k++) {
+        int warm = p - k - 1 < m ? p - k - 1 : m, last = m - 2 - warm;
+        double trip = 0.0;
+        for (int j = k; j < p; j++)
+            trip += c[j].forward + c[j].backward + (j + 1 < p ? 2 * c[j].hop : 0.0);
+        double window = c[k].forward + c[k].backward;
+        for (int e = k + 1; e < p && last >= 0; e++) {
+            window += c[e].forward + c[e].backward + 2 * c[e - 1].hop;
+            int D = e - k + 1, n = last / D + 1, i = n * D;
+            int forwards = i + warm + 1 < m ? i + warm + 1 : m;
+            bound = most(bound, in + trip + n * window + (m - 1 - i) * c[k].backward +
+                                    (m - forwards) * c[k].forward + c[k].tail);
+        }
+        in += c[k].forward + c[k].hop;
+    }
+    return bound;
+}
+
 /* Whether replicas r and q send their pipeline messages as fast. */
 static bool same_hops(const cluster_stages *st, int r, int q)
 {
     int p = st->stage_count;
     return memcmp(st->replica_hop_bandwidth + (size_t)r * p, st->replica_hop_bandwidth + (size_t)q * p,
                   (size_t)p * sizeof(double)) == 0;
+}
+
+/* The largest of each distinct replica's schedule (replica_bound), or
+ * the first above `enough`. */
+static double schedules_bound(const cluster_stages *st, const cluster_cost *cost, const double *bytes,
+                              double enough)
+{
+    /* replicas mostly repeat a few patterns of transfers */
+    int distinct[8], count = 0;
+    double bound = 0.0;
+    for (int r = 0; r < st->branch->dp && bound <= enough; r++) {
+        bool seen = false;
+        for (int i = 0; i < count && !seen; i++)
+            seen = same_hops(st, r, distinct[i]);
+        if (seen)
+            continue;
+        if (count < 8)
+            distinct[count++] = r;
+        bound = fmax(bound, replica_bound(st, cost, bytes, r, enough));
+    }
+    return bound;
 }
 
 double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay, double enough)
@@ -882,22 +1002,46 @@ double cluster_plan_bound(const cluster_stages *st, const int *layers, const boo
     for (int n = 0; n < st->space->cluster->node_count; n++)
         bound = fmax(bound, nic_bound(st, n, ring_release, hop_release, layers));
     /* the schedules below cost p m steps each: the sums above first */
+    bound = fmax(bound, window_bound(st, cost));
     if (bound > enough)
         return bound;
-    int last[p];
+    double bytes[p];
     for (int s = 0, first = 0; s < p; first += layers[s++])
-        last[s] = first + layers[s] - 1;
-    /* replicas mostly repeat a few patterns of transfers */
-    int distinct[8], count = 0;
-    for (int r = 0; r < st->branch->dp && bound <= enough; r++) {
-        bool seen = false;
-        for (int i = 0; i < count && !seen; i++)
-            seen = same_hops(st, r, distinct[i]);
-        if (seen)
+        bytes[s] = hop_bytes(st, s, first + layers[s] - 1);
+    return fmax(bound, schedules_bound(st, cost, bytes, enough));
+}
+
+double cluster_open_windows(const cluster_stages *st, const cluster_cost *fixed, int s, double carried)
+{
+    int p = st->stage_count, m = st->branch->micro_batches, e = s - 1;
+    if (e < 1 || s >= p)
+        return -INFINITY;
+    /* stage e, open at its floors in the carried chains' trips, is fixed now */
+    const cluster_cost *f = &st->open_floor[e];
+    carried += fixed[e].forward + fixed[e].backward + 2 * fixed[e].hop - (f->forward + f->backward + 2 * f->hop);
+    double in[s];
+    in[0] = 0.0;
+    for (int k = 1; k < s; k++)
+        in[k] = in[k - 1] + fixed[k - 1].forward + fixed[k - 1].hop;
+    double bound = carried, window = fixed[e].forward + fixed[e].backward;
+    double trip = st->open_trip[s] + window + 2 * fixed[e].hop;
+    for (int k = e - 1; k >= 0; k--) {
+        const cluster_cost *c = &fixed[k];
+        double pass = c->forward + c->backward;
+        window += pass + 2 * c->hop;
+        trip += pass + 2 * c->hop;
+        int warm = p - k - 1 < m ? p - k - 1 : m, last = m - 2 - warm;
+        if (last < 0)
             continue;
-        if (count < 8)
-            distinct[count++] = r;
-        bound = fmax(bound, replica_bound(st, cost, last, r));
+        /* to stage e, and through every stage to the last (its trip) */
+        int ends[2] = {e - k + 1, p - k};
+        double sums[2] = {window, trip};
+        for (int w = 0; w < 2; w++) {
+            int n = last / ends[w] + 1, i = n * ends[w];
+            int forwards = i + warm + 1 < m ? i + warm + 1 : m;
+            bound = most(bound, in[k] + trip + n * sums[w] + (m - 1 - i) * c->backward +
+                                    (m - forwards) * c->forward + c->tail);
+        }
     }
     return bound;
 }

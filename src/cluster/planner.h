@@ -147,6 +147,11 @@ typedef struct {
      * [s * 2 m + q], worked out once for the schedules above. */
     int *op_order;
     double least_layer_work; /* the least work of any one layer */
+    double *filled;          /* [n] 1 - (1 - 1/m)^n, fill_bound's fraction for n stages (bound.c) */
+    /* [stage] the least forward, backward, tail and hop of any run of
+     * layers on the stage: an open stage's costs in cluster_open_bound */
+    struct cluster_cost *open_floor;
+    double *open_trip; /* [stage + 1] sum from stage on of open_floor's passes and both hops */
     double *ring_bandwidth; /* [stage] */
     /* The most bandwidth a ring flow of stage s gets: its hop's, and the
      * share of each NIC pool that the stage's flows leaving its node take
@@ -201,7 +206,7 @@ typedef struct cluster_kink {
 } cluster_kink;
 
 /* What stage s costs with some layers, each a least time per the simulator. */
-typedef struct {
+typedef struct cluster_cost {
     double forward, backward; /* one micro-batch's passes, TP all-reduces included */
     double tail;  /* after its last backward: gradient rings (dp > 1) and optimizer */
     double hop;   /* the activation transfer to the next stage (and gradient back) */
@@ -258,6 +263,9 @@ cluster_walk cluster_walk_start(void);
 /* Stages 0..s-1 fixed in w: the bound over every completion with the
  * remaining layers from `first` on. */
 double cluster_walk_bound(const cluster_stages *st, cluster_walk w, int s, int first);
+/* The same, or once a part passes `enough` that part, a weaker bound
+ * still above it (the sums are left out). */
+double cluster_walk_bound_past(const cluster_stages *st, cluster_walk w, int s, int first, double enough);
 /* Flops of layers [first, first + count) per micro-batch (fwd + bwd, no
  * recomputation). */
 double cluster_work(const cluster_stages *st, int first, int count);
@@ -278,6 +286,14 @@ double cluster_layer_full_activation(const cluster_stages *st, int s, int layer)
  * (the schedules, p m steps each) is skipped: the answer is then a weaker
  * bound, still above `enough`. INFINITY for the full bound. */
 double cluster_plan_bound(const cluster_stages *st, const int *layers, const bool *replay, double enough);
+/* Stages 0 .. s - 1 fixed at these costs, the rest open at open_floor:
+ * the chains of 1F1B's dependencies through windows of adjacent stages
+ * (bound.c, window_bound), which bound every plan completing them. Those
+ * ending at stage s - 1 or at the last, and `carried`, the parent's
+ * answer (with s - 1 stages fixed), whose chains' trips now count stage
+ * s - 1 at its cost instead of its floor: O(s) a node. -INFINITY (no
+ * chain) when s < 2. */
+double cluster_open_windows(const cluster_stages *st, const cluster_cost *fixed, int s, double carried);
 /* Fills rate, rate_suffix, cap_work, cap_kept, kinks, by_rate, hop_floor
  * and bottleneck; false when out of memory. */
 bool cluster_stages_limits(cluster_stages *st, pp_arena *a);
@@ -318,7 +334,7 @@ pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp
  * or past its grace without one: the best found so far (none when the
  * first simulation outlasted the grace), with its simulation's report. */
 pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
-                               cluster_clock *k, pp_cluster_plan **out, double *time,
+                               cluster_clock *k, int threads, pp_cluster_plan **out, double *time,
                                pp_cluster_report *report, pp_error *err);
 /* A copy of r with arrays of its own; false when out of memory. */
 bool cluster_report_copy(const pp_cluster_report *r, pp_cluster_report *out);

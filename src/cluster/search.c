@@ -33,14 +33,31 @@ typedef struct {
     int n;
     bool replay;
     double bound;
+    cluster_cost cost;
     cluster_walk walk;
 } child;
+
+/* A stage's cost depends on its stage, first layer, layer count and
+ * recomputation alone, and the depth-first search asks for the same ones
+ * again under every earlier split: each branch's are kept while it is
+ * searched, up to this many (p L (L + 1) 2 of them). */
+#define COST_MEMO 131072
+
+typedef struct {
+    cluster_cost cost;
+    unsigned stamp; /* the worker's branch it was worked out in */
+} cost_memo;
 
 typedef struct {
     cluster_search *sh;
     cluster_stages st;
+    cost_memo *memo;     /* [COST_MEMO] or NULL */
+    unsigned stamp;      /* this branch's, in memo */
+    bool memoized;       /* the branch's costs fit in memo */
     int *layers;     /* [stage] */
     bool *replay;    /* [stage] */
+    cluster_cost *costs; /* [stage] the fixed stages' */
+    double *windows;     /* [depth] cluster_open_windows' largest down to the node */
     int *greedy;     /* [stage] */
     bool *greedy_replay; /* [stage] */
     child *children; /* [stage][2 layers] */
@@ -220,13 +237,26 @@ static int child_order(const void *a, const void *b)
 }
 
 /* Adds the child (n, replay) unless pruned. */
-static void consider(const cluster_stages *st, int s, int first, int n, bool replay,
-                     cluster_walk walk, double best, child *out, int *count)
+static cluster_cost stage_cost(worker *wk, int s, int first, int n, bool replay)
 {
-    cluster_walk next = cluster_walk_extend(st, walk, cluster_stage_cost(st, s, first, n, replay));
-    double bound = cluster_walk_bound(st, next, s + 1, first + n);
+    if (!wk->memoized)
+        return cluster_stage_cost(&wk->st, s, first, n, replay);
+    int L = wk->st.prefix->layers;
+    cost_memo *m = &wk->memo[(((size_t)s * L + first) * (L + 1) + n) * 2 + replay];
+    if (m->stamp != wk->stamp)
+        *m = (cost_memo){cluster_stage_cost(&wk->st, s, first, n, replay), wk->stamp};
+    return m->cost;
+}
+
+static void consider(worker *wk, int s, int first, int n, bool replay, cluster_walk walk, double best,
+                     child *out, int *count)
+{
+    const cluster_stages *st = &wk->st;
+    cluster_cost cost = stage_cost(wk, s, first, n, replay);
+    cluster_walk next = cluster_walk_extend(st, walk, cost);
+    double bound = cluster_walk_bound_past(st, next, s + 1, first + n, best / (1.0 - PRUNE_SLACK));
     if (!pruned(bound, best))
-        out[(*count)++] = (child){n, replay, bound, next};
+        out[(*count)++] = (child){n, replay, bound, cost, next};
 }
 
 /* The children of stage s starting at layer `first`: every layer count
@@ -253,9 +283,9 @@ static int expand(worker *wk, int s, int first, cluster_walk walk, double best)
         if (!keeps && !replays)
             break;
         if (keeps)
-            consider(st, s, first, n, false, walk, best, out, &count);
+            consider(wk, s, first, n, false, walk, best, out, &count);
         else if (replays)
-            consider(st, s, first, n, true, walk, best, out, &count);
+            consider(wk, s, first, n, true, walk, best, out, &count);
     }
     qsort(out, (size_t)count, sizeof *out, child_order);
     return count;
@@ -278,6 +308,10 @@ static void dfs(worker *wk, int s, int first, cluster_walk walk)
         }
         return;
     }
+    /* the cycles through the fixed stages' slow messages: the sums miss them */
+    wk->windows[s] = cluster_open_windows(&wk->st, wk->costs, s, s > 1 ? wk->windows[s - 1] : -INFINITY);
+    if (pruned(wk->windows[s], incumbent(wk->sh)))
+        return;
     int count = expand(wk, s, first, walk, incumbent(wk->sh));
     const child *kids = wk->children + (size_t)s * 2 * (size_t)(wk->st.prefix->layers + 1);
     for (int i = 0; i < count && !wk->stopped && !wk->landed; i++) {
@@ -285,6 +319,7 @@ static void dfs(worker *wk, int s, int first, cluster_walk walk)
             continue;
         wk->layers[s] = kids[i].n;
         wk->replay[s] = kids[i].replay;
+        wk->costs[s] = kids[i].cost;
         dfs(wk, s + 1, first + kids[i].n, kids[i].walk);
     }
 }
@@ -348,11 +383,16 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
         return false;
     wk->layers = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
+    wk->costs = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(cluster_cost));
+    wk->windows = pp_arena_alloc(a, ((size_t)b->stage_count + 1) * sizeof(double));
     wk->greedy = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->greedy_replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
     wk->children = pp_arena_alloc(a, (size_t)b->stage_count * 2 * (size_t)(L + 1) * sizeof(child));
-    if (!wk->layers || !wk->replay || !wk->greedy || !wk->greedy_replay || !wk->children)
+    if (!wk->layers || !wk->replay || !wk->costs || !wk->windows || !wk->greedy || !wk->greedy_replay || !wk->children)
         return false;
+    size_t costs = (size_t)b->stage_count * (size_t)L * (size_t)(L + 1) * 2;
+    wk->memoized = wk->memo && costs <= COST_MEMO;
+    wk->stamp++;
     greedy_layers(&wk->st, wk->greedy, wk->greedy_replay);
     if (wk->diving &&
         !pruned(plan_bound(wk, wk->greedy, wk->greedy_replay), incumbent(sh)))
@@ -435,23 +475,59 @@ static int branch_order(const void *a, const void *b)
     return x->index - y->index;
 }
 
-bool cluster_search_rank(cluster_search *sh)
+/* One thread's share of the root bounds: branches i, i + threads, ...;
+ * false when out of memory. */
+typedef struct {
+    cluster_search *sh;
+    int first, step;
+    bool ok;
+} ranker;
+
+static void *rank_some(void *arg)
 {
-    for (int i = 0; i < sh->branch_count; i++) {
+    ranker *r = arg;
+    cluster_search *sh = r->sh;
+    r->ok = true;
+    for (int i = r->first; i < sh->branch_count && r->ok; i += r->step) {
         /* past the limit the rest stay unranked (bound 0) and unsearched */
         if (pp_deadline_passed(&sh->clock.deadline)) {
+            pthread_mutex_lock(&sh->lock);
             sh->stop = true;
+            pthread_mutex_unlock(&sh->lock);
             break;
         }
         pp_arena *a = pp_arena_new(1 << 12);
         cluster_stages st;
-        bool ok = a && cluster_stages_build(sh->space, sh->w, &sh->branches[i], a, &st);
-        if (ok)
+        r->ok = a && cluster_stages_build(sh->space, sh->w, &sh->branches[i], a, &st);
+        if (r->ok)
             sh->branches[i].root_bound = cluster_root_bound(&st);
         pp_arena_free(a);
-        if (!ok)
-            return false;
     }
+    return NULL;
+}
+
+bool cluster_search_rank(cluster_search *sh, int threads)
+{
+    ranker rankers[threads];
+    pthread_t ids[threads];
+    int started = 0;
+    for (int t = 0; t < threads; t++) {
+        rankers[t] = (ranker){sh, t, threads, true};
+        if (t > 0 && pthread_create(&ids[t], NULL, rank_some, &rankers[t]) != 0)
+            break;
+        started++;
+    }
+    /* this thread's share, and those of threads that did not start */
+    rank_some(&rankers[0]);
+    for (int t = started; t < threads; t++)
+        rank_some(&rankers[t]);
+    for (int t = 1; t < started; t++)
+        pthread_join(ids[t], NULL);
+    bool ok = true;
+    for (int t = 0; t < threads; t++)
+        ok &= rankers[t].ok;
+    if (!ok)
+        return false;
     qsort(sh->branches, (size_t)sh->branch_count, sizeof *sh->branches, branch_order);
     return true;
 }
@@ -469,7 +545,9 @@ pp_status cluster_search_run(cluster_search *sh, int threads, pp_error *err)
     }
     int started = 0;
     for (int t = 0; t < threads; t++) {
-        workers[t] = (worker){.sh = sh, .peak = peaks + (size_t)t * (size_t)sh->c->device_count};
+        /* without its memo a worker works every cost out (slower, same answers) */
+        workers[t] = (worker){.sh = sh, .peak = peaks + (size_t)t * (size_t)sh->c->device_count,
+                              .memo = calloc(COST_MEMO, sizeof(cost_memo))};
         if (t > 0 && pthread_create(&ids[t], NULL, worker_main, &workers[t]) != 0)
             break;
         started++;
@@ -481,6 +559,8 @@ pp_status cluster_search_run(cluster_search *sh, int threads, pp_error *err)
         sh->nodes += workers[t].nodes;
         sh->simulations += workers[t].simulations;
     }
+    for (int t = 0; t < threads; t++)
+        free(workers[t].memo);
     free(workers);
     free(ids);
     free(peaks);

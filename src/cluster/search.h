@@ -56,8 +56,9 @@ bool cluster_search_fits(const pp_cluster *c, const pp_cluster_workload *w, cons
  * search must return a plan when one fits. */
 pp_status cluster_search_simulate(cluster_search *sh, const pp_cluster_plan *p, double cutoff,
                                   double *time, pp_cluster_report *report, pp_error *err);
-/* Root bounds for every branch, then best first; false when out of memory. */
-bool cluster_search_rank(cluster_search *sh);
+/* Root bounds for every branch on `threads` threads, then best first;
+ * false when out of memory. */
+bool cluster_search_rank(cluster_search *sh, int threads);
 /* The two passes over the branches on `threads` threads. */
 pp_status cluster_search_run(cluster_search *sh, int threads, pp_error *err);
 

@@ -47,9 +47,10 @@ static pp_status warm_start(cluster_search *sh, pp_arena *a, pp_cluster_plan_res
     return PP_OK;
 }
 
-static pp_status uniform_incumbent(cluster_search *sh, pp_cluster_plan_result *out, pp_error *err)
+static pp_status uniform_incumbent(cluster_search *sh, int threads, pp_cluster_plan_result *out,
+                                   pp_error *err)
 {
-    pp_status s = cluster_uniform_best(sh->c, sh->w, sh->o->start_time, &sh->clock, &out->uniform,
+    pp_status s = cluster_uniform_best(sh->c, sh->w, sh->o->start_time, &sh->clock, threads, &out->uniform,
                                        &out->uniform_time, &out->uniform_report, err);
     if (s != PP_OK || !out->uniform)
         return s;
@@ -99,11 +100,11 @@ static pp_status solve(cluster_search *sh, pp_arena *a, pp_cluster_plan_result *
     sh->best_replay = pp_arena_calloc(a, (size_t)sh->w->layer_count + 1, sizeof(bool));
     if (!sh->done || !sh->best_layers || !sh->best_replay)
         return pp_error_set(err, PP_ENOMEM, "out of memory listing the branches");
-    if ((s = uniform_incumbent(sh, out, err)) != PP_OK || (s = warm_start(sh, a, out, err)) != PP_OK)
-        return s;
-    if (!cluster_search_rank(sh))
-        return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
     int threads = sh->o->threads > 0 ? sh->o->threads : pp_cpu_count();
+    if ((s = uniform_incumbent(sh, threads, out, err)) != PP_OK || (s = warm_start(sh, a, out, err)) != PP_OK)
+        return s;
+    if (!cluster_search_rank(sh, threads))
+        return pp_error_set(err, PP_ENOMEM, "out of memory ranking the branches");
     if ((s = cluster_search_run(sh, threads, err)) != PP_OK)
         return s;
     if (sh->status != PP_OK)

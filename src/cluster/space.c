@@ -449,10 +449,16 @@ static void transfer_bandwidths(cluster_stages *st, int members)
 
 /* Fills embedding (see planner.h): each member j < k of the first stage
  * and of the last sends the other its 1 / k of the tied gradient; with
- * the replicas alike (together, as for hop_share) theirs travel together. */
+ * the replicas alike (together, as for hop_share) theirs travel together.
+ * The flows of one replica leaving (and entering) a node share its NIC
+ * pool: none starts before the stages' last backwards, so the last of them
+ * ends no sooner than their bytes over the pool (a stage's k flows on one
+ * NIC had been priced as if each had it alone: on hetero-v100-32 with
+ * GPT-13B after the Ethernet drop, half the all-reduce's time). */
 static void embedding_time(cluster_stages *st, int members, bool together)
 {
     const cluster_space *sp = st->space;
+    const int *node = sp->cluster->device_node;
     int p = st->stage_count, dp = st->branch->dp;
     double tied = st->prefix->w->tied_bytes;
     st->embedding = 0.0;
@@ -460,17 +466,25 @@ static void embedding_time(cluster_stages *st, int members, bool together)
         return;
     int k = st->stage_tp[0] < st->stage_tp[p - 1] ? st->stage_tp[0] : st->stage_tp[p - 1];
     int last = members - st->stage_tp[p - 1];
-    for (int r = 0; r < dp; r++)
+    for (int r = 0; r < dp; r++) {
+        const int *first = st->devices + r * members, *end = first + last;
         for (int j = 0; j < k; j++) {
-            int a = st->devices[r * members + j], b = st->devices[r * members + last + j];
-            double share = pair_bandwidth(sp, a, b);
-            int from = sp->cluster->device_node[a], to = sp->cluster->device_node[b];
+            double share = pair_bandwidth(sp, first[j], end[j]);
+            int from = node[first[j]], to = node[end[j]];
             if (from != to) {
                 bool alike = together && sp->node_nic_classes[from] == 1 && sp->node_nic_classes[to] == 1;
-                share = fmin(share, fmin(sp->node_nic[from], sp->node_nic[to]) / (alike ? dp : 1));
+                int out = 0, in = 0;
+                for (int i = 0; i < k; i++)
+                    if (node[first[i]] != node[end[i]]) {
+                        out += node[first[i]] == from;
+                        in += node[end[i]] == to;
+                    }
+                double flows = (alike ? dp : 1) * (out > in ? out : in);
+                share = fmin(share, fmin(sp->node_nic[from], sp->node_nic[to]) / flows);
             }
             st->embedding = fmax(st->embedding, tied / k / share);
         }
+    }
 }
 
 /* Fills ring_share (see planner.h) from ring_bandwidth and ring_out. */

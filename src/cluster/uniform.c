@@ -24,6 +24,7 @@
 #include "core/grow.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,9 +65,14 @@ typedef struct {
     double roomiest;      /* the most memory of any live device */
     pp_hw_link intra, inter; /* the best link inside a node, and between nodes */
     int widest_node;      /* the most live devices of a node */
-    double *peak;         /* [device] */
     candidate *list;
     int count;
+    /* the judging threads share what follows under lock */
+    pthread_mutex_t lock;
+    int next;             /* the list's next candidate */
+    bool stop;
+    pp_status status;     /* the first error */
+    pp_error err;
     pp_cluster_plan *best;
     pp_cluster_report best_report;
     double best_time;
@@ -194,8 +200,7 @@ static bool prepare(uniform_search *u)
     const pp_cluster *c = u->c;
     u->live = malloc(((size_t)c->device_count + 1) * sizeof(int));
     u->rate_prefix = calloc((size_t)c->device_count + 2, sizeof(double));
-    u->peak = calloc((size_t)c->device_count + 1, sizeof(double));
-    if (!u->live || !u->rate_prefix || !u->peak)
+    if (!u->live || !u->rate_prefix)
         return false;
     for (int d = 0; d < c->device_count; d++) {
         if (!pp_cluster_device_alive_at(c, d, u->start_time))
@@ -279,16 +284,19 @@ static int by_bound(const void *a, const void *b)
     return x->index - y->index;
 }
 
-static bool fits(uniform_search *u, const pp_cluster_plan *p)
+static bool fits(const uniform_search *u, const pp_cluster_plan *p, double *peak)
 {
-    pp_cluster_plan_memory(u->c, u->w, p, u->peak);
+    pp_cluster_plan_memory(u->c, u->w, p, peak);
     for (int d = 0; d < u->c->device_count; d++)
-        if (u->peak[d] > u->c->nodes[u->c->device_node[d]].type->memory_bytes)
+        if (peak[d] > u->c->nodes[u->c->device_node[d]].type->memory_bytes)
             return false;
     return true;
 }
 
-static pp_status try_one(uniform_search *u, const candidate *cand, pp_error *err)
+/* Simulates the candidate (cut off at the best time when it starts) and
+ * keeps it if it beats the best: a lower time, or the same and earlier in
+ * the enumeration. peak is the thread's scratch. */
+static pp_status try_one(uniform_search *u, const candidate *cand, double *peak, pp_error *err)
 {
     pp_cluster_plan *p = NULL;
     pp_error ignored = {0};
@@ -307,59 +315,132 @@ static pp_status try_one(uniform_search *u, const candidate *cand, pp_error *err
     double time = INFINITY;
     pp_cluster_report report = {0};
     pp_status s = PP_OK;
-    if (pp_cluster_plan_validate(u->c, u->w, p, &ignored) == PP_OK && fits(u, p))
-        s = cluster_clock_simulate(u->clock, u->c, u->w, p, u->start_time, u->best_time, !u->best, &time,
-                                   &report, err);
+    if (pp_cluster_plan_validate(u->c, u->w, p, &ignored) == PP_OK && fits(u, p, peak)) {
+        pthread_mutex_lock(&u->lock);
+        double cutoff = u->best_time;
+        bool first = !u->best;
+        pthread_mutex_unlock(&u->lock);
+        s = cluster_clock_simulate(u->clock, u->c, u->w, p, u->start_time, cutoff, first, &time, &report,
+                                   err);
+    }
+    pthread_mutex_lock(&u->lock);
     if (s == PP_OK && (time < u->best_time || (time == u->best_time && cand->index < u->best_index))) {
-        pp_cluster_plan_free(u->best);
-        pp_cluster_report_free(&u->best_report);
+        pp_cluster_plan *old = u->best;
+        pp_cluster_report dropped = u->best_report;
         u->best_report = report;
         u->best = p;
         u->best_time = time;
         u->best_index = cand->index;
+        pthread_mutex_unlock(&u->lock);
+        pp_cluster_plan_free(old);
+        pp_cluster_report_free(&dropped);
         return PP_OK;
     }
+    pthread_mutex_unlock(&u->lock);
     pp_cluster_plan_free(p);
     pp_cluster_report_free(&report);
     return s;
 }
 
-/* Best bound first; a bound above the best time ends the walk (the list
- * is sorted), and so does the clock once a plan is in hand. A candidate
- * whose state alone overflows the roomiest device is passed over without
- * building its plan: at thousands of GPUs, where few shapes fit, building
- * and checking every plan took seconds. */
-static pp_status judge_all(uniform_search *u, pp_error *err)
+/* The next candidate worth judging, or NULL: best bound first; a bound
+ * above the best time ends the walk (the list is sorted), and so does the
+ * clock once a plan is in hand. A candidate whose state alone overflows
+ * the roomiest device is passed over without building its plan: at
+ * thousands of GPUs, where few shapes fit, building and checking every
+ * plan took seconds. */
+static const candidate *take(uniform_search *u)
+{
+    bool late = cluster_clock_late(u->clock), over = cluster_clock_over(u->clock);
+    pthread_mutex_lock(&u->lock);
+    const candidate *cand = NULL;
+    while (!u->stop && u->next < u->count) {
+        const candidate *k = &u->list[u->next];
+        if (k->bound * (1 - 1e-9) > u->best_time || (u->best ? late : over)) {
+            u->stop = true;
+            break;
+        }
+        u->next++;
+        if (k->state_floor <= u->roomiest) {
+            cand = k;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&u->lock);
+    return cand;
+}
+
+typedef struct {
+    uniform_search *u;
+    double *peak; /* [device] */
+} judge;
+
+/* Judges candidates until none is left worth it. Any candidate as fast
+ * as the final best has a bound no higher, so it is taken and simulated
+ * in full whatever the threads' timing: the answer is the same. */
+static void *judge_some(void *arg)
+{
+    judge *j = arg;
+    uniform_search *u = j->u;
+    for (const candidate *cand; (cand = take(u));) {
+        pp_error e = {0};
+        if (try_one(u, cand, j->peak, &e) != PP_OK) {
+            pthread_mutex_lock(&u->lock);
+            if (u->status == PP_OK) {
+                u->status = e.status;
+                u->err = e;
+            }
+            u->stop = true;
+            pthread_mutex_unlock(&u->lock);
+        }
+    }
+    return NULL;
+}
+
+static pp_status judge_all(uniform_search *u, int threads, pp_error *err)
 {
     qsort(u->list, (size_t)u->count, sizeof *u->list, by_bound);
-    for (int k = 0; k < u->count; k++) {
-        if (u->list[k].bound * (1 - 1e-9) > u->best_time)
-            break;
-        if (u->best ? cluster_clock_late(u->clock) : cluster_clock_over(u->clock))
-            break;
-        if (u->list[k].state_floor > u->roomiest)
-            continue;
-        pp_status s = try_one(u, &u->list[k], err);
-        if (s != PP_OK)
-            return s;
+    judge *judges = calloc((size_t)threads, sizeof *judges);
+    pthread_t *ids = calloc((size_t)threads, sizeof *ids);
+    double *peaks = calloc((size_t)threads * ((size_t)u->c->device_count + 1), sizeof(double));
+    if (!judges || !ids || !peaks) {
+        free(judges);
+        free(ids);
+        free(peaks);
+        return pp_error_set(err, PP_ENOMEM, "out of memory starting the uniform plans' threads");
     }
+    int started = 0;
+    for (int t = 0; t < threads; t++) {
+        judges[t] = (judge){u, peaks + (size_t)t * ((size_t)u->c->device_count + 1)};
+        if (t > 0 && pthread_create(&ids[t], NULL, judge_some, &judges[t]) != 0)
+            break;
+        started++;
+    }
+    judge_some(&judges[0]);
+    for (int t = 1; t < started; t++)
+        pthread_join(ids[t], NULL);
+    free(judges);
+    free(ids);
+    free(peaks);
+    if (u->status != PP_OK)
+        return pp_error_set(err, u->status, "%s", u->err.message);
     return PP_OK;
 }
 
 pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w, double start_time,
-                               cluster_clock *k, pp_cluster_plan **out, double *time,
+                               cluster_clock *k, int threads, pp_cluster_plan **out, double *time,
                                pp_cluster_report *report, pp_error *err)
 {
     *out = NULL;
     *time = INFINITY;
     uniform_search u = {.c = c, .w = w, .start_time = start_time, .clock = k,
                         .best_time = INFINITY, .best_index = -1};
+    pthread_mutex_init(&u.lock, NULL);
     pp_status s = prepare(&u) && enumerate(&u)
-                      ? judge_all(&u, err)
+                      ? judge_all(&u, threads > 0 ? threads : 1, err)
                       : pp_error_set(err, PP_ENOMEM, "out of memory listing the uniform plans");
+    pthread_mutex_destroy(&u.lock);
     free(u.live);
     free(u.rate_prefix);
-    free(u.peak);
     free(u.list);
     if (s != PP_OK) {
         pp_cluster_plan_free(u.best);
@@ -380,7 +461,7 @@ pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload
         return pp_error_set(err, PP_EARG, "pp_cluster_uniform_best: NULL argument");
     cluster_clock none = {0};
     pp_cluster_report report = {0};
-    pp_status s = cluster_uniform_best(c, w, start_time, &none, out, time, &report, err);
+    pp_status s = cluster_uniform_best(c, w, start_time, &none, pp_cpu_count(), out, time, &report, err);
     pp_cluster_report_free(&report);
     return s;
 }

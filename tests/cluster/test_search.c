@@ -239,20 +239,31 @@ static void random_layers(pp_rng *rng, int L, int p, int *layers)
         layers[pp_rng_below(rng, (uint32_t)p)]++;
 }
 
-/* Every partial plan's bound (the stages before s fixed, the rest open)
- * stays at or below the plan's simulated step t. */
+/* Every partial plan's bounds (the stages before s fixed, the rest open),
+ * the walk's and the windows' (cluster_open_windows), stay at or below the
+ * plan's simulated step t. */
 static void check_walk_bounds(const cluster_stages *st, const int *layers, const bool *replay,
                               double t)
 {
     cluster_walk walk = cluster_walk_start();
+    cluster_cost costs[64];
+    double windows = -INFINITY;
     for (int s = 0, first = 0; s <= st->stage_count; first += layers[s++]) {
         double bound = cluster_walk_bound(st, walk, s, first);
-        if (!(bound <= t * (1 + 1e-12)))
-            fprintf(stderr, "stage %d: walk bound %.9g above simulated %.9g\n", s, bound, t);
+        windows = cluster_open_windows(st, costs, s, windows);
+        if (!(bound <= t * (1 + 1e-12)) || !(windows <= t * (1 + 1e-12)))
+            fprintf(stderr, "stage %d: walk bound %.9g, windows %.9g above simulated %.9g\n", s, bound,
+                    windows, t);
         CHECK(bound <= t * (1 + 1e-12));
+        CHECK(windows <= t * (1 + 1e-12));
+        /* cut short past a lower mark: above it, and still a bound (an
+         * infinite bound, work the memory cannot hold, stays infinite) */
+        double past = cluster_walk_bound_past(st, walk, s, first, 0.9 * bound);
+        CHECK(isinf(bound) ? past == bound : past > 0.9 * bound && past <= bound);
         if (s == st->stage_count)
             break;
-        walk = cluster_walk_extend(st, walk, cluster_stage_cost(st, s, first, layers[s], replay[s]));
+        costs[s] = cluster_stage_cost(st, s, first, layers[s], replay[s]);
+        walk = cluster_walk_extend(st, walk, costs[s]);
     }
 }
 
@@ -385,6 +396,10 @@ static void test_bound_after_drop(const char *workload, int seed)
             if (!(bound <= t * (1 + 1e-12)))
                 fprintf(stderr, "branch %d: bound %.9g above simulated %.9g\n", i, bound, t);
             CHECK(bound <= t * (1 + 1e-12));
+            /* stopped early (schedules cut short past `enough`): still a
+             * bound, and above what it was asked to exceed */
+            double part = cluster_plan_bound(&st, layers, replay, 0.97 * bound);
+            CHECK(part > 0.97 * bound && part <= t * (1 + 1e-12));
             check_walk_bounds(&st, layers, replay, t);
             checked++;
             tight += bound >= 0.9 * t;

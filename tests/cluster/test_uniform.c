@@ -2,11 +2,14 @@
  * in Megatron's rank order (rank = (s dp + r) tp + j) for every (tp, pp, dp,
  * micro-batch), recomputing and not, and simulated; no plan that fits gives
  * NULL; a lost device's rank moves to the next live device; the baseline's
- * one recomputation flag follows memory, not the workload's default. */
+ * one recomputation flag follows memory, not the workload's default; one
+ * thread and four judge the candidates to the same answer. */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "cluster/fixture.h"
+#include "cluster/planner.h"
 
 static pp_hw_device_type types[2];
 
@@ -152,9 +155,51 @@ static void test_recompute_flag(void)
     }
 }
 
+/* The bundled re-planning scenario (hetero-v100-32 after the Ethernet
+ * drop, GPT-13B): the threads share the candidates and the cut-off, and
+ * the answer (time, then enumeration order) does not depend on them. */
+static void test_threads_agree(void)
+{
+    pp_error err = {0};
+    pp_hw_catalog *cat = NULL;
+    pp_cluster *c = NULL;
+    pp_cluster_workload *w = NULL;
+    CHECK(pp_hw_catalog_builtin(&cat, &err) == PP_OK);
+    CHECK(pp_cluster_load(PP_SOURCE_DIR "/examples/cluster/hetero-v100-32.json", cat, &c, &err) == PP_OK);
+    CHECK(pp_cluster_add_events_file(c, PP_SOURCE_DIR "/examples/cluster/ethernet-drop.events.json", &err) ==
+          PP_OK);
+    CHECK(pp_cluster_workload_load(PP_SOURCE_DIR "/examples/cluster/gpt-13b.json", cat, &w, &err) == PP_OK);
+    pp_cluster_plan *plans[2] = {NULL, NULL};
+    double times[2];
+    for (int i = 0; i < 2; i++) {
+        cluster_clock none = {0};
+        pp_cluster_report report = {0};
+        CHECK(cluster_uniform_best(c, w, 1800.0, &none, i ? 4 : 1, &plans[i], &times[i], &report, &err) ==
+              PP_OK);
+        CHECK(plans[i] != NULL && report.step_time == times[i]);
+        pp_cluster_report_free(&report);
+    }
+    CHECK(isfinite(times[0]) && times[0] == times[1]);
+    if (plans[0] && plans[1]) {
+        const pp_cluster_plan *a = plans[0], *b = plans[1];
+        CHECK(a->replica_count == b->replica_count && a->stage_count == b->stage_count &&
+              a->micro_batch == b->micro_batch && a->virtual_stages == b->virtual_stages &&
+              a->sequence_parallel == b->sequence_parallel &&
+              a->selective_recompute == b->selective_recompute);
+        CHECK(memcmp(a->devices, b->devices,
+                     (size_t)a->replica_count * (size_t)pp_cluster_plan_members(a) * sizeof(int)) == 0);
+    }
+    pp_cluster_plan_free(plans[0]);
+    pp_cluster_plan_free(plans[1]);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+    pp_hw_catalog_free(cat);
+}
+
 int main(void)
 {
     test_best();
+    test_threads_agree();
     test_recompute_flag();
     test_nothing_fits();
     test_lost_device();
