@@ -35,15 +35,17 @@ enum { ITERATIONS_PER_CHECK = 4 };
 #define WARM_SHARE 0.2
 /* Per subgradient step: TRW-S iterations (messages stay warm, so a few
  * follow the changed penalties; one forward pass alone lost 40% on L and
- * S). The step's scale grows a little with every new best (the runs that
- * still rose steadily after 300 steps wanted longer steps) and halves, back
+ * S). The step's scale grows 10% with every new best (the runs that
+ * still rose steadily after 300 steps wanted longer steps; at 5% S took
+ * 200 steps to 1.380e9, at 10% 1.406e9, at 20% 1.396e9, A C L M the same
+ * within 0.08% at the end and M in two thirds of the CPU) and halves, back
  * at the best multipliers, after PATIENCE steps without one; the steps end
  * once the distance they aim to close, scale times (target - best), is
  * below LEAST_STEP of the best (the bound then no longer rises: A, C and L
  * end within 1-5 CPU s on the presolved model), whatever the target.
  * Measured in bench/iopddl-bound, BENCHMARKS.md. */
 enum { ITERATIONS_PER_STEP = 2, PATIENCE = 8 };
-#define GROWTH 1.05
+#define GROWTH 1.1
 #define LEAST_STEP 1e-6
 /* The steps aim at most this far above the best value (relative): aimed at
  * 2.5x M's best known, a first step sized for the whole distance sent the
@@ -51,6 +53,13 @@ enum { ITERATIONS_PER_STEP = 2, PATIENCE = 8 };
  * messages back, and the bound ended 14% short; capped, 0.03% above the
  * best known (BENCHMARKS.md). With no known answer, the steps aim there. */
 #define REACH 0.1
+/* Each step goes along the subgradient plus this much of the last step's
+ * direction (a heavy-ball deflection): S's decoded answers overflow a
+ * different few of the peak's 144 segments from step to step, and the bare
+ * subgradient zig-zags between them. 1000 steps aimed at no answer: S
+ * 1.4232e9 -> 1.4424e9, M 4.9873e10 -> 4.9895e10, A C L within 0.02%
+ * (0.3 to 0.7 all end above the bare steps on S at 400; BENCHMARKS.md). */
+#define MOMENTUM 0.5
 
 typedef struct {
     iopddl_bound_model *b;
@@ -59,6 +68,7 @@ typedef struct {
     double *prefix;  /* segment_count + 1: running sums of lambda */
     double *usage;   /* segment_count + 1: the decoded answer's, by differences */
     double *best_lambda;
+    double *direction; /* per segment: the last step's */
     double *penalty; /* per strategy, scratch */
     double *widest;  /* per node: its largest usage summed over its pieces */
     uint32_t *x;
@@ -72,10 +82,12 @@ static bool lagrange_init(lagrange *l, iopddl_bound_model *b, pp_arena *arena)
     l->prefix = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->usage = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->best_lambda = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
+    l->direction = pp_arena_alloc(arena, ((size_t)segments + 1) * sizeof(double));
     l->penalty = pp_arena_alloc(arena, ((size_t)iopddl_widest_domain(&b->model) + 1) * sizeof(double));
     l->widest = pp_arena_calloc(arena, (size_t)n + 1, sizeof(double));
     l->x = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof(uint32_t));
-    if (!l->lambda || !l->prefix || !l->usage || !l->best_lambda || !l->penalty || !l->widest || !l->x)
+    if (!l->lambda || !l->prefix || !l->usage || !l->best_lambda || !l->direction || !l->penalty || !l->widest ||
+        !l->x)
         return false;
     for (uint32_t v = 0; v < n; v++)
         for (uint32_t k = 0; k < iopddl_domain(&b->model, v); k++) {
@@ -89,7 +101,7 @@ static bool lagrange_init(lagrange *l, iopddl_bound_model *b, pp_arena *arena)
     if (!l->trws || !iopddl_trws_keep_bound(l->trws, arena))
         return false;
     for (uint32_t s = 0; s <= segments; s++)
-        l->lambda[s] = l->best_lambda[s] = 0;
+        l->lambda[s] = l->best_lambda[s] = l->direction[s] = 0;
     /* A valid answer to start the steps from, should the deadline cut the
      * first run before it decodes one. */
     for (uint32_t v = 0; v <= n; v++)
@@ -155,10 +167,10 @@ static double set_penalties(lagrange *l)
     return constant - 4 * DBL_EPSILON * ((double)bm->node_count + 2) * magnitude;
 }
 
-/* The projected subgradient at the decoded answer: its usage minus the
- * limit per segment, left out where the multiplier is zero and the row has
- * slack. Returns its squared length. */
-static double subgradient(lagrange *l)
+/* The projected subgradient at the decoded answer, into l->usage: its
+ * usage minus the limit per segment, left out where the multiplier is zero
+ * and the row has slack. */
+static void subgradient(lagrange *l)
 {
     const iopddl_bound_model *b = l->b;
     uint32_t segments = b->segment_count;
@@ -170,12 +182,27 @@ static double subgradient(lagrange *l)
             l->usage[b->piece_lo[p]] += u;
             l->usage[b->piece_hi[p]] -= u;
         }
-    double running = 0, length = 0;
+    double running = 0;
     for (uint32_t s = 0; s < segments; s++) {
         running += l->usage[s];
         double g = running - (double)b->limit;
         l->usage[s] = l->lambda[s] > 0 || g > 0 ? g : 0;
-        length += l->usage[s] * l->usage[s];
+    }
+}
+
+/* The step's direction from the subgradient in l->usage: plus MOMENTUM
+ * times the last direction, left out where the multiplier is zero and the
+ * sum points down; into l->usage and l->direction. Returns its squared
+ * length. */
+static double deflect(lagrange *l)
+{
+    double length = 0;
+    for (uint32_t s = 0; s < l->b->segment_count; s++) {
+        double d = l->usage[s] + MOMENTUM * l->direction[s];
+        if (l->lambda[s] <= 0 && d < 0)
+            d = 0;
+        l->direction[s] = l->usage[s] = d;
+        length += d * d;
     }
     return length;
 }
@@ -216,7 +243,8 @@ static double subgradient_steps(lagrange *l, double best, double upper, int step
          * away (at scale 4, C stuck 11% below the best known). Where the decoded
          * answer keeps the limit with no slack priced there is no step: the
          * messages only converge further at these multipliers. */
-        double length = subgradient(l);
+        subgradient(l);
+        double length = deflect(l);
         double reach = fmax(1, REACH * fabs(best));
         double target = isfinite(upper) && upper > best ? fmin(upper, best + reach) : best + reach;
         if (scale * (target - best) < LEAST_STEP * fabs(best))
