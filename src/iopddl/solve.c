@@ -218,12 +218,15 @@ static void bound_begin(bound_job *j, const iopddl_model *m, shared_presolve *pr
 }
 
 /* Waits for the bound (or runs it, when it did not run beside the first
- * answer); the exact stage's MIP bound stays when it is higher. */
+ * answer); the exact stage's MIP bound stays when it is higher. Run after
+ * the first answer, it is skipped with less than its share left: its model
+ * is copied before its clock starts (A: 0.04 CPU s, 0.12 s at load 13) and
+ * would only take the end past the limit. */
 static void bound_end(bound_job *j, pp_iopddl_result *r)
 {
     if (j->running)
         pthread_join(j->thread, NULL);
-    else if (j->m)
+    else if (j->m && !pp_deadline_passed(&j->deadline) && pp_deadline_left(&j->deadline) >= j->seconds)
         bound_main(j);
     j->running = false;
     if (j->bound > r->lower_bound)
@@ -425,7 +428,9 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     if (status == PP_OK && !r->proven_optimal && use_presolved)
         status = presolved_stage(m, &presolve, o, &deadline, started, r, &searched, err);
     presolve_release(&presolve);
-    if (status == PP_OK && !r->proven_optimal && !searched) {
+    /* Past the deadline the search could only start its workers (A: 0.02
+     * CPU s) and stop. */
+    if (status == PP_OK && !r->proven_optimal && !searched && !pp_deadline_passed(&deadline)) {
         report(o, started, r->cost, 0, "relax");
         status = search_stage(m, relevant, groups, o, &deadline, started, r, err);
     }
