@@ -620,46 +620,78 @@ static void test_structure_errors(void)
                  PROBLEM(NODES3, ",\"edges\":{\"nodes\":[],\"costs\":[],@\"nodes\":[]}"), "duplicate key");
 }
 
-static void test_gzip_errors(void)
+static void tagged_path(char *path, size_t size, const char *tag, const char *name)
 {
-    size_t text_size = strlen(base), gz_size;
-    unsigned char *gz = gzip_bytes(base, text_size, &gz_size);
+    char tagged[48];
+    snprintf(tagged, sizeof tagged, "%s%s", tag, name);
+    path_of(path, size, tagged);
+}
+
+/* Damaged gzip files of `text`: every message names the byte where the
+ * readable text ends. `tag` prefixes the files' names. */
+static void gzip_errors_of(const char *text, const char *tag)
+{
+    size_t text_size = strlen(text), gz_size;
+    unsigned char *gz = gzip_bytes(text, text_size, &gz_size);
     unsigned char *bad = malloc(gz_size);
     char path[128];
 
     /* The trailer (CRC-32, length) cut off: all the text, then the damage. */
-    path_of(path, sizeof path, "cut-trailer.json.gz");
+    tagged_path(path, sizeof path, tag, "cut-trailer.json.gz");
     write_file(path, gz, gz_size - 3);
     expect_error_at("cut-trailer", path, text_size, "cannot read");
 
     memcpy(bad, gz, gz_size);
     bad[gz_size - 6] ^= 0x55;
-    path_of(path, sizeof path, "bad-crc.json.gz");
+    tagged_path(path, sizeof path, tag, "bad-crc.json.gz");
     write_file(path, bad, gz_size);
     expect_error_at("bad-crc", path, text_size, "cannot read");
 
     /* Cut in the middle of the compressed data: the error is reported where
      * the readable text ends, and says the file could not be read. */
     size_t cut = gz_size / 2;
-    path_of(path, sizeof path, "cut-middle.json.gz");
+    tagged_path(path, sizeof path, tag, "cut-middle.json.gz");
     write_file(path, gz, cut);
     expect_error_at("cut-middle", path, gunzip_readable(gz, cut), "cannot read");
 
     memcpy(bad, gz, gz_size);
     bad[2] = 7; /* compression method: only 8 (deflate) exists */
-    path_of(path, sizeof path, "bad-method.json.gz");
+    tagged_path(path, sizeof path, tag, "bad-method.json.gz");
     write_file(path, bad, gz_size);
     expect_error_at("bad-method", path, 0, "cannot read");
 
     memcpy(bad, gz, gz_size);
     for (size_t k = 12; k < 24 && k < gz_size; k++)
         bad[k] = 0xff;
-    path_of(path, sizeof path, "bad-data.json.gz");
+    tagged_path(path, sizeof path, tag, "bad-data.json.gz");
     write_file(path, bad, gz_size);
     expect_error_at("bad-data", path, gunzip_readable(bad, gz_size), "cannot read");
 
     free(bad);
     free(gz);
+}
+
+/* On the small document, inflated in the scanner's thread, and on one whose
+ * gzip is large enough (over 256 KB) to be inflated on a thread of its own
+ * (stream.c): the same messages at the same bytes. */
+static void test_gzip_errors(void)
+{
+    gzip_errors_of(base, "");
+    size_t cap = 4u << 20, n = 0;
+    char *text = malloc(cap);
+    uint64_t x = 88172645463325252u;
+    n += (size_t)sprintf(text + n, "{\"problem\":{\"nodes\":{\"intervals\":[[0,1]],\"costs\":[[");
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        n += (size_t)sprintf(text + n, "%s%llu", i ? "," : "", (unsigned long long)(x % 1000000000u));
+    }
+    n += (size_t)sprintf(text + n, "]],\"usages\":[[1]]}}}");
+    size_t gz_size;
+    unsigned char *gz = gzip_bytes(text, n, &gz_size);
+    CHECK(gz_size >= (256u << 10));
+    free(gz);
+    gzip_errors_of(text, "large-");
+    free(text);
 }
 
 static void test_missing_file(void)
