@@ -503,8 +503,8 @@ static inline uint64_t digit_mask(const char *p, uint64_t *commas, uint64_t *zer
 }
 #endif
 
-/* The value of the n digits at q (1 <= n <= 24; q[0 .. 24) readable);
- * past 19 digits it may have wrapped, which the caller rejects. */
+/* The value of the n digits at q (1 <= n <= 19; q[0 .. 24) readable); it
+ * may exceed INT64_MAX, which the caller rejects. */
 static inline uint64_t digits_at(const char *q, int n)
 {
     static const uint64_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
@@ -549,7 +549,7 @@ static bool read_plain_values(pp_stream *s, ragged *r)
             ends &= ends - 1;
             const char *q = p + start;
             int n = end - start;
-            uint64_t v = digits_at(q, n);
+            uint64_t v = digits_at(q, n < 19 ? n : 19);
             /* More than 19 digits, or above INT64_MAX, in one test. */
             if (((v >> 63) | (uint64_t)(19 - n) >> 63) != 0) {
                 closed = false;

@@ -513,6 +513,7 @@ static void test_errors_in_long_rows(void)
         {"+1", "expected an integer", 0}, {"", "expected an integer", 0},
         {"1 2", "expected ',' or ']'", 2}, {"1x", "expected ',' or ']'", 1},
         {"99999999999999999999", "out of range", 0}, {"9223372036854775808", "out of range", 0},
+        {"123456789012345678901234567890123456789012345678901234567890", "out of range", 0},
     };
     static const struct {
         const char *token;
