@@ -14,9 +14,12 @@
  * (a word-at-a-time number scan) without testing for the end. */
 enum { PP_STREAM_PAD = 32 };
 
+typedef struct pp_inflater pp_inflater;
+
 typedef struct {
     int fd;
-    z_stream *z;           /* NULL when the file is plain text */
+    z_stream *z;           /* NULL when the file is plain text, or inflated by `inflater` */
+    pp_inflater *inflater; /* a large gzip file's inflating thread (stream.c), or NULL */
     unsigned char *zin;    /* compressed bytes, z->next_in points into it */
     bool zin_eof;
     char *buf;             /* buf[len .. len + PP_STREAM_PAD) are '\0', a sentinel */

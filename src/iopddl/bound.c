@@ -269,13 +269,13 @@ static double subgradient_steps(lagrange *l, double best, double upper, int step
     return best;
 }
 
-double iopddl_bound(const iopddl_model *m, double upper, int steps, double seconds, bool reduce,
+double iopddl_bound(const iopddl_model *m, iopddl_reduced *presolved, double upper, int steps, double seconds,
                     const pp_deadline *deadline)
 {
     pp_arena *arena = pp_arena_new(1 << 20);
     iopddl_bound_model b;
     lagrange l;
-    bool built = arena && ((reduce && iopddl_bound_model_reduced(&b, m, arena)) ||
+    bool built = arena && ((presolved && iopddl_bound_model_reduced(&b, presolved, arena)) ||
                            iopddl_bound_model_plain(&b, m, arena));
     if (!built || !lagrange_init(&l, &b, arena)) {
         pp_arena_free(arena);

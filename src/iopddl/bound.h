@@ -5,6 +5,9 @@
 
 #include "iopddl/solver.h"
 
+/* The presolved model (reduced.h). */
+typedef struct iopddl_reduced iopddl_reduced;
+
 /* A pairwise model whose costs the bound rewrites at each step (model.unary,
  * from `cost` plus each strategy's penalty; model.usage is zero), and per
  * node v its pieces piece_start[v] .. piece_start[v+1]-1: piece p spans the
@@ -25,21 +28,22 @@ typedef struct {
 
 /* The solver's model as it is, each node one piece. False when out of memory. */
 bool iopddl_bound_model_plain(iopddl_bound_model *b, const iopddl_model *m, pp_arena *arena);
-/* The exact stage's presolved model (bound_model.c says why it is a
- * relaxation). False when out of memory or when the presolve finds no
- * answer feasible (the caller falls back to the plain model). */
-bool iopddl_bound_model_reduced(iopddl_bound_model *b, const iopddl_model *m, pp_arena *arena);
+/* The model as presolved into c (iopddl_presolve_model; bound_model.c says
+ * why it is a relaxation). Reads c (and its scratch); false when out of
+ * memory (the caller falls back to the plain model). */
+bool iopddl_bound_model_reduced(iopddl_bound_model *b, iopddl_reduced *c, pp_arena *arena);
 
 /* A bound below the cost of every assignment that uses no forbidden cost
- * and keeps the usage limit; -INFINITY if out of memory. On the reduced
- * model when `reduce` (else, or should the presolve fail, the plain one),
+ * and keeps the usage limit; -INFINITY if out of memory. On the model as
+ * `presolved` (iopddl_presolve_model; NULL, or should that model not be
+ * built, the plain one),
  * TRW-S runs at no limit until its bound stalls (with `steps`: only until
  * it slows, to warm its messages), then up to `steps` subgradient steps on
  * the multipliers of the usage rows (bound.c), all within `seconds` (and
  * never past deadline). `upper`, when finite, is the cost of a known answer:
  * the steps aim at it (it only steers them; any value keeps the bound
  * valid). */
-double iopddl_bound(const iopddl_model *m, double upper, int steps, double seconds, bool reduce,
+double iopddl_bound(const iopddl_model *m, iopddl_reduced *presolved, double upper, int steps, double seconds,
                     const pp_deadline *deadline);
 
 #endif

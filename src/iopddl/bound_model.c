@@ -200,27 +200,23 @@ static bool copy_pairs(iopddl_bound_model *b, iopddl_reduced *c, const uint32_t 
     return true;
 }
 
-bool iopddl_bound_model_reduced(iopddl_bound_model *b, const iopddl_model *m, pp_arena *arena)
+bool iopddl_bound_model_reduced(iopddl_bound_model *b, iopddl_reduced *c, pp_arena *arena)
 {
     memset(b, 0, sizeof *b);
-    iopddl_exact_stats stats;
-    memset(&stats, 0, sizeof stats);
-    iopddl_reduced c;
-    bool ok = iopddl_reduced_init(&c, m, &stats) && iopddl_presolve(&c) && !c.infeasible;
-    uint32_t *id = ok ? pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof *id) : NULL;
+    const iopddl_model *m = c->m;
+    uint32_t *id = pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof *id);
     uint32_t *alive_index = NULL;
+    bool ok = id != NULL;
     if (id) {
         uint64_t strategies;
-        uint32_t n = number_nodes(&c, id, &strategies);
+        uint32_t n = number_nodes(c, id, &strategies);
         alive_index = pp_arena_alloc(arena, (strategies + 1) * sizeof *alive_index);
-        ok = alive_index && alloc_nodes(b, n, strategies, arena) && copy_nodes(b, &c, id, alive_index, arena) &&
-             copy_pairs(b, &c, id, alive_index, arena);
-        for (uint32_t r = 0; r < c.n; r++)
-            b->free_nodes += c.state[r] == ST_FREE;
+        ok = alive_index && alloc_nodes(b, n, strategies, arena) && copy_nodes(b, c, id, alive_index, arena) &&
+             copy_pairs(b, c, id, alive_index, arena);
+        for (uint32_t r = 0; r < c->n; r++)
+            b->free_nodes += c->state[r] == ST_FREE;
     }
-    ok = ok && id && !c.oom;
-    iopddl_reduced_free(&c);
-    if (!ok)
+    if (!ok || c->oom)
         return false;
     b->model.segment_count = 0;
     b->model.has_limit = false;

@@ -12,11 +12,18 @@
 #include "core/grow.h"
 #include "core/stream.h"
 #include "parplan/iopddl.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* NUMBER_LOOKAHEAD covers what scan_int reads ("-" and 24 bytes), so the
  * hot loop tests for the end of the buffer once per number rather than once
  * per character. */
 enum { MAX_DEPTH = 200, NUMBER_LOOKAHEAD = 48, KEY_SIZE = 64, PREFAULT_BYTES = 64 << 10 };
+
+/* read_plain_values looks at WINDOW bytes at a time and converts numbers
+ * that start inside it, reading up to 24 bytes past it. */
+enum { WINDOW = 64, WINDOW_READ = WINDOW + 24 };
 
 #define NO_ROW SIZE_MAX
 
@@ -443,34 +450,117 @@ static int read_value(loader *ld, ragged *r)
     return c;
 }
 
+/* digit_mask(p, &commas, &zeros): bit k set where p[k] is an ASCII digit,
+ * in commas where it is ',' and in zeros where it is '0', for the 64 bytes
+ * at p. SSE2 where there is SSE2 (every x86-64); elsewhere eight bytes at a
+ * time in a word, which is half as fast. PP_LOAD_PORTABLE picks the latter
+ * on x86 too, so that a test can check it here. */
+#if defined(__SSE2__) && !defined(PP_LOAD_PORTABLE)
+static inline uint64_t bytes_mask(__m128i x, char b)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(b)));
+}
+
+static inline uint64_t digit_mask(const char *p, uint64_t *commas, uint64_t *zeros)
+{
+    uint64_t digits = 0, comma = 0, zero = 0;
+    for (int k = 0; k < 64; k += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + k));
+        __m128i d = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                                  _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+        digits |= (uint64_t)(unsigned)_mm_movemask_epi8(d) << k;
+        comma |= bytes_mask(x, ',') << k;
+        zero |= bytes_mask(x, '0') << k;
+    }
+    *commas = comma;
+    *zeros = zero;
+    return digits;
+}
+#else
+/* The high bit of each byte of x that equals the byte b repeats. */
+static inline uint64_t bytes_equal(uint64_t x, uint64_t b)
+{
+    uint64_t t = x ^ b;
+    return ~(((t & 0x7F7F7F7F7F7F7F7Fu) + 0x7F7F7F7F7F7F7F7Fu) | t) & 0x8080808080808080u;
+}
+
+/* The high bits of x's bytes as eight bits, byte k to bit k. */
+static inline uint64_t high_bits(uint64_t h) { return h * 0x0002040810204081u >> 56; }
+
+static inline uint64_t digit_mask(const char *p, uint64_t *commas, uint64_t *zeros)
+{
+    uint64_t digits = 0, comma = 0, zero = 0;
+    for (int k = 0; k < 64; k += 8) {
+        uint64_t x = load8(p + k), t = x ^ 0x3030303030303030u;
+        uint64_t digit = ~(((t & 0x7F7F7F7F7F7F7F7Fu) + 0x7676767676767676u) | t) & 0x8080808080808080u;
+        digits |= high_bits(digit) << k;
+        comma |= high_bits(bytes_equal(x, 0x2C2C2C2C2C2C2C2Cu)) << k;
+        zero |= high_bits(bytes_equal(x, 0x3030303030303030u)) << k;
+    }
+    *commas = comma;
+    *zeros = zero;
+    return digits;
+}
+#endif
+
+/* The value of the n digits at q (1 <= n <= 19; q[0 .. 24) readable); it
+ * may exceed INT64_MAX, which the caller rejects. */
+static inline uint64_t digits_at(const char *q, int n)
+{
+    static const uint64_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    if (n <= 8)
+        return digits_value(load8(q), n);
+    uint64_t v = digits_value(load8(q), 8);
+    if (n <= 16)
+        return v * scale[n - 8] + digits_value(load8(q + 8), n - 8);
+    v = v * scale[8] + digits_value(load8(q + 8), 8);
+    return v * scale[n - 16] + digits_value(load8(q + 16), n - 16);
+}
+
 /* The hot loop of the loader: a row's values while they are plain digits
- * (no sign, no spaces, no leading zero) each followed by ',' or ']', there
- * is room for them in the array, and the buffer holds NUMBER_LOOKAHEAD bytes
- * ahead. Anything else stops it before the value, for read_value; what it
- * takes, read_value would take the same. True when it consumed the ']'. */
+ * (no sign, no spaces, no leading zero) each followed by ',' or ']'.
+ * Numbers are found WINDOW bytes at a time from masks of digits and commas,
+ * so where one number starts never waits on the one before being scanned,
+ * and the window's syntax is checked at once: it is cut at the first byte
+ * the plain form does not allow (a ',' or ']' after no digit, any other
+ * non-digit but the row's ']'). Anything else stops it before the value,
+ * for read_value; what it takes, read_value would take the same. Needs
+ * WINDOW_READ bytes ahead and room for WINDOW / 2 values. True when it
+ * consumed the ']'. */
 static bool read_plain_values(pp_stream *s, ragged *r)
 {
-    /* At the end of the text the '\0's after it stop the loop. */
-    size_t ahead = s->eof ? 0 : NUMBER_LOOKAHEAD;
-    if (s->len - s->pos < ahead)
+    if (s->len - s->pos < WINDOW_READ)
         return false;
-    const char *p = s->buf + s->pos, *limit = s->buf + s->len - ahead;
+    const char *p = s->buf + s->pos, *limit = s->buf + s->len - WINDOW_READ;
     int64_t *values = r->values;
     size_t count = r->count, ready = r->ready;
     bool closed = false;
-    while (p <= limit && is_digit(*p) && count < ready) {
-        uint64_t v;
-        int n = scan_digits(p, &v);
-        char after = p[n];
-        bool plain = !((*p == '0') & (n > 1)) & (n <= 19) & (v <= (uint64_t)INT64_MAX);
-        if (!plain || (after != ',' && after != ']'))
-            break;
-        values[count++] = (int64_t)v;
-        p += n + 1;
-        if (after == ']') {
-            closed = true;
-            break;
+    while (!closed && p <= limit && ready - count >= WINDOW / 2) {
+        uint64_t commas, zeros, digits = digit_mask(p, &commas, &zeros);
+        uint64_t stops = ~(digits | commas), first_stop = stops & (0 - stops);
+        uint64_t closing = first_stop && p[__builtin_ctzll(first_stop)] == ']' ? first_stop : 0;
+        uint64_t leading_zeros = digits & ~(digits << 1) & zeros & (digits >> 1);
+        uint64_t cut = (stops ^ closing) | ((commas | closing) & ~(digits << 1)) | closing << 1 | leading_zeros;
+        uint64_t ends = ~digits & (digits << 1) & ((cut & (0 - cut)) - 1);
+        closed = (ends & closing) != 0;
+        int start = 0;
+        while (ends) {
+            int end = __builtin_ctzll(ends);
+            ends &= ends - 1;
+            const char *q = p + start;
+            int n = end - start;
+            uint64_t v = digits_at(q, n < 19 ? n : 19);
+            /* More than 19 digits, or above INT64_MAX, in one test. */
+            if (((v >> 63) | (uint64_t)(19 - n) >> 63) != 0) {
+                closed = false;
+                break;
+            }
+            values[count++] = (int64_t)v;
+            start = end + 1;
         }
+        if (start == 0)
+            break;
+        p += start;
     }
     s->pos = (size_t)(p - s->buf);
     r->count = count;
@@ -480,8 +570,13 @@ static bool read_plain_values(pp_stream *s, ragged *r)
 /* The integers of one row, after its '[', up to and including its ']'. */
 static bool read_row(loader *ld, ragged *r)
 {
+    pp_stream *s = &ld->in;
     for (;;) {
-        if (read_plain_values(&ld->in, r))
+        if (s->len - s->pos < WINDOW_READ)
+            pp_stream_fill(s, WINDOW_READ);
+        if (r->ready - r->count < WINDOW / 2 && !ragged_grow_values(ld, r))
+            return false;
+        if (read_plain_values(s, r))
             return true;
         int c = read_value(ld, r);
         if (c != ',')

@@ -506,3 +506,9 @@ bool iopddl_presolve(iopddl_reduced *c)
     c->st->presolve_rounds = rounds;
     return !c->oom;
 }
+
+bool iopddl_presolve_model(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    return iopddl_reduced_init(c, m, st) && iopddl_presolve(c) && !c->infeasible;
+}

@@ -21,8 +21,7 @@
 
 struct iopddl_presolved {
     const iopddl_model *m;
-    iopddl_reduced c;
-    iopddl_exact_stats stats;
+    iopddl_reduced *c;                /* the caller's presolve */
     pp_iopddl_problem *p;
     uint32_t count;                   /* free representatives: the problem's first nodes */
     uint32_t *rep;                    /* problem node -> representative */
@@ -76,7 +75,7 @@ static uint32_t piece_values(const iopddl_reduced *c, uint32_t r, size_t p, pp_i
  * profile of one expansion less its varying pieces. */
 static int64_t *fixed_usage(iopddl_presolved *s, const uint32_t *index, pp_int128 *values, uint32_t *of)
 {
-    iopddl_reduced *c = &s->c;
+    iopddl_reduced *c = s->c;
     const iopddl_model *m = s->m;
     uint32_t T = m->segment_count;
     pp_int128 *diff = calloc((size_t)T + 1, sizeof *diff);
@@ -147,7 +146,7 @@ static bool allocate(pp_iopddl_problem *p, const sizes *z)
 static void fill_representatives(iopddl_presolved *s, const uint32_t *index, uint64_t *strategies, uint64_t *edges,
                                  uint64_t *cells)
 {
-    iopddl_reduced *c = &s->c;
+    iopddl_reduced *c = s->c;
     pp_iopddl_problem *p = s->p;
     for (uint32_t i = 0; i < s->count; i++) {
         uint32_t r = s->rep[i];
@@ -174,7 +173,7 @@ static void fill_representatives(iopddl_presolved *s, const uint32_t *index, uin
 static bool fill_pieces(iopddl_presolved *s, const uint32_t *index, pp_int128 *values, uint32_t *of,
                         uint64_t *strategies, uint64_t *edges, uint64_t *cells)
 {
-    iopddl_reduced *c = &s->c;
+    iopddl_reduced *c = s->c;
     pp_iopddl_problem *p = s->p;
     uint32_t node = s->count, piece = 0;
     uint64_t choices = 0;
@@ -235,7 +234,7 @@ static void fill_fixed(iopddl_presolved *s, const int64_t *fixed, uint32_t node,
 static bool count_sizes(iopddl_presolved *s, const uint32_t *index, const int64_t *fixed, pp_int128 *values,
                         uint32_t *of, sizes *z)
 {
-    iopddl_reduced *c = &s->c;
+    iopddl_reduced *c = s->c;
     memset(z, 0, sizeof *z);
     z->nodes = s->count;
     z->strategies = s->alive_start[s->count];
@@ -272,7 +271,7 @@ static bool count_sizes(iopddl_presolved *s, const uint32_t *index, const int64_
  * problem node (NONE for the others). */
 static bool list_representatives(iopddl_presolved *s, uint32_t *index)
 {
-    iopddl_reduced *c = &s->c;
+    iopddl_reduced *c = s->c;
     pp_arena *A = s->p->arena;
     size_t alive = 0;
     for (uint32_t r = 0; r < c->n; r++) {
@@ -309,7 +308,7 @@ static bool list_representatives(iopddl_presolved *s, uint32_t *index)
 
 static bool build(iopddl_presolved *s, double max_free_share, uint64_t max_cells)
 {
-    iopddl_reduced *c = &s->c;
+    iopddl_reduced *c = s->c;
     uint32_t free_count = 0;
     for (uint32_t r = 0; r < c->n; r++)
         free_count += c->state[r] == ST_FREE;
@@ -349,8 +348,9 @@ static bool build(iopddl_presolved *s, double max_free_share, uint64_t max_cells
     return ok;
 }
 
-iopddl_presolved *iopddl_presolved_new(const iopddl_model *m, double max_free_share, uint64_t max_cells)
+iopddl_presolved *iopddl_presolved_new(iopddl_reduced *c, double max_free_share, uint64_t max_cells)
 {
+    const iopddl_model *m = c->m;
     iopddl_presolved *s = calloc(1, sizeof *s);
     pp_arena *arena = pp_arena_new(1 << 16);
     pp_iopddl_problem *p = arena ? pp_arena_calloc(arena, 1, sizeof *p) : NULL;
@@ -361,10 +361,10 @@ iopddl_presolved *iopddl_presolved_new(const iopddl_model *m, double max_free_sh
     }
     p->arena = arena;
     s->m = m;
+    s->c = c;
     s->p = p;
     s->sr = pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof *s->sr);
-    bool ok = s->sr && iopddl_reduced_init(&s->c, m, &s->stats) && iopddl_presolve(&s->c) && !s->c.infeasible &&
-              build(s, max_free_share, max_cells);
+    bool ok = s->sr && build(s, max_free_share, max_cells);
     if (!ok) {
         iopddl_presolved_free(s);
         return NULL;
@@ -376,7 +376,6 @@ void iopddl_presolved_free(iopddl_presolved *s)
 {
     if (!s)
         return;
-    iopddl_reduced_free(&s->c);
     pp_iopddl_free(s->p);
     free(s);
 }
@@ -386,7 +385,7 @@ int64_t iopddl_presolved_constant(const iopddl_presolved *s) { return s->constan
 
 bool iopddl_presolved_enter(iopddl_presolved *s, const uint32_t *x, uint32_t *answer)
 {
-    if (!iopddl_reduced_warm(&s->c, x, s->sr))
+    if (!iopddl_reduced_warm(s->c, x, s->sr))
         return false;
     for (uint32_t i = 0; i < s->count; i++) {
         uint32_t want = s->sr[s->rep[i]], k = 0;
@@ -405,5 +404,5 @@ void iopddl_presolved_expand(iopddl_presolved *s, const uint32_t *answer, uint32
 {
     for (uint32_t i = 0; i < s->count; i++)
         s->sr[s->rep[i]] = s->strategy[s->alive_start[i] + answer[i]];
-    iopddl_reduced_expand(&s->c, s->sr, x);
+    iopddl_reduced_expand(s->c, s->sr, x);
 }

@@ -7,14 +7,17 @@
 
 #include "iopddl/solver.h"
 
+typedef struct iopddl_reduced iopddl_reduced;
+
 typedef struct iopddl_presolved iopddl_presolved;
 
-/* Presolves m and builds its problem (not interruptible: C takes about a
- * second). NULL when out of memory, when the presolve proves m infeasible
- * or leaves nothing to choose, when it leaves more than max_free_share of
- * m's nodes free, or when the problem would hold more than max_cells table
- * entries. */
-iopddl_presolved *iopddl_presolved_new(const iopddl_model *m, double max_free_share, uint64_t max_cells);
+/* The problem of a model presolved into c (iopddl_presolve_model, which is
+ * not interruptible: C takes about a second); c stays the caller's and must
+ * outlive the result, which uses its scratch. NULL when out of memory, when
+ * the presolve leaves nothing to choose, when it leaves more than
+ * max_free_share of the model's nodes free, or when the problem would hold
+ * more than max_cells table entries. */
+iopddl_presolved *iopddl_presolved_new(iopddl_reduced *c, double max_free_share, uint64_t max_cells);
 void iopddl_presolved_free(iopddl_presolved *s);
 
 /* The problem: one node per free representative (its alive strategies,

@@ -48,7 +48,7 @@ typedef struct {
     int sign;
 } xevent;
 
-typedef struct {
+typedef struct iopddl_reduced {
     const iopddl_model *m;
     uint32_t n, segments;
     pp_arena *arena;
@@ -148,5 +148,10 @@ pp_int128 iopddl_reduced_fixed_cost(const iopddl_reduced *c);
 /* Shrinks c (presolve.c); false when out of memory. c->infeasible says
  * when no answer can be feasible. */
 bool iopddl_presolve(iopddl_reduced *c);
+/* m presolved into c: iopddl_reduced_init, then iopddl_presolve. False when
+ * out of memory or when no answer is feasible; c is to be freed either way,
+ * and st must outlive it. The presolve the bound (bound_model.c) and the
+ * presolved search (presolved.c) share. */
+bool iopddl_presolve_model(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st);
 
 #endif

@@ -21,6 +21,7 @@
  * proves. */
 #include <math.h>
 #include "iopddl/bound.h"
+#include "iopddl/reduced.h"
 #include "iopddl/relax.h"
 #include "tiny.h"
 
@@ -200,7 +201,7 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
         CHECK(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed));
     }
     check_warm(m, t, x, &profile, json, round);
-    double unlimited = iopddl_bound(m, INFINITY, 0, 1, false, &none);
+    double unlimited = iopddl_bound(m, NULL, INFINITY, 0, 1, &none);
     CHECK(unlimited <= free_of_limit.least_relaxed);
     if (l.least_feasible >= 0)
         CHECK(unlimited <= (double)l.least_feasible);
@@ -288,13 +289,17 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
     least l = {NULL, INFINITY, -1, &profile};
     enumerate(m, x, note, &l);
     pp_deadline none = pp_deadline_in(0);
+    iopddl_reduced c;
+    iopddl_exact_stats stats;
+    bool presolved = iopddl_presolve_model(&c, m, &stats);
     for (int reduce = 0; reduce < 2 && l.least_feasible >= 0; reduce++) {
-        double unlimited = iopddl_bound(m, INFINITY, 0, 1, reduce, &none);
+        iopddl_reduced *on = reduce && presolved ? &c : NULL;
+        double unlimited = iopddl_bound(m, on, INFINITY, 0, 1, &none);
         double optimum = (double)l.least_feasible;
         double steered[3] = {optimum, INFINITY, optimum / 4};
         double limited[3];
         for (int k = 0; k < 3; k++) {
-            limited[k] = iopddl_bound(m, steered[k], 60, 1, reduce, &none);
+            limited[k] = iopddl_bound(m, on, steered[k], 60, 1, &none);
             if (!(limited[k] <= optimum))
                 fprintf(stderr, "round %d: Lagrangian bound %.17g (%s model) above the optimum %.17g\n%s", round,
                         limited[k], reduce ? "reduced" : "plain", optimum, json);
@@ -305,16 +310,17 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
         /* Cut short after any number of steps, or by the deadline at
          * once: still below the optimum. */
         int few = 1 + (int)rnd(8);
-        CHECK(iopddl_bound(m, steered[rnd(3)], few, 1, reduce, &none) <= optimum);
-        CHECK(iopddl_bound(m, steered[rnd(3)], 60, 1e-9, reduce, &none) <= optimum);
+        CHECK(iopddl_bound(m, on, steered[rnd(3)], few, 1, &none) <= optimum);
+        CHECK(iopddl_bound(m, on, steered[rnd(3)], 60, 1e-9, &none) <= optimum);
         if (!reduce) {
             limit_binds += optimum > l.least_relaxed;
             lagrange_gains += limited[0] > unlimited;
         }
     }
     iopddl_bound_model b;
-    if (iopddl_bound_model_reduced(&b, m, arena))
+    if (presolved && iopddl_bound_model_reduced(&b, &c, arena))
         reduced_smaller += b.free_nodes < m->problem_nodes;
+    iopddl_reduced_free(&c);
     pp_arena_free(arena);
     iopddl_model_free(m);
 }
@@ -345,8 +351,13 @@ static void check_g(const char *path)
     iopddl_model *m;
     CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     pp_deadline none = pp_deadline_in(0);
-    double bound = iopddl_bound(m, INFINITY, 0, 5, false, &none);
-    double limited = iopddl_bound(m, (double)r.cost, 200, 20, true, &none);
+    iopddl_reduced c;
+    iopddl_exact_stats stats;
+    bool presolved = iopddl_presolve_model(&c, m, &stats);
+    CHECK(presolved);
+    double bound = iopddl_bound(m, NULL, INFINITY, 0, 5, &none);
+    double limited = iopddl_bound(m, presolved ? &c : NULL, (double)r.cost, 200, 20, &none);
+    iopddl_reduced_free(&c);
     fprintf(stderr, "G: optimum %lld, bound without the limit %.0f, with it %.0f\n", (long long)r.cost, bound,
             limited);
     CHECK(bound > 0 && bound <= (double)r.cost);

@@ -477,6 +477,77 @@ static void test_syntax_errors(void)
     expect_error_at("nul-byte.json", path, sizeof nul - 2, "after the document");
 }
 
+/* A long row of plain numbers (of 1 to 19 digits, so that they fall across
+ * the loader's 64-byte windows at every offset) with one value replaced by
+ * TOKEN at index k: an error must be named where the old one-number-at-a-
+ * time scan named it, and a valid token must read as VALUE. */
+static const char *const long_row_numbers[] = {"0", "7", "42", "12345", "98765432", "1000000000000000000",
+                                               "123456789012", "5", "600", "3141592653"};
+
+/* Costs and usages get the same row; the error is met first in costs. */
+static size_t long_row(char *text, int k, const char *token, size_t *token_at)
+{
+    size_t n = (size_t)sprintf(text, "{\"problem\":{\"nodes\":{\"intervals\":[[0,2]],\"costs\":[[");
+    for (int part = 0; part < 2; part++) {
+        if (part)
+            n += (size_t)sprintf(text + n, "]],\"usages\":[[");
+        for (int i = 0; i < 120; i++) {
+            if (i)
+                text[n++] = ',';
+            if (i == k && !part)
+                *token_at = n;
+            n += (size_t)sprintf(text + n, "%s", i == k ? token : long_row_numbers[i % 10]);
+        }
+    }
+    return n + (size_t)sprintf(text + n, "]]}}}");
+}
+
+static void test_errors_in_long_rows(void)
+{
+    static const struct {
+        const char *token, *keyword;
+        size_t at; /* where in the token the error is named */
+    } errors[] = {
+        {"01", "leading zero", 0},        {"1.5", "not an integer", 0},
+        {"1e3", "not an integer", 0},     {"-", "expected an integer", 0},
+        {"+1", "expected an integer", 0}, {"", "expected an integer", 0},
+        {"1 2", "expected ',' or ']'", 2}, {"1x", "expected ',' or ']'", 1},
+        {"99999999999999999999", "out of range", 0}, {"9223372036854775808", "out of range", 0},
+        {"123456789012345678901234567890123456789012345678901234567890", "out of range", 0},
+    };
+    static const struct {
+        const char *token;
+        int64_t value;
+    } valid[] = {{"9223372036854775807", INT64_MAX}, {" 8", 8}, {"8 ", 8}, {"\n0", 0}};
+    char text[4096], path[128];
+    for (int k = 0; k < 70; k++) {
+        for (size_t e = 0; e < sizeof errors / sizeof errors[0]; e++) {
+            size_t at = 0, n = long_row(text, k, errors[e].token, &at);
+            char name[64];
+            snprintf(name, sizeof name, "long-row-%d-%zu.json", k, e);
+            path_of(path, sizeof path, name);
+            write_file(path, text, n);
+            expect_same_from_memory(name, path, text, n);
+            expect_error_at(name, path, at + errors[e].at, errors[e].keyword);
+        }
+        for (size_t v = 0; v < sizeof valid / sizeof valid[0]; v++) {
+            size_t at = 0, n = long_row(text, k, valid[v].token, &at);
+            path_of(path, sizeof path, "long-row-valid.json");
+            write_file(path, text, n);
+            pp_iopddl_problem *p = load_ok(path, path);
+            if (!p)
+                continue;
+            int wrong = 0;
+            for (int i = 0; i < 120; i++) {
+                int64_t expected = i == k ? valid[v].value : strtoll(long_row_numbers[i % 10], NULL, 10);
+                wrong += p->node_cost[i] != expected;
+            }
+            CHECK(p->strategy_start[1] == 120 && wrong == 0);
+            pp_iopddl_free(p);
+        }
+    }
+}
+
 static void test_structure_errors(void)
 {
     expect_error("length-mismatch.json",
@@ -550,46 +621,78 @@ static void test_structure_errors(void)
                  PROBLEM(NODES3, ",\"edges\":{\"nodes\":[],\"costs\":[],@\"nodes\":[]}"), "duplicate key");
 }
 
-static void test_gzip_errors(void)
+static void tagged_path(char *path, size_t size, const char *tag, const char *name)
 {
-    size_t text_size = strlen(base), gz_size;
-    unsigned char *gz = gzip_bytes(base, text_size, &gz_size);
+    char tagged[48];
+    snprintf(tagged, sizeof tagged, "%s%s", tag, name);
+    path_of(path, size, tagged);
+}
+
+/* Damaged gzip files of `text`: every message names the byte where the
+ * readable text ends. `tag` prefixes the files' names. */
+static void gzip_errors_of(const char *text, const char *tag)
+{
+    size_t text_size = strlen(text), gz_size;
+    unsigned char *gz = gzip_bytes(text, text_size, &gz_size);
     unsigned char *bad = malloc(gz_size);
     char path[128];
 
     /* The trailer (CRC-32, length) cut off: all the text, then the damage. */
-    path_of(path, sizeof path, "cut-trailer.json.gz");
+    tagged_path(path, sizeof path, tag, "cut-trailer.json.gz");
     write_file(path, gz, gz_size - 3);
     expect_error_at("cut-trailer", path, text_size, "cannot read");
 
     memcpy(bad, gz, gz_size);
     bad[gz_size - 6] ^= 0x55;
-    path_of(path, sizeof path, "bad-crc.json.gz");
+    tagged_path(path, sizeof path, tag, "bad-crc.json.gz");
     write_file(path, bad, gz_size);
     expect_error_at("bad-crc", path, text_size, "cannot read");
 
     /* Cut in the middle of the compressed data: the error is reported where
      * the readable text ends, and says the file could not be read. */
     size_t cut = gz_size / 2;
-    path_of(path, sizeof path, "cut-middle.json.gz");
+    tagged_path(path, sizeof path, tag, "cut-middle.json.gz");
     write_file(path, gz, cut);
     expect_error_at("cut-middle", path, gunzip_readable(gz, cut), "cannot read");
 
     memcpy(bad, gz, gz_size);
     bad[2] = 7; /* compression method: only 8 (deflate) exists */
-    path_of(path, sizeof path, "bad-method.json.gz");
+    tagged_path(path, sizeof path, tag, "bad-method.json.gz");
     write_file(path, bad, gz_size);
     expect_error_at("bad-method", path, 0, "cannot read");
 
     memcpy(bad, gz, gz_size);
     for (size_t k = 12; k < 24 && k < gz_size; k++)
         bad[k] = 0xff;
-    path_of(path, sizeof path, "bad-data.json.gz");
+    tagged_path(path, sizeof path, tag, "bad-data.json.gz");
     write_file(path, bad, gz_size);
     expect_error_at("bad-data", path, gunzip_readable(bad, gz_size), "cannot read");
 
     free(bad);
     free(gz);
+}
+
+/* On the small document, inflated in the scanner's thread, and on one whose
+ * gzip is large enough (over 256 KB) to be inflated on a thread of its own
+ * (stream.c): the same messages at the same bytes. */
+static void test_gzip_errors(void)
+{
+    gzip_errors_of(base, "");
+    size_t cap = 4u << 20, n = 0;
+    char *text = malloc(cap);
+    uint64_t x = 88172645463325252u;
+    n += (size_t)sprintf(text + n, "{\"problem\":{\"nodes\":{\"intervals\":[[0,1]],\"costs\":[[");
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        n += (size_t)sprintf(text + n, "%s%llu", i ? "," : "", (unsigned long long)(x % 1000000000u));
+    }
+    n += (size_t)sprintf(text + n, "]],\"usages\":[[1]]}}}");
+    size_t gz_size;
+    unsigned char *gz = gzip_bytes(text, n, &gz_size);
+    CHECK(gz_size >= (256u << 10));
+    free(gz);
+    gzip_errors_of(text, "large-");
+    free(text);
 }
 
 static void test_missing_file(void)
@@ -677,6 +780,7 @@ int main(int argc, char **argv)
     } else {
         test_valid_variants();
         test_syntax_errors();
+        test_errors_in_long_rows();
         test_structure_errors();
         test_gzip_errors();
         test_missing_file();

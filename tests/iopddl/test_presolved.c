@@ -10,6 +10,7 @@
  * identities on it for the solver's answer, and the usage scale the
  * presolved problem's search is handed. Usage: test_presolved [FILE] */
 #include "iopddl/presolved.h"
+#include "iopddl/reduced.h"
 #include "iopddl/relax.h"
 #include "tiny.h"
 
@@ -167,7 +168,9 @@ static void tiny_problems(void)
             continue;
         }
         pp_int128 best = optimum(p);
-        iopddl_presolved *s = iopddl_presolved_new(m, 1.0, UINT64_MAX);
+        iopddl_reduced c;
+        iopddl_exact_stats stats;
+        iopddl_presolved *s = iopddl_presolve_model(&c, m, &stats) ? iopddl_presolved_new(&c, 1.0, UINT64_MAX) : NULL;
         if (s) {
             built++;
             check_entering(s, m, p);
@@ -175,6 +178,7 @@ static void tiny_problems(void)
             CHECK(presolved_best == -2 || presolved_best == best);
             iopddl_presolved_free(s);
         }
+        iopddl_reduced_free(&c);
         iopddl_model_free(m);
         pp_iopddl_free(p);
     }
@@ -204,7 +208,9 @@ static void contest_file(const char *path)
     CHECK(pp_iopddl_solve(p, &o, &r, &err) == PP_OK);
     pp_iopddl_evaluation ev;
     CHECK(pp_iopddl_evaluate(p, r.strategies, &ev, &err) == PP_OK && usable(&ev) && ev.cost == r.cost);
-    iopddl_presolved *s = iopddl_presolved_new(m, 1.0, UINT64_MAX);
+    iopddl_reduced c;
+    iopddl_exact_stats stats;
+    iopddl_presolved *s = iopddl_presolve_model(&c, m, &stats) ? iopddl_presolved_new(&c, 1.0, UINT64_MAX) : NULL;
     CHECK(s != NULL);
     if (s) {
         const pp_iopddl_problem *q = iopddl_presolved_problem(s);
@@ -236,6 +242,7 @@ static void contest_file(const char *path)
         free(x);
         iopddl_presolved_free(s);
     }
+    iopddl_reduced_free(&c);
     pp_iopddl_result_free(&r);
     iopddl_model_free(m);
     pp_iopddl_free(p);
