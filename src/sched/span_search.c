@@ -12,10 +12,15 @@
  *    that wait behind an op that feeds nobody elsewhere (a drain's B behind
  *    a deferred W, on every device the B passes) go before it, and the
  *    longest device is re-sequenced on the earlier inputs;
+ *  - hurry the chains into the longest device's waiting ops and its last
+ *    op: each op on them passes the ops of its device that delay it and
+ *    feed no other device, all chains at once;
  *  - fill a gap of the longest device with the first later op that is
  *    ready, or shift that op's kind one place earlier.
  * Each move is timed earliest and kept when the schedule fits memory and
- * the longest span falls, or stays and the summed spans fall. When no move
+ * the longest span falls, or stays and the summed spans fall (in a second
+ * search from the same start, or both stay and the longest device's work
+ * ends earlier; the shorter of the two answers is kept). When no move
  * is kept, the rest of the time goes to kicks (a few adjacent ops swapped
  * on the longest devices, then the same descent; the best kept), until the
  * deadline or KICK_TRIES kicks in a row find nothing shorter. Moving an op earlier past
