@@ -330,10 +330,12 @@ static void span_objective(void)
  * schedule: re-timing its orders alone leaves the longest span 8-9% above a
  * device's work; searching the orders (span_search.c) brings it under 2%,
  * the issue's mark, in a valid schedule, whether W keeps none of the
- * activations or 0.28 of them (Qi et al.'s accounting). No clock: the search
- * runs until no move or kick shortens a span, so the answer is the same on
- * any machine. */
-static void span_search_pipeline(int P, double w_mem)
+ * activations or 0.28 of them (Qi et al.'s accounting), and under 1% at
+ * P = 8 when W keeps none: that takes both the hurried chains into the
+ * longest device and the descent that breaks ties by how early its work
+ * ends (1.28-1.30% with either alone). No clock: the search runs until no
+ * move or kick shortens a span, so the answer is the same on any machine. */
+static void span_search_pipeline(int P, double w_mem, double mark)
 {
     pp_pipe_spec spec = {.stages = P, .microbatches = 3 * P, .scheme = PP_PIPE_ZB, .mem_act = 2 * P,
                          .t_f = 5478, .t_b = 5806, .t_w = 3534, .comm = 200, .w_mem = w_mem};
@@ -359,7 +361,7 @@ static void span_search_pipeline(int P, double w_mem)
     fprintf(stderr, "span search P=%d w-mem %g: greedy's span bubble %.2f%%, searched %.2f%%\n", P, w_mem,
             100 * (1 - work / before.max_span), 100 * (1 - work / after.max_span));
     CHECK(after.max_span < before.max_span);
-    CHECK(after.max_span <= work / (1 - 0.02));
+    CHECK(after.max_span <= work / (1 - mark));
     CHECK(after.max_span >= pp_sched_span_lower_bound(p));
     /* The span bound: the first device waits for the last, which runs every
      * F and B between micro-batch 0's trip out and the last B's trip back. */
@@ -385,9 +387,9 @@ int main(void)
     given_start();
     start_with_w_memory();
     span_objective();
-    span_search_pipeline(8, 0);
-    span_search_pipeline(16, 0);
-    span_search_pipeline(8, 0.28);
-    span_search_pipeline(16, 0.28);
+    span_search_pipeline(8, 0, 0.01);
+    span_search_pipeline(16, 0, 0.02);
+    span_search_pipeline(8, 0.28, 0.02);
+    span_search_pipeline(16, 0.28, 0.02);
     return CHECK_DONE();
 }
