@@ -315,8 +315,8 @@ static const flag_spec pipeline_flag_table[] = {
     {"microbatches", FLAG_INTEGER, offsetof(pipeline_flags, microbatches), "M", 1, 1000000, false, NULL, NULL, true,
      "micro-batches per iteration"},
     {"scheme", FLAG_CHOICE, offsetof(pipeline_flags, scheme), "S", 0, 0, false,
-     "dualpipe|1f1b|zb1p|zb2p|interleaved|zb", NULL, true, "the pipeline's schedule family (zb1p, zb2p: ZB-H1, ZB-H2; interleaved: 1F1B with V stages per "
-     "device; zb: our zero-bubble greedy)"},
+     "dualpipe|1f1b|zb1p|zb2p|interleaved|zbv|zb", NULL, true, "the pipeline's schedule family (zb1p, zb2p: ZB-H1, ZB-H2; interleaved: 1F1B with V stages per "
+     "device; zbv: ZB-V, 2P stages, device d holding d and 2P-1-d; zb: our zero-bubble greedy)"},
     {"chunks", FLAG_INTEGER, offsetof(pipeline_flags, chunks), "V", 2, 64, false, NULL, NULL, false,
      "interleaved only: stages per device (default 2), so P x V stages, each with these times and activations"},
     {"mem-act", FLAG_NUMBER, offsetof(pipeline_flags, mem_act), "K", 0, 1e300, true, NULL, NULL, true,

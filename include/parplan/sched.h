@@ -172,15 +172,17 @@ pp_status pp_sched_write_svg(const pp_sched_problem *p, const pp_sched_schedule 
 /* Generators (paper 002 section V). */
 /* PP_PIPE_ZB: the zero-bubble greedy under the activation budget (gen_pipeline.c).
  * PP_PIPE_ZB2P: ZB-H2 of Qi et al. (gen_zb.c). PP_PIPE_INTERLEAVED: interleaved
- * 1F1B with `chunks` stages per device (Narayanan et al., SC'21; gen_interleaved.c). */
+ * 1F1B with `chunks` stages per device (Narayanan et al., SC'21; gen_interleaved.c).
+ * PP_PIPE_ZBV: ZB-V of Qi et al. (arXiv 2401.10241 section 6): 2P stages, device d
+ * holding stages d and 2P - 1 - d, at most 2P stage activations per device (gen_zb.c). */
 typedef enum {
-    PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB, PP_PIPE_ZB2P, PP_PIPE_INTERLEAVED
+    PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB, PP_PIPE_ZB2P, PP_PIPE_INTERLEAVED, PP_PIPE_ZBV
 } pp_pipe_scheme;
 
 typedef struct {
     int stages;          /* PP: devices (= stages but for interleaved 1F1B) */
     int chunks;          /* interleaved 1F1B: stages per device V, 2..64 (0: 2), so P * V stages;
-                            other schemes: 0 or 1 */
+                            ZB-V: 0 or 2; other schemes: 0 or 1 */
     int microbatches;    /* DualPipe: even, half flow each way */
     pp_pipe_scheme scheme;
     double mem_act;      /* activation budget K, in micro-batch activations per device */
@@ -195,7 +197,7 @@ typedef struct {
 
 /* The scheme a name stands for, as the CLI's --scheme and Python's
  * gen.pipeline spell them: "dualpipe", "1f1b", "zb1p", "zb", "zb2p",
- * "interleaved". PP_EARG naming the known ones otherwise. */
+ * "interleaved", "zbv". PP_EARG naming the known ones otherwise. */
 pp_status pp_pipe_scheme_parse(const char *name, pp_pipe_scheme *out, pp_error *err);
 
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
