@@ -102,6 +102,7 @@ typedef struct pp_sched_schedule {
     double *start, *end;
     double *transfer_start, *transfer_end;
     double stated_makespan;  /* the file's "makespan" when one was read, else NAN: checked */
+    double period;           /* a cyclic schedule's period (the file's "period"), else NAN */
 } pp_sched_schedule;
 
 pp_sched_schedule *pp_sched_schedule_new(const pp_sched_problem *p);
@@ -146,6 +147,32 @@ double pp_sched_lower_bound(const pp_sched_problem *p);
  * a's ops, timed from a's first op (a's span must hold their trip from a,
  * their work on b and their trip back). */
 double pp_sched_span_lower_bound(const pp_sched_problem *p);
+
+/* The cyclic objective (cyclic.c; README "Cyclic schedules"): the
+ * schedule of one iteration repeated every `period`, iteration k shifted by
+ * k x period. Valid when the iteration alone is valid (pp_sched_check), no
+ * two copies of ops overlap on a device nor of transfers on a channel,
+ * every device's level summed over the iterations alive at once (weights
+ * held once) stays within its capacity, each iteration giving back on a
+ * device what it takes there, and, unless `async`, each device's optimizer
+ * step fits between iterations: its span is at most the period. Fills the
+ * report (freed by pp_sched_cyclic_report_free) whether or not valid;
+ * PP_INFEASIBLE with the first violation in err otherwise. */
+typedef struct {
+    double period;
+    double bubble;        /* 1 - the busiest device's work / period */
+    double *peak_memory;  /* per device, the iterations alive at once summed */
+    int violations;
+} pp_sched_cyclic_report;
+
+pp_status pp_sched_check_cyclic(const pp_sched_problem *p, const pp_sched_schedule *s, double period, bool async,
+                                pp_sched_cyclic_report *report, pp_error *err);
+void pp_sched_cyclic_report_free(pp_sched_cyclic_report *report);
+/* Lower bound on the period: the longest op, each device's forced work, all
+ * work over the devices, each channel's forced transfers; unless async,
+ * also pp_sched_span_lower_bound (the step puts each span within the
+ * period). */
+double pp_sched_cyclic_lower_bound(const pp_sched_problem *p, bool async);
 
 /* Reading and writing (JSON, formats in README.md). Errors name the file and
  * the JSON position (line:column for syntax, a path such as ops[3].device for
@@ -218,7 +245,11 @@ pp_status pp_sched_gen_random(const pp_random_spec *spec, pp_sched_problem **out
  * schedule's device orders for shorter spans (re-sequencing devices, filling
  * gaps) for the rest, and re-times the result, every device's and channel's
  * order kept, to the least longest span those orders allow. */
-typedef enum { PP_SCHED_MAKESPAN, PP_SCHED_SPAN } pp_sched_objective;
+/* PP_SCHED_CYCLIC: the period of the schedule repeated (pp_sched_check_cyclic,
+ * each device's optimizer step between iterations), searched as the span is
+ * and then given the least period its times allow; PP_SCHED_CYCLIC_ASYNC:
+ * the same without the step. */
+typedef enum { PP_SCHED_MAKESPAN, PP_SCHED_SPAN, PP_SCHED_CYCLIC, PP_SCHED_CYCLIC_ASYNC } pp_sched_objective;
 
 typedef struct {
     double time_limit;   /* seconds; 0 = none (then max_rounds must be set) */
@@ -242,6 +273,9 @@ typedef struct {
     double makespan;
     double lower_bound;
     double mip_bound;             /* the MIP's bound when it ran, else NAN */
+    double period;                /* the cyclic objectives: the schedule's period (also in
+                                     schedule->period), else NAN */
+    double period_bound;          /* the cyclic objectives: pp_sched_cyclic_lower_bound, else NAN */
     bool proven_optimal;
     double time_to_first;
     double time_to_best;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched/coarsen.h"
+#include "sched/cyclic.h"
 #include "sched/mip.h"
 #include "sched/solver.h"
 
@@ -232,6 +233,11 @@ static pp_status finish(run *x, pp_sched_schedule *s, pp_error *err)
     pp_error check = {0};
     pp_status st = pp_sched_check(p, s, &report, &check);
     pp_sched_report_free(&report);
+    if (st == PP_OK && isfinite(s->period)) {
+        pp_sched_cyclic_report cyclic;
+        st = pp_sched_check_cyclic(p, s, s->period, x->o->objective == PP_SCHED_CYCLIC_ASYNC, &cyclic, &check);
+        pp_sched_cyclic_report_free(&cyclic);
+    }
     if (st != PP_OK) {
         pp_sched_schedule_free(s);
         return pp_error_set(err, PP_EARG, "internal error: the checker rejects the solver's schedule: %s",
@@ -240,6 +246,7 @@ static pp_status finish(run *x, pp_sched_schedule *s, pp_error *err)
     r->schedule = s;
     r->makespan = pp_sched_makespan(s);
     r->proven_optimal = at_bound(x, r->makespan);
+    r->period = s->period;
     return PP_OK;
 }
 
@@ -383,6 +390,22 @@ static bool construct(run *x, const double *head, const double *tail, const pp_d
     return ok;
 }
 
+static bool cyclic(const pp_sched_options *o)
+{
+    return o->objective == PP_SCHED_CYCLIC || o->objective == PP_SCHED_CYCLIC_ASYNC;
+}
+
+/* The cyclic objectives start from the span's schedule (with the step kept
+ * the spans are what the period must hold) and take the least period its
+ * times allow. */
+static pp_status cyclic_objective(run *x, pp_sched_schedule *answer, pp_error *err)
+{
+    answer->period = sched_cyclic_step_period(x->p, answer);
+    if (!isfinite(answer->period))
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    return PP_OK;
+}
+
 /* The span objective: the orders searched, then the times compacted. */
 static pp_status span_objective(run *x, pp_sched_schedule *answer, pp_error *err)
 {
@@ -397,7 +420,13 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
                          pp_error *err)
 {
     memset(r, 0, sizeof *r);
-    r->mip_bound = NAN;
+    r->mip_bound = r->period = r->period_bound = NAN;
+    if (cyclic(o)) {
+        pp_status applies = sched_cyclic_applies(p, err);
+        if (applies != PP_OK)
+            return applies;
+        r->period_bound = pp_sched_cyclic_lower_bound(p, o->objective == PP_SCHED_CYCLIC_ASYNC);
+    }
     r->time_to_first = INFINITY;
     run x = {p, o, r, pp_deadline_in(o->time_limit), {0, NULL}, pp_now()};
     if (o->time_limit <= 0)
@@ -406,7 +435,7 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     x.search_deadline = x.deadline;
     if (mip_applies(&x))
         x.search_deadline = pp_deadline_within(&x.deadline, MIP_SEARCH_SHARE * o->time_limit);
-    else if (o->objective == PP_SCHED_SPAN && o->time_limit > 0)
+    else if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && o->time_limit > 0)
         x.search_deadline = pp_deadline_within(&x.deadline, SPAN_MAKESPAN_SHARE * o->time_limit);
     r->lower_bound = pp_sched_lower_bound(p);
     int count = o->threads > 0 ? o->threads : pp_cpu_count();
@@ -454,7 +483,9 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         st = pp_error_set(err, why.status, "%s", why.message);
         goto done;
     }
-    if (o->objective == PP_SCHED_SPAN && (st = span_objective(&x, answer, err)) != PP_OK)
+    if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && (st = span_objective(&x, answer, err)) != PP_OK)
+        goto done;
+    if (cyclic(o) && (st = cyclic_objective(&x, answer, err)) != PP_OK)
         goto done;
     st = finish(&x, answer, err);
     answer = NULL;

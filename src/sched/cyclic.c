@@ -1,0 +1,322 @@
+/* cyclic.c: the cyclic objective. A schedule of one iteration, repeated
+ * every T (iteration k's op i runs from start_i + kT to end_i + kT on the
+ * same device, its transfers likewise), is a cyclic schedule of period T
+ * when:
+ *  - the iteration itself is a valid schedule (pp_sched_check);
+ *  - on each device no two ops overlap modulo T, nor an op its own next
+ *    copy (every copy of every op against every other), and on each
+ *    channel no two transfers;
+ *  - each device's level, summed over every iteration alive at once (the
+ *    weights held once: they are the parameters, not per iteration), stays
+ *    within its capacity. Each iteration must give back on a device what it
+ *    takes there, or repeating it would grow the level without end;
+ *  - unless the iterations run asynchronously: on each device, iteration
+ *    k + 1's first op starts after iteration k's last op ends. This is the
+ *    device's optimizer step: synchronous training updates the parameters a
+ *    device holds once all its weight gradients of the iteration are in,
+ *    before any of its ops of the next iteration reads them; with Qi et
+ *    al.'s post-validation (arXiv 2401.10241 section 5) the devices step
+ *    independently, so the step binds per device, not across them. Then T
+ *    is at least every device's span, and iteration k + 1's warm-up fills
+ *    the other devices' drain of iteration k. Without the step (as under
+ *    PipeDream's weight stashing) iterations may also overlap on a device.
+ * The bubble is 1 - (the busiest device's work) / T.
+ *
+ * The level at phase t of the steady state is W + sum_i A_i floor((t -
+ * end_i) / T): each op's adjustment counted once per copy ended, less the
+ * copies a net-zero iteration cancels. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sched/cyclic.h"
+
+typedef struct {
+    double at, length;
+    int index;
+} slot;
+
+static int by_phase(const void *a, const void *b)
+{
+    const slot *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    if (x->length != y->length)
+        return x->length < y->length ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+typedef struct {
+    const pp_sched_problem *p;
+    const pp_sched_schedule *s;
+    double T, tol;
+    pp_sched_cyclic_report *r;
+    pp_error *err;
+} cyclic_checker;
+
+static void violation(cyclic_checker *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void violation(cyclic_checker *c, const char *fmt, ...)
+{
+    if (c->r->violations++ > 0)
+        return;
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    pp_error_set(c->err, PP_INFEASIBLE, "%s", text);
+}
+
+static double phase(double t, double T)
+{
+    return t - floor(t / T) * T;
+}
+
+/* Sorts n intervals by their phase modulo T; true when a neighbour pair, or
+ * the last and the first one period later, overlap (*a and *b: which). */
+static bool overlap_mod(slot *iv, int n, double T, double tol, int *a, int *b)
+{
+    for (int k = 0; k < n; k++)
+        iv[k].at = phase(iv[k].at, T);
+    qsort(iv, (size_t)n, sizeof *iv, by_phase);
+    for (int k = 0; k < n; k++) {
+        const slot *x = &iv[k], *y = &iv[(k + 1) % n];
+        double next = y->at + (k + 1 == n ? T : 0);
+        if (x->length > tol && x->at + x->length > next + tol) {
+            *a = x->index, *b = y->index;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void check_devices(cyclic_checker *c, slot *buf)
+{
+    const pp_sched_problem *p = c->p;
+    for (int d = 0; d < p->device_count; d++) {
+        int n = 0, a, b;
+        for (int i = 0; i < p->op_count; i++)
+            if (c->s->device[i] == d)
+                buf[n++] = (slot){c->s->start[i], p->duration[i], i};
+        if (overlap_mod(buf, n, c->T, c->tol, &a, &b))
+            violation(c, "repeated every %g, on device \"%s\" \"%s\" overlaps \"%s\" of another iteration", c->T,
+                      p->device_name[d], p->op_name[a], p->op_name[b]);
+    }
+}
+
+/* Transfers grouped by channel with one sort by channel number. */
+static void check_channels(cyclic_checker *c, slot *buf)
+{
+    const pp_sched_problem *p = c->p;
+    const pp_sched_schedule *s = c->s;
+    int D = p->device_count, n = 0;
+    for (int e = 0; e < p->dep_count; e++) {
+        int a = s->device[p->dep_from[e]], b = s->device[p->dep_to[e]];
+        if (a != b)
+            buf[n++] = (slot){(double)a * D + b, 0, e};
+    }
+    qsort(buf, (size_t)n, sizeof *buf, by_phase);
+    for (int g = 0; g < n;) {
+        int k = g, x, y;
+        for (double channel = buf[g].at; k < n && buf[k].at == channel; k++)
+            buf[k] = (slot){s->transfer_start[buf[k].index], p->dep_comm[buf[k].index], buf[k].index};
+        if (overlap_mod(buf + g, k - g, c->T, c->tol, &x, &y))
+            violation(c, "repeated every %g, on channel \"%s\" -> \"%s\" the transfer %s -> %s overlaps %s -> %s "
+                      "of another iteration", c->T, p->device_name[s->device[p->dep_from[x]]],
+                      p->device_name[s->device[p->dep_to[x]]], p->op_name[p->dep_from[x]],
+                      p->op_name[p->dep_to[x]], p->op_name[p->dep_from[y]], p->op_name[p->dep_to[y]]);
+        g = k;
+    }
+}
+
+/* Per device: the steady state's level at each phase where an op ends,
+ * changes within the tolerance of one another applied together. */
+static void check_memory(cyclic_checker *c, slot *buf)
+{
+    const pp_sched_problem *p = c->p;
+    for (int d = 0; d < p->device_count; d++) {
+        double cap = p->capacity[d], slack = 1e-9 * fmax(1, isfinite(cap) ? fabs(cap) : 1);
+        double weight = 0, net = 0, base = 0, scale = 0;
+        int n = 0;
+        for (int i = 0; i < p->op_count; i++)
+            if (c->s->device[i] == d) {
+                double copies = floor(c->s->end[i] / c->T);
+                weight += p->weight[i];
+                net += p->adjust[i];
+                scale += fabs(p->adjust[i]);
+                base -= p->adjust[i] * (copies + 1);
+                buf[n++] = (slot){c->s->end[i] - copies * c->T, p->adjust[i], i};
+            }
+        qsort(buf, (size_t)n, sizeof *buf, by_phase);
+        double level = weight + base, peak = level;
+        for (int k = 0; k < n;) {
+            for (double t = buf[k].at; k < n && buf[k].at <= t + c->tol; k++)
+                level += buf[k].length;
+            peak = fmax(peak, level);
+        }
+        c->r->peak_memory[d] = n ? peak : weight;
+        if (isfinite(cap) && fabs(net) > 1e-9 * fmax(1, scale))
+            violation(c, "device \"%s\": one iteration changes its level by %g, so repeated it would %s without "
+                      "end", p->device_name[d], net, net > 0 ? "grow" : "fall");
+        else if (peak > cap + slack)
+            violation(c, "repeated every %g, device \"%s\" holds up to %g with the iterations alive at once, "
+                      "above its capacity %g", c->T, p->device_name[d], peak, cap);
+    }
+}
+
+/* The optimizer step: each device's span within the period. */
+static void check_step(cyclic_checker *c, const pp_sched_report *single)
+{
+    for (int d = 0; d < c->p->device_count; d++)
+        if (single->span[d] > c->T + c->tol)
+            violation(c, "device \"%s\" spans %g in one iteration, more than the period %g: its optimizer step "
+                      "cannot come between two iterations", c->p->device_name[d], single->span[d], c->T);
+}
+
+static void measure(cyclic_checker *c, const pp_sched_report *single)
+{
+    double busiest = 0;
+    for (int d = 0; d < c->p->device_count; d++)
+        busiest = fmax(busiest, single->busy[d]);
+    c->r->period = c->T;
+    c->r->bubble = 1 - busiest / c->T;
+}
+
+pp_status pp_sched_check_cyclic(const pp_sched_problem *p, const pp_sched_schedule *s, double period, bool async,
+                                pp_sched_cyclic_report *report, pp_error *err)
+{
+    memset(report, 0, sizeof *report);
+    report->period = period;
+    report->bubble = NAN;
+    report->peak_memory = calloc((size_t)p->device_count + 1, sizeof(double));
+    if (!report->peak_memory)
+        return pp_error_set(err, PP_ENOMEM, "checker: out of memory");
+    if (!(isfinite(period) && period > 0)) {
+        report->violations = 1;
+        return pp_error_set(err, PP_INFEASIBLE, "the period must be a finite number > 0, not %g", period);
+    }
+    pp_sched_report single;
+    pp_status st = pp_sched_check(p, s, &single, err);
+    if (st != PP_OK) {
+        report->violations = single.violations;
+        pp_sched_report_free(&single);
+        if (st == PP_INFEASIBLE)
+            pp_error_set(err, st, "one iteration alone: %s", err->message);
+        return st;
+    }
+    size_t most = (size_t)(p->op_count > p->dep_count ? p->op_count : p->dep_count) + 1;
+    slot *buf = malloc(most * sizeof *buf);
+    if (!buf) {
+        pp_sched_report_free(&single);
+        return pp_error_set(err, PP_ENOMEM, "checker: out of memory");
+    }
+    cyclic_checker c = {p, s, period, pp_sched_time_tolerance(p), report, err};
+    measure(&c, &single);
+    if (!async)
+        check_step(&c, &single);
+    check_devices(&c, buf);
+    check_channels(&c, buf);
+    check_memory(&c, buf);
+    free(buf);
+    pp_sched_report_free(&single);
+    return report->violations ? PP_INFEASIBLE : PP_OK;
+}
+
+void pp_sched_cyclic_report_free(pp_sched_cyclic_report *report)
+{
+    free(report->peak_memory);
+    memset(report, 0, sizeof *report);
+}
+
+/* The resources every period must hold: each op once (so no op longer than
+ * T), each device's forced work, all work over all devices, each channel's
+ * forced transfers; with the step kept, also every device's span. */
+double pp_sched_cyclic_lower_bound(const pp_sched_problem *p, bool async)
+{
+    int D = p->device_count;
+    double *load = calloc((size_t)D * (D + 1) + 1, sizeof(double));
+    if (!load)
+        return 0;
+    double bound = 0, total = 0;
+    for (int i = 0; i < p->op_count; i++) {
+        int d = sched_forced_device(p, i);
+        bound = fmax(bound, p->duration[i]);
+        total += p->duration[i];
+        if (d >= 0)
+            load[d] += p->duration[i];
+    }
+    for (int e = 0; e < p->dep_count; e++) {
+        int a = sched_forced_device(p, p->dep_from[e]), b = sched_forced_device(p, p->dep_to[e]);
+        if (a >= 0 && b >= 0 && a != b)
+            load[D + a * D + b] += p->dep_comm[e];
+    }
+    for (int k = 0; k < D * (D + 1); k++)
+        bound = fmax(bound, load[k]);
+    free(load);
+    bound = fmax(bound, total / D);
+    return async ? bound : fmax(bound, pp_sched_span_lower_bound(p));
+}
+
+/* With the step kept, a device's iterations follow one another, so memory
+ * is one iteration's and a device's span is all the period must hold
+ * there; a channel's transfers all lie in one window as long as the time
+ * from its first transfer's start to its last one's end. */
+double sched_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedule *s)
+{
+    int D = p->device_count;
+    double *first = malloc(((size_t)D * (D + 1) + 1) * sizeof(double));
+    double *last = malloc(((size_t)D * (D + 1) + 1) * sizeof(double));
+    double period = 0;
+    if (!first || !last) {
+        free(first), free(last);
+        return INFINITY;
+    }
+    for (int k = 0; k < D * (D + 1); k++)
+        first[k] = INFINITY, last[k] = -INFINITY;
+    for (int i = 0; i < p->op_count; i++) {
+        int d = s->device[i];
+        first[d] = fmin(first[d], s->start[i]), last[d] = fmax(last[d], s->end[i]);
+    }
+    for (int e = 0; e < p->dep_count; e++) {
+        int a = s->device[p->dep_from[e]], b = s->device[p->dep_to[e]], k = D + a * D + b;
+        if (a != b)
+            first[k] = fmin(first[k], s->transfer_start[e]), last[k] = fmax(last[k], s->transfer_end[e]);
+    }
+    for (int k = 0; k < D * (D + 1); k++)
+        if (last[k] > first[k])
+            period = fmax(period, last[k] - first[k]);
+    free(first), free(last);
+    return period;
+}
+
+/* Whatever the placement, every device with a capacity must get back what
+ * each iteration takes there: the adjustments of the ops forced onto it sum
+ * to zero, and so do those of every colocated group free to move. */
+pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err)
+{
+    int D = p->device_count, n = p->op_count;
+    double *net = calloc((size_t)(D + n) + 1, sizeof(double)), *scale = calloc((size_t)(D + n) + 1, sizeof(double));
+    pp_status st = PP_OK;
+    bool any_capacity = false;
+    for (int d = 0; d < D; d++)
+        any_capacity |= isfinite(p->capacity[d]);
+    if (!net || !scale)
+        st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    for (int i = 0; st == PP_OK && i < n; i++) {
+        int d = sched_forced_device(p, p->group[i]), k = d >= 0 ? d : D + p->group[i];
+        net[k] += p->adjust[i];
+        scale[k] += fabs(p->adjust[i]);
+    }
+    for (int k = 0; st == PP_OK && k < D + n; k++) {
+        bool bounded = k < D ? isfinite(p->capacity[k]) : any_capacity;
+        if (bounded && fabs(net[k]) > 1e-9 * fmax(1, scale[k]))
+            st = pp_error_set(err, PP_EARG, "the cyclic objective needs each iteration to give back the memory it "
+                              "takes on a device: %s \"%s\" changes the level by %g per iteration",
+                              k < D ? "device" : "the ops placed together with", k < D ? p->device_name[k] :
+                              p->op_name[k - D], net[k]);
+    }
+    free(net), free(scale);
+    return st;
+}
