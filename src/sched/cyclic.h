@@ -16,4 +16,11 @@ double sched_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedu
  * device's level changed (the cyclic objectives cannot repeat it). */
 pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err);
 
+/* Without the optimizer step: folds the valid cyclic schedule s (s->period
+ * set) at shorter periods, its devices' and channels' orders taken modulo
+ * the period and re-timed earliest, keeping each fold the asynchronous
+ * checker takes, until the bound or the deadline. s stays valid. */
+pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
+                            pp_error *err);
+
 #endif

@@ -397,13 +397,14 @@ static bool cyclic(const pp_sched_options *o)
 
 /* The cyclic objectives start from the span's schedule (with the step kept
  * the spans are what the period must hold) and take the least period its
- * times allow. */
+ * times allow; without the step, that schedule is then folded at shorter
+ * periods (cyclic.c). */
 static pp_status cyclic_objective(run *x, pp_sched_schedule *answer, pp_error *err)
 {
     answer->period = sched_cyclic_step_period(x->p, answer);
     if (!isfinite(answer->period))
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-    return PP_OK;
+    return x->o->objective == PP_SCHED_CYCLIC_ASYNC ? sched_cyclic_fold(x->p, answer, &x->deadline, err) : PP_OK;
 }
 
 /* The span objective: the orders searched, then the times compacted. */
