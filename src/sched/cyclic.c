@@ -475,13 +475,14 @@ static bool accept(folder *f, double T, pp_sched_schedule *out)
 }
 
 /* Scans folds from the bound up to the best period found, a sixteenth of
- * the gap apart: each fold's orders are squeezed by bisection to the least
+ * the gap apart (after a scan that found nothing, four times finer, up to
+ * 1/1024): each fold's orders are squeezed by bisection to the least
  * period they allow (fixed orders: feasibility is monotone in T), which
  * lies above the period folded at, since a fold interleaves two
  * iterations' ops that its re-timing must then pull apart. One that beats
  * the best becomes it and the scan starts again from it; a scan with none
  * ends the search. */
-enum { FOLD_STEPS = 16 };
+enum { FOLD_STEPS = 16, FOLD_STEPS_MOST = 1024 };
 
 /* The least period below `high` that the current orders allow and the
  * checker takes, into s; `high` when none. */
@@ -514,14 +515,15 @@ pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, con
     } else {
         pp_sched_schedule_copy(trial, s);
         double low = pp_sched_cyclic_lower_bound(p, true), best = s->period;
-        for (bool found = true; found && best - low > 1e-6 * best;) {
-            found = false;
-            for (int j = 1; j < FOLD_STEPS && !found && !pp_deadline_passed(deadline); j++) {
-                fold_at(&f, low + (best - low) * j / FOLD_STEPS);
+        for (int steps = FOLD_STEPS; steps <= FOLD_STEPS_MOST && best - low > 1e-6 * best;) {
+            bool found = false;
+            for (int j = 1; j < steps && !found && !pp_deadline_passed(deadline); j++) {
+                fold_at(&f, low + (best - low) * j / steps);
                 double period = squeeze(&f, low, best, s, trial, deadline);
                 found = period < best;
                 best = period;
             }
+            steps = found ? FOLD_STEPS : steps * 4;
         }
     }
     folder_free(&f);
