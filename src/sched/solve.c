@@ -31,6 +31,10 @@ enum { MIP_MAX_OPS = 40 };
  * and the span search the rest: the span search starts from the makespan's
  * best schedule, and on pipelines it settles in seconds (BENCHMARKS.md). */
 #define SPAN_MAKESPAN_SHARE 0.5
+/* Under cyclic-async the span search ends at this share of the time, and
+ * the folding search (cyclic.c) has the rest: the span search takes all it
+ * is given, and without it the fold had none at P = 32. */
+#define CYCLIC_SPAN_SHARE 0.75
 /* With --coarsen N, graphs above N ops are first coarsened to N and
  * scheduled whole (paper 002 Algorithm 1), and that schedule, expanded,
  * competes with the constructive start. Not by default: on the graphs we
@@ -408,10 +412,10 @@ static pp_status cyclic_objective(run *x, pp_sched_schedule *answer, pp_error *e
 }
 
 /* The span objective: the orders searched, then the times compacted. */
-static pp_status span_objective(run *x, pp_sched_schedule *answer, pp_error *err)
+static pp_status span_objective(run *x, pp_sched_schedule *answer, const pp_deadline *deadline, pp_error *err)
 {
     bool improved;
-    pp_status st = sched_span_search(x->p, answer, &x->deadline, &improved, err);
+    pp_status st = sched_span_search(x->p, answer, deadline, &improved, err);
     if (st == PP_OK && improved)
         x->r->time_to_best = pp_now() - x->started;
     return st != PP_OK ? st : sched_compact_spans(x->p, answer, err);
@@ -484,7 +488,10 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         st = pp_error_set(err, why.status, "%s", why.message);
         goto done;
     }
-    if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && (st = span_objective(&x, answer, err)) != PP_OK)
+    pp_deadline span_by = x.deadline;
+    if (o->objective == PP_SCHED_CYCLIC_ASYNC && o->time_limit > 0)
+        span_by = pp_deadline_within(&x.deadline, CYCLIC_SPAN_SHARE * o->time_limit);
+    if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && (st = span_objective(&x, answer, &span_by, err)) != PP_OK)
         goto done;
     if (cyclic(o) && (st = cyclic_objective(&x, answer, err)) != PP_OK)
         goto done;
