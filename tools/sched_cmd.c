@@ -96,10 +96,12 @@ static const flag_spec schedule_flag_table[] = {
     {"coarsen", FLAG_INTEGER, offsetof(schedule_flags, coarsen), "N", 1, INT32_MAX, false, NULL, NULL, false,
      "above N ops, also start from the graph coarsened to N ops and scheduled (paper 002 Algorithm 1; off by "
      "default, see BENCHMARKS.md)"},
-    {"objective", FLAG_CHOICE, offsetof(schedule_flags, objective), "OBJ", 0, 0, false, "makespan|span",
-     "makespan", false,
+    {"objective", FLAG_CHOICE, offsetof(schedule_flags, objective), "OBJ", 0, 0, false,
+     "makespan|span|cyclic|cyclic-async", "makespan", false,
      "makespan, or span: the longest per-device span, each device from its first op to its last; the "
-     "makespan's best schedule is then re-timed, device and channel orders kept, to the least span they allow"},
+     "makespan's best schedule is then re-timed, device and channel orders kept, to the least span they allow; "
+     "or cyclic: the period of the iteration repeated, each device's optimizer step between its iterations "
+     "(cyclic-async: without it), written as the schedule's \"period\" (README, Cyclic schedules)"},
     FLAG_TEXT_OF("start", schedule_flags, start, "SCHEDULE",
                  "a valid schedule of PROBLEM (a --reference, an earlier run) to start the search from instead "
                  "of a constructed start"),
@@ -119,12 +121,27 @@ const command_spec schedule_command = {
     schedule_flag_table,
 };
 
+/* 1 - the busiest device's work / period, as pp_sched_cyclic_report's bubble. */
+static double period_bubble(const pp_sched_report *rep, int devices, double period)
+{
+    double busiest = 0;
+    for (int d = 0; d < devices; d++)
+        busiest = fmax(busiest, rep->busy[d]);
+    return 1 - busiest / period;
+}
+
 static void print_summary(const schedule_flags *f, const pp_sched_problem *p, const pp_sched_result *r,
                           const pp_sched_report *rep)
 {
     double gap = r->makespan > 0 ? 100 * (r->makespan - r->lower_bound) / r->makespan : 0;
+    bool cyclic = isfinite(r->period);
     if (f->json) {
         json_t *summary = report_json(p, rep);
+        if (cyclic) {
+            json_object_set_new(summary, "period", json_real(r->period));
+            json_object_set_new(summary, "period_bubble", json_real(period_bubble(rep, p->device_count, r->period)));
+            json_object_set_new(summary, "period_lower_bound", json_real(r->period_bound));
+        }
         json_object_set_new(summary, "problem", json_string(f->file));
         json_object_set_new(summary, "lower_bound", json_real(r->lower_bound));
         json_object_set_new(summary, "span_lower_bound", json_real(pp_sched_span_lower_bound(p)));
@@ -149,6 +166,10 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
     fprintf(stderr, "largest bubble  %g\n", bubble_shown(p, rep->max_bubble));
     fprintf(stderr, "longest span    %g (bound %g; each device from its first op to its last)\n", rep->max_span,
             pp_sched_span_lower_bound(p));
+    if (cyclic)
+        fprintf(stderr, "period          %g, bubble %.3f%% (bound %g, bubble %.3f%%; the iteration repeated)\n",
+                r->period, 100 * period_bubble(rep, p->device_count, r->period), r->period_bound,
+                100 * period_bubble(rep, p->device_count, r->period_bound));
     fprintf(stderr, "checker         valid\n");
     fprintf(stderr, "first schedule  %.2f s\nbest found      %.2f s\ntotal           %.2f s (%ld moves)\n",
             r->time_to_first, r->time_to_best, r->elapsed, r->rounds);
@@ -167,7 +188,10 @@ static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, const p
     o.no_mip = f->no_mip;
     o.coarsen_to = (int)f->coarsen;
     o.start = start;
-    o.objective = strcmp(f->objective, "span") == 0 ? PP_SCHED_SPAN : PP_SCHED_MAKESPAN;
+    o.objective = strcmp(f->objective, "span") == 0            ? PP_SCHED_SPAN
+                  : strcmp(f->objective, "cyclic") == 0        ? PP_SCHED_CYCLIC
+                  : strcmp(f->objective, "cyclic-async") == 0  ? PP_SCHED_CYCLIC_ASYNC
+                                                               : PP_SCHED_MAKESPAN;
     progress live = {!f->quiet && isatty(2)};
     o.on_progress = show_progress;
     o.progress_ctx = &live;
@@ -223,11 +247,18 @@ int cmd_schedule(int argc, char **argv)
 
 typedef struct {
     const char *files[2];
-    bool json;
+    double period;
+    bool json, async;
 } check_flags;
 
 static const flag_spec check_flag_table[] = {
     FLAG_SWITCH_OF("json", check_flags, json, "the report as JSON on stdout"),
+    {"period", FLAG_NUMBER, offsetof(check_flags, period), "T", 0, 1e300, true, NULL, NULL, false,
+     "also check SCHEDULE repeated every T (default: the schedule's \"period\", when it states one): "
+     "no overlap modulo T on devices and channels, memory of the iterations alive at once, each device's span "
+     "within T (its optimizer step)"},
+    FLAG_SWITCH_OF("async", check_flags, async, "with a period: without the optimizer step between a device's "
+                   "iterations"),
     FLAG_END,
 };
 
@@ -236,7 +267,8 @@ const command_spec check_schedule_command = {
     offsetof(check_flags, files),
     "Checks SCHEDULE against PROBLEM: every op once on an allowed device for its duration, precedence with "
     "transfers on existing channels, no overlap on a device or channel, memory within capacity at all times, "
-    "and a stated \"makespan\" equal to the latest end. Times compare within 1e-9 x max(1, the problem's "
+    "and a stated \"makespan\" equal to the latest end; with a period, the iteration repeated (README, Cyclic "
+    "schedules). Times compare within 1e-9 x max(1, the problem's "
     "summed durations and comm times). Prints the makespan, bubbles and peak memory per device. Exit 0 if "
     "valid, 1 if not, 2 if a file is malformed.",
     check_flag_table,
@@ -261,28 +293,42 @@ int cmd_check_schedule(int argc, char **argv)
     }
     pp_sched_report rep;
     pp_status st = pp_sched_check(p, s, &rep, &err);
+    double period = f.period > 0 ? f.period : s->period;
+    pp_sched_cyclic_report cyc = {0};
+    if (st == PP_OK && isfinite(period))
+        st = pp_sched_check_cyclic(p, s, period, f.async, &cyc, &err);
     if (st == PP_ENOMEM) {
+        pp_sched_cyclic_report_free(&cyc);
+        pp_sched_report_free(&rep);
         pp_sched_schedule_free(s);
         pp_sched_problem_free(p);
         return cli_fail("parplan", &err);
     }
+    bool cyclic = isfinite(period) && cyc.peak_memory;
     if (json) {
         json_t *summary = report_json(p, &rep);
         json_object_set_new(summary, "valid", json_boolean(st == PP_OK));
-        json_object_set_new(summary, "violations", json_integer(rep.violations));
+        json_object_set_new(summary, "violations", json_integer(rep.violations + cyc.violations));
         if (st != PP_OK)
             json_object_set_new(summary, "first_violation", json_string(err.message));
+        if (cyclic) {
+            json_object_set_new(summary, "period", json_real(period));
+            json_object_set_new(summary, "period_bubble", json_real(cyc.bubble));
+        }
         print_json(summary);
     } else {
         if (st == PP_OK)
-            printf("valid\n");
+            printf("valid%s\n", cyclic ? (f.async ? " repeated (asynchronous)" : " repeated") : "");
         else
-            printf("INVALID: %d violation%s, the first: %s\n", rep.violations, rep.violations == 1 ? "" : "s",
-                   err.message);
+            printf("INVALID: %d violation%s, the first: %s\n", rep.violations + cyc.violations,
+                   rep.violations + cyc.violations == 1 ? "" : "s", err.message);
         printf("makespan %g\nlargest bubble %g\nlongest device span %g\n", rep.makespan,
                bubble_shown(p, rep.max_bubble), rep.max_span);
+        if (cyclic)
+            printf("period %g\nperiod bubble %.4f%%\n", period, 100 * cyc.bubble);
         print_report(stdout, p, &rep);
     }
+    pp_sched_cyclic_report_free(&cyc);
     pp_sched_report_free(&rep);
     pp_sched_schedule_free(s);
     pp_sched_problem_free(p);
@@ -315,8 +361,8 @@ static const flag_spec pipeline_flag_table[] = {
     {"microbatches", FLAG_INTEGER, offsetof(pipeline_flags, microbatches), "M", 1, 1000000, false, NULL, NULL, true,
      "micro-batches per iteration"},
     {"scheme", FLAG_CHOICE, offsetof(pipeline_flags, scheme), "S", 0, 0, false,
-     "dualpipe|1f1b|zb1p|zb2p|interleaved|zb", NULL, true, "the pipeline's schedule family (zb1p, zb2p: ZB-H1, ZB-H2; interleaved: 1F1B with V stages per "
-     "device; zb: our zero-bubble greedy)"},
+     "dualpipe|1f1b|zb1p|zb2p|interleaved|zbv|zb", NULL, true, "the pipeline's schedule family (zb1p, zb2p: ZB-H1, ZB-H2; interleaved: 1F1B with V stages per "
+     "device; zbv: ZB-V, 2P stages, device d holding d and 2P-1-d; zb: our zero-bubble greedy)"},
     {"chunks", FLAG_INTEGER, offsetof(pipeline_flags, chunks), "V", 2, 64, false, NULL, NULL, false,
      "interleaved only: stages per device (default 2), so P x V stages, each with these times and activations"},
     {"mem-act", FLAG_NUMBER, offsetof(pipeline_flags, mem_act), "K", 0, 1e300, true, NULL, NULL, true,

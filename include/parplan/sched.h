@@ -102,6 +102,7 @@ typedef struct pp_sched_schedule {
     double *start, *end;
     double *transfer_start, *transfer_end;
     double stated_makespan;  /* the file's "makespan" when one was read, else NAN: checked */
+    double period;           /* a cyclic schedule's period (the file's "period"), else NAN */
 } pp_sched_schedule;
 
 pp_sched_schedule *pp_sched_schedule_new(const pp_sched_problem *p);
@@ -147,6 +148,32 @@ double pp_sched_lower_bound(const pp_sched_problem *p);
  * their work on b and their trip back). */
 double pp_sched_span_lower_bound(const pp_sched_problem *p);
 
+/* The cyclic objective (cyclic.c; README "Cyclic schedules"): the
+ * schedule of one iteration repeated every `period`, iteration k shifted by
+ * k x period. Valid when the iteration alone is valid (pp_sched_check), no
+ * two copies of ops overlap on a device nor of transfers on a channel,
+ * every device's level summed over the iterations alive at once (weights
+ * held once) stays within its capacity, each iteration giving back on a
+ * device what it takes there, and, unless `async`, each device's optimizer
+ * step fits between iterations: its span is at most the period. Fills the
+ * report (freed by pp_sched_cyclic_report_free) whether or not valid;
+ * PP_INFEASIBLE with the first violation in err otherwise. */
+typedef struct {
+    double period;
+    double bubble;        /* 1 - the busiest device's work / period */
+    double *peak_memory;  /* per device, the iterations alive at once summed */
+    int violations;
+} pp_sched_cyclic_report;
+
+pp_status pp_sched_check_cyclic(const pp_sched_problem *p, const pp_sched_schedule *s, double period, bool async,
+                                pp_sched_cyclic_report *report, pp_error *err);
+void pp_sched_cyclic_report_free(pp_sched_cyclic_report *report);
+/* Lower bound on the period: the longest op, each device's forced work, all
+ * work over the devices, each channel's forced transfers; unless async,
+ * also pp_sched_span_lower_bound (the step puts each span within the
+ * period). */
+double pp_sched_cyclic_lower_bound(const pp_sched_problem *p, bool async);
+
 /* Reading and writing (JSON, formats in README.md). Errors name the file and
  * the JSON position (line:column for syntax, a path such as ops[3].device for
  * meaning). */
@@ -172,15 +199,17 @@ pp_status pp_sched_write_svg(const pp_sched_problem *p, const pp_sched_schedule 
 /* Generators (paper 002 section V). */
 /* PP_PIPE_ZB: the zero-bubble greedy under the activation budget (gen_pipeline.c).
  * PP_PIPE_ZB2P: ZB-H2 of Qi et al. (gen_zb.c). PP_PIPE_INTERLEAVED: interleaved
- * 1F1B with `chunks` stages per device (Narayanan et al., SC'21; gen_interleaved.c). */
+ * 1F1B with `chunks` stages per device (Narayanan et al., SC'21; gen_interleaved.c).
+ * PP_PIPE_ZBV: ZB-V of Qi et al. (arXiv 2401.10241 section 6): 2P stages, device d
+ * holding stages d and 2P - 1 - d, at most 2P stage activations per device (gen_zb.c). */
 typedef enum {
-    PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB, PP_PIPE_ZB2P, PP_PIPE_INTERLEAVED
+    PP_PIPE_1F1B, PP_PIPE_ZB1P, PP_PIPE_DUALPIPE, PP_PIPE_ZB, PP_PIPE_ZB2P, PP_PIPE_INTERLEAVED, PP_PIPE_ZBV
 } pp_pipe_scheme;
 
 typedef struct {
     int stages;          /* PP: devices (= stages but for interleaved 1F1B) */
     int chunks;          /* interleaved 1F1B: stages per device V, 2..64 (0: 2), so P * V stages;
-                            other schemes: 0 or 1 */
+                            ZB-V: 0 or 2; other schemes: 0 or 1 */
     int microbatches;    /* DualPipe: even, half flow each way */
     pp_pipe_scheme scheme;
     double mem_act;      /* activation budget K, in micro-batch activations per device */
@@ -195,7 +224,7 @@ typedef struct {
 
 /* The scheme a name stands for, as the CLI's --scheme and Python's
  * gen.pipeline spell them: "dualpipe", "1f1b", "zb1p", "zb", "zb2p",
- * "interleaved". PP_EARG naming the known ones otherwise. */
+ * "interleaved", "zbv". PP_EARG naming the known ones otherwise. */
 pp_status pp_pipe_scheme_parse(const char *name, pp_pipe_scheme *out, pp_error *err);
 
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
@@ -216,7 +245,11 @@ pp_status pp_sched_gen_random(const pp_random_spec *spec, pp_sched_problem **out
  * schedule's device orders for shorter spans (re-sequencing devices, filling
  * gaps) for the rest, and re-times the result, every device's and channel's
  * order kept, to the least longest span those orders allow. */
-typedef enum { PP_SCHED_MAKESPAN, PP_SCHED_SPAN } pp_sched_objective;
+/* PP_SCHED_CYCLIC: the period of the schedule repeated (pp_sched_check_cyclic,
+ * each device's optimizer step between iterations), searched as the span is
+ * and then given the least period its times allow; PP_SCHED_CYCLIC_ASYNC:
+ * the same without the step. */
+typedef enum { PP_SCHED_MAKESPAN, PP_SCHED_SPAN, PP_SCHED_CYCLIC, PP_SCHED_CYCLIC_ASYNC } pp_sched_objective;
 
 typedef struct {
     double time_limit;   /* seconds; 0 = none (then max_rounds must be set) */
@@ -240,6 +273,9 @@ typedef struct {
     double makespan;
     double lower_bound;
     double mip_bound;             /* the MIP's bound when it ran, else NAN */
+    double period;                /* the cyclic objectives: the schedule's period (also in
+                                     schedule->period), else NAN */
+    double period_bound;          /* the cyclic objectives: pp_sched_cyclic_lower_bound, else NAN */
     bool proven_optimal;
     double time_to_first;
     double time_to_best;

@@ -5,7 +5,8 @@
  * DualPipe (DeepSeek-V3; the step order of deepseek-ai/DualPipe's
  * dualpipe.py), and the zero-bubble greedy's. ZB1P's orders and the
  * greedy's, and ZB2P's, come from gen_zb.c, interleaved 1F1B's (Narayanan et
- * al., SC'21, section 2.2) from gen_interleaved.c; this file builds the
+ * al., SC'21, section 2.2) from gen_interleaved.c, ZB-V's (Qi et al.
+ * section 6: device d holds stages d and 2P - 1 - d) from gen_zb.c; this file builds the
  * problem, 1F1B's and DualPipe's orders, and times and checks every
  * reference.
  *
@@ -60,13 +61,10 @@
 #include "sched/pipeline.h"
 #include "sched/timing.h"
 
-static int device_of(const pipe_shape *q, int m, int s)
-{
-    return q->dual && m >= q->M / 2 ? q->P - 1 - s : s % q->P;
-}
-
 static int chunks_of(const pp_pipe_spec *spec)
 {
+    if (spec->scheme == PP_PIPE_ZBV)
+        return 2;
     return spec->scheme != PP_PIPE_INTERLEAVED ? 1 : spec->chunks ? spec->chunks : 2;
 }
 
@@ -78,13 +76,15 @@ static pp_status check_spec(const pp_pipe_spec *spec, pp_error *err)
     if (P < 2 || P > 4096)
         return pp_error_set(err, PP_EARG, "pipeline: stages must be in 2..4096, not %d", P);
     if (spec->scheme != PP_PIPE_1F1B && spec->scheme != PP_PIPE_ZB1P && spec->scheme != PP_PIPE_DUALPIPE &&
-        spec->scheme != PP_PIPE_ZB && spec->scheme != PP_PIPE_ZB2P && spec->scheme != PP_PIPE_INTERLEAVED)
+        spec->scheme != PP_PIPE_ZB && spec->scheme != PP_PIPE_ZB2P && spec->scheme != PP_PIPE_INTERLEAVED &&
+        spec->scheme != PP_PIPE_ZBV)
         return pp_error_set(err, PP_EARG, "pipeline: unknown scheme %d", (int)spec->scheme);
     bool interleaved = spec->scheme == PP_PIPE_INTERLEAVED;
+    bool vshape = spec->scheme == PP_PIPE_ZBV;
     if (interleaved ? spec->chunks != 0 && (spec->chunks < 2 || spec->chunks > 64)
-                    : spec->chunks != 0 && spec->chunks != 1)
-        return pp_error_set(err, PP_EARG, "pipeline: chunks per device must be in 2..64 for interleaved 1F1B "
-                            "and 1 for the other schemes, not %d", spec->chunks);
+                    : spec->chunks != 0 && spec->chunks != (vshape ? 2 : 1))
+        return pp_error_set(err, PP_EARG, "pipeline: chunks per device must be in 2..64 for interleaved 1F1B, "
+                            "2 for ZB-V and 1 for the other schemes, not %d", spec->chunks);
     long long stages = (long long)P * chunks_of(spec);
     if (M < 1 || stages * M > 10000000)
         return pp_error_set(err, PP_EARG, "pipeline: micro-batches must be >= 1 and stages x "
@@ -128,7 +128,7 @@ static void add_stage_ops(pp_sched_problem *p, const pipe_shape *q, int m, int s
         snprintf(name, sizeof name, "%c%d.%d", letters[k], m, s);
         int op = pp_sched_add_op(p, name, kinds[k], q->time[k], k == KIND_F && first ? param : 0, adjust[k]);
         if (op >= 0)
-            pp_sched_allow(p, op, device_of(q, m, s));
+            pp_sched_allow(p, op, pipe_device(q, m, s));
     }
 }
 
@@ -172,7 +172,7 @@ static pp_status build(const pp_pipe_spec *spec, const pipe_shape *q, const orde
         }
     }
     /* Interleaved: stage P - 1 on the last device feeds stage P on the first. */
-    if (q->V > 1 && q->P > 2) {
+    if (q->V > 1 && !q->vshape && q->P > 2) {
         pp_sched_add_channel(p, q->P - 1, 0);
         pp_sched_add_channel(p, 0, q->P - 1);
     }
@@ -354,7 +354,7 @@ static pp_status time_orders(const pp_pipe_spec *spec, const pipe_shape *q, cons
         for (int m = 0; m < q->M; m++)
             for (int stage = 0; stage < q->S; stage++)
                 for (int k = 0; k < 3; k++)
-                    device[op_index(q, m, stage, k)] = device_of(q, m, stage);
+                    device[op_index(q, m, stage, k)] = pipe_device(q, m, stage);
         for (int d = 0; d < q->P; d++)
             rows[d] = o->ops + (size_t)d * 3 * q->M * q->V;
         st = sched_times_from_orders(p, device, rows, o->length, s, err);
@@ -414,11 +414,11 @@ static pp_status reference(const pp_pipe_spec *spec, const pp_sched_problem *p, 
     pp_status st = PP_OK;
     if (!o.ops || !o.length || !o.fused || !o.f_sender || !s)
         st = pp_error_set(err, PP_ENOMEM, "pipeline: out of memory");
-    else if (spec->scheme == PP_PIPE_ZB)
+    else if (spec->scheme == PP_PIPE_ZB || spec->scheme == PP_PIPE_ZBV)
         st = pipe_zb_best(p, q, &o, s, err);
     else
         st = order_scheme(spec->scheme, q, &o, err);
-    if (st == PP_OK && spec->scheme != PP_PIPE_ZB)
+    if (st == PP_OK && spec->scheme != PP_PIPE_ZB && spec->scheme != PP_PIPE_ZBV)
         st = time_orders(spec, q, &o, s, err);
     if (st == PP_OK)
         st = check_reference(p, s, spec->mem_act, err);
@@ -440,7 +440,8 @@ static const struct {
     const char *name;
     pp_pipe_scheme scheme;
 } SCHEMES[] = {{"dualpipe", PP_PIPE_DUALPIPE}, {"1f1b", PP_PIPE_1F1B}, {"zb1p", PP_PIPE_ZB1P},
-               {"zb", PP_PIPE_ZB},             {"zb2p", PP_PIPE_ZB2P}, {"interleaved", PP_PIPE_INTERLEAVED}};
+               {"zb", PP_PIPE_ZB},             {"zb2p", PP_PIPE_ZB2P}, {"interleaved", PP_PIPE_INTERLEAVED},
+               {"zbv", PP_PIPE_ZBV}};
 
 pp_status pp_pipe_scheme_parse(const char *name, pp_pipe_scheme *out, pp_error *err)
 {
@@ -449,7 +450,7 @@ pp_status pp_pipe_scheme_parse(const char *name, pp_pipe_scheme *out, pp_error *
             *out = SCHEMES[i].scheme;
             return PP_OK;
         }
-    return pp_error_set(err, PP_EARG, "scheme '%s': expected dualpipe, 1f1b, zb1p, zb, zb2p or interleaved", name);
+    return pp_error_set(err, PP_EARG, "scheme '%s': expected dualpipe, 1f1b, zb1p, zb, zb2p, interleaved or zbv", name);
 }
 
 pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out,
@@ -463,6 +464,7 @@ pp_status pp_sched_gen_pipeline(const pp_pipe_spec *spec, pp_sched_problem **out
         return st;
     pipe_shape q = {.P = spec->stages, .M = spec->microbatches, .V = chunks_of(spec),
                     .S = spec->stages * chunks_of(spec), .dual = spec->scheme == PP_PIPE_DUALPIPE,
+                    .vshape = spec->scheme == PP_PIPE_ZBV,
                     .comm = spec->comm, .time = {or_one(spec->t_f), or_one(spec->t_b), or_one(spec->t_w)},
                     .w_mem = spec->w_mem, .budget = spec->mem_act, .in_order = spec->in_order};
     pp_sched_problem *p = NULL;

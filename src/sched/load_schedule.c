@@ -24,6 +24,8 @@
  *   with no transfer listed has none (NAN).
  * - "makespan" (optional): a number; kept as stated_makespan, and the checker
  *   refuses a schedule whose latest end differs from it.
+ * - "period" (optional): a number > 0, the period of a cyclic schedule (the
+ *   iteration repeated every period; pp_sched_check_cyclic); kept as period.
  *
  * Whether the times make a valid schedule is the checker's matter
  * (pp_sched_check), not the reader's: this only refuses text that does not
@@ -47,7 +49,7 @@ typedef struct {
     pp_error *err;
 } loader;
 
-static const char *const root_keys[] = {"makespan", "ops", "transfers", NULL};
+static const char *const root_keys[] = {"makespan", "period", "ops", "transfers", NULL};
 static const char *const op_keys[] = {"name", "device", "start", "end", NULL};
 static const char *const transfer_keys[] = {"from", "to", "start", "end", NULL};
 
@@ -170,7 +172,7 @@ static pp_status read_list(loader *L, const json_t *root, const char *key, bool 
 static pp_status read_schedule(loader *L, const json_t *root)
 {
     pp_json_at top = {L->file, ""};
-    double makespan = NAN;
+    double makespan = NAN, period = NAN;
     pp_status st;
     for (int i = 0; i < L->p->op_count; i++) {
         L->s->device[i] = -1;
@@ -178,10 +180,12 @@ static pp_status read_schedule(loader *L, const json_t *root)
     }
     if ((st = pp_json_object(top, root, root_keys, L->err)) ||
         (st = pp_json_number(top, root, "makespan", false, -INFINITY, &makespan, L->err)) ||
+        (st = pp_json_number(top, root, "period", false, 1e-300, &period, L->err)) ||
         (st = read_list(L, root, "ops", true, read_op)) ||
         (st = read_list(L, root, "transfers", false, read_transfer)))
         return st;
     L->s->stated_makespan = makespan;
+    L->s->period = period;
     return PP_OK;
 }
 

@@ -10,9 +10,10 @@ enum { KIND_F, KIND_B, KIND_W };
 
 typedef struct {
     int P, M;
-    int V;           /* stages per device: V > 1 only for interleaved 1F1B */
-    int S;           /* stages, P * V: stage s on device s % P (DualPipe: see device_of) */
+    int V;           /* stages per device: V > 1 for interleaved 1F1B and ZB-V (V = 2) */
+    int S;           /* stages, P * V: stage s on device s % P (DualPipe, ZB-V: see pipe_device) */
     bool dual;
+    bool vshape;     /* ZB-V: device d holds stages d and 2P - 1 - d */
     double comm;
     double time[3];  /* per kind: F, B, W */
     double w_mem;    /* activations W frees; B frees 1 - w_mem */
@@ -24,6 +25,18 @@ typedef struct {
 static inline int op_index(const pipe_shape *q, int m, int s, int kind)
 {
     return (m * q->S + s) * 3 + kind;
+}
+
+/* The device of micro-batch m's stage s: DualPipe's second half of
+ * micro-batches flows from the last device back, ZB-V's second chunk runs
+ * back down the devices, interleaved 1F1B deals stages round the devices. */
+static inline int pipe_device(const pipe_shape *q, int m, int s)
+{
+    if (q->dual && m >= q->M / 2)
+        return q->P - 1 - s;
+    if (q->vshape && s >= q->P)
+        return 2 * q->P - 1 - s;
+    return s % q->P;
 }
 
 /* Per-device op orders of a reference schedule: every device runs 3MV ops. */
@@ -57,7 +70,7 @@ pp_status pipe_order_zb1p(orders *o, const pipe_shape *q, pp_error *err);
 pp_status pipe_order_zb2p(orders *o, const pipe_shape *q, pp_error *err);
 
 /* The zero-bubble greedy under each of its policies, timed on p (the
- * problem of q, stage s on device s); the shortest schedule that fits goes
+ * problem of q, stage s on device pipe_device; ZB-V's too); the shortest schedule that fits goes
  * to s (the first one when none fits, so the caller's check says why). */
 pp_status pipe_zb_best(const pp_sched_problem *p, const pipe_shape *q, orders *o, pp_sched_schedule *s,
                        pp_error *err);

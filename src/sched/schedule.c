@@ -25,6 +25,7 @@ pp_sched_schedule *pp_sched_schedule_new(const pp_sched_problem *p)
     for (size_t e = 0; e < m; e++)
         s->transfer_start[e] = s->transfer_end[e] = NAN;
     s->stated_makespan = NAN;
+    s->period = NAN;
     return s;
 }
 
@@ -49,6 +50,7 @@ void pp_sched_schedule_copy(pp_sched_schedule *to, const pp_sched_schedule *from
     memcpy(to->transfer_start, from->transfer_start, m * sizeof(double));
     memcpy(to->transfer_end, from->transfer_end, m * sizeof(double));
     to->stated_makespan = from->stated_makespan;
+    to->period = from->period;
 }
 
 double pp_sched_makespan(const pp_sched_schedule *s)

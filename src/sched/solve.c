@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched/coarsen.h"
+#include "sched/cyclic.h"
 #include "sched/mip.h"
 #include "sched/solver.h"
 
@@ -30,6 +31,10 @@ enum { MIP_MAX_OPS = 40 };
  * and the span search the rest: the span search starts from the makespan's
  * best schedule, and on pipelines it settles in seconds (BENCHMARKS.md). */
 #define SPAN_MAKESPAN_SHARE 0.5
+/* Under cyclic-async the span search ends at this share of the time, and
+ * the folding search (cyclic.c) has the rest: the span search takes all it
+ * is given, and without it the fold had none at P = 32. */
+#define CYCLIC_SPAN_SHARE 0.75
 /* With --coarsen N, graphs above N ops are first coarsened to N and
  * scheduled whole (paper 002 Algorithm 1), and that schedule, expanded,
  * competes with the constructive start. Not by default: on the graphs we
@@ -232,6 +237,11 @@ static pp_status finish(run *x, pp_sched_schedule *s, pp_error *err)
     pp_error check = {0};
     pp_status st = pp_sched_check(p, s, &report, &check);
     pp_sched_report_free(&report);
+    if (st == PP_OK && isfinite(s->period)) {
+        pp_sched_cyclic_report cyclic;
+        st = pp_sched_check_cyclic(p, s, s->period, x->o->objective == PP_SCHED_CYCLIC_ASYNC, &cyclic, &check);
+        pp_sched_cyclic_report_free(&cyclic);
+    }
     if (st != PP_OK) {
         pp_sched_schedule_free(s);
         return pp_error_set(err, PP_EARG, "internal error: the checker rejects the solver's schedule: %s",
@@ -240,6 +250,7 @@ static pp_status finish(run *x, pp_sched_schedule *s, pp_error *err)
     r->schedule = s;
     r->makespan = pp_sched_makespan(s);
     r->proven_optimal = at_bound(x, r->makespan);
+    r->period = s->period;
     return PP_OK;
 }
 
@@ -383,11 +394,28 @@ static bool construct(run *x, const double *head, const double *tail, const pp_d
     return ok;
 }
 
+static bool cyclic(const pp_sched_options *o)
+{
+    return o->objective == PP_SCHED_CYCLIC || o->objective == PP_SCHED_CYCLIC_ASYNC;
+}
+
+/* The cyclic objectives start from the span's schedule (with the step kept
+ * the spans are what the period must hold) and take the least period its
+ * times allow; without the step, that schedule is then folded at shorter
+ * periods (cyclic.c). */
+static pp_status cyclic_objective(run *x, pp_sched_schedule *answer, pp_error *err)
+{
+    answer->period = sched_cyclic_step_period(x->p, answer);
+    if (!isfinite(answer->period))
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    return x->o->objective == PP_SCHED_CYCLIC_ASYNC ? sched_cyclic_fold(x->p, answer, &x->deadline, err) : PP_OK;
+}
+
 /* The span objective: the orders searched, then the times compacted. */
-static pp_status span_objective(run *x, pp_sched_schedule *answer, pp_error *err)
+static pp_status span_objective(run *x, pp_sched_schedule *answer, const pp_deadline *deadline, pp_error *err)
 {
     bool improved;
-    pp_status st = sched_span_search(x->p, answer, &x->deadline, &improved, err);
+    pp_status st = sched_span_search(x->p, answer, deadline, &improved, err);
     if (st == PP_OK && improved)
         x->r->time_to_best = pp_now() - x->started;
     return st != PP_OK ? st : sched_compact_spans(x->p, answer, err);
@@ -397,7 +425,13 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
                          pp_error *err)
 {
     memset(r, 0, sizeof *r);
-    r->mip_bound = NAN;
+    r->mip_bound = r->period = r->period_bound = NAN;
+    if (cyclic(o)) {
+        pp_status applies = sched_cyclic_applies(p, err);
+        if (applies != PP_OK)
+            return applies;
+        r->period_bound = pp_sched_cyclic_lower_bound(p, o->objective == PP_SCHED_CYCLIC_ASYNC);
+    }
     r->time_to_first = INFINITY;
     run x = {p, o, r, pp_deadline_in(o->time_limit), {0, NULL}, pp_now()};
     if (o->time_limit <= 0)
@@ -406,7 +440,7 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     x.search_deadline = x.deadline;
     if (mip_applies(&x))
         x.search_deadline = pp_deadline_within(&x.deadline, MIP_SEARCH_SHARE * o->time_limit);
-    else if (o->objective == PP_SCHED_SPAN && o->time_limit > 0)
+    else if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && o->time_limit > 0)
         x.search_deadline = pp_deadline_within(&x.deadline, SPAN_MAKESPAN_SHARE * o->time_limit);
     r->lower_bound = pp_sched_lower_bound(p);
     int count = o->threads > 0 ? o->threads : pp_cpu_count();
@@ -454,7 +488,12 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         st = pp_error_set(err, why.status, "%s", why.message);
         goto done;
     }
-    if (o->objective == PP_SCHED_SPAN && (st = span_objective(&x, answer, err)) != PP_OK)
+    pp_deadline span_by = x.deadline;
+    if (o->objective == PP_SCHED_CYCLIC_ASYNC && o->time_limit > 0)
+        span_by = pp_deadline_within(&x.deadline, CYCLIC_SPAN_SHARE * o->time_limit);
+    if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && (st = span_objective(&x, answer, &span_by, err)) != PP_OK)
+        goto done;
+    if (cyclic(o) && (st = cyclic_objective(&x, answer, err)) != PP_OK)
         goto done;
     st = finish(&x, answer, err);
     answer = NULL;

@@ -245,6 +245,14 @@ static void write_makespan(writer *w, const pp_sched_problem *p, const pp_sched_
     fputs("\n  \"makespan\": ", w->f);
     dump(w, v);
     json_decref(v);
+    if (isfinite(s->period)) {
+        json_t *period = number(w, s->period);
+        if (!period)
+            w->out_of_memory = true;
+        fputs(",\n  \"period\": ", w->f);
+        dump(w, period);
+        json_decref(period);
+    }
 }
 
 static void write_placements(writer *w, const pp_sched_problem *p, const pp_sched_schedule *s)

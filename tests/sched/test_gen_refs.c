@@ -21,7 +21,13 @@
  * F0.3 3-4, B0.3 4-6, F1.3 6-7, B1.3 7-9; dev0 B0.2 6-8, B1.2 9-11; dev1
  * B0.1 9-11, B1.1 11-13; dev0 B0.0 11-13, B1.0 13-15: 15 = 3*4 + 3. Device
  * 0 runs (V-1)P + 2(P-1) warm-up forwards and one more before its first
- * backward frees one: it peaks at (V+1)P - 1 stage activations. */
+ * backward frees one: it peaks at (V+1)P - 1 stage activations.
+ *
+ * ZB-V (Qi et al. section 6): 2P stages, device d holding d and 2P - 1 - d,
+ * at most 2P stage activations per device (1F1B's memory, a stage being
+ * half of 1F1B's). The last device receives its first forward at P - 1 and
+ * then has 6M unit ops of work, so no schedule ends before 6M + P - 1, and
+ * the reference ends there at every size tried; every device peaks at 2P. */
 #include <math.h>
 #include <string.h>
 #include "check.h"
@@ -105,6 +111,42 @@ static void interleaved(void)
     }
 }
 
+static void zb_v(void)
+{
+    static const int cases[][2] = {{2, 4}, {3, 6}, {4, 8}, {4, 12}, {6, 12}, {8, 16}};
+    for (int c = 0; c < 6; c++) {
+        int P = cases[c][0], M = cases[c][1];
+        pp_pipe_spec spec = {.stages = P, .microbatches = M, .scheme = PP_PIPE_ZBV, .mem_act = 2 * P};
+        pp_sched_report r;
+        if (!run(spec, &r))
+            continue;
+        fprintf(stderr, "ZB-V P=%d M=%2d: makespan %g (6M+P-1: %d), span %g\n", P, M, r.makespan,
+                6 * M + P - 1, r.max_span);
+        CHECK(r.makespan == 6 * M + P - 1);
+        for (int d = 0; d < P; d++)
+            CHECK(r.peak_memory[d] - 2 == 2 * P);
+        pp_sched_report_free(&r);
+        /* The V: stage 2P - 1 on device 0, stage P on device P - 1. */
+        pp_sched_problem *p = NULL;
+        pp_error err = {0};
+        CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, NULL, &err), PP_OK);
+        char last[32], turn[32];
+        snprintf(last, sizeof last, "F0.%d", 2 * P - 1);
+        snprintf(turn, sizeof turn, "B0.%d", P);
+        CHECK(p && pp_sched_op_allowed(p, pp_sched_find_op(p, last), 0));
+        CHECK(p && pp_sched_op_allowed(p, pp_sched_find_op(p, turn), P - 1));
+        CHECK(p && !pp_sched_op_allowed(p, pp_sched_find_op(p, turn), 0));
+        pp_sched_problem_free(p);
+        spec.comm = 0.5;
+        spec.w_mem = 0.28;
+        spec.t_f = 1.5;
+        if (run(spec, &r))
+            pp_sched_report_free(&r);
+        spec.mem_act = 0.5;
+        refused(spec);
+    }
+}
+
 /* Chunks belong to interleaved 1F1B, which needs at least two and groups of
  * P micro-batches. */
 static void interleaved_refusals(void)
@@ -116,6 +158,7 @@ static void interleaved_refusals(void)
     } bad[] = {{PP_PIPE_INTERLEAVED, 1, 8, "chunks"},
                {PP_PIPE_INTERLEAVED, 65, 8, "chunks"},
                {PP_PIPE_1F1B, 2, 8, "chunks"},
+               {PP_PIPE_ZBV, 3, 8, "chunks"},
                {PP_PIPE_INTERLEAVED, 2, 6, "multiple"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         pp_pipe_spec spec = {.stages = 4, .chunks = bad[i].chunks, .microbatches = bad[i].microbatches,
@@ -131,6 +174,7 @@ int main(void)
 {
     zb_h2();
     interleaved();
+    zb_v();
     interleaved_refusals();
     return CHECK_DONE();
 }

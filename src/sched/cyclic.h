@@ -1,0 +1,26 @@
+/* cyclic.h: the cyclic objective's solver side (internal to sched): the
+ * least period a schedule's times allow. The objective, its checker and its
+ * bound are public (parplan/sched.h); this is what pp_sched_solve uses. */
+#ifndef PP_SCHED_CYCLIC_H
+#define PP_SCHED_CYCLIC_H
+
+#include "sched/solver.h"
+
+/* The least period at which s, its times fixed, repeats with each device's
+ * optimizer step between iterations: its longest device span, or a longer
+ * channel's window from its first transfer to its last. INFINITY when out
+ * of memory. */
+double sched_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedule *s);
+
+/* PP_EARG, naming the device or the ops, when an iteration may leave a
+ * device's level changed (the cyclic objectives cannot repeat it). */
+pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err);
+
+/* Without the optimizer step: folds the valid cyclic schedule s (s->period
+ * set) at shorter periods, its devices' and channels' orders taken modulo
+ * the period and re-timed earliest, keeping each fold the asynchronous
+ * checker takes, until the bound or the deadline. s stays valid. */
+pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
+                            pp_error *err);
+
+#endif
