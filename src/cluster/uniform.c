@@ -18,7 +18,12 @@
  * that does not fit is never simulated, a simulation stops once it is sure
  * to lose, and candidates whose bound exceeds the best time are not
  * simulated at all. Before a deadline that is the same answer as the
- * exhaustive loop; after it, the best found so far. */
+ * exhaustive loop; after it, the best found so far. The candidates are
+ * shared out to the threads in that order once one plan has a time (until
+ * then one simulation runs at a time, so the first plan under a short limit
+ * has the process's whole share of the machine); a candidate as fast as
+ * the final best has a bound no higher, so it is simulated in full whatever
+ * the threads' timing, and the answer does not depend on them. */
 #include "cluster/optime.h"
 #include "cluster/planner.h"
 #include "core/grow.h"
