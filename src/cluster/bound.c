@@ -659,13 +659,29 @@ static void least_runs(const cluster_stages *st, const run_sums *r, bool replay,
 
 /* One DP step: row[need] = the least over splits of need layers, n to
  * stage s and the rest to the stages after it (next), of the larger of
- * own[n] and next[need - n]. */
+ * own[n] and next[need - n]. Both only grow with their layers (a run of
+ * n + 1 holds one of n, and each figure adds up over layers), so the
+ * larger is least where own crosses next: a bisection, not every n (the
+ * tables are built for every branch, most only for their root bound). */
 static void split_row(int L, int after, const double *own, const double *next, double *row)
 {
     for (int need = 0; need <= L; need++) {
-        row[need] = INFINITY;
-        for (int n = 1; n <= need - after; n++)
-            row[need] = least(row[need], most(own[n], next ? next[need - n] : need == n ? 0 : INFINITY));
+        int hi = need - after;
+        if (hi < 1 || !next) {
+            /* the last stage takes them all */
+            row[need] = hi < 1 || hi != need ? INFINITY : own[need];
+            continue;
+        }
+        int lo = 1, top = hi;
+        while (lo < top) {
+            int n = lo + (top - lo) / 2;
+            if (own[n] >= next[need - n])
+                top = n;
+            else
+                lo = n + 1;
+        }
+        double at = most(own[lo], next[need - lo]);
+        row[need] = lo > 1 ? least(at, most(own[lo - 1], next[need - lo + 1])) : at;
     }
 }
 

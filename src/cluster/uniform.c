@@ -18,7 +18,12 @@
  * that does not fit is never simulated, a simulation stops once it is sure
  * to lose, and candidates whose bound exceeds the best time are not
  * simulated at all. Before a deadline that is the same answer as the
- * exhaustive loop; after it, the best found so far. */
+ * exhaustive loop; after it, the best found so far. The candidates are
+ * shared out to the threads in that order once one plan has a time (until
+ * then one simulation runs at a time, so the first plan under a short limit
+ * has the process's whole share of the machine); a candidate as fast as
+ * the final best has a bound no higher, so it is simulated in full whatever
+ * the threads' timing, and the answer does not depend on them. */
 #include "cluster/optime.h"
 #include "cluster/planner.h"
 #include "core/grow.h"
@@ -69,6 +74,11 @@ typedef struct {
     int count;
     /* the judging threads share what follows under lock */
     pthread_mutex_t lock;
+    /* Until a plan is in hand one thread simulates at a time: the first
+     * plan under a short limit needs the whole of the process's share of
+     * the machine (a loaded machine shares it among the threads). */
+    pthread_cond_t first_done;
+    bool first_running;
     int next;             /* the list's next candidate */
     bool stop;
     pp_status status;     /* the first error */
@@ -317,11 +327,20 @@ static pp_status try_one(uniform_search *u, const candidate *cand, double *peak,
     pp_status s = PP_OK;
     if (pp_cluster_plan_validate(u->c, u->w, p, &ignored) == PP_OK && fits(u, p, peak)) {
         pthread_mutex_lock(&u->lock);
+        while (!u->best && u->first_running && !u->stop)
+            pthread_cond_wait(&u->first_done, &u->lock);
         double cutoff = u->best_time;
         bool first = !u->best;
+        u->first_running |= first;
         pthread_mutex_unlock(&u->lock);
         s = cluster_clock_simulate(u->clock, u->c, u->w, p, u->start_time, cutoff, first, &time, &report,
                                    err);
+        pthread_mutex_lock(&u->lock);
+        if (first) {
+            u->first_running = false;
+            pthread_cond_broadcast(&u->first_done);
+        }
+        pthread_mutex_unlock(&u->lock);
     }
     pthread_mutex_lock(&u->lock);
     if (s == PP_OK && (time < u->best_time || (time == u->best_time && cand->index < u->best_index))) {
@@ -390,6 +409,7 @@ static void *judge_some(void *arg)
                 u->err = e;
             }
             u->stop = true;
+            pthread_cond_broadcast(&u->first_done);
             pthread_mutex_unlock(&u->lock);
         }
     }
@@ -435,9 +455,11 @@ pp_status cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w
     uniform_search u = {.c = c, .w = w, .start_time = start_time, .clock = k,
                         .best_time = INFINITY, .best_index = -1};
     pthread_mutex_init(&u.lock, NULL);
+    pthread_cond_init(&u.first_done, NULL);
     pp_status s = prepare(&u) && enumerate(&u)
                       ? judge_all(&u, threads > 0 ? threads : 1, err)
                       : pp_error_set(err, PP_ENOMEM, "out of memory listing the uniform plans");
+    pthread_cond_destroy(&u.first_done);
     pthread_mutex_destroy(&u.lock);
     free(u.live);
     free(u.rate_prefix);
