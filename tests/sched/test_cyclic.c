@@ -118,8 +118,9 @@ static void channel(void)
     pp_sched_problem_free(p);
 }
 
-/* A device that keeps what an iteration takes cannot repeat it, and the
- * solver says so before searching. */
+/* A device that keeps what an iteration takes cannot repeat it, nor has an
+ * iteration where nothing takes time a least period: the solver says so
+ * before searching. */
 static void growing_level(void)
 {
     pp_sched_problem *p = pp_sched_problem_new();
@@ -139,6 +140,15 @@ static void growing_level(void)
     pp_error err = {0};
     CHECK_EQ_INT(pp_sched_solve(p, &o, &r, &err), PP_EARG);
     CHECK(strstr(err.message, "give back") != NULL);
+    pp_sched_problem *still = pp_sched_problem_new();
+    pp_sched_add_op(still, "a", "forward", 0, 0, 0);
+    pp_sched_add_device(still, "g", INFINITY);
+    if ((still = finish(still))) {
+        pp_error why = {0};
+        CHECK_EQ_INT(pp_sched_solve(still, &o, &r, &why), PP_EARG);
+        CHECK(strstr(why.message, "takes time") != NULL);
+        pp_sched_problem_free(still);
+    }
     pp_sched_schedule_free(s);
     pp_sched_problem_free(p);
 }
