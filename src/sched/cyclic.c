@@ -202,8 +202,6 @@ pp_status pp_sched_check_cyclic(const pp_sched_problem *p, const pp_sched_schedu
     if (st != PP_OK) {
         report->violations = single.violations;
         pp_sched_report_free(&single);
-        if (st == PP_INFEASIBLE)
-            pp_error_set(err, st, "one iteration alone: %s", err->message);
         return st;
     }
     size_t most = (size_t)(p->op_count > p->dep_count ? p->op_count : p->dep_count) + 1;
@@ -293,7 +291,8 @@ double sched_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedu
 
 /* Whatever the placement, every device with a capacity must get back what
  * each iteration takes there: the adjustments of the ops forced onto it sum
- * to zero, and so do those of every colocated group free to move. */
+ * to zero, and so do those of every colocated group free to move. And some
+ * op or transfer must take time, or no period is the least. */
 pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err)
 {
     int D = p->device_count, n = p->op_count;
@@ -318,6 +317,14 @@ pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err)
                               p->op_name[k - D], net[k]);
     }
     free(net), free(scale);
+    double time = 0;
+    for (int i = 0; i < n; i++)
+        time += p->duration[i];
+    for (int e = 0; e < p->dep_count; e++)
+        time += p->dep_comm[e];
+    if (st == PP_OK && !(time > 0))
+        st = pp_error_set(err, PP_EARG, "the cyclic objective needs an op or a transfer that takes time: with "
+                          "none, every period > 0 repeats the iteration and none is the least");
     return st;
 }
 

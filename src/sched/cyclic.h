@@ -13,7 +13,8 @@
 double sched_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedule *s);
 
 /* PP_EARG, naming the device or the ops, when an iteration may leave a
- * device's level changed (the cyclic objectives cannot repeat it). */
+ * device's level changed (the cyclic objectives cannot repeat it), or when
+ * nothing takes time (every period > 0 would do). */
 pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err);
 
 /* Without the optimizer step: folds the valid cyclic schedule s (s->period

@@ -4,11 +4,13 @@
  * grow); the lower bound against every schedule of small problems on a
  * half-unit grid that the checker takes; the solver's periods checked,
  * at or above the bound, the asynchronous one no longer than the
- * synchronous one; and the ZB-V reference repeated at its spans. */
+ * synchronous one; and the ZB-V reference repeated at its spans; the
+ * commands: a cyclic schedule written with its period, read back and
+ * checked at it, a shorter period refused, a bad period refused. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "check.h"
+#include "cli_run.h"
 #include "parplan/sched.h"
 #include "sched/cyclic.h"
 
@@ -25,7 +27,7 @@ static pp_sched_problem *finish(pp_sched_problem *p)
 }
 
 /* Expects the cyclic checker's verdict, and a message naming the rule. */
-static void expect(const pp_sched_problem *p, const pp_sched_schedule *s, double T, bool async, const char *needle)
+static void expect_cyclic(const pp_sched_problem *p, const pp_sched_schedule *s, double T, bool async, const char *needle)
 {
     pp_sched_cyclic_report r;
     pp_error err = {0};
@@ -65,10 +67,10 @@ static void device_and_memory(void)
         for (int i = 0; i < 3; i++)
             s->start[i] = start[i], s->end[i] = start[i] + p->duration[i];
         if (cap) {
-            expect(p, s, 4, true, NULL);
-            expect(p, s, 6, false, NULL);
-            expect(p, s, 4, false, "optimizer step");
-            expect(p, s, 3.5, true, "overlaps");
+            expect_cyclic(p, s, 4, true, NULL);
+            expect_cyclic(p, s, 6, false, NULL);
+            expect_cyclic(p, s, 4, false, "optimizer step");
+            expect_cyclic(p, s, 3.5, true, "overlaps");
             pp_sched_cyclic_report r;
             pp_error err = {0};
             CHECK_EQ_INT(pp_sched_check_cyclic(p, s, 4, true, &r, &err), PP_OK);
@@ -78,10 +80,10 @@ static void device_and_memory(void)
             CHECK(r.peak_memory && r.peak_memory[0] == 1 && r.bubble == 0.5);
             pp_sched_cyclic_report_free(&r);
         } else {
-            expect(p, s, 4, true, "holds up to 2");
-            expect(p, s, 6, false, NULL);
+            expect_cyclic(p, s, 4, true, "holds up to 2");
+            expect_cyclic(p, s, 6, false, NULL);
         }
-        expect(p, s, 0, true, "period must be");
+        expect_cyclic(p, s, 0, true, "period must be");
         pp_sched_schedule_free(s);
         pp_sched_problem_free(p);
     }
@@ -107,17 +109,18 @@ static void channel(void)
         s->device[i] = device[i], s->start[i] = start[i], s->end[i] = start[i] + p->duration[i];
     s->transfer_start[0] = 1, s->transfer_end[0] = 2.5;
     s->transfer_start[1] = 2.5, s->transfer_end[1] = 4;
-    expect(p, s, 2, true, "on channel");
-    expect(p, s, 3, true, NULL);
-    expect(p, s, 3, false, NULL);
+    expect_cyclic(p, s, 2, true, "on channel");
+    expect_cyclic(p, s, 3, true, NULL);
+    expect_cyclic(p, s, 3, false, NULL);
     CHECK(sched_cyclic_step_period(p, s) == 3);
     CHECK(pp_sched_cyclic_lower_bound(p, true) == 3);
     pp_sched_schedule_free(s);
     pp_sched_problem_free(p);
 }
 
-/* A device that keeps what an iteration takes cannot repeat it, and the
- * solver says so before searching. */
+/* A device that keeps what an iteration takes cannot repeat it, nor has an
+ * iteration where nothing takes time a least period: the solver says so
+ * before searching. */
 static void growing_level(void)
 {
     pp_sched_problem *p = pp_sched_problem_new();
@@ -128,7 +131,7 @@ static void growing_level(void)
         return;
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     s->end[0] = 1;
-    expect(p, s, 5, true, "grow");
+    expect_cyclic(p, s, 5, true, "grow");
     pp_sched_options o;
     pp_sched_options_default(&o);
     o.objective = PP_SCHED_CYCLIC;
@@ -137,6 +140,15 @@ static void growing_level(void)
     pp_error err = {0};
     CHECK_EQ_INT(pp_sched_solve(p, &o, &r, &err), PP_EARG);
     CHECK(strstr(err.message, "give back") != NULL);
+    pp_sched_problem *still = pp_sched_problem_new();
+    pp_sched_add_op(still, "a", "forward", 0, 0, 0);
+    pp_sched_add_device(still, "g", INFINITY);
+    if ((still = finish(still))) {
+        pp_error why = {0};
+        CHECK_EQ_INT(pp_sched_solve(still, &o, &r, &why), PP_EARG);
+        CHECK(strstr(why.message, "takes time") != NULL);
+        pp_sched_problem_free(still);
+    }
     pp_sched_schedule_free(s);
     pp_sched_problem_free(p);
 }
@@ -281,11 +293,34 @@ static void zb_v_repeated(void)
         CHECK_EQ_INT(pp_sched_check(p, s, &single, &err), PP_OK);
         CHECK(T == single.max_span);
         pp_sched_report_free(&single);
-        expect(p, s, T, false, NULL);
-        expect(p, s, T - 0.5, false, "optimizer step");
+        expect_cyclic(p, s, T, false, NULL);
+        expect_cyclic(p, s, T - 0.5, false, "optimizer step");
     }
     pp_sched_schedule_free(s);
     pp_sched_problem_free(p);
+}
+
+/* gen -> schedule --objective cyclic -> check-schedule, which takes the
+ * written "period"; --period overrides it. */
+static void commands(void)
+{
+    char command[2048];
+    const char *tmp = "sched_cyclic_tmp";
+    snprintf(command, sizeof command,
+             "%s gen pipeline --pp 4 --microbatches 8 --scheme 1f1b --mem-act 4 --comm 0.3 --out %s-p.json && "
+             "%s schedule %s-p.json --objective cyclic-async --timeout 1 --threads 1 --quiet --out %s-s.json && "
+             "grep -c '\"period\"' %s-s.json",
+             PP_CLI, tmp, PP_CLI, tmp, tmp, tmp);
+    expect(command, 0, "1");
+    snprintf(command, sizeof command, "%s check-schedule %s-p.json %s-s.json --async", PP_CLI, tmp, tmp);
+    expect(command, 0, "valid repeated (asynchronous)");
+    snprintf(command, sizeof command, "%s check-schedule %s-p.json %s-s.json --period 20", PP_CLI, tmp, tmp);
+    expect(command, 1, "INVALID");
+    snprintf(command, sizeof command, "sed 's/\"period\": [0-9.e+]*/\"period\": 0/' %s-s.json > %s-z.json && "
+             "%s check-schedule %s-p.json %s-z.json", tmp, tmp, PP_CLI, tmp, tmp);
+    expect(command, 2, "period");
+    snprintf(command, sizeof command, "rm -f %s-p.json %s-s.json %s-z.json", tmp, tmp, tmp);
+    expect(command, 0, NULL);
 }
 
 int main(void)
@@ -296,5 +331,6 @@ int main(void)
     bound_brute_force();
     solved();
     zb_v_repeated();
+    commands();
     return CHECK_DONE();
 }
