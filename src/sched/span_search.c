@@ -432,7 +432,7 @@ static int waiting_chains(span_state *st, int d, double tolerance)
  * together do). The orders are re-timed after each op moved, so the next
  * one is placed on the chains' new times. Kept when it beats the kept
  * orders. */
-static bool hurry_chains(span_state *st, int d, double tolerance)
+static bool hurry_chains(span_state *st, int d, double tolerance, const pp_deadline *deadline)
 {
     size_t bytes = (size_t)st->p->op_count * sizeof(int);
     int count = waiting_chains(st, d, tolerance), moved = 0;
@@ -441,6 +441,10 @@ static bool hurry_chains(span_state *st, int d, double tolerance)
     pp_sched_schedule_copy(st->trial, st->kept);
     bool timed = true;
     for (int c = 0; c < count && timed; c++) {
+        if (pp_deadline_passed(deadline)) {  /* each op moved costs a re-timing: 169 at P = 32 */
+            timed = false;
+            break;
+        }
         int v = st->chain[c], dv = st->device[v], *row = st->ops + st->first[dv], at = 0, swaps = 0;
         while (row[at] != v)
             at++;
@@ -486,7 +490,7 @@ static bool improve_once(span_state *st, double tolerance, const pp_deadline *de
         for (int mode = 0; mode < RESEQ_MODES && st->length[st->by_span[k]] > 0; mode++)
             if (try_resequence(st, st->by_span[k], mode, tolerance))
                 return true;
-    if (pull_on_chain(st, st->by_span[0], tolerance) || hurry_chains(st, st->by_span[0], tolerance))
+    if (pull_on_chain(st, st->by_span[0], tolerance) || hurry_chains(st, st->by_span[0], tolerance, deadline))
         return true;
     return fill_one_gap(st, st->by_span[0], tolerance, deadline);
 }
