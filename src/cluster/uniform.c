@@ -331,8 +331,15 @@ static pp_status try_one(uniform_search *u, const candidate *cand, double *peak,
             pthread_cond_wait(&u->first_done, &u->lock);
         double cutoff = u->best_time;
         bool first = !u->best;
-        u->first_running |= first;
+        /* the wait may have outlasted the clock: at thousands of GPUs even
+         * a simulation stopped at once costs its set-up */
+        bool late = u->stop || (first ? cluster_clock_over(u->clock) : cluster_clock_late(u->clock));
+        u->first_running |= first && !late;
         pthread_mutex_unlock(&u->lock);
+        if (late) {
+            pp_cluster_plan_free(p);
+            return PP_OK;
+        }
         s = cluster_clock_simulate(u->clock, u->c, u->w, p, u->start_time, cutoff, first, &time, &report,
                                    err);
         pthread_mutex_lock(&u->lock);
