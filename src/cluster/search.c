@@ -236,7 +236,7 @@ static int child_order(const void *a, const void *b)
     return x->n != y->n ? x->n - y->n : (int)x->replay - (int)y->replay;
 }
 
-/* Adds the child (n, replay) unless pruned. */
+/* cluster_stage_cost, from the worker's memo when the branch fits in it. */
 static cluster_cost stage_cost(worker *wk, int s, int first, int n, bool replay)
 {
     if (!wk->memoized)
@@ -248,6 +248,7 @@ static cluster_cost stage_cost(worker *wk, int s, int first, int n, bool replay)
     return m->cost;
 }
 
+/* Adds the child (n, replay) unless pruned. */
 static void consider(worker *wk, int s, int first, int n, bool replay, cluster_walk walk, double best,
                      child *out, int *count)
 {
@@ -388,7 +389,8 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
     wk->greedy = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->greedy_replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
     wk->children = pp_arena_alloc(a, (size_t)b->stage_count * 2 * (size_t)(L + 1) * sizeof(child));
-    if (!wk->layers || !wk->replay || !wk->costs || !wk->windows || !wk->greedy || !wk->greedy_replay || !wk->children)
+    if (!wk->layers || !wk->replay || !wk->costs || !wk->windows || !wk->greedy || !wk->greedy_replay ||
+        !wk->children)
         return false;
     size_t costs = (size_t)b->stage_count * (size_t)L * (size_t)(L + 1) * 2;
     wk->memoized = wk->memo && costs <= COST_MEMO;
