@@ -510,24 +510,16 @@ static void *rank_some(void *arg)
 
 bool cluster_search_rank(cluster_search *sh, int threads)
 {
-    ranker rankers[threads];
-    pthread_t ids[threads];
-    int started = 0;
-    for (int t = 0; t < threads; t++) {
+    ranker *rankers = calloc((size_t)threads, sizeof *rankers);
+    if (!rankers)
+        return false;
+    for (int t = 0; t < threads; t++)
         rankers[t] = (ranker){sh, t, threads, true};
-        if (t > 0 && pthread_create(&ids[t], NULL, rank_some, &rankers[t]) != 0)
-            break;
-        started++;
-    }
-    /* this thread's share, and those of threads that did not start */
-    rank_some(&rankers[0]);
-    for (int t = started; t < threads; t++)
-        rank_some(&rankers[t]);
-    for (int t = 1; t < started; t++)
-        pthread_join(ids[t], NULL);
+    cluster_threads_run(threads, rank_some, rankers, sizeof *rankers);
     bool ok = true;
     for (int t = 0; t < threads; t++)
         ok &= rankers[t].ok;
+    free(rankers);
     if (!ok)
         return false;
     qsort(sh->branches, (size_t)sh->branch_count, sizeof *sh->branches, branch_order);
@@ -537,34 +529,23 @@ bool cluster_search_rank(cluster_search *sh, int threads)
 pp_status cluster_search_run(cluster_search *sh, int threads, pp_error *err)
 {
     worker *workers = calloc((size_t)threads, sizeof *workers);
-    pthread_t *ids = calloc((size_t)threads, sizeof *ids);
     double *peaks = calloc((size_t)threads * (size_t)sh->c->device_count + 1, sizeof(double));
-    if (!workers || !ids || !peaks) {
+    if (!workers || !peaks) {
         free(workers);
-        free(ids);
         free(peaks);
         return pp_error_set(err, PP_ENOMEM, "out of memory starting the search threads");
     }
-    int started = 0;
-    for (int t = 0; t < threads; t++) {
+    for (int t = 0; t < threads; t++)
         /* without its memo a worker works every cost out (slower, same answers) */
         workers[t] = (worker){.sh = sh, .peak = peaks + (size_t)t * (size_t)sh->c->device_count,
                               .memo = calloc(COST_MEMO, sizeof(cost_memo))};
-        if (t > 0 && pthread_create(&ids[t], NULL, worker_main, &workers[t]) != 0)
-            break;
-        started++;
-    }
-    worker_main(&workers[0]);
-    for (int t = 1; t < started; t++)
-        pthread_join(ids[t], NULL);
-    for (int t = 0; t < started; t++) {
+    cluster_threads_run(threads, worker_main, workers, sizeof *workers);
+    for (int t = 0; t < threads; t++) {
         sh->nodes += workers[t].nodes;
         sh->simulations += workers[t].simulations;
-    }
-    for (int t = 0; t < threads; t++)
         free(workers[t].memo);
+    }
     free(workers);
-    free(ids);
     free(peaks);
     return PP_OK;
 }
