@@ -1034,7 +1034,8 @@ double cluster_open_windows(const cluster_stages *st, const cluster_cost *fixed,
         return -INFINITY;
     /* stage e, open at its floors in the carried chains' trips, is fixed now */
     const cluster_cost *f = &st->open_floor[e];
-    carried += fixed[e].forward + fixed[e].backward + 2 * fixed[e].hop - (f->forward + f->backward + 2 * f->hop);
+    carried += fixed[e].forward + fixed[e].backward + 2 * fixed[e].hop -
+               (f->forward + f->backward + 2 * f->hop);
     double in[s];
     in[0] = 0.0;
     for (int k = 1; k < s; k++)

@@ -236,7 +236,7 @@ static int child_order(const void *a, const void *b)
     return x->n != y->n ? x->n - y->n : (int)x->replay - (int)y->replay;
 }
 
-/* Adds the child (n, replay) unless pruned. */
+/* cluster_stage_cost, from the worker's memo when the branch fits in it. */
 static cluster_cost stage_cost(worker *wk, int s, int first, int n, bool replay)
 {
     if (!wk->memoized)
@@ -248,6 +248,7 @@ static cluster_cost stage_cost(worker *wk, int s, int first, int n, bool replay)
     return m->cost;
 }
 
+/* Adds the child (n, replay) unless pruned. */
 static void consider(worker *wk, int s, int first, int n, bool replay, cluster_walk walk, double best,
                      child *out, int *count)
 {
@@ -388,7 +389,8 @@ static bool worker_branch(worker *wk, cluster_branch *b, pp_arena *a)
     wk->greedy = pp_arena_alloc(a, (size_t)b->stage_count * sizeof(int));
     wk->greedy_replay = pp_arena_calloc(a, (size_t)b->stage_count, sizeof(bool));
     wk->children = pp_arena_alloc(a, (size_t)b->stage_count * 2 * (size_t)(L + 1) * sizeof(child));
-    if (!wk->layers || !wk->replay || !wk->costs || !wk->windows || !wk->greedy || !wk->greedy_replay || !wk->children)
+    if (!wk->layers || !wk->replay || !wk->costs || !wk->windows || !wk->greedy || !wk->greedy_replay ||
+        !wk->children)
         return false;
     size_t costs = (size_t)b->stage_count * (size_t)L * (size_t)(L + 1) * 2;
     wk->memoized = wk->memo && costs <= COST_MEMO;
@@ -508,24 +510,16 @@ static void *rank_some(void *arg)
 
 bool cluster_search_rank(cluster_search *sh, int threads)
 {
-    ranker rankers[threads];
-    pthread_t ids[threads];
-    int started = 0;
-    for (int t = 0; t < threads; t++) {
+    ranker *rankers = calloc((size_t)threads, sizeof *rankers);
+    if (!rankers)
+        return false;
+    for (int t = 0; t < threads; t++)
         rankers[t] = (ranker){sh, t, threads, true};
-        if (t > 0 && pthread_create(&ids[t], NULL, rank_some, &rankers[t]) != 0)
-            break;
-        started++;
-    }
-    /* this thread's share, and those of threads that did not start */
-    rank_some(&rankers[0]);
-    for (int t = started; t < threads; t++)
-        rank_some(&rankers[t]);
-    for (int t = 1; t < started; t++)
-        pthread_join(ids[t], NULL);
+    cluster_threads_run(threads, rank_some, rankers, sizeof *rankers);
     bool ok = true;
     for (int t = 0; t < threads; t++)
         ok &= rankers[t].ok;
+    free(rankers);
     if (!ok)
         return false;
     qsort(sh->branches, (size_t)sh->branch_count, sizeof *sh->branches, branch_order);
@@ -535,34 +529,23 @@ bool cluster_search_rank(cluster_search *sh, int threads)
 pp_status cluster_search_run(cluster_search *sh, int threads, pp_error *err)
 {
     worker *workers = calloc((size_t)threads, sizeof *workers);
-    pthread_t *ids = calloc((size_t)threads, sizeof *ids);
     double *peaks = calloc((size_t)threads * (size_t)sh->c->device_count + 1, sizeof(double));
-    if (!workers || !ids || !peaks) {
+    if (!workers || !peaks) {
         free(workers);
-        free(ids);
         free(peaks);
         return pp_error_set(err, PP_ENOMEM, "out of memory starting the search threads");
     }
-    int started = 0;
-    for (int t = 0; t < threads; t++) {
+    for (int t = 0; t < threads; t++)
         /* without its memo a worker works every cost out (slower, same answers) */
         workers[t] = (worker){.sh = sh, .peak = peaks + (size_t)t * (size_t)sh->c->device_count,
                               .memo = calloc(COST_MEMO, sizeof(cost_memo))};
-        if (t > 0 && pthread_create(&ids[t], NULL, worker_main, &workers[t]) != 0)
-            break;
-        started++;
-    }
-    worker_main(&workers[0]);
-    for (int t = 1; t < started; t++)
-        pthread_join(ids[t], NULL);
-    for (int t = 0; t < started; t++) {
+    cluster_threads_run(threads, worker_main, workers, sizeof *workers);
+    for (int t = 0; t < threads; t++) {
         sh->nodes += workers[t].nodes;
         sh->simulations += workers[t].simulations;
-    }
-    for (int t = 0; t < threads; t++)
         free(workers[t].memo);
+    }
     free(workers);
-    free(ids);
     free(peaks);
     return PP_OK;
 }

@@ -427,26 +427,16 @@ static pp_status judge_all(uniform_search *u, int threads, pp_error *err)
 {
     qsort(u->list, (size_t)u->count, sizeof *u->list, by_bound);
     judge *judges = calloc((size_t)threads, sizeof *judges);
-    pthread_t *ids = calloc((size_t)threads, sizeof *ids);
     double *peaks = calloc((size_t)threads * ((size_t)u->c->device_count + 1), sizeof(double));
-    if (!judges || !ids || !peaks) {
+    if (!judges || !peaks) {
         free(judges);
-        free(ids);
         free(peaks);
         return pp_error_set(err, PP_ENOMEM, "out of memory starting the uniform plans' threads");
     }
-    int started = 0;
-    for (int t = 0; t < threads; t++) {
+    for (int t = 0; t < threads; t++)
         judges[t] = (judge){u, peaks + (size_t)t * ((size_t)u->c->device_count + 1)};
-        if (t > 0 && pthread_create(&ids[t], NULL, judge_some, &judges[t]) != 0)
-            break;
-        started++;
-    }
-    judge_some(&judges[0]);
-    for (int t = 1; t < started; t++)
-        pthread_join(ids[t], NULL);
+    cluster_threads_run(threads, judge_some, judges, sizeof *judges);
     free(judges);
-    free(ids);
     free(peaks);
     if (u->status != PP_OK)
         return pp_error_set(err, u->status, "%s", u->err.message);
