@@ -631,7 +631,7 @@ static bool search_from(span_state *st, pp_sched_schedule *s, const pp_deadline 
     return true;
 }
 
-#define COMPACT_SHARE 0.05
+enum { COMPACTIONS = 8 };  /* two per search, two to compare the searches' answers */
 
 pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
                             bool *improved, pp_error *err)
@@ -667,17 +667,22 @@ pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, con
          * the greedy's policy with the shortest span, when it differs
          * (neither rule nor start wins everywhere: BENCHMARKS.md, issue
          * 17); the best answer kept. */
+        /* Comparing answers re-times them (span.c, a bisection): up to
+         * COMPACTIONS after the passes' deadlines, each timed here on the
+         * start, so that the search leaves them room (at P = 64 under load
+         * a 20 s run otherwise took 39 s). */
+        double timed_at = pp_now();
+        if (sched_compact_spans(p, s, err) != PP_OK)
+            status = PP_ENOMEM;
+        double compaction = pp_now() - timed_at, whole = pp_deadline_left(deadline);
         pp_sched_schedule_copy(fronted, s);
-        /* COMPACT_SHARE of the time is left for re-timing the answers to
-         * compare them: 2 s at P = 64 (49,152 ops), after the deadline
-         * without it. */
-        double left = (1 - COMPACT_SHARE) * pp_deadline_left(deadline);
+        double left = whole - fmin(0.5 * whole, COMPACTIONS * compaction);
         pp_deadline first = left > 0 ? pp_deadline_within(deadline, left / 3) : *deadline;
         pp_deadline second = left > 0 ? pp_deadline_within(deadline, 2 * left / 3) : *deadline;
         pp_deadline third = left > 0 ? pp_deadline_within(deadline, left) : *deadline;
         bool plain_improved = false, front_improved = false, other_improved = false, other_found = false;
         double tolerance = 1e-9 * fmax(1, pp_sched_makespan(s));
-        if (!search_from(&st, s, &first, &plain_improved) ||
+        if (status != PP_OK || !search_from(&st, s, &first, &plain_improved) ||
             (st.front_rule = true, !search_from(&st, fronted, &second, &front_improved)))
             status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         else if (front_improved && (!plain_improved || kicks_win(p, s, fronted, tolerance)))
