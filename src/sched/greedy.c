@@ -487,3 +487,64 @@ bool sched_construct_greedy(const pp_sched_problem *p, const double *head, const
         cost->broken = 1, cost->overflow = INFINITY, cost->makespan = INFINITY;
     return true;
 }
+
+/* The longest per-device span of s, each device from its first op's start. */
+static double longest_span(const pp_sched_problem *p, const pp_sched_schedule *s, double *first, double *last)
+{
+    for (int d = 0; d < p->device_count; d++)
+        first[d] = INFINITY, last[d] = -INFINITY;
+    for (int i = 0; i < p->op_count; i++) {
+        int d = s->device[i];
+        first[d] = fmin(first[d], s->start[i]), last[d] = fmax(last[d], s->end[i]);
+    }
+    double span = 0;
+    for (int d = 0; d < p->device_count; d++)
+        if (last[d] >= first[d])
+            span = fmax(span, last[d] - first[d]);
+    return span;
+}
+
+bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *deadline, pp_sched_schedule *out,
+                                 bool *found)
+{
+    size_t n = (size_t)p->op_count + 1, D = (size_t)p->device_count + 1;
+    double *head = malloc(n * sizeof(double)), *tail = malloc(n * sizeof(double));
+    double *first = malloc(D * sizeof(double)), *last = malloc(D * sizeof(double));
+    pp_sched_schedule *trial = pp_sched_schedule_new(p);
+    sched_solution list = {0};
+    sched_decoder dec;
+    bool dec_ok = sched_decoder_init(&dec, p);
+    traits t = {0};
+    sim s;
+    bool ok = head && tail && first && last && trial && dec_ok && sched_solution_alloc(&list, p->op_count);
+    if (ok)
+        sched_heads_tails(p, head, tail);
+    bool traited = ok && traits_init(p, head, &t);  /* each frees itself when it fails */
+    bool simulating = traited && sim_init(&s, p, tail, &t);
+    ok = ok && simulating;
+    double best = INFINITY;
+    *found = false;
+    for (int k = 0; ok && k < GRID_SIZE; k++) {
+        s.pol = grid_point(k);
+        if (!simulate(&s, deadline, &list))
+            break;
+        sched_decode(&dec, &list);
+        sched_cost c = sched_cost_of(&dec);
+        if (c.broken != 0 || c.overflow != 0)
+            continue;
+        sched_decoder_export(&dec, &list, trial);
+        double span = longest_span(p, trial, first, last);
+        if (span < best)
+            best = span, *found = true, pp_sched_schedule_copy(out, trial);
+    }
+    if (simulating)
+        sim_free(&s);
+    if (traited)
+        traits_free(&t);
+    if (dec_ok)
+        sched_decoder_free(&dec);
+    sched_solution_free(&list);
+    pp_sched_schedule_free(trial);
+    free(head), free(tail), free(first), free(last);
+    return ok;
+}

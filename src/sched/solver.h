@@ -101,6 +101,13 @@ bool sched_construct_greedy(const pp_sched_problem *p, const double *head, const
                             const pp_deadline *deadline, sched_decoder *dec, sched_solution *out,
                             sched_solution *scratch, sched_cost *cost);
 
+/* The greedy's policy whose schedule has the shortest longest per-device
+ * span (earliest times), into out, *found false when no policy fits
+ * memory: another start for the span search (span_search.c), whose best
+ * start by makespan can be far from its best by span. false: out of memory. */
+bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *deadline, pp_sched_schedule *out,
+                                 bool *found);
+
 /* Local search over (device, list): late-acceptance hill climbing with moves
  * that shift an op within its precedence window, pull a critical op before
  * its device predecessor, or move an op to another device. */

@@ -20,7 +20,8 @@
  * Each move is timed earliest and kept when the schedule fits memory and
  * the longest span falls, or stays and the summed spans fall (in a second
  * search from the same start, or both stay and the longest device's work
- * ends earlier; the shorter of the two answers is kept). When no move
+ * ends earlier; a third starts from the greedy's policy with the shortest
+ * span; the shortest answer is kept). When no move
  * is kept, the rest of the time goes to kicks (a few adjacent ops swapped
  * on the longest devices, then the same descent; the best kept), until the
  * deadline or KICK_TRIES kicks in a row find nothing shorter. Moving an op earlier past
@@ -630,6 +631,8 @@ static bool search_from(span_state *st, pp_sched_schedule *s, const pp_deadline 
     return true;
 }
 
+enum { COMPACTIONS = 8 };  /* two per search, two to compare the searches' answers */
+
 pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
                             bool *improved, pp_error *err)
 {
@@ -660,19 +663,40 @@ pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, con
         !st.chain || !st.keyed || !fronted) {
         status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     } else {
-        /* Half the time for each acceptance rule (neither wins everywhere,
-         * BENCHMARKS.md, issue 17), the better answer kept. */
+        /* A third of the time for each acceptance rule from s, and one for
+         * the greedy's policy with the shortest span, when it differs
+         * (neither rule nor start wins everywhere: BENCHMARKS.md, issue
+         * 17); the best answer kept. */
+        /* Comparing answers re-times them (span.c, a bisection): up to
+         * COMPACTIONS after the passes' deadlines, each timed here on the
+         * start, so that the search leaves them room (at P = 64 under load
+         * a 20 s run otherwise took 39 s). */
+        double timed_at = pp_now();
+        if (sched_compact_spans(p, s, err) != PP_OK)
+            status = PP_ENOMEM;
+        double compaction = pp_now() - timed_at, whole = pp_deadline_left(deadline);
         pp_sched_schedule_copy(fronted, s);
-        double left = pp_deadline_left(deadline);
-        pp_deadline half = left > 0 ? pp_deadline_within(deadline, 0.5 * left) : *deadline;
-        bool plain_improved = false, front_improved = false;
+        double left = whole - fmin(0.5 * whole, COMPACTIONS * compaction);
+        pp_deadline first = left > 0 ? pp_deadline_within(deadline, left / 3) : *deadline;
+        pp_deadline second = left > 0 ? pp_deadline_within(deadline, 2 * left / 3) : *deadline;
+        pp_deadline third = left > 0 ? pp_deadline_within(deadline, left) : *deadline;
+        bool plain_improved = false, front_improved = false, other_improved = false, other_found = false;
         double tolerance = 1e-9 * fmax(1, pp_sched_makespan(s));
-        if (!search_from(&st, s, &half, &plain_improved) ||
-            (st.front_rule = true, !search_from(&st, fronted, deadline, &front_improved)))
+        if (status != PP_OK || !search_from(&st, s, &first, &plain_improved) ||
+            (st.front_rule = true, !search_from(&st, fronted, &second, &front_improved)))
             status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         else if (front_improved && (!plain_improved || kicks_win(p, s, fronted, tolerance)))
             pp_sched_schedule_copy(s, fronted);
         *improved = plain_improved || front_improved;
+        st.front_rule = false;
+        if (status == PP_OK && !sched_construct_greedy_span(p, &third, fronted, &other_found))
+            status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+        if (status == PP_OK && other_found && !search_from(&st, fronted, &third, &other_improved))
+            status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+        if (status == PP_OK && other_found && kicks_win(p, s, fronted, tolerance)) {
+            pp_sched_schedule_copy(s, fronted);
+            *improved = true;
+        }
     }
     pp_sched_schedule_free(fronted);
     free(st.device), free(st.ops), free(st.first), free(st.rows), free(st.length);
