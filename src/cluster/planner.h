@@ -75,7 +75,10 @@ typedef struct {
 } cluster_branch;
 
 /* The samples' worth of work a replica's pass does (pp_cluster_plan_samples). */
-double cluster_branch_samples(const cluster_branch *b);
+static inline double cluster_branch_samples(const cluster_branch *b)
+{
+    return (double)b->micro_batch / b->context_parallel;
+}
 
 /* Sizes a stage's memory and time need, per layer, as prefix sums; work
  * and backward leave recomputation out, replay is what it adds. */

@@ -204,11 +204,6 @@ static bool push(enumeration *e, const cluster_branch *b)
     return true;
 }
 
-double cluster_branch_samples(const cluster_branch *b)
-{
-    return (double)b->micro_batch / b->context_parallel;
-}
-
 /* Every (order, dealing, micro-batch) for fixed TP degrees and dp. */
 /* Sequence parallelism where some kind runs TP, both ways; selective
  * recomputation both ways; the distributed optimizer wherever dp > 1, and
