@@ -332,12 +332,6 @@ pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp
                                  const pp_cluster_plan *p, double start_time, double cutoff,
                                  bool first, double *step, pp_cluster_report *report, pp_error *err);
 
-/* threads.c */
-/* Runs run(context t) for each of `threads` contexts of `size` bytes in
- * the array `contexts`, on as many threads, the first on the caller's;
- * returns when all are done. */
-void cluster_threads_run(int threads, void *(*run)(void *), void *contexts, size_t size);
-
 /* uniform.c */
 /* pp_cluster_uniform_best stopping when k is late once it holds a plan,
  * or past its grace without one: the best found so far (none when the

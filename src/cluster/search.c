@@ -9,6 +9,7 @@
  * key, and pruning is strict, so a complete search gives the same answer
  * whatever the threads and their timing. */
 #include "cluster/search.h"
+#include "core/threads.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -515,7 +516,7 @@ bool cluster_search_rank(cluster_search *sh, int threads)
         return false;
     for (int t = 0; t < threads; t++)
         rankers[t] = (ranker){sh, t, threads, true};
-    cluster_threads_run(threads, rank_some, rankers, sizeof *rankers);
+    pp_threads_run(threads, rank_some, rankers, sizeof *rankers);
     bool ok = true;
     for (int t = 0; t < threads; t++)
         ok &= rankers[t].ok;
@@ -539,7 +540,7 @@ pp_status cluster_search_run(cluster_search *sh, int threads, pp_error *err)
         /* without its memo a worker works every cost out (slower, same answers) */
         workers[t] = (worker){.sh = sh, .peak = peaks + (size_t)t * (size_t)sh->c->device_count,
                               .memo = calloc(COST_MEMO, sizeof(cost_memo))};
-    cluster_threads_run(threads, worker_main, workers, sizeof *workers);
+    pp_threads_run(threads, worker_main, workers, sizeof *workers);
     for (int t = 0; t < threads; t++) {
         sh->nodes += workers[t].nodes;
         sh->simulations += workers[t].simulations;

@@ -27,6 +27,7 @@
 #include "cluster/optime.h"
 #include "cluster/planner.h"
 #include "core/grow.h"
+#include "core/threads.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -435,7 +436,7 @@ static pp_status judge_all(uniform_search *u, int threads, pp_error *err)
     }
     for (int t = 0; t < threads; t++)
         judges[t] = (judge){u, peaks + (size_t)t * ((size_t)u->c->device_count + 1)};
-    cluster_threads_run(threads, judge_some, judges, sizeof *judges);
+    pp_threads_run(threads, judge_some, judges, sizeof *judges);
     free(judges);
     free(peaks);
     if (u->status != PP_OK)

@@ -13,9 +13,9 @@
  * region's size adapts: it grows while regions are proved optimal without
  * a gain and shrinks when the MIP runs out of time or is too big. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/threads.h"
 #include "iopddl/exact.h"
 #include "iopddl/lns.h"
 
@@ -188,8 +188,6 @@ bool iopddl_lns_round(iopddl_lns *s, double seconds)
     lns_job *jobs = s->jobs;
     lns_job *order[64];
     int count = s->threads < 64 ? s->threads : 64;
-    pthread_t thread[64];
-    bool started[64] = {false};
     for (int i = 0; i < count; i++) {
         jobs[i].x = s->best;
         jobs[i].start = pp_rng_below(&s->rng, s->m->node_count);
@@ -198,16 +196,7 @@ bool iopddl_lns_round(iopddl_lns *s, double seconds)
         jobs[i].stop = s->stop;
         order[i] = &jobs[i];
     }
-    /* The calling thread solves the first region itself. */
-    for (int i = 1; i < count; i++)
-        started[i] = pthread_create(&thread[i], NULL, solve_region, &jobs[i]) == 0;
-    solve_region(&jobs[0]);
-    for (int i = 1; i < count; i++) {
-        if (started[i])
-            pthread_join(thread[i], NULL);
-        else
-            solve_region(&jobs[i]);
-    }
+    pp_threads_run(count, solve_region, jobs, sizeof *jobs);
     for (int i = 0; i < count; i++)
         s->overhead = fmax(s->overhead, jobs[i].overhead);
     bool gained = merge_round(s, order, count);

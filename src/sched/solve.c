@@ -10,9 +10,9 @@
  * worker restarts from it now and then, so a fixed number of epochs gives the
  * same answer for a seed and thread count whatever the machine's speed. */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/threads.h"
 #include "sched/coarsen.h"
 #include "sched/cyclic.h"
 #include "sched/mip.h"
@@ -65,7 +65,6 @@ void pp_sched_result_free(pp_sched_result *r)
 typedef struct {
     sched_search *search;
     long iterations;
-    pthread_t thread;
 } worker;
 
 static void *worker_main(void *arg)
@@ -77,13 +76,7 @@ static void *worker_main(void *arg)
 
 static void run_epoch(worker *workers, int count)
 {
-    for (int i = 1; i < count; i++)
-        if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0)
-            workers[i].thread = 0, worker_main(&workers[i]);
-    worker_main(&workers[0]);
-    for (int i = 1; i < count; i++)
-        if (workers[i].thread)
-            pthread_join(workers[i].thread, NULL);
+    pp_threads_run(count, worker_main, workers, sizeof *workers);
 }
 
 static int best_worker(worker *workers, int count)

@@ -21,10 +21,10 @@
  * single additions and removals then polishes the best state (not in the
  * paper: see polish()). */
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
+#include "core/threads.h"
 #include "shard/cost_internal.h"
 #include "shard/action_space.h"
 
@@ -361,8 +361,6 @@ static void *worker_main(void *arg)
 static void run_rollouts(worker *workers, int32_t n_workers, trajectory *traj, int32_t count,
                          const pp_deadline *deadline)
 {
-    pthread_t ids[64];
-    int32_t started = 1;
     for (int32_t w = 0; w < n_workers; w++) {
         workers[w].traj = traj;
         workers[w].count = count;
@@ -370,15 +368,7 @@ static void run_rollouts(worker *workers, int32_t n_workers, trajectory *traj, i
         workers[w].stride = n_workers;
         workers[w].deadline = deadline;
     }
-    for (int32_t w = 1; w < n_workers; w++, started++)
-        if (pthread_create(&ids[w], NULL, worker_main, &workers[w]) != 0)
-            break;
-    if (started < n_workers) /* the rest of the stride falls to this thread */
-        for (int32_t w = started; w < n_workers; w++)
-            worker_main(&workers[w]);
-    worker_main(&workers[0]);
-    for (int32_t w = 1; w < started; w++)
-        pthread_join(ids[w], NULL);
+    pp_threads_run(n_workers, worker_main, workers, sizeof *workers);
 }
 
 /* The plan returned is the best state that fits the memory when one was
