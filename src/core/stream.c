@@ -340,13 +340,19 @@ static void *inflater_main(void *arg)
     return NULL;
 }
 
-static void inflater_free(pp_inflater *f)
+/* The chunks and f itself: all a thread that never started leaves. */
+static void inflater_discard(pp_inflater *f)
 {
     for (int k = 0; k < INFLATE_CHUNKS; k++)
         free(f->chunk[k]);
+    free(f);
+}
+
+static void inflater_free(pp_inflater *f)
+{
     f->src.buf = NULL;
     pp_stream_close(&f->src);
-    free(f);
+    inflater_discard(f);
 }
 
 /* Hands s's inflate over to a thread; false (s unchanged) if none starts. */
@@ -359,9 +365,7 @@ static bool start_inflater(pp_stream *s)
     for (int k = 0; k < INFLATE_CHUNKS; k++)
         ok = (f->chunk[k] = malloc(INFLATE_CHUNK)) != NULL && ok;
     if (!ok || pthread_mutex_init(&f->lock, NULL) != 0) {
-        for (int k = 0; k < INFLATE_CHUNKS; k++)
-            free(f->chunk[k]);
-        free(f);
+        inflater_discard(f);
         return false;
     }
     pthread_cond_init(&f->changed, NULL);
@@ -375,9 +379,7 @@ static bool start_inflater(pp_stream *s)
     if (pthread_create(&f->thread, NULL, inflater_main, f) != 0) {
         pthread_cond_destroy(&f->changed);
         pthread_mutex_destroy(&f->lock);
-        for (int k = 0; k < INFLATE_CHUNKS; k++)
-            free(f->chunk[k]);
-        free(f);
+        inflater_discard(f);
         return false;
     }
     s->fd = -1;
