@@ -21,6 +21,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 #include "iopddl/bound.h"
 
 /* Iterations per check at no limit, and the least relative rise over one
@@ -60,6 +61,31 @@ enum { ITERATIONS_PER_STEP = 2, PATIENCE = 8 };
  * 1.4232e9 -> 1.4424e9, M 4.9873e10 -> 4.9895e10, A C L within 0.02%
  * (0.3 to 0.7 all end above the bare steps on S at 400; BENCHMARKS.md). */
 #define MOMENTUM 0.5
+
+/* When a stage ends: at a wall-clock deadline, or once the calling thread
+ * has used `cpu_at` CPU seconds. The solver runs the bound beside its
+ * search, which takes CPU from it; its share counts in its own thread's
+ * CPU so that it does as many steps as when it ran alone. */
+typedef struct {
+    pp_deadline wall;
+    double cpu_at;
+} budget;
+
+static double thread_cpu(void)
+{
+    struct timespec t;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0 ? (double)t.tv_sec + 1e-9 * (double)t.tv_nsec : 0;
+}
+
+static budget budget_within(const pp_deadline *deadline, double seconds)
+{
+    return (budget){*deadline, thread_cpu() + seconds};
+}
+
+static bool budget_spent(const budget *b)
+{
+    return pp_deadline_passed(&b->wall) || thread_cpu() >= b->cpu_at;
+}
 
 typedef struct {
     iopddl_bound_model *b;
@@ -209,15 +235,15 @@ static double deflect(lagrange *l)
 
 /* TRW-S at no limit until its bound rises by less than `least_rise` over a
  * check, or `until`. */
-static double unlimited(lagrange *l, double least_rise, const pp_deadline *until)
+static double unlimited(lagrange *l, double least_rise, const budget *until)
 {
     double best = -INFINITY;
     for (;;) {
-        iopddl_trws_run(l->trws, NULL, ITERATIONS_PER_CHECK, l->x, until);
+        iopddl_trws_run(l->trws, NULL, ITERATIONS_PER_CHECK, l->x, &until->wall);
         double bound = iopddl_trws_bound(l->trws);
         bool rose = bound > best + least_rise * fabs(bound);
         best = fmax(best, bound);
-        if (!rose || pp_deadline_passed(until))
+        if (!rose || budget_spent(until))
             return best;
     }
 }
@@ -230,12 +256,12 @@ static void copy(double *to, const double *from, uint32_t count)
 
 /* Up to `steps` subgradient steps from lambda = 0, whose decoded answer is
  * in l->x; returns the best Lagrangian value, at least `best`. */
-static double subgradient_steps(lagrange *l, double best, double upper, int steps, const pp_deadline *until)
+static double subgradient_steps(lagrange *l, double best, double upper, int steps, const budget *until)
 {
     uint32_t segments = l->b->segment_count;
     double scale = 1;
     int idle = 0;
-    for (int step = 0; step < steps && !pp_deadline_passed(until); step++) {
+    for (int step = 0; step < steps && !budget_spent(until); step++) {
         /* Polyak's step towards the known answer, or REACH above the best
          * when there is none or it is further. From the best value, not the last: the
          * last lags its multipliers (the messages have not caught up), and
@@ -253,7 +279,7 @@ static double subgradient_steps(lagrange *l, double best, double upper, int step
         for (uint32_t s = 0; s < segments; s++)
             l->lambda[s] = fmax(0, l->lambda[s] + size * l->usage[s]);
         double constant = set_penalties(l);
-        iopddl_trws_run(l->trws, NULL, ITERATIONS_PER_STEP, l->x, until);
+        iopddl_trws_run(l->trws, NULL, ITERATIONS_PER_STEP, l->x, &until->wall);
         double value = iopddl_trws_bound(l->trws) + constant;
         if (value > best) {
             best = value;
@@ -270,20 +296,22 @@ static double subgradient_steps(lagrange *l, double best, double upper, int step
 }
 
 double iopddl_bound(const iopddl_model *m, iopddl_reduced *presolved, double upper, int steps, double seconds,
-                    const pp_deadline *deadline)
+                    const pp_deadline *deadline, void (*on_built)(void *ctx), void *ctx)
 {
     pp_arena *arena = pp_arena_new(1 << 20);
     iopddl_bound_model b;
     lagrange l;
     bool built = arena && ((presolved && iopddl_bound_model_reduced(&b, presolved, arena)) ||
                            iopddl_bound_model_plain(&b, m, arena));
+    if (on_built)
+        on_built(ctx);
     if (!built || !lagrange_init(&l, &b, arena)) {
         pp_arena_free(arena);
         return -INFINITY;
     }
     bool priced = b.has_limit && steps > 0 && b.segment_count > 0;
-    pp_deadline until = pp_deadline_within(deadline, seconds);
-    pp_deadline first = pp_deadline_within(deadline, priced ? WARM_SHARE * seconds : seconds);
+    budget until = budget_within(deadline, seconds);
+    budget first = budget_within(deadline, priced ? WARM_SHARE * seconds : seconds);
     double best = unlimited(&l, priced ? WARM_RISE : LEAST_RISE, &first);
     if (priced && best > -INFINITY)
         best = subgradient_steps(&l, best, upper, steps, &until);

@@ -39,11 +39,14 @@ bool iopddl_bound_model_reduced(iopddl_bound_model *b, iopddl_reduced *c, pp_are
  * built, the plain one),
  * TRW-S runs at no limit until its bound stalls (with `steps`: only until
  * it slows, to warm its messages), then up to `steps` subgradient steps on
- * the multipliers of the usage rows (bound.c), all within `seconds` (and
- * never past deadline). `upper`, when finite, is the cost of a known answer:
- * the steps aim at it (it only steers them; any value keeps the bound
- * valid). */
+ * the multipliers of the usage rows (bound.c), all within `seconds` of the
+ * calling thread's CPU time once its model is built (and never past
+ * deadline). `upper`, when finite, is the cost of a known answer: the
+ * steps aim at it (it only steers them; any value keeps the bound valid).
+ * on_built (NULL: none) is called with ctx once `presolved` is read for
+ * the last time (m is read to the end), whether the build succeeded or
+ * not. */
 double iopddl_bound(const iopddl_model *m, iopddl_reduced *presolved, double upper, int steps, double seconds,
-                    const pp_deadline *deadline);
+                    const pp_deadline *deadline, void (*on_built)(void *ctx), void *ctx);
 
 #endif

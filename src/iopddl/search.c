@@ -38,7 +38,7 @@ typedef struct {
     bool by_time;           /* no round budget: hand over when all have stalled */
     bool stalled;           /* as of its last round (read by the main thread) */
     bool *hand_over;        /* set by the main thread: every worker has stalled */
-    double bound;           /* no answer is cheaper: reaching it ends the search */
+    const iopddl_search *search; /* its bound: no answer is cheaper, reaching it ends the search */
     iopddl_lns lns;            /* the worker's regions before its restarts */
     pthread_t thread;
 } worker_slot;
@@ -59,11 +59,19 @@ static bool stalled(const iopddl_worker *w)
     return idle >= least && 2 * idle >= w->rounds;
 }
 
+static double bound_now(const iopddl_search *s)
+{
+    double rising = -INFINITY;
+    if (s->rising_bound)
+        __atomic_load(s->rising_bound, &rising, __ATOMIC_ACQUIRE);
+    return fmax(s->lower_bound, rising);
+}
+
 static void *worker_main(void *arg)
 {
     worker_slot *slot = arg;
     iopddl_worker *w = &slot->worker;
-    while (!pp_deadline_passed(&slot->deadline) && w->rounds < slot->until && (double)w->best_cost > slot->bound &&
+    while (!pp_deadline_passed(&slot->deadline) && w->rounds < slot->until && (double)w->best_cost > bound_now(slot->search) &&
            !__atomic_load_n(slot->hand_over, __ATOMIC_ACQUIRE)) {
         iopddl_worker_round(w, &slot->deadline, slot->started);
         __atomic_store_n(&slot->stalled, slot->by_time && stalled(w), __ATOMIC_RELEASE);
@@ -124,7 +132,7 @@ static bool run_workers(iopddl_search *s, worker_slot *slots, int64_t until, con
         slots[i].until = until;
         slots[i].by_time = until == INT64_MAX;
         slots[i].hand_over = &hand_over;
-        slots[i].bound = s->lower_bound;
+        slots[i].search = s;
         slots[i].deadline = *deadline;
     }
     for (; started < s->threads; started++)
@@ -159,7 +167,7 @@ static pp_status neighbourhood_stage(iopddl_search *s, uint64_t seed, bool by_ro
     lns.stop = deadline->stop;
     for (int idle = 0; !(by_rounds || deadline->at <= 0) || idle < LNS_IDLE_ROUNDS;) {
         double seconds = iopddl_lns_seconds(&lns, deadline);
-        if (seconds < 0.5 || pp_stop_raised(deadline->stop) || r->proven_optimal || (double)r->cost <= s->lower_bound)
+        if (seconds < 0.5 || pp_stop_raised(deadline->stop) || r->proven_optimal || (double)r->cost <= bound_now(s))
             break;
         bool gained = iopddl_lns_round(&lns, seconds);
         idle = gained ? 0 : idle + 1;
@@ -204,7 +212,7 @@ pp_status iopddl_search_run(iopddl_search *s, uint64_t seed, int64_t max_rounds,
         status = PP_ENOMEM;
     if (status == PP_OK) {
         gather(s, slots, r);
-        r->proven_optimal = (double)r->cost <= s->lower_bound;
+        r->proven_optimal = (double)r->cost <= bound_now(s);
     }
     double overhead = 0;
     for (int i = 0; slots && i < s->threads; i++) {

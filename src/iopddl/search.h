@@ -15,6 +15,9 @@ typedef struct {
     void (*on_progress)(void *ctx, double started, int64_t best, int64_t rounds);
     void *ctx;
     double lower_bound;        /* certified; an answer this cheap ends the search */
+    /* NULL, or a certified bound another thread may raise while the search
+     * runs (read with __atomic_load): reaching it ends the search too. */
+    const double *rising_bound;
 } iopddl_search;
 
 /* Improves r (feasible on entry: strategies and cost) until the deadline or

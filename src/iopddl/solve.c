@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "iopddl/bound.h"
 #include "iopddl/exact.h"
 #include "iopddl/presolved.h"
@@ -80,13 +81,15 @@ static void report_search(void *ctx, double started, int64_t best, int64_t round
     report(ctx, started, best, rounds, "relax");
 }
 
+/* rising_bound: NULL, or the bound's, still running (bound_job). */
 static pp_status search_stage(const iopddl_model *m, const uint8_t *relevant, const iopddl_groups *groups,
-                              const pp_iopddl_options *o,
+                              const pp_iopddl_options *o, const double *rising_bound,
                               const pp_deadline *deadline, double started, pp_iopddl_result *r,
                               pp_error *err)
 {
     iopddl_search s = {.m = m,
                     .lower_bound = r->lower_bound,
+                    .rising_bound = rising_bound,
                     .relevant = relevant,
                     .groups = groups,
                     .threads = o->threads > 0 ? o->threads : pp_cpu_count(),
@@ -178,27 +181,40 @@ static void presolve_release(shared_presolve *s)
 }
 
 /* The certified bound runs on a thread of its own from the start, beside
- * the first answer's stage, which keeps one core busy: on two cores it is
- * then mostly done before the search begins (A, C and L converge within
- * 1-4 CPU s). It gets its share of the time and aims at no answer (bound.c
- * caps how far its steps aim, so a known answer hardly steers them). With
- * one thread asked for, or a share too short for the presolved model (the
- * one-second contract: then every CPU second goes to the first answer), it
- * runs after the first answer instead. */
+ * the first answer's stage, which keeps one core busy, and goes on beside
+ * the search once it has read the presolve: on S and M its share ran 9-10
+ * s past the first answer, and the search used to wait for it with one
+ * core idle. Its share counts in its own thread's CPU time (bound.c), so
+ * the search's workers beside it do not cut its steps, and what the bound
+ * proves, once it ends, ends the search (iopddl_search.rising_bound).
+ * It aims at no answer (bound.c caps how far its steps aim, so a known
+ * answer hardly steers them). With one thread asked for, or a share too
+ * short for the presolved model (the one-second contract: then every CPU
+ * second goes to the first answer), it runs after the first answer, within
+ * its share of the wall time. */
 typedef struct {
     const iopddl_model *m;
     shared_presolve *presolve;
     pp_deadline deadline;
-    double seconds, bound;
+    double seconds;
+    double bound;  /* stored once, atomically, as the bound ends */
+    bool built;    /* the presolve is no longer read (atomic) */
     pthread_t thread;
     bool running;
 } bound_job;
+
+static void bound_built(void *arg)
+{
+    bound_job *j = arg;
+    __atomic_store_n(&j->built, true, __ATOMIC_RELEASE);
+}
 
 static void *bound_main(void *arg)
 {
     bound_job *j = arg;
     iopddl_reduced *c = j->seconds >= BOUND_REDUCE_SECONDS ? presolve_once(j->presolve) : NULL;
-    j->bound = iopddl_bound(j->m, c, INFINITY, BOUND_STEPS, j->seconds, &j->deadline);
+    double bound = iopddl_bound(j->m, c, INFINITY, BOUND_STEPS, j->seconds, &j->deadline, bound_built, j);
+    __atomic_store(&j->bound, &bound, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -217,20 +233,39 @@ static void bound_begin(bound_job *j, const iopddl_model *m, shared_presolve *pr
     j->running = beside && pthread_create(&j->thread, NULL, bound_main, j) == 0;
 }
 
-/* Waits for the bound (or runs it, when it did not run beside the first
- * answer); the exact stage's MIP bound stays when it is higher. Run after
- * the first answer, it is skipped with less than its share left: its model
- * is copied before its clock starts (A: 0.04 CPU s, 0.12 s at load 13) and
- * would only take the end past the limit. */
+static void bound_take(bound_job *j, pp_iopddl_result *r)
+{
+    double bound;
+    __atomic_load(&j->bound, &bound, __ATOMIC_ACQUIRE);
+    if (bound > r->lower_bound)
+        r->lower_bound = bound;
+}
+
+/* After the first answer: waits until the bound's thread has read the
+ * presolve (the rest of the solve may then read and free it), or runs the
+ * bound when it did not run beside the first answer. Run after the first
+ * answer, it is skipped with less than its share left: its model is copied
+ * before its clock starts (A: 0.04 CPU s, 0.12 s at load 13) and would only
+ * take the end past the limit. */
+static void bound_settle(bound_job *j, pp_iopddl_result *r)
+{
+    struct timespec pause = {0, 1000 * 1000};
+    while (j->running && !__atomic_load_n(&j->built, __ATOMIC_ACQUIRE))
+        nanosleep(&pause, NULL);
+    if (!j->running && j->m && !pp_deadline_passed(&j->deadline) && pp_deadline_left(&j->deadline) >= j->seconds) {
+        j->deadline = pp_deadline_within(&j->deadline, j->seconds);
+        bound_main(j);
+    }
+    bound_take(j, r);
+}
+
+/* Waits for the bound's thread to end; the higher bound stays. */
 static void bound_end(bound_job *j, pp_iopddl_result *r)
 {
     if (j->running)
         pthread_join(j->thread, NULL);
-    else if (j->m && !pp_deadline_passed(&j->deadline) && pp_deadline_left(&j->deadline) >= j->seconds)
-        bound_main(j);
     j->running = false;
-    if (j->bound > r->lower_bound)
-        r->lower_bound = j->bound;
+    bound_take(j, r);
 }
 
 static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
@@ -315,9 +350,9 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
  * ran. Why: a move of one of its nodes moves a whole tied group and what
  * hangs off it, which the model's relaxation cannot (DESIGN.md; C at 20 s:
  * 1.26e11 on the model, 8.42e10 here). */
-static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolve, const pp_iopddl_options *o,
-                                 const pp_deadline *deadline, double started, pp_iopddl_result *r, bool *searched,
-                                 pp_error *err)
+static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolve, bound_job *bound,
+                                 const pp_iopddl_options *o, const pp_deadline *deadline, double started,
+                                 pp_iopddl_result *r, bool *searched, pp_error *err)
 {
     double cells = (double)m->pair_start[m->pair_count];
     double need = PRESOLVED_MIN_SECONDS * fmax(1.0, cells / PRESOLVED_CELLS_PER_FLOOR);
@@ -328,6 +363,16 @@ static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolv
     iopddl_presolved *s = c ? iopddl_presolved_new(c, PRESOLVED_MAX_FREE_SHARE, PRESOLVED_MAX_CELLS) : NULL;
     if (!s)
         return PP_OK; /* the model's own search goes on */
+    /* Its search cannot read the model's bound as it rises (its costs are
+     * the model's less a constant), and the bound may prove the answer at
+     * hand: waited for here, as the bound converges within 1-4 CPU s where
+     * this stage runs (A, C, L). */
+    bound_end(bound, r);
+    if ((double)r->cost <= r->lower_bound) {
+        r->proven_optimal = *searched = true;
+        iopddl_presolved_free(s);
+        return PP_OK;
+    }
     const pp_iopddl_problem *q = iopddl_presolved_problem(s);
     uint32_t *warm = malloc(((size_t)q->node_count + 1) * sizeof *warm);
     uint32_t *x = malloc(((size_t)m->node_count + 1) * sizeof *x);
@@ -407,7 +452,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     bound_job bound;
     bound_begin(&bound, m, &presolve, o, &deadline);
     status = first_feasible(m, relevant, groups, started, &deadline, r, err);
-    bound_end(&bound, r);
+    bound_settle(&bound, r);
     if (status == PP_INFEASIBLE)
         pp_error_set(err, PP_INFEASIBLE, "no assignment fits the usage limit: even the least usage of every node peaks above %lld",
                      (long long)p->usage_limit);
@@ -426,14 +471,18 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     }
     bool searched = false;
     if (status == PP_OK && !r->proven_optimal && use_presolved)
-        status = presolved_stage(m, &presolve, o, &deadline, started, r, &searched, err);
+        status = presolved_stage(m, &presolve, &bound, o, &deadline, started, r, &searched, err);
     presolve_release(&presolve);
     /* Past the deadline the search could only start its workers (A: 0.02
      * CPU s) and stop. */
     if (status == PP_OK && !r->proven_optimal && !searched && !pp_deadline_passed(&deadline)) {
         report(o, started, r->cost, 0, "relax");
-        status = search_stage(m, relevant, groups, o, &deadline, started, r, err);
+        status = search_stage(m, relevant, groups, o, bound.running ? &bound.bound : NULL, &deadline, started, r,
+                              err);
     }
+    bound_end(&bound, r);
+    if (status == PP_OK && !r->proven_optimal)
+        r->proven_optimal = (double)r->cost <= r->lower_bound;
     /* The search saturates forbidden entries at 1e18; the figure reported is
      * the contest's own sum (clamped to 64 bits), so it matches parplan eval. */
     pp_iopddl_evaluation ev;

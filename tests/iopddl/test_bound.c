@@ -201,7 +201,7 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
         CHECK(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed));
     }
     check_warm(m, t, x, &profile, json, round);
-    double unlimited = iopddl_bound(m, NULL, INFINITY, 0, 1, &none);
+    double unlimited = iopddl_bound(m, NULL, INFINITY, 0, 1, &none, NULL, NULL);
     CHECK(unlimited <= free_of_limit.least_relaxed);
     if (l.least_feasible >= 0)
         CHECK(unlimited <= (double)l.least_feasible);
@@ -294,12 +294,12 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
     bool presolved = iopddl_presolve_model(&c, m, &stats);
     for (int reduce = 0; reduce < 2 && l.least_feasible >= 0; reduce++) {
         iopddl_reduced *on = reduce && presolved ? &c : NULL;
-        double unlimited = iopddl_bound(m, on, INFINITY, 0, 1, &none);
+        double unlimited = iopddl_bound(m, on, INFINITY, 0, 1, &none, NULL, NULL);
         double optimum = (double)l.least_feasible;
         double steered[3] = {optimum, INFINITY, optimum / 4};
         double limited[3];
         for (int k = 0; k < 3; k++) {
-            limited[k] = iopddl_bound(m, on, steered[k], 60, 1, &none);
+            limited[k] = iopddl_bound(m, on, steered[k], 60, 1, &none, NULL, NULL);
             if (!(limited[k] <= optimum))
                 fprintf(stderr, "round %d: Lagrangian bound %.17g (%s model) above the optimum %.17g\n%s", round,
                         limited[k], reduce ? "reduced" : "plain", optimum, json);
@@ -310,8 +310,8 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
         /* Cut short after any number of steps, or by the deadline at
          * once: still below the optimum. */
         int few = 1 + (int)rnd(8);
-        CHECK(iopddl_bound(m, on, steered[rnd(3)], few, 1, &none) <= optimum);
-        CHECK(iopddl_bound(m, on, steered[rnd(3)], 60, 1e-9, &none) <= optimum);
+        CHECK(iopddl_bound(m, on, steered[rnd(3)], few, 1, &none, NULL, NULL) <= optimum);
+        CHECK(iopddl_bound(m, on, steered[rnd(3)], 60, 1e-9, &none, NULL, NULL) <= optimum);
         if (!reduce) {
             limit_binds += optimum > l.least_relaxed;
             lagrange_gains += limited[0] > unlimited;
@@ -355,8 +355,8 @@ static void check_g(const char *path)
     iopddl_exact_stats stats;
     bool presolved = iopddl_presolve_model(&c, m, &stats);
     CHECK(presolved);
-    double bound = iopddl_bound(m, NULL, INFINITY, 0, 5, &none);
-    double limited = iopddl_bound(m, presolved ? &c : NULL, (double)r.cost, 200, 20, &none);
+    double bound = iopddl_bound(m, NULL, INFINITY, 0, 5, &none, NULL, NULL);
+    double limited = iopddl_bound(m, presolved ? &c : NULL, (double)r.cost, 200, 20, &none, NULL, NULL);
     iopddl_reduced_free(&c);
     fprintf(stderr, "G: optimum %lld, bound without the limit %.0f, with it %.0f\n", (long long)r.cost, bound,
             limited);
