@@ -17,9 +17,13 @@
  *   tiny problem, reaches the optimum from the least-usage answer, and so
  *   does a relaxation worker (relax.c) that solves a region before its
  *   restarts: its best, after enough rounds to stall, is the optimum;
+ * - with two threads and a share long enough, the bound runs beside the
+ *   first answer and the search (solve.c), still below the optimum, and
+ *   the same seed and rounds give the same answer however far it got;
  * and, on G (argv[1]), that the bound is below the optimum the exact stage
  * proves. */
 #include <math.h>
+#include <string.h>
 #include "iopddl/bound.h"
 #include "iopddl/reduced.h"
 #include "iopddl/relax.h"
@@ -273,6 +277,36 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
     iopddl_model_free(m);
 }
 
+/* The solver with the bound on a thread of its own beside the search (a
+ * 20 s limit: a 1 s share), twice with one seed and round budget. */
+static void check_beside(const pp_iopddl_problem *p, int64_t least_feasible, int round)
+{
+    pp_iopddl_options o;
+    pp_iopddl_options_default(&o);
+    o.no_exact = true;
+    o.threads = 2;
+    o.time_limit = 20;
+    o.max_rounds = 5;
+    o.seed = (uint64_t)round;
+    pp_iopddl_result r[2];
+    pp_error err = {0};
+    pp_status status[2];
+    for (int k = 0; k < 2; k++)
+        status[k] = pp_iopddl_solve(p, &o, &r[k], &err);
+    CHECK_EQ_INT(status[0], status[1]);
+    if (status[0] == PP_OK && least_feasible >= 0) {
+        CHECK_EQ_INT(r[0].cost, r[1].cost);
+        CHECK(!memcmp(r[0].strategies, r[1].strategies, p->node_count * sizeof(uint32_t)));
+        for (int k = 0; k < 2; k++) {
+            CHECK(r[k].lower_bound > -INFINITY);
+            CHECK(r[k].lower_bound <= (double)least_feasible);
+            CHECK(!r[k].proven_optimal || r[k].cost == least_feasible);
+        }
+    }
+    for (int k = 0; k < 2; k++)
+        pp_iopddl_result_free(&r[k]);
+}
+
 /* The Lagrangian bound (bound.c), steered towards the optimum, towards
  * nothing, and towards a cost far below it (the steps overshoot): always
  * below the feasible optimum (any bound is, when nothing is feasible) and
@@ -320,6 +354,8 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
     iopddl_bound_model b;
     if (presolved && iopddl_bound_model_reduced(&b, &c, arena))
         reduced_smaller += b.free_nodes < m->problem_nodes;
+    if (round % 25 == 0)
+        check_beside(p, l.least_feasible, round);
     iopddl_reduced_free(&c);
     pp_arena_free(arena);
     iopddl_model_free(m);
