@@ -1,6 +1,7 @@
 /* solve.c: the IOPDDL pipeline: model -> first feasible (least usage,
- * polished) -> exact when small -> bound -> the search (search.c:
- * relaxation workers and neighbourhood rounds in turn) until the deadline,
+ * polished), the bound beside it -> exact when small -> the search
+ * (search.c: relaxation workers and neighbourhood rounds in turn), the
+ * bound's last seconds beside it, until the deadline,
  * on the presolved problem (presolved.h) when the presolve leaves few nodes
  * free, this same pipeline run on it -> the answer, priced by the
  * evaluator. */
