@@ -1,7 +1,7 @@
 /* bound_gap.c: bench/iopddl-bound's program: the certified lower bound of
  * one instance (bound.c) after STEPS subgradient steps (0: without the
- * usage limit) within SECONDS of wall time (0: none, so the figure is the
- * same on every run of one build), on the plain or the reduced model
+ * usage limit) within SECONDS of its thread's CPU time (0: none, so the
+ * figure is the same on every run of one build), on the plain or the reduced model
  * (bound_model.c). Prints the bound, its CPU and wall seconds; with MODEL "size",
  * the reduced model's size and the CPU seconds its presolve took. */
 #include <math.h>

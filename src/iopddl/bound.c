@@ -77,9 +77,10 @@ static double thread_cpu(void)
     return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0 ? (double)t.tv_sec + 1e-9 * (double)t.tv_nsec : 0;
 }
 
+/* seconds <= 0: the deadline alone, as pp_deadline_within. */
 static budget budget_within(const pp_deadline *deadline, double seconds)
 {
-    return (budget){*deadline, thread_cpu() + seconds};
+    return (budget){*deadline, seconds > 0 ? thread_cpu() + seconds : INFINITY};
 }
 
 static bool budget_spent(const budget *b)
