@@ -20,7 +20,18 @@
  *   the raises that fit its round trip (from its end to the op on its device
  *   that first gives memory back) once or twice per raise-release cycle
  *   (1F1B's P - s, ZB-H2's 2(P - s) - 1), or none but the capacity; held
- *   throughout or only until the device first gives memory back. */
+ *   throughout or only until the device first gives memory back.
+ * - For the span start only (sched_construct_greedy_span): a filler runs
+ *   into a gap it does not fit only while the device holds more of them
+ *   than its reserve, the fillers its drain can take within the span bound
+ *   (measured on the previous run), and its previous gap was not overrun;
+ *   and a warm-up limit that also counts the raises that fit before the
+ *   first lowering op could arrive (at most one past ZB-H2's: each stage
+ *   needs two more in flight than the next to feed it in its steady
+ *   state). The makespan's fill rules leave what does not fit a gap for
+ *   the end, where a device's span pays for each one; a W run two to a
+ *   gap delays the next B, which the gap after it absorbs (1,944 us idle
+ *   a gap at Qi et al.'s times, 354 for three W's in two). */
 #include <math.h>
 #include <stdlib.h>
 #include "sched/solver.h"
@@ -63,7 +74,7 @@ static policy span_point(int k)
 /* What the policies share, computed once. */
 typedef struct {
     unsigned char *filler;   /* per op */
-    double *depth[LIMIT_DEPTHS];        /* per raising op: LIMIT_CYCLE's and LIMIT_HALF_CYCLE's depth (INFINITY: none) */
+    double *depth[LIMIT_DEPTHS];  /* per raising op and limit rule: its depth (INFINITY: none) */
     double *base;            /* per device: the weights of the ops forced onto it */
 } traits;
 
@@ -134,7 +145,8 @@ static void depths_on(const pp_sched_problem *p, int d, const double *head, int 
         double cycle = p->duration[v] + p->duration[r] + max_comm(p, v, true) + max_comm(p, r, false);
         for (int h = 0; h < 2; h++)
             t->depth[h][v] = cycle > 0 ? 1 + floor((h + 1) * trip / cycle + 1e-9) : INFINITY;
-        t->depth[LIMIT_ARRIVAL][v] = fmin(t->depth[LIMIT_HALF_CYCLE][v] + 1, p->duration[v] > 0 ? floor((head[r] - head[v]) / p->duration[v] + 1e-9) : INFINITY);
+        double fit = p->duration[v] > 0 ? floor((head[r] - head[v]) / p->duration[v] + 1e-9) : INFINITY;
+        t->depth[LIMIT_ARRIVAL][v] = fmin(t->depth[LIMIT_HALF_CYCLE][v] + 1, fit);
     }
 }
 
