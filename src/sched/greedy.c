@@ -543,32 +543,61 @@ static double longest_span(const pp_sched_problem *p, const pp_sched_schedule *s
     return span;
 }
 
+/* The span start's working state: the span sought (the span bound) and,
+ * per device, scratch for the reserves. */
+typedef struct {
+    double target, best;
+    double *first, *last, *count, *fill_time, *reserve;  /* per device */
+    sched_decoder dec;
+    sched_solution list;
+    pp_sched_schedule *trial;
+} span_run;
+
 /* FILL_RESERVE's reserves from a run's schedule: per device, the fillers
  * that fit, back to back, between the end of its last other op and its
- * first op's start plus target, the span sought. */
-static void set_reserves(const pp_sched_problem *p, const traits *t, const pp_sched_schedule *s, double target,
-                         double *first, double *last, double *reserve)
+ * first op's start plus the target, less the one the last op readies. */
+static void set_reserves(const pp_sched_problem *p, const traits *t, span_run *r)
 {
-    int D = p->device_count;
-    for (int d = 0; d < D; d++)
-        first[d] = INFINITY, last[d] = -INFINITY, reserve[d] = 0;
+    const pp_sched_schedule *s = r->trial;
+    for (int d = 0; d < p->device_count; d++)
+        r->first[d] = INFINITY, r->last[d] = -INFINITY, r->count[d] = r->fill_time[d] = 0;
     for (int i = 0; i < p->op_count; i++) {
         int d = s->device[i];
-        first[d] = fmin(first[d], s->start[i]);
+        r->first[d] = fmin(r->first[d], s->start[i]);
         if (t->filler[i])
-            reserve[d] += 1;  /* counts here; the mean duration below */
+            r->count[d] += 1, r->fill_time[d] += p->duration[i];
         else
-            last[d] = fmax(last[d], s->end[i]);
+            r->last[d] = fmax(r->last[d], s->end[i]);
     }
-    double *fill_time = calloc((size_t)D + 1, sizeof(double));
-    for (int i = 0; fill_time && i < p->op_count; i++)
-        if (t->filler[i])
-            fill_time[s->device[i]] += p->duration[i];
-    for (int d = 0; d < D; d++) {
-        double mean = fill_time && reserve[d] > 0 ? fill_time[d] / reserve[d] : 0;
-        reserve[d] = mean > 0 ? floor((first[d] + target - last[d]) / mean) - 1 : INFINITY;
+    for (int d = 0; d < p->device_count; d++) {
+        double mean = r->count[d] > 0 ? r->fill_time[d] / r->count[d] : 0;
+        r->reserve[d] = mean > 0 ? floor((r->first[d] + r->target - r->last[d]) / mean) - 1 : INFINITY;
     }
-    free(fill_time);
+}
+
+/* Runs the sim's policy (FILL_RESERVE: RESERVE_ROUNDS times, each on the
+ * reserves of the run before), the shortest span into out; false when the
+ * deadline passed. */
+static bool span_policy(sim *s, span_run *r, const pp_deadline *deadline, pp_sched_schedule *out, bool *found)
+{
+    const pp_sched_problem *p = s->p;
+    for (int d = 0; d < p->device_count; d++)
+        r->reserve[d] = INFINITY;
+    s->reserve = r->reserve;
+    for (int round = 0; round < (s->pol.fill == FILL_RESERVE ? RESERVE_ROUNDS : 1); round++) {
+        if (!simulate(s, deadline, &r->list))
+            return false;
+        sched_decode(&r->dec, &r->list);
+        sched_cost c = sched_cost_of(&r->dec);
+        if (c.broken != 0 || c.overflow != 0)
+            break;
+        sched_decoder_export(&r->dec, &r->list, r->trial);
+        double span = longest_span(p, r->trial, r->first, r->last);
+        if (span < r->best)
+            r->best = span, *found = true, pp_sched_schedule_copy(out, r->trial);
+        set_reserves(p, s->t, r);
+    }
+    return true;
 }
 
 bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *deadline, pp_sched_schedule *out,
@@ -576,56 +605,33 @@ bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *d
 {
     size_t n = (size_t)p->op_count + 1, D = (size_t)p->device_count + 1;
     double *head = malloc(n * sizeof(double)), *tail = malloc(n * sizeof(double));
-    double *first = malloc(D * sizeof(double)), *last = malloc(D * sizeof(double));
-    double *reserve = malloc(D * sizeof(double)), *busy = calloc(D, sizeof(double));
-    pp_sched_schedule *trial = pp_sched_schedule_new(p);
-    sched_solution list = {0};
-    sched_decoder dec;
-    bool dec_ok = sched_decoder_init(&dec, p);
+    span_run r = {.best = INFINITY, .trial = pp_sched_schedule_new(p)};
+    r.first = malloc(D * sizeof(double)), r.last = malloc(D * sizeof(double)), r.count = malloc(D * sizeof(double));
+    r.fill_time = malloc(D * sizeof(double)), r.reserve = malloc(D * sizeof(double));
+    bool dec_ok = sched_decoder_init(&r.dec, p);
     traits t = {0};
     sim s;
-    bool ok = head && tail && first && last && reserve && busy && trial && dec_ok &&
-              sched_solution_alloc(&list, p->op_count);
+    bool ok = head && tail && r.first && r.last && r.count && r.fill_time && r.reserve && r.trial && dec_ok &&
+              sched_solution_alloc(&r.list, p->op_count);
     if (ok)
-        sched_heads_tails(p, head, tail);
+        sched_heads_tails(p, head, tail), r.target = pp_sched_span_lower_bound(p);
     bool traited = ok && traits_init(p, head, &t);  /* each frees itself when it fails */
     bool simulating = traited && sim_init(&s, p, tail, &t);
     ok = ok && simulating;
-    double best = INFINITY, target = ok ? pp_sched_span_lower_bound(p) : 0;
-    for (int i = 0; ok && i < p->op_count; i++) {
-        int d = sched_forced_device(p, i);
-        if (d >= 0)
-            busy[d] += p->duration[i], target = fmax(target, busy[d]);
-    }
     *found = false;
     for (int k = 0; ok && k < SPAN_GRID_SIZE; k++) {
         s.pol = span_point(k);
-        for (int d = 0; d < p->device_count; d++)
-            reserve[d] = INFINITY;
-        s.reserve = reserve;
-        for (int round = 0; round < (s.pol.fill == FILL_RESERVE ? RESERVE_ROUNDS : 1); round++) {
-            if (!simulate(&s, deadline, &list))
-                goto stop;
-            sched_decode(&dec, &list);
-            sched_cost c = sched_cost_of(&dec);
-            if (c.broken != 0 || c.overflow != 0)
-                break;
-            sched_decoder_export(&dec, &list, trial);
-            double span = longest_span(p, trial, first, last);
-            if (span < best)
-                best = span, *found = true, pp_sched_schedule_copy(out, trial);
-            set_reserves(p, &t, trial, target, first, last, reserve);
-        }
+        if (!span_policy(&s, &r, deadline, out, found))
+            break;
     }
-stop:
     if (simulating)
         sim_free(&s);
     if (traited)
         traits_free(&t);
     if (dec_ok)
-        sched_decoder_free(&dec);
-    sched_solution_free(&list);
-    pp_sched_schedule_free(trial);
-    free(head), free(tail), free(first), free(last), free(reserve), free(busy);
+        sched_decoder_free(&r.dec);
+    sched_solution_free(&r.list);
+    pp_sched_schedule_free(r.trial);
+    free(head), free(tail), free(r.first), free(r.last), free(r.count), free(r.fill_time), free(r.reserve);
     return ok;
 }
