@@ -20,13 +20,24 @@
  *   the raises that fit its round trip (from its end to the op on its device
  *   that first gives memory back) once or twice per raise-release cycle
  *   (1F1B's P - s, ZB-H2's 2(P - s) - 1), or none but the capacity; held
- *   throughout or only until the device first gives memory back. */
+ *   throughout or only until the device first gives memory back.
+ * - For the span start only (sched_construct_greedy_span): a filler runs
+ *   into a gap it does not fit only while the device holds more of them
+ *   than its reserve, the fillers its drain can take within the span bound
+ *   (measured on the previous run), and its previous gap was not overrun;
+ *   and a warm-up limit that also counts the raises that fit before the
+ *   first lowering op could arrive (at most one past ZB-H2's: each stage
+ *   needs two more in flight than the next to feed it in its steady
+ *   state). The makespan's fill rules leave what does not fit a gap for
+ *   the end, where a device's span pays for each one; a W run two to a
+ *   gap delays the next B, which the gap after it absorbs (1,944 us idle
+ *   a gap at Qi et al.'s times, 354 for three W's in two). */
 #include <math.h>
 #include <stdlib.h>
 #include "sched/solver.h"
 
-enum { LIMIT_CYCLE, LIMIT_HALF_CYCLE, LIMIT_NONE, LIMIT_RULES };
-enum { FILL_WORST, FILL_IDLE, FILL_GAP, FILL_RULES };
+enum { LIMIT_CYCLE, LIMIT_HALF_CYCLE, LIMIT_ARRIVAL, LIMIT_DEPTHS, LIMIT_NONE = LIMIT_DEPTHS };
+enum { FILL_WORST, FILL_IDLE, FILL_GAP, FILL_RULES, FILL_RESERVE = FILL_RULES };
 
 typedef struct {
     int limit, fill;
@@ -37,20 +48,33 @@ typedef struct {
 /* The grid, the policies that usually win first (so that a start on the
  * bound ends the loop early, and among starts on the bound the one the span
  * search does best from comes first: BENCHMARKS.md, issue 17). */
+enum { LIMIT_RULES = 3, GRID_SIZE = LIMIT_RULES * FILL_RULES * 4 };
+
 static policy grid_point(int k)
 {
-    return (policy){.limit = (LIMIT_HALF_CYCLE + k % LIMIT_RULES) % LIMIT_RULES,
+    static const int limits[LIMIT_RULES] = {LIMIT_HALF_CYCLE, LIMIT_NONE, LIMIT_CYCLE};
+    return (policy){.limit = limits[k % LIMIT_RULES],
                     .fill = k / LIMIT_RULES / 4,
                     .raise_first = k / LIMIT_RULES % 2,
                     .warm_only = k / LIMIT_RULES / 2 % 2 == 0};
 }
 
-enum { GRID_SIZE = LIMIT_RULES * FILL_RULES * 4 };
+/* The span start's grid: FILL_RESERVE under every warm-up limit, held
+ * until the first lowering op or throughout, then the makespan's grid. */
+enum { SPAN_ONLY = (LIMIT_RULES + 1) * 2, SPAN_GRID_SIZE = SPAN_ONLY + GRID_SIZE, RESERVE_ROUNDS = 3 };
+
+static policy span_point(int k)
+{
+    static const int limits[LIMIT_RULES + 1] = {LIMIT_HALF_CYCLE, LIMIT_ARRIVAL, LIMIT_NONE, LIMIT_CYCLE};
+    if (k >= SPAN_ONLY)
+        return grid_point(k - SPAN_ONLY);
+    return (policy){.limit = limits[k % 4], .fill = FILL_RESERVE, .raise_first = false, .warm_only = k < 4};
+}
 
 /* What the policies share, computed once. */
 typedef struct {
     unsigned char *filler;   /* per op */
-    double *depth[2];        /* per raising op: LIMIT_CYCLE's and LIMIT_HALF_CYCLE's depth (INFINITY: none) */
+    double *depth[LIMIT_DEPTHS];  /* per raising op and limit rule: its depth (INFINITY: none) */
     double *base;            /* per device: the weights of the ops forced onto it */
 } traits;
 
@@ -59,6 +83,8 @@ typedef struct {
     const double *tail;
     const traits *t;
     policy pol;
+    const double *reserve;   /* per device, FILL_RESERVE: fillers it may leave for after its other ops */
+    int *lowers, *overrun_at; /* per device: ops run that lowered its level; their count at its last overrun */
     double *clock, *idle, *level, *held, *peak, *channel_free;  /* per device (channel: D x D) */
     unsigned char *asleep, *lowered;                             /* per device */
     double *end;
@@ -119,26 +145,32 @@ static void depths_on(const pp_sched_problem *p, int d, const double *head, int 
         double cycle = p->duration[v] + p->duration[r] + max_comm(p, v, true) + max_comm(p, r, false);
         for (int h = 0; h < 2; h++)
             t->depth[h][v] = cycle > 0 ? 1 + floor((h + 1) * trip / cycle + 1e-9) : INFINITY;
+        double fit = p->duration[v] > 0 ? floor((head[r] - head[v]) / p->duration[v] + 1e-9) : INFINITY;
+        t->depth[LIMIT_ARRIVAL][v] = fmin(t->depth[LIMIT_HALF_CYCLE][v] + 1, fit);
     }
 }
 
 static void traits_free(traits *t)
 {
-    free(t->filler), free(t->depth[0]), free(t->depth[1]), free(t->base);
+    free(t->filler), free(t->base);
+    for (int h = 0; h < LIMIT_DEPTHS; h++)
+        free(t->depth[h]);
 }
 
 static bool traits_init(const pp_sched_problem *p, const double *head, traits *t)
 {
     size_t n = (size_t)p->op_count + 1;
     t->filler = malloc(n);
-    t->depth[0] = malloc(n * sizeof(double)), t->depth[1] = malloc(n * sizeof(double));
     t->base = calloc((size_t)p->device_count, sizeof(double));
     int *first = malloc(n * sizeof(int));
-    bool ok = t->filler && t->depth[0] && t->depth[1] && t->base && first;
+    bool ok = t->filler && t->base && first;
+    for (int h = 0; h < LIMIT_DEPTHS; h++)
+        ok = (t->depth[h] = malloc(n * sizeof(double))) && ok;
     if (ok) {
         find_fillers(p, t->filler);
         for (int v = 0; v < p->op_count; v++) {
-            t->depth[0][v] = t->depth[1][v] = INFINITY;
+            for (int h = 0; h < LIMIT_DEPTHS; h++)
+                t->depth[h][v] = INFINITY;
             int d = sched_forced_device(p, v);
             if (d >= 0)
                 t->base[d] += p->weight[v];
@@ -272,6 +304,8 @@ static bool fill_now(const sim *s, int j, int filler, double gap)
     const pp_sched_problem *p = s->p;
     if (s->pol.fill == FILL_IDLE || !isfinite(gap) || gap >= p->duration[filler])
         return true;
+    if (s->pol.fill == FILL_RESERVE)
+        return s->ready_count[p->device_count + 1 + j] > s->reserve[j] && s->lowers[j] > s->overrun_at[j] + 1;
     if (s->pol.fill == FILL_GAP)
         return false;
     double worst = 0;
@@ -305,6 +339,7 @@ static void run_op(sim *s, int v, int j, double start, sched_solution *out, int 
     s->level[j] += p->adjust[v], s->held[j] += p->adjust[v];
     s->peak[j] = fmax(s->peak[j], s->level[j]);
     s->lowered[j] |= p->adjust[v] < 0;
+    s->lowers[j] += p->adjust[v] < 0;
     for (int r = 0; r < s->ready_count[list]; r++)
         if (s->ready[list][r] == v) {
             s->ready[list][r] = s->ready[list][--s->ready_count[list]];
@@ -367,6 +402,8 @@ static bool step(sim *s, int j, sched_solution *out, int k)
     }
     double next = fmin(w.next, estimate_next(s, j));
     if (w.filler >= 0 && (w.filler_frees || fill_now(s, j, w.filler, next - now))) {
+        if (next - now < s->p->duration[w.filler])
+            s->overrun_at[j] = s->lowers[j];
         run_op(s, w.filler, j, now, out, k);
         return true;
     }
@@ -391,7 +428,8 @@ static bool simulate(sim *s, const pp_deadline *deadline, sched_solution *out)
         s->clock[j] = s->idle[j] = s->held[j] = 0;
         s->level[j] = s->peak[j] = s->t->base[j];
         s->asleep[j] = s->lowered[j] = 0;
-        s->left[j] = 0;
+        s->left[j] = s->lowers[j] = 0;
+        s->overrun_at[j] = -2;
     }
     for (int j = 0; j < D * D; j++)
         s->channel_free[j] = 0;
@@ -425,7 +463,7 @@ static bool simulate(sim *s, const pp_deadline *deadline, sched_solution *out)
 static void sim_free(sim *s)
 {
     free(s->clock), free(s->idle), free(s->level), free(s->held), free(s->peak), free(s->channel_free);
-    free(s->asleep), free(s->lowered), free(s->end), free(s->device), free(s->missing), free(s->left);
+    free(s->asleep), free(s->lowered), free(s->lowers), free(s->overrun_at), free(s->end), free(s->device), free(s->missing), free(s->left);
     if (s->ready)
         for (int j = 0; j <= 2 * s->p->device_count; j++)
             free(s->ready[j]);
@@ -440,10 +478,11 @@ static bool sim_init(sim *s, const pp_sched_problem *p, const double *tail, cons
     s->level = malloc(D * sizeof(double)), s->held = malloc(D * sizeof(double));
     s->peak = malloc(D * sizeof(double)), s->channel_free = malloc(D * D * sizeof(double));
     s->asleep = malloc(D), s->lowered = malloc(D), s->left = malloc(D * sizeof(int));
+    s->lowers = malloc(D * sizeof(int)), s->overrun_at = malloc(D * sizeof(int));
     s->end = malloc(n * sizeof(double)), s->device = malloc(n * sizeof(int)), s->missing = malloc(n * sizeof(int));
     s->ready = calloc(2 * D + 1, sizeof(int *)), s->ready_count = calloc(2 * D + 1, sizeof(int));
     bool ok = s->clock && s->idle && s->level && s->held && s->peak && s->channel_free && s->asleep &&
-              s->lowered && s->left && s->end && s->device && s->missing && s->ready && s->ready_count;
+              s->lowered && s->left && s->lowers && s->overrun_at && s->end && s->device && s->missing && s->ready && s->ready_count;
     /* Each list as long as the ops that may enter it (ready_count counts them here). */
     for (int i = 0; ok && i < p->op_count; i++)
         s->ready_count[list_of(p, t, i)]++;
@@ -504,47 +543,95 @@ static double longest_span(const pp_sched_problem *p, const pp_sched_schedule *s
     return span;
 }
 
+/* The span start's working state: the span sought (the span bound) and,
+ * per device, scratch for the reserves. */
+typedef struct {
+    double target, best;
+    double *first, *last, *count, *fill_time, *reserve;  /* per device */
+    sched_decoder dec;
+    sched_solution list;
+    pp_sched_schedule *trial;
+} span_run;
+
+/* FILL_RESERVE's reserves from a run's schedule: per device, the fillers
+ * that fit, back to back, between the end of its last other op and its
+ * first op's start plus the target, less the one the last op readies. */
+static void set_reserves(const pp_sched_problem *p, const traits *t, span_run *r)
+{
+    const pp_sched_schedule *s = r->trial;
+    for (int d = 0; d < p->device_count; d++)
+        r->first[d] = INFINITY, r->last[d] = -INFINITY, r->count[d] = r->fill_time[d] = 0;
+    for (int i = 0; i < p->op_count; i++) {
+        int d = s->device[i];
+        r->first[d] = fmin(r->first[d], s->start[i]);
+        if (t->filler[i])
+            r->count[d] += 1, r->fill_time[d] += p->duration[i];
+        else
+            r->last[d] = fmax(r->last[d], s->end[i]);
+    }
+    for (int d = 0; d < p->device_count; d++) {
+        double mean = r->count[d] > 0 ? r->fill_time[d] / r->count[d] : 0;
+        r->reserve[d] = mean > 0 ? floor((r->first[d] + r->target - r->last[d]) / mean) - 1 : INFINITY;
+    }
+}
+
+/* Runs the sim's policy (FILL_RESERVE: RESERVE_ROUNDS times, each on the
+ * reserves of the run before), the shortest span into out; false when the
+ * deadline passed. */
+static bool span_policy(sim *s, span_run *r, const pp_deadline *deadline, pp_sched_schedule *out, bool *found)
+{
+    const pp_sched_problem *p = s->p;
+    for (int d = 0; d < p->device_count; d++)
+        r->reserve[d] = INFINITY;
+    s->reserve = r->reserve;
+    for (int round = 0; round < (s->pol.fill == FILL_RESERVE ? RESERVE_ROUNDS : 1); round++) {
+        if (!simulate(s, deadline, &r->list))
+            return false;
+        sched_decode(&r->dec, &r->list);
+        sched_cost c = sched_cost_of(&r->dec);
+        if (c.broken != 0 || c.overflow != 0)
+            break;
+        sched_decoder_export(&r->dec, &r->list, r->trial);
+        double span = longest_span(p, r->trial, r->first, r->last);
+        if (span < r->best)
+            r->best = span, *found = true, pp_sched_schedule_copy(out, r->trial);
+        set_reserves(p, s->t, r);
+    }
+    return true;
+}
+
 bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *deadline, pp_sched_schedule *out,
                                  bool *found)
 {
     size_t n = (size_t)p->op_count + 1, D = (size_t)p->device_count + 1;
     double *head = malloc(n * sizeof(double)), *tail = malloc(n * sizeof(double));
-    double *first = malloc(D * sizeof(double)), *last = malloc(D * sizeof(double));
-    pp_sched_schedule *trial = pp_sched_schedule_new(p);
-    sched_solution list = {0};
-    sched_decoder dec;
-    bool dec_ok = sched_decoder_init(&dec, p);
+    span_run r = {.best = INFINITY, .trial = pp_sched_schedule_new(p)};
+    r.first = malloc(D * sizeof(double)), r.last = malloc(D * sizeof(double)), r.count = malloc(D * sizeof(double));
+    r.fill_time = malloc(D * sizeof(double)), r.reserve = malloc(D * sizeof(double));
+    bool dec_ok = sched_decoder_init(&r.dec, p);
     traits t = {0};
     sim s;
-    bool ok = head && tail && first && last && trial && dec_ok && sched_solution_alloc(&list, p->op_count);
+    bool ok = head && tail && r.first && r.last && r.count && r.fill_time && r.reserve && r.trial && dec_ok &&
+              sched_solution_alloc(&r.list, p->op_count);
     if (ok)
-        sched_heads_tails(p, head, tail);
+        sched_heads_tails(p, head, tail), r.target = pp_sched_span_lower_bound(p);
     bool traited = ok && traits_init(p, head, &t);  /* each frees itself when it fails */
     bool simulating = traited && sim_init(&s, p, tail, &t);
     ok = ok && simulating;
-    double best = INFINITY;
     *found = false;
-    for (int k = 0; ok && k < GRID_SIZE; k++) {
-        s.pol = grid_point(k);
-        if (!simulate(&s, deadline, &list))
+    for (int k = 0; ok && k < SPAN_GRID_SIZE; k++) {
+        s.pol = span_point(k);
+        if (!span_policy(&s, &r, deadline, out, found))
             break;
-        sched_decode(&dec, &list);
-        sched_cost c = sched_cost_of(&dec);
-        if (c.broken != 0 || c.overflow != 0)
-            continue;
-        sched_decoder_export(&dec, &list, trial);
-        double span = longest_span(p, trial, first, last);
-        if (span < best)
-            best = span, *found = true, pp_sched_schedule_copy(out, trial);
     }
     if (simulating)
         sim_free(&s);
     if (traited)
         traits_free(&t);
     if (dec_ok)
-        sched_decoder_free(&dec);
-    sched_solution_free(&list);
-    pp_sched_schedule_free(trial);
-    free(head), free(tail), free(first), free(last);
+        sched_decoder_free(&r.dec);
+    sched_solution_free(&r.list);
+    pp_sched_schedule_free(r.trial);
+    free(head), free(tail), free(r.first), free(r.last), free(r.count), free(r.fill_time), free(r.reserve);
     return ok;
 }

@@ -103,8 +103,10 @@ bool sched_construct_greedy(const pp_sched_problem *p, const double *head, const
 
 /* The greedy's policy whose schedule has the shortest longest per-device
  * span (earliest times), into out, *found false when no policy fits
- * memory: another start for the span search (span_search.c), whose best
- * start by makespan can be far from its best by span. false: out of memory. */
+ * memory: the span search's own start (span_search.c), whose best start by
+ * makespan can be far from its best by span. Besides the makespan's grid it
+ * tries policies that leave for each device's drain only the fillers that
+ * fit there within the span bound. false: out of memory. */
 bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *deadline, pp_sched_schedule *out,
                                  bool *found);
 

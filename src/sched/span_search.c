@@ -631,7 +631,54 @@ static bool search_from(span_state *st, pp_sched_schedule *s, const pp_deadline 
     return true;
 }
 
-enum { COMPACTIONS = 8 };  /* two per search, two to compare the searches' answers */
+/* Comparing answers re-times them (span.c, a bisection), which at P = 64
+ * under load takes seconds: the searches leave room for COMPACTIONS of
+ * them, each as long as the first (two per search, two for each comparison
+ * of the searches' answers, one for solve.c's last), or are left out when
+ * there is none; the span start leaves room for START_COMPACTIONS (its
+ * own, one comparison, solve.c's last). Kept half the time, a 60 s run
+ * took 69-87 s there. */
+enum { COMPACTIONS = 11, START_COMPACTIONS = 4 };
+
+/* The three searches of sched_span_search when the greedy's span start
+ * (other, if found) is off the bound: from s under each acceptance rule,
+ * then from other; the shortest answer into s. */
+static pp_status search_three(span_state *st, pp_sched_schedule *s, pp_sched_schedule *other, bool other_found,
+                              double compaction, const pp_deadline *deadline, bool *improved, pp_error *err)
+{
+    const pp_sched_problem *p = st->p;
+    pp_sched_schedule *fronted = pp_sched_schedule_new(p);
+    if (!fronted)
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    pp_status status = PP_OK;
+    double left = pp_deadline_left(deadline) - COMPACTIONS * compaction;
+    pp_sched_schedule_copy(fronted, s);
+    pp_deadline first = pp_deadline_within(deadline, left / 3), second = pp_deadline_within(deadline, 2 * left / 3);
+    pp_deadline third = pp_deadline_within(deadline, left);
+    bool plain_improved = false, front_improved = false, other_improved = false, searching = left > 0;
+    double tolerance = 1e-9 * fmax(1, pp_sched_makespan(s));
+    if (status == PP_OK && !searching) {
+        if (other_found && kicks_win(p, s, other, tolerance))
+            pp_sched_schedule_copy(s, other), *improved = true;
+        pp_sched_schedule_free(fronted);
+        return status;
+    }
+    if (status != PP_OK || !search_from(st, s, &first, &plain_improved) ||
+        (st->front_rule = true, !search_from(st, fronted, &second, &front_improved)))
+        status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    else if (front_improved && (!plain_improved || kicks_win(p, s, fronted, tolerance)))
+        pp_sched_schedule_copy(s, fronted);
+    *improved = plain_improved || front_improved;
+    st->front_rule = false;
+    if (status == PP_OK && other_found && !search_from(st, other, &third, &other_improved))
+        status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    if (status == PP_OK && other_found && kicks_win(p, s, other, tolerance)) {
+        pp_sched_schedule_copy(s, other);
+        *improved = true;
+    }
+    pp_sched_schedule_free(fronted);
+    return status;
+}
 
 pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
                             bool *improved, pp_error *err)
@@ -663,39 +710,31 @@ pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, con
         !st.chain || !st.keyed || !fronted) {
         status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     } else {
-        /* A third of the time for each acceptance rule from s, and one for
-         * the greedy's policy with the shortest span, when it differs
-         * (neither rule nor start wins everywhere: BENCHMARKS.md, issue
-         * 17); the best answer kept. */
-        /* Comparing answers re-times them (span.c, a bisection): up to
-         * COMPACTIONS after the passes' deadlines, each timed here on the
-         * start, so that the search leaves them room (at P = 64 under load
-         * a 20 s run otherwise took 39 s). */
+        /* The greedy's span start first (greedy.c's FILL_RESERVE policies):
+         * when it re-times onto the span bound nothing can beat it (P = 32
+         * at 2P: 1.83%, where 60 s of search from s stopped at 2.30%).
+         * Else a third of the time for each acceptance rule from s, and one
+         * for the greedy's start, when it differs (neither rule nor start
+         * wins everywhere: BENCHMARKS.md, issue 17); the best answer kept.
+         * The start may take half the time left after its re-timings (its
+         * policies take 5-8 s at P = 64 with 256 micro-batches). */
+        bool other_found = false;
+        double other_span = INFINITY, other_end, bound = pp_sched_span_lower_bound(p);
         double timed_at = pp_now();
         if (sched_compact_spans(p, s, err) != PP_OK)
             status = PP_ENOMEM;
-        double compaction = pp_now() - timed_at, whole = pp_deadline_left(deadline);
-        pp_sched_schedule_copy(fronted, s);
-        double left = whole - fmin(0.5 * whole, COMPACTIONS * compaction);
-        pp_deadline first = left > 0 ? pp_deadline_within(deadline, left / 3) : *deadline;
-        pp_deadline second = left > 0 ? pp_deadline_within(deadline, 2 * left / 3) : *deadline;
-        pp_deadline third = left > 0 ? pp_deadline_within(deadline, left) : *deadline;
-        bool plain_improved = false, front_improved = false, other_improved = false, other_found = false;
-        double tolerance = 1e-9 * fmax(1, pp_sched_makespan(s));
-        if (status != PP_OK || !search_from(&st, s, &first, &plain_improved) ||
-            (st.front_rule = true, !search_from(&st, fronted, &second, &front_improved)))
+        double compaction = pp_now() - timed_at;
+        double room = pp_deadline_left(deadline) - START_COMPACTIONS * compaction;
+        pp_deadline half = pp_deadline_within(deadline, room > 0 ? 0.5 * room : 1e-9);
+        if (status == PP_OK && !sched_construct_greedy_span(p, &half, fronted, &other_found))
             status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-        else if (front_improved && (!plain_improved || kicks_win(p, s, fronted, tolerance)))
-            pp_sched_schedule_copy(s, fronted);
-        *improved = plain_improved || front_improved;
-        st.front_rule = false;
-        if (status == PP_OK && !sched_construct_greedy_span(p, &third, fronted, &other_found))
-            status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-        if (status == PP_OK && other_found && !search_from(&st, fronted, &third, &other_improved))
-            status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-        if (status == PP_OK && other_found && kicks_win(p, s, fronted, tolerance)) {
+        else if (other_found && !compacted(p, fronted, &other_span, &other_end))
+            other_found = false;
+        if (status == PP_OK && other_found && other_span <= bound * (1 + 1e-9)) {
             pp_sched_schedule_copy(s, fronted);
             *improved = true;
+        } else if (status == PP_OK) {
+            status = search_three(&st, s, fronted, other_found, compaction, deadline, improved, err);
         }
     }
     pp_sched_schedule_free(fronted);
