@@ -224,35 +224,6 @@ void pp_sched_cyclic_report_free(pp_sched_cyclic_report *report)
     memset(report, 0, sizeof *report);
 }
 
-/* The resources every period must hold: each op once (so no op longer than
- * T), each device's forced work, all work over all devices, each channel's
- * forced transfers; with the step kept, also every device's span. */
-double pp_sched_cyclic_lower_bound(const pp_sched_problem *p, bool async)
-{
-    int D = p->device_count;
-    double *load = calloc((size_t)D * (D + 1) + 1, sizeof(double));
-    if (!load)
-        return 0;
-    double bound = 0, total = 0;
-    for (int i = 0; i < p->op_count; i++) {
-        int d = sched_forced_device(p, i);
-        bound = fmax(bound, p->duration[i]);
-        total += p->duration[i];
-        if (d >= 0)
-            load[d] += p->duration[i];
-    }
-    for (int e = 0; e < p->dep_count; e++) {
-        int a = sched_forced_device(p, p->dep_from[e]), b = sched_forced_device(p, p->dep_to[e]);
-        if (a >= 0 && b >= 0 && a != b)
-            load[D + a * D + b] += p->dep_comm[e];
-    }
-    for (int k = 0; k < D * (D + 1); k++)
-        bound = fmax(bound, load[k]);
-    free(load);
-    bound = fmax(bound, total / D);
-    return async ? bound : fmax(bound, pp_sched_span_lower_bound(p));
-}
-
 /* With the step kept, a device's iterations follow one another, so memory
  * is one iteration's and a device's span is all the period must hold
  * there; a channel's transfers all lie in one window as long as the time

@@ -12,6 +12,11 @@
  * of memory. */
 double sched_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedule *s);
 
+/* The memory argument of pp_sched_cyclic_lower_bound (cyclic_bound.c):
+ * per device, Little's law on the least area one iteration's memory covers
+ * there; 0 where it cannot say. */
+double sched_cyclic_memory_bound(const pp_sched_problem *p);
+
 /* PP_EARG, naming the device or the ops, when an iteration may leave a
  * device's level changed (the cyclic objectives cannot repeat it), or when
  * nothing takes time (every period > 0 would do). */

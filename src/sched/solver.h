@@ -19,6 +19,10 @@ static inline double sched_memory_slack(double capacity)
 /* The device an op must run on, or -1 when it has a choice. */
 int sched_forced_device(const pp_sched_problem *p, int op);
 
+/* The least delay dependency e adds between its ends: its comm when both
+ * are forced onto different devices, else 0 (bound.c). */
+double sched_dep_delay(const pp_sched_problem *p, int e);
+
 /* head[i]: earliest start of i ignoring resources; tail[i]: the longest path
  * from i's end to the end of the graph. Communication counts only between ops
  * forced onto different devices: anything else may share a device. */
