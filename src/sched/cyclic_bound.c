@@ -26,7 +26,7 @@
  *    argument), so that a large graph is not searched for a bound. */
 #include <stdlib.h>
 #include <string.h>
-#include "sched/cyclic.h"
+#include "sched/solver.h"
 
 enum { MEMORY_BOUND_VISITS = 1 << 24 };
 
