@@ -121,7 +121,8 @@ static void ship(memory_paths *m, double *area, bool *shipped, int homes)
     for (int i = 0; i < p->op_count; i++)
         if (m->home[i] >= 0)
             m->left[i] = fabs(p->adjust[i]), scale[m->home[i]] += fabs(p->adjust[i]);
-    qsort(m->lanes, (size_t)m->lane_count, sizeof *m->lanes, by_order_then_far);
+    if (m->lane_count > 0)
+        qsort(m->lanes, (size_t)m->lane_count, sizeof *m->lanes, by_order_then_far);
     for (int k = 0; k < m->lane_count; k++) {
         const lane *l = &m->lanes[k];
         double amount = fmin(m->left[l->from], m->left[l->to]);
