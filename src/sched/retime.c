@@ -4,11 +4,10 @@
  * raises times in sweeps over that rank, each sweep visiting in increasing
  * rank only the nodes whose time rose: a node raised by one ranked before
  * it is settled in the same sweep, one raised by a node ranked no earlier
- * waits for the next. A longest path
- * crosses each backward edge at most once when it is simple, so with no
- * positive cycle every time is final after sweep `backward` and nothing
- * rises after it; a node due in a later sweep proves a positive cycle,
- * and T is refused. The dependency edges and the orders without wrap point
+ * waits for the next. A simple longest path crosses each backward edge at
+ * most once, so with no positive cycle every time is final after sweep
+ * `backward` and nothing rises after it; a node due in a later sweep
+ * proves a positive cycle, and T is refused. The dependency edges and the orders without wrap point
  * forward in time, so the span's system settles in one sweep per span
  * limit on a path plus one (Bellman-Ford in topological order). A budget
  * of relaxations (at least 64 per edge, or one per device and two more, the
