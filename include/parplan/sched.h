@@ -169,9 +169,10 @@ pp_status pp_sched_check_cyclic(const pp_sched_problem *p, const pp_sched_schedu
                                 pp_sched_cyclic_report *report, pp_error *err);
 void pp_sched_cyclic_report_free(pp_sched_cyclic_report *report);
 /* Lower bound on the period: the longest op, each device's forced work, all
- * work over the devices, each channel's forced transfers; unless async,
- * also pp_sched_span_lower_bound (the step puts each span within the
- * period). */
+ * work over the devices, each channel's forced transfers, memory by
+ * Little's law (a device's mean level over a period, W + the area one
+ * iteration's memory covers / T, fits its capacity); unless async, also
+ * pp_sched_span_lower_bound (the step puts each span within the period). */
 double pp_sched_cyclic_lower_bound(const pp_sched_problem *p, bool async);
 
 /* Reading and writing (JSON, formats in README.md). Errors name the file and

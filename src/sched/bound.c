@@ -28,7 +28,7 @@ int sched_forced_device(const pp_sched_problem *p, int op)
     return -1;
 }
 
-static double dep_delay(const pp_sched_problem *p, int e)
+double sched_dep_delay(const pp_sched_problem *p, int e)
 {
     int a = sched_forced_device(p, p->dep_from[e]), b = sched_forced_device(p, p->dep_to[e]);
     return a >= 0 && b >= 0 && a != b ? p->dep_comm[e] : 0;
@@ -42,7 +42,7 @@ void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail)
         head[v] = 0;
         for (int j = p->pred_start[v]; j < p->pred_start[v + 1]; j++) {
             int e = p->pred_dep[j], u = p->dep_from[e];
-            head[v] = fmax(head[v], head[u] + p->duration[u] + dep_delay(p, e));
+            head[v] = fmax(head[v], head[u] + p->duration[u] + sched_dep_delay(p, e));
         }
     }
     for (int k = n - 1; k >= 0; k--) {
@@ -50,7 +50,7 @@ void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail)
         tail[u] = 0;
         for (int j = p->succ_start[u]; j < p->succ_start[u + 1]; j++) {
             int e = p->succ_dep[j], v = p->dep_to[e];
-            tail[u] = fmax(tail[u], dep_delay(p, e) + p->duration[v] + tail[v]);
+            tail[u] = fmax(tail[u], sched_dep_delay(p, e) + p->duration[v] + tail[v]);
         }
     }
 }
@@ -296,7 +296,7 @@ static void paths_of(const pp_sched_problem *p, int a, double *from, double *to)
         from[v] = sched_forced_device(p, v) == a ? 0 : -INFINITY;
         for (int j = p->pred_start[v]; j < p->pred_start[v + 1]; j++) {
             int e = p->pred_dep[j], u = p->dep_from[e];
-            from[v] = fmax(from[v], from[u] + p->duration[u] + dep_delay(p, e));
+            from[v] = fmax(from[v], from[u] + p->duration[u] + sched_dep_delay(p, e));
         }
     }
     for (int k = n - 1; k >= 0; k--) {
@@ -304,7 +304,7 @@ static void paths_of(const pp_sched_problem *p, int a, double *from, double *to)
         to[u] = sched_forced_device(p, u) == a ? 0 : -INFINITY;
         for (int j = p->succ_start[u]; j < p->succ_start[u + 1]; j++) {
             int e = p->succ_dep[j], v = p->dep_to[e];
-            to[u] = fmax(to[u], dep_delay(p, e) + p->duration[v] + to[v]);
+            to[u] = fmax(to[u], sched_dep_delay(p, e) + p->duration[v] + to[v]);
         }
     }
 }

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched/cyclic.h"
+#include "sched/retime.h"
 
 typedef struct {
     double at, length;
@@ -69,17 +70,12 @@ static void violation(cyclic_checker *c, const char *fmt, ...)
     pp_error_set(c->err, PP_INFEASIBLE, "%s", text);
 }
 
-static double phase(double t, double T)
-{
-    return t - floor(t / T) * T;
-}
-
 /* Sorts n intervals by their phase modulo T; true when a neighbour pair, or
  * the last and the first one period later, overlap (*a and *b: which). */
 static bool overlap_mod(slot *iv, int n, double T, double tol, int *a, int *b)
 {
     for (int k = 0; k < n; k++)
-        iv[k].at = phase(iv[k].at, T);
+        iv[k].at = sched_phase(iv[k].at, T);
     qsort(iv, (size_t)n, sizeof *iv, by_phase);
     for (int k = 0; k < n; k++) {
         const slot *x = &iv[k], *y = &iv[(k + 1) % n];
@@ -228,35 +224,6 @@ void pp_sched_cyclic_report_free(pp_sched_cyclic_report *report)
     memset(report, 0, sizeof *report);
 }
 
-/* The resources every period must hold: each op once (so no op longer than
- * T), each device's forced work, all work over all devices, each channel's
- * forced transfers; with the step kept, also every device's span. */
-double pp_sched_cyclic_lower_bound(const pp_sched_problem *p, bool async)
-{
-    int D = p->device_count;
-    double *load = calloc((size_t)D * (D + 1) + 1, sizeof(double));
-    if (!load)
-        return 0;
-    double bound = 0, total = 0;
-    for (int i = 0; i < p->op_count; i++) {
-        int d = sched_forced_device(p, i);
-        bound = fmax(bound, p->duration[i]);
-        total += p->duration[i];
-        if (d >= 0)
-            load[d] += p->duration[i];
-    }
-    for (int e = 0; e < p->dep_count; e++) {
-        int a = sched_forced_device(p, p->dep_from[e]), b = sched_forced_device(p, p->dep_to[e]);
-        if (a >= 0 && b >= 0 && a != b)
-            load[D + a * D + b] += p->dep_comm[e];
-    }
-    for (int k = 0; k < D * (D + 1); k++)
-        bound = fmax(bound, load[k]);
-    free(load);
-    bound = fmax(bound, total / D);
-    return async ? bound : fmax(bound, pp_sched_span_lower_bound(p));
-}
-
 /* With the step kept, a device's iterations follow one another, so memory
  * is one iteration's and a device's span is all the period must hold
  * there; a channel's transfers all lie in one window as long as the time
@@ -331,153 +298,21 @@ pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err)
 /* The asynchronous search: a valid cyclic schedule folded at a shorter
  * period T (each device's ops, and each channel's transfers, taken in the
  * order of their times modulo T, the iteration each copy belongs to kept)
- * and re-timed at T, earliest. With those orders fixed the times are
- * difference constraints x_b >= x_a + c + k T (k: how many iterations
- * apart the two copies are), feasible when longest paths from 0 settle.
- * Nodes are the ops, then one per crossing dependency's transfer. */
-typedef struct {
-    int from, to;
-    double length;   /* c */
-    int periods;     /* k */
-} fold_edge;
+ * and re-timed at T, earliest (retime.c: the difference constraints
+ * x_b >= x_a + c + k T, k how many iterations apart the two copies are). */
 
-typedef struct {
-    const pp_sched_problem *p;
-    int nodes, edge_count, dep_edges;
-    fold_edge *edges;
-    double *length, *x, *trial;
-    int *group;      /* per node: device, or D + channel, -1 for none */
-    int *out_start, *out_edge;  /* edges leaving each node (CSR) */
-    int *queue;      /* nodes whose time rose, a ring of nodes + 1 */
-    unsigned char *queued;
-    slot *buf;
-} folder;
-
-static bool folder_init(folder *f, const pp_sched_problem *p, const pp_sched_schedule *s)
+/* r->trial as a schedule of period T in out; true when the checker takes
+ * it, and then the next folds read their orders from it. */
+static bool accept(sched_retimer *r, const pp_sched_problem *p, double T, pp_sched_schedule *out)
 {
-    int n = p->op_count, m = p->dep_count, D = p->device_count;
-    f->p = p;
-    f->nodes = n + m;
-    size_t N = (size_t)f->nodes + 1;
-    f->edges = malloc((2 * (size_t)m + N + 1) * sizeof *f->edges);
-    f->length = malloc(N * sizeof(double));
-    f->x = malloc(N * sizeof(double));
-    f->trial = malloc(N * sizeof(double));
-    f->group = malloc(N * sizeof(int));
-    f->buf = malloc(N * sizeof(slot));
-    f->out_start = malloc((N + 1) * sizeof(int));
-    f->out_edge = malloc((2 * (size_t)m + N + 1) * sizeof(int));
-    f->queue = malloc((N + 1) * sizeof(int));
-    f->queued = malloc(N);
-    if (!f->edges || !f->length || !f->x || !f->trial || !f->group || !f->buf || !f->out_start || !f->out_edge ||
-        !f->queue || !f->queued)
-        return false;
-    f->edge_count = 0;
-    for (int i = 0; i < n; i++)
-        f->length[i] = p->duration[i], f->x[i] = s->start[i], f->group[i] = s->device[i];
-    for (int e = 0; e < m; e++) {
-        int u = p->dep_from[e], v = p->dep_to[e], a = s->device[u], b = s->device[v];
-        f->length[n + e] = p->dep_comm[e];
-        f->x[n + e] = a != b ? s->transfer_start[e] : 0;
-        f->group[n + e] = a != b ? D + a * D + b : -1;
-        if (a != b) {
-            f->edges[f->edge_count++] = (fold_edge){u, n + e, p->duration[u], 0};
-            f->edges[f->edge_count++] = (fold_edge){n + e, v, p->dep_comm[e], 0};
-        } else {
-            f->edges[f->edge_count++] = (fold_edge){u, v, p->duration[u], 0};
-        }
-    }
-    f->dep_edges = f->edge_count;
-    return true;
-}
-
-static void folder_free(folder *f)
-{
-    free(f->edges), free(f->length), free(f->x), free(f->trial), free(f->group), free(f->buf);
-    free(f->out_start), free(f->out_edge), free(f->queue), free(f->queued);
-}
-
-/* The order edges of f->x folded at T: nodes sorted by group, then phase. */
-static void fold_at(folder *f, double T)
-{
-    int k = 0;
-    for (int v = 0; v < f->nodes; v++)
-        if (f->group[v] >= 0)
-            f->buf[k++] = (slot){f->group[v] * 4.0 * T + phase(f->x[v], T), f->length[v], v};
-    qsort(f->buf, (size_t)k, sizeof *f->buf, by_phase);
-    f->edge_count = f->dep_edges;
-    for (int g = 0; g < k;) {
-        int h = g;
-        while (h < k && f->group[f->buf[h].index] == f->group[f->buf[g].index])
-            h++;
-        for (int j = g; j < h && h - g > 1; j++) {
-            int a = f->buf[j].index, b = f->buf[j + 1 < h ? j + 1 : g].index;
-            int qa = (int)floor(f->x[a] / T), qb = (int)floor(f->x[b] / T);
-            f->edges[f->edge_count++] = (fold_edge){a, b, f->length[a], qb - qa - (j + 1 < h ? 0 : 1)};
-        }
-        g = h;
-    }
-    for (int v = 0; v <= f->nodes; v++)
-        f->out_start[v] = 0;
-    for (int e = 0; e < f->edge_count; e++)
-        f->out_start[f->edges[e].from + 1]++;
-    for (int v = 0; v < f->nodes; v++)
-        f->out_start[v + 1] += f->out_start[v];
-    for (int e = 0; e < f->edge_count; e++)
-        f->out_edge[f->out_start[f->edges[e].from]++] = e;
-    for (int v = f->nodes; v > 0; v--)
-        f->out_start[v] = f->out_start[v - 1];
-    f->out_start[0] = 0;
-}
-
-/* Earliest times under the folded orders at period T into f->trial
- * (longest paths from 0, a queue of nodes whose time rose); false when they
- * do not settle within 64 relaxations per edge: a cycle longer than its
- * periods allow, or too slow to tell, both refused. */
-static bool settle_at(folder *f, double T)
-{
-    int N = f->nodes, head = 0, size = N;
-    for (int v = 0; v < N; v++)
-        f->trial[v] = 0, f->queue[v] = v, f->queued[v] = 1;
-    long budget = 64 * (long)f->edge_count + N;
-    while (size > 0) {
-        int v = f->queue[head];
-        head = (head + 1) % (N + 1), size--, f->queued[v] = 0;
-        for (int k = f->out_start[v]; k < f->out_start[v + 1]; k++) {
-            const fold_edge *e = &f->edges[f->out_edge[k]];
-            double at = f->trial[v] + e->length + e->periods * T;
-            if (at <= f->trial[e->to] * (1 + 1e-15) + 1e-12)
-                continue;
-            if (--budget < 0)
-                return false;
-            f->trial[e->to] = at;
-            if (!f->queued[e->to]) {
-                f->queue[(head + size) % (N + 1)] = e->to;
-                size++, f->queued[e->to] = 1;
-            }
-        }
-    }
-    return true;
-}
-
-/* f->trial as a schedule of period T in out; true when the checker takes it. */
-static bool accept(folder *f, double T, pp_sched_schedule *out)
-{
-    const pp_sched_problem *p = f->p;
-    int n = p->op_count;
-    for (int i = 0; i < n; i++)
-        out->start[i] = f->trial[i], out->end[i] = f->trial[i] + p->duration[i];
-    for (int e = 0; e < p->dep_count; e++)
-        if (f->group[n + e] >= 0)
-            out->transfer_start[e] = f->trial[n + e], out->transfer_end[e] = f->trial[n + e] + p->dep_comm[e];
+    sched_retime_export(r, p, out);
     out->period = T;
-    out->stated_makespan = NAN;
-    pp_sched_cyclic_report r;
+    pp_sched_cyclic_report c;
     pp_error why = {0};
-    bool ok = pp_sched_check_cyclic(p, out, T, true, &r, &why) == PP_OK;
-    pp_sched_cyclic_report_free(&r);
+    bool ok = pp_sched_check_cyclic(p, out, T, true, &c, &why) == PP_OK;
+    pp_sched_cyclic_report_free(&c);
     if (ok)
-        memcpy(f->x, f->trial, (size_t)f->nodes * sizeof(double));
+        memcpy(r->x, r->trial, (size_t)r->nodes * sizeof(double));
     return ok;
 }
 
@@ -493,13 +328,13 @@ enum { FOLD_STEPS = 16, FOLD_STEPS_MOST = 1024 };
 
 /* The least period below `high` that the current orders allow and the
  * checker takes, into s; `high` when none. */
-static double squeeze(folder *f, double low, double high, pp_sched_schedule *s, pp_sched_schedule *trial,
-                      const pp_deadline *deadline)
+static double squeeze(sched_retimer *r, const pp_sched_problem *p, double low, double high, pp_sched_schedule *s,
+                      pp_sched_schedule *trial, const pp_deadline *deadline)
 {
     double best = high;
     while (best - low > 1e-6 * best && !pp_deadline_passed(deadline)) {
         double T = 0.5 * (low + high);
-        if (settle_at(f, T) && accept(f, T, trial)) {
+        if (sched_retime_settle(r, T) && accept(r, p, T, trial)) {
             high = best = T;
             pp_sched_schedule_copy(s, trial);
         } else {
@@ -511,13 +346,13 @@ static double squeeze(folder *f, double low, double high, pp_sched_schedule *s, 
     return best;
 }
 
-pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
-                            pp_error *err)
+static pp_status fold_from(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
+                           pp_error *err)
 {
-    folder f = {0};
+    sched_retimer r;
     pp_sched_schedule *trial = pp_sched_schedule_new(p);
     pp_status st = PP_OK;
-    if (!trial || !folder_init(&f, p, s)) {
+    if (!sched_retimer_init(&r, p, s, 0) || !trial) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     } else {
         pp_sched_schedule_copy(trial, s);
@@ -525,15 +360,34 @@ pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, con
         for (int steps = FOLD_STEPS; steps <= FOLD_STEPS_MOST && best - low > 1e-6 * best;) {
             bool found = false;
             for (int j = 1; j < steps && !found && !pp_deadline_passed(deadline); j++) {
-                fold_at(&f, low + (best - low) * j / steps);
-                double period = squeeze(&f, low, best, s, trial, deadline);
+                sched_retime_order(&r, low + (best - low) * j / steps);
+                double period = squeeze(&r, p, low, best, s, trial, deadline);
                 found = period < best;
                 best = period;
             }
             steps = found ? FOLD_STEPS : steps * 4;
         }
     }
-    folder_free(&f);
+    sched_retimer_free(&r);
     pp_sched_schedule_free(trial);
+    return st;
+}
+
+/* Which start folds best is not known beforehand: at P = 32 under P
+ * micro-batches the makespan's schedule folds to a period 8% shorter
+ * than the span's, at 2P the span's 0.5% shorter (BENCHMARKS.md). So s
+ * gets half the time and the second start, its spans compacted, the rest. */
+pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, pp_sched_schedule *other,
+                            const pp_deadline *deadline, pp_error *err)
+{
+    pp_deadline half = pp_deadline_within(deadline, 0.5 * pp_deadline_left(deadline));
+    pp_status st = fold_from(p, s, other ? &half : deadline, err);
+    if (st != PP_OK || !other || (st = sched_compact_spans(p, other, err)) != PP_OK)
+        return st;
+    other->period = sched_cyclic_step_period(p, other);
+    if (!isfinite(other->period))
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    if ((st = fold_from(p, other, deadline, err)) == PP_OK && other->period < s->period)
+        pp_sched_schedule_copy(s, other);
     return st;
 }

@@ -20,8 +20,10 @@ pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err);
 /* Without the optimizer step: folds the valid cyclic schedule s (s->period
  * set) at shorter periods, its devices' and channels' orders taken modulo
  * the period and re-timed earliest, keeping each fold the asynchronous
- * checker takes, until the bound or the deadline. s stays valid. */
-pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
-                            pp_error *err);
+ * checker takes, until the bound or the deadline; then, for the rest of
+ * the time, the valid schedule `other` (NULL: none; its times change)
+ * likewise, s taking its result when shorter. s stays valid. */
+pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, pp_sched_schedule *other,
+                            const pp_deadline *deadline, pp_error *err);
 
 #endif

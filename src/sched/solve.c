@@ -394,14 +394,17 @@ static bool cyclic(const pp_sched_options *o)
 
 /* The cyclic objectives start from the span's schedule (with the step kept
  * the spans are what the period must hold) and take the least period its
- * times allow; without the step, that schedule is then folded at shorter
- * periods (cyclic.c). */
-static pp_status cyclic_objective(run *x, pp_sched_schedule *answer, pp_error *err)
+ * times allow; without the step, that schedule and the makespan's, from
+ * which the span search started, are then folded at shorter periods
+ * (cyclic.c). */
+static pp_status cyclic_objective(run *x, pp_sched_schedule *answer, pp_sched_schedule *makespans,
+                                  pp_error *err)
 {
     answer->period = sched_cyclic_step_period(x->p, answer);
     if (!isfinite(answer->period))
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-    return x->o->objective == PP_SCHED_CYCLIC_ASYNC ? sched_cyclic_fold(x->p, answer, &x->deadline, err) : PP_OK;
+    return x->o->objective == PP_SCHED_CYCLIC_ASYNC ? sched_cyclic_fold(x->p, answer, makespans, &x->deadline, err)
+                                                    : PP_OK;
 }
 
 /* The span objective: the orders searched, then the times compacted. */
@@ -441,7 +444,7 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     double *head = malloc(n * sizeof(double)), *tail = malloc(n * sizeof(double));
     worker *workers = calloc((size_t)count, sizeof *workers);
     sched_solution start = {0}, best = {0};
-    pp_sched_schedule *answer = NULL;
+    pp_sched_schedule *answer = NULL, *makespans = NULL;
     pp_status st = PP_OK;
     if (!head || !tail || !workers || !sched_solution_alloc(&start, p->op_count) ||
         !sched_solution_alloc(&best, p->op_count)) {
@@ -482,16 +485,26 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         goto done;
     }
     pp_deadline span_by = x.deadline;
-    if (o->objective == PP_SCHED_CYCLIC_ASYNC && o->time_limit > 0)
-        span_by = pp_deadline_within(&x.deadline, CYCLIC_SPAN_SHARE * o->time_limit);
+    if (o->objective == PP_SCHED_CYCLIC_ASYNC) {
+        /* Counted from the start: from now it was the whole time less the makespan's share. */
+        double fold_time = (1 - CYCLIC_SPAN_SHARE) * o->time_limit;
+        if (o->time_limit > 0)
+            span_by = pp_deadline_within(&x.deadline, fmax(1e-3, pp_deadline_left(&x.deadline) - fold_time));
+        if (!(makespans = pp_sched_schedule_new(p))) {
+            st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+            goto done;
+        }
+        pp_sched_schedule_copy(makespans, answer);
+    }
     if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && (st = span_objective(&x, answer, &span_by, err)) != PP_OK)
         goto done;
-    if (cyclic(o) && (st = cyclic_objective(&x, answer, err)) != PP_OK)
+    if (cyclic(o) && (st = cyclic_objective(&x, answer, makespans, err)) != PP_OK)
         goto done;
     st = finish(&x, answer, err);
     answer = NULL;
 done:
     pp_sched_schedule_free(answer);
+    pp_sched_schedule_free(makespans);
     for (int i = 0; i < count && workers; i++)
         sched_search_free(workers[i].search);
     free(workers);

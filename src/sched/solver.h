@@ -19,6 +19,15 @@ static inline double sched_memory_slack(double capacity)
 /* The device an op must run on, or -1 when it has a choice. */
 int sched_forced_device(const pp_sched_problem *p, int op);
 
+/* The least delay dependency e adds between its ends: its comm when both
+ * are forced onto different devices, else 0 (bound.c). */
+double sched_dep_delay(const pp_sched_problem *p, int e);
+
+/* The memory argument of pp_sched_cyclic_lower_bound (cyclic_bound.c):
+ * per device, Little's law on the least area one iteration's memory covers
+ * there; 0 where it cannot say. */
+double sched_cyclic_memory_bound(const pp_sched_problem *p);
+
 /* head[i]: earliest start of i ignoring resources; tail[i]: the longest path
  * from i's end to the end of the graph. Communication counts only between ops
  * forced onto different devices: anything else may share a device. */

@@ -2,7 +2,8 @@
  * hand (overlap modulo the period on a device and on a channel, the memory
  * of two iterations alive at once, the optimizer step, a level that would
  * grow); the lower bound against every schedule of small problems on a
- * half-unit grid that the checker takes; the solver's periods checked,
+ * half-unit grid that the checker takes, its memory term where it binds
+ * and on a pipeline below P micro-batches of activations; the solver's periods checked,
  * at or above the bound, the asynchronous one no longer than the
  * synchronous one; and the ZB-V reference repeated at its spans; the
  * commands: a cyclic schedule written with its period, read back and
@@ -162,15 +163,15 @@ static uint64_t next_random(uint64_t *state)
 /* Three ops of length 1 or 2 on two devices, some forced (the memory pair
  * together, or free together), a random
  * acyclic set of dependencies with comm 0 or 1, and a memory pair (one op
- * raising 1, a later one giving it back) under capacity 1. Every schedule
+ * raising 1, a later one giving it back) under capacity 1 or 2. Every schedule
  * with starts on a half-unit grid up to 4, transfers as soon as their
  * source ends, and every period in half units up to 6 that the checker
  * takes must be at least the bound; the least found is printed beside it. */
 static pp_sched_problem *tiny(uint64_t *state)
 {
     pp_sched_problem *p = pp_sched_problem_new();
-    pp_sched_add_device(p, "g0", 1);
-    pp_sched_add_device(p, "g1", 1);
+    pp_sched_add_device(p, "g0", 1 + (double)(next_random(state) % 2));
+    pp_sched_add_device(p, "g1", 1 + (double)(next_random(state) % 2));
     int pair = (int)(next_random(state) % 3);
     for (int i = 0; i < 3; i++) {
         char name[8];
@@ -197,43 +198,118 @@ static void place_transfers(const pp_sched_problem *p, pp_sched_schedule *s)
     }
 }
 
+/* The least periods (synchronous, asynchronous) of the schedules of a
+ * three-op, two-device problem with starts on a half-unit grid up to 4,
+ * periods in half units up to 6; each one the checker takes must be at
+ * least the bounds. */
+static void least_periods(const pp_sched_problem *p, const double bound[2], double least[2])
+{
+    pp_sched_schedule *s = pp_sched_schedule_new(p);
+    least[0] = least[1] = INFINITY;
+    for (int code = 0; s && code < 8 * 9 * 9 * 9; code++) {
+        int c = code;
+        for (int i = 0; i < 3; i++, c /= 9)
+            s->start[i] = 0.5 * (c % 9), s->end[i] = s->start[i] + p->duration[i];
+        for (int i = 0; i < 3; i++, c /= 2)
+            s->device[i] = c % 2;
+        place_transfers(p, s);
+        pp_sched_report single;
+        pp_error err = {0};
+        bool valid = pp_sched_check(p, s, &single, &err) == PP_OK;
+        pp_sched_report_free(&single);
+        for (int half = 1; valid && half <= 12; half++)
+            for (int async = 0; async < 2; async++) {
+                pp_sched_cyclic_report r;
+                if (pp_sched_check_cyclic(p, s, 0.5 * half, async, &r, &err) == PP_OK) {
+                    least[async] = fmin(least[async], 0.5 * half);
+                    CHECK(0.5 * half >= bound[async] - 1e-9);
+                }
+                pp_sched_cyclic_report_free(&r);
+            }
+    }
+    pp_sched_schedule_free(s);
+}
+
 static void bound_brute_force(void)
 {
     uint64_t state = 17;
-    for (int trial = 0; trial < 12; trial++) {
+    for (int trial = 0; trial < 40; trial++) {
         pp_sched_problem *p = tiny(&state);
         if (!p)
             continue;
-        pp_sched_schedule *s = pp_sched_schedule_new(p);
-        double bound[2] = {pp_sched_cyclic_lower_bound(p, false), pp_sched_cyclic_lower_bound(p, true)};
-        double least[2] = {INFINITY, INFINITY};
-        for (int code = 0; code < 8 * 9 * 9 * 9; code++) {
-            int c = code;
-            for (int i = 0; i < 3; i++, c /= 9)
-                s->start[i] = 0.5 * (c % 9), s->end[i] = s->start[i] + p->duration[i];
-            for (int i = 0; i < 3; i++, c /= 2)
-                s->device[i] = c % 2;
-            place_transfers(p, s);
-            pp_sched_report single;
-            pp_error err = {0};
-            bool valid = pp_sched_check(p, s, &single, &err) == PP_OK;
-            pp_sched_report_free(&single);
-            for (int half = 1; valid && half <= 12; half++)
-                for (int async = 0; async < 2; async++) {
-                    pp_sched_cyclic_report r;
-                    if (pp_sched_check_cyclic(p, s, 0.5 * half, async, &r, &err) == PP_OK) {
-                        least[async] = fmin(least[async], 0.5 * half);
-                        CHECK(0.5 * half >= bound[async] - 1e-9);
-                    }
-                    pp_sched_cyclic_report_free(&r);
-                }
-        }
-        fprintf(stderr, "tiny %2d: least period %g (bound %g), asynchronous %g (bound %g)\n", trial, least[0],
-                bound[0], least[1], bound[1]);
+        double bound[2] = {pp_sched_cyclic_lower_bound(p, false), pp_sched_cyclic_lower_bound(p, true)}, least[2];
+        least_periods(p, bound, least);
+        double memory = sched_cyclic_memory_bound(p);
+        fprintf(stderr, "tiny %2d: least period %g (bound %g), asynchronous %g (bound %g, memory's %g)\n", trial,
+                least[0], bound[0], least[1], bound[1], memory);
         CHECK(least[1] <= least[0]);
-        pp_sched_schedule_free(s);
         pp_sched_problem_free(p);
     }
+}
+
+/* Memory's bound where it is the largest: a on g0 takes 1 of g0's capacity
+ * 1, b runs 2 on g1, c on g0 gives it back; a -> b -> c. Every other term
+ * is 2 (b; each device's work; all work over the devices), but the memory
+ * is held from a's end to c's end, at least b's 2 and c's 1 with the comm
+ * forced between devices 0.5 each way: 4, and only one iteration's fits,
+ * so T >= 4. The grid's least asynchronous period is 5: a's next copy
+ * may not end before c ends, nor run beside it on g0. */
+static void memory_binds(void)
+{
+    pp_sched_problem *p = pp_sched_problem_new();
+    pp_sched_add_device(p, "g0", 1);
+    pp_sched_add_device(p, "g1", 10);
+    int a = pp_sched_add_op(p, "a", "forward", 1, 0, 1), b = pp_sched_add_op(p, "b", "forward", 2, 0, 0);
+    int c = pp_sched_add_op(p, "c", "forward", 1, 0, -1);
+    pp_sched_allow(p, a, 0), pp_sched_allow(p, b, 1), pp_sched_allow(p, c, 0);
+    pp_sched_add_dep(p, a, b, 0.5);
+    pp_sched_add_dep(p, b, c, 0.5);
+    p = finish(p);
+    if (!p)
+        return;
+    double bound[2] = {pp_sched_cyclic_lower_bound(p, false), pp_sched_cyclic_lower_bound(p, true)}, least[2];
+    CHECK(sched_cyclic_memory_bound(p) == 4);
+    CHECK(bound[1] == 4 && bound[0] >= 4);
+    least_periods(p, bound, least);
+    fprintf(stderr, "memory binds: bound %g, least asynchronous period %g\n", bound[1], least[1]);
+    CHECK(least[1] == 5);
+    pp_sched_problem_free(p);
+}
+
+/* The zero-bubble pipeline below P micro-batches of activations: stage 0
+ * holds each micro-batch's activations from its F's end through every
+ * later stage and back to its B's end, and the W's share until W ends,
+ * so with K of them at most T >= M ((P - 1)(2 comm + T_F + T_B) + T_B +
+ * w T_W) / K, above the work; the solver's period is not below it. */
+static void memory_pipeline(void)
+{
+    pp_pipe_spec spec = {.stages = 4, .microbatches = 8, .scheme = PP_PIPE_ZB, .mem_act = 2, .comm = 0.5,
+                         .t_f = 1, .t_b = 1.5, .t_w = 1, .w_mem = 0.25};
+    pp_sched_problem *p = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, NULL, &err), PP_OK);
+    if (!p)
+        return;
+    double expected = 8 * (3 * (2 * 0.5 + 1 + 1.5) + 1.5 + 0.25 * 1) / 2;
+    CHECK(fabs(sched_cyclic_memory_bound(p) - expected) < 1e-9 * expected);
+    CHECK(fabs(pp_sched_cyclic_lower_bound(p, true) - expected) < 1e-9 * expected);
+    pp_sched_options o;
+    pp_sched_options_default(&o);
+    o.objective = PP_SCHED_CYCLIC_ASYNC;
+    o.max_rounds = 500;
+    o.threads = 1;
+    o.seed = 3;
+    pp_sched_result r;
+    CHECK_EQ_INT(pp_sched_solve(p, &o, &r, &err), PP_OK);
+    if (r.schedule) {
+        pp_sched_cyclic_report c;
+        CHECK_EQ_INT(pp_sched_check_cyclic(p, r.schedule, r.period, true, &c, &err), PP_OK);
+        pp_sched_cyclic_report_free(&c);
+        CHECK(r.period >= r.period_bound - 1e-9 && fabs(r.period_bound - expected) < 1e-9 * expected);
+        fprintf(stderr, "ZB P=4 M=8 K=2: asynchronous period %g, bound %g (work 28)\n", r.period, r.period_bound);
+    }
+    pp_sched_result_free(&r);
+    pp_sched_problem_free(p);
 }
 
 /* The solver on 1F1B's problem at P = 4, M = 8, limit P, comm 0.3 (the
@@ -329,6 +405,8 @@ int main(void)
     channel();
     growing_level();
     bound_brute_force();
+    memory_binds();
+    memory_pipeline();
     solved();
     zb_v_repeated();
     commands();
