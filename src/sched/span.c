@@ -27,6 +27,16 @@ static void limit_spans(sched_retimer *r)
             sched_retime_add(r, r->last[d], r->first[d], r->length[r->last[d]], -1);
 }
 
+/* The longest span of the last settle's times: a limit the orders meet. */
+static double settled_span(const sched_retimer *r)
+{
+    double span = 0;
+    for (int d = 0; d < r->devices; d++)
+        if (r->first[d] >= 0)
+            span = fmax(span, r->trial[r->last[d]] + r->length[r->last[d]] - r->trial[r->first[d]]);
+    return span;
+}
+
 pp_status sched_compact_spans(const pp_sched_problem *p, pp_sched_schedule *s, pp_error *err)
 {
     sched_retimer r;
@@ -37,13 +47,24 @@ pp_status sched_compact_spans(const pp_sched_problem *p, pp_sched_schedule *s, p
         sched_retime_order(&r, INFINITY);
         limit_spans(&r);
         double low = pp_sched_span_lower_bound(p), high = longest_span(p, s);
-        /* The bound first: when the orders allow it, exactly rather than within the bisection's slack. */
+        /* The bound first: when the orders allow it, exactly rather than
+         * within the bisection's slack. A limit that settles is lowered to
+         * the span its times reach, which often ends the search at once
+         * (P = 64, 256 micro-batches: a compaction took 40 settles). */
         if (sched_retime_settle(&r, low))
             high = low;
+        /* Then just under the span at hand: an already compacted schedule
+         * (the search's answers, compared again) is then settled in two
+         * tries, not forty; each try that finds no times costs the most. */
+        double nearly = high - 1e-9 * fmax(1, high);
+        if (high > low && sched_retime_settle(&r, nearly))
+            high = fmax(low, fmin(nearly, settled_span(&r)));
+        else if (high > low)
+            low = nearly;
         for (int step = 0; step < 40 && high - low > 1e-9 * fmax(1, high); step++) {
             double mid = 0.5 * (low + high);
             if (sched_retime_settle(&r, mid))
-                high = mid;
+                high = fmax(low, fmin(mid, settled_span(&r)));
             else
                 low = mid;
         }
