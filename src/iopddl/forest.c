@@ -41,6 +41,7 @@ struct iopddl_forest {
     uint32_t *reply_start; /* where a leaf's replies (one per neighbour strategy) start */
     double *reply_cost;    /* the leaf's least cost given its neighbour's strategy */
     uint32_t *reply;       /* and the strategy that reaches it */
+    double *scratch;       /* one value per strategy of the widest node */
 };
 
 static inline uint32_t degree(const iopddl_model *m, uint32_t v) { return m->adj_start[v + 1] - m->adj_start[v]; }
@@ -112,8 +113,9 @@ iopddl_forest *iopddl_forest_new(const iopddl_model *m, pp_arena *arena)
         choices += widest;
     }
     f->choice = pp_arena_alloc(arena, choices * sizeof(uint32_t));
+    f->scratch = pp_arena_alloc(arena, ((size_t)iopddl_widest_domain(m) + 1) * sizeof(double));
     if (!f->order || !f->uf || !f->block || !f->seen || !f->visited ||
-        !f->tree_order || !f->parent_pair || !f->choice_start || !f->h || !f->choice)
+        !f->tree_order || !f->parent_pair || !f->choice_start || !f->h || !f->choice || !f->scratch)
         return NULL;
     return find_leaves(f, arena) ? f : NULL;
 }
@@ -235,43 +237,76 @@ static void condition(iopddl_forest *f, uint32_t v, const uint32_t *x, const dou
     }
 }
 
+/* For each column sp of the dr x dc table t (row-major), the least of
+ * add[sr] + t[sr][sp] into best[sp] and its row into arg[sp], first row on
+ * ties. Row by row, so the table is read in order: a column at a time, a
+ * table of 1,060 x 32 strategies is read one cache line per entry. */
+static void min_over_rows(const int64_t *t, uint32_t dr, uint32_t dc, const double *add, double *best,
+                          uint32_t *arg)
+{
+    for (uint32_t sp = 0; sp < dc; sp++) {
+        best[sp] = INFINITY;
+        arg[sp] = 0;
+    }
+    for (uint32_t sr = 0; sr < dr; sr++) {
+        const int64_t *row = t + (uint64_t)sr * dc;
+        double a = add[sr];
+        for (uint32_t sp = 0; sp < dc; sp++) {
+            double c = a + (double)row[sp];
+            if (c < best[sp]) {
+                best[sp] = c;
+                arg[sp] = sr;
+            }
+        }
+    }
+}
+
+/* For each row sr of the table, the least of add[sc] + t[sr][sc] and its
+ * column, first column on ties. */
+static void min_over_columns(const int64_t *t, uint32_t dr, uint32_t dc, const double *add, double *best,
+                             uint32_t *arg)
+{
+    for (uint32_t sr = 0; sr < dr; sr++) {
+        const int64_t *row = t + (uint64_t)sr * dc;
+        double least = INFINITY;
+        uint32_t at = 0;
+        for (uint32_t sc = 0; sc < dc; sc++) {
+            double c = add[sc] + (double)row[sc];
+            if (c < least) {
+                least = c;
+                at = sc;
+            }
+        }
+        best[sr] = least;
+        arg[sr] = at;
+    }
+}
+
+/* For each strategy of v's neighbour across pair q, v's least cost (own[]
+ * plus the pair's) into best and the strategy reaching it into arg. */
+static void best_replies(const iopddl_model *m, uint32_t q, uint32_t v, const double *own, double *best,
+                         uint32_t *arg)
+{
+    uint32_t p = other_end(m, q, v);
+    const int64_t *t = m->pair_cost + m->pair_start[q];
+    if (m->pair_a[q] == v)
+        min_over_rows(t, iopddl_domain(m, v), iopddl_domain(m, p), own, best, arg);
+    else
+        min_over_columns(t, iopddl_domain(m, p), iopddl_domain(m, v), own, best, arg);
+}
+
 /* Folds child v into its parent: for each parent strategy, v's best answer. */
 static void send_to_parent(iopddl_forest *f, uint32_t v, uint32_t *next_choice)
 {
     const iopddl_model *m = f->m;
     uint32_t q = f->parent_pair[v], p = other_end(m, q, v);
-    uint32_t dv = iopddl_domain(m, v), dp = iopddl_domain(m, p);
-    const double *hv = f->h + m->dom_start[v];
+    uint32_t dp = iopddl_domain(m, p);
     double *hp = f->h + m->dom_start[p];
-    const int64_t *t = m->pair_cost + m->pair_start[q];
-    uint32_t *choice = f->choice + *next_choice;
     f->choice_start[v] = *next_choice;
+    best_replies(m, q, v, f->h + m->dom_start[v], f->scratch, f->choice + *next_choice);
     *next_choice += dp;
-    bool v_is_a = m->pair_a[q] == v;
-    for (uint32_t sp = 0; sp < dp; sp++) {
-        double best = INFINITY;
-        uint32_t arg = 0;
-        if (v_is_a) {
-            for (uint32_t sv = 0; sv < dv; sv++) {
-                double c = hv[sv] + (double)t[(uint64_t)sv * dp + sp];
-                if (c < best) {
-                    best = c;
-                    arg = sv;
-                }
-            }
-        } else {
-            const int64_t *row = t + (uint64_t)sp * dv;
-            for (uint32_t sv = 0; sv < dv; sv++) {
-                double c = hv[sv] + (double)row[sv];
-                if (c < best) {
-                    best = c;
-                    arg = sv;
-                }
-            }
-        }
-        hp[sp] += best;
-        choice[sp] = arg;
-    }
+    for (uint32_t sp = 0; sp < dp; sp++)
+        hp[sp] += f->scratch[sp];
 }
 
 static double pair_value(const iopddl_model *m, uint32_t q, const uint32_t *x)
@@ -339,27 +374,11 @@ double iopddl_relaxed_cost(const iopddl_model *m, const uint32_t *x, const doubl
 static void leaf_reply(iopddl_forest *f, uint32_t v, const double *penalty)
 {
     const iopddl_model *m = f->m;
-    uint32_t q = f->leaf_pair[v], p = other_end(m, q, v);
-    uint32_t dv = iopddl_domain(m, v), dp = iopddl_domain(m, p), base = m->dom_start[v];
+    uint32_t dv = iopddl_domain(m, v), base = m->dom_start[v];
     double w = penalty ? penalty[v] : 0;
-    const int64_t *t = m->pair_cost + m->pair_start[q];
-    double *cost = f->reply_cost + f->reply_start[v];
-    uint32_t *reply = f->reply + f->reply_start[v];
-    bool v_is_a = m->pair_a[q] == v;
-    for (uint32_t sp = 0; sp < dp; sp++) {
-        double best = INFINITY;
-        uint32_t arg = 0;
-        for (uint32_t sv = 0; sv < dv; sv++) {
-            double c = (double)m->unary[base + sv] + w * (double)(m->usage[base + sv] - m->usage_min[v]) +
-                       (double)t[v_is_a ? (uint64_t)sv * dp + sp : (uint64_t)sp * dv + sv];
-            if (c < best) {
-                best = c;
-                arg = sv;
-            }
-        }
-        cost[sp] = best;
-        reply[sp] = arg;
-    }
+    for (uint32_t sv = 0; sv < dv; sv++)
+        f->scratch[sv] = (double)m->unary[base + sv] + w * (double)(m->usage[base + sv] - m->usage_min[v]);
+    best_replies(m, f->leaf_pair[v], v, f->scratch, f->reply_cost + f->reply_start[v], f->reply + f->reply_start[v]);
 }
 
 /* Every leaf at its best answer to its neighbour's strategy in x. */

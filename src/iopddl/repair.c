@@ -5,12 +5,26 @@
  * increase per unit freed (a gain counts as free). Relaxed answers that miss
  * the limit by a little become feasible candidates instead of being thrown
  * away, and the least-usage start loses its forbidden costs: the relaxation
- * at capped weights removes them, repair brings usage back under the limit. */
+ * at capped weights removes them, repair brings usage back under the limit.
+ *
+ * A node's best move depends only on its own strategy and its neighbours',
+ * so it is kept between changes and worked out again only for the node
+ * that moved and its neighbours. Worked out afresh for every live node at
+ * every change, repair took 48% of a round's CPU on a 57k-node model of 20
+ * strategies a node, where thousands of changes are needed (BENCHMARKS.md). */
+#include <string.h>
 #include "iopddl/solver.h"
+
+typedef struct {
+    uint32_t node, strategy;
+    double price; /* cost increase per unit of usage freed */
+} repair_move;
 
 struct iopddl_repair {
     const iopddl_model *m;
     pp_int128 *costs;
+    repair_move *move; /* per node: its best move, when known[node] */
+    uint8_t *known;
 };
 
 iopddl_repair *iopddl_repair_new(const iopddl_model *m, pp_arena *arena)
@@ -19,8 +33,10 @@ iopddl_repair *iopddl_repair_new(const iopddl_model *m, pp_arena *arena)
     if (rp) {
         rp->m = m;
         rp->costs = pp_arena_alloc(arena, iopddl_widest_domain(m) * sizeof(pp_int128));
+        rp->move = pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof *rp->move);
+        rp->known = pp_arena_alloc(arena, (size_t)m->node_count + 1);
     }
-    return rp && rp->costs ? rp : NULL;
+    return rp && rp->costs && rp->move && rp->known ? rp : NULL;
 }
 
 /* Segment holding the profile's peak. */
@@ -34,25 +50,45 @@ static uint32_t fullest_segment(const iopddl_profile *pr)
     return k - pr->size;
 }
 
-typedef struct {
-    uint32_t node, strategy;
-    double price; /* cost increase per unit of usage freed */
-} repair_move;
-
-static void consider_node(iopddl_repair *rp, const uint32_t *x, uint32_t v, repair_move *best)
+/* v's cheapest change per unit of usage freed (first strategy on ties);
+ * node UINT32_MAX when it frees none. */
+static repair_move best_move(iopddl_repair *rp, const uint32_t *x, uint32_t v)
 {
     const iopddl_model *m = rp->m;
     const int64_t *usage = m->usage + m->dom_start[v];
     uint32_t cur = x[v];
+    repair_move best = {UINT32_MAX, 0, 1e300};
     if (usage[cur] == m->usage_min[v])
-        return;
+        return best;
     iopddl_node_costs(m, x, v, rp->costs);
     for (uint32_t s = 0; s < iopddl_domain(m, v); s++) {
         if (usage[s] >= usage[cur])
             continue;
         double price = (double)(rp->costs[s] - rp->costs[cur]) / (double)(usage[cur] - usage[s]);
-        if (price < best->price)
-            *best = (repair_move){v, s, price};
+        if (price < best.price)
+            best = (repair_move){v, s, price};
+    }
+    return best;
+}
+
+static void consider_node(iopddl_repair *rp, const uint32_t *x, uint32_t v, repair_move *best)
+{
+    if (!rp->known[v]) {
+        rp->move[v] = best_move(rp, x, v);
+        rp->known[v] = 1;
+    }
+    if (rp->move[v].price < best->price)
+        *best = rp->move[v];
+}
+
+/* v changed strategy: its best move and its neighbours' are out of date. */
+static void forget_around(iopddl_repair *rp, uint32_t v)
+{
+    const iopddl_model *m = rp->m;
+    rp->known[v] = 0;
+    for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+        uint32_t q = m->adj_pair[k];
+        rp->known[m->pair_a[q] == v ? m->pair_b[q] : m->pair_a[q]] = 0;
     }
 }
 
@@ -62,6 +98,7 @@ bool iopddl_repair_run(iopddl_repair *rp, uint32_t *x, iopddl_profile *pr, int64
     const iopddl_model *m = rp->m;
     if (!m->has_limit)
         return true;
+    memset(rp->known, 0, m->node_count);
     for (int64_t changes = 0; iopddl_profile_peak(pr) > m->limit; changes++) {
         if (changes >= max_changes || pp_deadline_passed(deadline))
             return false;
@@ -76,6 +113,7 @@ bool iopddl_repair_run(iopddl_repair *rp, uint32_t *x, iopddl_profile *pr, int64
         int64_t delta = m->usage[m->dom_start[v] + best.strategy] - m->usage[m->dom_start[v] + x[v]];
         iopddl_profile_add(pr, m->seg_lo[v], m->seg_hi[v], delta);
         x[v] = best.strategy;
+        forget_around(rp, v);
     }
     return true;
 }
