@@ -36,6 +36,11 @@ enum { STALL_ROUNDS = 25, REPAIR_CHANGES = 1000 };
 enum { PROBE_FIRST = 8, PROBE_MAX = 128, PROBE_ROUNDS = 2 };
 #define PROBE_SHARE 0.1
 
+/* Overflow (fullest segment over the limit) from which weights grow by it
+ * too, and the most it multiplies them by in one round. */
+#define OVERFLOW_FAR 1.5
+#define OVERFLOW_GROW_MAX 8.0
+
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -155,7 +160,12 @@ bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *
 
 void iopddl_worker_free(iopddl_worker *w) { pp_arena_free(w->arena); }
 
-/* Raises the weight of every node live where x overflows the limit. */
+/* Raises the weight of every node live where x overflows the limit, by a
+ * random factor, times how many limits its fullest segment holds: on wide
+ * instances (16-28 strategies a node) the usage scale misjudges the weights
+ * by orders of magnitude, and the relaxed answer sits at 3-7 times the
+ * limit, out of repair's reach, for 10-18 rounds of 2-5 CPU s at 1.5x a
+ * round (DESIGN.md). Near the limit the factor is about 1. */
 static void raise_weights(iopddl_worker *w)
 {
     const iopddl_model *m = w->m;
@@ -165,7 +175,8 @@ static void raise_weights(iopddl_worker *w)
             continue;
         int64_t top = iopddl_profile_max(&w->profile, m->seg_lo[v], m->seg_hi[v]);
         if (top > m->limit) {
-            double grow = 1.2 + 0.6 * pp_rng_unit(&w->rng);
+            double over = fmin((double)top / (double)m->limit, OVERFLOW_GROW_MAX);
+            double grow = (1.2 + 0.6 * pp_rng_unit(&w->rng)) * (over >= OVERFLOW_FAR ? sqrt(over) : 1);
             w->weight[v] = fmin(fmax(w->weight[v] * grow, floor_weight), w->weight_cap[v]);
         }
     }
