@@ -10,8 +10,7 @@
  * checked the same way: its bound never above the optimum, and equal to it
  * on forests. */
 #include <math.h>
-#include "iopddl/solver.h"
-#include "tiny.h"
+#include "tiny_model.h"
 
 /* Pairs only: the model then has one node per problem node. */
 static void random_graph(tiny *t, bool cycles)
@@ -69,13 +68,10 @@ static double brute_force(const tiny *t, const double *penalty)
 static void check_one(const tiny *t, bool cycles, uint64_t seed)
 {
     char json[16384];
-    tiny_json(t, json);
-    pp_iopddl_problem *p = load_text(json);
-    if (!p)
+    pp_iopddl_problem *p;
+    iopddl_model *m = tiny_model(t, json, &p);
+    if (!m)
         return;
-    iopddl_model *m;
-    pp_error err = {0};
-    CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     CHECK_EQ_INT(m->node_count, t->n);
     pp_arena *arena = pp_arena_new(1 << 16);
     iopddl_forest *f = iopddl_forest_new(m, arena);

@@ -10,8 +10,7 @@
  * pair of tied nodes that both prefer another strategy, which no
  * single-node move can reach, is moved. */
 #include <math.h>
-#include "iopddl/solver.h"
-#include "tiny.h"
+#include "tiny_model.h"
 
 #define FORBIDDEN_COST 1000000000000000000LL
 
@@ -137,13 +136,10 @@ static void check_one(const tiny *t)
     if (!tie_keeping_start(t, s, 0))
         return;
     char json[16384];
-    tiny_json(t, json);
-    pp_iopddl_problem *p = load_text(json);
-    if (!p)
+    pp_iopddl_problem *p;
+    iopddl_model *m = tiny_model(t, json, &p);
+    if (!m)
         return;
-    iopddl_model *m;
-    pp_error err = {0};
-    CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     const iopddl_groups *g = iopddl_groups_new(m, m->arena);
     CHECK(g != NULL);
     double penalty[MAX_NODES];

@@ -8,7 +8,7 @@
  * worked out here from the problem's own arrays. */
 #include <math.h>
 #include "iopddl/relax.h"
-#include "tiny.h"
+#include "tiny_model.h"
 
 static void check_raise(int64_t limit, double low, double high)
 {
@@ -21,14 +21,11 @@ static void check_raise(int64_t limit, double low, double high)
         t.cost[i][1] = 1000, t.usage[i][1] = 10;
     }
     t.arity[0] = 2, t.nodes[0][0] = 0, t.nodes[0][1] = 1;
-    char json[4096];
-    tiny_json(&t, json);
-    pp_iopddl_problem *p = load_text(json);
-    if (!p)
+    char json[16384];
+    pp_iopddl_problem *p;
+    iopddl_model *m = tiny_model(&t, json, &p);
+    if (!m)
         return;
-    iopddl_model *m;
-    pp_error err = {0};
-    CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     uint8_t relevant[3];
     uint32_t start[3] = {1, 1, 0};
     iopddl_worker w;

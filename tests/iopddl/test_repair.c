@@ -6,8 +6,7 @@
  * freed, lowest node and strategy on ties, every move priced afresh),
  * written here; an answer it calls fitting fits by the evaluator; and when
  * it gives up, no assignment fits at all (exhaustive search). */
-#include "iopddl/solver.h"
-#include "tiny.h"
+#include "tiny_model.h"
 
 static void random_problem(tiny *t)
 {
@@ -107,13 +106,11 @@ static bool some_fit(const pp_iopddl_problem *p, const tiny *t)
 static void check_one(const tiny *t)
 {
     char json[16384];
-    tiny_json(t, json);
-    pp_iopddl_problem *p = load_text(json);
-    if (!p)
+    pp_iopddl_problem *p;
+    iopddl_model *m = tiny_model(t, json, &p);
+    if (!m)
         return;
-    iopddl_model *m;
     pp_error err = {0};
-    CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
     CHECK_EQ_INT(m->node_count, t->n);
     pp_arena *arena = pp_arena_new(1 << 16);
     iopddl_repair *rp = iopddl_repair_new(m, arena);
