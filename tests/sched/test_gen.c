@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "qi_pipeline.h"
 #include "parplan/sched.h"
 
 static const char *const scheme_name[] = {"1F1B", "ZB1P", "DualPipe"};
@@ -431,13 +432,10 @@ static void pipeline_timed(void)
 static double zb_makespan(int P, int M, double mem_act, double w_mem, pp_pipe_scheme scheme, double *bound,
                           double *seconds)
 {
-    pp_pipe_spec spec = {.stages = P, .microbatches = M, .scheme = scheme, .mem_act = mem_act, .t_f = 5478,
-                         .t_b = 5806, .t_w = 3534, .comm = 200, .w_mem = w_mem};
-    pp_sched_problem *p = NULL;
     pp_sched_schedule *s = NULL;
     pp_error err = {0};
     double started = pp_now();
-    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &s, &err), PP_OK);
+    pp_sched_problem *p = qi_pipeline(P, M, scheme, mem_act, w_mem, &s);
     *seconds = pp_now() - started;
     if (!p || !s)
         return INFINITY;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "check.h"
+#include "qi_pipeline.h"
 #include "parplan/sched.h"
 #include "sched/solver.h"
 
@@ -54,12 +55,8 @@ done:
  * greedy's reference. */
 static void pipeline(int P, int M, double limit, double w_mem)
 {
-    pp_pipe_spec spec = {.stages = P, .microbatches = M, .scheme = PP_PIPE_ZB, .mem_act = limit, .t_f = 5478,
-                         .t_b = 5806, .t_w = 3534, .comm = 200, .w_mem = w_mem};
-    pp_sched_problem *p;
-    pp_sched_schedule *ref;
-    pp_error err = {0};
-    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &ref, &err), PP_OK);
+    pp_sched_schedule *ref = NULL;
+    pp_sched_problem *p = qi_pipeline(P, M, PP_PIPE_ZB, limit, w_mem, &ref);
     if (!p)
         return;
     double mine = greedy_start(p), theirs = pp_sched_makespan(ref);
@@ -81,12 +78,9 @@ static void pipeline(int P, int M, double limit, double w_mem)
  * makespan grid's best span there was 1,516,310, 6.19%). */
 static void span_start(int P, double w_mem, double figure)
 {
-    pp_pipe_spec spec = {.stages = P, .microbatches = 3 * P, .scheme = PP_PIPE_ZB, .mem_act = 2 * P,
-                         .t_f = 5478, .t_b = 5806, .t_w = 3534, .comm = 200, .w_mem = w_mem};
-    pp_sched_problem *p;
-    pp_sched_schedule *ref;
+    pp_sched_schedule *ref = NULL;
     pp_error err = {0};
-    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &ref, &err), PP_OK);
+    pp_sched_problem *p = qi_pipeline(P, 3 * P, PP_PIPE_ZB, 2 * P, w_mem, &ref);
     if (!p)
         return;
     pp_sched_schedule *s = pp_sched_schedule_new(p);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 #include "check.h"
+#include "qi_pipeline.h"
 #include "parplan/sched.h"
 
 static pp_sched_problem *finished(pp_sched_problem *p)
@@ -224,12 +225,9 @@ static void coarsened_start(void)
  * greedy's timing, hence the 1e-5. */
 static void start_with_w_memory(void)
 {
-    pp_pipe_spec spec = {.stages = 8, .microbatches = 64, .scheme = PP_PIPE_ZB, .mem_act = 8, .t_f = 5478,
-                         .t_b = 5806, .t_w = 3534, .comm = 200, .w_mem = 0.28};
-    pp_sched_problem *p;
-    pp_sched_schedule *ref;
+    pp_sched_schedule *ref = NULL;
     pp_error err = {0};
-    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &ref, &err), PP_OK);
+    pp_sched_problem *p = qi_pipeline(8, 64, PP_PIPE_ZB, 8, 0.28, &ref);
     if (!p)
         return;
     pp_sched_options o;
@@ -257,12 +255,9 @@ static void start_with_w_memory(void)
  * is the one searched; a start the checker refuses is an input error. */
 static void given_start(void)
 {
-    pp_pipe_spec spec = {.stages = 8, .microbatches = 24, .scheme = PP_PIPE_ZB1P, .mem_act = 16, .t_f = 5478,
-                         .t_b = 5806, .t_w = 3534, .comm = 200};
-    pp_sched_problem *p;
-    pp_sched_schedule *ref;
+    pp_sched_schedule *ref = NULL;
     pp_error err = {0};
-    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &ref, &err), PP_OK);
+    pp_sched_problem *p = qi_pipeline(8, 24, PP_PIPE_ZB1P, 16, 0, &ref);
     if (!p)
         return;
     pp_sched_options o;
@@ -340,12 +335,9 @@ static void span_objective(void)
  * move or kick shortens a span, so the answer is the same on any machine. */
 static void span_search_pipeline(int P, double w_mem, double mark)
 {
-    pp_pipe_spec spec = {.stages = P, .microbatches = 3 * P, .scheme = PP_PIPE_ZB, .mem_act = 2 * P,
-                         .t_f = 5478, .t_b = 5806, .t_w = 3534, .comm = 200, .w_mem = w_mem};
-    pp_sched_problem *p;
-    pp_sched_schedule *ref;
+    pp_sched_schedule *ref = NULL;
     pp_error err = {0};
-    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &ref, &err), PP_OK);
+    pp_sched_problem *p = qi_pipeline(P, 3 * P, PP_PIPE_ZB, 2 * P, w_mem, &ref);
     if (!p)
         return;
     pp_sched_options o;
