@@ -151,7 +151,14 @@ static size_t collect_refs(const pp_iopddl_problem *p, pair_ref *refs)
     return count;
 }
 
-static bool build_pairs(iopddl_model *m, const pp_iopddl_problem *p)
+/* How many pair references build_pairs fills between looks at the clock:
+ * a reference copies up to a few thousand entries (48 x 48 on the widest
+ * proxy), so 64 of them take well under a millisecond, and a model of
+ * fewer is always built. */
+enum { REFS_PER_CLOCK = 64 };
+
+/* False when out of memory, or (*stopped) when the deadline passed first. */
+static bool build_pairs(iopddl_model *m, const pp_iopddl_problem *p, const pp_deadline *deadline, bool *stopped)
 {
     size_t most = 1;
     for (uint32_t e = 0; e < p->edge_count; e++)
@@ -180,6 +187,11 @@ static bool build_pairs(iopddl_model *m, const pp_iopddl_problem *p)
     int64_t pair = -1;
     uint64_t next = 0;
     for (size_t k = 0; k < count; k++) {
+        if (deadline && k > 0 && k % REFS_PER_CLOCK == 0 && pp_deadline_passed(deadline)) {
+            *stopped = true;
+            free(refs);
+            return false;
+        }
         uint32_t a = refs[k].a, b = refs[k].b, da = iopddl_domain(m, a), db = iopddl_domain(m, b);
         if (k == 0 || a != refs[k - 1].a || b != refs[k - 1].b) {
             pair++;
@@ -269,7 +281,8 @@ static bool build_segments(iopddl_model *m, const pp_iopddl_problem *p)
     return true;
 }
 
-pp_status iopddl_model_build(const pp_iopddl_problem *p, iopddl_model **out, pp_error *err)
+pp_status iopddl_model_build_until(const pp_iopddl_problem *p, const pp_deadline *deadline, iopddl_model **out,
+                                   pp_error *err)
 {
     *out = NULL;
     pp_arena *arena = pp_arena_new(1 << 20);
@@ -290,17 +303,25 @@ pp_status iopddl_model_build(const pp_iopddl_problem *p, iopddl_model **out, pp_
     m->node_count = (uint32_t)total;
     m->has_limit = p->has_usage_limit;
     m->limit = p->usage_limit;
+    bool stopped = false;
     bool ok = build_nodes(m, p);
     if (ok) {
         fold_unary(m, p);
-        ok = build_pairs(m, p) && build_incidence(m) && build_segments(m, p);
+        ok = build_pairs(m, p, deadline, &stopped) && build_incidence(m) && build_segments(m, p);
     }
     if (!ok) {
         pp_arena_free(arena);
-        return pp_error_set(err, PP_ENOMEM, "out of memory building the model");
+        return stopped ? pp_error_set(err, PP_INFEASIBLE,
+                                      "no answer within the time limit: it ran out while the model was built")
+                       : pp_error_set(err, PP_ENOMEM, "out of memory building the model");
     }
     *out = m;
     return PP_OK;
+}
+
+pp_status iopddl_model_build(const pp_iopddl_problem *p, iopddl_model **out, pp_error *err)
+{
+    return iopddl_model_build_until(p, NULL, out, err);
 }
 
 void iopddl_model_free(iopddl_model *m)
