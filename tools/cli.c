@@ -11,11 +11,14 @@
 #include "cli.h"
 
 /* The margin's part that grows with the problem: seconds per byte of the
- * problem as loaded (cli_problem_bytes). What it pays for after the
- * solver's deadline, measured on the 1.29 GB proxy L2w48 (BENCHMARKS.md):
- * freeing the model and the problem (or the kernel taking their pages back
- * at exit), the last stage's stop, the evaluator's pass. */
-#define MARGIN_SECONDS_PER_BYTE 0.6e-9
+ * problem as loaded (cli_problem_bytes), or of a file's text while it is
+ * read. What it pays for after the solver's deadline grows with the pair
+ * tables: the running stage's stop (a TRW-S iteration or a descent pass
+ * looks at the clock once per pass over every table), freeing the model,
+ * the evaluator's pass. On the 1.29 GB proxy L2w48 (0.80 GB loaded) under
+ * load 7-8 the solve returned 0.26-0.53 s past its limit, freeing and exit
+ * took 0.01-0.03 s more (BENCHMARKS.md): 1 ns a byte leaves it 0.8 s. */
+#define MARGIN_SECONDS_PER_BYTE 1.0e-9
 
 int cli_exit_code(pp_status status)
 {
