@@ -41,8 +41,9 @@ void cli_progress_end(cli_progress *p);
 
 /* Seconds a run of `timeout` seconds keeps after its solver's budget, for
  * stopping the workers, writing the answer and freeing what it holds:
- * 0.5 s + 2% of the timeout (at most a quarter of it), plus a part that
- * grows with the bytes the problem takes in memory (0 when none). */
+ * 0.5 s + 2% of the timeout (at most a quarter of it), plus 1 ns a byte
+ * the problem takes in memory past the first 100 MB (the shared
+ * instances' sizes, which the fixed part covers). */
 double cli_margin(double timeout, double bytes);
 
 /* Seconds left of a budget started at `started` for solving, keeping

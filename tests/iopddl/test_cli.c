@@ -109,16 +109,18 @@ static void test_real_model(void)
     expect(command, 0, NULL);
 }
 
-/* The margin: the shared instances' rule (0.5 s + 2%, at most a quarter)
- * plus a part linear in the bytes held; a gzip file's size is its text's. */
+/* The margin: the shared instances' rule (0.5 s + 2%, at most a quarter),
+ * unchanged at their sizes (up to 100 MB loaded), plus a part linear in
+ * the bytes held past that; a gzip file's size is its text's. */
 static void test_margin_rule(void)
 {
     static const double timeouts[] = {0.1, 1, 2, 6, 60, 300};
     for (size_t i = 0; i < sizeof timeouts / sizeof *timeouts; i++) {
         double t = timeouts[i];
         CHECK(cli_margin(t, 0) == fmin(0.5 + 0.02 * t, 0.25 * t));
-        double per_gb = cli_margin(t, 1e9) - cli_margin(t, 0);
-        CHECK(per_gb > 0 && fabs(cli_margin(t, 2e9) - cli_margin(t, 0) - 2 * per_gb) < 1e-9);
+        CHECK(cli_margin(t, 70e6) == cli_margin(t, 0));
+        double per_gb = cli_margin(t, 1.1e9) - cli_margin(t, 0.1e9);
+        CHECK(per_gb > 0.5 && fabs(cli_margin(t, 2.1e9) - cli_margin(t, 0.1e9) - 2 * per_gb) < 1e-9);
     }
     double started = pp_now();
     CHECK(fabs(cli_solve_budget(10, started) - (10 - cli_margin(10, 0))) < 0.05);
