@@ -7,19 +7,23 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 
 /* The margin's part that grows with the problem: seconds per byte of the
  * problem as loaded (cli_problem_bytes), or of a file's text while it is
- * read. What it pays for after the solver's deadline grows with the pair
- * tables: the running stage's stop (a TRW-S iteration or a descent pass
- * looks at the clock once per pass over every table), freeing the model,
- * the evaluator's pass. On the 1.29 GB proxy L2w48 (0.80 GB loaded) under
- * load 7-8 the solve returned 0.26-0.53 s past its limit, freeing and exit
- * took 0.01-0.03 s more (BENCHMARKS.md): 1 ns a byte past the first
- * MARGIN_FREE_BYTES leaves it 0.7 s on top of the fixed part. */
-#define MARGIN_SECONDS_PER_BYTE 1.0e-9
+ * read, at a core of one's own. What follows the solver's deadline grows
+ * with the pair tables: the running stage's stop (a TRW-S iteration or a
+ * descent pass looks at the clock once per pass over every table), freeing
+ * the model, the evaluator's pass. On the 1.29 GB proxy L2w48 (0.80 GB
+ * loaded) at load 7-8 the solve returned 0.26-0.53 s past its limit, and
+ * freeing and exit took 0.01-0.03 s more; on L2w32 (0.45 GB) at load 15
+ * it returned 2.8 s past it, with reading 4.6 times slower than its CPU
+ * time (BENCHMARKS.md). So the part is scaled by that slowdown, measured
+ * while reading (at least 1, at most MARGIN_MAX_SLOWDOWN). */
+#define MARGIN_SECONDS_PER_BYTE 1.5e-9
+#define MARGIN_MAX_SLOWDOWN 8.0
 /* Bytes the fixed part already covers: it was sized on the shared
  * instances, 45-69 MB loaded, where `iopddl A 1` has no time to spare. */
 #define MARGIN_FREE_BYTES 100e6
@@ -129,21 +133,22 @@ void cli_progress_end(cli_progress *p)
         fprintf(stderr, "\r\033[K");
 }
 
-double cli_margin(double timeout, double bytes)
+double cli_margin(double timeout, double bytes, double slowdown)
 {
     double fixed = fmin(0.5 + 0.02 * timeout, 0.25 * timeout);
-    return fixed + MARGIN_SECONDS_PER_BYTE * fmax(bytes - MARGIN_FREE_BYTES, 0);
+    double scale = fmin(fmax(slowdown, 1.0), MARGIN_MAX_SLOWDOWN);
+    return fixed + MARGIN_SECONDS_PER_BYTE * scale * fmax(bytes - MARGIN_FREE_BYTES, 0);
 }
 
 double cli_solve_budget(double timeout, double started)
 {
-    double left = timeout - cli_margin(timeout, 0) - (pp_now() - started);
+    double left = timeout - cli_margin(timeout, 0, 1) - (pp_now() - started);
     return left > 0.01 ? left : 0.01;
 }
 
-double cli_iopddl_budget(double timeout, double started, const pp_iopddl_problem *p)
+double cli_iopddl_budget(double timeout, double started, const pp_iopddl_problem *p, double slowdown)
 {
-    return timeout - cli_margin(timeout, cli_problem_bytes(p)) - (pp_now() - started);
+    return timeout - cli_margin(timeout, cli_problem_bytes(p), slowdown) - (pp_now() - started);
 }
 
 double cli_problem_bytes(const pp_iopddl_problem *p)
@@ -220,14 +225,18 @@ bool cli_iopddl_read(const char *prog, const char *path, double timeout, double 
     pp_error err = {0};
     /* Reading stops where the margin the file's size needs begins (1.3 GB
      * take seconds): then there is no answer, never a late one. */
-    cli_stop_at(started + timeout - cli_margin(timeout, cli_file_bytes(path)));
+    cli_stop_at(started + timeout - cli_margin(timeout, cli_file_bytes(path), 1));
+    double wall = pp_now();
+    clock_t cpu = clock();
     pp_status loaded = pp_iopddl_load(path, p, &err);
     cli_stop_cancel();
+    double cpu_seconds = (double)(clock() - cpu) / CLOCKS_PER_SEC;
+    double slowdown = cpu_seconds > 0 ? (pp_now() - wall) / cpu_seconds : 1;
     if (loaded != PP_OK) {
         *code = pp_stop_requested() ? no_answer(prog, &err) : cli_fail(prog, &err);
         return false;
     }
-    *budget = cli_iopddl_budget(timeout, started, *p);
+    *budget = cli_iopddl_budget(timeout, started, *p, slowdown);
     if (*budget > 0)
         return true;
     pp_error_set(&err, PP_INFEASIBLE, "reading %s took %.2f s of %g s", path, pp_now() - started, timeout);

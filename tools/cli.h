@@ -41,17 +41,19 @@ void cli_progress_end(cli_progress *p);
 
 /* Seconds a run of `timeout` seconds keeps after its solver's budget, for
  * stopping the workers, writing the answer and freeing what it holds:
- * 0.5 s + 2% of the timeout (at most a quarter of it), plus 1 ns a byte
+ * 0.5 s + 2% of the timeout (at most a quarter of it), plus 1.5 ns a byte
  * the problem takes in memory past the first 100 MB (the shared
- * instances' sizes, which the fixed part covers). */
-double cli_margin(double timeout, double bytes);
+ * instances' sizes, which the fixed part covers), times `slowdown`: how
+ * many times slower than its CPU time the process ran while reading (the
+ * share of a core the machine leaves it; 1 to 8). */
+double cli_margin(double timeout, double bytes, double slowdown);
 
 /* Seconds left of a budget started at `started` for solving, keeping
- * cli_margin(timeout, 0) (at least 0.01). */
+ * cli_margin(timeout, 0, 1) (at least 0.01). */
 double cli_solve_budget(double timeout, double started);
 /* The same for problem p, keeping the margin its size needs; 0 or less
  * when reading took it all (the solve is then not to start). */
-double cli_iopddl_budget(double timeout, double started, const pp_iopddl_problem *p);
+double cli_iopddl_budget(double timeout, double started, const pp_iopddl_problem *p, double slowdown);
 /* Bytes p takes in memory, as the loader holds it. */
 double cli_problem_bytes(const pp_iopddl_problem *p);
 /* Bytes of the text in file path: its size, or a gzip file's own record of

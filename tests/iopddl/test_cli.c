@@ -111,19 +111,23 @@ static void test_real_model(void)
 
 /* The margin: the shared instances' rule (0.5 s + 2%, at most a quarter),
  * unchanged at their sizes (up to 100 MB loaded), plus a part linear in
- * the bytes held past that; a gzip file's size is its text's. */
+ * the bytes held past that and in the slowdown reading saw (1 to 8); a
+ * gzip file's size is its text's. */
 static void test_margin_rule(void)
 {
     static const double timeouts[] = {0.1, 1, 2, 6, 60, 300};
     for (size_t i = 0; i < sizeof timeouts / sizeof *timeouts; i++) {
         double t = timeouts[i];
-        CHECK(cli_margin(t, 0) == fmin(0.5 + 0.02 * t, 0.25 * t));
-        CHECK(cli_margin(t, 70e6) == cli_margin(t, 0));
-        double per_gb = cli_margin(t, 1.1e9) - cli_margin(t, 0.1e9);
-        CHECK(per_gb > 0.5 && fabs(cli_margin(t, 2.1e9) - cli_margin(t, 0.1e9) - 2 * per_gb) < 1e-9);
+        CHECK(cli_margin(t, 0, 1) == fmin(0.5 + 0.02 * t, 0.25 * t));
+        CHECK(cli_margin(t, 70e6, 8) == cli_margin(t, 0, 1));
+        double per_gb = cli_margin(t, 1.1e9, 1) - cli_margin(t, 0.1e9, 1);
+        CHECK(per_gb > 1 && fabs(cli_margin(t, 2.1e9, 1) - cli_margin(t, 0.1e9, 1) - 2 * per_gb) < 1e-9);
+        CHECK(fabs(cli_margin(t, 1.1e9, 3) - cli_margin(t, 0, 1) - 3 * per_gb) < 1e-9);
+        CHECK(cli_margin(t, 1.1e9, 0.5) == cli_margin(t, 1.1e9, 1));
+        CHECK(cli_margin(t, 1.1e9, 100) == cli_margin(t, 1.1e9, 8));
     }
     double started = pp_now();
-    CHECK(fabs(cli_solve_budget(10, started) - (10 - cli_margin(10, 0))) < 0.05);
+    CHECK(fabs(cli_solve_budget(10, started) - (10 - cli_margin(10, 0, 1))) < 0.05);
     CHECK(cli_solve_budget(1, started - 5) == 0.01);
     char path[512], command[1024], out[64];
     snprintf(path, sizeof path, "%s/asplos-2025-iopddl-A.json.gz", shared);
@@ -138,8 +142,8 @@ static void test_margin_rule(void)
     if (p) {
         double cells = (double)p->edge_cost_start[p->edge_count], strategies = (double)p->strategy_start[p->node_count];
         CHECK(cli_problem_bytes(p) >= 8 * (cells + 2 * strategies));
-        CHECK(cli_iopddl_budget(60, pp_now(), p) > 59 - cli_margin(60, cli_problem_bytes(p)));
-        CHECK(cli_iopddl_budget(1, pp_now() - 1, p) <= 0);
+        CHECK(cli_iopddl_budget(60, pp_now(), p, 1) > 59 - cli_margin(60, cli_problem_bytes(p), 1));
+        CHECK(cli_iopddl_budget(1, pp_now() - 1, p, 1) <= 0);
         pp_iopddl_free(p);
     }
 }
