@@ -24,13 +24,15 @@ int main(int argc, char **argv)
     }
     pp_error err = {0};
     pp_iopddl_problem *p;
-    if (pp_iopddl_load(argv[1], &p, &err) != PP_OK)
-        return cli_fail("iopddl", &err);
+    double budget;
+    int code;
+    if (!cli_iopddl_read("iopddl", argv[1], timeout, started, &p, &budget, &code))
+        return code;
     double parsed = pp_now() - started;
 
     pp_iopddl_options o;
     pp_iopddl_options_default(&o);
-    o.time_limit = cli_solve_budget(timeout, started);
+    o.time_limit = budget;
     cli_progress progress;
     cli_progress_init(&progress, "iopddl", false);
     o.on_progress = cli_progress_show;
@@ -38,7 +40,6 @@ int main(int argc, char **argv)
     pp_iopddl_result r;
     pp_status status = pp_iopddl_solve(p, &o, &r, &err);
     cli_progress_end(&progress);
-    int code = 0;
     if (status == PP_OK) {
         code = cli_write_solution("iopddl", NULL, r.strategies, p->node_count);
         fprintf(stderr, "iopddl: cost %lld  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",

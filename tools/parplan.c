@@ -92,12 +92,13 @@ static int run_solve(int argc, char **argv)
         return code;
     pp_error err = {0};
     pp_iopddl_problem *p;
-    if (pp_iopddl_load(f.file, &p, &err) != PP_OK)
-        return cli_fail("parplan", &err);
+    double budget;
+    if (!cli_iopddl_read("parplan", f.file, f.timeout, started, &p, &budget, &code))
+        return code;
     double parsed = pp_now() - started;
     pp_iopddl_options o;
     pp_iopddl_options_default(&o);
-    o.time_limit = cli_solve_budget(f.timeout, started);
+    o.time_limit = budget;
     o.threads = (int)f.threads;
     o.seed = (uint64_t)f.seed;
     o.max_rounds = f.rounds;

@@ -103,7 +103,9 @@ typedef struct {
 } pp_iopddl_result;
 
 /* Returns PP_OK with a feasible answer, PP_INFEASIBLE when even the least
- * usage per node exceeds the limit (result holds that assignment), or an error. */
+ * usage per node exceeds the limit (result holds that assignment) or when
+ * the time ran out before the model was built ("no answer within the time
+ * limit": result holds strategy 0 everywhere, not feasible), or an error. */
 pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o,
                           pp_iopddl_result *result, pp_error *err);
 void pp_iopddl_result_free(pp_iopddl_result *r);

@@ -25,6 +25,10 @@ enum { MAX_DEPTH = 200, NUMBER_LOOKAHEAD = 48, KEY_SIZE = 64, PREFAULT_BYTES = 6
  * that start inside it, reading up to 24 bytes past it. */
 enum { WINDOW = 64, WINDOW_READ = WINDOW + 24 };
 
+/* Rows read between looks at the stop flag: 1,024 rows of the widest
+ * proxy's edge costs (2,304 numbers each) are about 15 MB, 15 ms. */
+enum { ROWS_PER_STOP_CHECK = 1024 };
+
 #define NO_ROW SIZE_MAX
 
 /* One array of arrays of integers, as read. */
@@ -89,6 +93,21 @@ static bool fail_here(loader *ld, const char *what)
     if (pp_stream_fill(s, 1) == 0)
         return fail_at(ld, pp_stream_offset(s), "unexpected end of input, %s", what);
     return fail_at(ld, pp_stream_offset(s), "%s", what);
+}
+
+/* Reading a 1.3 GB file takes seconds, so it stops when the process is
+ * asked to (SIGINT, SIGTERM, or a tool's alarm at its time limit: the
+ * process-wide flag, pp_stop_request). */
+static bool stop_asked(loader *ld)
+{
+    if (!pp_stop_raised(NULL))
+        return false;
+    if (!ld->failed) {
+        ld->failed = true;
+        pp_error_set(ld->err, PP_EIO, "%s: byte %llu: reading stopped: the run was asked to stop (its time limit or a signal)",
+                     ld->path, (unsigned long long)pp_stream_offset(&ld->in));
+    }
+    return true;
 }
 
 static bool out_of_memory(loader *ld)
@@ -599,6 +618,8 @@ static bool read_ragged(loader *ld, ragged *r, uint64_t key_pos)
         for (;;) {
             if (peek(ld) != '[')
                 return fail_here(ld, "expected '[' (each entry is an array of integers)");
+            if (r->rows % ROWS_PER_STOP_CHECK == 0 && stop_asked(ld))
+                return false;
             if (!ragged_start_row(ld, r, pp_stream_offset(&ld->in)))
                 return false;
             ld->in.pos++;

@@ -31,6 +31,8 @@ static bool usage_scan(iopddl_reduced *c, bool *changed)
     memset(c->smin, 0, (T + 1) * sizeof *c->smin);
     memset(c->smax, 0, (T + 1) * sizeof *c->smax);
     for (uint32_t r = 0; r < c->n; r++) {
+        if (iopddl_reduced_out_of_time(c))
+            return true; /* the presolve stops: the sums are not read */
         if (c->state[r] == ST_MEMBER)
             continue;
         if (!iopddl_reduced_pieces(c, r))
@@ -59,7 +61,7 @@ static bool usage_scan(iopddl_reduced *c, bool *changed)
     c->st->overflow_segments = over;
     if (c->infeasible || over == 0)
         return true;
-    for (uint32_t r = 0; r < c->n; r++) {
+    for (uint32_t r = 0; r < c->n && !iopddl_reduced_out_of_time(c); r++) {
         if (c->state[r] != ST_FREE)
             continue;
         if (!iopddl_reduced_pieces(c, r))
@@ -91,7 +93,7 @@ static bool usage_scan(iopddl_reduced *c, bool *changed)
  * folds the pair into the second one's unary cost after it was checked. */
 static void kill_forbidden(iopddl_reduced *c, bool *changed)
 {
-    for (uint32_t r = 0; r < c->n; r++) {
+    for (uint32_t r = 0; r < c->n && !iopddl_reduced_out_of_time(c); r++) {
         if (c->state[r] != ST_FREE && c->state[r] != ST_FIXED)
             continue;
         for (uint32_t s = 0; s < dom(c, r); s++)
@@ -106,7 +108,7 @@ static void kill_forbidden(iopddl_reduced *c, bool *changed)
 /* A strategy whose every allowed partner across some pair is gone cannot be used. */
 static void arc_consistency(iopddl_reduced *c, bool *changed)
 {
-    for (size_t id = 0; id < c->pair_count; id++) {
+    for (size_t id = 0; id < c->pair_count && !iopddl_reduced_out_of_time(c); id++) {
         xpair *q = &c->pairs[id];
         if (q->dead)
             continue;
@@ -131,7 +133,7 @@ static void arc_consistency(iopddl_reduced *c, bool *changed)
 /* A node with one strategy left leaves the MIP: its pairs become unary costs. */
 static void fix_singletons(iopddl_reduced *c, bool *changed)
 {
-    for (uint32_t r = 0; r < c->n; r++) {
+    for (uint32_t r = 0; r < c->n && !iopddl_reduced_out_of_time(c); r++) {
         if (c->state[r] != ST_FREE || c->alive_count[r] != 1)
             continue;
         uint32_t s0 = iopddl_reduced_first_alive(c, r);
@@ -234,7 +236,7 @@ static void merge(iopddl_reduced *c, uint32_t qid, uint32_t a, const uint32_t *f
 static void merge_functional(iopddl_reduced *c, bool *changed)
 {
     uint32_t *fa = c->tmp_f, *fb = c->tmp_f + c->max_domain;
-    for (size_t id = 0; id < c->pair_count && !c->oom; id++) {
+    for (size_t id = 0; id < c->pair_count && !c->oom && !iopddl_reduced_out_of_time(c); id++) {
         if (c->pairs[id].dead)
             continue;
         uint32_t a = c->pairs[id].a, b = c->pairs[id].b;
@@ -255,7 +257,7 @@ static void merge_functional(iopddl_reduced *c, bool *changed)
 static void fold_additive(iopddl_reduced *c, bool *changed)
 {
     int64_t *row = c->tmp_a, *col = c->tmp_b;
-    for (size_t id = 0; id < c->pair_count; id++) {
+    for (size_t id = 0; id < c->pair_count && !iopddl_reduced_out_of_time(c); id++) {
         xpair *q = &c->pairs[id];
         if (q->dead)
             continue;
@@ -338,7 +340,7 @@ static bool dominance(iopddl_reduced *c, bool *changed)
 {
     bool *piece_on = NULL;
     int piece_cap = 0;
-    for (uint32_t r = 0; r < c->n && !c->oom; r++) {
+    for (uint32_t r = 0; r < c->n && !c->oom && !iopddl_reduced_out_of_time(c); r++) {
         if (c->state[r] != ST_FREE || c->alive_count[r] < 2)
             continue;
         iopddl_reduced_live_pairs(c, r);
@@ -390,7 +392,7 @@ static bool push_elim(iopddl_reduced *c, uint32_t r, uint32_t n1, uint32_t n2, u
  * of its neighbour or as a table between its two neighbours. */
 static void eliminate(iopddl_reduced *c, bool *changed)
 {
-    for (uint32_t r = 0; r < c->n && !c->oom; r++) {
+    for (uint32_t r = 0; r < c->n && !c->oom && !iopddl_reduced_out_of_time(c); r++) {
         if (c->state[r] != ST_FREE || c->relevant[r])
             continue;
         size_t deg = iopddl_reduced_live_pairs(c, r);
@@ -477,7 +479,7 @@ bool iopddl_presolve(iopddl_reduced *c)
     int rounds = 0;
     if (c->m->has_limit && c->m->limit < 0)
         c->infeasible = true; /* the contest's peak is never below zero */
-    while (changed && !c->infeasible && !c->oom && rounds < MAX_ROUNDS) {
+    while (changed && !c->infeasible && !c->oom && !c->stopped && rounds < MAX_ROUNDS) {
         changed = false;
         rounds++;
         kill_forbidden(c, &changed);
@@ -504,11 +506,12 @@ bool iopddl_presolve(iopddl_reduced *c)
         kill_forbidden(c, &ignored);
     }
     c->st->presolve_rounds = rounds;
-    return !c->oom;
+    return !c->oom && !c->stopped;
 }
 
-bool iopddl_presolve_model(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st)
+bool iopddl_presolve_model_until(iopddl_reduced *c, const iopddl_model *m, const pp_deadline *deadline,
+                                 iopddl_exact_stats *st)
 {
     memset(st, 0, sizeof *st);
-    return iopddl_reduced_init(c, m, st) && iopddl_presolve(c) && !c->infeasible;
+    return iopddl_reduced_init_until(c, m, deadline, st) && iopddl_presolve(c) && !c->infeasible;
 }

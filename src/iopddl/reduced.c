@@ -167,11 +167,20 @@ void iopddl_reduced_free(iopddl_reduced *c)
     pp_arena_free(c->arena);
 }
 
-bool iopddl_reduced_init(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st)
+bool iopddl_reduced_out_of_time(iopddl_reduced *c)
+{
+    if (!c->stopped && c->deadline && (c->ticks++ & 15) == 0)
+        c->stopped = pp_deadline_passed(c->deadline);
+    return c->stopped;
+}
+
+bool iopddl_reduced_init_until(iopddl_reduced *c, const iopddl_model *m, const pp_deadline *deadline,
+                               iopddl_exact_stats *st)
 {
     memset(c, 0, sizeof *c);
     c->m = m;
     c->st = st;
+    c->deadline = deadline;
     c->n = m->node_count;
     c->segments = m->segment_count;
     uint32_t n = c->n, T = c->segments;
@@ -223,6 +232,8 @@ bool iopddl_reduced_init(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_
             c->map[v][s] = s;
     }
     for (uint32_t q = 0; q < m->pair_count; q++) {
+        if (iopddl_reduced_out_of_time(c))
+            return false;
         size_t cells = m->pair_start[q + 1] - m->pair_start[q];
         int64_t *table = pp_arena_alloc(A, (cells + 1) * sizeof *table);
         if (!table)

@@ -92,6 +92,11 @@ typedef struct iopddl_reduced {
     uint32_t *tmp_f;
 
     bool infeasible, oom;
+    /* The presolve is abandoned once `deadline` (NULL: none) has passed:
+     * `stopped` says so; `ticks` spaces its looks at the clock. */
+    const pp_deadline *deadline;
+    unsigned ticks;
+    bool stopped;
     unsigned off; /* IOPDDL_EXACT_NO_* */
     iopddl_exact_stats *st;
 } iopddl_reduced;
@@ -116,8 +121,15 @@ static inline bool iopddl_grow(void **array, int *cap, size_t need, size_t size)
 }
 
 /* The model as it is read (every node its own representative, all
- * strategies alive); false when out of memory (free it either way). */
-bool iopddl_reduced_init(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st);
+ * strategies alive); false when out of memory or when `deadline` (NULL:
+ * none; kept as c->deadline) passes while the tables are copied (free it
+ * either way). */
+bool iopddl_reduced_init_until(iopddl_reduced *c, const iopddl_model *m, const pp_deadline *deadline,
+                               iopddl_exact_stats *st);
+static inline bool iopddl_reduced_init(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st)
+{
+    return iopddl_reduced_init_until(c, m, NULL, st);
+}
 void iopddl_reduced_free(iopddl_reduced *c);
 
 /* Removes strategy s of representative r (infeasible when none is left). */
@@ -145,13 +157,24 @@ void iopddl_reduced_expand(const iopddl_reduced *c, uint32_t *sr, uint32_t *x);
 /* The cost the fixed representatives pay whatever the MIP chooses. */
 pp_int128 iopddl_reduced_fixed_cost(const iopddl_reduced *c);
 
-/* Shrinks c (presolve.c); false when out of memory. c->infeasible says
- * when no answer can be feasible. */
+/* Whether c's deadline has passed (sets c->stopped). The passes call it
+ * once per node or pair: it reads the clock every 16th call. */
+bool iopddl_reduced_out_of_time(iopddl_reduced *c);
+
+/* Shrinks c (presolve.c); false when out of memory or stopped by
+ * c->deadline. c->infeasible says when no answer can be feasible. */
 bool iopddl_presolve(iopddl_reduced *c);
 /* m presolved into c: iopddl_reduced_init, then iopddl_presolve. False when
- * out of memory or when no answer is feasible; c is to be freed either way,
- * and st must outlive it. The presolve the bound (bound_model.c) and the
- * presolved search (presolved.c) share. */
-bool iopddl_presolve_model(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st);
+ * out of memory, when no answer is feasible, or when `deadline` (NULL:
+ * none) passes first (abandoned within a few milliseconds of work: on a
+ * model of 1e8 pair-table entries the presolve takes seconds); c is to be
+ * freed either way, and st must outlive it. The presolve the bound
+ * (bound_model.c) and the presolved search (presolved.c) share. */
+bool iopddl_presolve_model_until(iopddl_reduced *c, const iopddl_model *m, const pp_deadline *deadline,
+                                 iopddl_exact_stats *st);
+static inline bool iopddl_presolve_model(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st)
+{
+    return iopddl_presolve_model_until(c, m, NULL, st);
+}
 
 #endif

@@ -160,6 +160,7 @@ static pp_status first_feasible(const iopddl_model *m, const uint8_t *relevant, 
  * over or passed by, before the model's search. */
 typedef struct {
     const iopddl_model *m;
+    const pp_deadline *deadline; /* the solve's: the presolve stops at it */
     iopddl_reduced c;
     iopddl_exact_stats stats;
     bool tried, ok, released;
@@ -169,7 +170,7 @@ static iopddl_reduced *presolve_once(shared_presolve *s)
 {
     if (!s->tried) {
         s->tried = true;
-        s->ok = iopddl_presolve_model(&s->c, s->m, &s->stats);
+        s->ok = iopddl_presolve_model_until(&s->c, s->m, s->deadline, &s->stats);
     }
     return s->ok && !s->released ? &s->c : NULL;
 }
@@ -433,7 +434,9 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     r->cost = INT64_MAX;
     r->lower_bound = -INFINITY;
     iopddl_model *m;
-    pp_status status = iopddl_model_build(p, &m, err);
+    pp_status status = iopddl_model_build_until(p, &deadline, &m, err);
+    if (status == PP_INFEASIBLE) /* the time ran out: no answer, strategy 0 for callers that read one */
+        r->strategies = calloc((size_t)p->node_count + 1, sizeof(uint32_t));
     if (status != PP_OK)
         return status;
     m->usage_scale = usage_scale;
@@ -449,7 +452,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
         iopddl_model_free(m);
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     }
-    shared_presolve presolve = {.m = m};
+    shared_presolve presolve = {.m = m, .deadline = &deadline};
     bound_job bound;
     bound_begin(&bound, m, &presolve, o, &deadline);
     status = first_feasible(m, relevant, groups, started, &deadline, r, err);

@@ -59,6 +59,11 @@ static inline int64_t iopddl_saturating_add(int64_t a, int64_t b)
 }
 
 pp_status iopddl_model_build(const pp_iopddl_problem *p, iopddl_model **out, pp_error *err);
+/* The same, given up (PP_INFEASIBLE: no answer within the time limit) once
+ * `deadline` (NULL: none) has passed: copying the pair tables of a 1 GB
+ * problem takes seconds. */
+pp_status iopddl_model_build_until(const pp_iopddl_problem *p, const pp_deadline *deadline, iopddl_model **out,
+                                   pp_error *err);
 void iopddl_model_free(iopddl_model *m);
 
 /* x with only the nodes where is_free is set left to choose (restrict.c):

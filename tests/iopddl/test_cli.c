@@ -9,8 +9,12 @@
  * heuristics alone must prove the exact stage's optimum with the bound. Arguments: the parplan and iopddl binaries, tests/iopddl/data,
  * examples/, the shared instance folder, and "check" or "skip" for the
  * one-second run (skipped in sanitizer builds, which read A alone in about
- * a second). */
+ * a second). Also the margin a run keeps after its solver's budget
+ * (tools/cli.c), and a run whose time is gone before its answer: no
+ * answer, exit 1, never a late or a wrong one. */
+#include <math.h>
 #include <stdlib.h>
+#include "cli.h"
 #include "cli_run.h"
 
 static const char *parplan, *iopddl, *data, *examples, *shared;
@@ -105,6 +109,59 @@ static void test_real_model(void)
     expect(command, 0, NULL);
 }
 
+/* The margin: the shared instances' rule (0.5 s + 2%, at most a quarter),
+ * unchanged at their sizes (up to 100 MB loaded), plus a part linear in
+ * the bytes held past that and in the slowdown reading saw (1 to 8); a
+ * gzip file's size is its text's. */
+static void test_margin_rule(void)
+{
+    static const double timeouts[] = {0.1, 1, 2, 6, 60, 300};
+    for (size_t i = 0; i < sizeof timeouts / sizeof *timeouts; i++) {
+        double t = timeouts[i];
+        CHECK(cli_margin(t, 0, 1) == fmin(0.5 + 0.02 * t, 0.25 * t));
+        CHECK(cli_margin(t, 70e6, 8) == cli_margin(t, 0, 1));
+        double per_gb = cli_margin(t, 1.1e9, 1) - cli_margin(t, 0.1e9, 1);
+        CHECK(per_gb > 1 && fabs(cli_margin(t, 2.1e9, 1) - cli_margin(t, 0.1e9, 1) - 2 * per_gb) < 1e-9);
+        CHECK(fabs(cli_margin(t, 1.1e9, 3) - cli_margin(t, 0, 1) - 3 * per_gb) < 1e-9);
+        CHECK(cli_margin(t, 1.1e9, 0.5) == cli_margin(t, 1.1e9, 1));
+        CHECK(cli_margin(t, 1.1e9, 100) == cli_margin(t, 1.1e9, 8));
+    }
+    double started = pp_now();
+    CHECK(fabs(cli_solve_budget(10, started) - (10 - cli_margin(10, 0, 1))) < 0.05);
+    CHECK(cli_solve_budget(1, started - 5) == 0.01);
+    char path[512], command[1024], out[64];
+    snprintf(path, sizeof path, "%s/asplos-2025-iopddl-A.json.gz", shared);
+    snprintf(command, sizeof command, "gzip -dc '%s' | wc -c", path);
+    CHECK(run(command, out, sizeof out) == 0 && cli_file_bytes(path) == atof(out));
+    snprintf(path, sizeof path, "%s/iopddl-example.json", examples);
+    snprintf(command, sizeof command, "wc -c < '%s'", path);
+    CHECK(run(command, out, sizeof out) == 0 && cli_file_bytes(path) == atof(out));
+    pp_iopddl_problem *p = NULL;
+    pp_error err = {0};
+    CHECK(pp_iopddl_load(path, &p, &err) == PP_OK);
+    if (p) {
+        double cells = (double)p->edge_cost_start[p->edge_count], strategies = (double)p->strategy_start[p->node_count];
+        CHECK(cli_problem_bytes(p) >= 8 * (cells + 2 * strategies));
+        CHECK(cli_iopddl_budget(60, pp_now(), p, 1) > 59 - cli_margin(60, cli_problem_bytes(p), 1));
+        CHECK(cli_iopddl_budget(1, pp_now() - 1, p, 1) <= 0);
+        pp_iopddl_free(p);
+    }
+}
+
+/* A limit gone before the answer (a microsecond: the alarm that stops
+ * reading is due at once): a clear message, exit 1, nothing on stdout. */
+static void test_no_time(void)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "'%s' '%s/iopddl-example.json' 0.000001", iopddl, examples);
+    expect(command, 1, "iopddl: no answer within the time limit");
+    snprintf(command, sizeof command, "'%s' solve '%s/iopddl-example.json' --timeout 0.000001", parplan, examples);
+    expect(command, 1, "parplan: no answer within the time limit");
+    snprintf(command, sizeof command, "('%s' '%s/asplos-2025-iopddl-A.json.gz' 0.000001 2>/dev/null | wc -c)", iopddl,
+             shared);
+    expect(command, 0, "0");
+}
+
 static void test_one_second(void)
 {
     char command[1024], answer[256];
@@ -136,6 +193,8 @@ int main(int argc, char **argv)
     test_tiny_exact();
     test_forbidden_warning();
     test_real_model();
+    test_margin_rule();
+    test_no_time();
     if (strcmp(argv[6], "check") == 0)
         test_one_second();
     return CHECK_DONE();

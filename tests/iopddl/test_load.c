@@ -5,6 +5,7 @@
  * the stream buffer) load with exactly the numbers written. The inputs are
  * written by the test into a fresh temporary folder, and each is also read
  * from memory (pp_iopddl_load_buffer), which must agree word for word.
+ * A load asked to stop (the process-wide flag) ends with PP_EIO and says so.
  * With PARPLAN and DATA_DIR arguments it checks instead the malformed files
  * listed in DATA_DIR/expected.tsv, through the loader and through
  * `parplan eval`, which must exit with exactly 2 and print the message. */
@@ -404,6 +405,17 @@ static void test_large(void)
         pp_iopddl_free(p);
     }
     free(expect_cost);
+    /* Asked to stop (a signal, or a tool's alarm at its time limit), reading
+     * ends with a message where it stopped, the gzip file's inflating
+     * thread too, and nothing is left allocated. */
+    pp_stop_request();
+    for (int f = 0; f < 2; f++) {
+        pp_error err = {0};
+        pp_iopddl_problem *p = NULL;
+        CHECK_EQ_INT(pp_iopddl_load(paths[f], &p, &err), PP_EIO);
+        CHECK(p == NULL && strstr(err.message, paths[f]) && strstr(err.message, "reading stopped"));
+    }
+    pp_stop_clear();
 }
 
 #define PROBLEM(nodes, rest) "{\"problem\":{\"nodes\":{" nodes "}" rest "}}"

@@ -8,7 +8,9 @@
  * carries in to a feasible presolved answer no dearer; and the two optima
  * are equal (constant added). With a contest file as argument, the same
  * identities on it for the solver's answer, and the usage scale the
- * presolved problem's search is handed. Usage: test_presolved [FILE] */
+ * presolved problem's search is handed. Also the stages that can take
+ * long on a big model (model build, presolve) given a deadline already
+ * past. Usage: test_presolved [FILE] */
 #include "iopddl/presolved.h"
 #include "iopddl/reduced.h"
 #include "iopddl/relax.h"
@@ -248,8 +250,87 @@ static void contest_file(const char *path)
     pp_iopddl_free(p);
 }
 
+/* A chain of `n` nodes of two strategies, all live at once, each edge
+ * forbidding its two ends to agree; the limit lets every node take its
+ * cheaper strategy. */
+static pp_iopddl_problem *chain(uint32_t n)
+{
+    uint32_t *counts = malloc(n * sizeof *counts);
+    for (uint32_t i = 0; i < n; i++)
+        counts[i] = 2;
+    pp_iopddl_builder *b = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_iopddl_builder_new(n, counts, &b, &err), PP_OK);
+    static const int64_t differ[4] = {FORBIDDEN_COST, 3, 5, FORBIDDEN_COST};
+    for (uint32_t i = 0; b && i < n; i++) {
+        CHECK(pp_iopddl_builder_interval(b, i, 0, 10));
+        CHECK(pp_iopddl_builder_strategy(b, i, 0, 1 + i % 3, 4) && pp_iopddl_builder_strategy(b, i, 1, 2, 1));
+        if (i > 0)
+            CHECK(pp_iopddl_builder_edge(b, i - 1, i, differ));
+    }
+    pp_iopddl_problem *p = NULL;
+    if (b) {
+        CHECK(pp_iopddl_builder_limit(b, 4 * (int64_t)n));
+        CHECK_EQ_INT(pp_iopddl_builder_finish(b, &p, &err), PP_OK);
+    }
+    free(counts);
+    return p;
+}
+
+/* A deadline already past (a raised stop flag, so no clock is read) at
+ * each stage that can take long on a big model: the model build gives up
+ * once it has 64 pair tables to look back on (a smaller one is built:
+ * microseconds), the presolve is abandoned, and the solve says there is no
+ * answer; everything is freed either way (the sanitizer build checks). */
+static void past_deadlines(void)
+{
+    pp_stop_flag raised = 1;
+    pp_deadline past = {0, &raised};
+    pp_error err = {0};
+    pp_iopddl_problem *small = chain(40), *large = chain(300);
+    iopddl_model *m = NULL;
+    CHECK_EQ_INT(iopddl_model_build_until(small, &past, &m, &err), PP_OK);
+    iopddl_model_free(m);
+    m = NULL;
+    CHECK_EQ_INT(iopddl_model_build_until(large, &past, &m, &err), PP_INFEASIBLE);
+    CHECK(m == NULL && strstr(err.message, "no answer within the time limit"));
+    pp_error_clear(&err);
+    CHECK_EQ_INT(iopddl_model_build(large, &m, &err), PP_OK);
+    if (m) {
+        iopddl_reduced c;
+        iopddl_exact_stats stats;
+        CHECK(!iopddl_presolve_model_until(&c, m, &past, &stats));
+        CHECK(c.stopped);
+        iopddl_reduced_free(&c);
+        CHECK(iopddl_presolve_model_until(&c, m, NULL, &stats) && !c.stopped);
+        iopddl_reduced_free(&c);
+        iopddl_model_free(m);
+    }
+    pp_iopddl_options o;
+    pp_iopddl_options_default(&o);
+    o.time_limit = 10;
+    o.threads = 2;
+    o.stop = &raised;
+    pp_iopddl_result r;
+    CHECK_EQ_INT(pp_iopddl_solve(large, &o, &r, &err), PP_INFEASIBLE);
+    CHECK(!r.feasible && r.strategies != NULL && strstr(err.message, "no answer within the time limit"));
+    pp_iopddl_result_free(&r);
+    /* Built, the small one still gets an answer, which the evaluator
+     * finds feasible: a stop is never an answer called right wrongly. */
+    pp_error_clear(&err);
+    pp_iopddl_evaluation ev;
+    if (pp_iopddl_solve(small, &o, &r, &err) == PP_OK)
+        CHECK(r.feasible && pp_iopddl_evaluate(small, r.strategies, &ev, &err) == PP_OK && ev.feasible);
+    else
+        CHECK(!r.feasible);
+    pp_iopddl_result_free(&r);
+    pp_iopddl_free(small);
+    pp_iopddl_free(large);
+}
+
 int main(int argc, char **argv)
 {
+    past_deadlines();
     tiny_problems();
     if (argc > 1)
         contest_file(argv[1]);
