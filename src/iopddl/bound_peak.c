@@ -38,7 +38,7 @@
  * most this many. On S after 1,000 steps (1.4424e9): 10 rows 1.4511e9,
  * 30 rows 1.4674e9 with CBC still at its root after 40 s (BENCHMARKS.md);
  * the root LP grows with the rows. */
-enum { PEAK_ROWS = 32 };
+enum { PEAK_ROWS = 256 };
 /* Past this many nonzeros the MIP is not tried (S's: 0.57M). */
 #define PEAK_NONZEROS 4000000
 /* Objective entries past this (penalties that saturated a cost) would
