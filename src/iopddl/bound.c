@@ -323,8 +323,8 @@ static double peak_stage(lagrange *l, double best, int iterations, double second
  * limit), at most once; at least PEAK_LEAST of the bound's share (CBC's
  * start and first LP); never past the deadline. Where memory binds hard
  * the MIP gets the steps' time (S: the multipliers carry half the bound,
- * and CBC's root at 7.9 s adds 1.7%), elsewhere little (M: 6%, nothing
- * gained in 9.6 s). */
+ * and CBC's root LP, 10-20 s of wall time, adds 4.5%), elsewhere little
+ * (M: 6%, nothing gained in 9.6 s). */
 static double peak_seconds(double steps_cpu, double seconds, double carried)
 {
     return fmax(steps_cpu * fmin(1, 2 * fmax(0, carried)), fmin(seconds > 0 ? seconds : INFINITY, PEAK_LEAST));

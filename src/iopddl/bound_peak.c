@@ -3,12 +3,12 @@
  * a MIP over the nodes whose usage varies there.
  *
  * Why: where memory binds hard (S), nearly all of the bound comes from the
- * multipliers of a few consecutive segments, and what the Lagrangian (the
- * LP of the local polytope with the usage rows) misses there is
- * integrality: hundreds of representatives tied by pair costs change
- * together to save an overflow, and the relaxation takes a fraction of
- * such a move. A MIP of the whole model is far too large for CBC; the
- * peak's part of it is not (S: 1,887 nodes, 0.57M nonzeros).
+ * multipliers of a few hundred segments, and the subgradient steps zig-zag
+ * between them far below the dual's optimum (S: 1.4424e9 after 1,000
+ * steps, where the LP of the peak with its rows exact gives 1.5029e9). A
+ * MIP of the whole model is far too large for CBC; the peak's part of it
+ * is not (S: 2,208 nodes, 2.3M nonzeros), and its LP alone is the gain
+ * (CBC did not get past its root there).
  *
  * Why it is a bound. With E(x) the model's costs at lambda and `constant`
  * as bound.c's set_penalties leaves them, every x that keeps the limit has
@@ -35,11 +35,11 @@
 #include "iopddl/bound.h"
 
 /* Segments whose rows are kept: those with the largest multipliers, at
- * most this many. On S after 1,000 steps (1.4424e9): 10 rows 1.4511e9,
- * 30 rows 1.4674e9 with CBC still at its root after 40 s (BENCHMARKS.md);
- * the root LP grows with the rows. */
+ * most this many. On S after 400 steps (1.4388e9), CBC at 12 s: 30 rows
+ * 1.4635e9, 60 1.4810e9, 96 1.4939e9, 256 (192 distinct, 99.8% of the
+ * multipliers) 1.5029e9, its root LP in 10.8 s wall (BENCHMARKS.md). */
 enum { PEAK_ROWS = 256 };
-/* Past this many nonzeros the MIP is not tried (S's: 0.57M). */
+/* Past this many nonzeros the MIP is not tried (S's: 2.3M). */
 #define PEAK_NONZEROS 4000000
 /* Objective entries past this (penalties that saturated a cost) would
  * swamp CBC's tolerances: no MIP then. */
