@@ -49,4 +49,37 @@ bool iopddl_bound_model_reduced(iopddl_bound_model *b, iopddl_reduced *c, pp_are
 double iopddl_bound(const iopddl_model *m, iopddl_reduced *presolved, double upper, int steps, double seconds,
                     const pp_deadline *deadline, void (*on_built)(void *ctx), void *ctx);
 
+/* The bound's last stage (bound_peak.c): b's model priced at multipliers
+ * lambda (model.unary as bound.c's set_penalties leaves it, `constant`
+ * what it returned), t's messages from a forward pass on those costs.
+ * Keeps the usage rows of the segments with the largest multipliers
+ * whole (their multipliers taken back out) over the nodes whose usage
+ * varies there, and hands that part to CBC (one thread, `seconds` of wall
+ * time, never past deadline); the rest stays TRW-S's split. Returns
+ * CBC's best bound plus the rest: below every feasible answer's cost,
+ * whatever lambda and the messages (-INFINITY when it has none). */
+double iopddl_bound_peak(const iopddl_bound_model *b, iopddl_trws *t, const double *lambda, double constant,
+                         double seconds, const pp_deadline *deadline);
+
+/* The bound at the multipliers `lambda` (one per segment of the model
+ * bound_model.c builds from m, or from `presolved`): the Lagrangian of
+ * TRW-S after `iterations` (multipliers taken as zero where there is no
+ * limit), then, with keep_peak, the larger of it and
+ * iopddl_bound_peak's within `seconds`; -INFINITY when out of memory or
+ * when lambda's length is not the model's segment count. */
+double iopddl_bound_at(const iopddl_model *m, iopddl_reduced *presolved, const double *lambda, uint32_t segments,
+                       int iterations, bool keep_peak, double seconds);
+
+/* trws.c's split of its last forward pass's bound, for bound_peak.c:
+ * whether v is a folded leaf; the leaves' least costs summed; a leaf's
+ * least cost with its neighbour at each strategy (into out); a node's
+ * belief (into out), returning its own share, its pairs' in *gamma; the
+ * message into v along pair q; a table entry as the messages read it. */
+bool iopddl_trws_is_leaf(const iopddl_trws *t, uint32_t v);
+double iopddl_trws_leaf_shed(const iopddl_trws *t);
+void iopddl_trws_leaf_message(iopddl_trws *t, uint32_t v, double *out);
+double iopddl_trws_belief(iopddl_trws *t, uint32_t v, double *out, double *gamma);
+const double *iopddl_trws_message(iopddl_trws *t, uint32_t q, uint32_t v);
+double iopddl_trws_entry(int64_t cost);
+
 #endif

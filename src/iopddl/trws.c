@@ -20,7 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "iopddl/solver.h"
+#include "iopddl/bound.h" /* its accessors for bound_peak.c */
 
 /* Forbidden entries enter the messages as this instead of 1e18: it still
  * dwarfs any sum of real costs, and keeps doubles precise for the rest. */
@@ -401,3 +401,34 @@ double iopddl_trws_bound(const iopddl_trws *t)
 {
     return t->bound - t->bound_error;
 }
+
+/* The split the last forward pass's bound sums (bound_peak.c keeps part of
+ * it exact): leaves folded (their least costs summed in fold_shed), each
+ * other node's belief, shared as unary_share for itself and gamma for each
+ * later neighbour's pair; the pair's part then has the message the pass
+ * sent taken out. Penalties as bound.c's runs: none (in the costs). */
+bool iopddl_trws_is_leaf(const iopddl_trws *t, uint32_t v) { return t->is_leaf[v] != 0; }
+
+double iopddl_trws_leaf_shed(const iopddl_trws *t) { return t->fold_shed; }
+
+void iopddl_trws_leaf_message(iopddl_trws *t, uint32_t v, double *out) { leaf_message(t, v, NULL, out); }
+
+double iopddl_trws_belief(iopddl_trws *t, uint32_t v, double *out, double *gamma)
+{
+    const iopddl_model *m = t->m;
+    uint32_t d = iopddl_domain(m, v);
+    unary_with_penalty(t, v, NULL, out);
+    for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+        if (t->is_leaf[other_end(m, m->adj_pair[k], v)])
+            continue;
+        const double *in = incoming(t, m->adj_pair[k], v);
+        for (uint32_t s = 0; s < d; s++)
+            out[s] += in[s];
+    }
+    *gamma = t->gamma[v];
+    return t->unary_share[v];
+}
+
+const double *iopddl_trws_message(iopddl_trws *t, uint32_t q, uint32_t v) { return incoming(t, q, v); }
+
+double iopddl_trws_entry(int64_t cost) { return table_entry(cost); }

@@ -11,6 +11,10 @@
  *   (bound_model.c), also on problems built for the presolve to shrink
  *   (one-to-one tables closing cycles, dominated strategies, usage-free
  *   nodes of degree one and two), which it does on some;
+ * - the bound with the peak's rows kept whole (bound_peak.c) is below the
+ *   feasible optimum at any multipliers, with TRW-S's messages after any
+ *   number of iterations, on the plain and the presolved model, and above
+ *   the Lagrangian at the same multipliers on some;
  * - a restricted model (restrict.c) prices every assignment as the whole
  *   model does;
  * - one round of the neighbourhood search (lns.c), whose region covers a
@@ -38,6 +42,9 @@ static int64_t region_gains;
 static int64_t limit_binds, lagrange_gains;
 /* Problems the presolve shrank (fewer free nodes than the problem's). */
 static int64_t reduced_smaller;
+/* Bounds the peak's MIP raised above the Lagrangian at the same
+ * multipliers: some must, or the test would not tell the stage from none. */
+static int64_t peak_tries, peak_gains;
 
 /* Dense problems: every pair of nodes joined with probability 2/3, so the
  * pairwise part is full of cycles, which is where a dual bound can go wrong. */
@@ -307,6 +314,30 @@ static void check_beside(const pp_iopddl_problem *p, int64_t least_feasible, int
         pp_iopddl_result_free(&r[k]);
 }
 
+/* The peak's stage at random multipliers (some zero) and messages after
+ * 1-6 iterations: below the feasible optimum, and never below the
+ * Lagrangian at the same multipliers and messages. */
+static void check_peak(const iopddl_model *m, iopddl_reduced *presolved, double optimum, const char *json, int round)
+{
+    double lambda[256];
+    uint32_t segments = m->segment_count;
+    if (segments > 256)
+        return;
+    for (uint32_t s = 0; s < segments; s++)
+        lambda[s] = rnd(3) == 0 ? 0 : (double)rnd(80);
+    int iterations = 1 + (int)rnd(6);
+    double lagrangian = iopddl_bound_at(m, presolved, lambda, segments, iterations, false, 1);
+    double kept = iopddl_bound_at(m, presolved, lambda, segments, iterations, true, 1);
+    if (!(kept <= optimum))
+        fprintf(stderr, "round %d: peak bound %.17g (%s model) above the optimum %.17g\n%s", round, kept,
+                presolved ? "reduced" : "plain", optimum, json);
+    CHECK(kept <= optimum);
+    CHECK(lagrangian <= optimum);
+    CHECK(kept >= lagrangian);
+    peak_tries++;
+    peak_gains += kept > lagrangian;
+}
+
 /* The Lagrangian bound (bound.c), steered towards the optimum, towards
  * nothing, and towards a cost far below it (the steps overshoot): always
  * below the feasible optimum (any bound is, when nothing is feasible) and
@@ -341,6 +372,7 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
             CHECK(limited[k] >= unlimited);
         }
         CHECK(unlimited <= optimum);
+        check_peak(m, on, optimum, json, round);
         /* Cut short after any number of steps, or by the deadline at
          * once: still below the optimum. */
         int few = 1 + (int)rnd(8);
@@ -441,6 +473,8 @@ int main(int argc, char **argv)
     CHECK(lagrange_gains >= 40);
     fprintf(stderr, "presolve shrank %lld problems\n", (long long)reduced_smaller);
     CHECK(reduced_smaller >= 100);
+    fprintf(stderr, "peak's MIP above the Lagrangian: %lld of %lld\n", (long long)peak_gains, (long long)peak_tries);
+    CHECK(peak_gains >= 40);
     if (argc > 1)
         check_g(argv[1]);
     return CHECK_DONE();
