@@ -16,7 +16,10 @@
  * 20 s on this 2-core machine. Workers decide they have stalled from
  * their own round counts, so a given seed, thread count and round budget
  * give the same answer whenever the region MIPs finish within their
- * limits. */
+ * limits. Without a round budget, each worker also takes, at its next
+ * round, an answer another thread hands over (the bound's, decoded from its
+ * multipliers: moves of hundreds of nodes at once that no round makes;
+ * DESIGN.md, "When the bound runs"). */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>

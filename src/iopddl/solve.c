@@ -198,7 +198,9 @@ static void presolve_release(shared_presolve *s)
  * s past the first answer, and the search used to wait for it with one
  * core idle. Its share counts in its own thread's CPU time (bound.c), so
  * the search's workers beside it do not cut its steps, and what the bound
- * proves, once it ends, ends the search (iopddl_search.rising_bound).
+ * proves, once it ends, ends the search (iopddl_search.rising_bound); the
+ * answers it decodes at its end go to the search's workers
+ * (iopddl_search.handover).
  * It aims at no answer (bound.c caps how far its steps aim, so a known
  * answer hardly steers them). With one thread asked for, or a share too
  * short for the presolved model (the one-second contract: then every CPU
@@ -269,8 +271,9 @@ static void bound_take(bound_job *j, pp_iopddl_result *r)
         r->lower_bound = bound;
 }
 
-/* After the first answer: waits until the bound's thread has read the
- * presolve (the rest of the solve may then read and free it), or runs the
+/* After the first answer: waits until the bound's thread has built its
+ * model from the presolve (the rest of the solve may then read it, and let
+ * go of its hold), or runs the
  * bound when it did not run beside the first answer. Run after the first
  * answer, it is skipped with less than its share left: its model is copied
  * before its clock starts (A: 0.04 CPU s, 0.12 s at load 13) and would only
