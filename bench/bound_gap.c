@@ -60,7 +60,7 @@ int main(int argc, char **argv)
         iopddl_exact_stats stats;
         bool reduced = !strcmp(argv[5], "reduced") && iopddl_presolve_model(&c, m, &stats);
         double bound = iopddl_bound(m, reduced ? &c : NULL, strtod(argv[2], NULL), atoi(argv[3]),
-                                    strtod(argv[4], NULL), &none, NULL, NULL);
+                                    strtod(argv[4], NULL), &none, NULL, NULL, NULL);
         if (!strcmp(argv[5], "reduced"))
             iopddl_reduced_free(&c);
         printf("%.0f %.2f %.2f\n", bound, cpu_seconds() - t0, pp_now() - w0);

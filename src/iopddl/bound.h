@@ -24,6 +24,9 @@ typedef struct {
     bool has_limit;
     int64_t limit;
     uint32_t free_nodes; /* nodes with a choice (reduced) */
+    /* Reduced: each node's representative and each strategy the
+     * representative's (to expand an answer, reduced.h); NULL when plain. */
+    uint32_t *rep, *rep_strategy;
 } iopddl_bound_model;
 
 /* The solver's model as it is, each node one piece. False when out of memory. */
@@ -32,6 +35,11 @@ bool iopddl_bound_model_plain(iopddl_bound_model *b, const iopddl_model *m, pp_a
  * why it is a relaxation). Reads c (and its scratch); false when out of
  * memory (the caller falls back to the plain model). */
 bool iopddl_bound_model_reduced(iopddl_bound_model *b, iopddl_reduced *c, pp_arena *arena);
+
+/* An answer the bound decoded, expanded to the model's nodes, repaired and
+ * polished (x: node_count entries, read during the call only); it keeps
+ * the limit and costs `cost` (iopddl_model_cost). */
+typedef void iopddl_bound_answer(void *ctx, const uint32_t *x, int64_t cost);
 
 /* A bound below the cost of every assignment that uses no forbidden cost
  * and keeps the usage limit; -INFINITY if out of memory. On the model as
@@ -43,11 +51,16 @@ bool iopddl_bound_model_reduced(iopddl_bound_model *b, iopddl_reduced *c, pp_are
  * calling thread's CPU time once its model is built (and never past
  * deadline). `upper`, when finite, is the cost of a known answer: the
  * steps aim at it (it only steers them; any value keeps the bound valid).
- * on_built (NULL: none) is called with ctx once `presolved` is read for
- * the last time (m is read to the end), whether the build succeeded or
- * not. */
+ * on_built (NULL: none) is called with ctx once the bound's model is
+ * built, whether the build succeeded or not; from then on `presolved` is
+ * only read again with on_answer (no scratch written, so others may read it
+ * too), and not at all without; m is read to the end. on_answer (NULL:
+ * none) gets, on the presolved model after the steps, each answer decoded
+ * along the ray of the best multipliers that can be made to fit and is
+ * cheaper than the ones before it (bound.c, offer_ray). */
 double iopddl_bound(const iopddl_model *m, iopddl_reduced *presolved, double upper, int steps, double seconds,
-                    const pp_deadline *deadline, void (*on_built)(void *ctx), void *ctx);
+                    const pp_deadline *deadline, void (*on_built)(void *ctx), iopddl_bound_answer *on_answer,
+                    void *ctx);
 
 /* The bound's last stage (bound_peak.c): b's model priced at multipliers
  * lambda (model.unary as bound.c's set_penalties leaves it, `constant`

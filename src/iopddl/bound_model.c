@@ -211,8 +211,13 @@ bool iopddl_bound_model_reduced(iopddl_bound_model *b, iopddl_reduced *c, pp_are
         uint64_t strategies;
         uint32_t n = number_nodes(c, id, &strategies);
         alive_index = pp_arena_alloc(arena, (strategies + 1) * sizeof *alive_index);
-        ok = alive_index && alloc_nodes(b, n, strategies, arena) && copy_nodes(b, c, id, alive_index, arena) &&
-             copy_pairs(b, c, id, alive_index, arena);
+        b->rep = pp_arena_alloc(arena, ((size_t)n + 1) * sizeof *b->rep);
+        b->rep_strategy = alive_index;
+        ok = alive_index && b->rep && alloc_nodes(b, n, strategies, arena) &&
+             copy_nodes(b, c, id, alive_index, arena) && copy_pairs(b, c, id, alive_index, arena);
+        for (uint32_t r = 0; ok && r < c->n; r++)
+            if (id[r] != NONE)
+                b->rep[id[r]] = r;
         for (uint32_t r = 0; r < c->n; r++)
             b->free_nodes += c->state[r] == ST_FREE;
     }

@@ -16,7 +16,10 @@
  * 20 s on this 2-core machine. Workers decide they have stalled from
  * their own round counts, so a given seed, thread count and round budget
  * give the same answer whenever the region MIPs finish within their
- * limits. */
+ * limits. Without a round budget, each worker also takes, at its next
+ * round, an answer another thread hands over (the bound's, decoded from its
+ * multipliers: moves of hundreds of nodes at once that no round makes;
+ * DESIGN.md, "When the bound runs"). */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -40,6 +43,9 @@ typedef struct {
     bool *hand_over;        /* set by the main thread: every worker has stalled */
     const iopddl_search *search; /* its bound: no answer is cheaper, reaching it ends the search */
     iopddl_lns lns;            /* the worker's regions before its restarts */
+    uint64_t seen;             /* the hand-over's version it last looked at */
+    uint32_t *taken;           /* scratch: the answer handed over, or NULL */
+    int64_t handovers;         /* answers handed over that were cheaper than its best */
     pthread_t thread;
 } worker_slot;
 
@@ -67,12 +73,63 @@ static double bound_now(const iopddl_search *s)
     return fmax(s->lower_bound, rising);
 }
 
+bool iopddl_handover_init(iopddl_handover *h, const iopddl_model *m)
+{
+    h->cost = INT64_MAX;
+    h->version = 0;
+    h->x = malloc(((size_t)m->node_count + 1) * sizeof *h->x);
+    if (h->x && pthread_mutex_init(&h->lock, NULL) == 0)
+        return true;
+    free(h->x);
+    return false;
+}
+
+void iopddl_handover_free(iopddl_handover *h)
+{
+    pthread_mutex_destroy(&h->lock);
+    free(h->x);
+    h->x = NULL;
+}
+
+void iopddl_handover_put(iopddl_handover *h, const iopddl_model *m, const uint32_t *x, int64_t cost)
+{
+    pthread_mutex_lock(&h->lock);
+    if (cost < h->cost) {
+        memcpy(h->x, x, m->node_count * sizeof *x);
+        h->cost = cost;
+        __atomic_store_n(&h->version, h->version + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* The answer handed over since the worker last looked, offered to it when
+ * cheaper than its best. Only without a round budget: when it arrives is a
+ * matter of threads' timing, and a round budget promises the same answer
+ * every run. */
+static void take_handover(worker_slot *slot)
+{
+    iopddl_handover *h = slot->search->handover;
+    if (!h || !slot->by_time || __atomic_load_n(&h->version, __ATOMIC_ACQUIRE) == slot->seen)
+        return;
+    pthread_mutex_lock(&h->lock);
+    slot->seen = h->version;
+    int64_t cost = h->cost;
+    memcpy(slot->taken, h->x, slot->worker.m->node_count * sizeof *h->x);
+    pthread_mutex_unlock(&h->lock);
+    iopddl_worker *w = &slot->worker;
+    if (cost >= w->best_cost)
+        return;
+    iopddl_worker_offer(w, slot->taken, 0, pp_now() - slot->started, &slot->deadline);
+    slot->handovers += w->best_cost <= cost;
+}
+
 static void *worker_main(void *arg)
 {
     worker_slot *slot = arg;
     iopddl_worker *w = &slot->worker;
     while (!pp_deadline_passed(&slot->deadline) && w->rounds < slot->until && (double)w->best_cost > bound_now(slot->search) &&
            !__atomic_load_n(slot->hand_over, __ATOMIC_ACQUIRE)) {
+        take_handover(slot);
         iopddl_worker_round(w, &slot->deadline, slot->started);
         __atomic_store_n(&slot->stalled, slot->by_time && stalled(w), __ATOMIC_RELEASE);
     }
@@ -92,6 +149,7 @@ static void gather(iopddl_search *s, worker_slot *slots, pp_iopddl_result *r)
         r->rounds += w->rounds;
         r->neighbourhood_rounds += w->regions;
         r->neighbourhood_gains += w->region_gains;
+        s->handovers_taken += slots[i].handovers;
         if (w->best_cost < r->cost) {
             r->cost = w->best_cost;
             memcpy(r->strategies, w->best, s->m->node_count * sizeof(uint32_t));
@@ -199,6 +257,9 @@ static pp_status start_workers(iopddl_search *s, worker_slot *slots, const pp_io
         slots[i].worker.best_cost = r->cost;
         slots[i].worker.time_best = r->time_best;
         slots[i].worker.time_first_feasible = r->time_first_feasible;
+        slots[i].taken = s->handover ? malloc(((size_t)s->m->node_count + 1) * sizeof(uint32_t)) : NULL;
+        if (s->handover && !slots[i].taken)
+            return PP_ENOMEM;
     }
     return PP_OK;
 }
@@ -220,6 +281,7 @@ pp_status iopddl_search_run(iopddl_search *s, uint64_t seed, int64_t max_rounds,
             iopddl_worker_free(&slots[i].worker);
         overhead = fmax(overhead, slots[i].lns.overhead);
         iopddl_lns_free(&slots[i].lns);
+        free(slots[i].taken);
     }
     free(slots);
     if (status == PP_OK)

@@ -3,7 +3,25 @@
 #ifndef PP_IOPDDL_SEARCH_H
 #define PP_IOPDDL_SEARCH_H
 
+#include <pthread.h>
 #include "iopddl/relax.h"
+
+/* Answers another thread hands the search while it runs (solve.c: those
+ * the bound decodes, bound.c): the cheapest one yet, which each worker
+ * takes at its next round (iopddl_worker_offer). */
+typedef struct {
+    pthread_mutex_t lock;
+    uint32_t *x;        /* node_count entries */
+    int64_t cost;       /* INT64_MAX: none yet */
+    uint64_t version;   /* raised with each cheaper one (read atomically) */
+} iopddl_handover;
+
+/* False when out of memory (nothing to free then). */
+bool iopddl_handover_init(iopddl_handover *h, const iopddl_model *m);
+void iopddl_handover_free(iopddl_handover *h);
+/* Keeps x, which keeps the limit and costs `cost`, when it is cheaper than
+ * the one kept; any thread. */
+void iopddl_handover_put(iopddl_handover *h, const iopddl_model *m, const uint32_t *x, int64_t cost);
 
 typedef struct {
     const iopddl_model *m;
@@ -18,6 +36,10 @@ typedef struct {
     /* NULL, or a certified bound another thread may raise while the search
      * runs (read with __atomic_load): reaching it ends the search too. */
     const double *rising_bound;
+    /* NULL, or answers to take while the search runs; only without a round
+     * budget, whose runs give the same answer every time. */
+    iopddl_handover *handover;
+    int64_t handovers_taken;   /* out: answers the workers took that were cheaper than theirs */
 } iopddl_search;
 
 /* Improves r (feasible on entry: strategies and cost) until the deadline or

@@ -82,15 +82,17 @@ static void report_search(void *ctx, double started, int64_t best, int64_t round
     report(ctx, started, best, rounds, "relax");
 }
 
-/* rising_bound: NULL, or the bound's, still running (bound_job). */
+/* rising_bound: NULL, or the bound's, still running (bound_job); handover:
+ * NULL, or the bound's decoded answers. */
 static pp_status search_stage(const iopddl_model *m, const uint8_t *relevant, const iopddl_groups *groups,
-                              const pp_iopddl_options *o, const double *rising_bound,
+                              const pp_iopddl_options *o, const double *rising_bound, iopddl_handover *handover,
                               const pp_deadline *deadline, double started, pp_iopddl_result *r,
                               pp_error *err)
 {
     iopddl_search s = {.m = m,
                     .lower_bound = r->lower_bound,
                     .rising_bound = rising_bound,
+                    .handover = handover,
                     .relevant = relevant,
                     .groups = groups,
                     .threads = o->threads > 0 ? o->threads : pp_cpu_count(),
@@ -156,30 +158,39 @@ static pp_status first_feasible(const iopddl_model *m, const uint8_t *relevant, 
  * thread beside the first answer when the bound works on the presolved
  * model, else when the presolved stage asks for it. The bound and the
  * presolved search both read it (each took 0.5-1.6 CPU s presolving alone
- * before). solve_problem owns it, and frees it once the presolved stage is
- * over or passed by, before the model's search. */
+ * before). Two hold it: solve_problem, until the presolved stage is over or
+ * passed by, and the bound's thread, until its last answer is expanded
+ * (bound.c); the last to let go frees it. */
 typedef struct {
     const iopddl_model *m;
     const pp_deadline *deadline; /* the solve's: the presolve stops at it */
     iopddl_reduced c;
     iopddl_exact_stats stats;
-    bool tried, ok, released;
+    bool tried, ok, released; /* released: by the solve */
+    int holders;              /* atomic */
 } shared_presolve;
 
 static iopddl_reduced *presolve_once(shared_presolve *s)
 {
-    if (!s->tried) {
+    if (!s->tried && !s->released) {
         s->tried = true;
         s->ok = iopddl_presolve_model_until(&s->c, s->m, s->deadline, &s->stats);
     }
     return s->ok && !s->released ? &s->c : NULL;
 }
 
+static void presolve_let_go(shared_presolve *s)
+{
+    if (__atomic_sub_fetch(&s->holders, 1, __ATOMIC_ACQ_REL) == 0 && s->tried)
+        iopddl_reduced_free(&s->c);
+}
+
+/* The solve's hold; the presolve is run no more once it is let go. */
 static void presolve_release(shared_presolve *s)
 {
-    if (s->tried && !s->released)
-        iopddl_reduced_free(&s->c);
-    s->tried = s->released = true;
+    if (!s->released)
+        presolve_let_go(s);
+    s->released = true;
 }
 
 /* The certified bound runs on a thread of its own from the start, beside
@@ -188,7 +199,9 @@ static void presolve_release(shared_presolve *s)
  * s past the first answer, and the search used to wait for it with one
  * core idle. Its share counts in its own thread's CPU time (bound.c), so
  * the search's workers beside it do not cut its steps, and what the bound
- * proves, once it ends, ends the search (iopddl_search.rising_bound).
+ * proves, once it ends, ends the search (iopddl_search.rising_bound); the
+ * answers it decodes at its end go to the search's workers
+ * (iopddl_search.handover).
  * It aims at no answer (bound.c caps how far its steps aim, so a known
  * answer hardly steers them). With one thread asked for, or a share too
  * short for the presolved model (the one-second contract: then every CPU
@@ -200,7 +213,9 @@ typedef struct {
     pp_deadline deadline;
     double seconds;
     double bound;  /* stored once, atomically, as the bound ends */
-    bool built;    /* the presolve is no longer read (atomic) */
+    bool built;    /* the bound's model is built: the presolve's scratch is free (atomic) */
+    iopddl_handover handover; /* its decoded answers, for the search */
+    bool handing;  /* handover initialised */
     pthread_t thread;
     bool running;
 } bound_job;
@@ -211,12 +226,22 @@ static void bound_built(void *arg)
     __atomic_store_n(&j->built, true, __ATOMIC_RELEASE);
 }
 
+static void bound_answer(void *arg, const uint32_t *x, int64_t cost)
+{
+    bound_job *j = arg;
+    iopddl_handover_put(&j->handover, j->m, x, cost);
+}
+
+/* Holds the presolve from before its thread starts (bound_begin) to the
+ * end of the bound, which expands its answers with it. */
 static void *bound_main(void *arg)
 {
     bound_job *j = arg;
     iopddl_reduced *c = j->seconds >= BOUND_REDUCE_SECONDS ? presolve_once(j->presolve) : NULL;
-    double bound = iopddl_bound(j->m, c, INFINITY, BOUND_STEPS, j->seconds, &j->deadline, bound_built, j);
+    double bound = iopddl_bound(j->m, c, INFINITY, BOUND_STEPS, j->seconds, &j->deadline, bound_built,
+                                j->handing ? bound_answer : NULL, j);
     __atomic_store(&j->bound, &bound, __ATOMIC_RELEASE);
+    presolve_let_go(j->presolve);
     return NULL;
 }
 
@@ -231,8 +256,12 @@ static void bound_begin(bound_job *j, const iopddl_model *m, shared_presolve *pr
     j->presolve = presolve;
     j->deadline = *deadline;
     j->seconds = deadline->at > 0 ? o->bound_share * pp_deadline_left(deadline) : BOUND_SECONDS;
+    j->handing = iopddl_handover_init(&j->handover, m);
     bool beside = (o->threads > 0 ? o->threads : pp_cpu_count()) >= 2 && j->seconds >= BOUND_REDUCE_SECONDS;
+    __atomic_add_fetch(&presolve->holders, 1, __ATOMIC_ACQ_REL);
     j->running = beside && pthread_create(&j->thread, NULL, bound_main, j) == 0;
+    if (!j->running)
+        presolve_let_go(presolve); /* bound_settle takes it again if it runs the bound */
 }
 
 static void bound_take(bound_job *j, pp_iopddl_result *r)
@@ -243,8 +272,9 @@ static void bound_take(bound_job *j, pp_iopddl_result *r)
         r->lower_bound = bound;
 }
 
-/* After the first answer: waits until the bound's thread has read the
- * presolve (the rest of the solve may then read and free it), or runs the
+/* After the first answer: waits until the bound's thread has built its
+ * model from the presolve (the rest of the solve may then read it, and let
+ * go of its hold), or runs the
  * bound when it did not run beside the first answer. Run after the first
  * answer, it is skipped with less than its share left: its model is copied
  * before its clock starts (A: 0.04 CPU s, 0.12 s at load 13) and would only
@@ -256,9 +286,28 @@ static void bound_settle(bound_job *j, pp_iopddl_result *r)
         nanosleep(&pause, NULL);
     if (!j->running && j->m && !pp_deadline_passed(&j->deadline) && pp_deadline_left(&j->deadline) >= j->seconds) {
         j->deadline = pp_deadline_within(&j->deadline, j->seconds);
+        __atomic_add_fetch(&j->presolve->holders, 1, __ATOMIC_ACQ_REL);
         bound_main(j);
     }
     bound_take(j, r);
+}
+
+/* The cheapest answer the bound handed over, when cheaper than r's: where
+ * the search does not take it itself (the presolved stage's search starts
+ * from r's; the model's search ends before the bound). Only without a round
+ * budget, whose runs give the same answer however far the bound got. */
+static void take_handed(bound_job *j, const iopddl_model *m, const pp_iopddl_options *o, double started,
+                        pp_iopddl_result *r)
+{
+    if (!j->handing || o->max_rounds > 0)
+        return;
+    pthread_mutex_lock(&j->handover.lock);
+    if (j->handover.cost < r->cost) {
+        memcpy(r->strategies, j->handover.x, m->node_count * sizeof *r->strategies);
+        r->cost = j->handover.cost;
+        r->time_best = pp_now() - started;
+    }
+    pthread_mutex_unlock(&j->handover.lock);
 }
 
 /* Waits for the bound's thread to end; the higher bound stays. */
@@ -370,6 +419,7 @@ static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolv
      * hand: waited for here, as the bound converges within 1-4 CPU s where
      * this stage runs (A, C, L). */
     bound_end(bound, r);
+    take_handed(bound, m, o, started, r);
     if ((double)r->cost <= r->lower_bound) {
         r->proven_optimal = *searched = true;
         iopddl_presolved_free(s);
@@ -452,7 +502,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
         iopddl_model_free(m);
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     }
-    shared_presolve presolve = {.m = m, .deadline = &deadline};
+    shared_presolve presolve = {.m = m, .deadline = &deadline, .holders = 1};
     bound_job bound;
     bound_begin(&bound, m, &presolve, o, &deadline);
     status = first_feasible(m, relevant, groups, started, &deadline, r, err);
@@ -481,10 +531,14 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
      * CPU s) and stop. */
     if (status == PP_OK && !r->proven_optimal && !searched && !pp_deadline_passed(&deadline)) {
         report(o, started, r->cost, 0, "relax");
-        status = search_stage(m, relevant, groups, o, bound.running ? &bound.bound : NULL, &deadline, started, r,
-                              err);
+        status = search_stage(m, relevant, groups, o, bound.running ? &bound.bound : NULL,
+                              bound.handing ? &bound.handover : NULL, &deadline, started, r, err);
     }
     bound_end(&bound, r);
+    if (status == PP_OK && r->feasible)
+        take_handed(&bound, m, o, started, r);
+    if (bound.handing)
+        iopddl_handover_free(&bound.handover);
     if (status == PP_OK && !r->proven_optimal)
         r->proven_optimal = (double)r->cost <= r->lower_bound;
     /* The search saturates forbidden entries at 1e18; the figure reported is

@@ -24,6 +24,10 @@
  * - with two threads and a share long enough, the bound runs beside the
  *   first answer and the search (solve.c), still below the optimum, and
  *   the same seed and rounds give the same answer however far it got;
+ * - the answers the bound hands over (bound.c, on the presolved model) are
+ *   feasible and cost what the evaluator says, each cheaper than the last,
+ *   and the search (search.c) takes one while it runs without a round
+ *   budget, and none with one;
  * and, on G (argv[1]), that the bound is below the optimum the exact stage
  * proves. */
 #include <math.h>
@@ -31,6 +35,7 @@
 #include "iopddl/bound.h"
 #include "iopddl/reduced.h"
 #include "iopddl/relax.h"
+#include "iopddl/search.h"
 #include "tiny.h"
 
 /* How often a worker's region found a better answer than the worker had:
@@ -45,6 +50,10 @@ static int64_t reduced_smaller;
 /* Bounds the peak's MIP raised above the Lagrangian at the same
  * multipliers: some must, or the test would not tell the stage from none. */
 static int64_t peak_tries, peak_gains;
+
+/* Answers the bound handed over, and those the search took: some must
+ * be, or the test would not tell the hand-over from none. */
+static int64_t answers_offered, answers_taken;
 
 /* Dense problems: every pair of nodes joined with probability 2/3, so the
  * pairwise part is full of cycles, which is where a dual bound can go wrong. */
@@ -212,7 +221,7 @@ static void check_one(const pp_iopddl_problem *p, const char *json, int round)
         CHECK(bound <= l.least_relaxed + 1e-6 * fabs(l.least_relaxed));
     }
     check_warm(m, t, x, &profile, json, round);
-    double unlimited = iopddl_bound(m, NULL, INFINITY, 0, 1, &none, NULL, NULL);
+    double unlimited = iopddl_bound(m, NULL, INFINITY, 0, 1, &none, NULL, NULL, NULL);
     CHECK(unlimited <= free_of_limit.least_relaxed);
     if (l.least_feasible >= 0)
         CHECK(unlimited <= (double)l.least_feasible);
@@ -338,6 +347,72 @@ static void check_peak(const iopddl_model *m, iopddl_reduced *presolved, double 
     peak_gains += kept > lagrangian;
 }
 
+/* The answers one bound hands over, checked as they come. */
+typedef struct {
+    const pp_iopddl_problem *p;
+    const iopddl_model *m;
+    int64_t optimum;
+    int64_t last;     /* the last answer's cost */
+    uint32_t x[64];   /* the last answer */
+} handed;
+
+static void note_answer(void *ctx, const uint32_t *x, int64_t cost)
+{
+    handed *h = ctx;
+    pp_iopddl_evaluation ev;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_iopddl_evaluate(h->p, x, &ev, &err), PP_OK);
+    CHECK(ev.feasible && !ev.uses_forbidden);
+    CHECK(ev.cost == cost);
+    CHECK(cost >= h->optimum);
+    CHECK(cost < h->last);
+    h->last = cost;
+    memcpy(h->x, x, h->m->node_count * sizeof *x);
+    answers_offered++;
+}
+
+/* The search from the least-usage answer (when it fits and costs more) with
+ * the optimum x handed over before it starts: without a round budget a
+ * worker takes it at its first round, and the search, certain of the
+ * optimum, ends there; with one it takes none. */
+static void check_handover(const pp_iopddl_problem *p, iopddl_model *m, const uint32_t *x, int64_t optimum,
+                           pp_arena *arena)
+{
+    uint32_t start[64];
+    uint8_t relevant[64];
+    iopddl_profile profile;
+    iopddl_min_usage_assignment(m, start);
+    CHECK(iopddl_profile_init(&profile, m, arena) && iopddl_relevant_nodes(m, arena, relevant));
+    int64_t start_cost = iopddl_model_cost(m, start);
+    if (!iopddl_profile_fits(&profile, m, start) || start_cost <= optimum)
+        return;
+    iopddl_handover h;
+    CHECK(iopddl_handover_init(&h, m));
+    iopddl_handover_put(&h, m, x, optimum);
+    for (int budget = 0; budget < 2; budget++) {
+        iopddl_search s = {.m = m, .relevant = relevant, .threads = 2, .started = pp_now(),
+                           .lower_bound = (double)optimum, .handover = &h};
+        pp_iopddl_result r = {.cost = start_cost, .lower_bound = -INFINITY, .feasible = true};
+        r.strategies = malloc(((size_t)m->node_count + 1) * sizeof *r.strategies);
+        memcpy(r.strategies, start, m->node_count * sizeof *start);
+        pp_deadline deadline = pp_deadline_in(30);
+        pp_error err = {0};
+        CHECK_EQ_INT(iopddl_search_run(&s, 1, budget ? 3 : 0, &deadline, &r, &err), PP_OK);
+        pp_iopddl_evaluation ev;
+        CHECK_EQ_INT(pp_iopddl_evaluate(p, r.strategies, &ev, &err), PP_OK);
+        CHECK(ev.feasible && ev.cost == r.cost);
+        if (budget) {
+            CHECK_EQ_INT(s.handovers_taken, 0);
+        } else {
+            CHECK(s.handovers_taken >= 1);
+            CHECK_EQ_INT(r.cost, optimum);
+            answers_taken += s.handovers_taken > 0;
+        }
+        free(r.strategies);
+    }
+    iopddl_handover_free(&h);
+}
+
 /* The Lagrangian bound (bound.c), steered towards the optimum, towards
  * nothing, and towards a cost far below it (the steps overshoot): always
  * below the feasible optimum (any bound is, when nothing is feasible) and
@@ -359,12 +434,15 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
     bool presolved = iopddl_presolve_model(&c, m, &stats);
     for (int reduce = 0; reduce < 2 && l.least_feasible >= 0; reduce++) {
         iopddl_reduced *on = reduce && presolved ? &c : NULL;
-        double unlimited = iopddl_bound(m, on, INFINITY, 0, 1, &none, NULL, NULL);
+        double unlimited = iopddl_bound(m, on, INFINITY, 0, 1, &none, NULL, NULL, NULL);
         double optimum = (double)l.least_feasible;
         double steered[3] = {optimum, INFINITY, optimum / 4};
         double limited[3];
         for (int k = 0; k < 3; k++) {
-            limited[k] = iopddl_bound(m, on, steered[k], 60, 1, &none, NULL, NULL);
+            handed h = {p, m, l.least_feasible, INT64_MAX, {0}};
+            limited[k] = iopddl_bound(m, on, steered[k], 60, 1, &none, NULL, on ? note_answer : NULL, &h);
+            if (h.last == l.least_feasible && k == 0)
+                check_handover(p, m, h.x, h.last, arena);
             if (!(limited[k] <= optimum))
                 fprintf(stderr, "round %d: Lagrangian bound %.17g (%s model) above the optimum %.17g\n%s", round,
                         limited[k], reduce ? "reduced" : "plain", optimum, json);
@@ -376,8 +454,8 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
         /* Cut short after any number of steps, or by the deadline at
          * once: still below the optimum. */
         int few = 1 + (int)rnd(8);
-        CHECK(iopddl_bound(m, on, steered[rnd(3)], few, 1, &none, NULL, NULL) <= optimum);
-        CHECK(iopddl_bound(m, on, steered[rnd(3)], 60, 1e-9, &none, NULL, NULL) <= optimum);
+        CHECK(iopddl_bound(m, on, steered[rnd(3)], few, 1, &none, NULL, NULL, NULL) <= optimum);
+        CHECK(iopddl_bound(m, on, steered[rnd(3)], 60, 1e-9, &none, NULL, NULL, NULL) <= optimum);
         if (!reduce) {
             limit_binds += optimum > l.least_relaxed;
             lagrange_gains += limited[0] > unlimited;
@@ -423,8 +501,8 @@ static void check_g(const char *path)
     iopddl_exact_stats stats;
     bool presolved = iopddl_presolve_model(&c, m, &stats);
     CHECK(presolved);
-    double bound = iopddl_bound(m, NULL, INFINITY, 0, 5, &none, NULL, NULL);
-    double limited = iopddl_bound(m, presolved ? &c : NULL, (double)r.cost, 200, 20, &none, NULL, NULL);
+    double bound = iopddl_bound(m, NULL, INFINITY, 0, 5, &none, NULL, NULL, NULL);
+    double limited = iopddl_bound(m, presolved ? &c : NULL, (double)r.cost, 200, 20, &none, NULL, NULL, NULL);
     iopddl_reduced_free(&c);
     fprintf(stderr, "G: optimum %lld, bound without the limit %.0f, with it %.0f\n", (long long)r.cost, bound,
             limited);
@@ -475,6 +553,10 @@ int main(int argc, char **argv)
     CHECK(reduced_smaller >= 100);
     fprintf(stderr, "peak's MIP above the Lagrangian: %lld of %lld\n", (long long)peak_gains, (long long)peak_tries);
     CHECK(peak_gains >= 40);
+    fprintf(stderr, "answers the bound handed over: %lld; taken by the search: %lld\n", (long long)answers_offered,
+            (long long)answers_taken);
+    CHECK(answers_offered >= 50);
+    CHECK(answers_taken >= 10);
     if (argc > 1)
         check_g(argv[1]);
     return CHECK_DONE();
