@@ -12,6 +12,7 @@
  *
  * Further words, for tracing how the weights move (bench only):
  *   worker=N  the worker's id (its starting weight on the ladder; 0)
+ *   seed=N    the worker's seed (1)
  *   first     start from the solver's kind of first answer: one round with
  *             every weight at its cap, repaired without a limit (as
  *             solve.c's first stage, one attempt)
@@ -53,6 +54,7 @@ int main(int argc, char **argv)
 {
     bool regions = false, trace = false, first = false;
     int id = 0;
+    uint64_t seed = 1;
     for (int i = 3; i < argc; i++) {
         if (strcmp(argv[i], "regions") == 0)
             regions = true;
@@ -62,11 +64,13 @@ int main(int argc, char **argv)
             first = true;
         else if (strncmp(argv[i], "worker=", 7) == 0)
             id = atoi(argv[i] + 7);
+        else if (strncmp(argv[i], "seed=", 5) == 0)
+            seed = strtoull(argv[i] + 5, NULL, 10);
         else
             argc = 0;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: round_speed FILE ROUNDS [regions] [trace] [first] [worker=N]\n");
+        fprintf(stderr, "usage: round_speed FILE ROUNDS [regions] [trace] [first] [worker=N] [seed=N]\n");
         return 2;
     }
     pp_error err = {0};
@@ -99,7 +103,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "first %lld\n", (long long)w.best_cost);
         iopddl_worker_free(&w);
     }
-    if (!iopddl_worker_init(&w, m, relevant, groups, id, 1, x))
+    if (!iopddl_worker_init(&w, m, relevant, groups, id, seed, x))
         return 2;
     if (regions) {
         /* As the solver starts it: from a feasible answer, best known. */
