@@ -41,6 +41,10 @@ enum { PROBE_FIRST = 8, PROBE_MAX = 128, PROBE_ROUNDS = 2 };
 #define OVERFLOW_FAR 1.5
 #define OVERFLOW_GROW_MAX 8.0
 
+/* Message passes in a round after one whose answer was OVERFLOW_FAR over
+ * (see iopddl_worker_trws_iterations). */
+enum { FAR_TRWS_ITERATIONS = 10 };
+
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -220,6 +224,7 @@ static void restart_from_best(iopddl_worker *w)
     for (uint32_t v = 0; v < m->node_count; v++)
         w->weight[v] = fmin(w->best_weight[v] * exp2(2 * pp_rng_unit(&w->rng) - 1), w->weight_cap[v]);
     w->last_restart = w->rounds;
+    w->far = false;
 }
 
 /* One region of the neighbourhood search around best, its MIP given at
@@ -265,6 +270,19 @@ static void probe_region(iopddl_worker *w, const pp_deadline *deadline, double s
         w->region_every *= 2;
 }
 
+/* Why more passes after a far round: on the wide proxy a far relaxed
+ * answer (3-7 limits over) stays far for 2-5 rounds while its weights grow
+ * 25-fold, and it stays as long whether they grow by the overflow's root
+ * or by all of it (seed 2: fits first at round 7 either way). What moves
+ * it is the decoded candidate: with warm messages and 3 passes a round it
+ * needs about 6 rounds; with 10 passes after each far round, one worker
+ * fitted at round 4 instead of 7 on seed 2 and got to 4.19e9 by round 16
+ * instead of 28 on seed 1 (DESIGN.md). */
+int iopddl_worker_trws_iterations(const iopddl_worker *w)
+{
+    return w->far && w->trws_iterations < FAR_TRWS_ITERATIONS ? FAR_TRWS_ITERATIONS : w->trws_iterations;
+}
+
 void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double started)
 {
     const iopddl_model *m = w->m;
@@ -281,7 +299,7 @@ void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double s
      * TRW-S's (warm messages) refined by descent. The cheaper one goes on. */
     double kept = iopddl_forest_descend(w->forest, w->x, w->weight, &w->rng, 60, 3, deadline);
     memcpy(w->decoded, w->x, m->node_count * sizeof(uint32_t));
-    iopddl_trws_run(w->trws, w->weight, w->trws_iterations, w->decoded, deadline);
+    iopddl_trws_run(w->trws, w->weight, iopddl_worker_trws_iterations(w), w->decoded, deadline);
     double fresh = iopddl_forest_descend(w->forest, w->decoded, w->weight, &w->rng, 60, 3, deadline);
     if (pp_deadline_passed(deadline) && w->rounds > 0)
         return;
@@ -292,6 +310,7 @@ void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double s
     w->rounds++;
     w->round_seconds += pp_now() - round_start;
     bool fits = iopddl_profile_fits(&w->profile, m, w->x);
+    w->far = !fits && (double)iopddl_profile_peak(&w->profile) >= OVERFLOW_FAR * (double)m->limit;
     if (fits) {
         iopddl_worker_offer(w, w->x, 0, pp_now() - started, deadline);
         lower_weights(w);

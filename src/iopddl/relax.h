@@ -10,7 +10,8 @@ typedef struct {
     pp_rng rng;
     const uint8_t *relevant; /* node can be live where the limit can be exceeded */
     double scale;            /* typical cost per unit of usage */
-    int trws_iterations;     /* message passes per round */
+    int trws_iterations;     /* message passes per round (more after a far one) */
+    bool far;                /* the last relaxed answer was far over the limit (relax.c) */
     double *weight;          /* penalty per unit of usage above the node's least */
     double *best_weight;     /* the weights of the round that found best */
     double *weight_cap;      /* per node, see IOPDDL_PENALTY_CAP */
@@ -49,6 +50,9 @@ bool iopddl_relevant_nodes(const iopddl_model *m, pp_arena *arena, uint8_t *rele
 bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *relevant,
                         const iopddl_groups *groups, int id, uint64_t seed, const uint32_t *start);
 void iopddl_worker_free(iopddl_worker *w);
+
+/* Message passes the next round gives TRW-S. */
+int iopddl_worker_trws_iterations(const iopddl_worker *w);
 
 /* One round: solve the relaxed problem, then adapt the weights. */
 void iopddl_worker_round(iopddl_worker *w, const pp_deadline *deadline, double started);

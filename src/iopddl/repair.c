@@ -12,6 +12,7 @@
  * that moved and its neighbours. Worked out afresh for every live node at
  * every change, repair took 48% of a round's CPU on a 57k-node model of 20
  * strategies a node, where thousands of changes are needed (BENCHMARKS.md). */
+#include <stdlib.h>
 #include <string.h>
 #include "iopddl/solver.h"
 
@@ -25,6 +26,7 @@ struct iopddl_repair {
     pp_int128 *costs;
     repair_move *move; /* per node: its best move, when known[node] */
     uint8_t *known;
+    int64_t *saving; /* scratch: usage each live node could free (within_reach) */
 };
 
 iopddl_repair *iopddl_repair_new(const iopddl_model *m, pp_arena *arena)
@@ -35,8 +37,9 @@ iopddl_repair *iopddl_repair_new(const iopddl_model *m, pp_arena *arena)
         rp->costs = pp_arena_alloc(arena, iopddl_widest_domain(m) * sizeof(pp_int128));
         rp->move = pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof *rp->move);
         rp->known = pp_arena_alloc(arena, (size_t)m->node_count + 1);
+        rp->saving = pp_arena_alloc(arena, ((size_t)m->node_count + 1) * sizeof *rp->saving);
     }
-    return rp && rp->costs && rp->move && rp->known ? rp : NULL;
+    return rp && rp->costs && rp->move && rp->known && rp->saving ? rp : NULL;
 }
 
 /* Segment holding the profile's peak. */
@@ -92,12 +95,48 @@ static void forget_around(iopddl_repair *rp, uint32_t v)
     }
 }
 
+static int by_saving_down(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* Whether max_changes changes could free the overflow at the fullest
+ * segment t: each change frees at most what is left of its node's usage
+ * above the node's least, so the most they free is the largest
+ * max_changes of those. When not even that covers the overflow, repair
+ * would give up after max_changes changes anyway, so the answers are the
+ * same. Why check: on wide instances the relaxed answers fall 5-7 limits
+ * over, thousands of changes short, and such a round spent its repair on
+ * an answer it then threw away (L2w32: 1.9-2.1 CPU s a far round instead
+ * of 2.2, one trace under load; BENCHMARKS.md). */
+static bool within_reach(iopddl_repair *rp, const uint32_t *x, const iopddl_profile *pr, int64_t max_changes)
+{
+    const iopddl_model *m = rp->m;
+    uint32_t t = fullest_segment(pr), count = 0;
+    int64_t over = iopddl_profile_peak(pr) - m->limit, total = 0;
+    for (uint32_t v = 0; v < m->node_count; v++)
+        if (m->seg_lo[v] <= t && t < m->seg_hi[v] && m->usage[m->dom_start[v] + x[v]] > m->usage_min[v]) {
+            rp->saving[count] = m->usage[m->dom_start[v] + x[v]] - m->usage_min[v];
+            total = iopddl_saturating_add(total, rp->saving[count++]);
+        }
+    if ((int64_t)count <= max_changes || total < over)
+        return total >= over;
+    qsort(rp->saving, count, sizeof *rp->saving, by_saving_down);
+    total = 0;
+    for (int64_t k = 0; k < max_changes && total < over; k++)
+        total = iopddl_saturating_add(total, rp->saving[k]);
+    return total >= over;
+}
+
 bool iopddl_repair_run(iopddl_repair *rp, uint32_t *x, iopddl_profile *pr, int64_t max_changes,
                     const pp_deadline *deadline)
 {
     const iopddl_model *m = rp->m;
     if (!m->has_limit)
         return true;
+    if (iopddl_profile_peak(pr) > m->limit && !within_reach(rp, x, pr, max_changes))
+        return false;
     memset(rp->known, 0, m->node_count);
     for (int64_t changes = 0; iopddl_profile_peak(pr) > m->limit; changes++) {
         if (changes >= max_changes || pp_deadline_passed(deadline))

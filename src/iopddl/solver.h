@@ -153,8 +153,8 @@ void iopddl_polish_run(iopddl_polish *pl, uint32_t *x, iopddl_profile *pr, const
 
 /* Makes x fit the limit by changes that free usage at the fullest segment,
  * cheapest per unit freed first. pr must hold x's profile. False when it
- * cannot (or max_changes or the deadline run out); x is then changed but
- * still over the limit. */
+ * cannot (or max_changes cannot free enough, or the deadline runs out);
+ * x may then be changed, and is still over the limit. */
 typedef struct iopddl_repair iopddl_repair;
 iopddl_repair *iopddl_repair_new(const iopddl_model *m, pp_arena *arena);
 bool iopddl_repair_run(iopddl_repair *rp, uint32_t *x, iopddl_profile *pr, int64_t max_changes,

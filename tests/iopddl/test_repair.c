@@ -5,7 +5,10 @@
  * change of a live node with the least cost increase per unit of usage
  * freed, lowest node and strategy on ties, every move priced afresh),
  * written here; an answer it calls fitting fits by the evaluator; and when
- * it gives up, no assignment fits at all (exhaustive search). */
+ * it gives up, no assignment fits at all (exhaustive search). With a budget
+ * of changes too small for the overflow, it gives up exactly when the plain
+ * rule needs more changes than that, and without changing anything when
+ * not even the budget's largest possible savings cover the overflow. */
 #include "tiny_model.h"
 
 static void random_problem(tiny *t)
@@ -45,8 +48,9 @@ static uint32_t leftmost_fullest(iopddl_profile *pr, const iopddl_model *m)
     return at;
 }
 
-/* The greedy rule, every move priced afresh; false when it gives up. */
-static bool plain_greedy(const iopddl_model *m, uint32_t *x)
+/* The greedy rule, every move priced afresh; false when it gives up or
+ * needs more than max_changes changes. */
+static bool plain_greedy(const iopddl_model *m, uint32_t *x, int max_changes)
 {
     iopddl_profile pr;
     pp_arena *arena = pp_arena_new(1 << 12);
@@ -54,7 +58,11 @@ static bool plain_greedy(const iopddl_model *m, uint32_t *x)
     iopddl_profile_load(&pr, m, x);
     pp_int128 costs[MAX_STRATEGIES];
     bool fits = true;
-    while (iopddl_profile_peak(&pr) > m->limit) {
+    for (int changes = 0; iopddl_profile_peak(&pr) > m->limit; changes++) {
+        if (changes >= max_changes) {
+            fits = false;
+            break;
+        }
         uint32_t t = leftmost_fullest(&pr, m), node = UINT32_MAX, strategy = 0;
         double least = 1e300;
         for (uint32_t v = 0; v < m->node_count; v++) {
@@ -103,7 +111,10 @@ static bool some_fit(const pp_iopddl_problem *p, const tiny *t)
     }
 }
 
-static void check_one(const tiny *t)
+/* Repair of x within max_changes against the plain rule; counts in
+ * *untouched the give-ups that left x as it was where the plain rule made
+ * changes before giving up (out of reach: repair saw it from the start). */
+static void check_one(const tiny *t, int max_changes, int *untouched)
 {
     char json[16384];
     pp_iopddl_problem *p;
@@ -116,19 +127,20 @@ static void check_one(const tiny *t)
     iopddl_repair *rp = iopddl_repair_new(m, arena);
     iopddl_profile pr;
     CHECK(rp && iopddl_profile_init(&pr, m, arena));
-    uint32_t x[MAX_NODES + 1], plain[MAX_NODES + 1];
+    uint32_t x[MAX_NODES + 1], plain[MAX_NODES + 1], start[MAX_NODES + 1];
     for (int i = 0; i < t->n; i++)
-        x[i] = plain[i] = rnd((uint32_t)t->d[i]);
+        x[i] = plain[i] = start[i] = rnd((uint32_t)t->d[i]);
     iopddl_profile_load(&pr, m, x);
     pp_deadline none = {0};
-    /* Each change lowers one node's usage: MAX_NODES * MAX_STRATEGIES
-     * changes always suffice, so a stale move cannot loop here. */
-    bool fits = iopddl_repair_run(rp, x, &pr, MAX_NODES * MAX_STRATEGIES, &none);
-    CHECK_EQ_INT(fits, plain_greedy(m, plain));
-    bool same = true;
-    for (int i = 0; i < t->n; i++)
+    bool fits = iopddl_repair_run(rp, x, &pr, max_changes, &none);
+    CHECK_EQ_INT(fits, plain_greedy(m, plain, max_changes));
+    bool same = true, unchanged = true, plain_changed = false;
+    for (int i = 0; i < t->n; i++) {
         same &= x[i] == plain[i];
-    if (!same) {
+        unchanged &= x[i] == start[i];
+        plain_changed |= plain[i] != start[i];
+    }
+    if (fits && !same) {
         CHECK(false);
         fprintf(stderr, "repair and the plain greedy rule differ on\n%s\n", json);
     }
@@ -136,8 +148,9 @@ static void check_one(const tiny *t)
     CHECK_EQ_INT(pp_iopddl_evaluate(p, x, &ev, &err), PP_OK);
     if (fits)
         CHECK(ev.feasible);
-    else
+    else if (max_changes == MAX_NODES * MAX_STRATEGIES)
         CHECK(!some_fit(p, t));
+    *untouched += !fits && unchanged && plain_changed;
     pp_arena_free(arena);
     iopddl_model_free(m);
     pp_iopddl_free(p);
@@ -145,10 +158,20 @@ static void check_one(const tiny *t)
 
 int main(void)
 {
+    /* Each change lowers one node's usage: MAX_NODES * MAX_STRATEGIES
+     * changes always suffice, so a stale move cannot loop there. Budgets of
+     * 1 and 2 changes often fall short of the overflow. */
+    int untouched[3] = {0, 0, 0}, budgets[3] = {MAX_NODES * MAX_STRATEGIES, 1, 2};
     for (int k = 0; k < 3000; k++) {
         tiny t;
         random_problem(&t);
-        check_one(&t);
+        for (int b = 0; b < 3; b++) {
+            uint64_t draws = rng_state;
+            check_one(&t, budgets[b], &untouched[b]);
+            rng_state = b < 2 ? draws : rng_state; /* the same start for each budget */
+        }
     }
+    /* Out of reach from the start: given up without a change. */
+    CHECK(untouched[1] > 100 && untouched[2] > 100);
     return CHECK_DONE();
 }
