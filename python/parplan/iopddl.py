@@ -43,17 +43,19 @@ def _evaluation(d):
     return Evaluation(d["evaluated_cost"], d["peak_usage"], d["peak_time"], d["feasible"], d["uses_forbidden"])
 
 
-def solve(problem, timeout=60.0, threads=0, seed=1, rounds=0, exact=True, progress=None):
+def solve(problem, timeout=60.0, threads=0, seed=1, rounds=0, exact=True, progress=None, bound=True):
     """Solves problem (a path or a dict) within timeout seconds, with
     `threads` workers (0: one per core). The same seed, threads and rounds
     give the same answer. progress, if given, is called with a dict
     (elapsed, best_cost, rounds, stage) as the search goes. Ctrl-C stops the
-    search and raises KeyboardInterrupt. Raises parplan.InputError naming
+    search and raises KeyboardInterrupt. bound=False skips the certified
+    bound's stage and gives its share of the time to the search (the exact
+    stage and the search's exact regions may still prove an answer). Raises parplan.InputError naming
     the position for a malformed problem, parplan.InfeasibleError when no
     assignment fits the limit."""
     text, is_path, name = source(problem, "problem")
     d = _parplan.iopddl_solve(text, is_path, name, float(timeout), int(threads), int(seed), int(rounds),
-                              not exact, progress)
+                              not exact, progress, not bound)
     return Solution(d["assignment"], d["cost"], d["peak_usage"], d["peak_time"], d["feasible"],
                     d["uses_forbidden"], d["lower_bound"], d["proven_optimal"], d["time_first_feasible"],
                     d["time_best"], d["time_total"], d["rounds"], d["neighbourhood_rounds"], d["library_seconds"])

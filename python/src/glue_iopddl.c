@@ -123,23 +123,25 @@ static PyObject *finish(iopddl_call *c, PyObject *answer)
 PyObject *glue_iopddl_solve(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keys[] = {"source", "is_path", "name", "timeout", "threads", "seed", "rounds",
-                           "no_exact", "progress", NULL};
+                           "no_exact", "progress", "no_bound", NULL};
     /* best_cost and rounds are counts. */
     iopddl_call c = {.job = {.work = solve_work, .progress_names = progress_names, .integer_values = 6}};
     pp_iopddl_options_default(&c.options);
     unsigned long long seed = c.options.seed;
     long long rounds = 0;
     PyObject *progress = Py_None;
-    int is_path = 0, no_exact = 0;
+    int is_path = 0, no_exact = 0, no_bound = 0;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ps|diKLpO", keys, &c.source, &c.size, &is_path, &c.name,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ps|diKLpOp", keys, &c.source, &c.size, &is_path, &c.name,
                                      &c.options.time_limit, &c.options.threads, &seed, &rounds, &no_exact,
-                                     &progress))
+                                     &progress, &no_bound))
         return NULL;
     c.is_path = is_path;
     c.options.seed = seed;
     c.options.max_rounds = rounds;
     c.options.no_exact = no_exact;
+    if (no_bound)
+        c.options.bound_share = 0;
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;
     c.options.stop = &c.job.stop;
