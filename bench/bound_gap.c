@@ -22,7 +22,7 @@ static int print_size(const iopddl_model *m)
     iopddl_reduced c;
     iopddl_exact_stats stats;
     double t0 = cpu_seconds();
-    bool built = iopddl_presolve_model(&c, m, &stats) && arena && iopddl_bound_model_reduced(&b, &c, arena);
+    bool built = iopddl_presolve_model(&c, m, NULL, &stats) && arena && iopddl_bound_model_reduced(&b, &c, arena);
     iopddl_reduced_free(&c);
     if (!built) {
         fprintf(stderr, "bound_gap: no reduced model\n");
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
         /* The presolve's time counts as the bound's, as in the solver. */
         iopddl_reduced c;
         iopddl_exact_stats stats;
-        bool reduced = !strcmp(argv[5], "reduced") && iopddl_presolve_model(&c, m, &stats);
+        bool reduced = !strcmp(argv[5], "reduced") && iopddl_presolve_model(&c, m, NULL, &stats);
         double bound = iopddl_bound(m, reduced ? &c : NULL, strtod(argv[2], NULL), atoi(argv[3]),
                                     strtod(argv[4], NULL), &none, NULL, NULL, NULL);
         if (!strcmp(argv[5], "reduced"))

@@ -509,8 +509,8 @@ bool iopddl_presolve(iopddl_reduced *c)
     return !c->oom && !c->stopped;
 }
 
-bool iopddl_presolve_model_until(iopddl_reduced *c, const iopddl_model *m, const pp_deadline *deadline,
-                                 iopddl_exact_stats *st)
+bool iopddl_presolve_model(iopddl_reduced *c, const iopddl_model *m, const pp_deadline *deadline,
+                           iopddl_exact_stats *st)
 {
     memset(st, 0, sizeof *st);
     return iopddl_reduced_init_until(c, m, deadline, st) && iopddl_presolve(c) && !c->infeasible;

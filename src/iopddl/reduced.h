@@ -170,11 +170,7 @@ bool iopddl_presolve(iopddl_reduced *c);
  * model of 1e8 pair-table entries the presolve takes seconds); c is to be
  * freed either way, and st must outlive it. The presolve the bound
  * (bound_model.c) and the presolved search (presolved.c) share. */
-bool iopddl_presolve_model_until(iopddl_reduced *c, const iopddl_model *m, const pp_deadline *deadline,
-                                 iopddl_exact_stats *st);
-static inline bool iopddl_presolve_model(iopddl_reduced *c, const iopddl_model *m, iopddl_exact_stats *st)
-{
-    return iopddl_presolve_model_until(c, m, NULL, st);
-}
+bool iopddl_presolve_model(iopddl_reduced *c, const iopddl_model *m, const pp_deadline *deadline,
+                           iopddl_exact_stats *st);
 
 #endif

@@ -174,7 +174,7 @@ static iopddl_reduced *presolve_once(shared_presolve *s)
 {
     if (!s->tried && !s->released) {
         s->tried = true;
-        s->ok = iopddl_presolve_model_until(&s->c, s->m, s->deadline, &s->stats);
+        s->ok = iopddl_presolve_model(&s->c, s->m, s->deadline, &s->stats);
     }
     return s->ok && !s->released ? &s->c : NULL;
 }

@@ -431,7 +431,7 @@ static void check_lagrange(const pp_iopddl_problem *p, const char *json, int rou
     pp_deadline none = pp_deadline_in(0);
     iopddl_reduced c;
     iopddl_exact_stats stats;
-    bool presolved = iopddl_presolve_model(&c, m, &stats);
+    bool presolved = iopddl_presolve_model(&c, m, NULL, &stats);
     for (int reduce = 0; reduce < 2 && l.least_feasible >= 0; reduce++) {
         iopddl_reduced *on = reduce && presolved ? &c : NULL;
         double unlimited = iopddl_bound(m, on, INFINITY, 0, 1, &none, NULL, NULL, NULL);
@@ -499,7 +499,7 @@ static void check_g(const char *path)
     pp_deadline none = pp_deadline_in(0);
     iopddl_reduced c;
     iopddl_exact_stats stats;
-    bool presolved = iopddl_presolve_model(&c, m, &stats);
+    bool presolved = iopddl_presolve_model(&c, m, NULL, &stats);
     CHECK(presolved);
     double bound = iopddl_bound(m, NULL, INFINITY, 0, 5, &none, NULL, NULL, NULL);
     double limited = iopddl_bound(m, presolved ? &c : NULL, (double)r.cost, 200, 20, &none, NULL, NULL, NULL);

@@ -172,7 +172,7 @@ static void tiny_problems(void)
         pp_int128 best = optimum(p);
         iopddl_reduced c;
         iopddl_exact_stats stats;
-        iopddl_presolved *s = iopddl_presolve_model(&c, m, &stats) ? iopddl_presolved_new(&c, 1.0, UINT64_MAX) : NULL;
+        iopddl_presolved *s = iopddl_presolve_model(&c, m, NULL, &stats) ? iopddl_presolved_new(&c, 1.0, UINT64_MAX) : NULL;
         if (s) {
             built++;
             check_entering(s, m, p);
@@ -212,7 +212,7 @@ static void contest_file(const char *path)
     CHECK(pp_iopddl_evaluate(p, r.strategies, &ev, &err) == PP_OK && usable(&ev) && ev.cost == r.cost);
     iopddl_reduced c;
     iopddl_exact_stats stats;
-    iopddl_presolved *s = iopddl_presolve_model(&c, m, &stats) ? iopddl_presolved_new(&c, 1.0, UINT64_MAX) : NULL;
+    iopddl_presolved *s = iopddl_presolve_model(&c, m, NULL, &stats) ? iopddl_presolved_new(&c, 1.0, UINT64_MAX) : NULL;
     CHECK(s != NULL);
     if (s) {
         const pp_iopddl_problem *q = iopddl_presolved_problem(s);
@@ -299,10 +299,10 @@ static void past_deadlines(void)
     if (m) {
         iopddl_reduced c;
         iopddl_exact_stats stats;
-        CHECK(!iopddl_presolve_model_until(&c, m, &past, &stats));
+        CHECK(!iopddl_presolve_model(&c, m, &past, &stats));
         CHECK(c.stopped);
         iopddl_reduced_free(&c);
-        CHECK(iopddl_presolve_model_until(&c, m, NULL, &stats) && !c.stopped);
+        CHECK(iopddl_presolve_model(&c, m, NULL, &stats) && !c.stopped);
         iopddl_reduced_free(&c);
         iopddl_model_free(m);
     }
