@@ -319,6 +319,22 @@ static uint32_t decode(iopddl_trws *t, uint32_t v, const double *penalty, const 
     return best;
 }
 
+/* v's belief: its unary cost with penalty, plus the messages into it
+ * from every neighbour that is not a folded leaf. */
+static void gather_belief(iopddl_trws *t, uint32_t v, const double *penalty, double *out)
+{
+    const iopddl_model *m = t->m;
+    uint32_t d = iopddl_domain(m, v);
+    unary_with_penalty(t, v, penalty, out);
+    for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
+        if (t->is_leaf[other_end(m, m->adj_pair[k], v)])
+            continue;
+        const double *in = incoming(t, m->adj_pair[k], v);
+        for (uint32_t s = 0; s < d; s++)
+            out[s] += in[s];
+    }
+}
+
 /* A forward pass is also a dual bound: split each node's reparameterized
  * cost into gamma for each later neighbour's edge and the rest for itself.
  * The edge's share then has least exactly the constant its message shed
@@ -336,15 +352,8 @@ static void pass(iopddl_trws *t, const double *penalty, bool forward, uint32_t *
         if (t->is_leaf[v])
             continue;
         double *belief = t->belief;
-        unary_with_penalty(t, v, penalty, belief);
+        gather_belief(t, v, penalty, belief);
         uint32_t d = iopddl_domain(m, v);
-        for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
-            if (t->is_leaf[other_end(m, m->adj_pair[k], v)])
-                continue;
-            const double *in = incoming(t, m->adj_pair[k], v);
-            for (uint32_t s = 0; s < d; s++)
-                belief[s] += in[s];
-        }
         if (forward && x)
             x[v] = decode(t, v, penalty, x);
         double least = INFINITY, widest = 0;
@@ -415,16 +424,7 @@ void iopddl_trws_leaf_message(iopddl_trws *t, uint32_t v, double *out) { leaf_me
 
 double iopddl_trws_belief(iopddl_trws *t, uint32_t v, double *out, double *gamma)
 {
-    const iopddl_model *m = t->m;
-    uint32_t d = iopddl_domain(m, v);
-    unary_with_penalty(t, v, NULL, out);
-    for (uint32_t k = m->adj_start[v]; k < m->adj_start[v + 1]; k++) {
-        if (t->is_leaf[other_end(m, m->adj_pair[k], v)])
-            continue;
-        const double *in = incoming(t, m->adj_pair[k], v);
-        for (uint32_t s = 0; s < d; s++)
-            out[s] += in[s];
-    }
+    gather_belief(t, v, NULL, out);
     *gamma = t->gamma[v];
     return t->unary_share[v];
 }
