@@ -58,10 +58,8 @@ int cli_write_solution(const char *prog, const char *path, const uint32_t *strat
     FILE *f = cli_open_out(path, &err);
     pp_status status = f ? PP_OK : PP_EIO;
     if (f) {
-        bool written = fprintf(f, "%s\n", line) >= 0;
-        status = cli_close_out(f, path, &err);
-        if (status == PP_OK && !written)
-            status = pp_error_set(&err, PP_EIO, "%s: write failed", path ? path : "stdout");
+        fprintf(f, "%s\n", line);
+        status = cli_close_out(f, path, PP_OK, &err);
     }
     free(line);
     return status == PP_OK ? 0 : cli_fail(prog, &err);
@@ -251,13 +249,41 @@ FILE *cli_open_out(const char *path, pp_error *err)
         return stdout;
     FILE *f = fopen(path, "w");
     if (!f)
-        pp_error_set(err, PP_EIO, "%s: cannot write", path);
+        pp_error_set(err, PP_EIO, "%s: cannot write: %s", path, strerror(errno));
+    /* What errno holds at cli_close_out then comes from writing this file. */
+    errno = 0;
     return f;
 }
 
-pp_status cli_close_out(FILE *f, const char *path, pp_error *err)
+pp_status cli_close_out(FILE *f, const char *path, pp_status written, pp_error *err)
 {
-    if (f == stdout)
-        return fflush(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
-    return fclose(f) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "%s: write failed", path);
+    /* A write that failed inside fwrite leaves only the stream's error flag
+     * (the buffer it bypassed is empty, so fflush and fclose succeed): the
+     * flag is what says the answer did not reach the file. */
+    int reason = errno;
+    bool failed = fflush(f) != 0;
+    if (failed)
+        reason = errno;
+    failed |= ferror(f) != 0;
+    if (f != stdout && fclose(f) != 0 && !failed) {
+        failed = true;
+        reason = errno;
+    }
+    if (!failed)
+        return written;
+    pp_error_clear(err);
+    return pp_error_set(err, PP_EIO, "%s: write failed: %s", path ? path : "stdout",
+                        reason ? strerror(reason) : "an I/O error");
+}
+
+int cli_exit(const char *prog, int code)
+{
+    pp_error err = {0};
+    pp_status st = cli_close_out(stdout, NULL, PP_OK, &err);
+    if (fclose(stdout) != 0 && st == PP_OK)
+        st = pp_error_set(&err, PP_EIO, "stdout: write failed: %s", strerror(errno));
+    if (st == PP_OK)
+        return code;
+    int failed = cli_fail(prog, &err);
+    return code > failed ? code : failed;
 }

@@ -12,11 +12,20 @@ int cli_exit_code(pp_status status);
 /* Prints "prog: message" to stderr and returns the exit code. */
 int cli_fail(const char *prog, const pp_error *err);
 
-/* The file an answer goes to: path, or stdout when path is NULL; NULL and
- * PP_EIO in err when it cannot be opened. cli_close_out flushes stdout or
- * closes the file, reporting a failed write. */
+/* The one checked writer: everything a command writes goes to a FILE from
+ * cli_open_out (path, or stdout when path is NULL; NULL and PP_EIO in err
+ * when it cannot be opened) and is finished by cli_close_out, which
+ * flushes, checks the stream's error flag and closes a file: a write that
+ * failed is PP_EIO naming the file and the reason, never success. */
 FILE *cli_open_out(const char *path, pp_error *err);
-pp_status cli_close_out(FILE *f, const char *path, pp_error *err);
+/* `written` is what the writer returned: it is the answer when the stream
+ * took everything; when the stream failed, the failure naming the file
+ * and the reason is (over the writer's own message). */
+pp_status cli_close_out(FILE *f, const char *path, pp_status written, pp_error *err);
+/* A tool's last word: stdout finished by cli_close_out and closed. Returns
+ * code, or when stdout failed (a full disk) the I/O error's exit code
+ * after "prog: stdout: write failed: REASON" (the larger of the two). */
+int cli_exit(const char *prog, int code);
 
 /* Writes the answer line "[s0, s1, ...]" to path (stdout when NULL) and
  * returns the exit code: 0, or that of the failure (a full disk must not

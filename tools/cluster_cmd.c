@@ -115,9 +115,7 @@ static pp_status write_plan(const pp_cluster_plan *p, const char *path, pp_error
     FILE *f = cli_open_out(path, err);
     if (!f)
         return err->status;
-    pp_status st = pp_cluster_plan_write(p, f, err);
-    pp_status closed = cli_close_out(f, path, err);
-    return st != PP_OK ? st : closed;
+    return cli_close_out(f, path, pp_cluster_plan_write(p, f, err), err);
 }
 
 /* The picture's title carries what one needs to read it: the cluster, the
@@ -136,12 +134,11 @@ typedef pp_status (*timeline_writer)(const pp_timeline *, FILE *, pp_error *);
 
 static pp_status write_picture(timeline_writer write, const pp_timeline *t, const char *path, pp_error *err)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = cli_open_out(path, err);
     if (!f)
-        return pp_error_set(err, PP_EIO, "%s: cannot write", path);
+        return err->status;
     pp_status st = write(t, f, err);
-    pp_status closed = cli_close_out(f, path, err);
-    return st != PP_OK ? st : closed;
+    return cli_close_out(f, path, st, err);
 }
 
 /* Simulates p at `at`, writing the pictures the flags ask for. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "cli.h"
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     double started = pp_now();
     pp_stop_install_signal_handlers();
@@ -57,4 +57,9 @@ int main(int argc, char **argv)
     pp_iopddl_result_free(&r);
     pp_iopddl_free(p);
     return code;
+}
+
+int main(int argc, char **argv)
+{
+    return cli_exit("iopddl", run(argc, argv));
 }

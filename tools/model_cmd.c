@@ -128,9 +128,7 @@ int cmd_gen_model(int argc, char **argv)
         st = pp_shard_sched_from_file(f.model, &o, &p, &err);
     if (st == PP_OK) {
         FILE *out = cli_open_out(f.out, &err);
-        st = out ? pp_sched_write_problem(p, out, &err) : err.status;
-        pp_status closed = out ? cli_close_out(out, f.out, &err) : PP_OK;
-        st = st != PP_OK ? st : closed;
+        st = out ? cli_close_out(out, f.out, pp_sched_write_problem(p, out, &err), &err) : err.status;
     }
     pp_sched_problem_free(p);
     pp_cluster_free(cluster);

@@ -152,10 +152,6 @@ static int run_eval(int argc, char **argv)
             printf("usage_limit none\n");
         printf("uses_forbidden %s\n", ev.uses_forbidden ? "yes" : "no");
         code = ev.feasible ? 0 : 1;
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            fprintf(stderr, "parplan: stdout: write failed\n");
-            code = 2;
-        }
     }
     free(s);
     pp_iopddl_free(p);
@@ -246,7 +242,7 @@ static int run_help(int argc, char **argv)
     return found ? 0 : unknown_command(argc, argv);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         print_overview(stderr);
@@ -264,4 +260,9 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1 - words, argv + 1 + words);
     }
     return unknown_command(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    return cli_exit("parplan", dispatch(argc, argv));
 }

@@ -20,8 +20,7 @@ static pp_status write_file(schedule_writer write, const pp_sched_problem *p, co
     if (!f)
         return err->status;
     pp_status st = write(p, s, f, err);
-    pp_status closed = cli_close_out(f, path, err);
-    return st != PP_OK ? st : closed;
+    return cli_close_out(f, path, st, err);
 }
 
 /* A bubble as printed: within the checker's tolerance it is 0 (summing
@@ -341,8 +340,7 @@ static pp_status write_problem(const pp_sched_problem *p, const char *path, pp_e
     if (!f)
         return err->status;
     pp_status st = pp_sched_write_problem(p, f, err);
-    pp_status closed = cli_close_out(f, path, err);
-    return st != PP_OK ? st : closed;
+    return cli_close_out(f, path, st, err);
 }
 
 typedef struct {

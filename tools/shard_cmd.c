@@ -116,7 +116,7 @@ static void release(analysis *A)
 static pp_status explain(const analysis *A, pp_error *err)
 {
     pp_shard_write_explain(A->a.nda, stdout);
-    return fflush(stdout) == 0 ? PP_OK : pp_error_set(err, PP_EIO, "stdout: write failed");
+    return cli_close_out(stdout, NULL, PP_OK, err);
 }
 
 static pp_status open_mesh(const flags *f, analysis *A, pp_shard_mesh *mesh, pp_error *err)
@@ -156,7 +156,7 @@ static pp_status write_sharded(const flags *f, const analysis *A, const pp_shard
     FILE *out = st == PP_OK ? cli_open_out(f->out, err) : NULL;
     if (out) {
         fwrite(sharded, 1, sharded_size, out);
-        st = cli_close_out(out, f->out, err);
+        st = cli_close_out(out, f->out, PP_OK, err);
     } else if (st == PP_OK) {
         st = PP_EIO;
     }
@@ -177,9 +177,7 @@ static pp_status emit_iopddl(const flags *f, const analysis *A, const pp_shard_m
     FILE *out = st == PP_OK ? cli_open_out(f->emit, err) : NULL;
     if (out) {
         st = pp_shard_bridge_write(bridge, A->a.module->name[0] ? A->a.module->name : "model", out, err);
-        pp_status closed = cli_close_out(out, f->emit, err);
-        if (st == PP_OK)
-            st = closed;
+        st = cli_close_out(out, f->emit, st, err);
     } else if (st == PP_OK) {
         st = PP_EIO;
     }
@@ -220,8 +218,10 @@ static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *
         st = write_sharded(f, A, mesh, format, plan->axes, &report.written, err);
         report.out = f->out;
     }
-    if (st == PP_OK)
+    if (st == PP_OK) {
         st = f->json ? pp_shard_report_write_json(&report, stdout, err) : pp_shard_report_write_text(&report, stdout, err);
+        st = cli_close_out(stdout, NULL, st, err);
+    }
     if (st == PP_OK && !plan->fits) {
         char need[32], limit[32];
         st = pp_error_set(err, PP_INFEASIBLE, "no plan fits the memory limit of %s per device: the best needs %s",
