@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "parplan/cluster.h"
+#include "parplan/cluster_request.h"
 
 typedef struct {
     const char *command;
@@ -22,17 +23,18 @@ typedef struct {
     FLAG_TEXT_OF("devices", cluster_flags, devices, "F",                                                          \
                  "more device types, or a calibration file that sets efficiencies (README)")
 #define AT_FLAG                                                                                                   \
-    {"at", FLAG_NUMBER, offsetof(cluster_flags, at), "T", 0, 1e300, false, NULL, "0", false,                      \
-     "the step starts T seconds into the run: the timeline's events up to T apply"}
+    FLAG_OPTION("at", FLAG_NUMBER, cluster_flags, at, "T", pp_cluster_option_at, "0",                             \
+                "the step starts T seconds into the run: the timeline's events up to T apply")
 #define EVENT_FLAG(required)                                                                                      \
     {"event", FLAG_TEXT, offsetof(cluster_flags, event), "EVENTS", 0, 0, false, NULL, NULL, required,             \
-     "events (bandwidth changes, lost devices) added to CLUSTER's timeline"}
+     "events (bandwidth changes, lost devices) added to CLUSTER's timeline", NULL}
 #define SEARCH_FLAGS                                                                                              \
     FLAG_TIMEOUT(cluster_flags, timeout, "60",                                                                    \
                  "seconds for the whole run; the search stops early when it is complete"),                        \
         FLAG_THREADS(cluster_flags, threads), FLAG_SEED(cluster_flags, seed),                                     \
-        {"context-parallel", FLAG_INTEGER, offsetof(cluster_flags, context_parallel), "N", 1, 1 << 20, false,     \
-         NULL, "1", false, "search context parallelism up to degree N (powers of two; long sequences)"}
+        FLAG_OPTION("context-parallel", FLAG_INTEGER, cluster_flags, context_parallel, "N",                       \
+                    pp_cluster_option_context_parallel, "1",                                                      \
+                    "search context parallelism up to degree N (powers of two; long sequences)")
 #define OUTPUT_FLAGS                                                                                              \
     FLAG_TEXT_OF("out", cluster_flags, out, "PLAN", "write the plan (JSON) there instead of stdout"),             \
         PICTURE_FLAGS,                                                                                            \
@@ -390,8 +392,19 @@ static int run(const command_spec *c, int argc, char **argv)
     if (!flags_parse(c, argc, argv, &f, &code))
         return code;
     f.command = strchr(c->name, ' ') + 1;
-    inputs in;
     pp_error err = {0};
+    pp_cluster_request request;
+    pp_cluster_request_default(&request);
+    request.at = f.at;
+    if (c != &cluster_simulate_command) {
+        request.timeout = f.timeout;
+        request.threads = f.threads;
+        request.seed = (uint64_t)f.seed;
+        request.context_parallel = f.context_parallel;
+    }
+    if (pp_cluster_request_check(&request, &err) != PP_OK)
+        return cli_fail("parplan", &err);
+    inputs in;
     if (read_inputs(&f, &in, &err) != PP_OK) {
         inputs_free(&in);
         return cli_fail("parplan", &err);

@@ -1,5 +1,6 @@
 /* flags.c: the table-driven flag parser and the help printed from the same
  * tables (see flags.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -25,23 +26,12 @@ int flags_fail(const command_spec *c, const char *format, ...)
     return 2;
 }
 
-/* "> 0", "from 1 to 1024", "between 0 and 1": the range as people say it. */
-static void range_text(const flag_spec *s, char *buf, size_t size)
+/* The range a number or integer flag takes: the library's, or the table's. */
+static pp_option_range range_of(const flag_spec *s)
 {
-    bool whole = s->type == FLAG_INTEGER;
-    bool no_min = whole ? s->min <= (double)INT64_MIN : s->min <= -1e300;
-    bool no_max = whole ? s->max >= (double)INT64_MAX : s->max >= 1e9;
-    if (no_min && no_max)
-        snprintf(buf, size, "any %s", whole ? "whole number" : "number");
-    else if (no_max)
-        snprintf(buf, size, "%s %s %.15g", whole ? "a whole number" : "a number", s->above_min ? ">" : ">=", s->min);
-    else
-        snprintf(buf, size, "%s from %.15g to %.15g", whole ? "a whole number" : "a number", s->min, s->max);
-}
-
-static bool in_range(const flag_spec *s, double v)
-{
-    return (s->above_min ? v > s->min : v >= s->min) && v <= s->max;
+    if (s->range)
+        return *s->range;
+    return (pp_option_range){s->name, s->min, s->max, s->above_min, s->type == FLAG_INTEGER, NULL};
 }
 
 static bool is_choice(const flag_spec *s, const char *value)
@@ -57,23 +47,20 @@ static bool is_choice(const flag_spec *s, const char *value)
     }
 }
 
-static bool parse_bytes(const char *text, double *out)
+/* A whole number as the flag's range allows it; a seed's range reaches
+ * past int64_t, and such a value is kept as its two's complement. */
+static bool parse_whole(const char *text, const pp_option_range *r, int64_t *out)
 {
-    static const struct {
-        const char *suffix;
-        double scale;
-    } units[] = {{"", 1}, {"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-                 {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+    int64_t v;
+    if (cli_parse_int64(text, &v))
+        return pp_option_allows(r, (double)v) && (*out = v, true);
     char *end;
-    double v = strtod(text, &end);
-    if (end == text || !(v > 0) || !isfinite(v))
+    errno = 0;
+    unsigned long long u = strtoull(text, &end, 10);
+    if (r->max < 18446744073709551615.0 || errno || end == text || *end || text[strspn(text, " ")] == '-')
         return false;
-    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++)
-        if (strcmp(end, units[k].suffix) == 0) {
-            *out = v * units[k].scale;
-            return true;
-        }
-    return false;
+    *out = (int64_t)u;
+    return true;
 }
 
 /* Stores one value; on a mistake, says what is allowed into why. */
@@ -81,6 +68,7 @@ static bool store(const flag_spec *s, const char *value, void *out, char *why, s
 {
     double number;
     int64_t whole;
+    pp_option_range range = range_of(s);
     switch (s->type) {
     case FLAG_SWITCH:
         *(bool *)field(out, s) = true;
@@ -98,26 +86,25 @@ static bool store(const flag_spec *s, const char *value, void *out, char *why, s
         snprintf(why, size, "allowed: %s", s->choices);
         return false;
     case FLAG_BYTES:
-        if (parse_bytes(value, (double *)field(out, s)))
+        if (pp_bytes_parse(value, (double *)field(out, s)))
             return true;
-        snprintf(why, size, "allowed: a number of bytes > 0, with an optional unit (16e9, 16GB, 16GiB)");
-        return false;
+        break;
     case FLAG_NUMBER:
-        if (cli_parse_double(value, &number) && in_range(s, number)) {
+        if (cli_parse_double(value, &number) && pp_option_allows(&range, number)) {
             *(double *)field(out, s) = number;
             return true;
         }
         break;
     case FLAG_INTEGER:
-        if (cli_parse_int64(value, &whole) && in_range(s, (double)whole)) {
+        if (parse_whole(value, &range, &whole)) {
             *(int64_t *)field(out, s) = whole;
             return true;
         }
         break;
     }
-    char range[96];
-    range_text(s, range, sizeof range);
-    snprintf(why, size, "allowed: %s", range);
+    char allowed[160];
+    pp_option_range_text(&range, allowed, sizeof allowed);
+    snprintf(why, size, "allowed: %s", allowed);
     return false;
 }
 
@@ -159,7 +146,8 @@ static int unknown_flag(const command_spec *c, const char *arg)
 {
     const char *name = arg + strspn(arg, "-");
     char bare[48];
-    snprintf(bare, sizeof bare, "%.*s", (int)strcspn(name, "="), name);
+    size_t len = strcspn(name, "=");
+    snprintf(bare, sizeof bare, "%.*s", (int)pp_utf8_prefix(name, len < sizeof bare ? len : sizeof bare - 1), name);
     const flag_spec *nearest = NULL;
     int best = 3;
     for (const flag_spec *s = c->flags; s && s->name; s++) {
@@ -182,7 +170,7 @@ static int bad_value(const command_spec *c, const flag_spec *s, const char *valu
 
 static int apply_defaults(const command_spec *c, void *out)
 {
-    char why[160];
+    char why[192];
     for (const flag_spec *s = c->flags; s && s->name; s++)
         if (s->fallback && !store(s, s->fallback, out, why, sizeof why))
             return flags_fail(c, "the default of --%s, '%s', is not allowed (%s): a bug in parplan", s->name,
@@ -225,7 +213,7 @@ static int parse_flag(const command_spec *c, int argc, char **argv, int *i, void
         pair[1] = argv[++*i];
         return 0;
     }
-    char why[160];
+    char why[192];
     return store(s, value, out, why, sizeof why) ? 0 : bad_value(c, s, value, why);
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "parplan/options.h"
 
 typedef enum {
     FLAG_SWITCH,  /* bool; takes no value */
@@ -18,7 +19,7 @@ typedef enum {
     FLAG_NUMBER,  /* double, finite, within the range */
     FLAG_INTEGER, /* int64_t within the range */
     FLAG_CHOICE,  /* const char *: one of the words in choices, "a|b|c" */
-    FLAG_BYTES,   /* double > 0, with an optional unit: 16e9, 16GB, 16GiB */
+    FLAG_BYTES,   /* double > 0, with an optional unit: 16e9, 16GB, 16GiB (pp_bytes_parse) */
 } flag_type;
 
 typedef struct {
@@ -32,6 +33,8 @@ typedef struct {
     const char *fallback; /* the default, written as a user would type it; NULL: none */
     bool required;
     const char *help;
+    const pp_option_range *range; /* the library's range of an option Python takes too (it then
+                                     stands for min, max and above_min): one validation */
 } flag_spec;
 
 typedef struct {
@@ -62,18 +65,27 @@ void flags_print_usage(const command_spec *c, const char *prefix, FILE *f);
 void flags_print_help(const command_spec *c, FILE *f);
 
 /* Flags every solving command spells and bounds the same way. */
+/* An option whose range is the library's (flag_spec.range). */
+#define FLAG_OPTION(name, kind, type, field, metavar, range, fallback, help)                                      \
+    {name, kind, offsetof(type, field), metavar, 0, 0, false, NULL, fallback, false, help, &range}
 #define FLAG_TIMEOUT(type, field, fallback, help)                                                                 \
-    {"timeout", FLAG_NUMBER, offsetof(type, field), "S", 0, 1e9, true, NULL, fallback, false, help}
+    {"timeout", FLAG_NUMBER, offsetof(type, field), "S", 0, 0, false, NULL, fallback, false, help,                \
+     &pp_option_timeout}
 #define FLAG_THREADS(type, field)                                                                                 \
-    {"threads", FLAG_INTEGER, offsetof(type, field), "N", 1, 1024, false, NULL, NULL, false,                      \
-     "workers (default: one per core)"}
+    {"threads", FLAG_INTEGER, offsetof(type, field), "N", 0, 0, false, NULL, NULL, false,                         \
+     "workers (default, or 0: one per core)", &pp_option_threads}
 #define FLAG_SEED(type, field)                                                                                    \
-    {"seed", FLAG_INTEGER, offsetof(type, field), "K", (double)INT64_MIN, (double)INT64_MAX, false, NULL, "1",    \
-     false, "random seed; the same seed, threads and rounds give the same answer"}
+    {"seed", FLAG_INTEGER, offsetof(type, field), "K", 0, 0, false, NULL, "1", false,                             \
+     "random seed (64 bits; a negative one is its two's complement); the same seed, threads and rounds give "    \
+     "the same answer", &pp_option_seed}
+#define FLAG_ROUNDS(type, field, help)                                                                            \
+    {"rounds", FLAG_INTEGER, offsetof(type, field), "R", 0, 0, false, NULL, NULL, false, help, &pp_option_rounds}
+#define FLAG_MEMORY(type, field, help)                                                                            \
+    {"memory", FLAG_BYTES, offsetof(type, field), "BYTES", 0, 0, false, NULL, NULL, false, help, &pp_option_memory}
 #define FLAG_SWITCH_OF(name, type, field, help)                                                                   \
-    {name, FLAG_SWITCH, offsetof(type, field), NULL, 0, 0, false, NULL, NULL, false, help}
+    {name, FLAG_SWITCH, offsetof(type, field), NULL, 0, 0, false, NULL, NULL, false, help, NULL}
 #define FLAG_TEXT_OF(name, type, field, metavar, help)                                                            \
-    {name, FLAG_TEXT, offsetof(type, field), metavar, 0, 0, false, NULL, NULL, false, help}
+    {name, FLAG_TEXT, offsetof(type, field), metavar, 0, 0, false, NULL, NULL, false, help, NULL}
 #define FLAG_END {0}
 
 #endif

@@ -6,23 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "parplan/iopddl_request.h"
 
 static int run(int argc, char **argv)
 {
     double started = pp_now();
     pp_stop_install_signal_handlers();
-    double timeout;
+    pp_iopddl_request request;
+    pp_iopddl_request_default(&request);
     if (argc != 3) {
         fprintf(stderr, "usage: iopddl FILE TIMEOUT\n"
                         "  FILE     contest problem (JSON, or JSON.gz)\n"
                         "  TIMEOUT  seconds for the whole run, reading included (> 0)\n");
         return 2;
     }
-    if (!cli_parse_double(argv[2], &timeout) || timeout <= 0) {
-        fprintf(stderr, "iopddl: TIMEOUT '%s' is not a positive, finite number of seconds\n", argv[2]);
+    pp_error err = {0};
+    if (!cli_parse_double(argv[2], &request.timeout) || pp_iopddl_request_check(&request, &err) != PP_OK) {
+        char allowed[160];
+        pp_option_range_text(&pp_option_timeout, allowed, sizeof allowed);
+        fprintf(stderr, "iopddl: TIMEOUT '%s' is not a positive, finite number of seconds (allowed: %s)\n", argv[2],
+                allowed);
         return 2;
     }
-    pp_error err = {0};
+    double timeout = request.timeout;
     pp_iopddl_problem *p;
     double budget;
     int code;
@@ -31,8 +37,7 @@ static int run(int argc, char **argv)
     double parsed = pp_now() - started;
 
     pp_iopddl_options o;
-    pp_iopddl_options_default(&o);
-    o.time_limit = budget;
+    pp_iopddl_request_options(&request, budget, &o);
     cli_progress progress;
     cli_progress_init(&progress, "iopddl", false);
     o.on_progress = cli_progress_show;

@@ -17,7 +17,7 @@ typedef struct {
 
 static const flag_spec model_flag_table[] = {
     {"devices", FLAG_INTEGER, offsetof(model_flags, devices), "N", 1, 4096, false, NULL, NULL, true,
-     "devices to schedule on, all of one type, every pair joined by one link"},
+     "devices to schedule on, all of one type, every pair joined by one link", NULL},
     FLAG_TEXT_OF("device-type", model_flags, device_type, "NAME",
                  "the devices' type from the catalog (default a100-80gb; a wrong name lists the known ones), "
                  "joined by NVLink 3 (300 GB/s, 5 us)"),
@@ -25,9 +25,9 @@ static const flag_spec model_flag_table[] = {
                  "take the type and the link from the first N devices of this cluster (parplan cluster's "
                  "format): they must be of one type; the link is the slowest that joins two of them"),
     {"precision", FLAG_CHOICE, offsetof(model_flags, precision), "P", 0, 0, false, "typed|tf32|bf16", "typed",
-     false, "what f32 matrix products run as, as for parplan shard"},
+     false, "what f32 matrix products run as, as for parplan shard", NULL},
     {"memory", FLAG_BYTES, offsetof(model_flags, memory), "BYTES", 0, 0, false, NULL, NULL, false,
-     "memory per device (default: the device type's; 16e9, 16GB, 16GiB)"},
+     "memory per device (default: the device type's; 16e9, 16GB, 16GiB)", NULL},
     FLAG_TEXT_OF("out", model_flags, out, "PROBLEM", "write the problem there instead of stdout"),
     FLAG_END,
 };

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "flags.h"
+#include "parplan/iopddl_request.h"
 #include "parplan/version.h"
 
 typedef struct {
@@ -24,8 +25,7 @@ static const flag_spec solve_flag_table[] = {
     FLAG_TIMEOUT(solve_flags, timeout, "60", "seconds for the whole run, reading included"),
     FLAG_THREADS(solve_flags, threads),
     FLAG_SEED(solve_flags, seed),
-    {"rounds", FLAG_INTEGER, offsetof(solve_flags, rounds), "R", 1, (double)INT64_MAX, false, NULL, NULL, false,
-     "stop after R relaxation rounds per worker (default: run until the timeout)"},
+    FLAG_ROUNDS(solve_flags, rounds, "stop after R relaxation rounds per worker (default, or 0: run until the timeout)"),
     FLAG_SWITCH_OF("no-exact", solve_flags, no_exact,
                    "heuristics only, even where the exact solver would run (below 2000 nodes)"),
     FLAG_TEXT_OF("out", solve_flags, out, "SOL", "write the answer to SOL instead of stdout"),
@@ -91,18 +91,22 @@ static int run_solve(int argc, char **argv)
     if (!flags_parse(&solve_command, argc, argv, &f, &code))
         return code;
     pp_error err = {0};
+    pp_iopddl_request request;
+    pp_iopddl_request_default(&request);
+    request.timeout = f.timeout;
+    request.threads = f.threads;
+    request.seed = (uint64_t)f.seed;
+    request.rounds = f.rounds;
+    request.no_exact = f.no_exact;
+    if (pp_iopddl_request_check(&request, &err) != PP_OK)
+        return cli_fail("parplan", &err);
     pp_iopddl_problem *p;
     double budget;
     if (!cli_iopddl_read("parplan", f.file, f.timeout, started, &p, &budget, &code))
         return code;
     double parsed = pp_now() - started;
     pp_iopddl_options o;
-    pp_iopddl_options_default(&o);
-    o.time_limit = budget;
-    o.threads = (int)f.threads;
-    o.seed = (uint64_t)f.seed;
-    o.max_rounds = f.rounds;
-    o.no_exact = f.no_exact;
+    pp_iopddl_request_options(&request, budget, &o);
     cli_progress progress;
     cli_progress_init(&progress, "parplan solve", f.quiet);
     o.on_progress = cli_progress_show;

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "flags.h"
 #include "parplan/sched.h"
+#include "parplan/sched_request.h"
 
 typedef pp_status (*schedule_writer)(const pp_sched_problem *, const pp_sched_schedule *, FILE *, pp_error *);
 
@@ -88,19 +89,19 @@ static const flag_spec schedule_flag_table[] = {
                  "reaches the lower bound"),
     FLAG_THREADS(schedule_flags, threads),
     FLAG_SEED(schedule_flags, seed),
-    {"rounds", FLAG_INTEGER, offsetof(schedule_flags, rounds), "R", 1, (double)INT64_MAX, false, NULL, NULL, false,
-     "stop after R moves per worker (rounded up to whole epochs; no MIP then)"},
+    FLAG_ROUNDS(schedule_flags, rounds,
+                "stop after R moves per worker (rounded up to whole epochs; no MIP then; 0: until the timeout)"),
     FLAG_SWITCH_OF("no-mip", schedule_flags, no_mip,
                    "local search only, even on graphs small enough for the exact MIP (<= 40 ops)"),
-    {"coarsen", FLAG_INTEGER, offsetof(schedule_flags, coarsen), "N", 1, INT32_MAX, false, NULL, NULL, false,
-     "above N ops, also start from the graph coarsened to N ops and scheduled (paper 002 Algorithm 1; off by "
-     "default, see BENCHMARKS.md)"},
+    FLAG_OPTION("coarsen", FLAG_INTEGER, schedule_flags, coarsen, "N", pp_sched_option_coarsen, NULL,
+                "above N ops, also start from the graph coarsened to N ops and scheduled (paper 002 Algorithm 1; "
+                "off by default or with 0, see BENCHMARKS.md)"),
     {"objective", FLAG_CHOICE, offsetof(schedule_flags, objective), "OBJ", 0, 0, false,
-     "makespan|span|cyclic|cyclic-async", "makespan", false,
+     PP_SCHED_OBJECTIVES, "makespan", false,
      "makespan, or span: the longest per-device span, each device from its first op to its last; the "
      "makespan's best schedule is then re-timed, device and channel orders kept, to the least span they allow; "
      "or cyclic: the period of the iteration repeated, each device's optimizer step between its iterations "
-     "(cyclic-async: without it), written as the schedule's \"period\" (README, Cyclic schedules)"},
+     "(cyclic-async: without it), written as the schedule's \"period\" (README, Cyclic schedules)", NULL},
     FLAG_TEXT_OF("start", schedule_flags, start, "SCHEDULE",
                  "a valid schedule of PROBLEM (a --reference, an earlier run) to start the search from instead "
                  "of a constructed start"),
@@ -175,22 +176,12 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
     print_report(stderr, p, rep);
 }
 
-static int solve_and_write(const schedule_flags *f, pp_sched_problem *p, const pp_sched_schedule *start,
-                           double started)
+static int solve_and_write(const schedule_flags *f, const pp_sched_request *request, pp_sched_problem *p,
+                           const pp_sched_schedule *start, double started)
 {
     pp_sched_options o;
-    pp_sched_options_default(&o);
-    o.time_limit = cli_solve_budget(f->timeout, started);
-    o.threads = (int)f->threads;
-    o.seed = (uint64_t)f->seed;
-    o.max_rounds = f->rounds;
-    o.no_mip = f->no_mip;
-    o.coarsen_to = (int)f->coarsen;
+    pp_sched_request_options(request, cli_solve_budget(f->timeout, started), &o);
     o.start = start;
-    o.objective = strcmp(f->objective, "span") == 0            ? PP_SCHED_SPAN
-                  : strcmp(f->objective, "cyclic") == 0        ? PP_SCHED_CYCLIC
-                  : strcmp(f->objective, "cyclic-async") == 0  ? PP_SCHED_CYCLIC_ASYNC
-                                                               : PP_SCHED_MAKESPAN;
     progress live = {!f->quiet && isatty(2)};
     o.on_progress = show_progress;
     o.progress_ctx = &live;
@@ -230,6 +221,17 @@ int cmd_schedule(int argc, char **argv)
     if (!flags_parse(&schedule_command, argc, argv, &f, &code))
         return code;
     pp_error err = {0};
+    pp_sched_request request;
+    pp_sched_request_default(&request);
+    request.timeout = f.timeout;
+    request.threads = f.threads;
+    request.seed = (uint64_t)f.seed;
+    request.rounds = f.rounds;
+    request.coarsen = f.coarsen;
+    request.no_mip = f.no_mip;
+    request.objective = f.objective;
+    if (pp_sched_request_check(&request, &err) != PP_OK)
+        return cli_fail("parplan", &err);
     pp_sched_problem *p;
     if (pp_sched_load(f.file, &p, &err) != PP_OK)
         return cli_fail("parplan", &err);
@@ -238,7 +240,7 @@ int cmd_schedule(int argc, char **argv)
         pp_sched_problem_free(p);
         return cli_fail("parplan", &err);
     }
-    code = solve_and_write(&f, p, start, started);
+    code = solve_and_write(&f, &request, p, start, started);
     pp_sched_schedule_free(start);
     pp_sched_problem_free(p);
     return code;
@@ -255,7 +257,7 @@ static const flag_spec check_flag_table[] = {
     {"period", FLAG_NUMBER, offsetof(check_flags, period), "T", 0, 1e300, true, NULL, NULL, false,
      "also check SCHEDULE repeated every T (default: the schedule's \"period\", when it states one): "
      "no overlap modulo T on devices and channels, memory of the iterations alive at once, each device's span "
-     "within T (its optimizer step)"},
+     "within T (its optimizer step)", NULL},
     FLAG_SWITCH_OF("async", check_flags, async, "with a period: without the optimizer step between a device's "
                    "iterations"),
     FLAG_END,
@@ -351,29 +353,29 @@ typedef struct {
 } pipeline_flags;
 
 #define TIME_FLAG(name, field, help)                                                                              \
-    {name, FLAG_NUMBER, offsetof(pipeline_flags, field), "T", 0, 1e300, true, NULL, "1", false, help}
+    {name, FLAG_NUMBER, offsetof(pipeline_flags, field), "T", 0, 1e300, true, NULL, "1", false, help, NULL}
 
 static const flag_spec pipeline_flag_table[] = {
     {"pp", FLAG_INTEGER, offsetof(pipeline_flags, stages), "P", 1, 4096, false, NULL, NULL, true,
-     "pipeline stages, one device each (interleaved: the devices, V stages each)"},
+     "pipeline stages, one device each (interleaved: the devices, V stages each)", NULL},
     {"microbatches", FLAG_INTEGER, offsetof(pipeline_flags, microbatches), "M", 1, 1000000, false, NULL, NULL, true,
-     "micro-batches per iteration"},
+     "micro-batches per iteration", NULL},
     {"scheme", FLAG_CHOICE, offsetof(pipeline_flags, scheme), "S", 0, 0, false,
      "dualpipe|1f1b|zb1p|zb2p|interleaved|zbv|zb", NULL, true, "the pipeline's schedule family (zb1p, zb2p: ZB-H1, ZB-H2; interleaved: 1F1B with V stages per "
-     "device; zbv: ZB-V, 2P stages, device d holding d and 2P-1-d; zb: our zero-bubble greedy)"},
+     "device; zbv: ZB-V, 2P stages, device d holding d and 2P-1-d; zb: our zero-bubble greedy)", NULL},
     {"chunks", FLAG_INTEGER, offsetof(pipeline_flags, chunks), "V", 2, 64, false, NULL, NULL, false,
-     "interleaved only: stages per device (default 2), so P x V stages, each with these times and activations"},
+     "interleaved only: stages per device (default 2), so P x V stages, each with these times and activations", NULL},
     {"mem-act", FLAG_NUMBER, offsetof(pipeline_flags, mem_act), "K", 0, 1e300, true, NULL, NULL, true,
-     "activation budget per device, in micro-batches of activations"},
+     "activation budget per device, in micro-batches of activations", NULL},
     {"param-mem", FLAG_NUMBER, offsetof(pipeline_flags, param_mem), "X", 0, 1e300, true, NULL, "1", false,
-     "memory per device for the parameters, on top of K"},
+     "memory per device for the parameters, on top of K", NULL},
     TIME_FLAG("tf", t_f, "time of a forward op"),
     TIME_FLAG("tb", t_b, "time of a backward-for-input op"),
     TIME_FLAG("tw", t_w, "time of a backward-for-weights op"),
     {"comm", FLAG_NUMBER, offsetof(pipeline_flags, comm), "C", 0, 1e300, false, NULL, "0", false,
-     "time of a transfer between stages"},
+     "time of a transfer between stages", NULL},
     {"w-mem", FLAG_NUMBER, offsetof(pipeline_flags, w_mem), "FRACTION", 0, 1, false, NULL, "0", false,
-     "the share of a micro-batch's activations that B keeps for W"},
+     "the share of a micro-batch's activations that B keeps for W", NULL},
     FLAG_SWITCH_OF("in-order", pipeline_flags, in_order, "each stage runs its F, B and W each in micro-batch order"),
     FLAG_TEXT_OF("time-unit", pipeline_flags, time_unit, "UNIT",
                  "what one unit of --tf, --tb, --tw and --comm is (us, ms, ...): kept in the problem, it labels "
@@ -427,12 +429,12 @@ typedef struct {
 } random_flags;
 
 static const flag_spec random_flag_table[] = {
-    {"ops", FLAG_INTEGER, offsetof(random_flags, ops), "N", 1, 10000000, false, NULL, NULL, true, "ops in the graph"},
+    {"ops", FLAG_INTEGER, offsetof(random_flags, ops), "N", 1, 10000000, false, NULL, NULL, true, "ops in the graph", NULL},
     {"max-degree", FLAG_INTEGER, offsetof(random_flags, max_degree), "D", 1, 1000, false, NULL, NULL, true,
-     "largest in- and out-degree"},
-    {"devices", FLAG_INTEGER, offsetof(random_flags, devices), "K", 1, 4096, false, NULL, NULL, true, "devices"},
+     "largest in- and out-degree", NULL},
+    {"devices", FLAG_INTEGER, offsetof(random_flags, devices), "K", 1, 4096, false, NULL, NULL, true, "devices", NULL},
     {"seed", FLAG_INTEGER, offsetof(random_flags, seed), "S", 0, (double)INT64_MAX, false, NULL, "1", false,
-     "random seed of the graph"},
+     "random seed of the graph", NULL},
     FLAG_TEXT_OF("out", random_flags, out, "PROBLEM", "write the problem there instead of stdout"),
     FLAG_END,
 };

@@ -12,6 +12,7 @@
 #include "parplan/shard_plan.h"
 #include "parplan/shard_write.h"
 #include "parplan/shard_report.h"
+#include "parplan/shard_request.h"
 
 typedef struct {
     const char *model, *mesh, *device, *out, *format, *emit, *precision;
@@ -29,13 +30,13 @@ static const flag_spec shard_flag_table[] = {
                    "conflicts and compatibility sets, and the repeated-layer groups"),
     FLAG_TEXT_OF("mesh", flags, mesh, "AXES", "the device mesh to plan for, named axes and sizes: b=2,m=4"),
     {"device", FLAG_TEXT, offsetof(flags, device), "D", 0, 0, false, NULL, "a100-80gb", false,
-     "device type of every mesh device (a wrong name lists the known ones)"},
+     "device type of every mesh device (a wrong name lists the known ones)", NULL},
     {"precision", FLAG_CHOICE, offsetof(flags, precision), "P", 0, 0, false, "typed|tf32|bf16", "typed", false,
      "what f32 matrix products run as: typed (every op at its element type's rate, f32 at plain FP32, bf16/f16 "
      "on tensor cores), tf32 (f32 products on TF32 tensor cores) or bf16 (the graph cast to bf16: BF16 rate, "
-     "2-byte tensors); peaks per math mode from the device catalog"},
-    {"memory", FLAG_BYTES, offsetof(flags, memory), "BYTES", 0, 0, false, NULL, NULL, false,
-     "bytes per device the plan must fit in (default: the device's memory; 16e9, 16GB, 16GiB)"},
+     "2-byte tensors); peaks per math mode from the device catalog", NULL},
+    FLAG_MEMORY(flags, memory, "bytes per device the plan must fit in (default: the device's memory; 16e9, 16GB, "
+                "16GiB)"),
     FLAG_TIMEOUT(flags, timeout, "60",
                  "seconds for the whole command: one deadline, the MCTS taking at most 80% of it when the bridge "
                  "runs after it (both usually stop sooner, the MCTS when a round of trajectories brings no "
@@ -45,14 +46,14 @@ static const flag_spec shard_flag_table[] = {
     {"search", FLAG_CHOICE, offsetof(flags, search), "S", 0, 0, false, "mcts|iopddl|both", "both", false,
      "Monte Carlo tree search over color x resolution x mesh axis (paper 004), the IOPDDL solver (paper 000) "
      "on the problem --emit-iopddl writes, or both, keeping the better plan: one that fits --memory first, "
-     "then the faster; times within 0.5% tie and the smaller peak wins"},
+     "then the faster; times within 0.5% tie and the smaller peak wins", NULL},
     FLAG_TEXT_OF("out", flags, out, "SHARDED",
                  "write MODEL.mlir again with the whole plan: shardings on the entry's arguments and results and "
                  "a sharding constraint after every op defining a tensor; a function called with different "
                  "layouts is copied per layout; the written module is read back and checked against the plan"),
     {"format", FLAG_CHOICE, offsetof(flags, format), "F", 0, 0, false, "gspmd|sdy", "gspmd", false,
      "the form of --out: gspmd (mhlo.sharding, stablehlo.custom_call @Sharding) or sdy (Shardy: "
-     "sdy.sharding, sdy.sharding_constraint, an sdy.mesh declaration)"},
+     "sdy.sharding, sdy.sharding_constraint, an sdy.mesh declaration)", NULL},
     FLAG_SWITCH_OF("json", flags, json, "the report as JSON, with every tensor the plan fixes and its layout"),
     FLAG_TEXT_OF("emit-iopddl", flags, emit, "PROBLEM",
                  "write the sharding problem as an IOPDDL contest problem instead of searching: a node per "
@@ -61,7 +62,7 @@ static const flag_spec shard_flag_table[] = {
                  "solve` solves it"),
     {"apply-iopddl", FLAG_TEXT2, offsetof(flags, apply), "PROBLEM SOLUTION", 0, 0, false, NULL, NULL, false,
      "read such a problem (it must be the one this model and mesh give) and a solution, and report (and with "
-     "--out write) the plan it stands for"},
+     "--out write) the plan it stands for", NULL},
     FLAG_END,
 };
 
@@ -270,15 +271,17 @@ static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, 
         return emit_iopddl(f, A, &mesh, err);
     if (f->apply[0])
         return apply_iopddl(f, A, &mesh, format, err);
-    pp_shard_plan_options o;
-    pp_shard_plan_options_default(&o);
-    o.memory = f->memory;
-    o.time_limit = f->timeout;
-    o.threads = (int32_t)f->threads;
-    o.seed = (uint64_t)f->seed;
-    st = pp_shard_searches_parse(f->search, &o.searches, err);
-    if (st != PP_OK)
+    pp_shard_request request;
+    pp_shard_request_default(&request);
+    request.memory = f->memory;
+    request.timeout = f->timeout;
+    request.threads = f->threads;
+    request.seed = (uint64_t)f->seed;
+    request.search = f->search;
+    if ((st = pp_shard_request_check(&request, err)) != PP_OK)
         return st;
+    pp_shard_plan_options o;
+    pp_shard_request_options(&request, f->timeout, &o);
     pp_shard_plan_result result;
     st = pp_shard_plan(A->a.flat, A->a.nda, &mesh, &o, deadline, &result, err);
     if (st == PP_OK)

@@ -45,8 +45,10 @@ class PlanResult:
         return self.uniform_step_time / self.step_time if self.uniform_step_time else None
 
 
-def _doc(document, what):
-    if document is None:
+def _doc(document, what, required=True):
+    """(text_or_path, is_path, name); (None, False, None) for an optional
+    document left out. A required one must be a path or a dict."""
+    if document is None and not required:
         return (None, False, None)
     return source(document, what)
 
@@ -69,8 +71,8 @@ def plan(cluster, workload, timeout=60.0, threads=0, seed=1, at=0.0, devices=Non
     parplan.InfeasibleError when no plan fits in memory. progress, when
     given, is called now and then with a dict: elapsed, best_time (the best
     plan's simulated step time so far) and nodes explored."""
-    return _plan(_parplan.cluster_plan(_doc(cluster, "cluster"), _doc(workload, "workload"), _doc(None, ""),
-                                       _doc(None, ""), devices, False, float(at), float(timeout), int(threads),
+    return _plan(_parplan.cluster_plan(_doc(cluster, "cluster"), _doc(workload, "workload"), _doc(None, "", False),
+                                       _doc(None, "", False), devices, False, float(at), float(timeout), int(threads),
                                        int(seed), progress))
 
 

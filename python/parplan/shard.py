@@ -72,16 +72,17 @@ def _mesh_text(mesh):
     return ",".join("%s=%d" % (name, size) for name, size in mesh.items())
 
 
-def shard(stablehlo_text, mesh, device="a100-80gb", precision="typed", memory=0, timeout=60.0, threads=0,
+def shard(stablehlo_text, mesh, device="a100-80gb", precision="typed", memory=None, timeout=60.0, threads=0,
           seed=1, search="both", format="gspmd", name="<module>", progress=None):
     """Plans stablehlo_text's sharding on mesh ({"b": 2, "m": 4}, axes in
     order, or "b=2,m=4"), every device a `device` (a catalog name). memory:
-    bytes per device the plan must fit (0: the device's). The same seed and
+    bytes per device the plan must fit, a number or a string with a unit
+    as the CLI's --memory takes it ("16GiB"; None: the device's). The same seed and
     threads give the same plan. A plan that does not fit is still returned
     (fits False). Raises parplan.InputError naming the line and column of
     malformed text. progress, when given, is called now and then with a dict:
     stage ("mcts", "polish", "iopddl"), elapsed, rounds and best_runtime
     (the predicted step time of that search's best plan so far, s)."""
-    d = _parplan.shard(stablehlo_text, name, _mesh_text(mesh), device, precision, float(memory), float(timeout),
+    d = _parplan.shard(stablehlo_text, name, _mesh_text(mesh), device, precision, memory, float(timeout),
                        int(threads), int(seed), search, format, progress)
     return ShardPlan(json.loads(d["report"]), d["module"], d["warnings"], d["library_seconds"])

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include "parplan/core.h"
+#include "parplan/options.h"
 
 enum { GLUE_PROGRESS_VALUES = 4 };
 
@@ -42,6 +43,12 @@ void glue_progress(glue_job *job, const double *values, const char *stage);
 /* Sets the Python exception for err (status and message) about input
  * `name`, built by the factory parplan/errors.py registered. Returns NULL. */
 PyObject *glue_raise(const pp_error *err, const char *name);
+/* A seed as the CLI takes it (pp_option_seed: 64 bits, a negative one its
+ * two's complement); -1 with parplan.ArgumentError set when v is none. */
+int glue_seed(PyObject *v, uint64_t *out);
+/* Bytes per device from None (0: the device's), a number or a string with
+ * a unit ("16GiB"), as the CLI's --memory; -1 with ArgumentError set. */
+int glue_memory(PyObject *v, double *out);
 PyObject *glue_set_error_factory(PyObject *self, PyObject *factory);
 
 /* d[key] = v, taking v's reference; -1 (exception set) when v is NULL, an

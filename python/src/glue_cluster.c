@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "glue.h"
 #include "parplan/cluster.h"
+#include "parplan/cluster_request.h"
 
 typedef struct {
     const char *source, *name;
@@ -244,17 +245,27 @@ PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *keys[] = {"cluster", "workload", "events", "old_plan", "devices", "replan", "at", "timeout",
                            "threads", "seed", "progress", NULL};
     cluster_call c = {.job = {.work = plan_work, .progress_names = progress_names, .integer_values = 4}};
-    unsigned long long seed = 1;
+    pp_cluster_request request;
+    pp_cluster_request_default(&request);
+    long long threads = 0;
+    PyObject *seed = NULL;
     int replan = 0;
     PyObject *progress = Py_None;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT DOCUMENT "zpddiK|O", keys,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT DOCUMENT "zpddLO|O", keys,
                                      DOC(c.cluster_doc), DOC(c.workload_doc), DOC(c.events_doc), DOC(c.plan_doc),
-                                     &c.devices, &replan, &c.at, &c.options.time_limit, &c.options.threads, &seed,
-                                     &progress))
+                                     &c.devices, &replan, &request.at, &request.timeout, &threads, &seed, &progress))
         return NULL;
+    if (glue_seed(seed, &request.seed) < 0)
+        return NULL;
+    request.threads = threads;
+    if (pp_cluster_request_check(&request, &c.err) != PP_OK)
+        return glue_raise(&c.err, NULL);
     c.replan = replan;
-    c.options.seed = seed;
+    c.at = request.at;
+    c.options.time_limit = request.timeout;
+    c.options.threads = (int)request.threads;
+    c.options.seed = request.seed;
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;
     c.options.stop = &c.job.stop;
@@ -273,10 +284,15 @@ PyObject *glue_cluster_simulate(PyObject *self, PyObject *args, PyObject *kwargs
 {
     static char *keys[] = {"cluster", "workload", "plan", "devices", "at", NULL};
     cluster_call c = {.job = {.work = simulate_work}};
+    pp_cluster_request request;
+    pp_cluster_request_default(&request);
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT "zd", keys, DOC(c.cluster_doc),
-                                     DOC(c.workload_doc), DOC(c.plan_doc), &c.devices, &c.at))
+                                     DOC(c.workload_doc), DOC(c.plan_doc), &c.devices, &request.at))
         return NULL;
+    if (pp_cluster_request_check(&request, &c.err) != PP_OK)
+        return glue_raise(&c.err, NULL);
+    c.at = request.at;
     if (!c.plan_doc.source)
         return PyErr_Format(PyExc_TypeError, "simulate needs a plan");
     return run(&c, simulate_answer, NULL);

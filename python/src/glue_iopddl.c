@@ -4,6 +4,7 @@
 #include <math.h>
 #include "glue.h"
 #include "parplan/iopddl.h"
+#include "parplan/iopddl_request.h"
 
 typedef struct {
     glue_job job;
@@ -126,22 +127,25 @@ PyObject *glue_iopddl_solve(PyObject *self, PyObject *args, PyObject *kwargs)
                            "no_exact", "progress", "no_bound", NULL};
     /* best_cost and rounds are counts. */
     iopddl_call c = {.job = {.work = solve_work, .progress_names = progress_names, .integer_values = 6}};
-    pp_iopddl_options_default(&c.options);
-    unsigned long long seed = c.options.seed;
-    long long rounds = 0;
-    PyObject *progress = Py_None;
+    pp_iopddl_request request;
+    pp_iopddl_request_default(&request);
+    long long threads = 0, rounds = 0;
+    PyObject *seed = NULL, *progress = Py_None;
     int is_path = 0, no_exact = 0, no_bound = 0;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ps|diKLpOp", keys, &c.source, &c.size, &is_path, &c.name,
-                                     &c.options.time_limit, &c.options.threads, &seed, &rounds, &no_exact,
-                                     &progress, &no_bound))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ps|dLOLpOp", keys, &c.source, &c.size, &is_path, &c.name,
+                                     &request.timeout, &threads, &seed, &rounds, &no_exact, &progress, &no_bound))
         return NULL;
+    if (seed && glue_seed(seed, &request.seed) < 0)
+        return NULL;
+    request.threads = threads;
+    request.rounds = rounds;
+    request.no_exact = no_exact;
+    request.no_bound = no_bound;
+    if (pp_iopddl_request_check(&request, &c.err) != PP_OK)
+        return glue_raise(&c.err, NULL);
     c.is_path = is_path;
-    c.options.seed = seed;
-    c.options.max_rounds = rounds;
-    c.options.no_exact = no_exact;
-    if (no_bound)
-        c.options.bound_share = 0;
+    pp_iopddl_request_options(&request, request.timeout, &c.options);
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;
     c.options.stop = &c.job.stop;

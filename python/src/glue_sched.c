@@ -7,6 +7,7 @@
 #include <string.h>
 #include "glue.h"
 #include "parplan/sched.h"
+#include "parplan/sched_request.h"
 
 typedef struct {
     glue_job job;
@@ -94,38 +95,31 @@ static PyObject *finish(sched_call *c, PyObject *answer)
     return answer;
 }
 
-static bool parse_objective(const char *text, pp_sched_objective *out)
-{
-    if (strcmp(text, "makespan") == 0)
-        *out = PP_SCHED_MAKESPAN;
-    else if (strcmp(text, "span") == 0)
-        *out = PP_SCHED_SPAN;
-    else
-        return false;
-    return true;
-}
-
 PyObject *glue_sched_solve(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keys[] = {"source", "is_path", "name", "timeout", "threads", "seed", "rounds", "no_mip",
                            "coarsen", "objective", "start", "progress", NULL};
     sched_call c = {.job = {.work = solve_work, .progress_names = progress_names}, .schedule_name = "start"};
-    pp_sched_options_default(&c.options);
-    unsigned long long seed = c.options.seed;
-    const char *objective = "makespan";
-    PyObject *progress = Py_None;
+    pp_sched_request request;
+    pp_sched_request_default(&request);
+    long long threads = 0, rounds = 0, coarsen = 0;
+    PyObject *seed = NULL, *progress = Py_None;
     int is_path = 0, no_mip = 0;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ps|diKlpisz#O", keys, &c.source, &c.size, &is_path,
-                                     &c.name, &c.options.time_limit, &c.options.threads, &seed,
-                                     &c.options.max_rounds, &no_mip, &c.options.coarsen_to, &objective,
-                                     &c.schedule_source, &c.schedule_size, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ps|dLOLpLsz#O", keys, &c.source, &c.size, &is_path,
+                                     &c.name, &request.timeout, &threads, &seed, &rounds, &no_mip, &coarsen,
+                                     &request.objective, &c.schedule_source, &c.schedule_size, &progress))
         return NULL;
-    if (!parse_objective(objective, &c.options.objective))
-        return PyErr_Format(PyExc_ValueError, "objective must be \"makespan\" or \"span\", not \"%s\"", objective);
+    if (seed && glue_seed(seed, &request.seed) < 0)
+        return NULL;
+    request.threads = threads;
+    request.rounds = rounds;
+    request.coarsen = coarsen;
+    request.no_mip = no_mip;
+    if (pp_sched_request_check(&request, &c.err) != PP_OK)
+        return glue_raise(&c.err, NULL);
     c.is_path = is_path;
-    c.options.seed = seed;
-    c.options.no_mip = no_mip;
+    pp_sched_request_options(&request, request.timeout, &c.options);
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;
     c.options.stop = &c.job.stop;

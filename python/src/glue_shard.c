@@ -8,6 +8,7 @@
 #include "parplan/shard_plan.h"
 #include "parplan/shard_write.h"
 #include "parplan/shard_report.h"
+#include "parplan/shard_request.h"
 
 typedef struct {
     glue_job job;
@@ -143,19 +144,21 @@ PyObject *glue_shard(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *keys[] = {"text", "name", "mesh", "device", "precision", "memory", "timeout", "threads", "seed",
                            "search", "format", "progress", NULL};
     shard_call c = {.job = {.work = shard_work, .progress_names = progress_names, .integer_values = 4}};
-    pp_shard_plan_options_default(&c.options);
-    unsigned long long seed = c.options.seed;
-    const char *search = "both";
-    PyObject *progress = Py_None;
+    pp_shard_request request;
+    pp_shard_request_default(&request);
+    long long threads = 0;
+    PyObject *memory, *seed, *progress = Py_None;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ssssddiKss|O", keys, &c.text, &c.size, &c.name, &c.mesh_text,
-                                     &c.device, &c.precision, &c.options.memory, &c.options.time_limit,
-                                     &c.options.threads, &seed, &search, &c.format_text, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ssssOdLOss|O", keys, &c.text, &c.size, &c.name, &c.mesh_text,
+                                     &c.device, &c.precision, &memory, &request.timeout, &threads, &seed,
+                                     &request.search, &c.format_text, &progress))
         return NULL;
-    pp_error bad = {0};
-    if (pp_shard_searches_parse(search, &c.options.searches, &bad) != PP_OK)
-        return PyErr_Format(PyExc_ValueError, "%s", bad.message);
-    c.options.seed = seed;
+    if (glue_memory(memory, &request.memory) < 0 || glue_seed(seed, &request.seed) < 0)
+        return NULL;
+    request.threads = threads;
+    if (pp_shard_request_check(&request, &c.err) != PP_OK)
+        return glue_raise(&c.err, NULL);
+    pp_shard_request_options(&request, request.timeout, &c.options);
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;
     c.options.stop = &c.job.stop;

@@ -1,0 +1,35 @@
+/* sched_request.h: what a front door asks of the operator scheduler (the
+ * CLI's `schedule`, Python's parplan.schedule), checked once here for
+ * both: the same bad value gets the same words from either. */
+#ifndef PARPLAN_SCHED_REQUEST_H
+#define PARPLAN_SCHED_REQUEST_H
+
+#include "parplan/options.h"
+#include "parplan/sched.h"
+
+#pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
+
+/* Above N ops, also start from the graph coarsened to N: 0 (never) or more. */
+extern const pp_option_range pp_sched_option_coarsen;
+/* The objectives' names (pp_sched_objective's order). */
+#define PP_SCHED_OBJECTIVES "makespan|span|cyclic|cyclic-async"
+
+typedef struct {
+    double timeout;        /* seconds for the whole job (pp_option_timeout): 10 */
+    int64_t threads;       /* pp_option_threads; 0: one per core */
+    uint64_t seed;         /* 1 */
+    int64_t rounds;        /* moves per worker (pp_option_rounds); 0: until the timeout */
+    int64_t coarsen;       /* pp_sched_option_coarsen */
+    bool no_mip;
+    const char *objective; /* one of PP_SCHED_OBJECTIVES: "makespan" */
+} pp_sched_request;
+
+void pp_sched_request_default(pp_sched_request *r);
+/* PP_EARG naming the first option out of its range or not known. */
+pp_status pp_sched_request_check(const pp_sched_request *r, pp_error *err);
+/* The solver's options for a checked r, solving for `budget` seconds. */
+void pp_sched_request_options(const pp_sched_request *r, double budget, pp_sched_options *o);
+
+#pragma GCC visibility pop
+
+#endif

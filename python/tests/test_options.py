@@ -1,0 +1,126 @@
+"""One validation of every option for both front doors (issue 32, item 7):
+a value the CLI refuses, Python refuses too, before any work, with the
+same words ("timeout nan: allowed: ..."; the CLI writes --timeout)."""
+
+import json
+import math
+import os
+
+import pytest
+
+import parplan
+from conftest import EXAMPLES, cli
+
+SCHED = os.path.join(EXAMPLES, "sched-tiny.json")
+IOPDDL = os.path.join(EXAMPLES, "iopddl-example.json")
+CLUSTER = os.path.join(EXAMPLES, "cluster", "dgx-a100-8.json")
+WORKLOAD = os.path.join(EXAMPLES, "cluster", "gpt-1.7b.json")
+MODEL = os.path.join(EXAMPLES, "shard", "searchless_chess_9m.mlir")
+
+
+def cli_refusal(*args):
+    """The CLI's words for a refused flag, without "parplan COMMAND: --"."""
+    code, _, err = cli(*args)
+    assert code == 2, err
+    line = err.strip().splitlines()[-1]
+    assert ": --" in line, line
+    return line.split(": --", 1)[1]
+
+
+def python_refusal(call):
+    with pytest.raises(parplan.ArgumentError) as refused:
+        call()
+    return refused.value.message
+
+
+def text(v):
+    """A value as a user types it on the command line."""
+    return "nan" if isinstance(v, float) and math.isnan(v) else "inf" if v == math.inf else "%.17g" % v \
+        if isinstance(v, float) else str(v)
+
+
+@pytest.mark.parametrize("timeout", [0, -1, math.nan, math.inf, 2e9])
+def test_iopddl_solve_refuses_the_timeouts_the_cli_refuses(timeout):
+    said = python_refusal(lambda: parplan.iopddl.solve(IOPDDL, timeout=timeout))
+    assert said == cli_refusal("solve", IOPDDL, "--timeout", text(timeout))
+    assert said.startswith("timeout ")
+
+
+@pytest.mark.parametrize("key,value,flag", [("timeout", math.nan, "--timeout"), ("timeout", math.inf, "--timeout"),
+                                            ("timeout", -1, "--timeout"), ("threads", -1, "--threads"),
+                                            ("threads", 5000, "--threads"), ("rounds", -1, "--rounds"),
+                                            ("coarsen", -3, "--coarsen"), ("objective", "steady", "--objective"),
+                                            ("seed", 2**64, "--seed")])
+def test_schedule_refuses_what_the_cli_refuses(key, value, flag):
+    said = python_refusal(lambda: parplan.schedule(SCHED, **{key: value}))
+    assert said == cli_refusal("schedule", SCHED, flag, text(value))
+
+
+def test_schedule_takes_the_clis_objectives(tmp_path):
+    problem, _ = parplan.gen.pipeline(2, 4, scheme="1f1b", mem_act=4)
+    path = tmp_path / "pipeline.json"
+    path.write_text(json.dumps(problem))
+    r = parplan.schedule(problem, timeout=2, threads=1, seed=1, rounds=200, objective="cyclic")
+    code, out, err = cli("schedule", path, "--timeout", 2, "--threads", 1, "--seed", 1, "--rounds", 200,
+                         "--objective", "cyclic", "--quiet")
+    assert code == 0, err
+    assert r.schedule["period"] == json.loads(out)["period"]
+
+
+@pytest.mark.parametrize("at", [math.nan, -5, math.inf])
+def test_cluster_plan_refuses_the_moments_the_cli_refuses(at):
+    said = python_refusal(lambda: parplan.cluster.plan(CLUSTER, WORKLOAD, at=at))
+    assert said == cli_refusal("cluster", "plan", CLUSTER, WORKLOAD, "--at", text(at))
+    said = python_refusal(lambda: parplan.cluster.simulate(CLUSTER, WORKLOAD, {"tp": 8, "pp": 1, "dp": 1,
+                                                                                "micro_batch": 1}, at=at))
+    assert said == cli_refusal("cluster", "simulate", CLUSTER, WORKLOAD, "plan.json", "--at", text(at))
+
+
+@pytest.mark.parametrize("timeout", [0, math.nan, math.inf])
+def test_cluster_plan_refuses_the_timeouts_the_cli_refuses(timeout):
+    said = python_refusal(lambda: parplan.cluster.plan(CLUSTER, WORKLOAD, timeout=timeout))
+    assert said == cli_refusal("cluster", "plan", CLUSTER, WORKLOAD, "--timeout", text(timeout))
+
+
+@pytest.mark.parametrize("memory", [-1, math.nan, 0, "16XB", math.inf])
+def test_shard_refuses_the_memory_the_cli_refuses(memory):
+    with open(MODEL) as f:
+        model = f.read()
+    said = python_refusal(lambda: parplan.shard(model, mesh="b=2", memory=memory))
+    assert said == cli_refusal("shard", MODEL, "--mesh", "b=2", "--memory", text(memory))
+
+
+def test_shard_takes_memory_as_the_cli_writes_it():
+    with open(MODEL) as f:
+        model = f.read()
+    plan = parplan.shard(model, mesh="b=2", memory="1GiB", timeout=5, threads=1, search="mcts")
+    assert plan.report["memory"] == 1073741824
+
+
+@pytest.mark.parametrize("timeout", [0, math.nan, math.inf])
+def test_shard_refuses_the_timeouts_the_cli_refuses(timeout):
+    with open(MODEL) as f:
+        model = f.read()
+    said = python_refusal(lambda: parplan.shard(model, mesh="b=2", timeout=timeout))
+    assert said == cli_refusal("shard", MODEL, "--mesh", "b=2", "--timeout", text(timeout))
+
+
+def test_a_message_quoting_a_greek_axis_name_is_text():
+    with open(MODEL) as f:
+        model = f.read()
+    with pytest.raises(parplan.InputError) as refused:
+        parplan.shard(model, mesh="δ=4")
+    assert "axis name 'δ' has 'δ'" in refused.value.message
+
+
+def test_cluster_plan_without_its_documents_names_them():
+    with pytest.raises(TypeError, match="cluster must be a path or a dict, not NoneType"):
+        parplan.cluster.plan(None, None)
+    with pytest.raises(TypeError, match="workload must be a path or a dict, not NoneType"):
+        parplan.cluster.simulate(CLUSTER, None, {"tp": 8, "pp": 1, "dp": 1, "micro_batch": 1})
+
+
+def test_a_seed_past_64_bits_is_refused_with_its_range():
+    said = python_refusal(lambda: parplan.iopddl.solve(IOPDDL, timeout=1, seed=2**64))
+    assert said == cli_refusal("solve", IOPDDL, "--seed", 2**64)
+    assert "from -9223372036854775808 to 18446744073709551615" in said
