@@ -975,9 +975,33 @@ static pp_status fill_report(const sim *z, pp_cluster_report *out)
     return PP_OK;
 }
 
+/* The step's transfers and flows are numbered by int (owner ids, slots):
+ * a plan with more micro-batches than they count (a global batch of 2^30
+ * in micro-batches of 1) is refused as such, not as memory that ran out
+ * after the count wrapped. */
+static pp_status check_counts(const sim *z)
+{
+    const pp_cluster_plan *p = z->p;
+    int64_t most = 1, tp = 1;
+    for (int r = 0; r < p->replica_count; r++)
+        most = p->micro_batches[r] > most ? p->micro_batches[r] : most;
+    for (int s = 0; s < p->stage_count; s++)
+        tp = p->stage_tp[s] > tp ? p->stage_tp[s] : tp;
+    int64_t transfers = (int64_t)p->replica_count * p->virtual_stages * p->stage_count * most * 2;
+    if ((transfers + z->w->layer_count + p->replica_count) * tp <= INT32_MAX)
+        return PP_OK;
+    return pp_error_set(z->err, PP_EINPUT,
+                        "simulator: the plan runs %lld micro-batches per replica, %lld transfers per step over "
+                        "tensor parallelism %lld: more than the simulator counts (2^31 - 1); a larger micro-batch "
+                        "or a smaller global batch gives fewer",
+                        (long long)most, (long long)transfers, (long long)tp);
+}
+
 /* Sets the step up and runs it; the caller frees a. */
 static pp_status simulate_in(sim *z, pp_arena *a, double start_time)
 {
+    if (check_counts(z) != PP_OK)
+        return z->err->status;
     if (!setup(z, a, start_time))
         return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
     if (z->tl)

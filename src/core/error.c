@@ -1,7 +1,9 @@
 /* error.c: pp_error, the one place a status value gets its message. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "parplan/core.h"
+#include "parplan/options.h"
 
 pp_status pp_error_set(pp_error *err, pp_status status, const char *fmt, ...)
 {
@@ -10,8 +12,11 @@ pp_status pp_error_set(pp_error *err, pp_status status, const char *fmt, ...)
     err->status = status;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
+    /* A message cut to fit ends on a whole character. */
+    if (n >= (int)sizeof err->message)
+        err->message[pp_utf8_prefix(err->message, strlen(err->message))] = '\0';
     return status;
 }
 

@@ -43,9 +43,14 @@ static pp_status parse_axis(const char *text, const char *p, size_t len, pp_shar
         return pp_error_set(err, PP_EINPUT, "mesh '%s': '%.*s' is not NAME=SIZE (a name of 1 to %d characters)",
                             text, (int)len, p, (int)sizeof m->names[0] - 1);
     for (size_t k = 0; k < nlen; k++)
-        if (!isalnum((unsigned char)p[k]) && p[k] != '_')
-            return pp_error_set(err, PP_EINPUT, "mesh '%s': axis name '%.*s' has '%c' (letters, digits, '_' only)",
-                                text, (int)nlen, p, p[k]);
+        if (!isalnum((unsigned char)p[k]) && p[k] != '_') {
+            /* The whole character, its UTF-8 continuation bytes with it. */
+            size_t c = 1;
+            while (k + c < nlen && c < 4 && ((unsigned char)p[k + c] & 0xc0) == 0x80)
+                c++;
+            return pp_error_set(err, PP_EINPUT, "mesh '%s': axis name '%.*s' has '%.*s' (letters, digits, '_' only)",
+                                text, (int)nlen, p, (int)c, p + k);
+        }
     if (m->n_axes == PP_SHARD_MAX_AXES)
         return pp_error_set(err, PP_EINPUT, "mesh '%s': more than %d axes", text, PP_SHARD_MAX_AXES);
     char name[sizeof m->names[0]];
