@@ -44,18 +44,6 @@ const command_spec gen_model_command = {
     model_flag_table,
 };
 
-static pp_status find_type(const pp_hw_catalog *cat, const char *name, const pp_hw_device_type **out,
-                           pp_error *err)
-{
-    if ((*out = pp_hw_find(cat, name)))
-        return PP_OK;
-    char known[256] = "";
-    size_t n = 0;
-    for (size_t k = 0; k < pp_hw_catalog_count(cat) && n < sizeof known; k++)
-        n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", k ? ", " : "", pp_hw_catalog_type(cat, k)->name);
-    return pp_error_set(err, PP_EARG, "--device-type %s: no such device type (known: %s)", name, known);
-}
-
 /* The fastest link of a class kind (inside a node or between nodes) a node has. */
 static pp_hw_link best_link(const pp_cluster *c, int node, bool inter_node)
 {
@@ -103,7 +91,7 @@ static pp_status options_of(const model_flags *f, pp_hw_catalog *cat, pp_cluster
     if (st == PP_OK && f->cluster && (st = pp_cluster_load(f->cluster, cat, cluster, err)) == PP_OK)
         st = from_cluster(*cluster, o->devices, o, err);
     if (st == PP_OK && !f->cluster)
-        st = find_type(cat, f->device_type ? f->device_type : "a100-80gb", &o->device, err);
+        st = pp_hw_find_type(cat, f->device_type ? f->device_type : "a100-80gb", "--device-type", &o->device, err);
     return st;
 }
 

@@ -31,7 +31,7 @@ static const flag_spec shard_flag_table[] = {
     FLAG_TEXT_OF("mesh", flags, mesh, "AXES", "the device mesh to plan for, named axes and sizes: b=2,m=4"),
     {"device", FLAG_TEXT, offsetof(flags, device), "D", 0, 0, false, NULL, "a100-80gb", false,
      "device type of every mesh device (a wrong name lists the known ones)", NULL},
-    {"precision", FLAG_CHOICE, offsetof(flags, precision), "P", 0, 0, false, "typed|tf32|bf16", "typed", false,
+    {"precision", FLAG_CHOICE, offsetof(flags, precision), "P", 0, 0, false, PP_SHARD_PRECISIONS, "typed", false,
      "what f32 matrix products run as: typed (every op at its element type's rate, f32 at plain FP32, bf16/f16 "
      "on tensor cores), tf32 (f32 products on TF32 tensor cores) or bf16 (the graph cast to bf16: BF16 rate, "
      "2-byte tensors); peaks per math mode from the device catalog", NULL},
@@ -43,7 +43,7 @@ static const flag_spec shard_flag_table[] = {
                  "improvement)"),
     FLAG_THREADS(flags, threads),
     FLAG_SEED(flags, seed),
-    {"search", FLAG_CHOICE, offsetof(flags, search), "S", 0, 0, false, "mcts|iopddl|both", "both", false,
+    {"search", FLAG_CHOICE, offsetof(flags, search), "S", 0, 0, false, PP_SHARD_SEARCHES, "both", false,
      "Monte Carlo tree search over color x resolution x mesh axis (paper 004), the IOPDDL solver (paper 000) "
      "on the problem --emit-iopddl writes, or both, keeping the better plan: one that fits --memory first, "
      "then the faster; times within 0.5% tie and the smaller peak wins", NULL},
@@ -51,7 +51,7 @@ static const flag_spec shard_flag_table[] = {
                  "write MODEL.mlir again with the whole plan: shardings on the entry's arguments and results and "
                  "a sharding constraint after every op defining a tensor; a function called with different "
                  "layouts is copied per layout; the written module is read back and checked against the plan"),
-    {"format", FLAG_CHOICE, offsetof(flags, format), "F", 0, 0, false, "gspmd|sdy", "gspmd", false,
+    {"format", FLAG_CHOICE, offsetof(flags, format), "F", 0, 0, false, PP_SHARD_FORMATS, "gspmd", false,
      "the form of --out: gspmd (mhlo.sharding, stablehlo.custom_call @Sharding) or sdy (Shardy: "
      "sdy.sharding, sdy.sharding_constraint, an sdy.mesh declaration)", NULL},
     FLAG_SWITCH_OF("json", flags, json, "the report as JSON, with every tensor the plan fixes and its layout"),
@@ -122,27 +122,8 @@ static pp_status explain(const analysis *A, pp_error *err)
 
 static pp_status open_mesh(const flags *f, analysis *A, pp_shard_mesh *mesh, pp_error *err)
 {
-    pp_status st = pp_hw_catalog_builtin(&A->catalog, err);
-    if (st != PP_OK)
-        return st;
-    const pp_hw_device_type *device = pp_hw_find(A->catalog, f->device);
-    if (!device) {
-        char known[256] = "";
-        size_t n = 0;
-        for (size_t k = 0; k < pp_hw_catalog_count(A->catalog) && n < sizeof known; k++)
-            n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", k ? ", " : "",
-                                  pp_hw_catalog_type(A->catalog, k)->name);
-        return pp_error_set(err, PP_EARG, "--device %s: no such device type (known: %s)", f->device, known);
-    }
-    st = pp_shard_mesh_parse(f->mesh, device, pp_shard_default_link(), mesh, err);
-    if (st == PP_OK)
-        st = pp_shard_precision_parse(f->precision, &mesh->precision, err);
-    if (st != PP_OK)
-        return st;
-    pp_shard_mesh_set_peaks(mesh, A->catalog);
-    if (pp_shard_mesh_devices(mesh) < 2)
-        return pp_error_set(err, PP_EARG, "--mesh %s: one device, nothing to shard over", f->mesh);
-    return PP_OK;
+    pp_shard_mesh_spec spec = {f->mesh, f->device, "--device", f->precision};
+    return pp_shard_mesh_open(&spec, &A->catalog, mesh, err);
 }
 
 /* MODEL.mlir again, with the layout on its entry's signature. */
@@ -191,22 +172,6 @@ static pp_status emit_iopddl(const flags *f, const analysis *A, const pp_shard_m
     return st;
 }
 
-/* The plan a solution of the emitted problem stands for, read against the
- * problem file it was solved from. */
-static pp_status apply_solution(const flags *f, const analysis *A, const pp_shard_mesh *mesh,
-                                const pp_shard_bridge *bridge, const pp_iopddl_problem *problem,
-                                pp_shard_bridge_plan *plan, pp_error *err)
-{
-    uint32_t *strategies = NULL;
-    pp_status st = pp_shard_bridge_check(bridge, problem, err);
-    if (st == PP_OK)
-        st = pp_iopddl_load_solution(f->apply[1], problem, &strategies, err);
-    if (st == PP_OK)
-        st = pp_shard_bridge_plan_of(bridge, problem, A->a.flat, A->a.nda, mesh, strategies, plan, err);
-    free(strategies);
-    return st;
-}
-
 /* The report of the candidates, the sharded module when asked; exit 1
  * (PP_INFEASIBLE) after both when the plan does not fit. */
 static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
@@ -235,26 +200,11 @@ static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *
 static pp_status apply_iopddl(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
                               pp_error *err)
 {
-    pp_shard_bridge *bridge = NULL;
-    pp_iopddl_problem *problem = NULL;
     pp_shard_plan_result plan;
-    memset(&plan, 0, sizeof plan);
-    plan.memory = memory_limit(f, mesh);
-    pp_status st = pp_shard_bridge_build(A->a.flat, A->a.nda, mesh, plan.memory, &bridge, err);
+    pp_status st = pp_shard_plan_apply(A->a.flat, A->a.nda, mesh, f->memory, f->apply[0], f->apply[1], &plan, err);
     if (st == PP_OK)
-        st = pp_iopddl_load(f->apply[0], &problem, err);
-    if (st == PP_OK)
-        st = apply_solution(f, A, mesh, bridge, problem, &plan.bridge, err);
-    plan.has_bridge = st == PP_OK;
-    if (!plan.has_bridge)
-        pp_shard_bridge_plan_free(&plan.bridge); /* what a failed apply left */
-    if (st == PP_OK) {
-        pp_shard_plan_choose(&plan);
         st = finish(f, A, mesh, format, &plan, err);
-    }
     pp_shard_plan_free(&plan);
-    pp_iopddl_free(problem);
-    pp_shard_bridge_free(bridge);
     return st;
 }
 
@@ -278,6 +228,8 @@ static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, 
     request.threads = f->threads;
     request.seed = (uint64_t)f->seed;
     request.search = f->search;
+    request.precision = f->precision;
+    request.format = f->format;
     if ((st = pp_shard_request_check(&request, err)) != PP_OK)
         return st;
     pp_shard_plan_options o;

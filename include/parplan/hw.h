@@ -50,6 +50,11 @@ pp_status pp_hw_catalog_add_file(pp_hw_catalog *cat, const char *path, pp_error 
 /* The type named `name` or one of its aliases, ignoring case; NULL if none.
  * The pointer stays valid until the catalog changes or is freed. */
 const pp_hw_device_type *pp_hw_find(const pp_hw_catalog *cat, const char *name);
+/* The same for a name a user gave as `what` ("--device", "device"): PP_EARG
+ * "WHAT NAME: no such device type (known: ...)" listing the catalog's types
+ * when there is none. */
+pp_status pp_hw_find_type(const pp_hw_catalog *cat, const char *name, const char *what,
+                          const pp_hw_device_type **out, pp_error *err);
 
 size_t pp_hw_catalog_count(const pp_hw_catalog *cat);
 const pp_hw_device_type *pp_hw_catalog_type(const pp_hw_catalog *cat, size_t index);

@@ -9,12 +9,19 @@
 
 #pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
 
+/* The words the choices take, as the CLI's help lists them. */
+#define PP_SHARD_SEARCHES "mcts|iopddl|both"
+#define PP_SHARD_PRECISIONS "typed|tf32|bf16"
+#define PP_SHARD_FORMATS "gspmd|sdy"
+
 typedef struct {
     double memory;  /* bytes per device (pp_option_memory); 0: the device's */
     double timeout; /* seconds for the whole job (pp_option_timeout): 60 */
     int64_t threads; /* pp_option_threads; 0: the machine's cores */
     uint64_t seed;  /* 1 */
-    const char *search; /* "mcts", "iopddl" or "both" (pp_shard_searches_parse) */
+    const char *search; /* one of PP_SHARD_SEARCHES: "both" */
+    const char *precision; /* one of PP_SHARD_PRECISIONS: "typed" */
+    const char *format;    /* of the sharded module, one of PP_SHARD_FORMATS: "gspmd" */
 } pp_shard_request;
 
 void pp_shard_request_default(pp_shard_request *r);
@@ -22,6 +29,30 @@ void pp_shard_request_default(pp_shard_request *r);
 pp_status pp_shard_request_check(const pp_shard_request *r, pp_error *err);
 /* The planner's options for a checked r, planning for `budget` seconds. */
 void pp_shard_request_options(const pp_shard_request *r, double budget, pp_shard_plan_options *o);
+
+/* The mesh as a front door names it. */
+typedef struct {
+    const char *mesh;        /* "b=2,m=4" (pp_shard_mesh_parse) */
+    const char *device;      /* a catalog name or alias: "a100-80gb" */
+    const char *device_flag; /* how the front door spells the device's option in messages */
+    const char *precision;   /* "typed", "tf32" or "bf16" (pp_shard_precision_parse) */
+} pp_shard_mesh_spec;
+
+/* The mesh spec names, on the built-in catalog (*catalog: the caller frees
+ * it, whatever the status, with pp_hw_catalog_free): PP_EARG listing the
+ * known types for an unknown device, PP_EINPUT for a malformed mesh, PP_EARG
+ * for a mesh of one device (nothing to shard over). */
+pp_status pp_shard_mesh_open(const pp_shard_mesh_spec *spec, pp_hw_catalog **catalog, pp_shard_mesh *mesh,
+                             pp_error *err);
+
+/* The plan an IOPDDL solution stands for (the CLI's --apply-iopddl): the
+ * problem file read and checked to be the one this model, mesh and memory
+ * limit give (pp_shard_bridge_check), the solution read against it, its
+ * plan chosen as pp_shard_plan chooses (out->bridge alone; free out with
+ * pp_shard_plan_free whatever the status). */
+pp_status pp_shard_plan_apply(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                              double memory, const char *problem_path, const char *solution_path,
+                              pp_shard_plan_result *out, pp_error *err);
 
 #pragma GCC visibility pop
 

@@ -1,7 +1,8 @@
 /* glue_shard.c: parplan.shard over the C library: StableHLO text analysed,
  * planned on a mesh by both searches (pp_shard_plan), the report built and
  * written as JSON by the library's pp_shard_report, as `parplan shard --json`
- * writes it, and the module written again with the plan. The steps between mirror tools/shard_cmd.c's plan path. */
+ * writes it, and the module written again with the plan. The mesh is
+ * opened by the library's pp_shard_mesh_open, as the CLI opens it. */
 #include <stdio.h>
 #include <string.h>
 #include "glue.h"
@@ -27,38 +28,13 @@ typedef struct {
     pp_error err;
 } shard_call;
 
-/* The device's type, or PP_EARG listing the known ones. */
-static pp_status find_device(shard_call *c, const pp_hw_device_type **out)
-{
-    *out = pp_hw_find(c->catalog, c->device);
-    if (*out)
-        return PP_OK;
-    char known[256] = "";
-    size_t n = 0;
-    for (size_t k = 0; k < pp_hw_catalog_count(c->catalog) && n < sizeof known; k++)
-        n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", k ? ", " : "",
-                              pp_hw_catalog_type(c->catalog, k)->name);
-    return pp_error_set(&c->err, PP_EARG, "device %s: no such device type (known: %s)", c->device, known);
-}
-
 static pp_status open_mesh(shard_call *c)
 {
-    const pp_hw_device_type *device;
-    pp_status st = pp_hw_catalog_builtin(&c->catalog, &c->err);
-    if (st == PP_OK)
-        st = find_device(c, &device);
-    if (st == PP_OK)
-        st = pp_shard_mesh_parse(c->mesh_text, device, pp_shard_default_link(), &c->mesh, &c->err);
-    if (st == PP_OK)
-        st = pp_shard_precision_parse(c->precision, &c->mesh.precision, &c->err);
+    pp_shard_mesh_spec spec = {c->mesh_text, c->device, "device", c->precision};
+    pp_status st = pp_shard_mesh_open(&spec, &c->catalog, &c->mesh, &c->err);
     if (st == PP_OK)
         st = pp_shard_format_parse(c->format_text, &c->format, &c->err);
-    if (st != PP_OK)
-        return st;
-    pp_shard_mesh_set_peaks(&c->mesh, c->catalog);
-    if (pp_shard_mesh_devices(&c->mesh) < 2)
-        return pp_error_set(&c->err, PP_EARG, "mesh %s: one device, nothing to shard over", c->mesh_text);
-    return PP_OK;
+    return st;
 }
 
 /* The report as `parplan shard --json` writes it, the sharded module
@@ -150,8 +126,8 @@ PyObject *glue_shard(PyObject *self, PyObject *args, PyObject *kwargs)
     PyObject *memory, *seed, *progress = Py_None;
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ssssOdLOss|O", keys, &c.text, &c.size, &c.name, &c.mesh_text,
-                                     &c.device, &c.precision, &memory, &request.timeout, &threads, &seed,
-                                     &request.search, &c.format_text, &progress))
+                                     &c.device, &request.precision, &memory, &request.timeout, &threads, &seed,
+                                     &request.search, &request.format, &progress))
         return NULL;
     if (glue_memory(memory, &request.memory) < 0 || glue_seed(seed, &request.seed) < 0)
         return NULL;
@@ -159,6 +135,8 @@ PyObject *glue_shard(PyObject *self, PyObject *args, PyObject *kwargs)
     if (pp_shard_request_check(&request, &c.err) != PP_OK)
         return glue_raise(&c.err, NULL);
     pp_shard_request_options(&request, request.timeout, &c.options);
+    c.precision = request.precision;
+    c.format_text = request.format;
     c.options.on_progress = on_progress;
     c.options.progress_ctx = &c.job;
     c.options.stop = &c.job.stop;

@@ -124,3 +124,18 @@ def test_a_seed_past_64_bits_is_refused_with_its_range():
     said = python_refusal(lambda: parplan.iopddl.solve(IOPDDL, timeout=1, seed=2**64))
     assert said == cli_refusal("solve", IOPDDL, "--seed", 2**64)
     assert "from -9223372036854775808 to 18446744073709551615" in said
+
+
+@pytest.mark.parametrize("mesh,device,precision", [("b=2", "tpu9", "typed"), ("b=1", "a100-80gb", "typed"),
+                                                   ("b=2", "a100-80gb", "fp4"), ("b=2,b=2", "h100", "typed")])
+def test_shard_opens_the_mesh_as_the_cli_does(mesh, device, precision):
+    """One pp_shard_mesh_open for both: the same refusal, word for word."""
+    with open(MODEL) as f:
+        model = f.read()
+    with pytest.raises(parplan.Error) as refused:
+        parplan.shard(model, mesh=mesh, device=device, precision=precision)
+    code, _, err = cli("shard", MODEL, "--mesh", mesh, "--device", device, "--precision", precision)
+    line = err.strip().splitlines()[-1]
+    assert code == 2
+    assert line.replace("parplan: --", "").replace("parplan: ", "").replace("parplan shard: --", "") == \
+        refused.value.message

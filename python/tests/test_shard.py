@@ -66,7 +66,7 @@ def test_bad_mesh_and_device_are_refused():
         parplan.shard(text, mesh={"b": 1})
     with pytest.raises(parplan.Error):
         parplan.shard(text, mesh="b=two")
-    with pytest.raises(ValueError, match="expected mcts, iopddl or both"):
+    with pytest.raises(ValueError, match=r"search greedy: allowed: mcts\|iopddl\|both"):
         parplan.shard(text, mesh={"b": 2}, search="greedy")
 
 

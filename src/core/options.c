@@ -66,6 +66,17 @@ pp_status pp_option_check(const pp_option_range *r, double v, pp_error *err)
     return pp_error_set(err, PP_EARG, "%s %.17g: allowed: %s", r->name, v, allowed);
 }
 
+pp_status pp_option_check_choice(const char *name, const char *value, const char *choices, pp_error *err)
+{
+    size_t n = strlen(value);
+    for (const char *p = choices; *p; p += strcspn(p, "|"), p += *p == '|') {
+        size_t len = strcspn(p, "|");
+        if (len == n && strncmp(p, value, n) == 0)
+            return PP_OK;
+    }
+    return pp_error_set(err, PP_EARG, "%s %s: allowed: %s", name, value, choices);
+}
+
 bool pp_bytes_parse(const char *text, double *out)
 {
     static const struct {

@@ -38,9 +38,8 @@ pp_status pp_sched_request_check(const pp_sched_request *r, pp_error *err)
         st = pp_option_check(&pp_option_rounds, (double)r->rounds, err);
     if (st == PP_OK)
         st = pp_option_check(&pp_sched_option_coarsen, (double)r->coarsen, err);
-    pp_sched_objective objective;
-    if (st == PP_OK && !objective_of(r->objective, &objective))
-        st = pp_error_set(err, PP_EARG, "objective %s: allowed: %s", r->objective, PP_SCHED_OBJECTIVES);
+    if (st == PP_OK)
+        st = pp_option_check_choice("objective", r->objective, PP_SCHED_OBJECTIVES, err);
     return st;
 }
 

@@ -4,7 +4,7 @@
 
 void pp_shard_request_default(pp_shard_request *r)
 {
-    *r = (pp_shard_request){.timeout = 60, .seed = 1, .search = "both"};
+    *r = (pp_shard_request){.timeout = 60, .seed = 1, .search = "both", .precision = "typed", .format = "gspmd"};
 }
 
 pp_status pp_shard_request_check(const pp_shard_request *r, pp_error *err)
@@ -14,9 +14,12 @@ pp_status pp_shard_request_check(const pp_shard_request *r, pp_error *err)
         st = pp_option_check(&pp_option_timeout, r->timeout, err);
     if (st == PP_OK)
         st = pp_option_check(&pp_option_threads, (double)r->threads, err);
-    pp_shard_searches searches;
     if (st == PP_OK)
-        st = pp_shard_searches_parse(r->search, &searches, err);
+        st = pp_option_check_choice("search", r->search, PP_SHARD_SEARCHES, err);
+    if (st == PP_OK)
+        st = pp_option_check_choice("precision", r->precision, PP_SHARD_PRECISIONS, err);
+    if (st == PP_OK)
+        st = pp_option_check_choice("format", r->format, PP_SHARD_FORMATS, err);
     return st;
 }
 
