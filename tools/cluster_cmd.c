@@ -143,30 +143,27 @@ static pp_status write_picture(timeline_writer write, const pp_timeline *t, cons
     return cli_close_out(f, path, st, err);
 }
 
-/* Simulates p at `at`, writing the pictures the flags ask for. */
-static pp_status simulate(const cluster_flags *f, const inputs *in, const pp_cluster_plan *p, double at,
-                          bool pictures, pp_cluster_report *rep, pp_error *err)
+/* The timeline the pictures the flags ask for are drawn on, or NULL. */
+static pp_status new_timeline(const cluster_flags *f, const inputs *in, pp_timeline **t, pp_error *err)
 {
-    pp_cluster_sim_options o = {.start_time = at};
-    pictures = pictures && (f->trace || f->svg);
-    if (pictures) {
-        o.timeline = pp_timeline_new(in->cluster->name ? in->cluster->name : "cluster", 1e6);
-        if (!o.timeline)
-            return pp_error_set(err, PP_ENOMEM, "out of memory for the timeline");
-    }
-    pp_status st = pp_cluster_simulate(in->cluster, in->workload, p, &o, rep, err);
-    if (st == PP_OK && !isfinite(rep->step_time))
-        st = pp_error_set(err, PP_INFEASIBLE,
-                          "the plan cannot run at time %g: a transfer it needs waits for ever on a link "
-                          "that is down or too slow to finish in finite time",
-                          at);
-    if (st == PP_OK && pictures)
-        st = title_picture(in, p, rep, o.timeline, err);
-    if (st == PP_OK && pictures && f->trace)
-        st = write_picture(pp_timeline_write_trace, o.timeline, f->trace, err);
-    if (st == PP_OK && pictures && f->svg)
-        st = write_picture(pp_timeline_write_svg, o.timeline, f->svg, err);
-    pp_timeline_free(o.timeline);
+    *t = NULL;
+    if (!f->trace && !f->svg)
+        return PP_OK;
+    *t = pp_timeline_new(in->cluster->name ? in->cluster->name : "cluster", 1e6);
+    return *t ? PP_OK : pp_error_set(err, PP_ENOMEM, "out of memory for the timeline");
+}
+
+/* The pictures of p's step, drawn on t, written where the flags say. */
+static pp_status write_pictures(const cluster_flags *f, const inputs *in, const pp_cluster_plan *p,
+                                const pp_cluster_report *rep, pp_timeline *t, pp_error *err)
+{
+    if (!t)
+        return PP_OK;
+    pp_status st = title_picture(in, p, rep, t, err);
+    if (st == PP_OK && f->trace)
+        st = write_picture(pp_timeline_write_trace, t, f->trace, err);
+    if (st == PP_OK && f->svg)
+        st = write_picture(pp_timeline_write_svg, t, f->svg, err);
     return st;
 }
 
@@ -229,21 +226,23 @@ static int run_simulate(const cluster_flags *f, inputs *in)
 {
     pp_error err = {0};
     pp_cluster_report rep = {0};
-    pp_status st = simulate(f, in, in->plan, f->at, true, &rep, &err);
-    if (st != PP_OK) {
-        pp_cluster_report_free(&rep);
-        return cli_fail("parplan", &err);
-    }
-    if (f->json) {
+    pp_timeline *t;
+    pp_status st = new_timeline(f, in, &t, &err);
+    if (st == PP_OK)
+        st = pp_cluster_simulate_at(in->cluster, in->workload, in->plan, f->at, t, &rep, &err);
+    if (st == PP_OK)
+        st = write_pictures(f, in, in->plan, &rep, t, &err);
+    pp_timeline_free(t);
+    if (st == PP_OK && f->json) {
         json_t *summary = step_json(in->plan, &rep);
         json_object_set_new(summary, "devices", devices_json(in, &rep));
         print_json(summary);
-    } else {
+    } else if (st == PP_OK) {
         print_step("plan", in->plan, &rep);
         print_devices(in, &rep);
     }
     pp_cluster_report_free(&rep);
-    return 0;
+    return st == PP_OK ? 0 : cli_fail("parplan", &err);
 }
 
 static void print_search(const pp_cluster_plan_result *r)
@@ -260,69 +259,59 @@ static json_t *search_json(const pp_cluster_plan_result *r)
                      r->lower_bound);
 }
 
-static void take_report(pp_cluster_report *from, pp_cluster_report *to)
+/* The best plan beside the uniform baseline, as the library's summary of
+ * the search's answer gives them. */
+static pp_status report_plan(const cluster_flags *f, const inputs *in, const pp_cluster_plan_result *r,
+                             const pp_cluster_plan_summary *sum, json_t *summary, pp_error *err)
 {
-    *to = *from;
-    *from = (pp_cluster_report){0};
-}
-
-/* The best plan beside the uniform baseline, with the figures of the
- * search's own simulations (simulated again only for pictures; the
- * uniform's taken from the best's when it is the same plan): at thousands
- * of GPUs a simulation is a good part of the time limit. */
-static int report_plan(const cluster_flags *f, inputs *in, pp_cluster_plan_result *r, double at,
-                       json_t *summary)
-{
-    pp_error err = {0};
-    pp_cluster_report best = {0}, uniform = {0};
+    const pp_cluster_report *best = &sum->best, *uniform = &sum->uniform;
     pp_status st = PP_OK;
-    if (f->trace || f->svg || !r->best_report.compute)
-        st = simulate(f, in, r->best, at, true, &best, &err);
-    else
-        take_report(&r->best_report, &best);
-    bool same = r->uniform && pp_cluster_plan_equal(r->best, r->uniform);
-    if (st == PP_OK && r->uniform && !same && r->uniform_report.compute)
-        take_report(&r->uniform_report, &uniform);
-    else if (st == PP_OK && r->uniform && !same)
-        st = simulate(f, in, r->uniform, at, false, &uniform, &err);
-    if (same)
-        uniform = (pp_cluster_report){.step_time = best.step_time, .samples_per_second = best.samples_per_second,
-                                      .tflops_per_device = best.tflops_per_device, .fits = best.fits};
-    if (st == PP_OK && (f->out || !f->json))
-        st = write_plan(r->best, f->out, &err);
-    double speedup = r->uniform ? uniform.step_time / best.step_time : INFINITY;
-    double ideal = pp_cluster_ideal_step_time(in->cluster, in->workload, at);
+    if (f->out || !f->json)
+        st = write_plan(r->best, f->out, err);
     if (st == PP_OK && f->json) {
-        json_t *step = step_json(r->best, &best);
+        json_t *step = step_json(r->best, best);
         json_object_update(summary, step);
         json_decref(step);
-        json_object_set_new(summary, "ideal_step_time", json_real(ideal));
-        json_object_set_new(summary, "uniform_step_time", r->uniform ? json_real(uniform.step_time) : json_null());
-        json_object_set_new(summary, "speedup_over_uniform", r->uniform ? json_real(speedup) : json_null());
-        json_object_set_new(summary, "uniform", r->uniform ? step_json(r->uniform, &uniform) : json_null());
+        json_object_set_new(summary, "ideal_step_time", json_real(sum->ideal));
+        json_object_set_new(summary, "uniform_step_time", r->uniform ? json_real(uniform->step_time) : json_null());
+        json_object_set_new(summary, "speedup_over_uniform", r->uniform ? json_real(sum->speedup) : json_null());
+        json_object_set_new(summary, "uniform", r->uniform ? step_json(r->uniform, uniform) : json_null());
         json_object_set_new(summary, "search_seconds", json_real(r->seconds));
         json_object_set_new(summary, "complete", json_boolean(r->complete));
         json_object_set_new(summary, "search", search_json(r));
-        json_object_set_new(summary, "devices", devices_json(in, &best));
-        print_json(summary);
+        json_object_set_new(summary, "devices", devices_json(in, best));
+        print_json(json_incref(summary));
     } else if (st == PP_OK && !f->quiet) {
-        print_step("plan", r->best, &best);
+        print_step("plan", r->best, best);
         if (r->uniform)
-            print_step("uniform", r->uniform, &uniform);
+            print_step("uniform", r->uniform, uniform);
         else
             fprintf(stderr, "uniform   no Megatron-uniform plan fits in memory\n");
         if (r->uniform)
-            fprintf(stderr, "speed-up  %.2fx over the best Megatron-uniform plan\n", speedup);
+            fprintf(stderr, "speed-up  %.2fx over the best Megatron-uniform plan\n", sum->speedup);
         fprintf(stderr, "ideal     %.4f s per step: every device computing all the time (the plan reaches %.0f%%)\n",
-                ideal, 100 * ideal / best.step_time);
+                sum->ideal, 100 * sum->ideal / best->step_time);
         print_search(r);
-        print_devices(in, &best);
+        print_devices(in, best);
     }
-    if (f->json && st != PP_OK)
-        json_decref(summary);
-    pp_cluster_report_free(&best);
-    pp_cluster_report_free(&uniform);
-    return st == PP_OK ? 0 : cli_fail("parplan", &err);
+    return st;
+}
+
+static void print_gain(const cluster_flags *f, const inputs *in, const pp_cluster_plan_result *r, json_t *summary)
+{
+    if (in->plan && !f->json && !f->quiet) {
+        if (isfinite(r->warm_time))
+            fprintf(stderr, "old plan  %.4f s per step under the new conditions\n", r->warm_time);
+        else
+            fprintf(stderr, "old plan  cannot run under the new conditions (a device is lost or a link down)\n");
+        if (isfinite(r->warm_time))
+            fprintf(stderr, "gain      %.2fx (%.1f%% less time per step)\n", r->warm_time / r->best_time,
+                    100 * (1 - r->best_time / r->warm_time));
+    }
+    if (in->plan && f->json) {
+        json_object_set_new(summary, "old_step_time", isfinite(r->warm_time) ? json_real(r->warm_time) : json_null());
+        json_object_set_new(summary, "gain", isfinite(r->warm_time) ? json_real(r->warm_time / r->best_time) : json_null());
+    }
 }
 
 static int search_and_report(const cluster_flags *f, inputs *in, double at, double started, json_t *summary)
@@ -336,42 +325,25 @@ static int search_and_report(const cluster_flags *f, inputs *in, double at, doub
                                  /* the search's reports serve unless pictures are asked for */
                                  .reserve_simulations = f->trace || f->svg ? 1 : 0};
     pp_cluster_plan_result r = {0};
+    pp_cluster_plan_summary sum = {0};
     pp_error err = {0};
-    if (pp_cluster_plan_search(in->cluster, in->workload, &o, &r, &err) != PP_OK) {
-        json_decref(summary);
-        pp_cluster_plan_result_free(&r);
-        return cli_fail("parplan", &err);
+    pp_timeline *t = NULL;
+    pp_status st = pp_cluster_plan_search(in->cluster, in->workload, &o, &r, &err);
+    if (st == PP_OK)
+        st = new_timeline(f, in, &t, &err);
+    if (st == PP_OK)
+        st = pp_cluster_plan_summarize(in->cluster, in->workload, &r, at, t, &sum, &err);
+    if (st == PP_OK)
+        st = write_pictures(f, in, r.best, &sum.best, t, &err);
+    if (st == PP_OK) {
+        print_gain(f, in, &r, summary);
+        st = report_plan(f, in, &r, &sum, summary, &err);
     }
-    if (!r.best) {
-        json_decref(summary);
-        pp_cluster_plan_result_free(&r);
-        fprintf(stderr, r.complete ? "parplan: no plan fits the workload in the cluster's memory\n"
-                                   : "parplan: no plan that fits was found within the time limit (the search did "
-                                     "not finish; a longer --timeout may find one)\n");
-        return 1;
-    }
-    /* the answer, judged apart from the search that made it */
-    if (pp_cluster_plan_check(in->cluster, in->workload, r.best, at, &err) != PP_OK) {
-        json_decref(summary);
-        pp_cluster_plan_result_free(&r);
-        return cli_fail("parplan", &err);
-    }
-    if (in->plan && !f->json && !f->quiet) {
-        if (isfinite(r.warm_time))
-            fprintf(stderr, "old plan  %.4f s per step under the new conditions\n", r.warm_time);
-        else
-            fprintf(stderr, "old plan  cannot run under the new conditions (a device is lost or a link down)\n");
-        if (isfinite(r.warm_time))
-            fprintf(stderr, "gain      %.2fx (%.1f%% less time per step)\n", r.warm_time / r.best_time,
-                    100 * (1 - r.best_time / r.warm_time));
-    }
-    if (in->plan && f->json) {
-        json_object_set_new(summary, "old_step_time", isfinite(r.warm_time) ? json_real(r.warm_time) : json_null());
-        json_object_set_new(summary, "gain", isfinite(r.warm_time) ? json_real(r.warm_time / r.best_time) : json_null());
-    }
-    int code = report_plan(f, in, &r, at, summary);
+    json_decref(summary);
+    pp_timeline_free(t);
+    pp_cluster_plan_summary_free(&sum);
     pp_cluster_plan_result_free(&r);
-    return code;
+    return st == PP_OK ? 0 : cli_fail("parplan", &err);
 }
 
 /* The moment every event of the events file has happened. */

@@ -26,6 +26,7 @@ typedef struct {
     pp_cluster_workload *workload;
     pp_cluster_plan *plan;
     pp_cluster_plan_result result;
+    pp_cluster_plan_summary summary;
     pp_cluster_report report;
     double ideal;
     const char *failed;        /* the name of the document that failed to read */
@@ -112,18 +113,10 @@ static void plan_work(glue_job *job)
     c->options.start_time = c->at;
     c->options.warm_start = c->plan;
     c->status = pp_cluster_plan_search(c->cluster, c->workload, &c->options, &c->result, &c->err);
-    if (c->status == PP_OK && !c->result.best)
-        c->status = pp_error_set(&c->err, PP_INFEASIBLE, c->result.complete
-                                     ? "no plan fits the workload in the cluster's memory"
-                                     : "no plan that fits was found within the time limit (the search did not "
-                                       "finish; a longer timeout may find one)");
-    /* The search's own simulation of its answer serves, as in the CLI. */
-    if (c->status == PP_OK && !c->result.best_report.compute) {
-        pp_cluster_sim_options o = {.start_time = c->at};
-        c->status = pp_cluster_simulate(c->cluster, c->workload, c->result.best, &o, &c->result.best_report,
-                                        &c->err);
-    }
-    c->ideal = pp_cluster_ideal_step_time(c->cluster, c->workload, c->at);
+    /* judged, simulated and summed up as the CLI's are */
+    if (c->status == PP_OK)
+        c->status = pp_cluster_plan_summarize(c->cluster, c->workload, &c->result, c->at, NULL, &c->summary, &c->err);
+    c->ideal = c->summary.ideal;
 }
 
 static void simulate_work(glue_job *job)
@@ -131,13 +124,7 @@ static void simulate_work(glue_job *job)
     cluster_call *c = (cluster_call *)job;
     if ((c->status = read_inputs(c)) != PP_OK)
         return;
-    pp_cluster_sim_options o = {.start_time = c->at};
-    c->status = pp_cluster_simulate(c->cluster, c->workload, c->plan, &o, &c->report, &c->err);
-    if (c->status == PP_OK && !isfinite(c->report.step_time))
-        c->status = pp_error_set(&c->err, PP_INFEASIBLE,
-                                 "the plan cannot run at time %g: a transfer it needs waits for ever on a link "
-                                 "that is down or too slow to finish in finite time",
-                                 c->at);
+    c->status = pp_cluster_simulate_at(c->cluster, c->workload, c->plan, c->at, NULL, &c->report, &c->err);
     c->ideal = pp_cluster_ideal_step_time(c->cluster, c->workload, c->at);
 }
 
@@ -194,7 +181,7 @@ static PyObject *plan_answer(const cluster_call *c)
     const pp_cluster_plan_result *r = &c->result;
     PyObject *d = PyDict_New();
     if (d && (glue_put(d, "plan", plan_text(r->best)) | glue_put(d, "step_time", PyFloat_FromDouble(r->best_time)) |
-              glue_put(d, "report", report_dict(c->cluster, &r->best_report)) |
+              glue_put(d, "report", report_dict(c->cluster, &c->summary.best)) |
               glue_put(d, "uniform", plan_text(r->uniform)) |
               glue_put(d, "uniform_step_time", r->uniform ? number(r->uniform_time) : Py_NewRef(Py_None)) |
               glue_put(d, "old_step_time", c->plan ? number(r->warm_time) : Py_NewRef(Py_None)) |
@@ -212,6 +199,7 @@ static PyObject *plan_answer(const cluster_call *c)
 static PyObject *finish(cluster_call *c, PyObject *answer)
 {
     pp_cluster_report_free(&c->report);
+    pp_cluster_plan_summary_free(&c->summary);
     pp_cluster_plan_result_free(&c->result);
     pp_cluster_plan_free(c->plan);
     pp_cluster_workload_free(c->workload);

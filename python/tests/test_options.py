@@ -139,3 +139,30 @@ def test_shard_opens_the_mesh_as_the_cli_does(mesh, device, precision):
     assert code == 2
     assert line.replace("parplan: --", "").replace("parplan: ", "").replace("parplan shard: --", "") == \
         refused.value.message
+
+
+SMALL = os.path.join(os.environ.get("PP_SOURCE_DIR", "."), "tests", "cluster", "data", "cluster-small.json")
+TINY = os.path.join(os.environ.get("PP_SOURCE_DIR", "."), "tests", "cluster", "data", "workload-tiny.json")
+
+
+def test_cluster_plan_answers_as_the_cli_does():
+    """One pp_cluster_plan_summarize for both: the same plan, its check, its step."""
+    ours = parplan.cluster.plan(SMALL, TINY, timeout=20, threads=1, seed=1)
+    code, out, err = cli("cluster", "plan", SMALL, TINY, "--timeout", 20, "--threads", 1, "--seed", 1, "--json")
+    assert code == 0, err
+    theirs = json.loads(out)
+    assert ours.complete and theirs["complete"]
+    assert ours.report.step_time == pytest.approx(theirs["step_time"], rel=1e-9)
+    assert ours.ideal_step_time == pytest.approx(theirs["ideal_step_time"], rel=1e-9)
+
+
+def test_cluster_plan_refuses_as_the_cli_does(tmp_path):
+    workload = {"name": "huge batch", "transformer": {"layers": 24, "hidden": 2304, "heads": 24, "sequence": 2048,
+                                                      "vocabulary": 51200, "global_batch": 2**30}}
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(workload))
+    with pytest.raises(parplan.InputError) as refused:
+        parplan.cluster.plan(CLUSTER, workload, timeout=5)
+    code, _, err = cli("cluster", "plan", CLUSTER, path, "--timeout", 5, "--quiet")
+    assert code == 2
+    assert err.strip().splitlines()[-1] == "parplan: " + refused.value.message
