@@ -9,28 +9,8 @@
 #include <sys/wait.h>
 #include "check.h"
 
-/* Runs a shell command, returns its exit status and the first line of what
- * it wrote (stdout and stderr together). */
-static inline int run(const char *command, char *first_line, size_t size)
-{
-    char full[2400];
-    snprintf(full, sizeof full, "%s 2>&1", command);
-    FILE *f = popen(full, "r");
-    if (!f)
-        return -1;
-    first_line[0] = 0;
-    char line[1024];
-    bool seen = false;
-    while (fgets(line, sizeof line, f))
-        if (!seen) {
-            snprintf(first_line, size, "%s", line);
-            seen = true;
-        }
-    int status = pclose(f);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* As run, but keeps all it wrote (up to size), not the first line. */
+/* Runs a shell command, returns its exit status and what it wrote (stdout
+ * and stderr together, up to size). */
 static inline int run_all(const char *command, char *said, size_t size)
 {
     char full[2400];
@@ -45,6 +25,15 @@ static inline int run_all(const char *command, char *said, size_t size)
         ;
     int status = pclose(f);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The same, keeping the first line of what it wrote. */
+static inline int run(const char *command, char *first_line, size_t size)
+{
+    static char said[65536];
+    int status = run_all(command, said, sizeof said);
+    snprintf(first_line, size, "%.*s", (int)strcspn(said, "\n") + (said[strcspn(said, "\n")] == '\n'), said);
+    return status;
 }
 
 /* The command exits with code and says needle somewhere (NULL: anything). */

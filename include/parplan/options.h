@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "parplan/core.h"
 
 #pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
@@ -27,6 +28,9 @@ extern const pp_option_range pp_option_threads; /* workers: 0 (one per core) to 
 extern const pp_option_range pp_option_seed;    /* any 64-bit value, signed or not */
 extern const pp_option_range pp_option_rounds;  /* a cap on rounds: 0 (none) or more */
 extern const pp_option_range pp_option_memory;  /* bytes per device: > 0 */
+
+/* The options every solving request has: timeout, then threads. */
+pp_status pp_option_check_solver(double timeout, int64_t threads, pp_error *err);
 
 /* What r allows, as people say it: "a number > 0, at most 1e+09",
  * "a whole number from 0 to 1024". */

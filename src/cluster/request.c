@@ -12,9 +12,7 @@ void pp_cluster_request_default(pp_cluster_request *r)
 
 pp_status pp_cluster_request_check(const pp_cluster_request *r, pp_error *err)
 {
-    pp_status st = pp_option_check(&pp_option_timeout, r->timeout, err);
-    if (st == PP_OK)
-        st = pp_option_check(&pp_option_threads, (double)r->threads, err);
+    pp_status st = pp_option_check_solver(r->timeout, r->threads, err);
     if (st == PP_OK)
         st = pp_option_check(&pp_cluster_option_at, r->at, err);
     if (st == PP_OK)

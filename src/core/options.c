@@ -66,6 +66,12 @@ pp_status pp_option_check(const pp_option_range *r, double v, pp_error *err)
     return pp_error_set(err, PP_EARG, "%s %.17g: allowed: %s", r->name, v, allowed);
 }
 
+pp_status pp_option_check_solver(double timeout, int64_t threads, pp_error *err)
+{
+    pp_status st = pp_option_check(&pp_option_timeout, timeout, err);
+    return st == PP_OK ? pp_option_check(&pp_option_threads, (double)threads, err) : st;
+}
+
 pp_status pp_option_check_choice(const char *name, const char *value, const char *choices, pp_error *err)
 {
     size_t n = strlen(value);

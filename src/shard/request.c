@@ -11,9 +11,7 @@ pp_status pp_shard_request_check(const pp_shard_request *r, pp_error *err)
 {
     pp_status st = r->memory == 0 ? PP_OK : pp_option_check(&pp_option_memory, r->memory, err);
     if (st == PP_OK)
-        st = pp_option_check(&pp_option_timeout, r->timeout, err);
-    if (st == PP_OK)
-        st = pp_option_check(&pp_option_threads, (double)r->threads, err);
+        st = pp_option_check_solver(r->timeout, r->threads, err);
     if (st == PP_OK)
         st = pp_option_check_choice("search", r->search, PP_SHARD_SEARCHES, err);
     if (st == PP_OK)
