@@ -176,42 +176,6 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
     print_report(stderr, p, rep);
 }
 
-static int solve_and_write(const schedule_flags *f, const pp_sched_request *request, pp_sched_problem *p,
-                           const pp_sched_schedule *start, double started)
-{
-    pp_sched_options o;
-    pp_sched_request_options(request, cli_solve_budget(f->timeout, started), &o);
-    o.start = start;
-    progress live = {!f->quiet && isatty(2)};
-    o.on_progress = show_progress;
-    o.progress_ctx = &live;
-    pp_sched_result r;
-    pp_error err = {0};
-    pp_status st = pp_sched_solve(p, &o, &r, &err);
-    if (live.live)
-        fprintf(stderr, "\r\033[K");
-    if (st != PP_OK)
-        return cli_fail("parplan", &err);
-    pp_sched_report rep;
-    pp_error check = {0};
-    if (pp_sched_check(p, r.schedule, &rep, &check) != PP_OK) {
-        pp_sched_report_free(&rep);
-        pp_sched_result_free(&r);
-        return cli_fail("parplan", &check);
-    }
-    if (f->out || !f->json)
-        st = write_file(pp_sched_write_schedule, p, r.schedule, f->out, &err);
-    if (st == PP_OK && f->trace)
-        st = write_file(pp_sched_write_trace, p, r.schedule, f->trace, &err);
-    if (st == PP_OK && f->svg)
-        st = write_file(pp_sched_write_svg, p, r.schedule, f->svg, &err);
-    if (st == PP_OK)
-        print_summary(f, p, &r, &rep);
-    pp_sched_report_free(&rep);
-    pp_sched_result_free(&r);
-    return st == PP_OK ? 0 : cli_fail("parplan", &err);
-}
-
 int cmd_schedule(int argc, char **argv)
 {
     double started = pp_now();
@@ -220,7 +184,6 @@ int cmd_schedule(int argc, char **argv)
     int code;
     if (!flags_parse(&schedule_command, argc, argv, &f, &code))
         return code;
-    pp_error err = {0};
     pp_sched_request request;
     pp_sched_request_default(&request);
     request.timeout = f.timeout;
@@ -230,20 +193,27 @@ int cmd_schedule(int argc, char **argv)
     request.coarsen = f.coarsen;
     request.no_mip = f.no_mip;
     request.objective = f.objective;
-    if (pp_sched_request_check(&request, &err) != PP_OK)
-        return cli_fail("parplan", &err);
-    pp_sched_problem *p;
-    if (pp_sched_load(f.file, &p, &err) != PP_OK)
-        return cli_fail("parplan", &err);
-    pp_sched_schedule *start = NULL;
-    if (f.start && pp_sched_load_schedule(f.start, p, &start, &err) != PP_OK) {
-        pp_sched_problem_free(p);
-        return cli_fail("parplan", &err);
-    }
-    code = solve_and_write(&f, &request, p, start, started);
-    pp_sched_schedule_free(start);
-    pp_sched_problem_free(p);
-    return code;
+    progress live = {!f.quiet && isatty(2)};
+    pp_sched_job job = {.problem = {.path = f.file}, .start = {.path = f.start}, .on_progress = show_progress,
+                        .progress_ctx = &live};
+    pp_sched_outcome out;
+    pp_error err = {0};
+    /* the run's timeout from its start, less the margin kept for writing */
+    job.solve_by = pp_now() + cli_solve_budget(f.timeout, started);
+    pp_status st = pp_sched_run(&request, &job, &out, &err);
+    if (live.live)
+        fprintf(stderr, "\r\033[K");
+    const pp_sched_problem *p = out.problem;
+    if (st == PP_OK && (f.out || !f.json))
+        st = write_file(pp_sched_write_schedule, p, out.result.schedule, f.out, &err);
+    if (st == PP_OK && f.trace)
+        st = write_file(pp_sched_write_trace, p, out.result.schedule, f.trace, &err);
+    if (st == PP_OK && f.svg)
+        st = write_file(pp_sched_write_svg, p, out.result.schedule, f.svg, &err);
+    if (st == PP_OK)
+        print_summary(&f, p, &out.result, &out.check);
+    pp_sched_outcome_free(&out);
+    return st == PP_OK ? 0 : cli_fail("parplan", &err);
 }
 
 typedef struct {

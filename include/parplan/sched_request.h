@@ -30,6 +30,40 @@ pp_status pp_sched_request_check(const pp_sched_request *r, pp_error *err);
 /* The solver's options for a checked r, solving for `budget` seconds. */
 void pp_sched_request_options(const pp_sched_request *r, double budget, pp_sched_options *o);
 
+/* A document a front door hands over: a file (path), or text in memory
+ * that `name` stands for in messages. */
+typedef struct {
+    const char *path;
+    const char *text;
+    size_t size;
+    const char *name;
+} pp_sched_source;
+
+/* `schedule` as one library call, beside the request: where the problem
+ * and the start come from, the time the solve has, how it reports. */
+typedef struct {
+    pp_sched_source problem;
+    pp_sched_source start; /* a schedule to start from; path and text NULL: none */
+    double solve_by;       /* pp_now() time the solve ends by: reading counts against it, and the
+                              caller keeps what it needs for writing after it */
+    void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
+    void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
+} pp_sched_job;
+
+typedef struct {
+    pp_sched_problem *problem;
+    pp_sched_result result;
+    pp_sched_report check;   /* the independent checker's figures of result.schedule */
+    const char *failed;      /* the name of the document that could not be read, or NULL */
+} pp_sched_outcome;
+
+/* Reads the problem and the start, solves with r's options, and checks the
+ * schedule with the checker that shares no code with the solver. Free out
+ * with pp_sched_outcome_free whatever the status. */
+pp_status pp_sched_run(const pp_sched_request *r, const pp_sched_job *job, pp_sched_outcome *out, pp_error *err);
+void pp_sched_outcome_free(pp_sched_outcome *out);
+
 #pragma GCC visibility pop
 
 #endif

@@ -14,10 +14,11 @@ typedef struct {
     const char *source, *name, *schedule_source, *schedule_name;
     Py_ssize_t size, schedule_size;
     bool is_path;
-    pp_sched_options options;
+    pp_sched_request request; /* schedule's: one pp_sched_run, as the CLI's */
+    pp_sched_job run;
+    pp_sched_outcome out;
     pp_sched_problem *problem;
     pp_sched_schedule *start;
-    pp_sched_result result;
     char *schedule_text;
     size_t schedule_text_size;
     pp_status status;
@@ -40,12 +41,12 @@ static pp_status load(sched_call *c)
 }
 
 /* The schedule in its JSON format, written by the library's writer. */
-static pp_status write_schedule(sched_call *c, const pp_sched_schedule *s)
+static pp_status write_schedule(sched_call *c, const pp_sched_problem *p, const pp_sched_schedule *s)
 {
     FILE *f = open_memstream(&c->schedule_text, &c->schedule_text_size);
     if (!f)
         return pp_error_set(&c->err, PP_ENOMEM, "out of memory");
-    pp_status st = pp_sched_write_schedule(c->problem, s, f, &c->err);
+    pp_status st = pp_sched_write_schedule(p, s, f, &c->err);
     if (fclose(f) != 0 && st == PP_OK)
         st = pp_error_set(&c->err, PP_ENOMEM, "out of memory");
     return st;
@@ -54,23 +55,18 @@ static pp_status write_schedule(sched_call *c, const pp_sched_schedule *s)
 static void solve_work(glue_job *job)
 {
     sched_call *c = (sched_call *)job;
-    c->status = load(c);
-    if (c->status == PP_OK && c->schedule_source) {
-        c->status = pp_sched_load_schedule_buffer(c->schedule_name, c->schedule_source, (size_t)c->schedule_size,
-                                                  c->problem, &c->start, &c->err);
-        c->options.start = c->start;
-    }
+    /* the timeout counts from the call, reading included, as the CLI's does */
+    c->run.solve_by = pp_now() + c->request.timeout;
+    c->status = pp_sched_run(&c->request, &c->run, &c->out, &c->err);
     if (c->status == PP_OK)
-        c->status = pp_sched_solve(c->problem, &c->options, &c->result, &c->err);
-    if (c->status == PP_OK)
-        c->status = write_schedule(c, c->result.schedule);
+        c->status = write_schedule(c, c->out.problem, c->out.result.schedule);
 }
 
 static PyObject *number(double v) { return isnan(v) ? Py_NewRef(Py_None) : PyFloat_FromDouble(v); }
 
 static PyObject *solve_answer(sched_call *c)
 {
-    const pp_sched_result *r = &c->result;
+    const pp_sched_result *r = &c->out.result;
     PyObject *d = PyDict_New();
     PyObject *text = glue_text(c->schedule_text, c->schedule_text_size);
     c->schedule_text = NULL;
@@ -89,7 +85,7 @@ static PyObject *solve_answer(sched_call *c)
 static PyObject *finish(sched_call *c, PyObject *answer)
 {
     free(c->schedule_text);
-    pp_sched_result_free(&c->result);
+    pp_sched_outcome_free(&c->out);
     pp_sched_schedule_free(c->start);
     pp_sched_problem_free(c->problem);
     return answer;
@@ -118,15 +114,17 @@ PyObject *glue_sched_solve(PyObject *self, PyObject *args, PyObject *kwargs)
     request.no_mip = no_mip;
     if (pp_sched_request_check(&request, &c.err) != PP_OK)
         return glue_raise(&c.err, NULL);
-    c.is_path = is_path;
-    pp_sched_request_options(&request, request.timeout, &c.options);
-    c.options.on_progress = on_progress;
-    c.options.progress_ctx = &c.job;
-    c.options.stop = &c.job.stop;
+    c.request = request;
+    c.run = (pp_sched_job){.problem = {.text = c.source, .size = (size_t)c.size, .name = c.name},
+                           .start = {.text = c.schedule_source, .size = (size_t)c.schedule_size,
+                                     .name = c.schedule_name},
+                           .on_progress = on_progress, .progress_ctx = &c.job, .stop = &c.job.stop};
+    if (is_path)
+        c.run.problem.path = c.source;
     if (glue_run(&c.job, progress) < 0)
         return finish(&c, NULL);
     if (c.status != PP_OK)
-        return finish(&c, glue_raise(&c.err, c.problem && c.schedule_source && !c.start ? c.schedule_name : c.name));
+        return finish(&c, glue_raise(&c.err, c.out.failed));
     return finish(&c, solve_answer(&c));
 }
 
