@@ -77,59 +77,12 @@ const command_spec cluster_replan_command = {
     replan_flag_table,
 };
 
-/* Everything a command reads, freed in one place. */
-typedef struct {
-    pp_hw_catalog *catalog;
-    pp_cluster *cluster;
-    pp_cluster_workload *workload;
-    pp_cluster_plan *plan;
-} inputs;
-
-static void inputs_free(inputs *in)
-{
-    pp_cluster_plan_free(in->plan);
-    pp_cluster_workload_free(in->workload);
-    pp_cluster_free(in->cluster);
-    pp_hw_catalog_free(in->catalog);
-}
-
-static pp_status read_inputs(const cluster_flags *f, inputs *in, pp_error *err)
-{
-    *in = (inputs){0};
-    if (pp_hw_catalog_builtin(&in->catalog, err) != PP_OK)
-        return err->status;
-    if (f->devices && pp_hw_catalog_add_file(in->catalog, f->devices, err) != PP_OK)
-        return err->status;
-    if (pp_cluster_load(f->files[0], in->catalog, &in->cluster, err) != PP_OK)
-        return err->status;
-    if (f->event && pp_cluster_add_events_file(in->cluster, f->event, err) != PP_OK)
-        return err->status;
-    if (pp_cluster_workload_load(f->files[1], in->catalog, &in->workload, err) != PP_OK)
-        return err->status;
-    if (f->files[2] &&
-        pp_cluster_plan_load(f->files[2], in->cluster, in->workload, &in->plan, err) != PP_OK)
-        return err->status;
-    return PP_OK;
-}
-
 static pp_status write_plan(const pp_cluster_plan *p, const char *path, pp_error *err)
 {
     FILE *f = cli_open_out(path, err);
     if (!f)
         return err->status;
     return cli_close_out(f, path, pp_cluster_plan_write(p, f, err), err);
-}
-
-/* The picture's title carries what one needs to read it: the cluster, the
- * step time and the plan. */
-static pp_status title_picture(const inputs *in, const pp_cluster_plan *p, const pp_cluster_report *rep,
-                               pp_timeline *t, pp_error *err)
-{
-    char what[1024], title[1280];
-    pp_cluster_plan_describe(p, what, sizeof what);
-    snprintf(title, sizeof title, "%s: %.4f s per step (%s)", in->cluster->name ? in->cluster->name : "cluster",
-             rep->step_time, what);
-    return pp_timeline_set_title(t, title, err);
 }
 
 typedef pp_status (*timeline_writer)(const pp_timeline *, FILE *, pp_error *);
@@ -139,37 +92,22 @@ static pp_status write_picture(timeline_writer write, const pp_timeline *t, cons
     FILE *f = cli_open_out(path, err);
     if (!f)
         return err->status;
-    pp_status st = write(t, f, err);
-    return cli_close_out(f, path, st, err);
+    return cli_close_out(f, path, write(t, f, err), err);
 }
 
-/* The timeline the pictures the flags ask for are drawn on, or NULL. */
-static pp_status new_timeline(const cluster_flags *f, const inputs *in, pp_timeline **t, pp_error *err)
+/* The step the library drew, written where the flags say. */
+static pp_status write_pictures(const cluster_flags *f, const pp_timeline *t, pp_error *err)
 {
-    *t = NULL;
-    if (!f->trace && !f->svg)
-        return PP_OK;
-    *t = pp_timeline_new(in->cluster->name ? in->cluster->name : "cluster", 1e6);
-    return *t ? PP_OK : pp_error_set(err, PP_ENOMEM, "out of memory for the timeline");
-}
-
-/* The pictures of p's step, drawn on t, written where the flags say. */
-static pp_status write_pictures(const cluster_flags *f, const inputs *in, const pp_cluster_plan *p,
-                                const pp_cluster_report *rep, pp_timeline *t, pp_error *err)
-{
-    if (!t)
-        return PP_OK;
-    pp_status st = title_picture(in, p, rep, t, err);
-    if (st == PP_OK && f->trace)
+    pp_status st = PP_OK;
+    if (t && f->trace)
         st = write_picture(pp_timeline_write_trace, t, f->trace, err);
-    if (st == PP_OK && f->svg)
+    if (st == PP_OK && t && f->svg)
         st = write_picture(pp_timeline_write_svg, t, f->svg, err);
     return st;
 }
 
-static void print_devices(const inputs *in, const pp_cluster_report *r)
+static void print_devices(const pp_cluster *c, const pp_cluster_report *r)
 {
-    const pp_cluster *c = in->cluster;
     fprintf(stderr, "%-10s %-16s %9s %9s %9s %12s %12s\n", "device", "type", "compute", "comm", "idle",
             "peak memory", "capacity");
     for (int d = 0; d < c->device_count; d++) {
@@ -202,11 +140,11 @@ static json_t *step_json(const pp_cluster_plan *p, const pp_cluster_report *r)
                      "plan", what);
 }
 
-static json_t *devices_json(const inputs *in, const pp_cluster_report *r)
+static json_t *devices_json(const pp_cluster *c, const pp_cluster_report *r)
 {
     json_t *devices = json_array();
-    for (int d = 0; d < in->cluster->device_count; d++) {
-        const pp_cluster_node *n = &in->cluster->nodes[in->cluster->device_node[d]];
+    for (int d = 0; d < c->device_count; d++) {
+        const pp_cluster_node *n = &c->nodes[c->device_node[d]];
         json_array_append_new(devices, json_pack("{s:i, s:s, s:s, s:f, s:f, s:f, s:f}", "device", d, "node",
                                                  n->name, "type", n->type->name, "compute", r->compute[d],
                                                  "communication", r->communication[d], "idle", r->idle[d],
@@ -222,27 +160,16 @@ static void print_json(json_t *summary)
     json_decref(summary);
 }
 
-static int run_simulate(const cluster_flags *f, inputs *in)
+static void render_simulation(const cluster_flags *f, const pp_cluster_outcome *o)
 {
-    pp_error err = {0};
-    pp_cluster_report rep = {0};
-    pp_timeline *t;
-    pp_status st = new_timeline(f, in, &t, &err);
-    if (st == PP_OK)
-        st = pp_cluster_simulate_at(in->cluster, in->workload, in->plan, f->at, t, &rep, &err);
-    if (st == PP_OK)
-        st = write_pictures(f, in, in->plan, &rep, t, &err);
-    pp_timeline_free(t);
-    if (st == PP_OK && f->json) {
-        json_t *summary = step_json(in->plan, &rep);
-        json_object_set_new(summary, "devices", devices_json(in, &rep));
+    if (f->json) {
+        json_t *summary = step_json(o->plan, &o->step);
+        json_object_set_new(summary, "devices", devices_json(o->cluster, &o->step));
         print_json(summary);
-    } else if (st == PP_OK) {
-        print_step("plan", in->plan, &rep);
-        print_devices(in, &rep);
+    } else {
+        print_step("plan", o->plan, &o->step);
+        print_devices(o->cluster, &o->step);
     }
-    pp_cluster_report_free(&rep);
-    return st == PP_OK ? 0 : cli_fail("parplan", &err);
 }
 
 static void print_search(const pp_cluster_plan_result *r)
@@ -259,100 +186,58 @@ static json_t *search_json(const pp_cluster_plan_result *r)
                      r->lower_bound);
 }
 
-/* The best plan beside the uniform baseline, as the library's summary of
- * the search's answer gives them. */
-static pp_status report_plan(const cluster_flags *f, const inputs *in, const pp_cluster_plan_result *r,
-                             const pp_cluster_plan_summary *sum, json_t *summary, pp_error *err)
+/* replan: the old plan under the new conditions, and the gain. */
+static void gain_text(const pp_cluster_plan_result *r)
 {
-    const pp_cluster_report *best = &sum->best, *uniform = &sum->uniform;
-    pp_status st = PP_OK;
-    if (f->out || !f->json)
-        st = write_plan(r->best, f->out, err);
-    if (st == PP_OK && f->json) {
-        json_t *step = step_json(r->best, best);
-        json_object_update(summary, step);
-        json_decref(step);
-        json_object_set_new(summary, "ideal_step_time", json_real(sum->ideal));
-        json_object_set_new(summary, "uniform_step_time", r->uniform ? json_real(uniform->step_time) : json_null());
-        json_object_set_new(summary, "speedup_over_uniform", r->uniform ? json_real(sum->speedup) : json_null());
-        json_object_set_new(summary, "uniform", r->uniform ? step_json(r->uniform, uniform) : json_null());
-        json_object_set_new(summary, "search_seconds", json_real(r->seconds));
-        json_object_set_new(summary, "complete", json_boolean(r->complete));
-        json_object_set_new(summary, "search", search_json(r));
-        json_object_set_new(summary, "devices", devices_json(in, best));
-        print_json(json_incref(summary));
-    } else if (st == PP_OK && !f->quiet) {
-        print_step("plan", r->best, best);
-        if (r->uniform)
-            print_step("uniform", r->uniform, uniform);
-        else
-            fprintf(stderr, "uniform   no Megatron-uniform plan fits in memory\n");
-        if (r->uniform)
-            fprintf(stderr, "speed-up  %.2fx over the best Megatron-uniform plan\n", sum->speedup);
-        fprintf(stderr, "ideal     %.4f s per step: every device computing all the time (the plan reaches %.0f%%)\n",
-                sum->ideal, 100 * sum->ideal / best->step_time);
-        print_search(r);
-        print_devices(in, best);
-    }
-    return st;
+    if (isfinite(r->warm_time))
+        fprintf(stderr, "old plan  %.4f s per step under the new conditions\n"
+                        "gain      %.2fx (%.1f%% less time per step)\n",
+                r->warm_time, r->warm_time / r->best_time, 100 * (1 - r->best_time / r->warm_time));
+    else
+        fprintf(stderr, "old plan  cannot run under the new conditions (a device is lost or a link down)\n");
 }
 
-static void print_gain(const cluster_flags *f, const inputs *in, const pp_cluster_plan_result *r, json_t *summary)
+static void render_text(const pp_cluster_outcome *o)
 {
-    if (in->plan && !f->json && !f->quiet) {
-        if (isfinite(r->warm_time))
-            fprintf(stderr, "old plan  %.4f s per step under the new conditions\n", r->warm_time);
-        else
-            fprintf(stderr, "old plan  cannot run under the new conditions (a device is lost or a link down)\n");
-        if (isfinite(r->warm_time))
-            fprintf(stderr, "gain      %.2fx (%.1f%% less time per step)\n", r->warm_time / r->best_time,
-                    100 * (1 - r->best_time / r->warm_time));
-    }
-    if (in->plan && f->json) {
-        json_object_set_new(summary, "old_step_time", isfinite(r->warm_time) ? json_real(r->warm_time) : json_null());
-        json_object_set_new(summary, "gain", isfinite(r->warm_time) ? json_real(r->warm_time / r->best_time) : json_null());
-    }
+    const pp_cluster_plan_result *r = &o->result;
+    const pp_cluster_plan_summary *sum = &o->summary;
+    if (o->plan)
+        gain_text(r);
+    print_step("plan", r->best, &sum->best);
+    if (r->uniform)
+        print_step("uniform", r->uniform, &sum->uniform);
+    else
+        fprintf(stderr, "uniform   no Megatron-uniform plan fits in memory\n");
+    if (r->uniform)
+        fprintf(stderr, "speed-up  %.2fx over the best Megatron-uniform plan\n", sum->speedup);
+    fprintf(stderr, "ideal     %.4f s per step: every device computing all the time (the plan reaches %.0f%%)\n",
+            sum->ideal, 100 * sum->ideal / sum->best.step_time);
+    print_search(r);
+    print_devices(o->cluster, &sum->best);
 }
 
-static int search_and_report(const cluster_flags *f, inputs *in, double at, double started, json_t *summary)
+static void render_json(const cluster_flags *f, const pp_cluster_outcome *o)
 {
-    pp_cluster_plan_options o = {.time_limit = cli_solve_budget(f->timeout, started),
-                                 .threads = (int)f->threads,
-                                 .seed = (uint64_t)f->seed,
-                                 .start_time = at,
-                                 .warm_start = in->plan,
-                                 .max_context_parallel = (int)f->context_parallel,
-                                 /* the search's reports serve unless pictures are asked for */
-                                 .reserve_simulations = f->trace || f->svg ? 1 : 0};
-    pp_cluster_plan_result r = {0};
-    pp_cluster_plan_summary sum = {0};
-    pp_error err = {0};
-    pp_timeline *t = NULL;
-    pp_status st = pp_cluster_plan_search(in->cluster, in->workload, &o, &r, &err);
-    if (st == PP_OK)
-        st = new_timeline(f, in, &t, &err);
-    if (st == PP_OK)
-        st = pp_cluster_plan_summarize(in->cluster, in->workload, &r, at, t, &sum, &err);
-    if (st == PP_OK)
-        st = write_pictures(f, in, r.best, &sum.best, t, &err);
-    if (st == PP_OK) {
-        print_gain(f, in, &r, summary);
-        st = report_plan(f, in, &r, &sum, summary, &err);
+    const pp_cluster_plan_result *r = &o->result;
+    const pp_cluster_plan_summary *sum = &o->summary;
+    json_t *summary = json_pack("{s:s, s:f}", "command", f->command, "at", o->at);
+    if (o->plan) {
+        bool runs = isfinite(r->warm_time);
+        json_object_set_new(summary, "old_step_time", runs ? json_real(r->warm_time) : json_null());
+        json_object_set_new(summary, "gain", runs ? json_real(r->warm_time / r->best_time) : json_null());
     }
-    json_decref(summary);
-    pp_timeline_free(t);
-    pp_cluster_plan_summary_free(&sum);
-    pp_cluster_plan_result_free(&r);
-    return st == PP_OK ? 0 : cli_fail("parplan", &err);
-}
-
-/* The moment every event of the events file has happened. */
-static double last_event_time(const pp_cluster *c)
-{
-    double t = 0;
-    for (int k = 0; k < c->event_count; k++)
-        t = c->events[k].time > t ? c->events[k].time : t;
-    return t;
+    json_t *step = step_json(r->best, &sum->best);
+    json_object_update(summary, step);
+    json_decref(step);
+    json_object_set_new(summary, "ideal_step_time", json_real(sum->ideal));
+    json_object_set_new(summary, "uniform_step_time", r->uniform ? json_real(sum->uniform.step_time) : json_null());
+    json_object_set_new(summary, "speedup_over_uniform", r->uniform ? json_real(sum->speedup) : json_null());
+    json_object_set_new(summary, "uniform", r->uniform ? step_json(r->uniform, &sum->uniform) : json_null());
+    json_object_set_new(summary, "search_seconds", json_real(r->seconds));
+    json_object_set_new(summary, "complete", json_boolean(r->complete));
+    json_object_set_new(summary, "search", search_json(r));
+    json_object_set_new(summary, "devices", devices_json(o->cluster, &sum->best));
+    print_json(summary);
 }
 
 static int run(const command_spec *c, int argc, char **argv)
@@ -364,32 +249,41 @@ static int run(const command_spec *c, int argc, char **argv)
     if (!flags_parse(c, argc, argv, &f, &code))
         return code;
     f.command = strchr(c->name, ' ') + 1;
-    pp_error err = {0};
+    bool simulate = c == &cluster_simulate_command;
     pp_cluster_request request;
     pp_cluster_request_default(&request);
     request.at = f.at;
-    if (c != &cluster_simulate_command) {
+    if (!simulate) {
         request.timeout = f.timeout;
         request.threads = f.threads;
         request.seed = (uint64_t)f.seed;
         request.context_parallel = f.context_parallel;
     }
-    if (pp_cluster_request_check(&request, &err) != PP_OK)
-        return cli_fail("parplan", &err);
-    inputs in;
-    if (read_inputs(&f, &in, &err) != PP_OK) {
-        inputs_free(&in);
-        return cli_fail("parplan", &err);
-    }
-    if (c == &cluster_simulate_command) {
-        code = run_simulate(&f, &in);
-    } else {
-        double at = c == &cluster_replan_command ? last_event_time(in.cluster) : f.at;
-        json_t *summary = f.json ? json_pack("{s:s, s:f}", "command", f.command, "at", at) : NULL;
-        code = search_and_report(&f, &in, at, started, summary);
-    }
-    inputs_free(&in);
-    return code;
+    pp_cluster_job job = {.cluster = {.path = f.files[0]},
+                          .workload = {.path = f.files[1]},
+                          .events = {.path = f.event},
+                          .plan = {.path = f.files[2]},
+                          .devices = f.devices,
+                          .replan = c == &cluster_replan_command,
+                          .draw = f.trace || f.svg,
+                          /* the run's timeout from its start, less the margin kept for writing */
+                          .solve_by = pp_now() + cli_solve_budget(f.timeout, started)};
+    pp_cluster_outcome o;
+    pp_error err = {0};
+    pp_status st = simulate ? pp_cluster_simulate_run(&request, &job, &o, &err)
+                            : pp_cluster_plan_run(&request, &job, &o, &err);
+    if (st == PP_OK)
+        st = write_pictures(&f, o.timeline, &err);
+    if (st == PP_OK && !simulate && (f.out || !f.json))
+        st = write_plan(o.result.best, f.out, &err);
+    if (st == PP_OK && simulate)
+        render_simulation(&f, &o);
+    else if (st == PP_OK && f.json)
+        render_json(&f, &o);
+    else if (st == PP_OK && !f.quiet)
+        render_text(&o);
+    pp_cluster_outcome_free(&o);
+    return st == PP_OK ? 0 : cli_fail("parplan", &err);
 }
 
 int cmd_cluster_plan(int argc, char **argv)

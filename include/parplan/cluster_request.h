@@ -53,6 +53,46 @@ pp_status pp_cluster_plan_summarize(const pp_cluster *c, const pp_cluster_worklo
                                     double at, pp_timeline *timeline, pp_cluster_plan_summary *out, pp_error *err);
 void pp_cluster_plan_summary_free(pp_cluster_plan_summary *s);
 
+/* `cluster plan`, `replan` and `simulate` as one library call each, beside
+ * the request: where the documents come from, the time the search has,
+ * how it reports. */
+typedef struct {
+    pp_source cluster, workload;
+    pp_source events;       /* added to the cluster's timeline; none: path and text NULL */
+    pp_source plan;         /* simulate's plan, replan's old plan (the warm start); or none */
+    const char *devices;    /* a device catalog file added to the built-in catalog, or NULL */
+    bool replan;            /* plan for the moment every event has happened, not the request's at */
+    bool draw;              /* the step of the plan (the best one) drawn on a timeline */
+    double solve_by;        /* pp_now() time the search ends by: reading counts against it */
+    void (*on_progress)(void *ctx, const pp_cluster_progress *progress);
+    void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
+} pp_cluster_job;
+
+typedef struct {
+    pp_hw_catalog *catalog;
+    pp_cluster *cluster;
+    pp_cluster_workload *workload;
+    pp_cluster_plan *plan;          /* the plan read (simulate's, replan's old one), or NULL */
+    double at;                      /* the moment planned or simulated for */
+    pp_cluster_plan_result result;  /* plan and replan: the search's answer */
+    pp_cluster_plan_summary summary; /* plan and replan: pp_cluster_plan_summarize's; simulate: its ideal */
+    pp_cluster_report step;         /* simulate: the step */
+    pp_timeline *timeline;          /* with job->draw: the step drawn and titled */
+    const char *failed;             /* the name of the document that could not be read, or NULL */
+} pp_cluster_outcome;
+
+/* Reads the job's documents, searches (pp_cluster_plan_search with the
+ * request's options) and summarizes (pp_cluster_plan_summarize). Free out
+ * with pp_cluster_outcome_free whatever the status. */
+pp_status pp_cluster_plan_run(const pp_cluster_request *r, const pp_cluster_job *job, pp_cluster_outcome *out,
+                              pp_error *err);
+/* Reads the job's documents (a plan among them) and simulates the plan's
+ * step at r->at (pp_cluster_simulate_at). */
+pp_status pp_cluster_simulate_run(const pp_cluster_request *r, const pp_cluster_job *job, pp_cluster_outcome *out,
+                                  pp_error *err);
+void pp_cluster_outcome_free(pp_cluster_outcome *out);
+
 #pragma GCC visibility pop
 
 #endif

@@ -29,6 +29,15 @@ extern const pp_option_range pp_option_seed;    /* any 64-bit value, signed or n
 extern const pp_option_range pp_option_rounds;  /* a cap on rounds: 0 (none) or more */
 extern const pp_option_range pp_option_memory;  /* bytes per device: > 0 */
 
+/* A document a front door hands over: a file (path), or text in memory
+ * that `name` stands for in messages (path NULL). Neither: none given. */
+typedef struct {
+    const char *path;
+    const char *text;
+    size_t size;
+    const char *name;
+} pp_source;
+
 /* The options every solving request has: timeout, then threads. */
 pp_status pp_option_check_solver(double timeout, int64_t threads, pp_error *err);
 

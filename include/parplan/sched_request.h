@@ -30,20 +30,11 @@ pp_status pp_sched_request_check(const pp_sched_request *r, pp_error *err);
 /* The solver's options for a checked r, solving for `budget` seconds. */
 void pp_sched_request_options(const pp_sched_request *r, double budget, pp_sched_options *o);
 
-/* A document a front door hands over: a file (path), or text in memory
- * that `name` stands for in messages. */
-typedef struct {
-    const char *path;
-    const char *text;
-    size_t size;
-    const char *name;
-} pp_sched_source;
-
 /* `schedule` as one library call, beside the request: where the problem
  * and the start come from, the time the solve has, how it reports. */
 typedef struct {
-    pp_sched_source problem;
-    pp_sched_source start; /* a schedule to start from; path and text NULL: none */
+    pp_source problem;
+    pp_source start; /* a schedule to start from; path and text NULL: none */
     double solve_by;       /* pp_now() time the solve ends by: reading counts against it, and the
                               caller keeps what it needs for writing after it */
     void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);

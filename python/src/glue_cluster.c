@@ -17,115 +17,32 @@ typedef struct {
 typedef struct {
     glue_job job;
     document cluster_doc, workload_doc, events_doc, plan_doc;
-    const char *devices;       /* a catalog file, or NULL */
-    bool replan;               /* plan for the moment the events have all happened */
-    double at;
-    pp_cluster_plan_options options;
-    pp_hw_catalog *catalog;
-    pp_cluster *cluster;
-    pp_cluster_workload *workload;
-    pp_cluster_plan *plan;
-    pp_cluster_plan_result result;
-    pp_cluster_plan_summary summary;
-    pp_cluster_report report;
-    double ideal;
-    const char *failed;        /* the name of the document that failed to read */
+    pp_cluster_request request;
+    pp_cluster_job run;        /* the CLI's one library call per command, as it makes it */
+    pp_cluster_outcome out;
+    bool simulate;
     pp_status status;
     pp_error err;
 } cluster_call;
 
-static pp_status read_cluster(cluster_call *c)
+static pp_source source_of(const document *d)
 {
-    document *d = &c->cluster_doc;
-    c->failed = d->name;
     if (d->is_path)
-        return pp_cluster_load(d->source, c->catalog, &c->cluster, &c->err);
-    return pp_cluster_load_buffer(d->name, d->source, (size_t)d->size, c->catalog, &c->cluster, &c->err);
+        return (pp_source){.path = d->source, .name = d->name};
+    return (pp_source){.text = d->source, .size = (size_t)d->size, .name = d->name};
 }
 
-static pp_status read_events(cluster_call *c)
-{
-    document *d = &c->events_doc;
-    c->failed = d->name;
-    if (!d->source)
-        return PP_OK;
-    if (d->is_path)
-        return pp_cluster_add_events_file(c->cluster, d->source, &c->err);
-    return pp_cluster_add_events_buffer(c->cluster, d->name, d->source, (size_t)d->size, &c->err);
-}
-
-static pp_status read_workload(cluster_call *c)
-{
-    document *d = &c->workload_doc;
-    c->failed = d->name;
-    if (d->is_path)
-        return pp_cluster_workload_load(d->source, c->catalog, &c->workload, &c->err);
-    return pp_cluster_workload_load_buffer(d->name, d->source, (size_t)d->size, c->catalog, &c->workload, &c->err);
-}
-
-static pp_status read_plan(cluster_call *c)
-{
-    document *d = &c->plan_doc;
-    c->failed = d->name;
-    if (!d->source)
-        return PP_OK;
-    if (d->is_path)
-        return pp_cluster_plan_load(d->source, c->cluster, c->workload, &c->plan, &c->err);
-    return pp_cluster_plan_load_buffer(d->name, d->source, (size_t)d->size, c->cluster, c->workload, &c->plan,
-                                       &c->err);
-}
-
-static pp_status read_inputs(cluster_call *c)
-{
-    pp_status st = pp_hw_catalog_builtin(&c->catalog, &c->err);
-    c->failed = c->devices;
-    if (st == PP_OK && c->devices)
-        st = pp_hw_catalog_add_file(c->catalog, c->devices, &c->err);
-    if (st == PP_OK)
-        st = read_cluster(c);
-    if (st == PP_OK)
-        st = read_events(c);
-    if (st == PP_OK)
-        st = read_workload(c);
-    if (st == PP_OK)
-        st = read_plan(c);
-    if (st == PP_OK)
-        c->failed = NULL;
-    return st;
-}
-
-/* The moment every event has happened: what a re-plan plans for. */
-static double last_event_time(const pp_cluster *cl)
-{
-    double t = 0;
-    for (int k = 0; k < cl->event_count; k++)
-        t = fmax(t, cl->events[k].time);
-    return t;
-}
-
-static void plan_work(glue_job *job)
+static void work(glue_job *job)
 {
     cluster_call *c = (cluster_call *)job;
-    if ((c->status = read_inputs(c)) != PP_OK)
-        return;
-    if (c->replan)
-        c->at = last_event_time(c->cluster);
-    c->options.start_time = c->at;
-    c->options.warm_start = c->plan;
-    c->status = pp_cluster_plan_search(c->cluster, c->workload, &c->options, &c->result, &c->err);
-    /* judged, simulated and summed up as the CLI's are */
-    if (c->status == PP_OK)
-        c->status = pp_cluster_plan_summarize(c->cluster, c->workload, &c->result, c->at, NULL, &c->summary, &c->err);
-    c->ideal = c->summary.ideal;
-}
-
-static void simulate_work(glue_job *job)
-{
-    cluster_call *c = (cluster_call *)job;
-    if ((c->status = read_inputs(c)) != PP_OK)
-        return;
-    c->status = pp_cluster_simulate_at(c->cluster, c->workload, c->plan, c->at, NULL, &c->report, &c->err);
-    c->ideal = pp_cluster_ideal_step_time(c->cluster, c->workload, c->at);
+    c->run.cluster = source_of(&c->cluster_doc);
+    c->run.workload = source_of(&c->workload_doc);
+    c->run.events = source_of(&c->events_doc);
+    c->run.plan = source_of(&c->plan_doc);
+    /* the timeout counts from the call, reading included, as the CLI's does */
+    c->run.solve_by = pp_now() + c->request.timeout;
+    c->status = c->simulate ? pp_cluster_simulate_run(&c->request, &c->run, &c->out, &c->err)
+                            : pp_cluster_plan_run(&c->request, &c->run, &c->out, &c->err);
 }
 
 static PyObject *plan_text(const pp_cluster_plan *p)
@@ -178,19 +95,19 @@ static PyObject *report_dict(const pp_cluster *cl, const pp_cluster_report *r)
 
 static PyObject *plan_answer(const cluster_call *c)
 {
-    const pp_cluster_plan_result *r = &c->result;
+    const pp_cluster_plan_result *r = &c->out.result;
     PyObject *d = PyDict_New();
     if (d && (glue_put(d, "plan", plan_text(r->best)) | glue_put(d, "step_time", PyFloat_FromDouble(r->best_time)) |
-              glue_put(d, "report", report_dict(c->cluster, &c->summary.best)) |
+              glue_put(d, "report", report_dict(c->out.cluster, &c->out.summary.best)) |
               glue_put(d, "uniform", plan_text(r->uniform)) |
               glue_put(d, "uniform_step_time", r->uniform ? number(r->uniform_time) : Py_NewRef(Py_None)) |
-              glue_put(d, "old_step_time", c->plan ? number(r->warm_time) : Py_NewRef(Py_None)) |
+              glue_put(d, "old_step_time", c->out.plan ? number(r->warm_time) : Py_NewRef(Py_None)) |
               glue_put(d, "lower_bound", number(r->lower_bound)) |
-              glue_put(d, "ideal_step_time", PyFloat_FromDouble(c->ideal)) |
+              glue_put(d, "ideal_step_time", PyFloat_FromDouble(c->out.summary.ideal)) |
               glue_put(d, "complete", PyBool_FromLong(r->complete)) |
               glue_put(d, "nodes", PyLong_FromLong(r->nodes)) |
               glue_put(d, "simulations", PyLong_FromLong(r->simulations)) |
-              glue_put(d, "seconds", PyFloat_FromDouble(r->seconds)) | glue_put(d, "at", PyFloat_FromDouble(c->at)) |
+              glue_put(d, "seconds", PyFloat_FromDouble(r->seconds)) | glue_put(d, "at", PyFloat_FromDouble(c->out.at)) |
               glue_put(d, "library_seconds", PyFloat_FromDouble(c->job.seconds))))
         Py_CLEAR(d);
     return d;
@@ -198,13 +115,7 @@ static PyObject *plan_answer(const cluster_call *c)
 
 static PyObject *finish(cluster_call *c, PyObject *answer)
 {
-    pp_cluster_report_free(&c->report);
-    pp_cluster_plan_summary_free(&c->summary);
-    pp_cluster_plan_result_free(&c->result);
-    pp_cluster_plan_free(c->plan);
-    pp_cluster_workload_free(c->workload);
-    pp_cluster_free(c->cluster);
-    pp_hw_catalog_free(c->catalog);
+    pp_cluster_outcome_free(&c->out);
     return answer;
 }
 
@@ -224,7 +135,7 @@ static PyObject *run(cluster_call *c, PyObject *(*answer)(const cluster_call *),
     if (glue_run(&c->job, progress) < 0)
         return finish(c, NULL);
     if (c->status != PP_OK)
-        return finish(c, glue_raise(&c->err, c->failed));
+        return finish(c, glue_raise(&c->err, c->out.failed));
     return finish(c, answer(c));
 }
 
@@ -232,7 +143,7 @@ PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keys[] = {"cluster", "workload", "events", "old_plan", "devices", "replan", "at", "timeout",
                            "threads", "seed", "progress", NULL};
-    cluster_call c = {.job = {.work = plan_work, .progress_names = progress_names, .integer_values = 4}};
+    cluster_call c = {.job = {.work = work, .progress_names = progress_names, .integer_values = 4}};
     pp_cluster_request request;
     pp_cluster_request_default(&request);
     long long threads = 0;
@@ -242,28 +153,26 @@ PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs)
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT DOCUMENT "zpddLO|O", keys,
                                      DOC(c.cluster_doc), DOC(c.workload_doc), DOC(c.events_doc), DOC(c.plan_doc),
-                                     &c.devices, &replan, &request.at, &request.timeout, &threads, &seed, &progress))
+                                     &c.run.devices, &replan, &request.at, &request.timeout, &threads, &seed,
+                                     &progress))
         return NULL;
     if (glue_seed(seed, &request.seed) < 0)
         return NULL;
     request.threads = threads;
     if (pp_cluster_request_check(&request, &c.err) != PP_OK)
         return glue_raise(&c.err, NULL);
-    c.replan = replan;
-    c.at = request.at;
-    c.options.time_limit = request.timeout;
-    c.options.threads = (int)request.threads;
-    c.options.seed = request.seed;
-    c.options.on_progress = on_progress;
-    c.options.progress_ctx = &c.job;
-    c.options.stop = &c.job.stop;
+    c.request = request;
+    c.run.replan = replan;
+    c.run.on_progress = on_progress;
+    c.run.progress_ctx = &c.job;
+    c.run.stop = &c.job.stop;
     return run(&c, plan_answer, progress);
 }
 
 static PyObject *simulate_answer(const cluster_call *c)
 {
-    PyObject *d = report_dict(c->cluster, &c->report);
-    if (d && glue_put(d, "ideal_step_time", PyFloat_FromDouble(c->ideal)) < 0)
+    PyObject *d = report_dict(c->out.cluster, &c->out.step);
+    if (d && glue_put(d, "ideal_step_time", PyFloat_FromDouble(c->out.summary.ideal)) < 0)
         Py_CLEAR(d);
     return d;
 }
@@ -271,17 +180,15 @@ static PyObject *simulate_answer(const cluster_call *c)
 PyObject *glue_cluster_simulate(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keys[] = {"cluster", "workload", "plan", "devices", "at", NULL};
-    cluster_call c = {.job = {.work = simulate_work}};
+    cluster_call c = {.job = {.work = work}, .simulate = true};
     pp_cluster_request request;
     pp_cluster_request_default(&request);
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT "zd", keys, DOC(c.cluster_doc),
-                                     DOC(c.workload_doc), DOC(c.plan_doc), &c.devices, &request.at))
+                                     DOC(c.workload_doc), DOC(c.plan_doc), &c.run.devices, &request.at))
         return NULL;
     if (pp_cluster_request_check(&request, &c.err) != PP_OK)
         return glue_raise(&c.err, NULL);
-    c.at = request.at;
-    if (!c.plan_doc.source)
-        return PyErr_Format(PyExc_TypeError, "simulate needs a plan");
+    c.request = request;
     return run(&c, simulate_answer, NULL);
 }

@@ -5,14 +5,14 @@
 #include <string.h>
 #include "parplan/sched_request.h"
 
-static pp_status load_problem(const pp_sched_source *s, pp_sched_problem **out, pp_error *err)
+static pp_status load_problem(const pp_source *s, pp_sched_problem **out, pp_error *err)
 {
     if (s->path)
         return pp_sched_load(s->path, out, err);
     return pp_sched_load_buffer(s->name, s->text, s->size, out, err);
 }
 
-static pp_status load_start(const pp_sched_source *s, const pp_sched_problem *p, pp_sched_schedule **out,
+static pp_status load_start(const pp_source *s, const pp_sched_problem *p, pp_sched_schedule **out,
                             pp_error *err)
 {
     if (s->path)

@@ -1,0 +1,159 @@
+/* run.c: `cluster plan`, `replan` and `simulate` as one library call each
+ * (see parplan/cluster_request.h): the catalog, cluster, events, workload
+ * and plan read from files or memory, the search or the simulation, the
+ * answer judged and summed up, the step drawn when asked. The CLI and
+ * Python hand over a request and a job and render what comes back. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "parplan/cluster_request.h"
+
+static bool given(const pp_source *s) { return s->path || s->text; }
+
+static pp_status read_cluster(const pp_source *s, pp_cluster_outcome *out, pp_error *err)
+{
+    if (s->path)
+        return pp_cluster_load(s->path, out->catalog, &out->cluster, err);
+    return pp_cluster_load_buffer(s->name, s->text, s->size, out->catalog, &out->cluster, err);
+}
+
+static pp_status read_events(const pp_source *s, pp_cluster_outcome *out, pp_error *err)
+{
+    if (s->path)
+        return pp_cluster_add_events_file(out->cluster, s->path, err);
+    return s->text ? pp_cluster_add_events_buffer(out->cluster, s->name, s->text, s->size, err) : PP_OK;
+}
+
+static pp_status read_workload(const pp_source *s, pp_cluster_outcome *out, pp_error *err)
+{
+    if (s->path)
+        return pp_cluster_workload_load(s->path, out->catalog, &out->workload, err);
+    return pp_cluster_workload_load_buffer(s->name, s->text, s->size, out->catalog, &out->workload, err);
+}
+
+static pp_status read_plan(const pp_source *s, pp_cluster_outcome *out, pp_error *err)
+{
+    if (s->path)
+        return pp_cluster_plan_load(s->path, out->cluster, out->workload, &out->plan, err);
+    if (!s->text)
+        return PP_OK;
+    return pp_cluster_plan_load_buffer(s->name, s->text, s->size, out->cluster, out->workload, &out->plan, err);
+}
+
+/* The catalog and the documents in the CLI's order; out->failed names the
+ * one that could not be read. */
+static pp_status read_documents(const pp_cluster_job *job, pp_cluster_outcome *out, pp_error *err)
+{
+    static pp_status (*const readers[])(const pp_source *, pp_cluster_outcome *, pp_error *) = {
+        read_cluster, read_events, read_workload, read_plan};
+    const pp_source *sources[] = {&job->cluster, &job->events, &job->workload, &job->plan};
+    out->failed = job->devices;
+    pp_status st = pp_hw_catalog_builtin(&out->catalog, err);
+    if (st == PP_OK && job->devices)
+        st = pp_hw_catalog_add_file(out->catalog, job->devices, err);
+    for (size_t k = 0; st == PP_OK && k < sizeof readers / sizeof readers[0]; k++) {
+        out->failed = sources[k]->path ? sources[k]->path : sources[k]->name;
+        st = readers[k](sources[k], out, err);
+    }
+    if (st == PP_OK)
+        out->failed = NULL;
+    return st;
+}
+
+/* The moment every event has happened: what a re-plan plans for. */
+static double last_event_time(const pp_cluster *c)
+{
+    double t = 0;
+    for (int k = 0; k < c->event_count; k++)
+        t = fmax(t, c->events[k].time);
+    return t;
+}
+
+static pp_status new_timeline(const pp_cluster_job *job, pp_cluster_outcome *out, pp_error *err)
+{
+    if (!job->draw)
+        return PP_OK;
+    out->timeline = pp_timeline_new(out->cluster->name ? out->cluster->name : "cluster", 1e6);
+    return out->timeline ? PP_OK : pp_error_set(err, PP_ENOMEM, "out of memory for the timeline");
+}
+
+/* The picture's title carries what one needs to read it: the cluster, the
+ * step time and the plan. */
+static pp_status title(pp_cluster_outcome *out, const pp_cluster_plan *p, const pp_cluster_report *step,
+                       pp_error *err)
+{
+    if (!out->timeline)
+        return PP_OK;
+    char what[1024], text[1280];
+    pp_cluster_plan_describe(p, what, sizeof what);
+    snprintf(text, sizeof text, "%s: %.4f s per step (%s)", out->cluster->name ? out->cluster->name : "cluster",
+             step->step_time, what);
+    return pp_timeline_set_title(out->timeline, text, err);
+}
+
+pp_status pp_cluster_plan_run(const pp_cluster_request *r, const pp_cluster_job *job, pp_cluster_outcome *out,
+                              pp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    pp_status st = pp_cluster_request_check(r, err);
+    if (st == PP_OK)
+        st = read_documents(job, out, err);
+    if (st != PP_OK)
+        return st;
+    out->at = job->replan ? last_event_time(out->cluster) : r->at;
+    double left = job->solve_by - pp_now();
+    pp_cluster_plan_options o = {.time_limit = left > 0.01 ? left : 0.01,
+                                 .threads = (int)r->threads,
+                                 .seed = r->seed,
+                                 .start_time = out->at,
+                                 .warm_start = out->plan,
+                                 .max_context_parallel = (int)r->context_parallel,
+                                 /* the search's own simulations serve unless a picture is asked for */
+                                 .reserve_simulations = job->draw ? 1 : 0,
+                                 .on_progress = job->on_progress,
+                                 .progress_ctx = job->progress_ctx,
+                                 .stop = job->stop};
+    st = pp_cluster_plan_search(out->cluster, out->workload, &o, &out->result, err);
+    if (st == PP_OK)
+        st = new_timeline(job, out, err);
+    if (st == PP_OK)
+        st = pp_cluster_plan_summarize(out->cluster, out->workload, &out->result, out->at, out->timeline,
+                                       &out->summary, err);
+    if (st == PP_OK)
+        st = title(out, out->result.best, &out->summary.best, err);
+    return st;
+}
+
+pp_status pp_cluster_simulate_run(const pp_cluster_request *r, const pp_cluster_job *job, pp_cluster_outcome *out,
+                                  pp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    pp_status st = pp_cluster_request_check(r, err);
+    if (st == PP_OK && !given(&job->plan))
+        st = pp_error_set(err, PP_EARG, "simulate needs a plan");
+    if (st == PP_OK)
+        st = read_documents(job, out, err);
+    out->at = r->at;
+    if (st == PP_OK)
+        st = new_timeline(job, out, err);
+    if (st == PP_OK)
+        st = pp_cluster_simulate_at(out->cluster, out->workload, out->plan, out->at, out->timeline, &out->step, err);
+    if (st == PP_OK)
+        out->summary.ideal = pp_cluster_ideal_step_time(out->cluster, out->workload, out->at);
+    if (st == PP_OK)
+        st = title(out, out->plan, &out->step, err);
+    return st;
+}
+
+void pp_cluster_outcome_free(pp_cluster_outcome *out)
+{
+    pp_timeline_free(out->timeline);
+    pp_cluster_report_free(&out->step);
+    pp_cluster_plan_summary_free(&out->summary);
+    pp_cluster_plan_result_free(&out->result);
+    pp_cluster_plan_free(out->plan);
+    pp_cluster_workload_free(out->workload);
+    pp_cluster_free(out->cluster);
+    pp_hw_catalog_free(out->catalog);
+    memset(out, 0, sizeof *out);
+}
