@@ -1,7 +1,8 @@
 /* shard_cmd.c: the auto-sharder's command of the parplan CLI: its flags,
- * and what to print or write. The pipeline (analysis, both searches under
- * one deadline, the winner, the memory default) is the library's
- * pp_shard_plan; this file only says which parts run and shows the result. */
+ * and what to print or write. The pipeline (reading, analysis, the mesh,
+ * both searches under one deadline or an applied IOPDDL solution, the
+ * report, the module written again) is the library's pp_shard_run, as
+ * Python's; this file maps the flags onto its request and shows the result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,100 +95,76 @@ static int check_modes(const flags *f)
     return 0;
 }
 
-typedef struct {
+static void show_warnings(const pp_shard_module *m)
+{
+    for (int32_t k = 0; m && k < m->n_warnings; k++)
+        fprintf(stderr, "parplan: warning: %s\n", m->warnings[k].message);
+}
+
+/* --explain: the analysis alone. */
+static pp_status explain(const flags *f, pp_error *err)
+{
     pp_shard_analysis a;
-    pp_hw_catalog *catalog;
-} analysis;
-
-static pp_status analyse(const char *path, analysis *A, pp_error *err)
-{
-    memset(A, 0, sizeof *A);
-    pp_status st = pp_shard_analysis_load(path, &A->a, err);
-    for (int32_t k = 0; A->a.module && k < A->a.module->n_warnings; k++)
-        fprintf(stderr, "parplan: warning: %s\n", A->a.module->warnings[k].message);
-    return st;
-}
-
-static void release(analysis *A)
-{
-    pp_shard_analysis_free(&A->a);
-    pp_hw_catalog_free(A->catalog);
-}
-
-static pp_status explain(const analysis *A, pp_error *err)
-{
-    pp_shard_write_explain(A->a.nda, stdout);
-    return cli_close_out(stdout, NULL, PP_OK, err);
-}
-
-static pp_status open_mesh(const flags *f, analysis *A, pp_shard_mesh *mesh, pp_error *err)
-{
-    pp_shard_mesh_spec spec = {f->mesh, f->device, "--device", f->precision};
-    return pp_shard_mesh_open(&spec, &A->catalog, mesh, err);
-}
-
-/* MODEL.mlir again, with the layout on its entry's signature. */
-static pp_status write_sharded(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
-                               const uint8_t *axes, pp_shard_write_stats *stats, pp_error *err)
-{
-    char *text = NULL, *sharded = NULL;
-    size_t size = 0, sharded_size = 0;
-    pp_status st = pp_read_text_file(f->model, &text, &size, err);
-    if (st == PP_OK)
-        st = pp_shard_write_plan(A->a.nda, mesh, axes, format, text, size, &sharded, &sharded_size, stats, err);
-    FILE *out = st == PP_OK ? cli_open_out(f->out, err) : NULL;
-    if (out) {
-        fwrite(sharded, 1, sharded_size, out);
-        st = cli_close_out(out, f->out, PP_OK, err);
-    } else if (st == PP_OK) {
-        st = PP_EIO;
+    pp_status st = pp_shard_analysis_load(f->model, &a, err);
+    show_warnings(a.module);
+    if (st == PP_OK) {
+        pp_shard_write_explain(a.nda, stdout);
+        st = cli_close_out(stdout, NULL, PP_OK, err);
     }
-    free(text);
-    free(sharded);
+    pp_shard_analysis_free(&a);
     return st;
 }
 
-static double memory_limit(const flags *f, const pp_shard_mesh *mesh)
+/* --emit-iopddl: the sharding problem written for the IOPDDL solver. */
+static pp_status emit_iopddl(const flags *f, pp_error *err)
 {
-    return pp_shard_memory_limit(mesh, f->memory);
-}
-
-static pp_status emit_iopddl(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_error *err)
-{
+    pp_shard_analysis a;
+    pp_hw_catalog *catalog = NULL;
+    pp_shard_mesh mesh;
     pp_shard_bridge *bridge = NULL;
-    pp_status st = pp_shard_bridge_build(A->a.flat, A->a.nda, mesh, memory_limit(f, mesh), &bridge, err);
+    pp_shard_mesh_spec spec = {f->mesh, f->device, "--device", f->precision};
+    pp_status st = pp_shard_analysis_load(f->model, &a, err);
+    show_warnings(a.module);
+    if (st == PP_OK)
+        st = pp_shard_mesh_open(&spec, &catalog, &mesh, err);
+    if (st == PP_OK)
+        st = pp_shard_bridge_build(a.flat, a.nda, &mesh, pp_shard_memory_limit(&mesh, f->memory), &bridge, err);
     FILE *out = st == PP_OK ? cli_open_out(f->emit, err) : NULL;
-    if (out) {
-        st = pp_shard_bridge_write(bridge, A->a.module->name[0] ? A->a.module->name : "model", out, err);
-        st = cli_close_out(out, f->emit, st, err);
-    } else if (st == PP_OK) {
+    if (out)
+        st = cli_close_out(out, f->emit, pp_shard_bridge_write(bridge, a.module->name[0] ? a.module->name : "model",
+                                                                out, err), err);
+    else if (st == PP_OK)
         st = PP_EIO;
-    }
     if (st == PP_OK) {
         const pp_iopddl_problem *p = pp_shard_bridge_problem(bridge);
         fprintf(stderr, "parplan: wrote %s: %u nodes, %u edges, costs in picoseconds, usage limit %lld bytes\n",
                 f->emit, p->node_count, p->edge_count, (long long)p->usage_limit);
     }
     pp_shard_bridge_free(bridge);
+    pp_hw_catalog_free(catalog);
+    pp_shard_analysis_free(&a);
     return st;
 }
 
-/* The report of the candidates, the sharded module when asked; exit 1
- * (PP_INFEASIBLE) after both when the plan does not fit. */
-static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
-                        const pp_shard_plan_result *plan, pp_error *err)
+/* The sharded module to --out, the report to stdout; exit 1 (PP_INFEASIBLE)
+ * after both when the plan does not fit. */
+static pp_status render(const flags *f, pp_shard_outcome *o, pp_error *err)
 {
-    pp_shard_report report;
-    pp_status st = pp_shard_report_build(&report, f->model, f->mesh, A->a.nda, mesh, plan, err);
-    report.solution = f->apply[0] ? f->apply[1] : NULL;
-    if (st == PP_OK && f->out) {
-        st = write_sharded(f, A, mesh, format, plan->axes, &report.written, err);
-        report.out = f->out;
+    pp_status st = PP_OK;
+    o->report.out = f->out;
+    if (f->out) {
+        FILE *out = cli_open_out(f->out, err);
+        if (!out)
+            return err->status;
+        fwrite(o->module, 1, o->module_size, out);
+        st = cli_close_out(out, f->out, PP_OK, err);
     }
     if (st == PP_OK) {
-        st = f->json ? pp_shard_report_write_json(&report, stdout, err) : pp_shard_report_write_text(&report, stdout, err);
+        st = f->json ? pp_shard_report_write_json(&o->report, stdout, err)
+                     : pp_shard_report_write_text(&o->report, stdout, err);
         st = cli_close_out(stdout, NULL, st, err);
     }
+    const pp_shard_plan_result *plan = &o->plan;
     if (st == PP_OK && !plan->fits) {
         char need[32], limit[32];
         st = pp_error_set(err, PP_INFEASIBLE, "no plan fits the memory limit of %s per device: the best needs %s",
@@ -197,30 +174,9 @@ static pp_status finish(const flags *f, const analysis *A, const pp_shard_mesh *
     return st;
 }
 
-static pp_status apply_iopddl(const flags *f, const analysis *A, const pp_shard_mesh *mesh, pp_shard_format format,
-                              pp_error *err)
+/* --mesh: the library's pp_shard_run, rendered. */
+static pp_status plan(const flags *f, double started, pp_error *err)
 {
-    pp_shard_plan_result plan;
-    pp_status st = pp_shard_plan_apply(A->a.flat, A->a.nda, mesh, f->memory, f->apply[0], f->apply[1], &plan, err);
-    if (st == PP_OK)
-        st = finish(f, A, mesh, format, &plan, err);
-    pp_shard_plan_free(&plan);
-    return st;
-}
-
-static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, pp_error *err)
-{
-    pp_shard_mesh mesh;
-    pp_shard_format format;
-    pp_status st = pp_shard_format_parse(f->format, &format, err);
-    if (st == PP_OK)
-        st = open_mesh(f, A, &mesh, err);
-    if (st != PP_OK)
-        return st;
-    if (f->emit)
-        return emit_iopddl(f, A, &mesh, err);
-    if (f->apply[0])
-        return apply_iopddl(f, A, &mesh, format, err);
     pp_shard_request request;
     pp_shard_request_default(&request);
     request.memory = f->memory;
@@ -230,20 +186,26 @@ static pp_status plan(const flags *f, analysis *A, const pp_deadline *deadline, 
     request.search = f->search;
     request.precision = f->precision;
     request.format = f->format;
-    if ((st = pp_shard_request_check(&request, err)) != PP_OK)
-        return st;
-    pp_shard_plan_options o;
-    pp_shard_request_options(&request, f->timeout, &o);
-    pp_shard_plan_result result;
-    st = pp_shard_plan(A->a.flat, A->a.nda, &mesh, &o, deadline, &result, err);
+    /* One budget for reading, both searches and writing; the margin that
+     * the other solvers keep for their output (cli_solve_budget) keeps
+     * --timeout 0.5 within 10%. */
+    pp_shard_job job = {.model = {.path = f->model},
+                        .mesh = {f->mesh, f->device, "--device", f->precision},
+                        .apply = {f->apply[0], f->apply[1]},
+                        .module = f->out != NULL,
+                        .solve_by = pp_now() + cli_solve_budget(f->timeout, started)};
+    pp_shard_outcome o;
+    pp_status st = pp_shard_run(&request, &job, &o, err);
+    show_warnings(o.analysis.module);
     if (st == PP_OK)
-        st = finish(f, A, &mesh, format, &result, err);
-    pp_shard_plan_free(&result);
+        st = render(f, &o, err);
+    pp_shard_outcome_free(&o);
     return st;
 }
 
 int cmd_shard(int argc, char **argv)
 {
+    double started = pp_now();
     flags f = {0};
     int code;
     if (!flags_parse(&shard_command, argc, argv, &f, &code))
@@ -251,15 +213,6 @@ int cmd_shard(int argc, char **argv)
     if ((code = check_modes(&f)) != 0)
         return code;
     pp_error err = {0};
-    analysis A;
-    /* One budget for reading, both searches and writing; the margin that
-     * the other solvers keep for their output (cli_solve_budget) keeps
-     * --timeout 0.5 within 10%. */
-    f.timeout = cli_solve_budget(f.timeout, pp_now());
-    pp_deadline deadline = pp_deadline_in(f.timeout);
-    pp_status st = analyse(f.model, &A, &err);
-    if (st == PP_OK)
-        st = f.explain ? explain(&A, &err) : plan(&f, &A, &deadline, &err);
-    release(&A);
+    pp_status st = f.explain ? explain(&f, &err) : f.emit ? emit_iopddl(&f, &err) : plan(&f, started, &err);
     return st == PP_OK ? 0 : cli_fail("parplan", &err);
 }

@@ -6,6 +6,8 @@
 
 #include "parplan/options.h"
 #include "parplan/shard_plan.h"
+#include "parplan/shard_report.h"
+#include "parplan/shard_write.h"
 
 #pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
 
@@ -53,6 +55,40 @@ pp_status pp_shard_mesh_open(const pp_shard_mesh_spec *spec, pp_hw_catalog **cat
 pp_status pp_shard_plan_apply(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                               double memory, const char *problem_path, const char *solution_path,
                               pp_shard_plan_result *out, pp_error *err);
+
+/* `shard --mesh` as one library call, beside the request: the model, the
+ * mesh, what to plan from, the time the job has, how it reports. */
+typedef struct {
+    pp_source model;          /* StableHLO text: a file, or text in memory */
+    pp_shard_mesh_spec mesh;
+    const char *apply[2];     /* an IOPDDL problem and its solution to take the plan from
+                                 (pp_shard_plan_apply); NULL: search */
+    bool module;              /* the module written again with the plan wanted */
+    double solve_by;          /* pp_now() time the planning ends by: reading counts against it */
+    pp_shard_progress_fn on_progress;
+    void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
+} pp_shard_job;
+
+typedef struct {
+    pp_shard_analysis analysis; /* its module's warnings are the front door's to show */
+    pp_hw_catalog *catalog;
+    pp_shard_mesh mesh;
+    pp_shard_plan_result plan;  /* plan.fits: false is still an answer, the front door's to judge */
+    pp_shard_report report;     /* built over the plan; report.out is the front door's to name */
+    char *text;                 /* the model's text */
+    size_t size;
+    char *module;               /* with job->module: the model written again with the plan, read back
+                                   and checked (report.written) */
+    size_t module_size;
+} pp_shard_outcome;
+
+/* Reads and analyses the model, opens the mesh, plans (both searches, or
+ * the applied solution), builds the report and, when asked, writes the
+ * module again with the plan. Free out with pp_shard_outcome_free whatever
+ * the status. */
+pp_status pp_shard_run(const pp_shard_request *r, const pp_shard_job *job, pp_shard_outcome *out, pp_error *err);
+void pp_shard_outcome_free(pp_shard_outcome *out);
 
 #pragma GCC visibility pop
 

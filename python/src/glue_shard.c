@@ -1,8 +1,7 @@
-/* glue_shard.c: parplan.shard over the C library: StableHLO text analysed,
- * planned on a mesh by both searches (pp_shard_plan), the report built and
- * written as JSON by the library's pp_shard_report, as `parplan shard --json`
- * writes it, and the module written again with the plan. The mesh is
- * opened by the library's pp_shard_mesh_open, as the CLI opens it. */
+/* glue_shard.c: parplan.shard over the C library: the whole job (the text
+ * analysed, the mesh opened, both searches, the report, the module written
+ * again with the plan) is pp_shard_run, the call `parplan shard` makes;
+ * the report is written as JSON as `parplan shard --json` writes it. */
 #include <stdio.h>
 #include <string.h>
 #include "glue.h"
@@ -13,60 +12,36 @@
 
 typedef struct {
     glue_job job;
-    const char *text, *name, *mesh_text, *device, *precision, *format_text;
+    const char *text, *name;
     Py_ssize_t size;
-    pp_shard_plan_options options;
-    pp_shard_analysis analysis;
-    pp_hw_catalog *catalog;
-    pp_shard_mesh mesh;
-    pp_shard_format format;
-    pp_shard_plan_result plan;
-    bool planned;
-    char *report_text, *sharded;
-    size_t report_size, sharded_size;
+    pp_shard_request request;
+    pp_shard_job run;        /* the CLI's one library call, as it makes it */
+    pp_shard_outcome out;
+    char *report_text;
+    size_t report_size;
     pp_status status;
     pp_error err;
 } shard_call;
-
-static pp_status open_mesh(shard_call *c)
-{
-    pp_shard_mesh_spec spec = {c->mesh_text, c->device, "device", c->precision};
-    pp_status st = pp_shard_mesh_open(&spec, &c->catalog, &c->mesh, &c->err);
-    if (st == PP_OK)
-        st = pp_shard_format_parse(c->format_text, &c->format, &c->err);
-    return st;
-}
 
 /* The report as `parplan shard --json` writes it, the sharded module
  * standing in for --out's file. */
 static pp_status write_report(shard_call *c)
 {
-    pp_shard_report report;
-    pp_status st = pp_shard_report_build(&report, c->name, c->mesh_text, c->analysis.nda, &c->mesh, &c->plan, &c->err);
-    if (st == PP_OK)
-        st = pp_shard_write_plan(c->analysis.nda, &c->mesh, c->plan.axes, c->format, c->text, (size_t)c->size,
-                                 &c->sharded, &c->sharded_size, &report.written, &c->err);
-    report.out = "<module>";
-    FILE *f = st == PP_OK ? open_memstream(&c->report_text, &c->report_size) : NULL;
-    if (st == PP_OK && !f)
+    c->out.report.out = "<module>";
+    FILE *f = open_memstream(&c->report_text, &c->report_size);
+    if (!f)
         return pp_error_set(&c->err, PP_ENOMEM, "report: out of memory");
-    if (f) {
-        st = pp_shard_report_write_json(&report, f, &c->err);
-        fclose(f);
-    }
+    pp_status st = pp_shard_report_write_json(&c->out.report, f, &c->err);
+    fclose(f);
     return st;
 }
 
 static void shard_work(glue_job *job)
 {
     shard_call *c = (shard_call *)job;
-    c->status = pp_shard_analysis_parse(c->name, c->text, (size_t)c->size, &c->analysis, &c->err);
-    if (c->status == PP_OK)
-        c->status = open_mesh(c);
-    if (c->status == PP_OK) {
-        c->status = pp_shard_plan(c->analysis.flat, c->analysis.nda, &c->mesh, &c->options, NULL, &c->plan, &c->err);
-        c->planned = c->status == PP_OK;
-    }
+    /* the timeout counts from the call, reading included, as the CLI's does */
+    c->run.solve_by = pp_now() + c->request.timeout;
+    c->status = pp_shard_run(&c->request, &c->run, &c->out, &c->err);
     if (c->status == PP_OK)
         c->status = write_report(c);
 }
@@ -87,10 +62,10 @@ static PyObject *answer(shard_call *c)
 {
     PyObject *d = PyDict_New();
     PyObject *report = glue_text(c->report_text, c->report_size);
-    PyObject *module = glue_text(c->sharded, c->sharded_size);
-    c->report_text = c->sharded = NULL;
+    PyObject *module = glue_text(c->out.module, c->out.module_size);
+    c->report_text = c->out.module = NULL;
     if (d && (glue_put(d, "report", report) | glue_put(d, "module", module) |
-              glue_put(d, "warnings", warnings(c->analysis.module)) |
+              glue_put(d, "warnings", warnings(c->out.analysis.module)) |
               glue_put(d, "library_seconds", PyFloat_FromDouble(c->job.seconds))))
         Py_CLEAR(d);
     return d;
@@ -99,11 +74,7 @@ static PyObject *answer(shard_call *c)
 static PyObject *finish(shard_call *c, PyObject *result)
 {
     free(c->report_text);
-    free(c->sharded);
-    if (c->planned)
-        pp_shard_plan_free(&c->plan);
-    pp_hw_catalog_free(c->catalog);
-    pp_shard_analysis_free(&c->analysis);
+    pp_shard_outcome_free(&c->out);
     return result;
 }
 
@@ -125,21 +96,23 @@ PyObject *glue_shard(PyObject *self, PyObject *args, PyObject *kwargs)
     long long threads = 0;
     PyObject *memory, *seed, *progress = Py_None;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ssssOdLOss|O", keys, &c.text, &c.size, &c.name, &c.mesh_text,
-                                     &c.device, &request.precision, &memory, &request.timeout, &threads, &seed,
-                                     &request.search, &request.format, &progress))
+    const char *mesh, *device;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ssssOdLOss|O", keys, &c.text, &c.size, &c.name, &mesh, &device,
+                                     &request.precision, &memory, &request.timeout, &threads, &seed, &request.search,
+                                     &request.format, &progress))
         return NULL;
     if (glue_memory(memory, &request.memory) < 0 || glue_seed(seed, &request.seed) < 0)
         return NULL;
     request.threads = threads;
     if (pp_shard_request_check(&request, &c.err) != PP_OK)
         return glue_raise(&c.err, NULL);
-    pp_shard_request_options(&request, request.timeout, &c.options);
-    c.precision = request.precision;
-    c.format_text = request.format;
-    c.options.on_progress = on_progress;
-    c.options.progress_ctx = &c.job;
-    c.options.stop = &c.job.stop;
+    c.request = request;
+    c.run = (pp_shard_job){.model = {.text = c.text, .size = (size_t)c.size, .name = c.name},
+                           .mesh = {mesh, device, "device", request.precision},
+                           .module = true,
+                           .on_progress = on_progress,
+                           .progress_ctx = &c.job,
+                           .stop = &c.job.stop};
     if (glue_run(&c.job, progress) < 0)
         return finish(&c, NULL);
     if (c.status != PP_OK)
