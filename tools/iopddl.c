@@ -28,39 +28,30 @@ static int run(int argc, char **argv)
                 allowed);
         return 2;
     }
-    double timeout = request.timeout;
-    pp_iopddl_problem *p;
-    double budget;
-    int code;
-    if (!cli_iopddl_read("iopddl", argv[1], timeout, started, &p, &budget, &code))
-        return code;
-    double parsed = pp_now() - started;
-
-    pp_iopddl_options o;
-    pp_iopddl_request_options(&request, budget, &o);
     cli_progress progress;
     cli_progress_init(&progress, "iopddl", false);
-    o.on_progress = cli_progress_show;
-    o.progress_ctx = &progress;
-    pp_iopddl_result r;
-    pp_status status = pp_iopddl_solve(p, &o, &r, &err);
+    pp_iopddl_job job = {.problem = {.path = argv[1]}, .started = started, .process_stop = true,
+                         .on_progress = cli_progress_show, .progress_ctx = &progress};
+    pp_iopddl_outcome o;
+    pp_status status = pp_iopddl_run(&request, &job, &o, &err);
     cli_progress_end(&progress);
+    int code;
     if (status == PP_OK) {
-        code = cli_write_solution("iopddl", NULL, r.strategies, p->node_count);
+        const pp_iopddl_result *r = &o.result;
+        code = cli_write_solution("iopddl", NULL, r->strategies, o.problem->node_count);
         fprintf(stderr, "iopddl: cost %lld  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",
-                (long long)r.cost, parsed, parsed + r.time_first_feasible, parsed + r.time_best,
-                pp_now() - started, (long long)r.rounds);
-        if (r.cost >= PP_IOPDDL_FORBIDDEN)
+                (long long)r->cost, o.read_seconds, o.read_seconds + r->time_first_feasible,
+                o.read_seconds + r->time_best, pp_now() - started, (long long)r->rounds);
+        if (r->cost >= PP_IOPDDL_FORBIDDEN)
             fprintf(stderr, "iopddl: warning: the answer pays a forbidden cost (cost >= 1e18): none free of them "
                             "was found in the time, or none exists\n");
-        else if (r.lower_bound > -INFINITY)
-            fprintf(stderr, "iopddl: lower bound %.0f (gap %.3f%%)\n", r.lower_bound,
-                    100.0 * ((double)r.cost - r.lower_bound) / (double)r.cost);
+        else if (r->lower_bound > -INFINITY)
+            fprintf(stderr, "iopddl: lower bound %.0f (gap %.3f%%)\n", r->lower_bound,
+                    100.0 * ((double)r->cost - r->lower_bound) / (double)r->cost);
     } else {
         code = cli_fail("iopddl", &err);
     }
-    pp_iopddl_result_free(&r);
-    pp_iopddl_free(p);
+    pp_iopddl_outcome_free(&o);
     return code;
 }
 

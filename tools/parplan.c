@@ -51,25 +51,24 @@ static const command_spec eval_command = {
     NULL,
 };
 
-static void print_summary(const pp_iopddl_problem *p, const pp_iopddl_result *r, double parsed,
-                          double total)
+static void print_summary(const pp_iopddl_outcome *o, double total)
 {
-    pp_iopddl_evaluation ev;
-    pp_error err = {0};
-    if (pp_iopddl_evaluate(p, r->strategies, &ev, &err) != PP_OK)
-        return;
+    const pp_iopddl_problem *p = o->problem;
+    const pp_iopddl_result *r = &o->result;
+    const pp_iopddl_evaluation *ev = &o->evaluation;
+    double parsed = o->read_seconds;
     char cost[48], peak[48];
-    fprintf(stderr, "cost            %s%s\n", cli_format_int128(ev.cost, cost),
-            ev.uses_forbidden ? " (uses a forbidden cost)" : "");
+    fprintf(stderr, "cost            %s%s\n", cli_format_int128(ev->cost, cost),
+            ev->uses_forbidden ? " (uses a forbidden cost)" : "");
     if (p->has_usage_limit)
         fprintf(stderr, "peak usage      %s of limit %lld (%.2f%%) at time %lld\n",
-                cli_format_int128(ev.peak_usage, peak), (long long)p->usage_limit,
-                p->usage_limit ? 100.0 * (double)ev.peak_usage / (double)p->usage_limit : 0.0,
-                (long long)ev.peak_time);
+                cli_format_int128(ev->peak_usage, peak), (long long)p->usage_limit,
+                p->usage_limit ? 100.0 * (double)ev->peak_usage / (double)p->usage_limit : 0.0,
+                (long long)ev->peak_time);
     else
         fprintf(stderr, "peak usage      %s (no limit) at time %lld\n",
-                cli_format_int128(ev.peak_usage, peak), (long long)ev.peak_time);
-    fprintf(stderr, "feasible        %s\n", ev.feasible ? "yes" : "NO");
+                cli_format_int128(ev->peak_usage, peak), (long long)ev->peak_time);
+    fprintf(stderr, "feasible        %s\n", ev->feasible ? "yes" : "NO");
     if (r->proven_optimal)
         fprintf(stderr, "optimal         yes (proven: the cost equals a certified lower bound)\n");
     else if (r->lower_bound > -INFINITY)
@@ -90,7 +89,6 @@ static int run_solve(int argc, char **argv)
     int code;
     if (!flags_parse(&solve_command, argc, argv, &f, &code))
         return code;
-    pp_error err = {0};
     pp_iopddl_request request;
     pp_iopddl_request_default(&request);
     request.timeout = f.timeout;
@@ -98,31 +96,22 @@ static int run_solve(int argc, char **argv)
     request.seed = (uint64_t)f.seed;
     request.rounds = f.rounds;
     request.no_exact = f.no_exact;
-    if (pp_iopddl_request_check(&request, &err) != PP_OK)
-        return cli_fail("parplan", &err);
-    pp_iopddl_problem *p;
-    double budget;
-    if (!cli_iopddl_read("parplan", f.file, f.timeout, started, &p, &budget, &code))
-        return code;
-    double parsed = pp_now() - started;
-    pp_iopddl_options o;
-    pp_iopddl_request_options(&request, budget, &o);
     cli_progress progress;
     cli_progress_init(&progress, "parplan solve", f.quiet);
-    o.on_progress = cli_progress_show;
-    o.progress_ctx = &progress;
-    pp_iopddl_result r;
-    pp_status status = pp_iopddl_solve(p, &o, &r, &err);
+    pp_iopddl_job job = {.problem = {.path = f.file}, .started = started, .process_stop = true,
+                         .on_progress = cli_progress_show, .progress_ctx = &progress};
+    pp_iopddl_outcome o;
+    pp_error err = {0};
+    pp_status status = pp_iopddl_run(&request, &job, &o, &err);
     cli_progress_end(&progress);
     if (status == PP_OK) {
-        code = cli_write_solution("parplan", f.out, r.strategies, p->node_count);
+        code = cli_write_solution("parplan", f.out, o.result.strategies, o.problem->node_count);
         if (!f.quiet)
-            print_summary(p, &r, parsed, pp_now() - started);
+            print_summary(&o, pp_now() - started);
     } else {
         code = cli_fail("parplan", &err);
     }
-    pp_iopddl_result_free(&r);
-    pp_iopddl_free(p);
+    pp_iopddl_outcome_free(&o);
     return code;
 }
 

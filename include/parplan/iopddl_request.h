@@ -4,6 +4,7 @@
 #ifndef PARPLAN_IOPDDL_REQUEST_H
 #define PARPLAN_IOPDDL_REQUEST_H
 
+#include "parplan/deadline.h"
 #include "parplan/iopddl.h"
 #include "parplan/options.h"
 
@@ -23,6 +24,39 @@ void pp_iopddl_request_default(pp_iopddl_request *r);
 pp_status pp_iopddl_request_check(const pp_iopddl_request *r, pp_error *err);
 /* The solver's options for r, solving for `budget` seconds. */
 void pp_iopddl_request_options(const pp_iopddl_request *r, double budget, pp_iopddl_options *o);
+
+/* Bytes p takes in memory, as the loader holds it. */
+double pp_iopddl_problem_bytes(const pp_iopddl_problem *p);
+/* Seconds left of a job of `timeout` seconds started at `started` for
+ * solving p, keeping the margin its size needs (pp_job_margin, with the
+ * slowdown measured while reading); 0 or less when reading took it all. */
+double pp_iopddl_budget(double timeout, double started, const pp_iopddl_problem *p, double slowdown);
+
+/* `solve` as one library call, beside the request: the problem, when the
+ * job began, how it reports. */
+typedef struct {
+    pp_source problem;  /* JSON or JSON.gz: a file, or bytes in memory */
+    double started;     /* pp_now() when the job began: the timeout counts from it, reading included */
+    bool process_stop;  /* a program's own run: reading a file stops by the process-wide flag
+                           (pp_stop_at) where its margin begins; never in a library user's thread */
+    void (*on_progress)(void *ctx, const pp_iopddl_progress *progress);
+    void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
+} pp_iopddl_job;
+
+typedef struct {
+    pp_iopddl_problem *problem;
+    pp_iopddl_result result;
+    pp_iopddl_evaluation evaluation; /* the contest's evaluation of the answer */
+    double read_seconds;             /* from the job's start to the problem in memory */
+} pp_iopddl_outcome;
+
+/* Reads the problem, solves it with what the timeout leaves after reading
+ * and the margin, and evaluates the answer. PP_INFEASIBLE "no answer within
+ * the time limit: ..." when reading took the time. Free out with
+ * pp_iopddl_outcome_free whatever the status. */
+pp_status pp_iopddl_run(const pp_iopddl_request *r, const pp_iopddl_job *job, pp_iopddl_outcome *out, pp_error *err);
+void pp_iopddl_outcome_free(pp_iopddl_outcome *out);
 
 #pragma GCC visibility pop
 

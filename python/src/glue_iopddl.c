@@ -12,11 +12,12 @@ typedef struct {
     Py_ssize_t size;
     bool is_path;
     const char *name;
-    pp_iopddl_options options;
+    pp_iopddl_request request; /* solve's: one pp_iopddl_run, as the CLI's */
+    pp_iopddl_job run;
+    pp_iopddl_outcome out;
     uint32_t *strategies;    /* evaluate's assignment */
     Py_ssize_t strategy_count;
-    pp_iopddl_problem *problem;
-    pp_iopddl_result result;
+    pp_iopddl_problem *problem;  /* evaluate's */
     pp_iopddl_evaluation evaluation;
     pp_status status;
     pp_error err;
@@ -40,11 +41,9 @@ static pp_status load(iopddl_call *c)
 static void solve_work(glue_job *job)
 {
     iopddl_call *c = (iopddl_call *)job;
-    c->status = load(c);
-    if (c->status == PP_OK)
-        c->status = pp_iopddl_solve(c->problem, &c->options, &c->result, &c->err);
-    if (c->status == PP_OK)
-        c->status = pp_iopddl_evaluate(c->problem, c->result.strategies, &c->evaluation, &c->err);
+    /* the timeout counts from the call, reading included, as the CLI's does */
+    c->run.started = pp_now();
+    c->status = pp_iopddl_run(&c->request, &c->run, &c->out, &c->err);
 }
 
 static void evaluate_work(glue_job *job)
@@ -98,10 +97,10 @@ static PyObject *bound(double b) { return isfinite(b) ? PyFloat_FromDouble(b) : 
 
 static PyObject *solve_answer(const iopddl_call *c)
 {
-    const pp_iopddl_result *r = &c->result;
+    const pp_iopddl_result *r = &c->out.result;
     PyObject *d = PyDict_New();
-    if (d && (glue_put(d, "assignment", assignment(r->strategies, c->problem->node_count)) |
-              glue_put(d, "cost", PyLong_FromLongLong(r->cost)) | put_evaluation(d, &c->evaluation) |
+    if (d && (glue_put(d, "assignment", assignment(r->strategies, c->out.problem->node_count)) |
+              glue_put(d, "cost", PyLong_FromLongLong(r->cost)) | put_evaluation(d, &c->out.evaluation) |
               glue_put(d, "lower_bound", bound(r->lower_bound)) |
               glue_put(d, "proven_optimal", PyBool_FromLong(r->proven_optimal)) |
               glue_put(d, "time_first_feasible", PyFloat_FromDouble(r->time_first_feasible)) |
@@ -116,7 +115,7 @@ static PyObject *solve_answer(const iopddl_call *c)
 
 static PyObject *finish(iopddl_call *c, PyObject *answer)
 {
-    pp_iopddl_result_free(&c->result);
+    pp_iopddl_outcome_free(&c->out);
     pp_iopddl_free(c->problem);
     return answer;
 }
@@ -144,11 +143,12 @@ PyObject *glue_iopddl_solve(PyObject *self, PyObject *args, PyObject *kwargs)
     request.no_bound = no_bound;
     if (pp_iopddl_request_check(&request, &c.err) != PP_OK)
         return glue_raise(&c.err, NULL);
-    c.is_path = is_path;
-    pp_iopddl_request_options(&request, request.timeout, &c.options);
-    c.options.on_progress = on_progress;
-    c.options.progress_ctx = &c.job;
-    c.options.stop = &c.job.stop;
+    c.request = request;
+    c.run = (pp_iopddl_job){.on_progress = on_progress, .progress_ctx = &c.job, .stop = &c.job.stop};
+    if (is_path)
+        c.run.problem = (pp_source){.path = c.source, .name = c.name};
+    else
+        c.run.problem = (pp_source){.text = c.source, .size = (size_t)c.size, .name = c.name};
     if (glue_run(&c.job, progress) < 0)
         return finish(&c, NULL);
     if (c.status != PP_OK)

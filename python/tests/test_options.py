@@ -166,3 +166,23 @@ def test_cluster_plan_refuses_as_the_cli_does(tmp_path):
     code, _, err = cli("cluster", "plan", CLUSTER, path, "--timeout", 5, "--quiet")
     assert code == 2
     assert err.strip().splitlines()[-1] == "parplan: " + refused.value.message
+
+
+def test_iopddl_solve_answers_as_the_cli_does(tmp_path):
+    """One pp_iopddl_run for both: the same answer for the same seed, threads and rounds."""
+    ours = parplan.iopddl.solve(IOPDDL, timeout=20, threads=1, seed=3, rounds=40)
+    out = tmp_path / "answer.json"
+    code, _, err = cli("solve", IOPDDL, "--timeout", 20, "--threads", 1, "--seed", 3, "--rounds", 40, "--quiet",
+                       "--out", out)
+    assert code == 0, err
+    assert ours.assignment == json.loads(out.read_text())
+    assert ours.feasible
+
+
+def test_iopddl_solve_counts_reading_in_its_timeout_as_the_cli_does():
+    with pytest.raises(parplan.InfeasibleError) as late:
+        parplan.iopddl.solve(IOPDDL, timeout=1e-6)
+    code, _, err = cli("solve", IOPDDL, "--timeout", "0.000001")
+    assert code == 1
+    assert late.value.message.startswith("no answer within the time limit: ")
+    assert err.strip().splitlines()[-1].startswith("parplan: no answer within the time limit: ")

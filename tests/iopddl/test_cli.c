@@ -10,11 +10,11 @@
  * examples/, the shared instance folder, and "check" or "skip" for the
  * one-second run (skipped in sanitizer builds, which read A alone in about
  * a second). Also the margin a run keeps after its solver's budget
- * (tools/cli.c), and a run whose time is gone before its answer: no
+ * (src/core/deadline.c, src/iopddl/run.c), and a run whose time is gone before its answer: no
  * answer, exit 1, never a late or a wrong one. */
 #include <math.h>
 #include <stdlib.h>
-#include "cli.h"
+#include "parplan/iopddl_request.h"
 #include "cli_run.h"
 
 static const char *parplan, *iopddl, *data, *examples, *shared;
@@ -118,32 +118,32 @@ static void test_margin_rule(void)
     static const double timeouts[] = {0.1, 1, 2, 6, 60, 300};
     for (size_t i = 0; i < sizeof timeouts / sizeof *timeouts; i++) {
         double t = timeouts[i];
-        CHECK(cli_margin(t, 0, 1) == fmin(0.5 + 0.02 * t, 0.25 * t));
-        CHECK(cli_margin(t, 70e6, 8) == cli_margin(t, 0, 1));
-        double per_gb = cli_margin(t, 1.1e9, 1) - cli_margin(t, 0.1e9, 1);
-        CHECK(per_gb > 1 && fabs(cli_margin(t, 2.1e9, 1) - cli_margin(t, 0.1e9, 1) - 2 * per_gb) < 1e-9);
-        CHECK(fabs(cli_margin(t, 1.1e9, 3) - cli_margin(t, 0, 1) - 3 * per_gb) < 1e-9);
-        CHECK(cli_margin(t, 1.1e9, 0.5) == cli_margin(t, 1.1e9, 1));
-        CHECK(cli_margin(t, 1.1e9, 100) == cli_margin(t, 1.1e9, 8));
+        CHECK(pp_job_margin(t, 0, 1) == fmin(0.5 + 0.02 * t, 0.25 * t));
+        CHECK(pp_job_margin(t, 70e6, 8) == pp_job_margin(t, 0, 1));
+        double per_gb = pp_job_margin(t, 1.1e9, 1) - pp_job_margin(t, 0.1e9, 1);
+        CHECK(per_gb > 1 && fabs(pp_job_margin(t, 2.1e9, 1) - pp_job_margin(t, 0.1e9, 1) - 2 * per_gb) < 1e-9);
+        CHECK(fabs(pp_job_margin(t, 1.1e9, 3) - pp_job_margin(t, 0, 1) - 3 * per_gb) < 1e-9);
+        CHECK(pp_job_margin(t, 1.1e9, 0.5) == pp_job_margin(t, 1.1e9, 1));
+        CHECK(pp_job_margin(t, 1.1e9, 100) == pp_job_margin(t, 1.1e9, 8));
     }
     double started = pp_now();
-    CHECK(fabs(cli_solve_budget(10, started) - (10 - cli_margin(10, 0, 1))) < 0.05);
-    CHECK(cli_solve_budget(1, started - 5) == 0.01);
+    CHECK(fabs(pp_job_solve_budget(10, started) - (10 - pp_job_margin(10, 0, 1))) < 0.05);
+    CHECK(pp_job_solve_budget(1, started - 5) == 0.01);
     char path[512], command[1024], out[64];
     snprintf(path, sizeof path, "%s/asplos-2025-iopddl-A.json.gz", shared);
     snprintf(command, sizeof command, "gzip -dc '%s' | wc -c", path);
-    CHECK(run(command, out, sizeof out) == 0 && cli_file_bytes(path) == atof(out));
+    CHECK(run(command, out, sizeof out) == 0 && pp_file_text_bytes(path) == atof(out));
     snprintf(path, sizeof path, "%s/iopddl-example.json", examples);
     snprintf(command, sizeof command, "wc -c < '%s'", path);
-    CHECK(run(command, out, sizeof out) == 0 && cli_file_bytes(path) == atof(out));
+    CHECK(run(command, out, sizeof out) == 0 && pp_file_text_bytes(path) == atof(out));
     pp_iopddl_problem *p = NULL;
     pp_error err = {0};
     CHECK(pp_iopddl_load(path, &p, &err) == PP_OK);
     if (p) {
         double cells = (double)p->edge_cost_start[p->edge_count], strategies = (double)p->strategy_start[p->node_count];
-        CHECK(cli_problem_bytes(p) >= 8 * (cells + 2 * strategies));
-        CHECK(cli_iopddl_budget(60, pp_now(), p, 1) > 59 - cli_margin(60, cli_problem_bytes(p), 1));
-        CHECK(cli_iopddl_budget(1, pp_now() - 1, p, 1) <= 0);
+        CHECK(pp_iopddl_problem_bytes(p) >= 8 * (cells + 2 * strategies));
+        CHECK(pp_iopddl_budget(60, pp_now(), p, 1) > 59 - pp_job_margin(60, pp_iopddl_problem_bytes(p), 1));
+        CHECK(pp_iopddl_budget(1, pp_now() - 1, p, 1) <= 0);
         pp_iopddl_free(p);
     }
 }
