@@ -48,9 +48,9 @@ static void prepare(const char *args)
 
 #define SCHED "examples/sched-tiny.json"
 #define MODEL "examples/shard/searchless_chess_9m.mlir"
-#define CLUSTER "tests/cluster/data/cluster-small.json"
-#define WORKLOAD "tests/cluster/data/workload-tiny.json"
-#define EVENTS "tests/cluster/data/cluster-small.events.json"
+#define CLUSTER "examples/cluster/hetero-v100-8.json"
+#define WORKLOAD "examples/cluster/gpt-1.7b.json"
+#define EVENTS "examples/cluster/ethernet-drop.events.json"
 #define IOPDDL "examples/iopddl-example.json"
 
 int main(void)
