@@ -224,10 +224,10 @@ typedef struct {
 
 static const flag_spec check_flag_table[] = {
     FLAG_SWITCH_OF("json", check_flags, json, "the report as JSON on stdout"),
-    {"period", FLAG_NUMBER, offsetof(check_flags, period), "T", 0, 1e300, true, NULL, NULL, false,
-     "also check SCHEDULE repeated every T (default: the schedule's \"period\", when it states one): "
-     "no overlap modulo T on devices and channels, memory of the iterations alive at once, each device's span "
-     "within T (its optimizer step)", NULL},
+    FLAG_OPTION("period", FLAG_NUMBER, check_flags, period, "T", pp_sched_option_period, NULL,
+                "also check SCHEDULE repeated every T (default: the schedule's \"period\", when it states one): "
+                "no overlap modulo T on devices and channels, memory of the iterations alive at once, each device's span "
+                "within T (its optimizer step)"),
     FLAG_SWITCH_OF("async", check_flags, async, "with a period: without the optimizer step between a device's "
                    "iterations"),
     FLAG_END,
@@ -251,59 +251,42 @@ int cmd_check_schedule(int argc, char **argv)
     int code;
     if (!flags_parse(&check_schedule_command, argc, argv, &f, &code))
         return code;
-    bool json = f.json;
+    pp_sched_check_job job = {.problem = {.path = f.files[0]}, .schedule = {.path = f.files[1]}, .period = f.period,
+                              .async = f.async};
+    pp_sched_verdict v;
     pp_error err = {0};
-    pp_sched_problem *p;
-    if (pp_sched_load(f.files[0], &p, &err) != PP_OK)
-        return cli_fail("parplan", &err);
-    pp_sched_schedule *s;
-    if (pp_sched_load_schedule(f.files[1], p, &s, &err) != PP_OK) {
-
-        pp_sched_problem_free(p);
+    if (pp_sched_check_run(&job, &v, &err) != PP_OK) {
+        pp_sched_verdict_free(&v);
         return cli_fail("parplan", &err);
     }
-    pp_sched_report rep;
-    pp_status st = pp_sched_check(p, s, &rep, &err);
-    double period = f.period > 0 ? f.period : s->period;
-    pp_sched_cyclic_report cyc = {0};
-    if (st == PP_OK && isfinite(period))
-        st = pp_sched_check_cyclic(p, s, period, f.async, &cyc, &err);
-    if (st == PP_ENOMEM) {
-        pp_sched_cyclic_report_free(&cyc);
-        pp_sched_report_free(&rep);
-        pp_sched_schedule_free(s);
-        pp_sched_problem_free(p);
-        return cli_fail("parplan", &err);
-    }
-    bool cyclic = isfinite(period) && cyc.peak_memory;
-    if (json) {
-        json_t *summary = report_json(p, &rep);
-        json_object_set_new(summary, "valid", json_boolean(st == PP_OK));
-        json_object_set_new(summary, "violations", json_integer(rep.violations + cyc.violations));
-        if (st != PP_OK)
-            json_object_set_new(summary, "first_violation", json_string(err.message));
-        if (cyclic) {
-            json_object_set_new(summary, "period", json_real(period));
-            json_object_set_new(summary, "period_bubble", json_real(cyc.bubble));
+    const pp_sched_problem *p = v.problem;
+    const pp_sched_report *rep = &v.report;
+    if (f.json) {
+        json_t *summary = report_json(p, rep);
+        json_object_set_new(summary, "valid", json_boolean(v.valid));
+        json_object_set_new(summary, "violations", json_integer(v.violations));
+        if (!v.valid)
+            json_object_set_new(summary, "first_violation", json_string(v.why.message));
+        if (v.cyclic) {
+            json_object_set_new(summary, "period", json_real(v.period));
+            json_object_set_new(summary, "period_bubble", json_real(v.cyclic_report.bubble));
         }
         print_json(summary);
     } else {
-        if (st == PP_OK)
-            printf("valid%s\n", cyclic ? (f.async ? " repeated (asynchronous)" : " repeated") : "");
+        if (v.valid)
+            printf("valid%s\n", v.cyclic ? (f.async ? " repeated (asynchronous)" : " repeated") : "");
         else
-            printf("INVALID: %d violation%s, the first: %s\n", rep.violations + cyc.violations,
-                   rep.violations + cyc.violations == 1 ? "" : "s", err.message);
-        printf("makespan %g\nlargest bubble %g\nlongest device span %g\n", rep.makespan,
-               bubble_shown(p, rep.max_bubble), rep.max_span);
-        if (cyclic)
-            printf("period %g\nperiod bubble %.4f%%\n", period, 100 * cyc.bubble);
-        print_report(stdout, p, &rep);
+            printf("INVALID: %d violation%s, the first: %s\n", v.violations, v.violations == 1 ? "" : "s",
+                   v.why.message);
+        printf("makespan %g\nlargest bubble %g\nlongest device span %g\n", rep->makespan,
+               bubble_shown(p, rep->max_bubble), rep->max_span);
+        if (v.cyclic)
+            printf("period %g\nperiod bubble %.4f%%\n", v.period, 100 * v.cyclic_report.bubble);
+        print_report(stdout, p, rep);
     }
-    pp_sched_cyclic_report_free(&cyc);
-    pp_sched_report_free(&rep);
-    pp_sched_schedule_free(s);
-    pp_sched_problem_free(p);
-    return st == PP_OK ? 0 : 1;
+    code = v.valid ? 0 : 1;
+    pp_sched_verdict_free(&v);
+    return code;
 }
 
 static pp_status write_problem(const pp_sched_problem *p, const char *path, pp_error *err)

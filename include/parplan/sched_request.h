@@ -11,6 +11,8 @@
 
 /* Above N ops, also start from the graph coarsened to N: 0 (never) or more. */
 extern const pp_option_range pp_sched_option_coarsen;
+/* The period a schedule is checked repeated at: > 0. */
+extern const pp_option_range pp_sched_option_period;
 /* The objectives' names (pp_sched_objective's order). */
 #define PP_SCHED_OBJECTIVES "makespan|span|cyclic|cyclic-async"
 
@@ -54,6 +56,34 @@ typedef struct {
  * with pp_sched_outcome_free whatever the status. */
 pp_status pp_sched_run(const pp_sched_request *r, const pp_sched_job *job, pp_sched_outcome *out, pp_error *err);
 void pp_sched_outcome_free(pp_sched_outcome *out);
+
+/* `check-schedule` as one library call: what to check. */
+typedef struct {
+    pp_source problem, schedule;
+    double period;  /* > 0: check the schedule repeated every period; 0: by the schedule's own
+                       "period" when it states one */
+    bool async;     /* with a period: without the optimizer step between a device's iterations */
+} pp_sched_check_job;
+
+typedef struct {
+    pp_sched_problem *problem;
+    pp_sched_schedule *schedule;
+    bool valid;
+    pp_error why;                  /* the first violation when not valid */
+    int violations;                /* the schedule's and its repetition's */
+    pp_sched_report report;
+    bool cyclic;                   /* the repetition was checked */
+    double period;
+    pp_sched_cyclic_report cyclic_report;
+    const char *failed;            /* the name of the document that could not be read, or NULL */
+} pp_sched_verdict;
+
+/* Reads both documents and checks the schedule (pp_sched_check), and its
+ * repetition when a period is given or stated (pp_sched_check_cyclic). An
+ * invalid schedule is a verdict (PP_OK, valid false), not an error. Free out
+ * with pp_sched_verdict_free whatever the status. */
+pp_status pp_sched_check_run(const pp_sched_check_job *job, pp_sched_verdict *out, pp_error *err);
+void pp_sched_verdict_free(pp_sched_verdict *out);
 
 #pragma GCC visibility pop
 

@@ -39,6 +39,8 @@ class CheckReport:
     busy: List[float]
     bubble: List[float]
     peak_memory: List[float]
+    period: Optional[float] = None         # the repetition checked, when a period was given or stated
+    period_bubble: Optional[float] = None  # 1 - the busiest device's work / period
 
 
 def schedule(problem, timeout=10.0, threads=0, seed=1, rounds=0, mip=True, coarsen=0, objective="makespan",
@@ -55,10 +57,14 @@ def schedule(problem, timeout=10.0, threads=0, seed=1, rounds=0, mip=True, coars
     return ScheduleResult(**d)
 
 
-def check_schedule(problem, schedule):
+def check_schedule(problem, schedule, period=None, asynchronous=False):
     """Checks schedule against problem with the checker that shares no code
-    with the solver. Returns a CheckReport (valid or not); raises
+    with the solver, as `parplan check-schedule` does: also the schedule
+    repeated every `period` (default: the schedule's own "period", when it
+    states one), each device's optimizer step between its iterations unless
+    asynchronous. Returns a CheckReport (valid or not); raises
     parplan.InputError when either cannot be read."""
     src, is_path, name = source(problem, "problem")
     schedule_text, schedule_name = text(schedule, "schedule")
-    return CheckReport(**_parplan.sched_check(src, is_path, name, schedule_text, schedule_name))
+    return CheckReport(**_parplan.sched_check(src, is_path, name, schedule_text, schedule_name,
+                                              period, bool(asynchronous)))

@@ -13,11 +13,12 @@ typedef struct {
     glue_job job;
     const char *source, *name, *schedule_source, *schedule_name;
     Py_ssize_t size, schedule_size;
-    bool is_path;
     pp_sched_request request; /* schedule's: one pp_sched_run, as the CLI's */
     pp_sched_job run;
     pp_sched_outcome out;
-    pp_sched_problem *problem;
+    pp_sched_check_job check; /* check_schedule's: one pp_sched_check_run, as the CLI's */
+    pp_sched_verdict verdict;
+    pp_sched_problem *problem; /* gen.pipeline's problem and reference */
     pp_sched_schedule *start;
     char *schedule_text;
     size_t schedule_text_size;
@@ -31,13 +32,6 @@ static void on_progress(void *ctx, double makespan, double lower_bound, double e
 {
     double values[GLUE_PROGRESS_VALUES] = {makespan, lower_bound, elapsed, 0};
     glue_progress(ctx, values, NULL);
-}
-
-static pp_status load(sched_call *c)
-{
-    if (c->is_path)
-        return pp_sched_load(c->source, &c->problem, &c->err);
-    return pp_sched_load_buffer(c->name, c->source, (size_t)c->size, &c->problem, &c->err);
 }
 
 /* The schedule in its JSON format, written by the library's writer. */
@@ -86,6 +80,7 @@ static PyObject *finish(sched_call *c, PyObject *answer)
 {
     free(c->schedule_text);
     pp_sched_outcome_free(&c->out);
+    pp_sched_verdict_free(&c->verdict);
     pp_sched_schedule_free(c->start);
     pp_sched_problem_free(c->problem);
     return answer;
@@ -131,10 +126,7 @@ PyObject *glue_sched_solve(PyObject *self, PyObject *args, PyObject *kwargs)
 static void check_work(glue_job *job)
 {
     sched_call *c = (sched_call *)job;
-    c->status = load(c);
-    if (c->status == PP_OK)
-        c->status = pp_sched_load_schedule_buffer(c->schedule_name, c->schedule_source, (size_t)c->schedule_size,
-                                                  c->problem, &c->start, &c->err);
+    c->status = pp_sched_check_run(&c->check, &c->verdict, &c->err);
 }
 
 static PyObject *per_device(const double *v, int n)
@@ -150,26 +142,31 @@ static PyObject *per_device(const double *v, int n)
     return list;
 }
 
-static PyObject *check_answer(const sched_call *c, pp_status verdict, const pp_sched_report *r, const pp_error *why)
+static PyObject *check_answer(const sched_call *c)
 {
-    int n = c->problem->device_count;
+    const pp_sched_verdict *v = &c->verdict;
+    const pp_sched_report *r = &v->report;
+    int n = v->problem->device_count;
     PyObject *devices = PyList_New(n);
     for (int i = 0; devices && i < n; i++) {
-        PyObject *s = PyUnicode_FromString(c->problem->device_name[i]);
+        PyObject *s = PyUnicode_FromString(v->problem->device_name[i]);
         if (!s)
             Py_CLEAR(devices);
         else
             PyList_SET_ITEM(devices, i, s);
     }
     PyObject *d = PyDict_New();
-    if (d && (glue_put(d, "valid", PyBool_FromLong(verdict == PP_OK)) |
-              glue_put(d, "violation", verdict == PP_OK ? Py_NewRef(Py_None) : PyUnicode_FromString(why->message)) |
-              glue_put(d, "violations", PyLong_FromLong(r->violations)) |
+    if (d && (glue_put(d, "valid", PyBool_FromLong(v->valid)) |
+              glue_put(d, "violation", v->valid ? Py_NewRef(Py_None) : PyUnicode_FromString(v->why.message)) |
+              glue_put(d, "violations", PyLong_FromLong(v->violations)) |
               glue_put(d, "makespan", PyFloat_FromDouble(r->makespan)) |
               glue_put(d, "max_span", PyFloat_FromDouble(r->max_span)) |
               glue_put(d, "max_bubble", PyFloat_FromDouble(r->max_bubble)) | glue_put(d, "devices", devices) |
               glue_put(d, "span", per_device(r->span, n)) | glue_put(d, "busy", per_device(r->busy, n)) |
-              glue_put(d, "bubble", per_device(r->bubble, n)) | glue_put(d, "peak_memory", per_device(r->peak_memory, n))))
+              glue_put(d, "bubble", per_device(r->bubble, n)) | glue_put(d, "peak_memory", per_device(r->peak_memory, n)) |
+              glue_put(d, "period", v->cyclic ? PyFloat_FromDouble(v->period) : Py_NewRef(Py_None)) |
+              glue_put(d, "period_bubble",
+                       v->cyclic ? PyFloat_FromDouble(v->cyclic_report.bubble) : Py_NewRef(Py_None))))
         Py_CLEAR(d);
     else if (!d)
         Py_XDECREF(devices);
@@ -178,25 +175,30 @@ static PyObject *check_answer(const sched_call *c, pp_status verdict, const pp_s
 
 PyObject *glue_sched_check(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *keys[] = {"source", "is_path", "name", "schedule", "schedule_name", NULL};
+    static char *keys[] = {"source", "is_path", "name", "schedule", "schedule_name", "period", "asynchronous", NULL};
     sched_call c = {.job = {.work = check_work}, .schedule_name = "schedule"};
-    int is_path = 0;
+    int is_path = 0, async = 0;
+    PyObject *given = Py_None;
+    double period = 0;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#pss#|s", keys, &c.source, &c.size, &is_path, &c.name,
-                                     &c.schedule_source, &c.schedule_size, &c.schedule_name))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#pss#|sOp", keys, &c.source, &c.size, &is_path, &c.name,
+                                     &c.schedule_source, &c.schedule_size, &c.schedule_name, &given, &async))
         return NULL;
-    c.is_path = is_path;
+    if (given != Py_None && (period = PyFloat_AsDouble(given)) == -1 && PyErr_Occurred())
+        return NULL;
+    if (given != Py_None && pp_option_check(&pp_sched_option_period, period, &c.err) != PP_OK)
+        return glue_raise(&c.err, NULL);
+    c.check = (pp_sched_check_job){.problem = {.text = c.source, .size = (size_t)c.size, .name = c.name},
+                                   .schedule = {.text = c.schedule_source, .size = (size_t)c.schedule_size,
+                                                .name = c.schedule_name},
+                                   .period = period, .async = async};
+    if (is_path)
+        c.check.problem.path = c.source;
     if (glue_run(&c.job, NULL) < 0)
         return finish(&c, NULL);
     if (c.status != PP_OK)
-        return finish(&c, glue_raise(&c.err, c.problem ? c.schedule_name : c.name));
-    pp_sched_report report;
-    pp_error why = {0};
-    pp_status verdict = pp_sched_check(c.problem, c.start, &report, &why);
-    PyObject *d = verdict == PP_OK || verdict == PP_INFEASIBLE ? check_answer(&c, verdict, &report, &why)
-                                                                : glue_raise(&why, c.name);
-    pp_sched_report_free(&report);
-    return finish(&c, d);
+        return finish(&c, glue_raise(&c.err, c.verdict.failed));
+    return finish(&c, check_answer(&c));
 }
 
 static PyObject *written(pp_status (*write)(sched_call *c, FILE *f), sched_call *c)

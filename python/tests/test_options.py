@@ -186,3 +186,26 @@ def test_iopddl_solve_counts_reading_in_its_timeout_as_the_cli_does():
     assert code == 1
     assert late.value.message.startswith("no answer within the time limit: ")
     assert err.strip().splitlines()[-1].startswith("parplan: no answer within the time limit: ")
+
+
+@pytest.mark.parametrize("period", [None, 5.0, 200.0])
+def test_check_schedule_judges_the_repetition_as_the_cli_does(tmp_path, period):
+    """One pp_sched_check_run for both: the same verdict, the repetition's too."""
+    problem, reference = parplan.gen.pipeline(2, 4, scheme="1f1b", mem_act=4)
+    problem_path, schedule_path = tmp_path / "problem.json", tmp_path / "schedule.json"
+    problem_path.write_text(json.dumps(problem))
+    schedule_path.write_text(json.dumps(reference))
+    ours = parplan.check_schedule(problem, reference, period=period)
+    args = ["check-schedule", problem_path, schedule_path, "--json"] + (["--period", period] if period else [])
+    code, out, err = cli(*args)
+    theirs = json.loads(out)
+    assert code == (0 if ours.valid else 1), err
+    assert (ours.valid, ours.violations) == (theirs["valid"], theirs["violations"])
+    assert ours.period == theirs.get("period")
+    assert ours.period_bubble == theirs.get("period_bubble")
+
+
+def test_check_schedule_refuses_the_periods_the_cli_refuses():
+    problem, reference = parplan.gen.pipeline(2, 4, scheme="1f1b", mem_act=4)
+    said = python_refusal(lambda: parplan.check_schedule(problem, reference, period=-1.0))
+    assert said == cli_refusal("check-schedule", SCHED, SCHED, "--period", "-1")

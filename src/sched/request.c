@@ -5,6 +5,7 @@
 #include "parplan/sched_request.h"
 
 const pp_option_range pp_sched_option_coarsen = {"coarsen", 0, INT32_MAX, false, true, NULL};
+const pp_option_range pp_sched_option_period = {"period", 0, 1e300, true, false, NULL};
 
 static const struct {
     const char *name;
