@@ -266,8 +266,7 @@ static int run(const command_spec *c, int argc, char **argv)
                           .devices = f.devices,
                           .replan = c == &cluster_replan_command,
                           .draw = f.trace || f.svg,
-                          /* the run's timeout from its start, less the margin kept for writing */
-                          .solve_by = pp_now() + pp_job_solve_budget(f.timeout, started)};
+                          .started = started};
     pp_cluster_outcome o;
     pp_error err = {0};
     pp_status st = simulate ? pp_cluster_simulate_run(&request, &job, &o, &err)

@@ -198,8 +198,7 @@ int cmd_schedule(int argc, char **argv)
                         .progress_ctx = &live};
     pp_sched_outcome out;
     pp_error err = {0};
-    /* the run's timeout from its start, less the margin kept for writing */
-    job.solve_by = pp_now() + pp_job_solve_budget(f.timeout, started);
+    job.started = started;
     pp_status st = pp_sched_run(&request, &job, &out, &err);
     if (live.live)
         fprintf(stderr, "\r\033[K");

@@ -186,14 +186,14 @@ static pp_status plan(const flags *f, double started, pp_error *err)
     request.search = f->search;
     request.precision = f->precision;
     request.format = f->format;
-    /* One budget for reading, both searches and writing; the margin that
-     * the other solvers keep for their output (pp_job_solve_budget) keeps
-     * --timeout 0.5 within 10%. */
+    /* One budget for reading, both searches and writing, from the
+     * command's start; the margin pp_shard_run keeps for the output
+     * (pp_job_solve_budget) keeps --timeout 0.5 within 10%. */
     pp_shard_job job = {.model = {.path = f->model},
                         .mesh = {f->mesh, f->device, "--device", f->precision},
                         .apply = {f->apply[0], f->apply[1]},
                         .module = f->out != NULL,
-                        .solve_by = pp_now() + pp_job_solve_budget(f->timeout, started)};
+                        .started = started};
     pp_shard_outcome o;
     pp_status st = pp_shard_run(&request, &job, &o, err);
     show_warnings(o.analysis.module);

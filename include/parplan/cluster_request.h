@@ -63,7 +63,8 @@ typedef struct {
     const char *devices;    /* a device catalog file added to the built-in catalog, or NULL */
     bool replan;            /* plan for the moment every event has happened, not the request's at */
     bool draw;              /* the step of the plan (the best one) drawn on a timeline */
-    double solve_by;        /* pp_now() time the search ends by: reading counts against it */
+    double started;         /* pp_now() when the job began: the timeout counts from it, reading
+                               included, less the margin kept for writing (pp_job_solve_budget) */
     void (*on_progress)(void *ctx, const pp_cluster_progress *progress);
     void *progress_ctx;
     const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */

@@ -37,8 +37,8 @@ void pp_sched_request_options(const pp_sched_request *r, double budget, pp_sched
 typedef struct {
     pp_source problem;
     pp_source start; /* a schedule to start from; path and text NULL: none */
-    double solve_by;       /* pp_now() time the solve ends by: reading counts against it, and the
-                              caller keeps what it needs for writing after it */
+    double started;        /* pp_now() when the job began: the timeout counts from it, reading
+                              included, less the margin kept for writing (pp_job_solve_budget) */
     void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
     void *progress_ctx;
     const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */

@@ -64,7 +64,8 @@ typedef struct {
     const char *apply[2];     /* an IOPDDL problem and its solution to take the plan from
                                  (pp_shard_plan_apply); NULL: search */
     bool module;              /* the module written again with the plan wanted */
-    double solve_by;          /* pp_now() time the planning ends by: reading counts against it */
+    double started;           /* pp_now() when the job began: the timeout counts from it, reading
+                                 included, less the margin kept for writing (pp_job_solve_budget) */
     pp_shard_progress_fn on_progress;
     void *progress_ctx;
     const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */

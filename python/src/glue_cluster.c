@@ -40,7 +40,7 @@ static void work(glue_job *job)
     c->run.events = source_of(&c->events_doc);
     c->run.plan = source_of(&c->plan_doc);
     /* the timeout counts from the call, reading included, as the CLI's does */
-    c->run.solve_by = pp_now() + c->request.timeout;
+    c->run.started = pp_now();
     c->status = c->simulate ? pp_cluster_simulate_run(&c->request, &c->run, &c->out, &c->err)
                             : pp_cluster_plan_run(&c->request, &c->run, &c->out, &c->err);
 }

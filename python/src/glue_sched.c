@@ -50,7 +50,7 @@ static void solve_work(glue_job *job)
 {
     sched_call *c = (sched_call *)job;
     /* the timeout counts from the call, reading included, as the CLI's does */
-    c->run.solve_by = pp_now() + c->request.timeout;
+    c->run.started = pp_now();
     c->status = pp_sched_run(&c->request, &c->run, &c->out, &c->err);
     if (c->status == PP_OK)
         c->status = write_schedule(c, c->out.problem, c->out.result.schedule);

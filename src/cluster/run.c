@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "parplan/deadline.h"
 #include "parplan/cluster_request.h"
 
 static bool given(const pp_source *s) { return s->path || s->text; }
@@ -101,8 +102,8 @@ pp_status pp_cluster_plan_run(const pp_cluster_request *r, const pp_cluster_job 
     if (st != PP_OK)
         return st;
     out->at = job->replan ? last_event_time(out->cluster) : r->at;
-    double left = job->solve_by - pp_now();
-    pp_cluster_plan_options o = {.time_limit = left > 0.01 ? left : 0.01,
+    double left = pp_job_solve_budget(r->timeout, job->started);
+    pp_cluster_plan_options o = {.time_limit = left,
                                  .threads = (int)r->threads,
                                  .seed = r->seed,
                                  .start_time = out->at,

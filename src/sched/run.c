@@ -3,6 +3,7 @@
  * CLI and Python hand over the same request and job, and render what
  * comes back: the same schedule, the same check, the same errors. */
 #include <string.h>
+#include "parplan/deadline.h"
 #include "parplan/sched_request.h"
 
 static pp_status load_problem(const pp_source *s, pp_sched_problem **out, pp_error *err)
@@ -38,9 +39,8 @@ pp_status pp_sched_run(const pp_sched_request *r, const pp_sched_job *job, pp_sc
         return st;
     out->failed = NULL;
     pp_sched_options o;
-    /* at least a moment: a search always hands back a schedule */
-    double left = job->solve_by - pp_now();
-    pp_sched_request_options(r, left > 0.01 ? left : 0.01, &o);
+    double left = pp_job_solve_budget(r->timeout, job->started);
+    pp_sched_request_options(r, left, &o);
     o.start = start;
     o.on_progress = job->on_progress;
     o.progress_ctx = job->progress_ctx;

@@ -5,6 +5,7 @@
  * comes back: the same plan, report and errors. */
 #include <stdlib.h>
 #include <string.h>
+#include "parplan/deadline.h"
 #include "parplan/shard_request.h"
 
 static pp_status read_model(const pp_source *s, pp_shard_outcome *out, pp_error *err)
@@ -26,8 +27,7 @@ static pp_status plan(const pp_shard_request *r, const pp_shard_job *job, pp_sha
     if (job->apply[0])
         return pp_shard_plan_apply(a->flat, a->nda, &out->mesh, r->memory, job->apply[0], job->apply[1], &out->plan,
                                    err);
-    double left = job->solve_by - pp_now();
-    left = left > 0.01 ? left : 0.01;
+    double left = pp_job_solve_budget(r->timeout, job->started);
     pp_deadline deadline = pp_deadline_in(left);
     deadline.stop = job->stop;
     pp_shard_plan_options o;
