@@ -120,15 +120,33 @@ static pp_status write_plan(const pp_cluster_plan *p, const char *path, pp_error
     return st != PP_OK ? st : closed;
 }
 
+/* Under a time limit the pictures hold at most TRACE_BOXES_PER_SECOND boxes
+ * a second of it, and the search leaves TRACE_SECONDS_PER_BOX for each to be
+ * simulated, drawn and written. Measured on 512 A100s with GPT 39.1B on the
+ * shared machine: 20,000 boxes cost 0.26 s of CPU over a plain simulation,
+ * 0.4 s of wall time under load; the whole step, 459,009 boxes and 78 MB,
+ * had taken 4-15 s past a one-second limit. */
+#define TRACE_BOXES_PER_SECOND 10000.0
+#define TRACE_SECONDS_PER_BOX 20e-6
+
+static long trace_boxes(const cluster_flags *f)
+{
+    return f->timeout > 0 && (f->trace || f->svg) ? (long)fmax(1000.0, TRACE_BOXES_PER_SECOND * f->timeout) : 0;
+}
+
 /* The picture's title carries what one needs to read it: the cluster, the
- * step time and the plan. */
+ * step time and the plan, and what a time limit left out of it. */
 static pp_status title_picture(const inputs *in, const pp_cluster_plan *p, const pp_cluster_report *rep,
                                pp_timeline *t, pp_error *err)
 {
     char what[1024], title[1280];
     pp_cluster_plan_describe(p, what, sizeof what);
-    snprintf(title, sizeof title, "%s: %.4f s per step (%s)", in->cluster->name ? in->cluster->name : "cluster",
-             rep->step_time, what);
+    int n = snprintf(title, sizeof title, "%s: %.4f s per step (%s)",
+                     in->cluster->name ? in->cluster->name : "cluster", rep->step_time, what);
+    if (rep->boxes_left_out > 0 && n > 0 && (size_t)n < sizeof title)
+        snprintf(title + n, sizeof title - (size_t)n,
+                 "; drawn: the first %d boxes, %ld left out under the time limit", pp_timeline_box_count(t),
+                 rep->boxes_left_out);
     return pp_timeline_set_title(t, title, err);
 }
 
@@ -148,7 +166,7 @@ static pp_status write_picture(timeline_writer write, const pp_timeline *t, cons
 static pp_status simulate(const cluster_flags *f, const inputs *in, const pp_cluster_plan *p, double at,
                           bool pictures, pp_cluster_report *rep, pp_error *err)
 {
-    pp_cluster_sim_options o = {.start_time = at};
+    pp_cluster_sim_options o = {.start_time = at, .max_boxes = trace_boxes(f)};
     pictures = pictures && (f->trace || f->svg);
     if (pictures) {
         o.timeline = pp_timeline_new(in->cluster->name ? in->cluster->name : "cluster", 1e6);
@@ -328,7 +346,8 @@ static int report_plan(const cluster_flags *f, inputs *in, pp_cluster_plan_resul
 
 static int search_and_report(const cluster_flags *f, inputs *in, double at, double started, json_t *summary)
 {
-    pp_cluster_plan_options o = {.time_limit = cli_solve_budget(f->timeout, started),
+    double budget = cli_solve_budget(f->timeout, started) - TRACE_SECONDS_PER_BOX * (double)trace_boxes(f);
+    pp_cluster_plan_options o = {.time_limit = fmax(budget, 0.01),
                                  .threads = (int)f->threads,
                                  .seed = (uint64_t)f->seed,
                                  .start_time = at,

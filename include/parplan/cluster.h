@@ -531,6 +531,12 @@ double pp_cluster_ideal_step_time(const pp_cluster *c, const pp_cluster_workload
 typedef struct {
     double start_time;     /* the step begins this long after the run began */
     pp_timeline *timeline; /* NULL, or receives a row per device and per link */
+    /* At most this many boxes go to the timeline (0: no limit): the
+     * devices' passes as they end, then the links' flows in the order they
+     * were sent, two boxes each (the sender's and the receiver's side), and
+     * a link gets a row only when one of its flows is drawn. A trace of
+     * 512 GPUs draws about a million boxes, whose writing costs seconds. */
+    long max_boxes;
 } pp_cluster_sim_options;
 
 typedef struct {
@@ -543,6 +549,7 @@ typedef struct {
     double *idle;              /* step_time - compute, for devices the plan uses */
     double *peak_memory;       /* bytes (pp_cluster_plan_memory) */
     bool fits;                 /* every device within its type's capacity */
+    long boxes_left_out;       /* past pp_cluster_sim_options.max_boxes: not drawn */
 } pp_cluster_report;
 
 /* Discrete-event simulation of one training step of p on c: 1F1B pipelines,

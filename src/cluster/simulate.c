@@ -11,6 +11,7 @@
 #include "parplan/cluster.h"
 #include "parplan/hw_net.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,9 @@ typedef struct {
     const pp_cluster_workload *w;
     const pp_cluster_plan *p;
     pp_timeline *tl;
+    /* boxes the timeline may still take (LONG_MAX: no limit) and those it
+     * was not given */
+    long room, left_out;
     cluster_net *net;
     int R, P, members, mmax, tp_max;
     int V, VP;            /* chunks per stage (virtual_stages), virtual stages */
@@ -213,9 +217,20 @@ static void op_of_interleaved(int P, int V, int s, int m, int q, bool *forward, 
 
 /* ------------------------------------------------------------- timeline */
 
+/* Whether the timeline takes n more boxes; counts them out when not. */
+static bool take_room(sim *z, long n)
+{
+    if (z->room < n) {
+        z->left_out += n;
+        return false;
+    }
+    z->room -= n;
+    return true;
+}
+
 static void box(sim *z, int d, double start, double end, const char *label, const char *category)
 {
-    if (z->tl && z->status == PP_OK)
+    if (z->tl && z->status == PP_OK && take_room(z, 1))
         z->status = pp_timeline_add_box(z->tl, z->dev_row[d], start, end, label, category, z->err);
 }
 
@@ -831,10 +846,12 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     for (int s = 0; z->stage_ring_version && s < z->P; s++)
         z->stage_ring_version[s] = -1;
     z->opt_left = z->R * z->members;
-    /* the timeline draws every flow; without it, slots are reused */
-    z->net = cluster_net_new(z->c, start_time, z->tl ? flow_count(z) : 1024, a);
-    if (z->net && !z->tl)
-        cluster_net_recycle(z->net);
+    /* the timeline draws the flows it has room for; the others' slots are
+     * reused */
+    int flows = flow_count(z), kept = !z->tl ? 0 : z->room / 2 < flows ? (int)(z->room / 2) : flows;
+    z->net = cluster_net_new(z->c, start_time, kept > 0 ? kept : 1024, a);
+    if (z->net && kept < flows)
+        cluster_net_recycle(z->net, kept);
     return z->offset && z->pending && z->arrived && z->grad_ready && z->bucket_flows &&
            z->buckets_left && z->embed_ready && z->embed_flows && z->groups && z->heap && z->compute &&
            z->ring && z->stage_ring && z->stage_ring_version && z->net;
@@ -887,19 +904,26 @@ static void flow_label(const sim *z, int owner, char *label, size_t size, const 
     *category = dir ? "gradient" : "activation";
 }
 
-/* A row per resource that carried a flow, in resource order, and a box per
- * flow on its sender's and its receiver's resource. */
+/* A row per resource that carried a flow drawn, in resource order, and a
+ * box per flow on its sender's and its receiver's resource, in the order
+ * the flows were sent, while the timeline has room for both. */
 static pp_status add_link_rows(sim *z, pp_arena *a)
 {
     int nres = cluster_net_resource_count(z->net), nflows = cluster_net_flow_count(z->net);
     int *row = pp_arena_calloc(a, (size_t)nres + 1, sizeof(int));
-    if (!row)
+    bool *drawn = pp_arena_calloc(a, (size_t)nflows + 1, sizeof(bool));
+    if (!row || !drawn)
         return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
     double start, end;
     int owner, out, in;
+    /* the flows the network did not keep */
+    z->left_out += 2 * (cluster_net_sent(z->net) - nflows);
     for (int i = 0; i < nflows; i++) {
         cluster_net_flow(z->net, i, &start, &end, &owner, &out, &in);
-        row[out] = row[in] = 1;
+        if (isfinite(end) && take_room(z, 2)) {
+            drawn[i] = true;
+            row[out] = row[in] = 1;
+        }
     }
     for (int r = 0; r < nres; r++) {
         char name[160];
@@ -907,9 +931,9 @@ static pp_status add_link_rows(sim *z, pp_arena *a)
         row[r] = row[r] ? pp_timeline_add_row(z->tl, name) : -1;
     }
     for (int i = 0; i < nflows; i++) {
-        cluster_net_flow(z->net, i, &start, &end, &owner, &out, &in);
-        if (!isfinite(end))
+        if (!drawn[i])
             continue;
+        cluster_net_flow(z->net, i, &start, &end, &owner, &out, &in);
         char label[48];
         const char *category;
         flow_label(z, owner, label, sizeof label, &category);
@@ -1020,10 +1044,12 @@ pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
     sim z = {.c = c, .w = w, .p = p, .tl = o ? o->timeline : NULL, .err = err,
-             .cutoff = INFINITY};
+             .cutoff = INFINITY, .room = o && o->max_boxes > 0 ? o->max_boxes : LONG_MAX};
     pp_status s = simulate_in(&z, a, o ? o->start_time : 0);
     if (s == PP_OK)
         s = fill_report(&z, out);
+    if (s == PP_OK)
+        out->boxes_left_out = z.left_out;
     pp_arena_free(a);
     return s;
 }
