@@ -12,7 +12,7 @@
 typedef struct {
     const char *command;
     const char *files[3];
-    const char *devices, *out, *trace, *svg, *event;
+    const char *devices, *out, *trace, *svg, *event, *stack;
     double timeout, at;
     int64_t threads, seed, context_parallel;
     bool json, quiet;
@@ -21,6 +21,10 @@ typedef struct {
 #define DEVICES_FLAG                                                                                              \
     FLAG_TEXT_OF("devices", cluster_flags, devices, "F",                                                          \
                  "more device types, or a calibration file that sets efficiencies (README)")
+#define STACK_FLAG                                                                                                \
+    {"stack", FLAG_CHOICE, offsetof(cluster_flags, stack), "STACK", 0, 0, false,                                  \
+     "megatron-lm|megatron-deepspeed|torchtitan", NULL, false,                                                    \
+     "the software that runs the step (default: the workload's, else megatron-lm); plan only what it runs"}
 #define AT_FLAG                                                                                                   \
     {"at", FLAG_NUMBER, offsetof(cluster_flags, at), "T", 0, 1e300, false, NULL, "0", false,                      \
      "the step starts T seconds into the run: the timeline's events up to T apply"}
@@ -43,11 +47,12 @@ typedef struct {
     FLAG_TEXT_OF("trace", cluster_flags, trace, "TRACE", "a Chrome trace of the simulated step"),                 \
         FLAG_TEXT_OF("svg", cluster_flags, svg, "SVG", "an SVG Gantt chart of the step (devices and links)")
 
-static const flag_spec plan_flag_table[] = {SEARCH_FLAGS, DEVICES_FLAG, AT_FLAG, OUTPUT_FLAGS, FLAG_END};
+static const flag_spec plan_flag_table[] = {SEARCH_FLAGS, DEVICES_FLAG, STACK_FLAG, AT_FLAG, OUTPUT_FLAGS, FLAG_END};
 static const flag_spec simulate_flag_table[] = {
-    DEVICES_FLAG, EVENT_FLAG(false), AT_FLAG, PICTURE_FLAGS,
+    DEVICES_FLAG, STACK_FLAG, EVENT_FLAG(false), AT_FLAG, PICTURE_FLAGS,
     FLAG_SWITCH_OF("json", cluster_flags, json, "the report as JSON on stdout"), FLAG_END};
-static const flag_spec replan_flag_table[] = {EVENT_FLAG(true), SEARCH_FLAGS, DEVICES_FLAG, OUTPUT_FLAGS, FLAG_END};
+static const flag_spec replan_flag_table[] = {EVENT_FLAG(true), SEARCH_FLAGS, DEVICES_FLAG, STACK_FLAG, OUTPUT_FLAGS,
+                                              FLAG_END};
 
 const command_spec cluster_plan_command = {
     "cluster plan", "split a training workload over a cluster", "CLUSTER WORKLOAD", 2,
@@ -104,6 +109,8 @@ static pp_status read_inputs(const cluster_flags *f, inputs *in, pp_error *err)
         return err->status;
     if (pp_cluster_workload_load(f->files[1], in->catalog, &in->workload, err) != PP_OK)
         return err->status;
+    if (f->stack)
+        pp_cluster_stack_parse(f->stack, &in->workload->stack); /* a choice the flag table checked */
     if (f->files[2] &&
         pp_cluster_plan_load(f->files[2], in->cluster, in->workload, &in->plan, err) != PP_OK)
         return err->status;

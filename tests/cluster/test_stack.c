@@ -1,0 +1,157 @@
+/* test_stack.c: the software stacks (issue 30). pp_cluster_stack_runs
+ * against a list, written here, of what each stack supports (the
+ * interleaved schedule, ZeRO-3 beside a pipeline, optimizer-only sharding,
+ * gradients reduced during the backward); plans of another stack refused
+ * by validation and the checker; the planner under each stack returns
+ * (best and uniform baseline) only plans on that stack which the list
+ * allows; torchtitan's float32 gradient reduction doubles ZeRO-3's
+ * gradient bytes and nothing else; names round-trip. */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "parplan/cluster.h"
+
+#define EXAMPLES PP_SOURCE_DIR "/examples/cluster"
+
+enum { INTERLEAVED, ZERO3_WITH_PIPELINE, OPTIMIZER_ONLY_SHARDING, REDUCE_DURING_BACKWARD, FEATURES };
+
+/* supports[stack][feature], from each stack's own code (src/cluster/stack.c) */
+static const bool supports[PP_CLUSTER_STACK_COUNT][FEATURES] = {
+    [PP_CLUSTER_STACK_MEGATRON_LM] = {true, true, true, true},
+    [PP_CLUSTER_STACK_MEGATRON_DEEPSPEED] = {false, false, true, false},
+    [PP_CLUSTER_STACK_TORCHTITAN] = {true, true, false, true},
+};
+
+/* A 2-replica, 2-stage plan using only the feature f. */
+static pp_cluster_plan *plan_with(pp_cluster_stack stack, int f)
+{
+    int tp[2] = {1, 1};
+    pp_cluster_plan *p = pp_cluster_plan_new(2, 2, tp);
+    p->stack = stack;
+    p->virtual_stages = f == INTERLEAVED ? 2 : 1;
+    p->zero3 = f == ZERO3_WITH_PIPELINE;
+    p->distributed_optimizer = f == OPTIMIZER_ONLY_SHARDING;
+    p->reduce_after_backward = f != REDUCE_DURING_BACKWARD;
+    return p;
+}
+
+static bool allowed(const pp_cluster_plan *p)
+{
+    bool ok = true;
+    if (p->virtual_stages > 1)
+        ok &= supports[p->stack][INTERLEAVED];
+    if (p->zero3 && p->stage_count > 1)
+        ok &= supports[p->stack][ZERO3_WITH_PIPELINE];
+    if (p->distributed_optimizer && !p->zero3 && p->replica_count > 1)
+        ok &= supports[p->stack][OPTIMIZER_ONLY_SHARDING];
+    if (!p->reduce_after_backward && p->replica_count > 1)
+        ok &= supports[p->stack][REDUCE_DURING_BACKWARD];
+    return ok;
+}
+
+static void the_list(void)
+{
+    for (int s = 0; s < PP_CLUSTER_STACK_COUNT; s++) {
+        pp_cluster_stack back;
+        CHECK(pp_cluster_stack_parse(pp_cluster_stack_name((pp_cluster_stack)s), &back) && (int)back == s);
+        for (int f = 0; f < FEATURES; f++) {
+            pp_cluster_plan *p = plan_with((pp_cluster_stack)s, f);
+            char why[256] = "";
+            bool runs = pp_cluster_stack_runs(p, why, sizeof why);
+            if (runs != supports[s][f])
+                fprintf(stderr, "stack %s, feature %d: runs %d, the list says %d\n",
+                        pp_cluster_stack_name((pp_cluster_stack)s), f, runs, supports[s][f]);
+            CHECK(runs == supports[s][f]);
+            CHECK(runs || strstr(why, pp_cluster_stack_name((pp_cluster_stack)s)) != NULL);
+            pp_cluster_plan_free(p);
+        }
+    }
+    pp_cluster_stack none;
+    CHECK(!pp_cluster_stack_parse("deepspeed", &none) && !pp_cluster_stack_parse(NULL, &none));
+    CHECK(pp_cluster_stack_name(PP_CLUSTER_STACK_COUNT) == NULL);
+}
+
+/* The planner under each stack: the best plan and the uniform baseline are
+ * on that stack and the list allows them; validation and the independent
+ * checker agree. */
+static void planner_keeps_to_the_stack(const char *cluster_file, const char *workload_file,
+                                       bool expect_interleaving)
+{
+    pp_hw_catalog *cat = NULL;
+    pp_cluster *c = NULL;
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK(pp_hw_catalog_builtin(&cat, &err) == PP_OK);
+    CHECK(pp_hw_catalog_add_file(cat, EXAMPLES "/calibration-a100.json", &err) == PP_OK);
+    CHECK(pp_cluster_load(cluster_file, cat, &c, &err) == PP_OK);
+    CHECK(pp_cluster_workload_load(workload_file, cat, &w, &err) == PP_OK);
+    if (!c || !w) {
+        pp_cluster_workload_free(w);
+        pp_cluster_free(c);
+        pp_hw_catalog_free(cat);
+        return;
+    }
+    bool interleaved[PP_CLUSTER_STACK_COUNT] = {false};
+    for (int s = 0; s < PP_CLUSTER_STACK_COUNT; s++) {
+        w->stack = (pp_cluster_stack)s;
+        pp_cluster_plan_options o = {.time_limit = 60, .threads = 2};
+        pp_cluster_plan_result r;
+        CHECK(pp_cluster_plan_search(c, w, &o, &r, &err) == PP_OK);
+        CHECK(r.best != NULL && r.uniform != NULL);
+        const pp_cluster_plan *plans[2] = {r.best, r.uniform};
+        for (int k = 0; k < 2 && r.best && r.uniform; k++) {
+            CHECK((int)plans[k]->stack == s);
+            CHECK(allowed(plans[k]));
+            CHECK(pp_cluster_plan_validate(c, w, plans[k], &err) == PP_OK);
+            CHECK(pp_cluster_plan_check(c, w, plans[k], 0, &err) == PP_OK);
+            /* the same plan on a stack that cannot run it is refused */
+            pp_cluster_plan *other = pp_cluster_plan_copy(plans[k]);
+            other->stack = PP_CLUSTER_STACK_MEGATRON_DEEPSPEED;
+            other->reduce_after_backward = false;
+            CHECK(!allowed(other) == (pp_cluster_plan_validate(c, w, other, &err) == PP_EINPUT));
+            CHECK(!allowed(other) == (pp_cluster_plan_check(c, w, other, 0, &err) == PP_EINPUT));
+            interleaved[s] |= plans[k]->virtual_stages > 1;
+            pp_cluster_plan_free(other);
+        }
+        pp_cluster_plan_result_free(&r);
+    }
+    /* where Megatron-LM interleaves, torchtitan may too, DeepSpeed's engine never */
+    CHECK(!interleaved[PP_CLUSTER_STACK_MEGATRON_DEEPSPEED]);
+    if (expect_interleaving)
+        CHECK(interleaved[PP_CLUSTER_STACK_MEGATRON_LM]);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+    pp_hw_catalog_free(cat);
+}
+
+/* FSDP in torchtitan reduces in float32: twice ZeRO-3's gradient bytes,
+ * the weights and state as on the other stacks. */
+static void float32_reduction(void)
+{
+    pp_transformer t = {.layers = 4, .hidden = 1024, .heads = 16, .sequence = 512, .vocabulary = 32000,
+                        .global_batch = 8};
+    pp_cluster_workload *w = NULL;
+    pp_error err = {0};
+    CHECK(pp_cluster_workload_transformer(&t, false, &w, &err) == PP_OK);
+    if (!w)
+        return;
+    pp_cluster_plan like = {.replica_count = 4, .zero3 = true};
+    pp_cluster_layer lm = pp_cluster_layer_under(&w->layers[1], &like, false, 1);
+    like.stack = PP_CLUSTER_STACK_TORCHTITAN;
+    pp_cluster_layer tt = pp_cluster_layer_under(&w->layers[1], &like, false, 1);
+    CHECK(tt.gradient_bytes == 2 * lm.gradient_bytes && tt.gradient_bytes > 0);
+    CHECK(tt.weight_bytes == lm.weight_bytes && tt.state_bytes == lm.state_bytes);
+    like.zero3 = false;
+    CHECK(pp_cluster_layer_under(&w->layers[1], &like, false, 1).gradient_bytes == w->layers[1].gradient_bytes);
+    pp_cluster_workload_free(w);
+}
+
+int main(void)
+{
+    the_list();
+    float32_reduction();
+    planner_keeps_to_the_stack(EXAMPLES "/dgx-a100-4.json", EXAMPLES "/gpt-7.5b.json", false);
+    planner_keeps_to_the_stack(EXAMPLES "/hetero-v100-8.json", EXAMPLES "/llama-7b.json", true);
+    return CHECK_DONE();
+}
