@@ -708,8 +708,9 @@ static void setup_chunk(sim *z, group *g, int c)
         chunk_flops(z, g, c, j, &F, &B);
         double traffic = b * (f * T + whole);
         g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, traffic));
-        g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, traffic));
         const pp_hw_device_type *t = type_of(z, d);
+        double accumulate = p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED ? cluster_accumulate_time(t, f * W) : 0;
+        g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(t, f * b * B, f * W, traffic) + accumulate);
         double fp8 = pp_hw_op_time(t, f * b * hide_fp8, 0) / cluster_fp8_speedup(t);
         g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(t, f * b * hide, 0) + fp8);
         g->context_hide[c] = fmin(g->context_hide[c], pp_hw_op_time(t, f * b * attention, 0));

@@ -20,7 +20,16 @@
  *     reduce_after_backward;
  *   - ZeRO stage 1 at most with a pipeline: the pipeline engine asserts
  *     "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"
- *     (deepspeed/runtime/pipe/engine.py).
+ *     (deepspeed/runtime/pipe/engine.py);
+ *   - no gradient-accumulation fusion: DeepSpeed's BF16_Optimizer (the one
+ *     BLOOM used, with its own ZeRO-1 sharding) "accumulates gradients on
+ *     FP32 buffer soon after a backward pass completes" (DeepSpeed PR
+ *     #5170; FP32 the default accumulation type, PR #4713), a streaming
+ *     pass over the stage's gradients after every micro-batch's backward
+ *     (cluster_accumulate_time), where Megatron-LM's weight-gradient GEMMs
+ *     add into their FP32 main_grad themselves (its gradient-accumulation
+ *     fusion). The model prices every run as BF16 mixed precision, so
+ *     this applies to every megatron-deepspeed plan.
  * torchtitan: PyTorch-native (FSDP2, DTensor TP, torch.distributed.
  *   pipelining), torchtitan/config/job_config.py (commit 6404b93):
  *   - data parallelism is fully_shard (data_parallel_shard_degree: FSDP,

@@ -5,12 +5,14 @@
  * by validation and the checker; the planner under each stack returns
  * (best and uniform baseline) only plans on that stack which the list
  * allows; torchtitan's float32 gradient reduction doubles ZeRO-3's
- * gradient bytes and nothing else; names round-trip. */
+ * gradient bytes and nothing else; DeepSpeed's FP32 gradient
+ * accumulation adds one streaming pass over the stage's gradients per
+ * micro-batch, by hand; names round-trip. */
 #include <math.h>
 #include <string.h>
 
 #include "check.h"
-#include "parplan/cluster.h"
+#include "cluster/fixture.h"
 
 #define EXAMPLES PP_SOURCE_DIR "/examples/cluster"
 
@@ -147,8 +149,42 @@ static void float32_reduction(void)
     pp_cluster_workload_free(w);
 }
 
+/* One device, no communication: megatron-deepspeed's step is megatron-lm's
+ * plus, for each of the m micro-batches, 5 bytes per 16-bit weight byte
+ * (the gradient read, the FP32 sum read and written) at the streaming
+ * rate. */
+static void fp32_accumulation(void)
+{
+    pp_hw_device_type type = {"t", 1e12, 2e12, 80e9, 1.0, 0.5, 0, 0, 0, 0.8, 0, 0};
+    int one = 1;
+    pp_cluster *c = fixture_cluster(1, &one, &type, 1e11, 1e10);
+    pp_cluster_workload *w = fixture_workload(2, 1e9, 8e9, 1e6, 1e6, 4);
+    for (int k = 0; k < 2; k++)
+        w->layers[k].weight_bytes = 1e9;
+    double step[2];
+    for (int s = 0; s < 2; s++) {
+        w->stack = s ? PP_CLUSTER_STACK_MEGATRON_DEEPSPEED : PP_CLUSTER_STACK_MEGATRON_LM;
+        pp_cluster_plan *p = NULL;
+        pp_error err = {0};
+        CHECK(pp_cluster_plan_uniform(c, w, 1, 1, 1, 1, &p, &err) == PP_OK);
+        if (!p)
+            return;
+        pp_cluster_sim_options o = {.start_time = 0};
+        pp_cluster_report r;
+        CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+        step[s] = r.step_time;
+        pp_cluster_report_free(&r);
+        pp_cluster_plan_free(p);
+    }
+    double accumulate = 5 * 2e9 / (2e12 * 0.8);
+    CHECK(fabs(step[1] - step[0] - 4 * accumulate) < 1e-9 * step[1]);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 int main(void)
 {
+    fp32_accumulation();
     the_list();
     float32_reduction();
     planner_keeps_to_the_stack(EXAMPLES "/dgx-a100-4.json", EXAMPLES "/gpt-7.5b.json", false);
