@@ -177,6 +177,8 @@ static void fp32_accumulation(void)
         pp_cluster_plan_free(p);
     }
     double accumulate = 5 * 2e9 / (2e12 * 0.8);
+    if (!(fabs(step[1] - step[0] - 4 * accumulate) < 1e-9 * step[1]))
+        fprintf(stderr, "steps %.12g and %.12g, 4 passes of %.12g\n", step[0], step[1], accumulate);
     CHECK(fabs(step[1] - step[0] - 4 * accumulate) < 1e-9 * step[1]);
     pp_cluster_workload_free(w);
     pp_cluster_free(c);
