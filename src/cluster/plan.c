@@ -367,6 +367,11 @@ pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_clus
     /* torchtitan's FSDP reduces gradients in float32 (stack.c) */
     if (p->zero3 && p->stack == PP_CLUSTER_STACK_TORCHTITAN)
         y.gradient_bytes *= 2;
+    /* megatron-deepspeed all-reduces the FP32 gradients and then
+     * all-gathers the updated 16-bit weights (stack.c): 2 x 4 + 2 bytes a
+     * parameter over the ring's two passes, not 2 x 2 */
+    if (!p->zero3 && p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED)
+        y.gradient_bytes *= 2.5;
     if (p->zero3)
         y.state_bytes /= p->replica_count;
     else if (p->distributed_optimizer) {

@@ -37,6 +37,7 @@ typedef struct {
     bool busy, forward;   /* the op in progress */
     int micro, chunk;
     int forwards, backwards; /* ops started */
+    int sending;          /* a blocking send not yet delivered (megatron-deepspeed), or -1 */
     double *fwd, *bwd;    /* [chunk] slowest member's pass */
     double fwd_min, bwd_min; /* the quickest chunk's */
     double optimizer;     /* the quickest member's optimizer */
@@ -400,8 +401,9 @@ static void last_backward(sim *z, const group *g, int chunk, double start, doubl
 
 static void try_start(sim *z, group *g);
 
-/* From virtual stage qf to the next or previous one, qt. */
-static void send_transfer(sim *z, int r, int qf, int qt, int micro, int dir)
+/* From virtual stage qf to the next or previous one, qt; the transfer's
+ * index. */
+static int send_transfer(sim *z, int r, int qf, int qt, int micro, int dir)
 {
     const pp_cluster_plan *p = z->p;
     int from = qf % z->P, to = qt % z->P;
@@ -420,6 +422,7 @@ static void send_transfer(sim *z, int r, int qf, int qt, int micro, int dir)
         z->arrived[t] = 1;
         try_start(z, &z->groups[r * z->P + to]);
     }
+    return t;
 }
 
 static bool ready(const sim *z, const group *g, bool forward, int micro, int chunk)
@@ -445,6 +448,8 @@ static void try_start(sim *z, group *g)
     bool forward;
     int micro, chunk = 0;
     if (g->busy || g->next_op >= 2 * z->V * g->m || z->status != PP_OK)
+        return;
+    if (g->sending >= 0 && !z->arrived[g->sending])
         return;
     if (z->V == 1)
         cluster_op_of(z->P, g->s, g->m, g->next_op, &forward, &micro);
@@ -514,9 +519,11 @@ static void gradients_ready(sim *z, int r, int s, int j)
     if (++z->embed_ready[e] < 2)
         return;
     int first = device_of(z, r, 0, j), last = device_of(z, r, z->P - 1, j);
+    /* megatron-deepspeed reduces the FP32 copy (stack.c) */
+    double bytes = z->w->tied_bytes / z->embed_k * (z->p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED ? 2 : 1);
     for (int dir = 0; dir < 2 && z->status == PP_OK; dir++) {
         z->status = cluster_net_send(z->net, dir ? last : first, dir ? first : last,
-                                     z->w->tied_bytes / z->embed_k, 2, z->embed_base + e, &flow, z->err);
+                                     bytes, 2, z->embed_base + e, &flow, z->err);
         z->embed_flows[e]++;
     }
 }
@@ -535,11 +542,15 @@ static void no_work(sim *z, group *g)
 static void op_done(sim *z, group *g)
 {
     g->busy = false;
-    int q = g->chunk * z->P + g->s;
+    int q = g->chunk * z->P + g->s, t = -1;
     if (g->forward && q < z->VP - 1)
-        send_transfer(z, g->r, q, q + 1, g->micro, 0);
+        t = send_transfer(z, g->r, q, q + 1, g->micro, 0);
     if (!g->forward && q > 0)
-        send_transfer(z, g->r, q, q - 1, g->micro, 1);
+        t = send_transfer(z, g->r, q, q - 1, g->micro, 1);
+    /* DeepSpeed's pipeline engine sends with a blocking p2p.send (stack.c):
+     * the stage computes nothing more until its output is delivered */
+    if (z->p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED)
+        g->sending = t;
     bool last = !g->forward && g->micro == g->m - 1 && g->chunk == 0;
     if (last && z->R == 1)
         for (int j = 0; j < g->tp; j++)
@@ -594,8 +605,9 @@ static void flow_done(void *ctx, int owner, double now)
     if (owner < z->bucket_base) {
         if (--z->pending[owner] == 0) {
             z->arrived[owner] = 1;
-            int rq = owner / 2 / z->mmax;
-            try_start(z, &z->groups[rq / z->VP * z->P + rq % z->VP % z->P]);
+            int rq = owner / 2 / z->mmax, r = rq / z->VP, qt = rq % z->VP, qf = owner % 2 ? qt + 1 : qt - 1;
+            try_start(z, &z->groups[r * z->P + qt % z->P]);
+            try_start(z, &z->groups[r * z->P + qf % z->P]); /* its sender, if it waits */
         }
         return;
     }
@@ -729,7 +741,7 @@ static void setup_chunk(sim *z, group *g, int c)
 static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
 {
     const pp_cluster_plan *p = z->p;
-    *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1,
+    *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1, .sending = -1,
                  .experts_version = -1, .context_version = -1, .fwd_min = INFINITY, .bwd_min = INFINITY};
     double *times = pp_arena_calloc(a, 13 * (size_t)z->V, sizeof(double));
     if (!times)

@@ -7,7 +7,9 @@
  * allows; torchtitan's float32 gradient reduction doubles ZeRO-3's
  * gradient bytes and nothing else; DeepSpeed's FP32 gradient
  * accumulation adds one streaming pass over the stage's gradients per
- * micro-batch, by hand; names round-trip. */
+ * micro-batch, by hand; its blocking sends and its FP32 gradient
+ * reductions (the data-parallel ring and the tied embedding), by hand;
+ * names round-trip. */
 #include <math.h>
 #include <string.h>
 
@@ -184,8 +186,82 @@ static void fp32_accumulation(void)
     pp_cluster_free(c);
 }
 
+/* The step of a plan of two stages on two nodes, one device each, m
+ * micro-batches of one sample, on the workload's stack. */
+static double two_stage_step(pp_cluster *c, pp_cluster_workload *w, pp_cluster_stack stack)
+{
+    w->stack = stack;
+    pp_cluster_plan *p = NULL;
+    pp_error err = {0};
+    CHECK(pp_cluster_plan_uniform(c, w, 1, 2, 1, 1, &p, &err) == PP_OK);
+    if (!p)
+        return NAN;
+    pp_cluster_sim_options o = {.start_time = 0};
+    pp_cluster_report r;
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+    double step = r.step_time;
+    pp_cluster_report_free(&r);
+    pp_cluster_plan_free(p);
+    return step;
+}
+
+/* DeepSpeed's blocking p2p.send, by hand: two stages, two micro-batches,
+ * forward 1 s, backward 2 s, a transfer x = 0.5 s. Megatron-LM's order
+ * (non-blocking sends): stage 1 runs F0 [1.5, 2.5], B0 [2.5, 4.5], F1 at
+ * once [4.5, 5.5] (its input arrived at 3), B1 [5.5, 7.5]; stage 0's B1
+ * gets its gradient at 8 and ends at 10. DeepSpeed's: stage 1 waits for
+ * its B0 gradient to be delivered before F1, [5, 6], B1 [6, 8], stage 0's
+ * B1 [8.5, 10.5]: one x longer. */
+static void blocking_send(void)
+{
+    pp_hw_device_type type = fixture_type("t", 1e12, 80e9);
+    int one[2] = {1, 1};
+    pp_hw_device_type types[2] = {type, type};
+    pp_cluster *c = fixture_cluster(2, one, types, 1e11, 1e10);
+    pp_cluster_workload *w = fixture_workload(2, 1e12, 0, 1e6, 5e9, 2);
+    double lm = two_stage_step(c, w, PP_CLUSTER_STACK_MEGATRON_LM);
+    double ds = two_stage_step(c, w, PP_CLUSTER_STACK_MEGATRON_DEEPSPEED);
+    if (!(fabs(lm - 10) < 1e-9 && fabs(ds - 10.5) < 1e-9))
+        fprintf(stderr, "megatron-lm %.12g (10 by hand), megatron-deepspeed %.12g (10.5)\n", lm, ds);
+    CHECK(fabs(lm - 10) < 1e-9 && fabs(ds - 10.5) < 1e-9);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
+/* megatron-deepspeed's BF16 optimizer reduces FP32 gradients: the data-
+ * parallel ring's bytes 2.5 times (2 x 4 + 2 against 2 x 2 a parameter),
+ * ZeRO-3's untouched; and the tied embedding's all-reduce twice the
+ * bytes, by hand: one micro-batch through two stages (forward 1 s,
+ * backward 2 s, transfers 0.1 s: 6.2 s), then each end sends its 1e10
+ * bytes (2e10 on DeepSpeed) to the other at 1e10 B/s. */
+static void fp32_reduction(void)
+{
+    pp_hw_device_type type = fixture_type("t", 1e12, 80e9);
+    int one[2] = {1, 1};
+    pp_hw_device_type types[2] = {type, type};
+    pp_cluster *c = fixture_cluster(2, one, types, 1e11, 1e10);
+    pp_cluster_workload *w = fixture_workload(2, 1e12, 0, 1e6, 1e9, 1);
+    w->layers[1].gradient_bytes = 4e9;
+    pp_cluster_plan like = {.replica_count = 4, .distributed_optimizer = true};
+    double lm = pp_cluster_layer_under(&w->layers[1], &like, false, 1).gradient_bytes;
+    like.stack = PP_CLUSTER_STACK_MEGATRON_DEEPSPEED;
+    CHECK(pp_cluster_layer_under(&w->layers[1], &like, false, 1).gradient_bytes == 2.5 * lm && lm == 4e9);
+    like.zero3 = true;
+    CHECK(pp_cluster_layer_under(&w->layers[1], &like, false, 1).gradient_bytes == lm);
+    w->tied_bytes = 1e10;
+    double step[2] = {two_stage_step(c, w, PP_CLUSTER_STACK_MEGATRON_LM),
+                      two_stage_step(c, w, PP_CLUSTER_STACK_MEGATRON_DEEPSPEED)};
+    if (!(fabs(step[0] - 7.2) < 1e-9 && fabs(step[1] - 8.2) < 1e-9))
+        fprintf(stderr, "megatron-lm %.12g (7.2 by hand), megatron-deepspeed %.12g (8.2)\n", step[0], step[1]);
+    CHECK(fabs(step[0] - 7.2) < 1e-9 && fabs(step[1] - 8.2) < 1e-9);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 int main(void)
 {
+    blocking_send();
+    fp32_reduction();
     fp32_accumulation();
     the_list();
     float32_reduction();
