@@ -29,7 +29,22 @@
  *     (cluster_accumulate_time), where Megatron-LM's weight-gradient GEMMs
  *     add into their FP32 main_grad themselves (its gradient-accumulation
  *     fusion). The model prices every run as BF16 mixed precision, so
- *     this applies to every megatron-deepspeed plan.
+ *     this applies to every megatron-deepspeed plan (MT-NLG's too: its
+ *     mixed precision was bfloat16, by the paper's summary in
+ *     github.com/jasperzhong/read-papers-and-code issue 261);
+ *   - the gradients reduced in FP32: with the BF16_Optimizer the pipeline
+ *     engine's ReduceGrads all-reduces get_grads_for_reduction(), the FP32
+ *     gradient buffers (pipe/engine.py _bf16_reduce_grads,
+ *     runtime/bf16_optimizer.py), and the updated 16-bit weights are then
+ *     all-gathered over the data-parallel group: 2 x 4 + 2 bytes a
+ *     parameter where Megatron-LM's distributed optimizer moves 2 + 2
+ *     (pp_cluster_layer_under); ReduceTiedGrads all-reduces the tied
+ *     embedding's FP32 _hp_grad (simulate.c, gradients_ready);
+ *   - blocking pipeline sends: p2p.send and p2p.recv refuse async_op and
+ *     call dist.send / dist.recv (pipe/p2p.py; schedule.py: "The
+ *     communication is blocking"), so a stage computes nothing more until
+ *     its output has been delivered (simulate.c, op_done), where the model
+ *     lets Megatron-LM's sender go on.
  * torchtitan: PyTorch-native (FSDP2, DTensor TP, torch.distributed.
  *   pipelining), torchtitan/config/job_config.py (commit 6404b93):
  *   - data parallelism is fully_shard (data_parallel_shard_degree: FSDP,
