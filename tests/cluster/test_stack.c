@@ -151,6 +151,28 @@ static void float32_reduction(void)
     pp_cluster_workload_free(w);
 }
 
+/* The steps on megatron-lm and on megatron-deepspeed of the uniform plan
+ * of pp stages, one replica, one device a stage, micro-batches of one
+ * sample. */
+static void steps_on_both(pp_cluster *c, pp_cluster_workload *w, int pp, double step[2])
+{
+    for (int k = 0; k < 2; k++) {
+        w->stack = k ? PP_CLUSTER_STACK_MEGATRON_DEEPSPEED : PP_CLUSTER_STACK_MEGATRON_LM;
+        pp_cluster_plan *p = NULL;
+        pp_error err = {0};
+        step[k] = NAN;
+        CHECK(pp_cluster_plan_uniform(c, w, 1, pp, 1, 1, &p, &err) == PP_OK);
+        if (!p)
+            continue;
+        pp_cluster_sim_options o = {.start_time = 0};
+        pp_cluster_report r;
+        CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+        step[k] = r.step_time;
+        pp_cluster_report_free(&r);
+        pp_cluster_plan_free(p);
+    }
+}
+
 /* One device, no communication: megatron-deepspeed's step is megatron-lm's
  * plus, for each of the m micro-batches, 5 bytes per 16-bit weight byte
  * (the gradient read, the FP32 sum read and written) at the streaming
@@ -164,20 +186,7 @@ static void fp32_accumulation(void)
     for (int k = 0; k < 2; k++)
         w->layers[k].weight_bytes = 1e9;
     double step[2];
-    for (int s = 0; s < 2; s++) {
-        w->stack = s ? PP_CLUSTER_STACK_MEGATRON_DEEPSPEED : PP_CLUSTER_STACK_MEGATRON_LM;
-        pp_cluster_plan *p = NULL;
-        pp_error err = {0};
-        CHECK(pp_cluster_plan_uniform(c, w, 1, 1, 1, 1, &p, &err) == PP_OK);
-        if (!p)
-            return;
-        pp_cluster_sim_options o = {.start_time = 0};
-        pp_cluster_report r;
-        CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
-        step[s] = r.step_time;
-        pp_cluster_report_free(&r);
-        pp_cluster_plan_free(p);
-    }
+    steps_on_both(c, w, 1, step);
     double accumulate = 5 * 2e9 / (2e12 * 0.8);
     if (!(fabs(step[1] - step[0] - 4 * accumulate) < 1e-9 * step[1]))
         fprintf(stderr, "steps %.12g and %.12g, 4 passes of %.12g\n", step[0], step[1], accumulate);
@@ -186,23 +195,20 @@ static void fp32_accumulation(void)
     pp_cluster_free(c);
 }
 
-/* The step of a plan of two stages on two nodes, one device each, m
- * micro-batches of one sample, on the workload's stack. */
-static double two_stage_step(pp_cluster *c, pp_cluster_workload *w, pp_cluster_stack stack)
+/* Checks the steps of w's uniform plan of two stages on two nodes (one
+ * device each: 1e12 FLOP/s, NICs of 1e10 B/s) against those worked out by
+ * hand for megatron-lm and megatron-deepspeed. */
+static void two_stages_by_hand(pp_cluster_workload *w, double lm, double ds)
 {
-    w->stack = stack;
-    pp_cluster_plan *p = NULL;
-    pp_error err = {0};
-    CHECK(pp_cluster_plan_uniform(c, w, 1, 2, 1, 1, &p, &err) == PP_OK);
-    if (!p)
-        return NAN;
-    pp_cluster_sim_options o = {.start_time = 0};
-    pp_cluster_report r;
-    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
-    double step = r.step_time;
-    pp_cluster_report_free(&r);
-    pp_cluster_plan_free(p);
-    return step;
+    pp_hw_device_type types[2] = {fixture_type("t", 1e12, 80e9), fixture_type("t", 1e12, 80e9)};
+    int one[2] = {1, 1};
+    pp_cluster *c = fixture_cluster(2, one, types, 1e11, 1e10);
+    double step[2];
+    steps_on_both(c, w, 2, step);
+    if (!(fabs(step[0] - lm) < 1e-9 && fabs(step[1] - ds) < 1e-9))
+        fprintf(stderr, "megatron-lm %.12g (%g by hand), megatron-deepspeed %.12g (%g)\n", step[0], lm, step[1], ds);
+    CHECK(fabs(step[0] - lm) < 1e-9 && fabs(step[1] - ds) < 1e-9);
+    pp_cluster_free(c);
 }
 
 /* DeepSpeed's blocking p2p.send, by hand: two stages, two micro-batches,
@@ -214,18 +220,9 @@ static double two_stage_step(pp_cluster *c, pp_cluster_workload *w, pp_cluster_s
  * B1 [8.5, 10.5]: one x longer. */
 static void blocking_send(void)
 {
-    pp_hw_device_type type = fixture_type("t", 1e12, 80e9);
-    int one[2] = {1, 1};
-    pp_hw_device_type types[2] = {type, type};
-    pp_cluster *c = fixture_cluster(2, one, types, 1e11, 1e10);
     pp_cluster_workload *w = fixture_workload(2, 1e12, 0, 1e6, 5e9, 2);
-    double lm = two_stage_step(c, w, PP_CLUSTER_STACK_MEGATRON_LM);
-    double ds = two_stage_step(c, w, PP_CLUSTER_STACK_MEGATRON_DEEPSPEED);
-    if (!(fabs(lm - 10) < 1e-9 && fabs(ds - 10.5) < 1e-9))
-        fprintf(stderr, "megatron-lm %.12g (10 by hand), megatron-deepspeed %.12g (10.5)\n", lm, ds);
-    CHECK(fabs(lm - 10) < 1e-9 && fabs(ds - 10.5) < 1e-9);
+    two_stages_by_hand(w, 10, 10.5);
     pp_cluster_workload_free(w);
-    pp_cluster_free(c);
 }
 
 /* megatron-deepspeed's BF16 optimizer reduces FP32 gradients: the data-
@@ -236,10 +233,6 @@ static void blocking_send(void)
  * bytes (2e10 on DeepSpeed) to the other at 1e10 B/s. */
 static void fp32_reduction(void)
 {
-    pp_hw_device_type type = fixture_type("t", 1e12, 80e9);
-    int one[2] = {1, 1};
-    pp_hw_device_type types[2] = {type, type};
-    pp_cluster *c = fixture_cluster(2, one, types, 1e11, 1e10);
     pp_cluster_workload *w = fixture_workload(2, 1e12, 0, 1e6, 1e9, 1);
     w->layers[1].gradient_bytes = 4e9;
     pp_cluster_plan like = {.replica_count = 4, .distributed_optimizer = true};
@@ -249,13 +242,8 @@ static void fp32_reduction(void)
     like.zero3 = true;
     CHECK(pp_cluster_layer_under(&w->layers[1], &like, false, 1).gradient_bytes == lm);
     w->tied_bytes = 1e10;
-    double step[2] = {two_stage_step(c, w, PP_CLUSTER_STACK_MEGATRON_LM),
-                      two_stage_step(c, w, PP_CLUSTER_STACK_MEGATRON_DEEPSPEED)};
-    if (!(fabs(step[0] - 7.2) < 1e-9 && fabs(step[1] - 8.2) < 1e-9))
-        fprintf(stderr, "megatron-lm %.12g (7.2 by hand), megatron-deepspeed %.12g (8.2)\n", step[0], step[1]);
-    CHECK(fabs(step[0] - 7.2) < 1e-9 && fabs(step[1] - 8.2) < 1e-9);
+    two_stages_by_hand(w, 7.2, 8.2);
     pp_cluster_workload_free(w);
-    pp_cluster_free(c);
 }
 
 int main(void)
