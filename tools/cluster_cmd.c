@@ -13,7 +13,7 @@
 typedef struct {
     const char *command;
     const char *files[3];
-    const char *devices, *out, *trace, *svg, *event;
+    const char *devices, *out, *trace, *svg, *event, *stack;
     double timeout, at;
     int64_t threads, seed, context_parallel;
     bool json, quiet;
@@ -22,6 +22,9 @@ typedef struct {
 #define DEVICES_FLAG                                                                                              \
     FLAG_TEXT_OF("devices", cluster_flags, devices, "F",                                                          \
                  "more device types, or a calibration file that sets efficiencies (README)")
+#define STACK_FLAG                                                                                                \
+    {"stack", FLAG_CHOICE, offsetof(cluster_flags, stack), "STACK", 0, 0, false, PP_CLUSTER_STACKS, NULL, false,  \
+     "the software that runs the step (default: the workload's, else megatron-lm); plan only what it runs", NULL}
 #define AT_FLAG                                                                                                   \
     FLAG_OPTION("at", FLAG_NUMBER, cluster_flags, at, "T", pp_cluster_option_at, "0",                             \
                 "the step starts T seconds into the run: the timeline's events up to T apply")
@@ -45,11 +48,12 @@ typedef struct {
     FLAG_TEXT_OF("trace", cluster_flags, trace, "TRACE", "a Chrome trace of the simulated step"),                 \
         FLAG_TEXT_OF("svg", cluster_flags, svg, "SVG", "an SVG Gantt chart of the step (devices and links)")
 
-static const flag_spec plan_flag_table[] = {SEARCH_FLAGS, DEVICES_FLAG, AT_FLAG, OUTPUT_FLAGS, FLAG_END};
+static const flag_spec plan_flag_table[] = {SEARCH_FLAGS, DEVICES_FLAG, STACK_FLAG, AT_FLAG, OUTPUT_FLAGS, FLAG_END};
 static const flag_spec simulate_flag_table[] = {
-    DEVICES_FLAG, EVENT_FLAG(false), AT_FLAG, PICTURE_FLAGS,
+    DEVICES_FLAG, STACK_FLAG, EVENT_FLAG(false), AT_FLAG, PICTURE_FLAGS,
     FLAG_SWITCH_OF("json", cluster_flags, json, "the report as JSON on stdout"), FLAG_END};
-static const flag_spec replan_flag_table[] = {EVENT_FLAG(true), SEARCH_FLAGS, DEVICES_FLAG, OUTPUT_FLAGS, FLAG_END};
+static const flag_spec replan_flag_table[] = {EVENT_FLAG(true), SEARCH_FLAGS, DEVICES_FLAG, STACK_FLAG, OUTPUT_FLAGS,
+                                              FLAG_END};
 
 const command_spec cluster_plan_command = {
     "cluster plan", "split a training workload over a cluster", "CLUSTER WORKLOAD", 2,
@@ -253,6 +257,7 @@ static int run(const command_spec *c, int argc, char **argv)
     pp_cluster_request request;
     pp_cluster_request_default(&request);
     request.at = f.at;
+    request.stack = f.stack;
     if (!simulate) {
         request.timeout = f.timeout;
         request.threads = f.threads;

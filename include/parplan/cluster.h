@@ -130,6 +130,23 @@ double pp_cluster_layer_activation_bytes(const pp_transformer *t, int64_t micro_
 double pp_cluster_layer_split_activation(const pp_transformer *t);
 double pp_cluster_layer_replicated_activation(const pp_transformer *t);
 
+/* ---------------------------------------------------------------- stacks */
+
+/* The software that runs the step (issue 30). What each does differently,
+ * with its source, is in src/cluster/stack.c; the default (0) is today's
+ * Megatron-LM (Megatron-core). */
+typedef enum {
+    PP_CLUSTER_STACK_MEGATRON_LM = 0,
+    PP_CLUSTER_STACK_MEGATRON_DEEPSPEED,
+    PP_CLUSTER_STACK_TORCHTITAN,
+    PP_CLUSTER_STACK_COUNT
+} pp_cluster_stack;
+
+/* "megatron-lm", "megatron-deepspeed", "torchtitan"; NULL past the list. */
+const char *pp_cluster_stack_name(pp_cluster_stack s);
+/* The stack of that name; false when there is none. */
+bool pp_cluster_stack_parse(const char *name, pp_cluster_stack *out);
+
 /* ---------------------------------------------------------------- workload */
 
 /* One matrix product of a layer's forward, per sample: `count` products
@@ -218,6 +235,7 @@ typedef struct {
     double tied_bytes;
     int experts;           /* experts per layer (expert parallelism must divide it); 0 = dense */
     int64_t sequence;      /* positions per sample; 0 when unknown (no context parallelism) */
+    pp_cluster_stack stack; /* default for plans that do not say, and what the planner plans for */
     pp_arena *arena;       /* owns everything above and the struct itself */
 } pp_cluster_workload;
 
@@ -423,7 +441,16 @@ typedef struct {
      * global batch. 1 (the default) is none; it must divide the replicas,
      * and 2 cp the workload's sequence. */
     int context_parallel;
+    /* stack: the software that runs the plan (megatron-lm by default);
+     * pp_cluster_stack_runs says which plans it can run, and the
+     * simulator prices what it does differently. */
+    pp_cluster_stack stack;
 } pp_cluster_plan;
+
+/* Whether p's stack can run it (the pipeline schedules, optimizer
+ * sharding and gradient reduction its engine has; stack.c gives each
+ * rule's source); when not, why, into why (size bytes). */
+bool pp_cluster_stack_runs(const pp_cluster_plan *p, char *why, size_t size);
 
 /* Layers of chunk c (0 .. virtual_stages - 1) of stage s under the
  * interleaved schedule: stage_layers[s] / virtual_stages each, and where
@@ -531,6 +558,12 @@ double pp_cluster_ideal_step_time(const pp_cluster *c, const pp_cluster_workload
 typedef struct {
     double start_time;     /* the step begins this long after the run began */
     pp_timeline *timeline; /* NULL, or receives a row per device and per link */
+    /* At most this many boxes go to the timeline (0: no limit): the
+     * devices' passes as they end, then the links' flows in the order they
+     * were sent, two boxes each (the sender's and the receiver's side), and
+     * a link gets a row only when one of its flows is drawn. A trace of
+     * 512 GPUs draws about a million boxes, whose writing costs seconds. */
+    long max_boxes;
 } pp_cluster_sim_options;
 
 typedef struct {
@@ -543,6 +576,7 @@ typedef struct {
     double *idle;              /* step_time - compute, for devices the plan uses */
     double *peak_memory;       /* bytes (pp_cluster_plan_memory) */
     bool fits;                 /* every device within its type's capacity */
+    long boxes_left_out;       /* past pp_cluster_sim_options.max_boxes: not drawn */
 } pp_cluster_report;
 
 /* Discrete-event simulation of one training step of p on c: 1F1B pipelines,

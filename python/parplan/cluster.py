@@ -65,28 +65,31 @@ def _plan(d):
     return PlanResult(**d)
 
 
-def plan(cluster, workload, timeout=60.0, threads=0, seed=1, at=0.0, devices=None, progress=None):
+def plan(cluster, workload, timeout=60.0, threads=0, seed=1, at=0.0, devices=None, progress=None, stack=None):
     """The best plan for workload on cluster under the conditions `at`
     seconds into the run, beside the best Megatron-uniform plan. Raises
     parplan.InfeasibleError when no plan fits in memory. progress, when
     given, is called now and then with a dict: elapsed, best_time (the best
-    plan's simulated step time so far) and nodes explored."""
+    plan's simulated step time so far) and nodes explored. stack: the
+    software that runs the step ("megatron-lm", "megatron-deepspeed",
+    "torchtitan"; None: the workload's), as the CLI's --stack."""
     return _plan(_parplan.cluster_plan(_doc(cluster, "cluster"), _doc(workload, "workload"), _doc(None, "", False),
                                        _doc(None, "", False), devices, False, float(at), float(timeout), int(threads),
-                                       int(seed), progress))
+                                       int(seed), progress, stack))
 
 
-def replan(cluster, workload, old_plan, events, timeout=60.0, threads=0, seed=1, devices=None, progress=None):
+def replan(cluster, workload, old_plan, events, timeout=60.0, threads=0, seed=1, devices=None, progress=None,
+           stack=None):
     """Re-plans after `events` (a path or a dict {"events": [...]}) have
     all happened, starting from old_plan; old_step_time is the old plan
     under the new conditions. progress: as for plan."""
     return _plan(_parplan.cluster_plan(_doc(cluster, "cluster"), _doc(workload, "workload"),
                                        _doc(events, "events"), _doc(old_plan, "plan"), devices, True, 0.0,
-                                       float(timeout), int(threads), int(seed), progress))
+                                       float(timeout), int(threads), int(seed), progress, stack))
 
 
-def simulate(cluster, workload, plan, at=0.0, devices=None):
+def simulate(cluster, workload, plan, at=0.0, devices=None, stack=None):
     """Simulates one training step of plan (the full form or Megatron's
     shorthand {"tp": .., "pp": .., "dp": .., "micro_batch": ..})."""
     return _report(_parplan.cluster_simulate(_doc(cluster, "cluster"), _doc(workload, "workload"),
-                                             _doc(plan, "plan"), devices, float(at)))
+                                             _doc(plan, "plan"), devices, float(at), stack))

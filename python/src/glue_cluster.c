@@ -142,7 +142,7 @@ static PyObject *run(cluster_call *c, PyObject *(*answer)(const cluster_call *),
 PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *keys[] = {"cluster", "workload", "events", "old_plan", "devices", "replan", "at", "timeout",
-                           "threads", "seed", "progress", NULL};
+                           "threads", "seed", "progress", "stack", NULL};
     cluster_call c = {.job = {.work = work, .progress_names = progress_names, .integer_values = 4}};
     pp_cluster_request request;
     pp_cluster_request_default(&request);
@@ -151,10 +151,10 @@ PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs)
     int replan = 0;
     PyObject *progress = Py_None;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT DOCUMENT "zpddLO|O", keys,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT DOCUMENT "zpddLO|Oz", keys,
                                      DOC(c.cluster_doc), DOC(c.workload_doc), DOC(c.events_doc), DOC(c.plan_doc),
                                      &c.run.devices, &replan, &request.at, &request.timeout, &threads, &seed,
-                                     &progress))
+                                     &progress, &request.stack))
         return NULL;
     if (glue_seed(seed, &request.seed) < 0)
         return NULL;
@@ -179,13 +179,14 @@ static PyObject *simulate_answer(const cluster_call *c)
 
 PyObject *glue_cluster_simulate(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *keys[] = {"cluster", "workload", "plan", "devices", "at", NULL};
+    static char *keys[] = {"cluster", "workload", "plan", "devices", "at", "stack", NULL};
     cluster_call c = {.job = {.work = work}, .simulate = true};
     pp_cluster_request request;
     pp_cluster_request_default(&request);
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT "zd", keys, DOC(c.cluster_doc),
-                                     DOC(c.workload_doc), DOC(c.plan_doc), &c.run.devices, &request.at))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, DOCUMENT DOCUMENT DOCUMENT "zd|z", keys, DOC(c.cluster_doc),
+                                     DOC(c.workload_doc), DOC(c.plan_doc), &c.run.devices, &request.at,
+                                     &request.stack))
         return NULL;
     if (pp_cluster_request_check(&request, &c.err) != PP_OK)
         return glue_raise(&c.err, NULL);

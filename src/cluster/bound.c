@@ -35,7 +35,7 @@ static pp_cluster_layer branch_layer(const pp_cluster_layer *y, const cluster_br
     pp_cluster_plan like = {.replica_count = b->dp, .sequence_parallel = b->sequence_parallel,
                             .selective_recompute = b->selective_recompute,
                             .distributed_optimizer = b->distributed_optimizer, .zero3 = b->zero3,
-                            .expert_parallel = b->expert_parallel};
+                            .expert_parallel = b->expert_parallel, .stack = b->stack};
     return pp_cluster_layer_under(y, &like, recompute, 1);
 }
 

@@ -4,7 +4,7 @@
  * replicas of stages whose TP degrees sum to the devices per replica, each
  * stage at least one layer, all layers placed); the micro-batches give the
  * global batch (cp times it, equal within a context-parallel group) and
- * suit the schedule; each group's shares sum to 1; and no
+ * suit the schedule; its stack runs it; each group's shares sum to 1; and no
  * device holds more than its memory by the memory model. It shares no code
  * with the planner's search (space.c, bound.c, search.c) or with
  * pp_cluster_plan_validate, which the loader runs: a plan the search
@@ -116,6 +116,10 @@ pp_status pp_cluster_plan_check(const pp_cluster *c, const pp_cluster_workload *
                                 double at, pp_error *err)
 {
     pp_status st = check_degrees(w, p, err);
+    char why[256];
+    /* what the stack runs is its table's word (stack.c), not the search's */
+    if (st == PP_OK && !pp_cluster_stack_runs(p, why, sizeof why))
+        st = pp_error_set(err, PP_EINPUT, "plan check: %s", why);
     if (st == PP_OK)
         st = check_batches(w, p, err);
     if (st == PP_OK)

@@ -59,7 +59,9 @@ void pp_cluster_plan_describe(const pp_cluster_plan *p, char *buf, size_t size)
     if (n < size && p->context_parallel > 1)
         n += (size_t)snprintf(buf + n, size - n, ", context parallel %d", p->context_parallel);
     if (n < size && p->virtual_stages > 1)
-        snprintf(buf + n, size - n, ", %d virtual stages", p->virtual_stages);
+        n += (size_t)snprintf(buf + n, size - n, ", %d virtual stages", p->virtual_stages);
+    if (n < size && p->stack != PP_CLUSTER_STACK_MEGATRON_LM)
+        snprintf(buf + n, size - n, ", on %s", pp_cluster_stack_name(p->stack));
 }
 
 static bool same_ints(const int *a, const int *b, int n)
@@ -73,7 +75,7 @@ static bool same_switches(const pp_cluster_plan *a, const pp_cluster_plan *b)
            a->distributed_optimizer == b->distributed_optimizer && a->virtual_stages == b->virtual_stages &&
            a->tp_overlap == b->tp_overlap && a->reduce_after_backward == b->reduce_after_backward &&
            a->zero3 == b->zero3 && a->expert_parallel == b->expert_parallel &&
-           a->context_parallel == b->context_parallel;
+           a->context_parallel == b->context_parallel && a->stack == b->stack;
 }
 
 bool pp_cluster_plan_equal(const pp_cluster_plan *a, const pp_cluster_plan *b)

@@ -33,6 +33,9 @@
  *   >= 1, absent 1):
  *   Megatron-LM's switches for the whole plan (pp_cluster_plan in
  *   parplan/cluster.h), in both forms.
+ * - "stack" (text, absent: the workload's): "megatron-lm",
+ *   "megatron-deepspeed" or "torchtitan", the software that runs the plan;
+ *   under megatron-deepspeed "reduce_after_backward" is absent true.
  * - "replicas" (at least one): the data-parallel replicas. Each has
  *   "micro_batches" (integer >= 1, required), the micro-batches it runs per
  *   step, and "stages" (at least one, required), its pipeline in order.
@@ -77,11 +80,11 @@ enum { PATH_SIZE = 96 };
 static const char *const full_keys[] = {"comment", "micro_batch", "recompute", "replicas",
                                         "sequence_parallel", "selective_recompute",
                                         "distributed_optimizer", "tp_overlap", "reduce_after_backward",
-                                        "zero3", "virtual_stages", "expert_parallel", "context_parallel", NULL};
+                                        "zero3", "virtual_stages", "expert_parallel", "context_parallel", "stack", NULL};
 static const char *const short_keys[] = {"comment", "micro_batch", "recompute", "tp", "pp", "dp", "cp",
                                          "sequence_parallel", "selective_recompute",
                                          "distributed_optimizer", "tp_overlap", "reduce_after_backward",
-                                         "zero3", "virtual_stages", "expert_parallel", NULL};
+                                         "zero3", "virtual_stages", "expert_parallel", "stack", NULL};
 static const char *const replica_keys[] = {"micro_batches", "stages", NULL};
 static const char *const stage_keys[] = {"layers", "devices", "split", "recompute", NULL};
 
@@ -142,11 +145,27 @@ static pp_status read_recompute(const loader *L, pp_json_at at, const json_t *ob
     return read_bool(L, at, obj, "recompute", out);
 }
 
-/* The plan-wide switches, false when absent, and virtual_stages (1). */
+/* The stack, the workload's when absent. */
+static pp_status read_stack(const loader *L, const json_t *root, pp_cluster_plan *p)
+{
+    const json_t *v = json_object_get(root, "stack");
+    p->stack = L->w->stack;
+    if (v && !(json_is_string(v) && pp_cluster_stack_parse(json_string_value(v), &p->stack)))
+        return pp_error_set(L->err, PP_EINPUT,
+                            "%s: stack: expected \"megatron-lm\", \"megatron-deepspeed\" or \"torchtitan\"", L->file);
+    return PP_OK;
+}
+
+/* The stack, the plan-wide switches, false when absent (but the gradients'
+ * reduction after the backward where the stack does nothing else), and
+ * virtual_stages (1). */
 static pp_status read_switches(const loader *L, const json_t *root, pp_cluster_plan *p)
 {
     pp_json_at top = {L->file, ""};
-    pp_status st;
+    pp_status st = read_stack(L, root, p);
+    if (st)
+        return st;
+    p->reduce_after_backward = p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED;
     if ((st = read_bool(L, top, root, "sequence_parallel", &p->sequence_parallel)) ||
         (st = read_bool(L, top, root, "selective_recompute", &p->selective_recompute)))
         return st;

@@ -33,6 +33,8 @@
  *   plans that do not say.
  * - "name" (text) names the workload, default "transformer"; "comment" is
  *   text, checked and not kept.
+ * - "stack" (text, default "megatron-lm"): the software stack plans run on
+ *   when they do not say, and the one `cluster plan` plans for (stack.c).
  * - Unknown keys are errors (a typo such as "hiden" would otherwise be
  *   ignored), and so is a key repeated within one object.
  * The layers are then pp_cluster_workload_transformer's (workload.c).
@@ -154,22 +156,29 @@ static pp_status read_recompute(const char *file, const json_t *root, bool *out,
 static pp_status load_transformer(const char *file, const json_t *root, pp_cluster_workload **out,
                                   pp_error *err)
 {
-    static const char *const keys[] = {"name", "comment", "transformer", "recompute", NULL};
+    static const char *const keys[] = {"name", "comment", "transformer", "recompute", "stack", NULL};
     pp_json_at at = {file, ""};
     pp_transformer t = {0};
-    const char *name = "transformer", *comment;
+    const char *name = "transformer", *comment, *stack_name = NULL;
+    pp_cluster_stack stack = PP_CLUSTER_STACK_MEGATRON_LM;
     bool recompute = false;
     pp_status st;
     if ((st = pp_json_object(at, root, keys, err)) ||
         (st = pp_json_string(at, root, "name", false, &name, err)) ||
         (st = pp_json_string(at, root, "comment", false, &comment, err)) ||
         (st = read_recompute(file, root, &recompute, err)) ||
+        (st = pp_json_string(at, root, "stack", false, &stack_name, err)) ||
         (st = read_transformer(file, root, &t, err)))
         return st;
+    if (stack_name && !pp_cluster_stack_parse(stack_name, &stack))
+        return pp_error_set(err, PP_EINPUT,
+                            "%s: stack: \"%s\" is none of \"megatron-lm\", \"megatron-deepspeed\", \"torchtitan\"",
+                            file, stack_name);
     pp_cluster_workload *w;
     pp_error made = {0};
     if ((st = pp_cluster_workload_transformer(&t, recompute, &w, &made)))
         return pp_error_set(err, st == PP_ENOMEM ? st : PP_EINPUT, "%s: %s", file, made.message);
+    w->stack = stack;
     if (!(w->name = cluster_workload_strdup(w, name))) {
         pp_cluster_workload_free(w);
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", file);

@@ -92,6 +92,7 @@ struct cluster_net {
     int *free_slots;           /* finished slots to reuse (recycling) */
     int free_count;
     bool recycle;
+    int keep;                  /* when recycling: slots below it are not reused */
     pp_arena *arena;           /* the arrays grow in it */
     int *waiting;              /* heap of the flows waiting their latency, earliest first */
     int waiting_count;
@@ -287,9 +288,10 @@ static bool grow_bundles(cluster_net *n, int cap)
     return true;
 }
 
-void cluster_net_recycle(cluster_net *n)
+void cluster_net_recycle(cluster_net *n, int keep)
 {
     n->recycle = true;
+    n->keep = keep;
 }
 
 cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flows,
@@ -833,7 +835,7 @@ static int settle(cluster_net *n, double t)
         n->res_users[f->in]--;
         device_free(n, f->src);
         device_free(n, f->dst);
-        if (n->recycle)
+        if (n->recycle && i >= n->keep)
             n->free_slots[n->free_count++] = i;
         n->owners[k] = f->owner;
     }
@@ -868,7 +870,12 @@ double cluster_net_communication(const cluster_net *n, int d)
 
 int cluster_net_flow_count(const cluster_net *n)
 {
-    return n->flow_count;
+    return n->recycle && n->keep < n->flow_count ? n->keep : n->flow_count;
+}
+
+long cluster_net_sent(const cluster_net *n)
+{
+    return n->sent;
 }
 
 void cluster_net_flow(const cluster_net *n, int i, double *start, double *end, int *owner,

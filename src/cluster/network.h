@@ -19,10 +19,11 @@ typedef void (*cluster_flow_done)(void *ctx, int owner, double now);
  * NULL when out of memory. */
 cluster_net *cluster_net_new(const pp_cluster *c, double start_time, int max_flows,
                              pp_arena *arena);
-/* From now on a finished flow's slot is reused: memory stays in proportion
- * to the flows in flight, not to all of the step's (millions at thousands
- * of GPUs), and cluster_net_flow no longer describes finished flows. */
-void cluster_net_recycle(cluster_net *n);
+/* From now on a finished flow's slot from `keep` on is reused: memory
+ * stays in proportion to the flows in flight, not to all of the step's
+ * (millions at thousands of GPUs), and cluster_net_flow describes only the
+ * first `keep` flows sent (slots are taken in order until one is reused). */
+void cluster_net_recycle(cluster_net *n, int keep);
 
 /* Starts a flow of `bytes` from device src to device dst (different devices)
  * now, choosing the link class with the most share (paper 003 section 3.1);
@@ -57,9 +58,11 @@ double cluster_net_bandwidth(const cluster_net *n, int l);
  * flight up to now. */
 double cluster_net_communication(const cluster_net *n, int d);
 
-/* The flows started so far, for the timeline: start and end (INFINITY while
- * in flight), owner, and the resources it crossed (out, in). */
+/* The flows started so far, for the timeline (the first `keep` when
+ * recycling): start and end (INFINITY while in flight), owner, and the
+ * resources it crossed (out, in); and how many were sent in all. */
 int cluster_net_flow_count(const cluster_net *n);
+long cluster_net_sent(const cluster_net *n);
 void cluster_net_flow(const cluster_net *n, int flow, double *start, double *end, int *owner,
                       int *out, int *in);
 int cluster_net_resource_count(const cluster_net *n);

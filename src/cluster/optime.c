@@ -146,8 +146,20 @@ double cluster_tp_backward_floor(pp_hw_link link, int tp, double own, double rep
     return 2.0 * (tp - 1) / tp * replay / link.bandwidth;
 }
 
-double cluster_optimizer_time(const pp_hw_device_type *t, double state_bytes)
+static double streaming_rate(const pp_hw_device_type *t)
 {
     double efficiency = t->streaming_efficiency > 0 ? t->streaming_efficiency : t->efficiency_memory;
-    return 2 * state_bytes / (t->memory_bandwidth * efficiency);
+    return t->memory_bandwidth * efficiency;
+}
+
+double cluster_optimizer_time(const pp_hw_device_type *t, double state_bytes)
+{
+    return 2 * state_bytes / streaming_rate(t);
+}
+
+double cluster_accumulate_time(const pp_hw_device_type *t, double weight_bytes)
+{
+    /* per 16-bit weight: its gradient read (2 bytes), the FP32 sum read
+     * and written (4 + 4) */
+    return 5 * weight_bytes / streaming_rate(t);
 }

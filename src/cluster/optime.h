@@ -50,6 +50,12 @@ double cluster_gemm_ceiling(const pp_hw_device_type *t, const pp_cluster_workloa
  * figure is the element-wise kernels', which touch their bytes many times). */
 double cluster_optimizer_time(const pp_hw_device_type *t, double state_bytes);
 
+/* Adding one micro-batch's 16-bit gradients of weight_bytes of weights
+ * into FP32 buffers, a streaming kernel of its own after the backward
+ * (DeepSpeed's BF16_Optimizer; Megatron-LM's weight-gradient GEMMs
+ * accumulate into FP32 themselves: stack.c). */
+double cluster_accumulate_time(const pp_hw_device_type *t, double weight_bytes);
+
 /* For the bounds: no backward pass spends less on its TP collectives over
  * `link` among tp members than this, for `own` bytes of its own and
  * `replay` bytes of a replayed forward. Without overlap the all-reduce of

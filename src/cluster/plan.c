@@ -73,6 +73,7 @@ pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p)
     q->virtual_stages = p->virtual_stages;
     q->expert_parallel = p->expert_parallel;
     q->context_parallel = p->context_parallel;
+    q->stack = p->stack;
     return q;
 }
 
@@ -159,6 +160,8 @@ pp_status pp_cluster_plan_uniform_context(const pp_cluster *c, const pp_cluster_
         return pp_error_set(err, PP_ENOMEM, "out of memory");
     p->micro_batch = micro_batch;
     p->context_parallel = cp;
+    p->stack = w->stack;
+    p->reduce_after_backward = w->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED;
     int members = pp_cluster_plan_members(p);
     for (int r = 0; r < replicas; r++) {
         p->micro_batches[r] = (int)(w->global_batch / ((int64_t)dp * micro_batch));
@@ -326,6 +329,9 @@ pp_status pp_cluster_plan_validate(const pp_cluster *c, const pp_cluster_workloa
     pp_status st = check_shape(w, p, err);
     if (st || (st = check_samples(w, p, err)) || (st = check_splits(p, err)))
         return st;
+    char why[256];
+    if (!pp_cluster_stack_runs(p, why, sizeof why))
+        return pp_error_set(err, PP_EINPUT, "%s", why);
     int *used = calloc((size_t)c->device_count + 1, sizeof *used);
     if (!used)
         return pp_error_set(err, PP_ENOMEM, "out of memory");
@@ -358,6 +364,14 @@ pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_clus
         y.gradient_bytes *= held;
         y.expert_weight_bytes /= p->expert_parallel;
     }
+    /* torchtitan's FSDP reduces gradients in float32 (stack.c) */
+    if (p->zero3 && p->stack == PP_CLUSTER_STACK_TORCHTITAN)
+        y.gradient_bytes *= 2;
+    /* megatron-deepspeed all-reduces the FP32 gradients and then
+     * all-gathers the updated 16-bit weights (stack.c): 2 x 4 + 2 bytes a
+     * parameter over the ring's two passes, not 2 x 2 */
+    if (!p->zero3 && p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED)
+        y.gradient_bytes *= 2.5;
     if (p->zero3)
         y.state_bytes /= p->replica_count;
     else if (p->distributed_optimizer) {

@@ -71,6 +71,10 @@ typedef struct {
     /* Context parallelism (pp_cluster_plan.context_parallel): dp counts
      * every replica, micro_batches those of a CP group. */
     int context_parallel;
+    /* The workload's stack: only what it runs (pp_cluster_stack_runs) is
+     * branched on, with its gradients reduced where it reduces them. */
+    pp_cluster_stack stack;
+    bool reduce_after_backward;
     double root_bound;
 } cluster_branch;
 

@@ -7,15 +7,14 @@
 #include "parplan/cluster_request.h"
 
 pp_status pp_cluster_simulate_at(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
-                                 double at, pp_timeline *timeline, pp_cluster_report *out, pp_error *err)
+                                 const pp_cluster_sim_options *o, pp_cluster_report *out, pp_error *err)
 {
-    pp_cluster_sim_options o = {.start_time = at, .timeline = timeline};
-    pp_status st = pp_cluster_simulate(c, w, p, &o, out, err);
+    pp_status st = pp_cluster_simulate(c, w, p, o, out, err);
     if (st == PP_OK && !isfinite(out->step_time))
         st = pp_error_set(err, PP_INFEASIBLE,
                           "the plan cannot run at time %g: a transfer it needs waits for ever on a link "
                           "that is down or too slow to finish in finite time",
-                          at);
+                          o->start_time);
     return st;
 }
 
@@ -34,8 +33,10 @@ static pp_cluster_report figures_of(const pp_cluster_report *r)
 }
 
 pp_status pp_cluster_plan_summarize(const pp_cluster *c, const pp_cluster_workload *w, pp_cluster_plan_result *r,
-                                    double at, pp_timeline *timeline, pp_cluster_plan_summary *out, pp_error *err)
+                                    const pp_cluster_sim_options *o, pp_cluster_plan_summary *out, pp_error *err)
 {
+    double at = o->start_time;
+    const pp_cluster_sim_options plain = {.start_time = at};
     *out = (pp_cluster_plan_summary){.speedup = INFINITY};
     if (!r->best)
         return pp_error_set(err, PP_INFEASIBLE, r->complete
@@ -43,8 +44,8 @@ pp_status pp_cluster_plan_summarize(const pp_cluster *c, const pp_cluster_worklo
                                                     : "no plan that fits was found within the time limit (the "
                                                       "search did not finish; a longer timeout may find one)");
     pp_status st = pp_cluster_plan_check(c, w, r->best, at, err);
-    if (st == PP_OK && (timeline || !r->best_report.compute))
-        st = pp_cluster_simulate_at(c, w, r->best, at, timeline, &out->best, err);
+    if (st == PP_OK && (o->timeline || !r->best_report.compute))
+        st = pp_cluster_simulate_at(c, w, r->best, o, &out->best, err);
     else if (st == PP_OK)
         take(&r->best_report, &out->best);
     out->has_uniform = r->uniform != NULL;
@@ -54,7 +55,7 @@ pp_status pp_cluster_plan_summarize(const pp_cluster *c, const pp_cluster_worklo
     else if (st == PP_OK && out->has_uniform && r->uniform_report.compute)
         take(&r->uniform_report, &out->uniform);
     else if (st == PP_OK && out->has_uniform)
-        st = pp_cluster_simulate_at(c, w, r->uniform, at, NULL, &out->uniform, err);
+        st = pp_cluster_simulate_at(c, w, r->uniform, &plain, &out->uniform, err);
     if (st == PP_OK && out->has_uniform)
         out->speedup = out->uniform.step_time / out->best.step_time;
     out->ideal = pp_cluster_ideal_step_time(c, w, at);

@@ -17,5 +17,7 @@ pp_status pp_cluster_request_check(const pp_cluster_request *r, pp_error *err)
         st = pp_option_check(&pp_cluster_option_at, r->at, err);
     if (st == PP_OK)
         st = pp_option_check(&pp_cluster_option_context_parallel, (double)r->context_parallel, err);
+    if (st == PP_OK && r->stack)
+        st = pp_option_check_choice("stack", r->stack, PP_CLUSTER_STACKS, err);
     return st;
 }

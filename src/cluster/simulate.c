@@ -11,6 +11,7 @@
 #include "parplan/cluster.h"
 #include "parplan/hw_net.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ typedef struct {
     bool busy, forward;   /* the op in progress */
     int micro, chunk;
     int forwards, backwards; /* ops started */
+    int sending;          /* a blocking send not yet delivered (megatron-deepspeed), or -1 */
     double *fwd, *bwd;    /* [chunk] slowest member's pass */
     double fwd_min, bwd_min; /* the quickest chunk's */
     double optimizer;     /* the quickest member's optimizer */
@@ -67,6 +69,9 @@ typedef struct {
     const pp_cluster_workload *w;
     const pp_cluster_plan *p;
     pp_timeline *tl;
+    /* boxes the timeline may still take (LONG_MAX: no limit) and those it
+     * was not given */
+    long room, left_out;
     cluster_net *net;
     int R, P, members, mmax, tp_max;
     int V, VP;            /* chunks per stage (virtual_stages), virtual stages */
@@ -213,9 +218,20 @@ static void op_of_interleaved(int P, int V, int s, int m, int q, bool *forward, 
 
 /* ------------------------------------------------------------- timeline */
 
+/* Whether the timeline takes n more boxes; counts them out when not. */
+static bool take_room(sim *z, long n)
+{
+    if (z->room < n) {
+        z->left_out += n;
+        return false;
+    }
+    z->room -= n;
+    return true;
+}
+
 static void box(sim *z, int d, double start, double end, const char *label, const char *category)
 {
-    if (z->tl && z->status == PP_OK)
+    if (z->tl && z->status == PP_OK && take_room(z, 1))
         z->status = pp_timeline_add_box(z->tl, z->dev_row[d], start, end, label, category, z->err);
 }
 
@@ -385,8 +401,9 @@ static void last_backward(sim *z, const group *g, int chunk, double start, doubl
 
 static void try_start(sim *z, group *g);
 
-/* From virtual stage qf to the next or previous one, qt. */
-static void send_transfer(sim *z, int r, int qf, int qt, int micro, int dir)
+/* From virtual stage qf to the next or previous one, qt; the transfer's
+ * index. */
+static int send_transfer(sim *z, int r, int qf, int qt, int micro, int dir)
 {
     const pp_cluster_plan *p = z->p;
     int from = qf % z->P, to = qt % z->P;
@@ -405,6 +422,7 @@ static void send_transfer(sim *z, int r, int qf, int qt, int micro, int dir)
         z->arrived[t] = 1;
         try_start(z, &z->groups[r * z->P + to]);
     }
+    return t;
 }
 
 static bool ready(const sim *z, const group *g, bool forward, int micro, int chunk)
@@ -430,6 +448,8 @@ static void try_start(sim *z, group *g)
     bool forward;
     int micro, chunk = 0;
     if (g->busy || g->next_op >= 2 * z->V * g->m || z->status != PP_OK)
+        return;
+    if (g->sending >= 0 && !z->arrived[g->sending])
         return;
     if (z->V == 1)
         cluster_op_of(z->P, g->s, g->m, g->next_op, &forward, &micro);
@@ -499,9 +519,11 @@ static void gradients_ready(sim *z, int r, int s, int j)
     if (++z->embed_ready[e] < 2)
         return;
     int first = device_of(z, r, 0, j), last = device_of(z, r, z->P - 1, j);
+    /* megatron-deepspeed reduces the FP32 copy (stack.c) */
+    double bytes = z->w->tied_bytes / z->embed_k * (z->p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED ? 2 : 1);
     for (int dir = 0; dir < 2 && z->status == PP_OK; dir++) {
         z->status = cluster_net_send(z->net, dir ? last : first, dir ? first : last,
-                                     z->w->tied_bytes / z->embed_k, 2, z->embed_base + e, &flow, z->err);
+                                     bytes, 2, z->embed_base + e, &flow, z->err);
         z->embed_flows[e]++;
     }
 }
@@ -520,11 +542,15 @@ static void no_work(sim *z, group *g)
 static void op_done(sim *z, group *g)
 {
     g->busy = false;
-    int q = g->chunk * z->P + g->s;
+    int q = g->chunk * z->P + g->s, t = -1;
     if (g->forward && q < z->VP - 1)
-        send_transfer(z, g->r, q, q + 1, g->micro, 0);
+        t = send_transfer(z, g->r, q, q + 1, g->micro, 0);
     if (!g->forward && q > 0)
-        send_transfer(z, g->r, q, q - 1, g->micro, 1);
+        t = send_transfer(z, g->r, q, q - 1, g->micro, 1);
+    /* DeepSpeed's pipeline engine sends with a blocking p2p.send (stack.c):
+     * the stage computes nothing more until its output is delivered */
+    if (z->p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED)
+        g->sending = t;
     bool last = !g->forward && g->micro == g->m - 1 && g->chunk == 0;
     if (last && z->R == 1)
         for (int j = 0; j < g->tp; j++)
@@ -579,8 +605,9 @@ static void flow_done(void *ctx, int owner, double now)
     if (owner < z->bucket_base) {
         if (--z->pending[owner] == 0) {
             z->arrived[owner] = 1;
-            int rq = owner / 2 / z->mmax;
-            try_start(z, &z->groups[rq / z->VP * z->P + rq % z->VP % z->P]);
+            int rq = owner / 2 / z->mmax, r = rq / z->VP, qt = rq % z->VP, qf = owner % 2 ? qt + 1 : qt - 1;
+            try_start(z, &z->groups[r * z->P + qt % z->P]);
+            try_start(z, &z->groups[r * z->P + qf % z->P]); /* its sender, if it waits */
         }
         return;
     }
@@ -693,8 +720,9 @@ static void setup_chunk(sim *z, group *g, int c)
         chunk_flops(z, g, c, j, &F, &B);
         double traffic = b * (f * T + whole);
         g->fwd[c] = fmax(g->fwd[c], cluster_pass_time(type_of(z, d), f * b * F, f * W, traffic));
-        g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(type_of(z, d), f * b * B, f * W, traffic));
         const pp_hw_device_type *t = type_of(z, d);
+        double accumulate = p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED ? cluster_accumulate_time(t, f * W) : 0;
+        g->bwd[c] = fmax(g->bwd[c], cluster_pass_time(t, f * b * B, f * W, traffic) + accumulate);
         double fp8 = pp_hw_op_time(t, f * b * hide_fp8, 0) / cluster_fp8_speedup(t);
         g->tp_hide[c] = fmin(g->tp_hide[c], pp_hw_op_time(t, f * b * hide, 0) + fp8);
         g->context_hide[c] = fmin(g->context_hide[c], pp_hw_op_time(t, f * b * attention, 0));
@@ -713,7 +741,7 @@ static void setup_chunk(sim *z, group *g, int c)
 static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
 {
     const pp_cluster_plan *p = z->p;
-    *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1,
+    *g = (group){.r = r, .s = s, .m = p->micro_batches[r], .tp = p->stage_tp[s], .link_version = -1, .sending = -1,
                  .experts_version = -1, .context_version = -1, .fwd_min = INFINITY, .bwd_min = INFINITY};
     double *times = pp_arena_calloc(a, 13 * (size_t)z->V, sizeof(double));
     if (!times)
@@ -831,10 +859,12 @@ static bool setup(sim *z, pp_arena *a, double start_time)
     for (int s = 0; z->stage_ring_version && s < z->P; s++)
         z->stage_ring_version[s] = -1;
     z->opt_left = z->R * z->members;
-    /* the timeline draws every flow; without it, slots are reused */
-    z->net = cluster_net_new(z->c, start_time, z->tl ? flow_count(z) : 1024, a);
-    if (z->net && !z->tl)
-        cluster_net_recycle(z->net);
+    /* the timeline draws the flows it has room for; the others' slots are
+     * reused */
+    int flows = flow_count(z), kept = !z->tl ? 0 : z->room / 2 < flows ? (int)(z->room / 2) : flows;
+    z->net = cluster_net_new(z->c, start_time, kept > 0 ? kept : 1024, a);
+    if (z->net && kept < flows)
+        cluster_net_recycle(z->net, kept);
     return z->offset && z->pending && z->arrived && z->grad_ready && z->bucket_flows &&
            z->buckets_left && z->embed_ready && z->embed_flows && z->groups && z->heap && z->compute &&
            z->ring && z->stage_ring && z->stage_ring_version && z->net;
@@ -887,19 +917,26 @@ static void flow_label(const sim *z, int owner, char *label, size_t size, const 
     *category = dir ? "gradient" : "activation";
 }
 
-/* A row per resource that carried a flow, in resource order, and a box per
- * flow on its sender's and its receiver's resource. */
+/* A row per resource that carried a flow drawn, in resource order, and a
+ * box per flow on its sender's and its receiver's resource, in the order
+ * the flows were sent, while the timeline has room for both. */
 static pp_status add_link_rows(sim *z, pp_arena *a)
 {
     int nres = cluster_net_resource_count(z->net), nflows = cluster_net_flow_count(z->net);
     int *row = pp_arena_calloc(a, (size_t)nres + 1, sizeof(int));
-    if (!row)
+    bool *drawn = pp_arena_calloc(a, (size_t)nflows + 1, sizeof(bool));
+    if (!row || !drawn)
         return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
     double start, end;
     int owner, out, in;
+    /* the flows the network did not keep */
+    z->left_out += 2 * (cluster_net_sent(z->net) - nflows);
     for (int i = 0; i < nflows; i++) {
         cluster_net_flow(z->net, i, &start, &end, &owner, &out, &in);
-        row[out] = row[in] = 1;
+        if (isfinite(end) && take_room(z, 2)) {
+            drawn[i] = true;
+            row[out] = row[in] = 1;
+        }
     }
     for (int r = 0; r < nres; r++) {
         char name[160];
@@ -907,9 +944,9 @@ static pp_status add_link_rows(sim *z, pp_arena *a)
         row[r] = row[r] ? pp_timeline_add_row(z->tl, name) : -1;
     }
     for (int i = 0; i < nflows; i++) {
-        cluster_net_flow(z->net, i, &start, &end, &owner, &out, &in);
-        if (!isfinite(end))
+        if (!drawn[i])
             continue;
+        cluster_net_flow(z->net, i, &start, &end, &owner, &out, &in);
         char label[48];
         const char *category;
         flow_label(z, owner, label, sizeof label, &category);
@@ -1044,10 +1081,12 @@ pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
     sim z = {.c = c, .w = w, .p = p, .tl = o ? o->timeline : NULL, .err = err,
-             .cutoff = INFINITY};
+             .cutoff = INFINITY, .room = o && o->max_boxes > 0 ? o->max_boxes : LONG_MAX};
     pp_status s = simulate_in(&z, a, o ? o->start_time : 0);
     if (s == PP_OK)
         s = fill_report(&z, out);
+    if (s == PP_OK)
+        out->boxes_left_out = z.left_out;
     pp_arena_free(a);
     return s;
 }

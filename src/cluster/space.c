@@ -208,23 +208,29 @@ static bool push(enumeration *e, const cluster_branch *b)
 /* Sequence parallelism where some kind runs TP, both ways; selective
  * recomputation both ways; the distributed optimizer wherever dp > 1, and
  * ZeRO-3 both ways there; every expert parallelism degree dividing dp and
- * the experts. */
+ * the experts; of these, what the workload's stack runs (stack.c: no
+ * ZeRO-3 beside DeepSpeed's pipeline, no optimizer-only sharding in
+ * torchtitan). */
 static bool branches_for_switches(enumeration *e, cluster_branch *b)
 {
     bool tp = false;
     for (int k = 0; k < e->sp->kind_count; k++)
         tp |= b->tp[k] > 1;
-    b->distributed_optimizer = b->dp > 1;
+    pp_cluster_stack stack = e->w->stack;
+    b->stack = stack;
+    b->reduce_after_backward = stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED;
     b->tp_overlap = tp;
+    bool zero3_allowed = b->dp > 1 && !(stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED && b->stage_count > 1);
     int experts = e->w->experts > 0 ? e->w->experts : 1;
     for (int ep = 1; ep <= b->dp; ep++) {
         if (b->dp % ep != 0 || experts % ep != 0)
             continue;
-        for (int z3 = 0; z3 <= (b->dp > 1 ? 1 : 0); z3++)
+        for (int z3 = 0; z3 <= (zero3_allowed ? 1 : 0); z3++)
             for (int sp = 0; sp <= (tp ? 1 : 0); sp++)
                 for (int sel = 0; sel <= 1; sel++) {
                     b->expert_parallel = ep;
                     b->zero3 = z3;
+                    b->distributed_optimizer = b->dp > 1 && (z3 || stack != PP_CLUSTER_STACK_TORCHTITAN);
                     b->sequence_parallel = sp;
                     b->selective_recompute = sel;
                     if (!push(e, b))
@@ -582,6 +588,8 @@ pp_cluster_plan *cluster_stages_plan(const cluster_stages *st, const int *layers
     p->expert_parallel = b->expert_parallel;
     p->context_parallel = b->context_parallel;
     p->tp_overlap = b->tp_overlap;
+    p->stack = b->stack;
+    p->reduce_after_backward = b->reduce_after_backward;
     for (int r = 0; r < b->dp; r++)
         p->micro_batches[r] = b->micro_batches;
     memcpy(p->stage_layers, layers, (size_t)st->stage_count * sizeof(int));

@@ -83,6 +83,8 @@ pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err
         fprintf(f, "  \"virtual_stages\": %d,\n", p->virtual_stages);
     if (p->context_parallel > 1)
         fprintf(f, "  \"context_parallel\": %d,\n", p->context_parallel);
+    if (p->stack != PP_CLUSTER_STACK_MEGATRON_LM)
+        fprintf(f, "  \"stack\": \"%s\",\n", pp_cluster_stack_name(p->stack));
     fprintf(f, "  \"replicas\": [\n");
     for (int r = 0; r < p->replica_count; r++)
         write_replica(p, f, r);

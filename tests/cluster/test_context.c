@@ -84,7 +84,7 @@ static double cp_step(double bandwidth, bool ring)
     pp_error err = {0};
     double step = NAN;
     CHECK_EQ_INT(pp_cluster_plan_uniform_context(c, w, 1, 1, 1, 2, 1, &p, &err), PP_OK);
-    pp_cluster_sim_options o = {0, NULL};
+    pp_cluster_sim_options o = {.start_time = 0};
     pp_cluster_report r;
     if (p && pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK) {
         step = r.step_time;
@@ -235,7 +235,7 @@ static void test_search_opens_it(void)
         if (r.best) {
             CHECK_EQ_INT(r.best->context_parallel, 2);
             CHECK_EQ_INT(pp_cluster_plan_check(c, w, r.best, 0, &err), PP_OK);
-            pp_cluster_sim_options so = {0, NULL};
+            pp_cluster_sim_options so = {.start_time = 0};
             pp_cluster_report rep;
             CHECK_EQ_INT(pp_cluster_simulate(c, w, r.best, &so, &rep, &err), PP_OK);
             CHECK(rep.fits && fabs(rep.step_time - r.best_time) <= 1e-12 * r.best_time);

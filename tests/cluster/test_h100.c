@@ -125,7 +125,7 @@ static double one_h100(const pp_hw_catalog *cat, bool fp8)
     if (c && w)
         CHECK(pp_cluster_plan_uniform(c, w, 1, 1, 1, (int)B, &p, &err) == PP_OK);
     double step = NAN;
-    pp_cluster_sim_options o = {0, NULL};
+    pp_cluster_sim_options o = {.start_time = 0};
     pp_cluster_report r;
     if (p && pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK) {
         step = r.step_time;

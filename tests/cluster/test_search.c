@@ -38,7 +38,7 @@ static pp_cluster_workload *small_workload(int layers, int64_t batch)
 static double simulated(const pp_cluster *c, const pp_cluster_workload *w,
                         const pp_cluster_plan *p, double start)
 {
-    pp_cluster_sim_options o = {start, NULL};
+    pp_cluster_sim_options o = {.start_time = start};
     pp_cluster_report r;
     pp_error err = {0};
     if (pp_cluster_simulate(c, w, p, &o, &r, &err) != PP_OK) {

@@ -44,7 +44,7 @@ static double simulate(const pp_cluster *c, const pp_cluster_workload *w,
                        const pp_cluster_plan *p, pp_cluster_report *r)
 {
     pp_error err;
-    pp_cluster_sim_options o = {0, NULL};
+    pp_cluster_sim_options o = {.start_time = 0};
     pp_status st = pp_cluster_simulate(c, w, p, &o, r, &err);
     CHECK(st == PP_OK);
     if (st != PP_OK)
@@ -121,7 +121,7 @@ static void test_interleaved(void)
         CHECK(near(r.peak_memory[0], 4e9 + chunks * 4 * 100 / v));
         pp_cluster_report_free(&r);
     }
-    pp_cluster_sim_options o = {0, pp_timeline_new("t", 1e6)};
+    pp_cluster_sim_options o = {.timeline = pp_timeline_new("t", 1e6)};
     pp_cluster_report r;
     pp_error err = {0};
     CHECK_EQ_INT(pp_cluster_simulate(c, w, p, &o, &r, &err), PP_OK);
@@ -215,7 +215,7 @@ static void test_transfer(void)
     /* The NIC of node 1 halves 0.1 s into the activation (run time 5.1; the
      * step starts at 5): 1e8 bytes went at 1e9, 4e8 go at 5e8. */
     fixture_event(c, 5 + F + 1e-3 + 0.1, "nic", 1, 5e8, -1);
-    pp_cluster_sim_options o = {5.0, NULL};
+    pp_cluster_sim_options o = {.start_time = 5.0};
     pp_error err;
     CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
     double T1 = 1e-3 + 0.1 + 4e8 / 5e8, T2 = 1e-3 + 5e8 / 5e8;
@@ -596,7 +596,7 @@ static void test_determinism_and_timeline(void)
     CHECK(pp_cluster_plan_validate(c, w, p, &err) == PP_OK);
     pp_cluster_report a, b;
     pp_timeline *tl = pp_timeline_new("step", 1e6);
-    pp_cluster_sim_options o = {0, tl};
+    pp_cluster_sim_options o = {.timeline = tl};
     CHECK(pp_cluster_simulate(c, w, p, &o, &a, &err) == PP_OK);
     o.timeline = NULL;
     CHECK(pp_cluster_simulate(c, w, p, &o, &b, &err) == PP_OK);
@@ -632,6 +632,27 @@ static void test_determinism_and_timeline(void)
         }
     free(text);
     fclose(f);
+    CHECK(a.boxes_left_out == 0);
+
+    /* A bounded timeline: the first boxes in the order drawn (every pass,
+     * then whole flows while both their sides fit), the rest counted; the
+     * step itself is the same. */
+    long caps[] = {ops - 5, ops + 7, ops + flows};
+    for (int k = 0; k < 3; k++) {
+        pp_timeline *small = pp_timeline_new("step", 1e6);
+        pp_cluster_report r;
+        o = (pp_cluster_sim_options){.timeline = small, .max_boxes = caps[k]};
+        CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+        CHECK(r.step_time == a.step_time);
+        long drawn = k == 1 ? ops + 6 : caps[k];
+        CHECK_EQ_INT(pp_timeline_box_count(small), (int)drawn);
+        CHECK(r.boxes_left_out == ops + flows - drawn);
+        /* links get rows only for flows drawn: none when the passes fill it */
+        if (k == 0)
+            CHECK_EQ_INT(pp_timeline_row_count(small), 8);
+        pp_timeline_free(small);
+        pp_cluster_report_free(&r);
+    }
     pp_timeline_free(tl);
     pp_cluster_report_free(&a);
     pp_cluster_report_free(&b);

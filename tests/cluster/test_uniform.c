@@ -24,7 +24,7 @@ static pp_cluster *cluster(double memory)
 static double step(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
                    double start)
 {
-    pp_cluster_sim_options o = {start, NULL};
+    pp_cluster_sim_options o = {.start_time = start};
     pp_cluster_report r;
     pp_error err = {0};
     CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);

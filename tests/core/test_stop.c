@@ -262,7 +262,7 @@ static void check_cluster_plan(const cluster_job *j)
     CHECK(j->r.best && pp_cluster_plan_validate(j->c, j->w, j->r.best, &err) == PP_OK);
     if (!j->r.best)
         return;
-    pp_cluster_sim_options so = {0, NULL};
+    pp_cluster_sim_options so = {.start_time = 0};
     pp_cluster_report rep;
     CHECK(pp_cluster_simulate(j->c, j->w, j->r.best, &so, &rep, &err) == PP_OK);
     CHECK(rep.step_time == j->r.best_time);
