@@ -209,3 +209,24 @@ def test_check_schedule_refuses_the_periods_the_cli_refuses():
     problem, reference = parplan.gen.pipeline(2, 4, scheme="1f1b", mem_act=4)
     said = python_refusal(lambda: parplan.check_schedule(problem, reference, period=-1.0))
     assert said == cli_refusal("check-schedule", SCHED, SCHED, "--period", "-1")
+
+
+def test_cluster_plan_runs_the_stack_the_cli_runs():
+    """--stack and stack= set the same request: the same plan, under the
+    stack's rules (DeepSpeed's engine has no interleaved schedule)."""
+    ours = parplan.cluster.plan(SMALL, TINY, timeout=20, threads=1, seed=1, stack="megatron-deepspeed")
+    code, out, err = cli("cluster", "plan", SMALL, TINY, "--timeout", 20, "--threads", 1, "--seed", 1,
+                         "--stack", "megatron-deepspeed", "--quiet")
+    assert code == 0, err
+    theirs = json.loads(out)
+    assert ours.plan["stack"] == theirs["stack"] == "megatron-deepspeed"
+    assert ours.plan == theirs
+    assert theirs.get("virtual_stages", 1) == 1
+
+
+def test_cluster_plan_refuses_an_unknown_stack_as_the_cli_does():
+    with pytest.raises(parplan.ArgumentError) as refused:
+        parplan.cluster.plan(SMALL, TINY, timeout=5, stack="nope")
+    code, _, err = cli("cluster", "plan", SMALL, TINY, "--stack", "nope")
+    assert code == 2
+    assert err.strip().splitlines()[-1] == "parplan cluster plan: --" + refused.value.message
