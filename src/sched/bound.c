@@ -257,8 +257,9 @@ double pp_sched_lower_bound(const pp_sched_problem *p)
     double *tail = malloc(((size_t)n + 1) * sizeof(double));
     job *jobs = malloc(((size_t)n + 1) * sizeof(job));
     raiser *buf = malloc(((size_t)n + 1) * sizeof(raiser));
-    if (!head || !tail || !jobs || !buf) {
-        free(head), free(tail), free(jobs), free(buf);
+    int *forced = calloc((size_t)p->device_count + 1, sizeof(int));
+    if (!head || !tail || !jobs || !buf || !forced) {
+        free(head), free(tail), free(jobs), free(buf), free(forced);
         return 0;
     }
     sched_heads_tails(p, head, tail);
@@ -268,7 +269,14 @@ double pp_sched_lower_bound(const pp_sched_problem *p)
         work += p->duration[i];
     }
     bound = fmax(bound, work / p->device_count);
+    for (int i = 0; i < n; i++)
+        if (sched_forced_device(p, i) >= 0)
+            forced[sched_forced_device(p, i)]++;
+    /* A device no op is forced onto bounds nothing per device: skipped, so
+     * unused devices cost no pass over the ops each. */
     for (int d = 0; d < p->device_count; d++) {
+        if (!forced[d])
+            continue;
         int count = 0;
         for (int i = 0; i < n; i++)
             if (sched_forced_device(p, i) == d)
@@ -279,7 +287,7 @@ double pp_sched_lower_bound(const pp_sched_problem *p)
     bound = energy_bound(p, head, tail, bound, work);
     if (integral_times(p))
         bound = bound > 1e-6 ? ceil(bound - 1e-6) : 0;
-    free(head), free(tail), free(jobs), free(buf);
+    free(head), free(tail), free(jobs), free(buf), free(forced);
     return bound;
 }
 
@@ -359,8 +367,11 @@ double pp_sched_span_lower_bound(const pp_sched_problem *p)
             if (d >= 0)
                 by_device[first[d + 1]++] = i;
         }
+        /* A device with no forced op bounds nothing here: skipped, so unused
+         * devices cost no pass over the graph each. */
         for (int a = 0; a < p->device_count; a++)
-            bound = fmax(bound, span_through(p, a, by_device, first, from, to, jobs));
+            if (first[a + 1] > first[a])
+                bound = fmax(bound, span_through(p, a, by_device, first, from, to, jobs));
     }
     free(forced), free(from), free(to), free(first), free(by_device), free(jobs);
     return bound;

@@ -132,26 +132,48 @@ static double inputs_ready(sched_decoder *d, const sched_solution *s, int v)
     return ready;
 }
 
-void sched_decode(sched_decoder *d, const sched_solution *s)
+/* Clears the state of the devices and channels this solution uses, and no
+ * other: a problem may hold thousands of devices the ops never reach, and a
+ * decode must stay O(ops + deps) whatever their number. */
+static void reset_used(sched_decoder *d, const sched_solution *s)
 {
     const pp_sched_problem *p = d->p;
     int D = p->device_count;
-    for (int j = 0; j < D; j++)
+    for (int i = 0; i < p->op_count; i++) {
+        int j = device_of(p, s, i);
         d->device_free[j] = d->level[j] = 0;
-    for (int j = 0; j < D * D; j++)
-        d->channel_free[j] = 0;
+        d->device_last[j] = -1;
+    }
+    for (int e = 0; e < p->dep_count; e++) {
+        int a = device_of(p, s, p->dep_from[e]), b = device_of(p, s, p->dep_to[e]);
+        if (a != b)
+            d->channel_free[a * D + b] = 0;
+    }
+}
+
+void sched_decode(sched_decoder *d, const sched_solution *s)
+{
+    const pp_sched_problem *p = d->p;
+    reset_used(d, s);
     for (int i = 0; i < p->op_count; i++)
         d->level[device_of(p, s, i)] += p->weight[i];
     d->overflow = 0;
     d->broken = 0;
-    for (int j = 0; j < D; j++)
+    /* Each used device's starting level once: device_last marks it seen
+     * (-2) until the list's run sets it. */
+    for (int i = 0; i < p->op_count; i++) {
+        int j = device_of(p, s, i);
+        if (d->device_last[j] == -2)
+            continue;
+        d->device_last[j] = -2;
         if (d->level[j] > p->capacity[j] + sched_memory_slack(p->capacity[j]))
             d->overflow += d->level[j] - p->capacity[j];
+    }
+    for (int i = 0; i < p->op_count; i++)
+        d->device_last[device_of(p, s, i)] = -1;
     d->makespan = 0;
     d->last_op = -1;
     d->first_over = -1;
-    for (int j = 0; j < D; j++)
-        d->device_last[j] = -1;
     for (int k = 0; k < p->op_count; k++) {
         int v = s->list[k], dv = device_of(p, s, v);
         d->binding[v] = -1;

@@ -76,6 +76,7 @@ typedef struct {
     unsigned char *filler;   /* per op */
     double *depth[LIMIT_DEPTHS];  /* per raising op and limit rule: its depth (INFINITY: none) */
     double *base;            /* per device: the weights of the ops forced onto it */
+    unsigned char *in_play;  /* per device: may take an op (sched_devices_in_play) */
 } traits;
 
 typedef struct {
@@ -152,7 +153,7 @@ static void depths_on(const pp_sched_problem *p, int d, const double *head, int 
 
 static void traits_free(traits *t)
 {
-    free(t->filler), free(t->base);
+    free(t->filler), free(t->base), free(t->in_play);
     for (int h = 0; h < LIMIT_DEPTHS; h++)
         free(t->depth[h]);
 }
@@ -162,8 +163,10 @@ static bool traits_init(const pp_sched_problem *p, const double *head, traits *t
     size_t n = (size_t)p->op_count + 1;
     t->filler = malloc(n);
     t->base = calloc((size_t)p->device_count, sizeof(double));
+    t->in_play = malloc((size_t)p->device_count + 1);
     int *first = malloc(n * sizeof(int));
-    bool ok = t->filler && t->base && first;
+    int *forced = calloc((size_t)p->device_count + 1, sizeof(int));
+    bool ok = t->filler && t->base && t->in_play && first && forced && sched_devices_in_play(p, t->in_play);
     for (int h = 0; h < LIMIT_DEPTHS; h++)
         ok = (t->depth[h] = malloc(n * sizeof(double))) && ok;
     if (ok) {
@@ -173,13 +176,15 @@ static bool traits_init(const pp_sched_problem *p, const double *head, traits *t
                 t->depth[h][v] = INFINITY;
             int d = sched_forced_device(p, v);
             if (d >= 0)
-                t->base[d] += p->weight[v];
+                t->base[d] += p->weight[v], forced[d]++;
         }
+        /* Depths are of ops forced onto the device: none, nothing to do. */
         for (int d = 0; d < p->device_count; d++)
-            if (isfinite(p->capacity[d]))
+            if (isfinite(p->capacity[d]) && forced[d])
                 depths_on(p, d, head, first, t);
     }
     free(first);
+    free(forced);
     if (!ok)
         traits_free(t);
     return ok;
@@ -208,6 +213,8 @@ static bool fits(const sim *s, int v, int j, double lowered_by)
 static bool allowed(const sim *s, int v, int j)
 {
     const pp_sched_problem *p = s->p;
+    if (!s->t->in_play[j])
+        return false;
     int lead = p->group[v];
     if (lead != v && s->device[lead] >= 0)
         return s->device[lead] == j;
@@ -264,7 +271,7 @@ static double estimate_next(const sim *s, int j)
     const pp_sched_problem *p = s->p;
     double next = INFINITY;
     for (int e = 0; e < p->device_count; e++) {
-        if (e == j || !pp_sched_has_channel(p, e, j))
+        if (e == j || s->ready_count[e] == 0 || !pp_sched_has_channel(p, e, j))
             continue;
         for (int r = 0; r < s->ready_count[e]; r++) {
             int u = s->ready[e][r];
@@ -319,7 +326,7 @@ static void wake(sim *s, int v)
     const pp_sched_problem *p = s->p;
     int d = sched_forced_device(p, v);
     for (int j = 0; j < p->device_count; j++)
-        if (d < 0 ? pp_sched_op_allowed(p, v, j) : j == d)
+        if (s->t->in_play[j] && (d < 0 ? pp_sched_op_allowed(p, v, j) : j == d))
             s->asleep[j] = 0;
 }
 
@@ -420,6 +427,13 @@ static bool simulate(sim *s, const pp_deadline *deadline, sched_solution *out)
 {
     const pp_sched_problem *p = s->p;
     int D = p->device_count;
+    /* Only the channels the last run used are cleared, not all D x D: a
+     * problem may hold thousands of devices its ops never reach. */
+    for (int e = 0; e < p->dep_count; e++) {
+        int a = s->device[p->dep_from[e]], b = s->device[p->dep_to[e]];
+        if (a >= 0 && b >= 0)
+            s->channel_free[a * D + b] = 0;
+    }
     for (int i = 0; i < p->op_count; i++)
         s->device[i] = -1, s->end[i] = 0, s->missing[i] = p->pred_start[i + 1] - p->pred_start[i];
     for (int j = 0; j <= 2 * D; j++)
@@ -427,12 +441,11 @@ static bool simulate(sim *s, const pp_deadline *deadline, sched_solution *out)
     for (int j = 0; j < D; j++) {
         s->clock[j] = s->idle[j] = s->held[j] = 0;
         s->level[j] = s->peak[j] = s->t->base[j];
-        s->asleep[j] = s->lowered[j] = 0;
+        s->asleep[j] = !s->t->in_play[j];
+        s->lowered[j] = 0;
         s->left[j] = s->lowers[j] = 0;
         s->overrun_at[j] = -2;
     }
-    for (int j = 0; j < D * D; j++)
-        s->channel_free[j] = 0;
     s->free_ops = 0;
     for (int i = 0; i < p->op_count; i++) {
         int d = sched_forced_device(p, i);
@@ -476,13 +489,16 @@ static bool sim_init(sim *s, const pp_sched_problem *p, const double *tail, cons
     *s = (sim){.p = p, .tail = tail, .t = t};
     s->clock = malloc(D * sizeof(double)), s->idle = malloc(D * sizeof(double));
     s->level = malloc(D * sizeof(double)), s->held = malloc(D * sizeof(double));
-    s->peak = malloc(D * sizeof(double)), s->channel_free = malloc(D * D * sizeof(double));
+    s->peak = malloc(D * sizeof(double)), s->channel_free = calloc(D * D, sizeof(double));
     s->asleep = malloc(D), s->lowered = malloc(D), s->left = malloc(D * sizeof(int));
     s->lowers = malloc(D * sizeof(int)), s->overrun_at = malloc(D * sizeof(int));
     s->end = malloc(n * sizeof(double)), s->device = malloc(n * sizeof(int)), s->missing = malloc(n * sizeof(int));
     s->ready = calloc(2 * D + 1, sizeof(int *)), s->ready_count = calloc(2 * D + 1, sizeof(int));
     bool ok = s->clock && s->idle && s->level && s->held && s->peak && s->channel_free && s->asleep &&
               s->lowered && s->left && s->lowers && s->overrun_at && s->end && s->device && s->missing && s->ready && s->ready_count;
+    /* No op placed yet: simulate clears the channels of the last run's placements. */
+    for (int i = 0; ok && i < p->op_count; i++)
+        s->device[i] = -1;
     /* Each list as long as the ops that may enter it (ready_count counts them here). */
     for (int i = 0; ok && i < p->op_count; i++)
         s->ready_count[list_of(p, t, i)]++;

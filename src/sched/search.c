@@ -14,7 +14,7 @@
 #include <string.h>
 #include "sched/solver.h"
 
-enum { HISTORY = 1000 };
+enum { HISTORY = 1000, STOP_EVERY = 256 };
 
 struct sched_search {
     const pp_sched_problem *p;
@@ -27,6 +27,8 @@ struct sched_search {
     int *chain;       /* scratch: the critical chain */
     int *flexible;    /* ops with a choice of device */
     int flexible_count;
+    int *anywhere;    /* where an op that may run on any device may move: the devices in play */
+    int anywhere_count;
     pp_rng rng;
 };
 
@@ -66,7 +68,14 @@ sched_search *sched_search_new(const pp_sched_problem *p, const sched_solution *
     s->pos = malloc(n * sizeof(int));
     s->chain = malloc(n * sizeof(int));
     s->flexible = malloc(n * sizeof(int));
-    if (!s->pos || !s->chain || !s->flexible || !sched_decoder_init(&s->dec, p) ||
+    s->anywhere = malloc(((size_t)p->device_count + 1) * sizeof(int));
+    unsigned char *in_play = malloc((size_t)p->device_count + 1);
+    bool ok = in_play && s->anywhere && sched_devices_in_play(p, in_play);
+    for (int d = 0; ok && d < p->device_count; d++)
+        if (in_play[d])
+            s->anywhere[s->anywhere_count++] = d;
+    free(in_play);
+    if (!ok || !s->pos || !s->chain || !s->flexible || !sched_decoder_init(&s->dec, p) ||
         !sched_solution_alloc(&s->cur, p->op_count) || !sched_solution_alloc(&s->best, p->op_count)) {
         sched_search_free(s);
         return NULL;
@@ -98,6 +107,7 @@ void sched_search_free(sched_search *s)
     free(s->pos);
     free(s->chain);
     free(s->flexible);
+    free(s->anywhere);
     free(s);
 }
 
@@ -194,7 +204,7 @@ static move relocate(sched_search *s, int op)
     if (z > a)
         d = p->allowed_device[a + (int)pp_rng_below(&s->rng, (uint32_t)(z - a))];
     else
-        d = (int)pp_rng_below(&s->rng, (uint32_t)p->device_count);
+        d = s->anywhere[pp_rng_below(&s->rng, (uint32_t)s->anywhere_count)];
     move m = random_shift(s, op);
     s->cur.device[op] = d;
     return m;
@@ -242,11 +252,16 @@ static void undo(sched_search *s, move m)
     s->cur.device[m.op] = m.old_device;
 }
 
-void sched_search_run(sched_search *s, long iterations)
+long sched_search_run(sched_search *s, long iterations, const pp_deadline *deadline)
 {
     if (s->p->op_count < 2)
-        return;
-    for (long k = 0; k < iterations; k++, s->iteration++) {
+        return 0;
+    long k = 0;
+    for (; k < iterations; k++, s->iteration++) {
+        /* An epoch is sized to ~0.1 s, but a stop must not wait for it on a
+         * loaded machine or a slow decode. */
+        if (k % STOP_EVERY == 0 && pp_deadline_passed(deadline))
+            break;
         move m = propose(s);
         sched_cost c = evaluate(s);
         sched_cost *old = &s->history[s->iteration % HISTORY];
@@ -264,4 +279,5 @@ void sched_search_run(sched_search *s, long iterations)
     }
     /* The decoder's state must describe cur for the next pull. */
     evaluate(s);
+    return k;
 }

@@ -26,6 +26,11 @@ enum { RESTART_EVERY = 5 };
  * it gets what the local search leaves, which is most of the time since the
  * search settles small graphs in well under a second. */
 enum { MIP_MAX_OPS = 40 };
+/* Its columns grow as ops x devices and deps x devices^2 (a transfer
+ * variable per device pair), built before CBC's clock starts: past this
+ * many a model with hundreds of idle devices would take minutes to build
+ * and could not be solved anyway. */
+#define MIP_MAX_COLUMNS 1e5
 #define MIP_SEARCH_SHARE 0.2
 /* Under the span objective the makespan search gets this share of the time
  * and the span search the rest: the span search starts from the makespan's
@@ -64,13 +69,14 @@ void pp_sched_result_free(pp_sched_result *r)
 
 typedef struct {
     sched_search *search;
-    long iterations;
+    long iterations, done;
+    const pp_deadline *deadline;
 } worker;
 
 static void *worker_main(void *arg)
 {
     worker *w = arg;
-    sched_search_run(w->search, w->iterations);
+    w->done = sched_search_run(w->search, w->iterations, w->deadline);
     return NULL;
 }
 
@@ -113,7 +119,9 @@ static bool at_bound(const run *x, double makespan)
 
 static bool mip_applies(const run *x)
 {
-    return !x->o->no_mip && x->o->time_limit > 0 && x->p->op_count <= MIP_MAX_OPS;
+    const pp_sched_problem *p = x->p;
+    double D = p->device_count, columns = p->op_count * D + p->dep_count * D * D;
+    return !x->o->no_mip && x->o->time_limit > 0 && p->op_count <= MIP_MAX_OPS && columns <= MIP_MAX_COLUMNS;
 }
 
 static void improved(run *x, double makespan)
@@ -136,9 +144,10 @@ static void search(run *x, worker *workers, int count, sched_solution *best)
     double best_cost = sched_search_best_cost(workers[0].search);
     for (long epoch = 1;; epoch++) {
         for (int i = 0; i < count; i++)
-            workers[i].iterations = per_epoch;
+            workers[i].iterations = per_epoch, workers[i].deadline = &x->search_deadline;
         run_epoch(workers, count);
-        x->r->rounds += per_epoch * count;
+        for (int i = 0; i < count; i++)
+            x->r->rounds += workers[i].done;
         int b = best_worker(workers, count);
         double c = sched_search_best_cost(workers[b].search);
         if (c < best_cost) {

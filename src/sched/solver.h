@@ -19,6 +19,11 @@ static inline double sched_memory_slack(double capacity)
 /* The device an op must run on, or -1 when it has a choice. */
 int sched_forced_device(const pp_sched_problem *p, int op);
 
+/* in_play[d] (per device): whether d may take an op in a search: all but
+ * the surplus of interchangeable devices no op names (in_play.c). false:
+ * out of memory. */
+bool sched_devices_in_play(const pp_sched_problem *p, unsigned char *in_play);
+
 /* The least delay dependency e adds between its ends: its comm when both
  * are forced onto different devices, else 0 (bound.c). */
 double sched_dep_delay(const pp_sched_problem *p, int e);
@@ -124,7 +129,9 @@ bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *d
  * its device predecessor, or move an op to another device. */
 typedef struct sched_search sched_search;
 sched_search *sched_search_new(const pp_sched_problem *p, const sched_solution *start, uint64_t seed, int worker);
-void sched_search_run(sched_search *s, long iterations);
+/* Runs up to `iterations` moves, fewer when the deadline passes (checked
+ * every few hundred); returns how many ran. */
+long sched_search_run(sched_search *s, long iterations, const pp_deadline *deadline);
 double sched_search_best_cost(const sched_search *s);
 const sched_solution *sched_search_best(const sched_search *s);
 void sched_search_restart_from(sched_search *s, const sched_solution *from);
