@@ -250,9 +250,17 @@ static bool integral_times(const pp_sched_problem *p)
     return true;
 }
 
-double pp_sched_lower_bound(const pp_sched_problem *p)
+/* Raises *bound to x, naming the argument when x is higher. */
+static void raise_to(double *bound, double x, const char **kind, const char *name)
+{
+    if (x > *bound * (1 + 1e-12) + 1e-12)
+        *bound = x, *kind = name;
+}
+
+double sched_lower_bound_named(const pp_sched_problem *p, const char **kind)
 {
     int n = p->op_count;
+    *kind = "none";
     double *head = malloc(((size_t)n + 1) * sizeof(double));
     double *tail = malloc(((size_t)n + 1) * sizeof(double));
     job *jobs = malloc(((size_t)n + 1) * sizeof(job));
@@ -265,10 +273,10 @@ double pp_sched_lower_bound(const pp_sched_problem *p)
     sched_heads_tails(p, head, tail);
     double bound = 0, work = 0;
     for (int i = 0; i < n; i++) {
-        bound = fmax(bound, head[i] + p->duration[i] + tail[i]);
+        raise_to(&bound, head[i] + p->duration[i] + tail[i], kind, "critical path");
         work += p->duration[i];
     }
-    bound = fmax(bound, work / p->device_count);
+    raise_to(&bound, work / p->device_count, kind, "all work over all devices");
     for (int i = 0; i < n; i++)
         if (sched_forced_device(p, i) >= 0)
             forced[sched_forced_device(p, i)]++;
@@ -281,14 +289,21 @@ double pp_sched_lower_bound(const pp_sched_problem *p)
         for (int i = 0; i < n; i++)
             if (sched_forced_device(p, i) == d)
                 jobs[count++] = (job){head[i], p->duration[i], tail[i]};
-        bound = fmax(bound, one_machine_bound(jobs, count));
-        bound = fmax(bound, memory_bound(p, d, head, buf));
+        raise_to(&bound, one_machine_bound(jobs, count), kind, "one device's work between its heads and tails");
+        raise_to(&bound, memory_bound(p, d, head, buf), kind,
+                 "one device's warm-up: the raises its memory holds before the first release");
     }
-    bound = energy_bound(p, head, tail, bound, work);
+    raise_to(&bound, energy_bound(p, head, tail, bound, work), kind, "energy: work forced into time windows");
     if (integral_times(p))
         bound = bound > 1e-6 ? ceil(bound - 1e-6) : 0;
     free(head), free(tail), free(jobs), free(buf), free(forced);
     return bound;
+}
+
+double pp_sched_lower_bound(const pp_sched_problem *p)
+{
+    const char *kind;
+    return sched_lower_bound_named(p, &kind);
 }
 
 /* A device's span holds at least its own work: the ops forced onto it, and

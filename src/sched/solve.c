@@ -212,7 +212,8 @@ static pp_status improve_by_mip(run *x, pp_sched_schedule **best, pp_error *err)
     pp_status st = sched_mip_solve(p, &mo, s, &mr, &mip_err);
     if (st == PP_OK || st == PP_INFEASIBLE) {
         x->r->mip_bound = mr.bound;
-        x->r->lower_bound = fmax(x->r->lower_bound, isfinite(mr.bound) ? mr.bound : x->r->lower_bound);
+        if (isfinite(mr.bound) && mr.bound > x->r->lower_bound)
+            x->r->lower_bound = mr.bound, x->r->lower_bound_kind = "the MIP's bound";
     }
     if (st == PP_INFEASIBLE) {
         pp_sched_schedule_free(s);
@@ -224,8 +225,8 @@ static pp_status improve_by_mip(run *x, pp_sched_schedule **best, pp_error *err)
         improved(x, mr.makespan);
         s = NULL;
     }
-    if (st == PP_OK && mr.optimal && *best)
-        x->r->lower_bound = fmax(x->r->lower_bound, pp_sched_makespan(*best));
+    if (st == PP_OK && mr.optimal && *best && pp_sched_makespan(*best) > x->r->lower_bound)
+        x->r->lower_bound = pp_sched_makespan(*best), x->r->lower_bound_kind = "the MIP's proof of optimality";
     pp_sched_schedule_free(s);
     return st == PP_ENOMEM ? pp_error_set(err, PP_ENOMEM, "%s", mip_err.message) : PP_OK;
 }
@@ -447,7 +448,7 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         x.search_deadline = pp_deadline_within(&x.deadline, MIP_SEARCH_SHARE * o->time_limit);
     else if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && o->time_limit > 0)
         x.search_deadline = pp_deadline_within(&x.deadline, SPAN_MAKESPAN_SHARE * o->time_limit);
-    r->lower_bound = pp_sched_lower_bound(p);
+    r->lower_bound = sched_lower_bound_named(p, &r->lower_bound_kind);
     int count = o->threads > 0 ? o->threads : pp_cpu_count();
     size_t n = (size_t)p->op_count + 1;
     double *head = malloc(n * sizeof(double)), *tail = malloc(n * sizeof(double));

@@ -19,6 +19,10 @@ static inline double sched_memory_slack(double capacity)
 /* The device an op must run on, or -1 when it has a choice. */
 int sched_forced_device(const pp_sched_problem *p, int op);
 
+/* pp_sched_lower_bound, with *kind naming the argument that gives it (a
+ * static string, "none" when the bound is 0). */
+double sched_lower_bound_named(const pp_sched_problem *p, const char **kind);
+
 /* in_play[d] (per device): whether d may take an op in a search: all but
  * the surplus of interchangeable devices no op names (in_play.c). false:
  * out of memory. */
