@@ -65,14 +65,42 @@ static int by_head_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-static double one_machine_bound(job *jobs, int n)
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The most tail thresholds tried per device: each costs a pass over its
+ * ops, and every threshold gives a valid bound. */
+enum { TAIL_THRESHOLDS = 64 };
+
+/* For thresholds r and q: the ops with head >= r and tail >= q run one at a
+ * time after r, and the last of them still has q to go. q = the least tail
+ * is the classic suffix bound; a higher q leaves out the ops that end the
+ * graph early, as a pipeline device's W's, whose inputs' own forwards and
+ * backwards must all pass before the last backward can go back. `scratch`
+ * holds n doubles. */
+static double one_machine_bound(job *jobs, int n, double *scratch)
 {
     qsort(jobs, (size_t)n, sizeof *jobs, by_head_desc);
-    double work = 0, min_tail = INFINITY, best = 0;
-    for (int k = 0; k < n; k++) {
-        work += jobs[k].duration;
-        min_tail = fmin(min_tail, jobs[k].tail);
-        best = fmax(best, jobs[k].head + work + min_tail);
+    for (int k = 0; k < n; k++)
+        scratch[k] = jobs[k].tail;
+    qsort(scratch, (size_t)n, sizeof *scratch, by_double);
+    int distinct = 0;
+    for (int k = 0; k < n; k++)
+        if (distinct == 0 || scratch[k] != scratch[distinct - 1])
+            scratch[distinct++] = scratch[k];
+    double best = 0;
+    int step = distinct > TAIL_THRESHOLDS ? (distinct + TAIL_THRESHOLDS - 1) / TAIL_THRESHOLDS : 1;
+    for (int t = 0; t < distinct; t += step) {
+        double q = scratch[t], work = 0;
+        for (int k = 0; k < n; k++) {
+            if (jobs[k].tail < q)
+                continue;
+            work += jobs[k].duration;
+            best = fmax(best, jobs[k].head + work + q);
+        }
     }
     return best;
 }
@@ -266,8 +294,9 @@ double sched_lower_bound_named(const pp_sched_problem *p, const char **kind)
     job *jobs = malloc(((size_t)n + 1) * sizeof(job));
     raiser *buf = malloc(((size_t)n + 1) * sizeof(raiser));
     int *forced = calloc((size_t)p->device_count + 1, sizeof(int));
-    if (!head || !tail || !jobs || !buf || !forced) {
-        free(head), free(tail), free(jobs), free(buf), free(forced);
+    double *scratch = malloc(((size_t)n + 1) * sizeof(double));
+    if (!head || !tail || !jobs || !buf || !forced || !scratch) {
+        free(head), free(tail), free(jobs), free(buf), free(forced), free(scratch);
         return 0;
     }
     sched_heads_tails(p, head, tail);
@@ -289,14 +318,14 @@ double sched_lower_bound_named(const pp_sched_problem *p, const char **kind)
         for (int i = 0; i < n; i++)
             if (sched_forced_device(p, i) == d)
                 jobs[count++] = (job){head[i], p->duration[i], tail[i]};
-        raise_to(&bound, one_machine_bound(jobs, count), kind, "one device's work between its heads and tails");
+        raise_to(&bound, one_machine_bound(jobs, count, scratch), kind, "one device's work between its heads and tails");
         raise_to(&bound, memory_bound(p, d, head, buf), kind,
                  "one device's warm-up: the raises its memory holds before the first release");
     }
     raise_to(&bound, energy_bound(p, head, tail, bound, work), kind, "energy: work forced into time windows");
     if (integral_times(p))
         bound = bound > 1e-6 ? ceil(bound - 1e-6) : 0;
-    free(head), free(tail), free(jobs), free(buf), free(forced);
+    free(head), free(tail), free(jobs), free(buf), free(forced), free(scratch);
     return bound;
 }
 
@@ -343,7 +372,7 @@ static void paths_of(const pp_sched_problem *p, int a, double *from, double *to)
  * alone says 0). `by_device` lists the forced ops device after device,
  * from `first` on. */
 static double span_through(const pp_sched_problem *p, int a, const int *by_device, const int *first,
-                           double *from, double *to, job *jobs)
+                           double *from, double *to, job *jobs, double *scratch)
 {
     paths_of(p, a, from, to);
     double bound = 0;
@@ -354,7 +383,7 @@ static double span_through(const pp_sched_problem *p, int a, const int *by_devic
             if (isfinite(from[x]) && isfinite(to[x]))
                 jobs[count++] = (job){from[x], p->duration[x], to[x]};
         }
-        bound = fmax(bound, one_machine_bound(jobs, count));
+        bound = fmax(bound, one_machine_bound(jobs, count, scratch));
     }
     return bound;
 }
@@ -366,8 +395,9 @@ double pp_sched_span_lower_bound(const pp_sched_problem *p)
     double *to = malloc(n * sizeof(double));
     int *first = calloc(D + 2, sizeof(int)), *by_device = malloc(n * sizeof(int));
     job *jobs = malloc(n * sizeof(job));
+    double *scratch = malloc(n * sizeof(double));
     double work = 0, bound = 0;
-    if (forced && from && to && first && by_device && jobs) {
+    if (forced && from && to && first && by_device && jobs && scratch) {
         for (int i = 0; i < p->op_count; i++) {
             int d = sched_forced_device(p, i);
             work += p->duration[i];
@@ -386,8 +416,8 @@ double pp_sched_span_lower_bound(const pp_sched_problem *p)
          * devices cost no pass over the graph each. */
         for (int a = 0; a < p->device_count; a++)
             if (first[a + 1] > first[a])
-                bound = fmax(bound, span_through(p, a, by_device, first, from, to, jobs));
+                bound = fmax(bound, span_through(p, a, by_device, first, from, to, jobs, scratch));
     }
-    free(forced), free(from), free(to), free(first), free(by_device), free(jobs);
+    free(forced), free(from), free(to), free(first), free(by_device), free(jobs), free(scratch);
     return bound;
 }
