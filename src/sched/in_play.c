@@ -12,7 +12,7 @@
 
 enum { SPARE_CLASSES = 8 };
 
-static bool twins(const pp_sched_problem *p, int a, int b)
+bool sched_devices_alike(const pp_sched_problem *p, int a, int b)
 {
     if (p->capacity[a] != p->capacity[b] || pp_sched_has_channel(p, a, b) != pp_sched_has_channel(p, b, a))
         return false;
@@ -40,7 +40,7 @@ bool sched_devices_in_play(const pp_sched_problem *p, unsigned char *in_play)
         if (named[d])
             continue;
         int c = 0;
-        while (c < classes && !twins(p, rep[c], d))
+        while (c < classes && !sched_devices_alike(p, rep[c], d))
             c++;
         if (c == classes && classes < SPARE_CLASSES)
             rep[classes] = d, used[classes++] = 0;

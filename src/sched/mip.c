@@ -40,6 +40,7 @@
 #include "core/cbc.h"
 #include "core/grow.h"
 #include "sched/mip.h"
+#include "sched/solver.h"
 
 /* What a column stands for: X(i, j), S(i), Z, Y(i, k) = i before k (i < k),
  * C(e) transfer start, T(e, a * D + b), W(e, f) = e before f (e < f),
@@ -104,14 +105,10 @@ static bool share_device(const model *m, int i, int k, bool finite_only)
  * pin an op of their own. */
 static bool interchangeable(const pp_sched_problem *p, int a, int b)
 {
-    if (p->capacity[a] != p->capacity[b] || pp_sched_has_channel(p, a, b) != pp_sched_has_channel(p, b, a))
+    if (!sched_devices_alike(p, a, b))
         return false;
     for (int i = 0; i < p->op_count; i++)
         if (pp_sched_op_allowed(p, i, a) != pp_sched_op_allowed(p, i, b))
-            return false;
-    for (int c = 0; c < p->device_count; c++)
-        if (c != a && c != b && (pp_sched_has_channel(p, a, c) != pp_sched_has_channel(p, b, c) ||
-                                 pp_sched_has_channel(p, c, a) != pp_sched_has_channel(p, c, b)))
             return false;
     return true;
 }

@@ -27,6 +27,10 @@ double sched_lower_bound_named(const pp_sched_problem *p, const char **kind);
  * the surplus of interchangeable devices no op names (in_play.c). false:
  * out of memory. */
 bool sched_devices_in_play(const pp_sched_problem *p, unsigned char *in_play);
+/* Devices a and b have the same capacity and the same channels to, from and
+ * between them (in_play.c; with the same allowed ops they are
+ * interchangeable, which the MIP's symmetry breaking also asks). */
+bool sched_devices_alike(const pp_sched_problem *p, int a, int b);
 
 /* The least delay dependency e adds between its ends: its comm when both
  * are forced onto different devices, else 0 (bound.c). */
