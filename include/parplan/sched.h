@@ -273,6 +273,7 @@ typedef struct {
     pp_sched_schedule *schedule;  /* NULL when no valid schedule was found */
     double makespan;
     double lower_bound;
+    const char *lower_bound_kind; /* the argument that gives lower_bound (a static string) */
     double mip_bound;             /* the MIP's bound when it ran, else NAN */
     double period;                /* the cyclic objectives: the schedule's period (also in
                                      schedule->period), else NAN */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include "sched/solver.h"
 
-int sched_forced_device(const pp_sched_problem *p, int op)
+int sc_forced_device(const pp_sched_problem *p, int op)
 {
     int a = p->allowed_start[op], z = p->allowed_start[op + 1];
     if (z - a == 1)
@@ -28,13 +28,13 @@ int sched_forced_device(const pp_sched_problem *p, int op)
     return -1;
 }
 
-double sched_dep_delay(const pp_sched_problem *p, int e)
+double sc_dep_delay(const pp_sched_problem *p, int e)
 {
-    int a = sched_forced_device(p, p->dep_from[e]), b = sched_forced_device(p, p->dep_to[e]);
+    int a = sc_forced_device(p, p->dep_from[e]), b = sc_forced_device(p, p->dep_to[e]);
     return a >= 0 && b >= 0 && a != b ? p->dep_comm[e] : 0;
 }
 
-void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail)
+void sc_heads_tails(const pp_sched_problem *p, double *head, double *tail)
 {
     int n = p->op_count;
     for (int k = 0; k < n; k++) {
@@ -42,7 +42,7 @@ void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail)
         head[v] = 0;
         for (int j = p->pred_start[v]; j < p->pred_start[v + 1]; j++) {
             int e = p->pred_dep[j], u = p->dep_from[e];
-            head[v] = fmax(head[v], head[u] + p->duration[u] + sched_dep_delay(p, e));
+            head[v] = fmax(head[v], head[u] + p->duration[u] + sc_dep_delay(p, e));
         }
     }
     for (int k = n - 1; k >= 0; k--) {
@@ -50,7 +50,7 @@ void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail)
         tail[u] = 0;
         for (int j = p->succ_start[u]; j < p->succ_start[u + 1]; j++) {
             int e = p->succ_dep[j], v = p->dep_to[e];
-            tail[u] = fmax(tail[u], sched_dep_delay(p, e) + p->duration[v] + tail[v]);
+            tail[u] = fmax(tail[u], sc_dep_delay(p, e) + p->duration[v] + tail[v]);
         }
     }
 }
@@ -65,14 +65,42 @@ static int by_head_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-static double one_machine_bound(job *jobs, int n)
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The most tail thresholds tried per device: each costs a pass over its
+ * ops, and every threshold gives a valid bound. */
+enum { TAIL_THRESHOLDS = 64 };
+
+/* For thresholds r and q: the ops with head >= r and tail >= q run one at a
+ * time after r, and the last of them still has q to go. q = the least tail
+ * is the classic suffix bound; a higher q leaves out the ops that end the
+ * graph early, as a pipeline device's W's, whose inputs' own forwards and
+ * backwards must all pass before the last backward can go back. `scratch`
+ * holds n doubles. */
+static double one_machine_bound(job *jobs, int n, double *scratch)
 {
     qsort(jobs, (size_t)n, sizeof *jobs, by_head_desc);
-    double work = 0, min_tail = INFINITY, best = 0;
-    for (int k = 0; k < n; k++) {
-        work += jobs[k].duration;
-        min_tail = fmin(min_tail, jobs[k].tail);
-        best = fmax(best, jobs[k].head + work + min_tail);
+    for (int k = 0; k < n; k++)
+        scratch[k] = jobs[k].tail;
+    qsort(scratch, (size_t)n, sizeof *scratch, by_double);
+    int distinct = 0;
+    for (int k = 0; k < n; k++)
+        if (distinct == 0 || scratch[k] != scratch[distinct - 1])
+            scratch[distinct++] = scratch[k];
+    double best = 0;
+    int step = distinct > TAIL_THRESHOLDS ? (distinct + TAIL_THRESHOLDS - 1) / TAIL_THRESHOLDS : 1;
+    for (int t = 0; t < distinct; t += step) {
+        double q = scratch[t], work = 0;
+        for (int k = 0; k < n; k++) {
+            if (jobs[k].tail < q)
+                continue;
+            work += jobs[k].duration;
+            best = fmax(best, jobs[k].head + work + q);
+        }
     }
     return best;
 }
@@ -97,7 +125,7 @@ static double work_before_release(const pp_sched_problem *p, int d, const double
     double work = 0;
     int n = 0;
     for (int i = 0; i < p->op_count; i++) {
-        if (sched_forced_device(p, i) != d || head[i] + p->duration[i] > release)
+        if (sc_forced_device(p, i) != d || head[i] + p->duration[i] > release)
             continue;
         if (p->adjust[i] == 0)
             work += p->duration[i];
@@ -119,7 +147,7 @@ static double memory_bound(const pp_sched_problem *p, int d, const double *head,
         return 0;
     double weights = 0, raised = 0, work = 0, release = INFINITY, first = INFINITY, longest = 0;
     for (int i = 0; i < p->op_count; i++) {
-        if (sched_forced_device(p, i) != d)
+        if (sc_forced_device(p, i) != d)
             continue;
         weights += p->weight[i];
         work += p->duration[i];
@@ -250,37 +278,61 @@ static bool integral_times(const pp_sched_problem *p)
     return true;
 }
 
-double pp_sched_lower_bound(const pp_sched_problem *p)
+/* Raises *bound to x, naming the argument when x is higher. */
+static void raise_to(double *bound, double x, const char **kind, const char *name)
+{
+    if (x > *bound * (1 + 1e-12) + 1e-12)
+        *bound = x, *kind = name;
+}
+
+double sc_lower_bound_named(const pp_sched_problem *p, const char **kind)
 {
     int n = p->op_count;
+    *kind = "none";
     double *head = malloc(((size_t)n + 1) * sizeof(double));
     double *tail = malloc(((size_t)n + 1) * sizeof(double));
     job *jobs = malloc(((size_t)n + 1) * sizeof(job));
     raiser *buf = malloc(((size_t)n + 1) * sizeof(raiser));
-    if (!head || !tail || !jobs || !buf) {
-        free(head), free(tail), free(jobs), free(buf);
+    int *forced = calloc((size_t)p->device_count + 1, sizeof(int));
+    double *scratch = malloc(((size_t)n + 1) * sizeof(double));
+    if (!head || !tail || !jobs || !buf || !forced || !scratch) {
+        free(head), free(tail), free(jobs), free(buf), free(forced), free(scratch);
         return 0;
     }
-    sched_heads_tails(p, head, tail);
+    sc_heads_tails(p, head, tail);
     double bound = 0, work = 0;
     for (int i = 0; i < n; i++) {
-        bound = fmax(bound, head[i] + p->duration[i] + tail[i]);
+        raise_to(&bound, head[i] + p->duration[i] + tail[i], kind, "critical path");
         work += p->duration[i];
     }
-    bound = fmax(bound, work / p->device_count);
+    raise_to(&bound, work / p->device_count, kind, "all work over all devices");
+    for (int i = 0; i < n; i++)
+        if (sc_forced_device(p, i) >= 0)
+            forced[sc_forced_device(p, i)]++;
+    /* A device no op is forced onto bounds nothing per device: skipped, so
+     * unused devices cost no pass over the ops each. */
     for (int d = 0; d < p->device_count; d++) {
+        if (!forced[d])
+            continue;
         int count = 0;
         for (int i = 0; i < n; i++)
-            if (sched_forced_device(p, i) == d)
+            if (sc_forced_device(p, i) == d)
                 jobs[count++] = (job){head[i], p->duration[i], tail[i]};
-        bound = fmax(bound, one_machine_bound(jobs, count));
-        bound = fmax(bound, memory_bound(p, d, head, buf));
+        raise_to(&bound, one_machine_bound(jobs, count, scratch), kind, "one device's work between its heads and tails");
+        raise_to(&bound, memory_bound(p, d, head, buf), kind,
+                 "one device's warm-up: the raises its memory holds before the first release");
     }
-    bound = energy_bound(p, head, tail, bound, work);
+    raise_to(&bound, energy_bound(p, head, tail, bound, work), kind, "energy: work forced into time windows");
     if (integral_times(p))
         bound = bound > 1e-6 ? ceil(bound - 1e-6) : 0;
-    free(head), free(tail), free(jobs), free(buf);
+    free(head), free(tail), free(jobs), free(buf), free(forced), free(scratch);
     return bound;
+}
+
+double pp_sched_lower_bound(const pp_sched_problem *p)
+{
+    const char *kind;
+    return sc_lower_bound_named(p, &kind);
 }
 
 /* A device's span holds at least its own work: the ops forced onto it, and
@@ -293,18 +345,18 @@ static void paths_of(const pp_sched_problem *p, int a, double *from, double *to)
     int n = p->op_count;
     for (int k = 0; k < n; k++) {
         int v = p->topo_order[k];
-        from[v] = sched_forced_device(p, v) == a ? 0 : -INFINITY;
+        from[v] = sc_forced_device(p, v) == a ? 0 : -INFINITY;
         for (int j = p->pred_start[v]; j < p->pred_start[v + 1]; j++) {
             int e = p->pred_dep[j], u = p->dep_from[e];
-            from[v] = fmax(from[v], from[u] + p->duration[u] + sched_dep_delay(p, e));
+            from[v] = fmax(from[v], from[u] + p->duration[u] + sc_dep_delay(p, e));
         }
     }
     for (int k = n - 1; k >= 0; k--) {
         int u = p->topo_order[k];
-        to[u] = sched_forced_device(p, u) == a ? 0 : -INFINITY;
+        to[u] = sc_forced_device(p, u) == a ? 0 : -INFINITY;
         for (int j = p->succ_start[u]; j < p->succ_start[u + 1]; j++) {
             int e = p->succ_dep[j], v = p->dep_to[e];
-            to[u] = fmax(to[u], sched_dep_delay(p, e) + p->duration[v] + to[v]);
+            to[u] = fmax(to[u], sc_dep_delay(p, e) + p->duration[v] + to[v]);
         }
     }
 }
@@ -320,7 +372,7 @@ static void paths_of(const pp_sched_problem *p, int a, double *from, double *to)
  * alone says 0). `by_device` lists the forced ops device after device,
  * from `first` on. */
 static double span_through(const pp_sched_problem *p, int a, const int *by_device, const int *first,
-                           double *from, double *to, job *jobs)
+                           double *from, double *to, job *jobs, double *scratch)
 {
     paths_of(p, a, from, to);
     double bound = 0;
@@ -331,7 +383,7 @@ static double span_through(const pp_sched_problem *p, int a, const int *by_devic
             if (isfinite(from[x]) && isfinite(to[x]))
                 jobs[count++] = (job){from[x], p->duration[x], to[x]};
         }
-        bound = fmax(bound, one_machine_bound(jobs, count));
+        bound = fmax(bound, one_machine_bound(jobs, count, scratch));
     }
     return bound;
 }
@@ -343,10 +395,11 @@ double pp_sched_span_lower_bound(const pp_sched_problem *p)
     double *to = malloc(n * sizeof(double));
     int *first = calloc(D + 2, sizeof(int)), *by_device = malloc(n * sizeof(int));
     job *jobs = malloc(n * sizeof(job));
+    double *scratch = malloc(n * sizeof(double));
     double work = 0, bound = 0;
-    if (forced && from && to && first && by_device && jobs) {
+    if (forced && from && to && first && by_device && jobs && scratch) {
         for (int i = 0; i < p->op_count; i++) {
-            int d = sched_forced_device(p, i);
+            int d = sc_forced_device(p, i);
             work += p->duration[i];
             if (d >= 0)
                 forced[d] += p->duration[i], first[d + 2]++;
@@ -355,13 +408,16 @@ double pp_sched_span_lower_bound(const pp_sched_problem *p)
         for (size_t d = 0; d < D; d++)
             bound = fmax(bound, forced[d]), first[d + 2] += first[d + 1];
         for (int i = 0; i < p->op_count; i++) {
-            int d = sched_forced_device(p, i);
+            int d = sc_forced_device(p, i);
             if (d >= 0)
                 by_device[first[d + 1]++] = i;
         }
+        /* A device with no forced op bounds nothing here: skipped, so unused
+         * devices cost no pass over the graph each. */
         for (int a = 0; a < p->device_count; a++)
-            bound = fmax(bound, span_through(p, a, by_device, first, from, to, jobs));
+            if (first[a + 1] > first[a])
+                bound = fmax(bound, span_through(p, a, by_device, first, from, to, jobs, scratch));
     }
-    free(forced), free(from), free(to), free(first), free(by_device), free(jobs);
+    free(forced), free(from), free(to), free(first), free(by_device), free(jobs), free(scratch);
     return bound;
 }
