@@ -1,0 +1,123 @@
+/* plan_internal.h: what the plan's stages share (src/plan): the module's
+ * units, the cluster's device types and meshes, each unit kind's sharded
+ * cost per mesh, and a candidate plan as the search and the judge see it. */
+#ifndef PP_PLAN_INTERNAL_H
+#define PP_PLAN_INTERNAL_H
+
+#include "parplan/cluster.h"
+#include "parplan/plan.h"
+#include "parplan/shard_plan.h"
+
+/* Stages of a pipeline at most (the DP's depth). */
+#define PLAN_MAX_STAGES 32
+
+/* A stretch of the flattened module between two cut points: a copy of a
+ * repeated layer, or the ops before, between or after the copies. Units of
+ * one kind are equal (the copies of the layer group). */
+typedef struct {
+    int32_t first, count; /* flat ops */
+    int32_t kind;
+} plan_unit;
+
+/* A unit as a module of its own: its ops with the values it reads from
+ * outside as the inputs (an entry parameter stays a parameter) and the
+ * values read after it or returned as the outputs. */
+typedef struct {
+    pp_arena *arena;
+    pp_shard_flat flat;
+    pp_shard_nda *nda;
+    bool *parameter;  /* [input]: an entry argument the module's analysis calls a parameter */
+} plan_unit_module;
+
+/* The devices of one type, in the cluster's order. */
+typedef struct {
+    const pp_hw_device_type *type;
+    int32_t count, node_size; /* devices; the fewest of them one node holds */
+    int32_t *ids;
+    pp_hw_link intra, inter;  /* the fastest link inside its nodes, and between them */
+    int32_t ports;            /* NICs a node has for the inter-node link, shared by its devices */
+} plan_type;
+
+/* A mesh of one type's devices: one axis, or two (the first across nodes
+ * when spans). */
+typedef struct {
+    int32_t type, devices, n_axes, axes[PP_PLAN_MAX_AXES];
+    bool spans;
+} plan_mesh;
+
+/* A unit kind sharded on a mesh, per micro-batch and per device. */
+typedef struct {
+    double forward, backward, collective; /* s */
+    double sync;        /* s per step: gradients of parameters replicated inside the mesh */
+    double parameters;  /* bytes of parameters held */
+    double state;       /* bytes of training state for them */
+    double activations; /* bytes kept from forward to backward */
+} plan_cost;
+
+typedef struct {
+    const pp_plan_request *req;
+    pp_deadline deadline;
+    pp_hw_catalog *catalog;
+    pp_cluster *cluster;
+    pp_shard_analysis a;
+    pp_arena *arena;
+    int32_t n_units, n_kinds;
+    plan_unit *units;
+    double *send;             /* [unit] bytes per micro-batch its outputs carry to later units */
+    const char *why_one_stage;
+    int32_t n_types;
+    plan_type *types;
+    int32_t n_meshes;
+    plan_mesh *meshes;
+    plan_cost *cost;          /* [kind * n_meshes + mesh] */
+    bool *cost_ok;            /* [kind * n_meshes + mesh]: sharded (else the mesh is not offered) */
+    int32_t shard_calls;
+    int64_t micro_batch, n_micro; /* samples per module call; calls per step */
+} plan_ctx;
+
+/* A plan: R replicas of a P-stage pipeline, stage s running units
+ * cut[s] .. cut[s + 1] - 1 on mesh[s], M micro-batches per replica. */
+typedef struct {
+    int32_t R, M, P;
+    int32_t cut[PLAN_MAX_STAGES + 1];
+    int32_t mesh[PLAN_MAX_STAGES];
+    double model_time;
+} plan_candidate;
+
+/* units.c */
+pp_status plan_units(plan_ctx *X, pp_error *err);
+pp_status plan_unit_module_build(const plan_ctx *X, int32_t unit, plan_unit_module *out, pp_error *err);
+void plan_unit_module_free(plan_unit_module *m);
+
+/* meshes.c */
+pp_status plan_types(plan_ctx *X, pp_error *err);
+void plan_mesh_to_shard(const plan_ctx *X, const plan_mesh *m, pp_shard_mesh *out);
+double plan_capacity(const plan_ctx *X, int32_t type);
+
+/* cost.c */
+pp_status plan_costs(plan_ctx *X, pp_error *err);
+
+/* stage.c: a stage's figures from its units' costs */
+typedef struct {
+    double forward, backward, collective, parameters, state, activations, sync;
+} plan_stage_cost;
+void plan_stage_cost_of(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh, plan_stage_cost *out);
+double plan_stage_memory(const plan_stage_cost *c, int32_t in_flight);
+/* The step by the search's formula, the devices as plan_assign_devices
+ * hands them out (ids; NULL: every link inside a node). */
+double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids);
+/* The per-replica devices of stage s start at offset[s] in a replica's block of ids. */
+void plan_stage_offsets(const plan_ctx *X, const plan_candidate *c, int32_t *offset);
+
+/* search.c: the best candidates by the model, best first */
+int32_t plan_search(const plan_ctx *X, bool check_memory, plan_candidate *out, int32_t max_out);
+
+/* judge.c */
+pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_t *ids, pp_error *err);
+pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
+                     pp_error *err);
+
+/* baselines.c */
+void plan_baselines(plan_ctx *X, pp_plan_baseline *out, plan_candidate *best, double *best_time);
+
+#endif

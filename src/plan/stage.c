@@ -1,0 +1,108 @@
+/* stage.c: a stage's figures from its units' cached costs, and the step
+ * time of a candidate by the search's formula.
+ *
+ * A stage on a mesh takes the sum of its units' times (the re-layout
+ * between two of its units is not priced: a heuristic). Under 1F1B
+ * (Narayanan et al., SC'21, section 2.2) with m micro-batches, stage s of
+ * P keeps min(m, P - s) micro-batches' activations at its peak, and the
+ * step takes
+ *     sum_s (F_s + B_s) + (m - 1) max_s (F_s + B_s)
+ * plus each micro-batch's transfer between neighbouring stages both ways;
+ * the stages then all-reduce their gradients across replicas, from the
+ * time their last backward ends (the last stage's first), and run their
+ * optimizers. Gradient sync inside a stage's mesh is spread over its
+ * backward passes. The cluster simulator runs the same plan and judges
+ * (judge.c); this formula only ranks candidates. */
+#include <math.h>
+#include "plan/plan_internal.h"
+
+void plan_stage_cost_of(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh, plan_stage_cost *out)
+{
+    *out = (plan_stage_cost){0};
+    for (int32_t u = first; u < end; u++) {
+        const plan_cost *c = &X->cost[(size_t)X->units[u].kind * (size_t)X->n_meshes + (size_t)mesh];
+        out->forward += c->forward;
+        out->backward += c->backward;
+        out->collective += c->collective;
+        out->parameters += c->parameters;
+        out->state += c->state;
+        out->activations += c->activations;
+        out->sync += c->sync;
+    }
+}
+
+double plan_stage_memory(const plan_stage_cost *c, int32_t in_flight)
+{
+    return c->state + in_flight * c->activations;
+}
+
+/* The optimizer's pass over the state: read and write it once at the
+ * streaming rate (the cluster simulator's rule, src/cluster/optime.c). */
+static double optimizer_time(const pp_hw_device_type *t, double state)
+{
+    double efficiency = t->streaming_efficiency > 0 ? t->streaming_efficiency : t->efficiency_memory;
+    return 2 * state / (t->memory_bandwidth * efficiency);
+}
+
+void plan_stage_offsets(const plan_ctx *X, const plan_candidate *c, int32_t *offset)
+{
+    offset[0] = 0;
+    for (int32_t s = 0; s < c->P; s++)
+        offset[s + 1] = offset[s] + X->meshes[c->mesh[s]].devices;
+}
+
+/* The link between devices a and b: inside their node, or between nodes. */
+static pp_hw_link link_between(const plan_ctx *X, int32_t type_a, int32_t a, int32_t b)
+{
+    const pp_cluster *cl = X->cluster;
+    if (cl->device_node[a] == cl->device_node[b])
+        return X->types[type_a].intra;
+    pp_hw_link l = X->types[type_a].inter;
+    for (int32_t k = 0; k < X->n_types; k++)
+        if (X->types[k].type == cl->nodes[cl->device_node[b]].type && X->types[k].inter.bandwidth < l.bandwidth)
+            l = X->types[k].inter;
+    return l;
+}
+
+double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids)
+{
+    int32_t offset[PLAN_MAX_STAGES + 1];
+    plan_stage_offsets(X, c, offset);
+    int32_t members = offset[c->P];
+    double sum = 0, most = 0, comm = 0, tail[PLAN_MAX_STAGES];
+    plan_stage_cost sc[PLAN_MAX_STAGES];
+    for (int32_t s = 0; s < c->P; s++) {
+        plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc[s]);
+        double pass = sc[s].forward + sc[s].backward + sc[s].sync / c->M;
+        sum += pass;
+        most = fmax(most, pass);
+    }
+    /* tail[s]: how long before the pipeline's end stage s's last backward ends */
+    tail[0] = 0;
+    for (int32_t s = 0; s + 1 < c->P; s++) {
+        const plan_mesh *a = &X->meshes[c->mesh[s]], *b = &X->meshes[c->mesh[s + 1]];
+        int32_t k = a->devices < b->devices ? a->devices : b->devices;
+        pp_hw_link l = ids ? link_between(X, a->type, ids[offset[s]], ids[offset[s + 1]]) : X->types[a->type].intra;
+        double hop = pp_hw_p2p_time(l, X->send[c->cut[s + 1] - 1] / k);
+        comm += 2 * hop;
+        tail[s + 1] = tail[s] + sc[s].backward + sc[s].sync / c->M + hop;
+    }
+    double pipeline = sum + (c->M - 1) * most + comm, end = 0;
+    for (int32_t s = 0; s < c->P; s++) {
+        const plan_mesh *m = &X->meshes[c->mesh[s]];
+        double reduce = 0;
+        if (c->R > 1) {
+            /* one ring per member over the replicas; where it leaves a node,
+             * the members' rings share the node's NICs */
+            pp_hw_link l = X->types[m->type].intra;
+            if (ids && X->cluster->device_node[ids[offset[s]]] != X->cluster->device_node[ids[(c->R - 1) * members + offset[s]]]) {
+                l = X->types[m->type].inter;
+                int32_t ports = X->types[m->type].ports > 0 ? X->types[m->type].ports : 1;
+                l.bandwidth *= m->devices > ports ? (double)ports / m->devices : 1;
+            }
+            reduce = pp_hw_ring_allreduce_time(l, c->R, sc[s].parameters);
+        }
+        end = fmax(end, pipeline - tail[s] + reduce + optimizer_time(X->types[m->type].type, sc[s].state));
+    }
+    return end;
+}
