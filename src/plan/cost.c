@@ -11,7 +11,14 @@
  * that part once a step. Every parameter element held costs 16 bytes of
  * state (ZeRO, Rajbhandari et al. 2020, section 3.1: parameter, gradient
  * and Adam's two moments, or mixed precision's 2 + 2 + 12), every result
- * an op reads is kept from the forward to the backward. */
+ * an op reads is kept from the forward to the backward.
+ *
+ * The sharder plans a forward pass, whose peak counts each parameter once
+ * at its own size; training holds 16 bytes for each 4-byte f32 parameter.
+ * So every mesh is also offered tight: planned for a quarter of the
+ * device's memory, which makes the sharder split the parameters a
+ * training step could not hold whole (the stage search picks whichever
+ * variant fits and is faster). */
 #include <math.h>
 #include <string.h>
 #include "plan/plan_internal.h"
@@ -81,7 +88,7 @@ static pp_status cost_on(plan_ctx *X, const plan_unit_module *m, int32_t k, doub
     }
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
-    o.memory = plan_capacity(X, pm->type);
+    o.memory = plan_capacity(X, pm->type) / (pm->tight ? 4 : 1);
     o.time_limit = seconds;
     o.threads = X->req->threads;
     o.seed = X->req->seed;

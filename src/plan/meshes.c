@@ -5,11 +5,16 @@
  * first axis over the inter-node link and the node's devices as the second
  * (or one axis over the slower link). Powers of two, handed out largest
  * first from each replica's share, keep every in-node mesh inside a node
- * (plan_assign_devices). (A cluster-to-mesh call belongs in src/cluster;
+ * (plan_assign_devices). Every mesh of two or more devices comes twice,
+ * the sharder planning it for the whole memory and for a quarter of it
+ * (cost.c). (A cluster-to-mesh call belongs in src/cluster;
  * it is here until that system has one.) */
 #include <math.h>
 #include <string.h>
 #include "plan/plan_internal.h"
+
+/* Two variants of 7 shapes for each of up to 4 types of 64 devices fit. */
+#define MAX_MESHES 128
 
 /* The fastest link of a kind (inside a node or between nodes) a node has. */
 static pp_hw_link best_link(const pp_cluster *c, int node, bool inter_node, int *ports)
@@ -39,13 +44,11 @@ static int32_t type_index(plan_ctx *X, const pp_hw_device_type *t)
     return X->n_types++;
 }
 
-static bool add_mesh(plan_ctx *X, int32_t type, int32_t devices, int32_t n_axes, int32_t a0, int32_t a1, bool spans)
+static void add_mesh(plan_ctx *X, int32_t type, int32_t devices, int32_t n_axes, int32_t a0, int32_t a1, bool spans)
 {
-    if (X->n_meshes >= 64)
-        return false;
-    plan_mesh *m = &X->meshes[X->n_meshes++];
-    *m = (plan_mesh){.type = type, .devices = devices, .n_axes = n_axes, .axes = {a0, a1}, .spans = spans};
-    return true;
+    for (int tight = 0; tight < (devices > 1 ? 2 : 1) && X->n_meshes < MAX_MESHES; tight++)
+        X->meshes[X->n_meshes++] = (plan_mesh){.type = type, .devices = devices, .n_axes = n_axes,
+                                               .axes = {a0, a1}, .spans = spans, .tight = tight};
 }
 
 static void type_meshes(plan_ctx *X, int32_t k)
@@ -68,7 +71,7 @@ pp_status plan_types(plan_ctx *X, pp_error *err)
 {
     const pp_cluster *c = X->cluster;
     X->types = pp_arena_calloc(X->arena, (size_t)c->node_count, sizeof *X->types);
-    X->meshes = pp_arena_calloc(X->arena, 64, sizeof *X->meshes);
+    X->meshes = pp_arena_calloc(X->arena, MAX_MESHES, sizeof *X->meshes);
     if (!X->types || !X->meshes)
         return pp_error_set(err, PP_ENOMEM, "out of memory reading the cluster's devices");
     for (int n = 0; n < c->node_count; n++) {

@@ -39,10 +39,11 @@ typedef struct {
 } plan_type;
 
 /* A mesh of one type's devices: one axis, or two (the first across nodes
- * when spans). */
+ * when spans). Tight: the sharder plans it for a quarter of the memory
+ * (cost.c says why). */
 typedef struct {
     int32_t type, devices, n_axes, axes[PP_PLAN_MAX_AXES];
-    bool spans;
+    bool spans, tight;
 } plan_mesh;
 
 /* A unit kind sharded on a mesh, per micro-batch and per device. */

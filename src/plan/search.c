@@ -219,6 +219,7 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
     D.P = D.P < PLAN_MAX_STAGES ? D.P : PLAN_MAX_STAGES;
     size_t states = (size_t)(D.L + 1) * (size_t)(D.P + 1) * (size_t)D.U;
     D.first = calloc(states, sizeof *D.first);
+    int32_t *ids = malloc((size_t)X->cluster->device_count * sizeof *ids);
     D.count = calloc(states, sizeof *D.count);
     if (D.first && D.count && prefix_sums(&D) && fill(&D))
         for (int32_t P = 1; P <= D.P; P++)
@@ -226,7 +227,10 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
                 size_t s = at(&D, 0, P, u);
                 for (int32_t e = D.first[s]; e < D.first[s] + D.count[s]; e++) {
                     plan_candidate c = unwind(&D, P, e);
-                    c.model_time = plan_model_time(X, &c, NULL);
+                    pp_error ignored = {0};
+                    c.model_time = ids && plan_assign_devices(X, &c, ids, &ignored) == PP_OK
+                                       ? plan_model_time(X, &c, ids)
+                                       : plan_model_time(X, &c, NULL);
                     if (n < max_out)
                         out[n++] = c;
                     else if (c.model_time < out[max_out - 1].model_time)
@@ -237,6 +241,7 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
                 }
             }
     release(&D);
+    free(ids);
     return n;
 }
 
