@@ -82,8 +82,14 @@ typedef struct {
     int32_t R, M, P;
     int32_t cut[PLAN_MAX_STAGES + 1];
     int32_t mesh[PLAN_MAX_STAGES];
-    double model_time;
+    double objective;  /* the DP's: sum + (M - 1) max of the stages' F + B */
+    double model_time; /* the search's formula (plan_model_time) */
 } plan_candidate;
+
+/* solve.c: the stages up to the costs (read, units, types and meshes,
+ * every unit kind sharded on every mesh), and their release */
+pp_status plan_prepare(plan_ctx *X, const pp_plan_request *r, pp_error *err);
+void plan_release(plan_ctx *X);
 
 /* units.c */
 pp_status plan_units(plan_ctx *X, pp_error *err);

@@ -185,7 +185,7 @@ static void release(dp *D)
 /* The candidate entry e of state (0, P, u) spells out. */
 static plan_candidate unwind(const dp *D, int32_t P, int32_t e)
 {
-    plan_candidate c = {.R = D->R, .M = D->M, .P = P};
+    plan_candidate c = {.R = D->R, .M = D->M, .P = P, .objective = objective(D, &D->entries[e])};
     c.cut[0] = 0;
     for (int32_t s = 0; s < P; s++) {
         const entry *x = &D->entries[e];

@@ -201,31 +201,49 @@ static pp_status choose(plan_ctx *X, plan_candidate *cands, int32_t n, pp_plan_r
     return st;
 }
 
+pp_status plan_prepare(plan_ctx *X, const pp_plan_request *r, pp_error *err)
+{
+    memset(X, 0, sizeof *X);
+    X->req = r;
+    X->deadline = pp_deadline_in(r->time_limit > 0 ? r->time_limit : 60);
+    X->deadline.stop = r->stop;
+    X->arena = pp_arena_new(1 << 16);
+    if (!X->arena)
+        return pp_error_set(err, PP_ENOMEM, "out of memory starting a plan");
+    pp_status st = load(X, err);
+    if (st == PP_OK)
+        st = batches(X, err);
+    if (st == PP_OK)
+        st = plan_units(X, err);
+    if (st == PP_OK)
+        st = plan_types(X, err);
+    if (st == PP_OK)
+        st = plan_costs(X, err);
+    return st;
+}
+
+void plan_release(plan_ctx *X)
+{
+    pp_shard_analysis_free(&X->a);
+    pp_cluster_free(X->cluster);
+    pp_hw_catalog_free(X->catalog);
+    pp_arena_free(X->arena);
+    memset(X, 0, sizeof *X);
+}
+
 pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
 {
     double start = pp_now();
     memset(out, 0, sizeof *out);
-    plan_ctx X = {.req = r};
-    X.deadline = pp_deadline_in(r->time_limit > 0 ? r->time_limit : 60);
-    X.deadline.stop = r->stop;
-    X.arena = pp_arena_new(1 << 16);
     out->arena = pp_arena_new(1 << 14);
-    if (!X.arena || !out->arena) {
-        pp_arena_free(X.arena);
+    if (!out->arena)
         return pp_error_set(err, PP_ENOMEM, "out of memory starting a plan");
-    }
-    pp_status st = load(&X, err);
-    if (st == PP_OK) {
+    plan_ctx X;
+    pp_status st = plan_prepare(&X, r, err);
+    if (X.a.module)
         out->module = copy(out->arena, X.a.module->file);
+    if (X.cluster)
         out->cluster = copy(out->arena, X.cluster->name);
-        st = batches(&X, err);
-    }
-    if (st == PP_OK)
-        st = plan_units(&X, err);
-    if (st == PP_OK)
-        st = plan_types(&X, err);
-    if (st == PP_OK)
-        st = plan_costs(&X, err);
     plan_candidate cands[JUDGED];
     int32_t n = 0;
     bool fits = true;
@@ -246,10 +264,7 @@ pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
                           X.a.module->file, X.cluster->name);
     }
     out->seconds = pp_now() - start;
-    pp_shard_analysis_free(&X.a);
-    pp_cluster_free(X.cluster);
-    pp_hw_catalog_free(X.catalog);
-    pp_arena_free(X.arena);
+    plan_release(&X);
     return st;
 }
 

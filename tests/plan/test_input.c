@@ -1,0 +1,105 @@
+/* test_input.c: what pp_plan and `parplan plan` do with input that does
+ * not plan as it stands: a module with no repeated layers is one stage and
+ * says why; a cluster too small for the model's memory is PP_INFEASIBLE
+ * (exit 1) with each short device's need and capacity; a device type the
+ * catalog lacks is refused naming it; a batch that is not a multiple of
+ * the module's is refused. */
+#include <unistd.h>
+#include "cli_run.h"
+#include "fixture.h"
+
+#define MOE PP_SOURCE_DIR "/examples/shard/moe-tiny.mlir"
+#define CHESS PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir"
+
+static pp_plan_request files(const char *module, const char *cluster)
+{
+    pp_plan_request r;
+    pp_plan_request_default(&r);
+    r.module_path = module;
+    r.cluster_path = cluster;
+    r.time_limit = 20;
+    r.threads = 1;
+    return r;
+}
+
+static void no_layers(void)
+{
+    pp_plan_request req = files(MOE, PP_SOURCE_DIR "/examples/cluster/dgx-a100-4.json");
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_OK);
+    CHECK(r.n_units == 1 && r.n_stages == 1);
+    CHECK(r.why_one_stage && strstr(r.why_one_stage, "no repeated layers"));
+    if (r.n_stages > 0)
+        check_plan("moe-tiny", &r);
+    pp_plan_report_free(&r);
+}
+
+static void too_small(void)
+{
+    size_t cs;
+    char *cluster = one_node("a100", 2, 12.9e9, 15e-6, &cs);
+    char path[] = "/tmp/pp_plan_clusterXXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, cluster, cs) == (ssize_t)cs);
+    close(fd);
+    pp_plan_request req = files(CHESS, path);
+    req.memory = 100e6;
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_INFEASIBLE);
+    CHECK(strstr(err.message, "does not fit") != NULL);
+    CHECK(!r.fits && r.n_stages >= 1);
+    int short_devices = 0;
+    for (int32_t d = 0; d < r.n_devices; d++)
+        short_devices += r.peak_memory[d] > r.capacity[d];
+    CHECK(short_devices >= 1);
+    pp_plan_report_free(&r);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s plan %s --cluster %s --memory 100MB --timeout 20", PP_CLI, CHESS, path);
+    expect(cmd, 1, "plan:");
+    snprintf(cmd, sizeof cmd, "%s plan %s --cluster %s --memory 100MB --timeout 20 2>&1 | grep -c 'short by'", PP_CLI,
+             CHESS, path);
+    expect(cmd, 0, "2");
+    unlink(path);
+    free(cluster);
+}
+
+static void unknown_type(void)
+{
+    size_t ms, cs;
+    char *module = chain_module(2, 8, 64, 64, 0, &ms), *cluster = one_node("H999", 2, 12.9e9, 15e-6, &cs);
+    pp_plan_request req = request(module, ms, cluster, cs);
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "H999") != NULL);
+    pp_plan_report_free(&r);
+    free(module);
+    free(cluster);
+}
+
+static void bad_batch(void)
+{
+    size_t ms, cs;
+    char *module = chain_module(2, 8, 64, 64, 0, &ms), *cluster = one_node("a100", 2, 12.9e9, 15e-6, &cs);
+    pp_plan_request req = request(module, ms, cluster, cs);
+    req.batch = 12;
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_EARG);
+    CHECK(strstr(err.message, "batch 12") != NULL);
+    pp_plan_report_free(&r);
+    expect(PP_CLI " plan " CHESS, 2, "--cluster");
+    free(module);
+    free(cluster);
+}
+
+int main(void)
+{
+    no_layers();
+    too_small();
+    unknown_type();
+    bad_batch();
+    return CHECK_DONE();
+}
