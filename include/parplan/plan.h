@@ -102,8 +102,10 @@ typedef struct {
  * readers' messages; a device type the catalog lacks is named by the
  * cluster reader), PP_EARG for a request that cannot hold (a batch not a
  * multiple of the module's), PP_INFEASIBLE when no plan fits the devices'
- * memory: the report then holds the fastest plan ignoring memory, its
- * peaks against the capacities (the shortfall per device) and fits false.
+ * memory: the report then holds the plan closest to fitting (the least
+ * largest overflow of a device, among the search's fastest plans ignoring
+ * memory and the baselines), its peaks against the capacities (the
+ * shortfall per device) and fits false.
  * Free the report with pp_plan_report_free whatever the status. */
 pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err);
 void pp_plan_report_free(pp_plan_report *report);

@@ -3,9 +3,10 @@
  * of the unsharded module), the sharder alone (one stage on all devices
  * of the cluster as one mesh) and pipeline only (an even split of the
  * units over single-device stages, 1F1B, replicated to fill the cluster).
- * Each either has its time or says why it does not apply; the best one
- * that applies is also a candidate for the plan, so the plan is never
- * slower than a baseline. */
+ * Each either has its time or says why it does not apply; each is also a
+ * candidate for the plan, so the plan is never slower than a baseline
+ * that applies (and, when nothing fits, the one closest to fitting may be
+ * a baseline). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,24 +142,20 @@ static void pipeline_only(const plan_ctx *X, pp_plan_baseline *b, double *peak, 
     }
 }
 
-void plan_baselines(plan_ctx *X, pp_plan_baseline *out, plan_candidate *best, double *best_time)
+void plan_baselines(plan_ctx *X, pp_plan_baseline *out, plan_candidate *cands, bool *has)
 {
     double *peak = calloc((size_t)X->cluster->device_count, sizeof *peak);
     void (*make[PP_PLAN_BASELINES])(const plan_ctx *, pp_plan_baseline *, double *, plan_candidate *) = {
         data_parallel, sharder_alone, pipeline_only};
     for (int k = 0; k < PP_PLAN_BASELINES; k++) {
         out[k] = (pp_plan_baseline){0};
+        cands[k] = (plan_candidate){0};
         if (!peak) {
             out[k].name = "baseline";
             snprintf(out[k].why, sizeof out[k].why, "out of memory");
-            continue;
-        }
-        plan_candidate c = {0};
-        make[k](X, &out[k], peak, &c);
-        if (out[k].applies && out[k].step_time < *best_time) {
-            *best_time = out[k].step_time;
-            *best = c;
-        }
+        } else
+            make[k](X, &out[k], peak, &cands[k]);
+        has[k] = cands[k].P > 0 && units_ok(X, &cands[k]);
     }
     free(peak);
 }

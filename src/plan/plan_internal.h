@@ -125,6 +125,7 @@ pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_ti
                      pp_error *err);
 
 /* baselines.c */
-void plan_baselines(plan_ctx *X, pp_plan_baseline *out, plan_candidate *best, double *best_time);
+/* Each baseline's report, and its plan in cands[k] where has[k]. */
+void plan_baselines(plan_ctx *X, pp_plan_baseline *out, plan_candidate *cands, bool *has);
 
 #endif

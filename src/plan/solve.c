@@ -164,34 +164,55 @@ static pp_status report(const plan_ctx *X, const plan_candidate *c, double step,
     return fill_stages(X, c, out, err);
 }
 
-/* The judge over the search's best candidates and the baselines. */
-static pp_status choose(plan_ctx *X, plan_candidate *cands, int32_t n, pp_plan_report *out, pp_error *err)
+/* How far plan with these peaks is from fitting: the largest share by
+ * which a device's peak exceeds its capacity (0 when it fits). */
+static double overflow(const plan_ctx *X, const double *peak)
+{
+    double worst = 0;
+    for (int d = 0; d < X->cluster->device_count; d++) {
+        const pp_hw_device_type *t = X->cluster->nodes[X->cluster->device_node[d]].type;
+        double cap = X->req->memory > 0 ? X->req->memory : t->memory_bytes;
+        worst = fmax(worst, (peak[d] - cap) / cap);
+    }
+    return worst;
+}
+
+/* The judge over the search's best candidates and the baselines': the
+ * fastest that fits, or when none does (room), the one closest to
+ * fitting. */
+static pp_status choose(plan_ctx *X, plan_candidate *cands, int32_t n, bool room, pp_plan_report *out,
+                        pp_error *err)
 {
     int dc = X->cluster->device_count;
     double *peak = calloc((size_t)dc, sizeof *peak), *best_peak = calloc((size_t)dc, sizeof *best_peak);
+    plan_candidate pool[JUDGED + PP_PLAN_BASELINES];
+    bool has[PP_PLAN_BASELINES];
     if (!peak || !best_peak) {
         free(peak);
         free(best_peak);
         return pp_error_set(err, PP_ENOMEM, "out of memory judging plans");
     }
+    memcpy(pool, cands, (size_t)n * sizeof *cands);
+    plan_baselines(X, out->baselines, pool + n, has);
+    int32_t total = n;
+    for (int k = 0; k < PP_PLAN_BASELINES; k++)
+        if (has[k] && (room || out->baselines[k].applies))
+            pool[total++] = pool[n + k];
     plan_candidate best = {0};
-    double best_time = INFINITY;
+    double best_time = INFINITY, best_over = INFINITY;
     pp_status st = PP_OK;
-    for (int32_t k = 0; k < n && st == PP_OK; k++) {
+    for (int32_t k = 0; k < total && st == PP_OK; k++) {
         double t;
-        st = plan_judge(X, &cands[k], &t, peak, err);
+        st = plan_judge(X, &pool[k], &t, peak, err);
         out->candidates++;
-        if (st == PP_OK && t < best_time) {
+        double over = room ? overflow(X, peak) : 0;
+        if (st == PP_OK && (over < best_over || (over == best_over && t < best_time))) {
             best_time = t;
-            best = cands[k];
+            best_over = over;
+            best = pool[k];
             memcpy(best_peak, peak, (size_t)dc * sizeof *peak);
         }
     }
-    double searched = best_time;
-    if (st == PP_OK)
-        plan_baselines(X, out->baselines, &best, &best_time);
-    if (st == PP_OK && best_time < searched)
-        st = plan_judge(X, &best, &best_time, best_peak, err);
     if (st == PP_OK && isinf(best_time))
         st = pp_error_set(err, PP_INFEASIBLE, "no plan could be judged");
     if (st == PP_OK)
@@ -249,18 +270,18 @@ pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
     bool fits = true;
     if (st == PP_OK && (n = plan_search(&X, true, cands, JUDGED)) == 0) {
         fits = false;
-        n = plan_search(&X, false, cands, 1);
+        n = plan_search(&X, false, cands, JUDGED);
     }
     if (st == PP_OK && n == 0)
         st = pp_error_set(err, PP_INFEASIBLE, "%s on %s: no plan: no replica count divides both the devices of each "
                           "type and the step's %lld module calls%s", X.a.module->file, X.cluster->name,
                           (long long)X.n_micro, r->microbatches > 0 ? " with the micro-batches asked for" : "");
     if (st == PP_OK)
-        st = choose(&X, cands, n, out, err);
+        st = choose(&X, cands, n, !fits, out, err);
     if (st == PP_OK && (!fits || !out->fits)) {
         out->fits = false;
-        st = pp_error_set(err, PP_INFEASIBLE, "%s does not fit %s's memory: the fastest plan needs more than "
-                          "some devices hold (the report lists each device's peak and capacity)",
+        st = pp_error_set(err, PP_INFEASIBLE, "%s does not fit %s's memory: even the plan closest to fitting "
+                          "needs more than some devices hold (the report lists each device's peak and capacity)",
                           X.a.module->file, X.cluster->name);
     }
     out->seconds = pp_now() - start;
