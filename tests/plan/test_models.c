@@ -4,7 +4,10 @@
  * step time is the simulator's and the search's own within 2%, no
  * baseline that applies is faster, and it is ready within its time limit
  * (+10%). With the shared models present, the same for each of them on the hetero cluster
- * (skipped by name when absent). The CLI's --json carries the report. */
+ * (skipped by name when absent). On a model deep enough to pipeline (32
+ * residual MLP blocks of GPT-3 6.7B's widths, as bench/plan-gen-mlp
+ * writes them) on 32 A100s, the joint plan beats both the sharder alone
+ * and pipeline only. The CLI's --json carries the report. */
 #include <unistd.h>
 #include "cli_run.h"
 #include "fixture.h"
@@ -36,8 +39,34 @@ static void plan_one(const char *module, const char *cluster)
     pp_plan_report_free(&r);
 }
 
+static void deep(void)
+{
+    size_t ms;
+    char *module = chain_module(32, 2048, 4096, 16384, 0, &ms);
+    pp_plan_request req;
+    pp_plan_request_default(&req);
+    req.module_name = "mlp-32.mlir";
+    req.module_text = module;
+    req.module_size = ms;
+    req.cluster_path = CLUSTERS "dgx-a100-4.json";
+    req.time_limit = 30;
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_OK);
+    if (r.n_stages > 0) {
+        check_plan("mlp-32 on dgx-a100-4", &r);
+        CHECK(r.n_stages >= 2);
+        for (int k = PP_PLAN_SHARDER_ALONE; k <= PP_PLAN_PIPELINE_ONLY; k++)
+            CHECK(r.baselines[k].applies && r.step_time < r.baselines[k].step_time);
+    } else
+        fprintf(stderr, "mlp-32: %s\n", err.message);
+    pp_plan_report_free(&r);
+    free(module);
+}
+
 int main(void)
 {
+    deep();
     plan_one(CHESS, CLUSTERS "dgx-a100-4.json");
     plan_one(CHESS, CLUSTERS "hetero-v100-16.json");
     const char *shared[] = {"searchless_chess_9m.mlir", "jax_resnet_50.mlir"};
