@@ -126,10 +126,13 @@ pp_status plan_costs(plan_ctx *X, pp_error *err)
         plan_unit_module m;
         st = plan_unit_module_build(X, u, &m, err);
         for (int32_t k = 0; k < X->n_meshes && st == PP_OK; k++) {
-            double share = X->meshes[k].devices > 1 ? pp_deadline_left(&until) / (searches > 0 ? searches : 1) : 0;
-            searches -= X->meshes[k].devices > 1;
+            double left = pp_deadline_left(&until), share = left / (searches > 0 ? searches : 1);
+            bool search = X->meshes[k].devices > 1;
+            searches -= search;
             size_t at = (size_t)kind * (size_t)X->n_meshes + (size_t)k;
-            st = cost_on(X, &m, k, fmax(share, 0.2), &X->cost[at], &X->cost_ok[at], err);
+            /* past the sharder's share, meshes not yet priced are not offered */
+            if (!search || (left > 0 && !pp_deadline_passed(&until)))
+                st = cost_on(X, &m, k, fmin(left, fmax(share, 0.2)), &X->cost[at], &X->cost_ok[at], err);
         }
         plan_unit_module_free(&m);
     }
