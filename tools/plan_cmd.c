@@ -30,7 +30,9 @@ static const flag_spec plan_flag_table[] = {
     FLAG_TIMEOUT(flags, timeout, "60", "seconds for the whole plan"),
     FLAG_THREADS(flags, threads),
     FLAG_SEED(flags, seed),
-    FLAG_TEXT_OF("out", flags, out, "DIR", "write the report as DIR/plan.json (DIR is made when missing)"),
+    FLAG_TEXT_OF("out", flags, out, "DIR",
+                 "write the report as DIR/plan.json and the simulated step as DIR/step.trace.json (Chrome trace) "
+                 "and DIR/step.svg (DIR is made when missing)"),
     FLAG_SWITCH_OF("json", flags, json, "the report as JSON on stdout"),
     FLAG_END,
 };
@@ -47,18 +49,36 @@ const command_spec plan_command = {
     plan_flag_table,
 };
 
-static pp_status write_out(const char *dir, const pp_plan_report *r, pp_error *err)
+typedef pp_status (*writer)(const void *what, FILE *f, pp_error *err);
+
+static pp_status write_file(const char *dir, const char *name, writer write, const void *what, pp_error *err)
 {
     char path[4096];
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return pp_error_set(err, PP_EIO, "%s: %s", dir, strerror(errno));
-    snprintf(path, sizeof path, "%s/plan.json", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = cli_open_out(path, err);
     if (!f)
         return err->status;
-    pp_status st = pp_plan_write_json(r, f, err);
+    pp_status st = write(what, f, err);
     pp_status closed = cli_close_out(f, path, err);
     return st != PP_OK ? st : closed;
+}
+
+static pp_status json_of(const void *r, FILE *f, pp_error *err) { return pp_plan_write_json(r, f, err); }
+static pp_status trace_of(const void *t, FILE *f, pp_error *err) { return pp_timeline_write_trace(t, f, err); }
+static pp_status svg_of(const void *t, FILE *f, pp_error *err) { return pp_timeline_write_svg(t, f, err); }
+
+/* DIR/plan.json, and the simulator's step as DIR/step.trace.json (Chrome
+ * trace) and DIR/step.svg. */
+static pp_status write_out(const char *dir, const pp_plan_report *r, pp_error *err)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return pp_error_set(err, PP_EIO, "%s: %s", dir, strerror(errno));
+    pp_status st = write_file(dir, "plan.json", json_of, r, err);
+    if (st == PP_OK && r->timeline)
+        st = write_file(dir, "step.trace.json", trace_of, r->timeline, err);
+    if (st == PP_OK && r->timeline)
+        st = write_file(dir, "step.svg", svg_of, r->timeline, err);
+    return st;
 }
 
 int cmd_plan(int argc, char **argv)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include "parplan/core.h"
 #include "parplan/shard.h"
+#include "parplan/timeline.h"
 
 #pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
 
@@ -70,7 +71,8 @@ typedef struct {
     char why[200];      /* when it does not apply */
 } pp_plan_baseline;
 
-/* The answer. Everything lives in arena. */
+/* The answer. Everything lives in arena, but the timeline, which
+ * pp_plan_report_free frees too. */
 typedef struct {
     pp_arena *arena;
     const char *module, *cluster;   /* names */
@@ -93,6 +95,7 @@ typedef struct {
     const char **device_type;       /* [device] its type's name */
     bool fits;
     pp_plan_baseline baselines[PP_PLAN_BASELINES];
+    pp_timeline *timeline;          /* the simulator's step: a row per device and link, in s */
     int32_t shard_calls;            /* sharder runs (one per unit kind, mesh, device type) */
     int32_t candidates;             /* plans the judge simulated */
     double seconds;

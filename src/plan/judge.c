@@ -101,7 +101,8 @@ static pp_cluster_workload *workload_of(const plan_ctx *X, const plan_candidate 
     return w;
 }
 
-pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak, pp_error *err)
+pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
+                     pp_timeline *timeline, pp_error *err)
 {
     int32_t tp[PLAN_MAX_STAGES];
     for (int32_t s = 0; s < c->P; s++)
@@ -123,7 +124,7 @@ pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_ti
     if (st == PP_OK)
         st = pp_cluster_plan_validate(X->cluster, w, p, err);
     if (st == PP_OK) {
-        pp_cluster_sim_options o = {0, NULL};
+        pp_cluster_sim_options o = {0, timeline};
         st = pp_cluster_simulate(X->cluster, w, p, &o, &rep, err);
     }
     if (st == PP_OK) {

@@ -121,8 +121,10 @@ int32_t plan_search(const plan_ctx *X, bool check_memory, plan_candidate *out, i
 
 /* judge.c */
 pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_t *ids, pp_error *err);
+/* The simulator's step time of c, each device's peak (peak: NULL or the
+ * cluster's device count) and, when timeline is not NULL, its rows. */
 pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
-                     pp_error *err);
+                     pp_timeline *timeline, pp_error *err);
 
 /* baselines.c */
 /* Each baseline's report, and its plan in cands[k] where has[k]. */

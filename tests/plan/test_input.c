@@ -3,7 +3,8 @@
  * says why; a cluster too small for the model's memory is PP_INFEASIBLE
  * (exit 1) with each short device's need and capacity; a device type the
  * catalog lacks is refused naming it; a batch that is not a multiple of
- * the module's is refused. */
+ * the module's is refused. --out DIR writes the report, a Chrome trace and an
+ * SVG of the simulated step. */
 #include <unistd.h>
 #include "cli_run.h"
 #include "fixture.h"
@@ -32,7 +33,18 @@ static void no_layers(void)
     CHECK(r.why_one_stage && strstr(r.why_one_stage, "no repeated layers"));
     if (r.n_stages > 0)
         check_plan("moe-tiny", &r);
+    CHECK(r.timeline && pp_timeline_box_count(r.timeline) > 0);
     pp_plan_report_free(&r);
+    /* --out DIR: the report and the simulated step, a trace that loads and an SVG */
+    char dir[] = "/tmp/pp_plan_outXXXXXX", cmd[2048];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "%s plan %s --cluster %s --timeout 20 --out %s/o >/dev/null 2>&1 && python3 -c "
+             "'import json,sys; d=sys.argv[1]; p=json.load(open(d+\"/plan.json\")); t=json.load(open(d+\"/step.trace.json\"));"
+             " s=open(d+\"/step.svg\").read(); print(\"ok\" if p[\"stages\"] and t[\"traceEvents\"] and \"<svg\" in s else \"bad\")' %s/o",
+             PP_CLI, MOE, PP_SOURCE_DIR "/examples/cluster/dgx-a100-4.json", dir, dir);
+    expect(cmd, 0, "ok");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
 }
 
 static void too_small(void)

@@ -113,7 +113,7 @@ static void chain(void)
                     for (int32_t s = 0; s < P; s++)
                         c.mesh[s] = k;
                     double t, peak[4];
-                    if (plan_judge(&X, &c, &t, peak, &err) == PP_OK && peak[0] <= plan_capacity(&X, 0))
+                    if (plan_judge(&X, &c, &t, peak, NULL, &err) == PP_OK && peak[0] <= plan_capacity(&X, 0))
                         CHECK(r.step_time <= t * (1 + 1e-12));
                 }
         check_exact(&X);
