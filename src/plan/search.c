@@ -12,8 +12,8 @@
  * state, the best by T kept: exact as long as no set overflows, which the
  * small models here never reach. What is heuristic is the objective (the
  * transfers, the gradient all-reduce and the optimizer are left to the
- * judge) and the additive stage cost (stage.c); so the best few
- * candidates by T go to the judge. */
+ * judge) and the additive stage cost (stage.c); so the best plans by T
+ * are timed op by op (stage.c) and the best few of those go to the judge. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,9 @@
 #include "plan/plan_internal.h"
 
 #define PARETO_CAP 24
+/* Plans of one replica count timed op by op, the best by the DP's
+ * objective first. */
+#define RANKED(max_out) ((max_out) * 4 > 64 ? (max_out) * 4 : 64)
 
 typedef struct {
     double sum, max, key; /* key: the objective, when a set is cut to PARETO_CAP */
@@ -221,25 +224,36 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
     D.first = calloc(states, sizeof *D.first);
     int32_t *ids = malloc((size_t)X->cluster->device_count * sizeof *ids);
     D.count = calloc(states, sizeof *D.count);
-    if (D.first && D.count && prefix_sums(&D) && fill(&D))
-        for (int32_t P = 1; P <= D.P; P++)
-            for (int32_t u = 1; u < D.U; u++) {
-                size_t s = at(&D, 0, P, u);
-                for (int32_t e = D.first[s]; e < D.first[s] + D.count[s]; e++) {
-                    plan_candidate c = unwind(&D, P, e);
-                    pp_error ignored = {0};
-                    c.model_time = ids && plan_assign_devices(X, &c, ids, &ignored) == PP_OK
-                                       ? plan_model_time(X, &c, ids)
-                                       : plan_model_time(X, &c, NULL);
-                    if (n < max_out)
-                        out[n++] = c;
-                    else if (c.model_time < out[max_out - 1].model_time)
-                        out[max_out - 1] = c;
-                    else
-                        continue;
-                    qsort(out, (size_t)n, sizeof *out, by_model);
-                }
+    entry *finals = NULL;
+    int n_finals = 0, cap = 0;
+    bool ok = D.first && D.count && ids && prefix_sums(&D) && fill(&D);
+    /* every plan the DP ends with, by its objective: only the best few are
+     * timed op by op (a timing is P x M ops) */
+    for (int32_t P = 1; ok && P <= D.P; P++)
+        for (int32_t u = 1; ok && u < D.U; u++) {
+            size_t s = at(&D, 0, P, u);
+            for (int32_t e = D.first[s]; ok && e < D.first[s] + D.count[s]; e++) {
+                ok = pp_grow((void **)&finals, &cap, n_finals + 1, sizeof *finals);
+                if (ok)
+                    finals[n_finals++] = (entry){.key = objective(&D, &D.entries[e]), .next = P, .child = e};
             }
+        }
+    if (ok)
+        qsort(finals, (size_t)n_finals, sizeof *finals, by_key);
+    for (int k = 0; ok && k < n_finals && k < RANKED(max_out); k++) {
+        plan_candidate c = unwind(&D, finals[k].next, finals[k].child);
+        pp_error ignored = {0};
+        c.model_time = plan_assign_devices(X, &c, ids, &ignored) == PP_OK ? plan_model_time(X, &c, ids)
+                                                                          : plan_model_time(X, &c, NULL);
+        if (n < max_out)
+            out[n++] = c;
+        else if (c.model_time < out[max_out - 1].model_time)
+            out[max_out - 1] = c;
+        else
+            continue;
+        qsort(out, (size_t)n, sizeof *out, by_model);
+    }
+    free(finals);
     release(&D);
     free(ids);
     return n;
@@ -254,7 +268,8 @@ int32_t plan_search(const plan_ctx *X, bool check_memory, plan_candidate *out, i
             divides &= X->types[t].count % R == 0;
         if (X->req->microbatches > 0)
             divides &= X->n_micro / R == X->req->microbatches;
-        if (divides)
+        /* past the deadline, the replica counts tried so far */
+        if (divides && (n == 0 || !pp_deadline_passed(&X->deadline)))
             n = search_replicas(X, R, check_memory, out, n, max_out);
     }
     return n;
