@@ -89,7 +89,7 @@ static void sharder_alone(const plan_ctx *X, pp_plan_baseline *b, double *peak, 
         plan_candidate d = {.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {k}};
         if (!units_ok(X, &d))
             continue;
-        d.model_time = plan_model_time(X, &d, NULL);
+        d.model_time = plan_model_time(X, &d, NULL, NULL);
         if (d.model_time < best_time) {
             best_time = d.model_time;
             best = k;

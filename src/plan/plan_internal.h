@@ -111,8 +111,17 @@ typedef struct {
 void plan_stage_cost_of(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh, plan_stage_cost *out);
 double plan_stage_memory(const plan_stage_cost *c, int32_t in_flight);
 /* The step by the search's formula, the devices as plan_assign_devices
- * hands them out (ids; NULL: every link inside a node). */
-double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids);
+ * hands them out (ids; NULL: every link inside a node); *pipeline (NULL:
+ * not wanted) gets the 1F1B part alone, to the last backward. */
+double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline);
+/* hop[s]: a micro-batch's transfer between stages s and s + 1. */
+void plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop);
+
+/* schedule.c: one replica's pipeline as a scheduling problem (F, B, W per
+ * micro-batch and stage), solved within `seconds`: its makespan and lower
+ * bound in s (NAN when not run: one stage, no time, or no schedule fits). */
+pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double *hop, double seconds,
+                        double *makespan, double *bound, pp_error *err);
 /* The per-replica devices of stage s start at offset[s] in a replica's block of ids. */
 void plan_stage_offsets(const plan_ctx *X, const plan_candidate *c, int32_t *offset);
 

@@ -243,8 +243,8 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
     for (int k = 0; ok && k < n_finals && k < RANKED(max_out); k++) {
         plan_candidate c = unwind(&D, finals[k].next, finals[k].child);
         pp_error ignored = {0};
-        c.model_time = plan_assign_devices(X, &c, ids, &ignored) == PP_OK ? plan_model_time(X, &c, ids)
-                                                                          : plan_model_time(X, &c, NULL);
+        c.model_time = plan_assign_devices(X, &c, ids, &ignored) == PP_OK ? plan_model_time(X, &c, ids, NULL)
+                                                                          : plan_model_time(X, &c, NULL, NULL);
         if (n < max_out)
             out[n++] = c;
         else if (c.model_time < out[max_out - 1].model_time)

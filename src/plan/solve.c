@@ -124,7 +124,13 @@ static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, pp_plan
                 S->device_ids[r * m->devices + j] = ids[r * members + offset[s] + j];
     }
     if (st == PP_OK)
-        out->model_time = plan_model_time(X, c, ids);
+        out->model_time = plan_model_time(X, c, ids, &out->pipeline_time);
+    double hop[PLAN_MAX_STAGES];
+    plan_hops(X, c, ids, hop);
+    /* the scheduler gets a tenth of the limit, at most half what is left */
+    double seconds = fmin(0.1 * (X->req->time_limit > 0 ? X->req->time_limit : 60), 0.5 * pp_deadline_left(&X->deadline));
+    if (st == PP_OK)
+        st = plan_schedule(X, c, hop, seconds, &out->scheduled_time, &out->scheduled_bound, err);
     return st;
 }
 

@@ -130,18 +130,11 @@ static bool timing(int32_t P, int32_t M, const double *F, const double *B, const
     return true;
 }
 
-double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids)
+void plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop)
 {
     int32_t offset[PLAN_MAX_STAGES + 1];
     plan_stage_offsets(X, c, offset);
     int32_t members = offset[c->P];
-    double F[PLAN_MAX_STAGES], B[PLAN_MAX_STAGES], hop[PLAN_MAX_STAGES], last[PLAN_MAX_STAGES];
-    plan_stage_cost sc[PLAN_MAX_STAGES];
-    for (int32_t s = 0; s < c->P; s++) {
-        plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc[s]);
-        F[s] = sc[s].forward;
-        B[s] = sc[s].backward + sc[s].sync / c->M;
-    }
     for (int32_t s = 0; s + 1 < c->P; s++) {
         const plan_mesh *a = &X->meshes[c->mesh[s]], *b = &X->meshes[c->mesh[s + 1]];
         int32_t k = a->devices < b->devices ? a->devices : b->devices;
@@ -157,9 +150,29 @@ double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t
         }
         hop[s] = pp_hw_p2p_time(l, X->send[c->cut[s + 1] - 1] / k);
     }
+}
+
+double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline)
+{
+    int32_t offset[PLAN_MAX_STAGES + 1];
+    plan_stage_offsets(X, c, offset);
+    int32_t members = offset[c->P];
+    double F[PLAN_MAX_STAGES], B[PLAN_MAX_STAGES], hop[PLAN_MAX_STAGES], last[PLAN_MAX_STAGES];
+    plan_stage_cost sc[PLAN_MAX_STAGES];
+    for (int32_t s = 0; s < c->P; s++) {
+        plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc[s]);
+        F[s] = sc[s].forward;
+        B[s] = sc[s].backward + sc[s].sync / c->M;
+    }
+    plan_hops(X, c, ids, hop);
     if (!timing(c->P, c->M, F, B, hop, last))
         return INFINITY;
     double end = 0;
+    if (pipeline) {
+        *pipeline = 0;
+        for (int32_t s = 0; s < c->P; s++)
+            *pipeline = fmax(*pipeline, last[s]);
+    }
     for (int32_t s = 0; s < c->P; s++) {
         const plan_mesh *m = &X->meshes[c->mesh[s]];
         double reduce = 0;

@@ -29,6 +29,9 @@ pp_status pp_plan_write_text(const pp_plan_report *r, FILE *out, pp_error *err)
     fprintf(out, "  step time %.6g s by the simulator (the plan's formula: %.6g s), %.4g samples/s\n", r->step_time,
             r->model_time, r->samples_per_second);
     fprintf(out, "  lower bound %.6g s, gap %.1f%%\n", r->lower_bound, 100 * r->gap);
+    if (isfinite(r->scheduled_time))
+        fprintf(out, "  the pipeline, 1F1B: %.6g s; the scheduler's order (B and W split): %.6g s (bound %.6g s), "
+                "not judged\n", r->pipeline_time, r->scheduled_time, r->scheduled_bound);
     fprintf(out, "  stage  units   ops         device          mesh  fwd ms   bwd ms  peak GB  send MB\n");
     for (int32_t s = 0; s < r->n_stages; s++) {
         const pp_plan_stage *S = &r->stages[s];
@@ -88,7 +91,7 @@ pp_status pp_plan_write_json(const pp_plan_report *r, FILE *out, pp_error *err)
                                                     : json_pack("{s:s?, s:s}", "name", b->name, "why", b->why));
     }
     json_t *doc = json_pack("{s:s, s:s, s:i, s:s?, s:I, s:I, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
-                            "s:o, s:i, s:i, s:f}",
+                            "s:o, s:i, s:i, s:f, s:o, s:o, s:o}",
                             "module", r->module, "cluster", r->cluster, "units", r->n_units, "why_one_stage",
                             r->why_one_stage, "micro_batch", (json_int_t)r->micro_batch, "batch", (json_int_t)r->batch,
                             "replicas", r->replicas, "microbatches", r->microbatches, "schedule", r->schedule,
@@ -96,7 +99,9 @@ pp_status pp_plan_write_json(const pp_plan_report *r, FILE *out, pp_error *err)
                             "samples_per_second", number(r->samples_per_second), "lower_bound",
                             number(r->lower_bound), "gap", number(r->gap), "fits", r->fits, "stages", stages,
                             "devices", devices, "baselines", baselines, "shard_calls", r->shard_calls, "candidates",
-                            r->candidates, "seconds", r->seconds);
+                            r->candidates, "seconds", r->seconds, "pipeline_time", number(r->pipeline_time),
+                            "scheduled_time", number(r->scheduled_time), "scheduled_bound",
+                            number(r->scheduled_bound));
     if (!doc)
         return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan as JSON");
     int bad = json_dumpf(doc, out, JSON_INDENT(2));

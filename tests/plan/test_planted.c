@@ -10,7 +10,9 @@
  *  - The stage DP is exact: on both, its best sum + (M - 1) max equals a
  *    brute force over every cut, mesh and replica count.
  * Every plan passes the independent check, agrees with the simulator
- * within 2% and beats the baselines that apply. */
+ * within 2% and beats the baselines that apply. The operator scheduler's
+ * order of the chain's pipeline (backward split into B and W) is checked
+ * by its checker, lies within its bound and beats 1F1B's. */
 #include "fixture.h"
 #include "plan/plan_internal.h"
 
@@ -93,6 +95,11 @@ static void chain(void)
     CHECK(pp_plan(&req, &r, &err) == PP_OK);
     if (r.n_stages > 0) {
         check_plan("chain", &r);
+        /* the scheduler's order of the same pipeline, B and W split: within
+         * its bound, and no longer than 1F1B's, which it may reorder */
+        CHECK(isfinite(r.scheduled_time) && r.scheduled_bound <= r.scheduled_time * (1 + 1e-9));
+        CHECK(r.scheduled_time <= r.pipeline_time * (1 + 1e-9));
+        CHECK(r.pipeline_time <= r.model_time);
         CHECK(r.n_units == 8 && r.why_one_stage == NULL);
         for (int32_t s = 1; s < r.n_stages; s++) {
             CHECK(r.stages[s].units == r.stages[0].units);
