@@ -56,7 +56,7 @@ static bool judge(const plan_ctx *X, const plan_candidate *c, pp_plan_baseline *
     return true;
 }
 
-static void data_parallel(const plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
+static void data_parallel(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
 {
     b->name = "data parallel";
     int32_t R = X->cluster->device_count;
@@ -74,7 +74,7 @@ static void data_parallel(const plan_ctx *X, pp_plan_baseline *b, double *peak, 
     judge(X, c, b, peak);
 }
 
-static void sharder_alone(const plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
+static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
 {
     b->name = "sharder alone";
     if (X->n_types > 1) {
@@ -100,10 +100,17 @@ static void sharder_alone(const plan_ctx *X, pp_plan_baseline *b, double *peak, 
         return;
     }
     *c = (plan_candidate){.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {best}};
+    /* the sharder alone shards the whole module as one: priced so when time allows */
+    pp_error err = {0};
+    pp_deadline until = pp_deadline_within(&X->deadline, 0.5 * pp_deadline_left(&X->deadline));
+    if (plan_reshard(X, c, 1, &until, &err) != PP_OK) {
+        snprintf(b->why, sizeof b->why, "%.199s", err.message);
+        return;
+    }
     judge(X, c, b, peak);
 }
 
-static void pipeline_only(const plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
+static void pipeline_only(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
 {
     b->name = "pipeline only";
     snprintf(b->why, sizeof b->why, "one unit: nothing to pipeline");
@@ -145,7 +152,7 @@ static void pipeline_only(const plan_ctx *X, pp_plan_baseline *b, double *peak, 
 void plan_baselines(plan_ctx *X, pp_plan_baseline *out, plan_candidate *cands, bool *has)
 {
     double *peak = calloc((size_t)X->cluster->device_count, sizeof *peak);
-    void (*make[PP_PLAN_BASELINES])(const plan_ctx *, pp_plan_baseline *, double *, plan_candidate *) = {
+    void (*make[PP_PLAN_BASELINES])(plan_ctx *, pp_plan_baseline *, double *, plan_candidate *) = {
         data_parallel, sharder_alone, pipeline_only};
     for (int k = 0; k < PP_PLAN_BASELINES; k++) {
         out[k] = (pp_plan_baseline){0};

@@ -18,9 +18,17 @@
  * So every mesh is also offered tight: planned for a quarter of the
  * device's memory, which makes the sharder split the parameters a
  * training step could not hold whole (the stage search picks whichever
- * variant fits and is faster). */
+ * variant fits and is faster).
+ *
+ * The stage search adds its units' costs (a stage's units sharded apart,
+ * the re-layout between them unpriced); the stages of the plans it hands
+ * the judge are then sharded whole (plan_reshard), each run of unit kinds
+ * on a mesh once, and those costs replace the sums: the judge, the report
+ * and the baselines (the sharder alone is the whole module on one mesh)
+ * price what one sharding of the stage does. */
 #include <math.h>
 #include <string.h>
+#include "core/grow.h"
 #include "plan/plan_internal.h"
 
 /* Bytes of tensor occurrence t on one device under the layout. */
@@ -124,7 +132,7 @@ pp_status plan_costs(plan_ctx *X, pp_error *err)
         while (X->units[u].kind != kind)
             u++;
         plan_unit_module m;
-        st = plan_unit_module_build(X, u, &m, err);
+        st = plan_unit_module_build(X, u, u + 1, &m, err);
         for (int32_t k = 0; k < X->n_meshes && st == PP_OK; k++) {
             double left = pp_deadline_left(&until), share = left / (searches > 0 ? searches : 1);
             bool search = X->meshes[k].devices > 1;
@@ -136,5 +144,61 @@ pp_status plan_costs(plan_ctx *X, pp_error *err)
         }
         plan_unit_module_free(&m);
     }
+    return st;
+}
+
+/* Whether units a0 .. a1 - 1 and b0 .. b1 - 1 are the same kinds in order:
+ * equal sub-problems for the sharder. */
+static bool same_units(const plan_ctx *X, int32_t a0, int32_t a1, int32_t b0, int32_t b1)
+{
+    if (a1 - a0 != b1 - b0)
+        return false;
+    for (int32_t k = 0; k < a1 - a0; k++)
+        if (X->units[a0 + k].kind != X->units[b0 + k].kind)
+            return false;
+    return true;
+}
+
+const plan_stage_entry *plan_stage_find(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh)
+{
+    for (int k = 0; k < X->n_stages; k++)
+        if (X->stages[k].mesh == mesh && same_units(X, X->stages[k].first, X->stages[k].end, first, end))
+            return &X->stages[k];
+    return NULL;
+}
+
+static bool wants(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh)
+{
+    return end - first >= 2 && X->meshes[mesh].devices > 1 && !plan_stage_find(X, first, end, mesh);
+}
+
+pp_status plan_reshard(plan_ctx *X, const plan_candidate *c, int32_t n, const pp_deadline *until, pp_error *err)
+{
+    int32_t left = 0;
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t s = 0; s < c[i].P; s++)
+            left += wants(X, c[i].cut[s], c[i].cut[s + 1], c[i].mesh[s]);
+    pp_status st = PP_OK;
+    for (int32_t i = 0; i < n && st == PP_OK; i++)
+        for (int32_t s = 0; s < c[i].P && st == PP_OK; s++) {
+            int32_t first = c[i].cut[s], end = c[i].cut[s + 1], k = c[i].mesh[s];
+            if (!wants(X, first, end, k) || pp_deadline_passed(until))
+                continue;
+            double share = pp_deadline_left(until) / (left > 0 ? left : 1);
+            left--;
+            if (!pp_grow((void **)&X->stages, &X->stages_cap, X->n_stages + 1, sizeof *X->stages))
+                return pp_error_set(err, PP_ENOMEM, "out of memory for the stages' costs");
+            plan_unit_module m;
+            plan_cost pc;
+            bool ok = false;
+            st = plan_unit_module_build(X, first, end, &m, err);
+            if (st == PP_OK)
+                st = cost_on(X, &m, k, share, &pc, &ok, err);
+            plan_unit_module_free(&m);
+            if (st == PP_OK && ok)
+                X->stages[X->n_stages++] = (plan_stage_entry){
+                    first, end, k,
+                    {pc.forward, pc.backward, pc.collective, pc.parameters, pc.state, pc.activations, pc.sync}};
+        }
     return st;
 }

@@ -55,6 +55,13 @@ typedef struct {
     double activations; /* bytes kept from forward to backward */
 } plan_cost;
 
+/* A stage's figures on its mesh, as plan_cost's. */
+typedef struct {
+    double forward, backward, collective, parameters, state, activations, sync;
+} plan_stage_cost;
+
+typedef struct plan_stage_entry plan_stage_entry;
+
 typedef struct {
     const pp_plan_request *req;
     pp_deadline deadline;
@@ -73,8 +80,17 @@ typedef struct {
     plan_cost *cost;          /* [kind * n_meshes + mesh] */
     bool *cost_ok;            /* [kind * n_meshes + mesh]: sharded (else the mesh is not offered) */
     int32_t shard_calls;
+    plan_stage_entry *stages; /* stages sharded whole (plan_reshard) */
+    int n_stages, stages_cap;
     int64_t micro_batch, n_micro; /* samples per module call; calls per step */
 } plan_ctx;
+
+/* A stage of two or more units sharded whole on a mesh (cost.c):
+ * replaces the sum of its units' costs wherever stages are priced. */
+struct plan_stage_entry {
+    int32_t first, end, mesh;
+    plan_stage_cost cost;
+};
 
 /* A plan: R replicas of a P-stage pipeline, stage s running units
  * cut[s] .. cut[s + 1] - 1 on mesh[s], M micro-batches per replica. */
@@ -93,7 +109,9 @@ void plan_release(plan_ctx *X);
 
 /* units.c */
 pp_status plan_units(plan_ctx *X, pp_error *err);
-pp_status plan_unit_module_build(const plan_ctx *X, int32_t unit, plan_unit_module *out, pp_error *err);
+/* Units first .. end - 1 as one module. */
+pp_status plan_unit_module_build(const plan_ctx *X, int32_t first, int32_t end, plan_unit_module *out,
+                                 pp_error *err);
 void plan_unit_module_free(plan_unit_module *m);
 
 /* meshes.c */
@@ -103,11 +121,14 @@ double plan_capacity(const plan_ctx *X, int32_t type);
 
 /* cost.c */
 pp_status plan_costs(plan_ctx *X, pp_error *err);
+/* Every stage of two or more units on a mesh of two or more devices in
+ * the n candidates sharded whole, each kind sequence and mesh once, by
+ * `until`; a stage not reached keeps its units' sum. */
+pp_status plan_reshard(plan_ctx *X, const plan_candidate *c, int32_t n, const pp_deadline *until, pp_error *err);
+/* The entry of units first .. end - 1 (or equal ones) on mesh, or NULL. */
+const plan_stage_entry *plan_stage_find(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh);
 
-/* stage.c: a stage's figures from its units' costs */
-typedef struct {
-    double forward, backward, collective, parameters, state, activations, sync;
-} plan_stage_cost;
+/* stage.c: a stage's figures from its units' costs (or its own, sharded whole) */
 void plan_stage_cost_of(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh, plan_stage_cost *out);
 double plan_stage_memory(const plan_stage_cost *c, int32_t in_flight);
 /* The step by the search's formula, the devices as plan_assign_devices

@@ -212,7 +212,9 @@ static pp_status choose(plan_ctx *X, plan_candidate *cands, int32_t n, bool room
         double t;
         st = plan_judge(X, &pool[k], &t, peak, NULL, err);
         out->candidates++;
-        double over = room ? overflow(X, peak) : 0;
+        /* fitting plans first (a stage sharded whole may hold more than its
+         * units' sum did), the fastest of them; else the closest to fitting */
+        double over = fmax(0, overflow(X, peak));
         if (st == PP_OK && (over < best_over || (over == best_over && t < best_time))) {
             best_time = t;
             best_over = over;
@@ -260,6 +262,7 @@ pp_status plan_prepare(plan_ctx *X, const pp_plan_request *r, pp_error *err)
 
 void plan_release(plan_ctx *X)
 {
+    free(X->stages);
     pp_shard_analysis_free(&X->a);
     pp_cluster_free(X->cluster);
     pp_hw_catalog_free(X->catalog);
@@ -286,6 +289,12 @@ pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
     if (st == PP_OK && (n = plan_search(&X, true, cands, JUDGED)) == 0) {
         fits = false;
         n = plan_search(&X, false, cands, JUDGED);
+    }
+    if (st == PP_OK && n > 0) {
+        /* the candidates' stages sharded whole: a share of the limit, at most half what is left */
+        double limit = r->time_limit > 0 ? r->time_limit : 60;
+        pp_deadline until = pp_deadline_within(&X.deadline, fmin(0.15 * limit, 0.5 * pp_deadline_left(&X.deadline)));
+        st = plan_reshard(&X, cands, n, &until, err);
     }
     if (st == PP_OK && n == 0)
         st = pp_error_set(err, PP_INFEASIBLE, "%s on %s: no plan: no replica count divides both the devices of each "

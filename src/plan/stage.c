@@ -2,7 +2,8 @@
  * time of a candidate by the search's formula.
  *
  * A stage on a mesh takes the sum of its units' times (the re-layout
- * between two of its units is not priced: a heuristic). Under 1F1B
+ * between two of its units is not priced: a heuristic), until it has been
+ * sharded whole (plan_reshard): then its own. Under 1F1B
  * (Narayanan et al., SC'21, section 2.2) with m micro-batches, stage s of
  * P keeps min(m, P - s) micro-batches' activations at its peak. The step
  * is timed op by op in 1F1B's order, each op as soon as its stage is free
@@ -19,6 +20,11 @@
 
 void plan_stage_cost_of(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh, plan_stage_cost *out)
 {
+    const plan_stage_entry *whole = plan_stage_find(X, first, end, mesh);
+    if (whole) {
+        *out = whole->cost;
+        return;
+    }
     *out = (plan_stage_cost){0};
     for (int32_t u = first; u < end; u++) {
         const plan_cost *c = &X->cost[(size_t)X->units[u].kind * (size_t)X->n_meshes + (size_t)mesh];

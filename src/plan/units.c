@@ -5,7 +5,8 @@
  * only. A module with no repeated layers is one unit, and the report says
  * why.
  *
- * A unit also becomes a module of its own (plan_unit_module_build), built
+ * A unit, or a run of them (a stage), also becomes a module of its own
+ * (plan_unit_module_build), built
  * on the public flat view: its ops with operands and results renumbered,
  * the values it reads from outside as its inputs, those read after it or
  * returned as its outputs. The sharder analyses and plans it as it would
@@ -189,7 +190,7 @@ static pp_status build(const plan_ctx *X, const plan_unit *u, int32_t *map, plan
     return pp_shard_nda_run(f, &m->nda, err);
 }
 
-pp_status plan_unit_module_build(const plan_ctx *X, int32_t unit, plan_unit_module *out, pp_error *err)
+pp_status plan_unit_module_build(const plan_ctx *X, int32_t first, int32_t end, plan_unit_module *out, pp_error *err)
 {
     memset(out, 0, sizeof *out);
     out->arena = pp_arena_new(1 << 16);
@@ -200,7 +201,9 @@ pp_status plan_unit_module_build(const plan_ctx *X, int32_t unit, plan_unit_modu
     }
     for (int32_t v = 0; v < X->a.flat->n_values; v++)
         map[v] = -1;
-    pp_status st = build(X, &X->units[unit], map, out, err);
+    const plan_unit *a = &X->units[first], *b = &X->units[end - 1];
+    plan_unit span = {a->first, b->first + b->count - a->first, a->kind};
+    pp_status st = build(X, &span, map, out, err);
     free(map);
     return st;
 }
