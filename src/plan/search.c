@@ -72,6 +72,10 @@ static int by_key(const void *p, const void *q)
 /* Keeps the Pareto set of the scratch entries, at most PARETO_CAP. */
 static bool settle(dp *D, size_t s)
 {
+    D->first[s] = D->n_entries;
+    D->count[s] = 0;
+    if (D->n_scratch == 0)
+        return true;
     qsort(D->scratch, (size_t)D->n_scratch, sizeof *D->scratch, by_sum);
     int n = 0;
     for (int k = 0; k < D->n_scratch; k++)
@@ -238,7 +242,7 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
                     finals[n_finals++] = (entry){.key = objective(&D, &D.entries[e]), .next = P, .child = e};
             }
         }
-    if (ok)
+    if (ok && n_finals > 0)
         qsort(finals, (size_t)n_finals, sizeof *finals, by_key);
     for (int k = 0; ok && k < n_finals && k < RANKED(max_out); k++) {
         plan_candidate c = unwind(&D, finals[k].next, finals[k].child);
