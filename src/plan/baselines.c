@@ -102,7 +102,7 @@ static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
     *c = (plan_candidate){.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {best}};
     /* the sharder alone shards the whole module as one: priced so when time allows */
     pp_error err = {0};
-    pp_deadline until = pp_deadline_within(&X->deadline, 0.5 * pp_deadline_left(&X->deadline));
+    pp_deadline until = pp_deadline_within(&X->deadline, plan_share(X, PLAN_SHARE_ALONE));
     if (plan_reshard(X, c, 1, &until, &err) != PP_OK) {
         snprintf(b->why, sizeof b->why, "%.199s", err.message);
         return;

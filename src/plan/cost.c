@@ -124,7 +124,7 @@ pp_status plan_costs(plan_ctx *X, pp_error *err)
     for (int32_t k = 0; k < X->n_meshes; k++)
         searches += X->meshes[k].devices > 1;
     searches *= X->n_kinds;
-    double budget = 0.7 * pp_deadline_left(&X->deadline);
+    double budget = PLAN_SHARE_COSTS * pp_deadline_left(&X->deadline);
     pp_deadline until = pp_deadline_within(&X->deadline, budget);
     pp_status st = PP_OK;
     for (int32_t kind = 0; kind < X->n_kinds && st == PP_OK; kind++) {

@@ -8,6 +8,16 @@
 #include "parplan/plan.h"
 #include "parplan/shard_plan.h"
 
+/* The time limit's shares (DESIGN.md, "Time budget"): the unit kinds
+ * sharded on every mesh, of what is left after reading; the judged plans'
+ * stages sharded whole, the sharder-alone baseline's module sharded whole,
+ * the scheduler's order of the pipeline, each of the limit and at most half
+ * of what is left; the rest, a fifth or more, for the judge's simulations. */
+#define PLAN_SHARE_COSTS 0.6
+#define PLAN_SHARE_STAGES 0.1
+#define PLAN_SHARE_ALONE 0.05
+#define PLAN_SHARE_SCHEDULE 0.05
+
 /* Stages of a pipeline at most (the DP's depth). */
 #define PLAN_MAX_STAGES 32
 
@@ -101,6 +111,10 @@ typedef struct {
     double objective;  /* the DP's: sum + (M - 1) max of the stages' F + B */
     double model_time; /* the search's formula (plan_model_time) */
 } plan_candidate;
+
+/* Seconds for a stage taking `share` of the time limit: at most half of
+ * what is left (solve.c). */
+double plan_share(const plan_ctx *X, double share);
 
 /* solve.c: the stages up to the costs (read, units, types and meshes,
  * every unit kind sharded on every mesh), and their release */

@@ -127,8 +127,7 @@ static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, pp_plan
         out->model_time = plan_model_time(X, c, ids, &out->pipeline_time);
     double hop[PLAN_MAX_STAGES];
     plan_hops(X, c, ids, hop);
-    /* the scheduler gets a tenth of the limit, at most half what is left */
-    double seconds = fmin(0.1 * (X->req->time_limit > 0 ? X->req->time_limit : 60), 0.5 * pp_deadline_left(&X->deadline));
+    double seconds = plan_share(X, PLAN_SHARE_SCHEDULE);
     if (st == PP_OK)
         st = plan_schedule(X, c, hop, seconds, &out->scheduled_time, &out->scheduled_bound, err);
     return st;
@@ -239,11 +238,17 @@ static pp_status choose(plan_ctx *X, plan_candidate *cands, int32_t n, bool room
     return st;
 }
 
+double plan_share(const plan_ctx *X, double share)
+{
+    double limit = X->req->time_limit > 0 ? X->req->time_limit : 60;
+    return fmin(share * limit, 0.5 * pp_deadline_left(&X->deadline));
+}
+
 pp_status plan_prepare(plan_ctx *X, const pp_plan_request *r, pp_error *err)
 {
     memset(X, 0, sizeof *X);
     X->req = r;
-    X->deadline = pp_deadline_in(r->time_limit > 0 ? r->time_limit : 60);
+    X->deadline = pp_deadline_in(r->time_limit > 0 ? r->time_limit : 60); /* reading included */
     X->deadline.stop = r->stop;
     X->arena = pp_arena_new(1 << 16);
     if (!X->arena)
@@ -291,9 +296,7 @@ pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
         n = plan_search(&X, false, cands, JUDGED);
     }
     if (st == PP_OK && n > 0) {
-        /* the candidates' stages sharded whole: a share of the limit, at most half what is left */
-        double limit = r->time_limit > 0 ? r->time_limit : 60;
-        pp_deadline until = pp_deadline_within(&X.deadline, fmin(0.15 * limit, 0.5 * pp_deadline_left(&X.deadline)));
+        pp_deadline until = pp_deadline_within(&X.deadline, plan_share(&X, PLAN_SHARE_STAGES));
         st = plan_reshard(&X, cands, n, &until, err);
     }
     if (st == PP_OK && n == 0)
