@@ -17,7 +17,8 @@ typedef struct {
 } flags;
 
 static const flag_spec plan_flag_table[] = {
-    FLAG_TEXT_OF("cluster", flags, cluster, "CLUSTER.json", "the cluster, in the format of `parplan cluster plan`"),
+    {"cluster", FLAG_TEXT, offsetof(flags, cluster), "CLUSTER.json", 0, 0, false, NULL, NULL, true,
+     "the cluster, in the format of `parplan cluster plan`"},
     {"batch", FLAG_INTEGER, offsetof(flags, batch), "B", 1, 1e15, false, NULL, NULL, false,
      "samples per training step, a multiple of the module's batch (default: that batch times twice the "
      "cluster's devices)"},
@@ -87,8 +88,6 @@ int cmd_plan(int argc, char **argv)
     int code;
     if (!flags_parse(&plan_command, argc, argv, &f, &code))
         return code;
-    if (!f.cluster)
-        return flags_fail(&plan_command, "--cluster CLUSTER.json is required");
     pp_error err = {0};
     pp_plan_request r;
     pp_plan_request_default(&r);

@@ -19,6 +19,8 @@
 #include "parplan/sched.h"
 #include "plan/plan_internal.h"
 
+#define MIN_SECONDS 2.0
+
 static double micros(double seconds)
 {
     return seconds * 1e6;
@@ -73,7 +75,12 @@ pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double
                         double *makespan, double *bound, pp_error *err)
 {
     *makespan = *bound = NAN;
-    if (c->P < 2 || seconds <= 0 || (double)c->P * c->M * 3 > 1e6)
+    /* The scheduler's local search runs in epochs of a fixed amount of work
+     * (src/sched/solve.c's EPOCH_WORK) and looks at its deadline and its
+     * bound only between them: one epoch took 1.5 s at load 10 (9 s under
+     * ASan) even on a 24-op pipeline its start had already solved to the
+     * bound. With less than MIN_SECONDS for it, it is not run. */
+    if (c->P < 2 || seconds < MIN_SECONDS || (double)c->P * c->M * 3 > 1e6)
         return PP_OK;
     pp_sched_problem *p = pp_sched_problem_new();
     if (!p)
@@ -91,11 +98,6 @@ pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double
         o.seed = X->req->seed;
         o.stop = X->req->stop;
         o.no_mip = true;
-        /* the search would use its whole time on a pipeline it has already
-         * solved to its bound (24 ops: 690,000 rounds in 1.5 s, and under
-         * ASan at load 10 a 1.5 s limit took 10 s): rounds in proportion to
-         * the ops stop it first on small pipelines */
-        o.max_rounds = 50L * p->op_count > 2000 ? 50L * p->op_count : 2000;
         st = pp_sched_solve(p, &o, &r, &mine);
     }
     if (st == PP_OK && r.schedule) {

@@ -34,7 +34,10 @@ static void plan_one(const char *module, const char *cluster)
         char what[512];
         snprintf(what, sizeof what, "%s on %s", module, cluster);
         check_plan(what, &r);
-        CHECK(pp_now() - start < 1.1 * req.time_limit);
+        if (!(pp_now() - start < 1.1 * req.time_limit)) {
+            fprintf(stderr, "%s: %.2f s at a limit of %.0f s\n", what, pp_now() - start, req.time_limit);
+            check_failures++;
+        }
     }
     pp_plan_report_free(&r);
 }
