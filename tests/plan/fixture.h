@@ -98,6 +98,18 @@ static inline pp_plan_request request(const char *module, size_t module_size, co
     return r;
 }
 
+/* The request for files, within `limit` seconds, one thread. */
+static inline pp_plan_request file_request(const char *module, const char *cluster, double limit)
+{
+    pp_plan_request r;
+    pp_plan_request_default(&r);
+    r.module_path = module;
+    r.cluster_path = cluster;
+    r.time_limit = limit;
+    r.threads = 1;
+    return r;
+}
+
 /* What every plan must show: the independent check passes, the report's
  * step time (the simulator's) is the search's own within 2%, and no
  * baseline that applies is faster. */

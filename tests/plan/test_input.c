@@ -12,20 +12,9 @@
 #define MOE PP_SOURCE_DIR "/examples/shard/moe-tiny.mlir"
 #define CHESS PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir"
 
-static pp_plan_request files(const char *module, const char *cluster)
-{
-    pp_plan_request r;
-    pp_plan_request_default(&r);
-    r.module_path = module;
-    r.cluster_path = cluster;
-    r.time_limit = 20;
-    r.threads = 1;
-    return r;
-}
-
 static void no_layers(void)
 {
-    pp_plan_request req = files(MOE, PP_SOURCE_DIR "/examples/cluster/dgx-a100-4.json");
+    pp_plan_request req = file_request(MOE, PP_SOURCE_DIR "/examples/cluster/dgx-a100-4.json", 20);
     pp_plan_report r;
     pp_error err = {0};
     CHECK(pp_plan(&req, &r, &err) == PP_OK);
@@ -55,7 +44,7 @@ static void too_small(void)
     int fd = mkstemp(path);
     CHECK(fd >= 0 && write(fd, cluster, cs) == (ssize_t)cs);
     close(fd);
-    pp_plan_request req = files(CHESS, path);
+    pp_plan_request req = file_request(CHESS, path, 20);
     req.memory = 100e6;
     pp_plan_report r;
     pp_error err = {0};
@@ -77,34 +66,35 @@ static void too_small(void)
     free(cluster);
 }
 
-static void unknown_type(void)
+/* A small chain on two devices of `device`, batch `batch` (0: default):
+ * pp_plan's status must be `status` and its message hold `needle`. */
+static void refused(const char *device, int64_t batch, pp_status status, const char *needle)
 {
     size_t ms, cs;
-    char *module = chain_module(2, 8, 64, 64, 0, &ms), *cluster = one_node("H999", 2, 12.9e9, 15e-6, &cs);
+    char *module = chain_module(2, 8, 64, 64, 0, &ms), *cluster = one_node(device, 2, 12.9e9, 15e-6, &cs);
     pp_plan_request req = request(module, ms, cluster, cs);
+    req.batch = batch;
     pp_plan_report r;
     pp_error err = {0};
-    CHECK(pp_plan(&req, &r, &err) == PP_EINPUT);
-    CHECK(strstr(err.message, "H999") != NULL);
+    CHECK(pp_plan(&req, &r, &err) == status);
+    if (!strstr(err.message, needle)) {
+        fprintf(stderr, "expected \"%s\" in: %s\n", needle, err.message);
+        check_failures++;
+    }
     pp_plan_report_free(&r);
     free(module);
     free(cluster);
 }
 
+static void unknown_type(void)
+{
+    refused("H999", 0, PP_EINPUT, "H999");
+}
+
 static void bad_batch(void)
 {
-    size_t ms, cs;
-    char *module = chain_module(2, 8, 64, 64, 0, &ms), *cluster = one_node("a100", 2, 12.9e9, 15e-6, &cs);
-    pp_plan_request req = request(module, ms, cluster, cs);
-    req.batch = 12;
-    pp_plan_report r;
-    pp_error err = {0};
-    CHECK(pp_plan(&req, &r, &err) == PP_EARG);
-    CHECK(strstr(err.message, "batch 12") != NULL);
-    pp_plan_report_free(&r);
+    refused("a100", 12, PP_EARG, "batch 12");
     expect(PP_CLI " plan " CHESS, 2, "--cluster");
-    free(module);
-    free(cluster);
 }
 
 int main(void)

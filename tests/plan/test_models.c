@@ -18,11 +18,8 @@
 
 static void plan_one(const char *module, const char *cluster)
 {
-    pp_plan_request req;
-    pp_plan_request_default(&req);
-    req.module_path = module;
-    req.cluster_path = cluster;
-    req.time_limit = 30;
+    pp_plan_request req = file_request(module, cluster, 30);
+    req.threads = 0;
     pp_plan_report r;
     pp_error err = {0};
     double start = pp_now();
