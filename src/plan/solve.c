@@ -1,9 +1,11 @@
 /* solve.c: the plan's pipeline as one library call (pp_plan): load the
  * module (the sharder's reader and analysis) and the cluster (its
  * reader), the units, the device types and meshes, every unit kind
- * sharded on every mesh, the stage search, the judge on the best
- * candidates and the baselines, the report. DESIGN.md ("Planning a module
- * on a cluster") gives the shape and the time budget. */
+ * sharded on every mesh, the stage search, the judged plans' stages
+ * sharded whole, the judge on the best candidates and the baselines, the
+ * report, the scheduler's order of its pipeline, the independent check.
+ * DESIGN.md ("Planning a module on a cluster") gives the shape and the
+ * time budget. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +307,9 @@ pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
                           (long long)X.n_micro, r->microbatches > 0 ? " with the micro-batches asked for" : "");
     if (st == PP_OK)
         st = choose(&X, cands, n, !fits, out, err);
+    /* the independent check: a report that fails it is never handed out as right */
+    if (st == PP_OK)
+        st = pp_plan_check(out, err);
     if (st == PP_OK && (!fits || !out->fits)) {
         out->fits = false;
         st = pp_error_set(err, PP_INFEASIBLE, "%s does not fit %s's memory: even the plan closest to fitting "
