@@ -19,6 +19,9 @@ int cmd_cluster_replan(int argc, char **argv);
 extern const command_spec shard_command;
 int cmd_shard(int argc, char **argv);
 
+extern const command_spec plan_command;
+int cmd_plan(int argc, char **argv);
+
 extern const command_spec gen_model_command;
 int cmd_gen_model(int argc, char **argv);
 

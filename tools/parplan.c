@@ -168,6 +168,7 @@ static const command commands[] = {
     {&cluster_simulate_command, cmd_cluster_simulate},
     {&cluster_replan_command, cmd_cluster_replan},
     {&shard_command, cmd_shard},
+    {&plan_command, cmd_plan},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

@@ -16,6 +16,7 @@
 #include "parplan/shard_bridge.h"
 #include "parplan/shard_plan.h"
 #include "parplan/shard_report.h"
+#include "parplan/plan.h"
 #include "parplan/shard_write.h"
 #include "parplan/shard_sched.h"
 

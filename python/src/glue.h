@@ -68,5 +68,6 @@ PyObject *glue_sched_gen_pipeline(PyObject *self, PyObject *args, PyObject *kwar
 PyObject *glue_cluster_plan(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *glue_cluster_simulate(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *glue_shard(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *glue_plan(PyObject *self, PyObject *args, PyObject *kwargs);
 
 #endif

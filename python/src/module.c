@@ -19,6 +19,7 @@ static PyMethodDef methods[] = {
     {"cluster_simulate", KW glue_cluster_simulate, METH_VARARGS | METH_KEYWORDS,
      "Simulates one training step of a plan."},
     {"shard", KW glue_shard, METH_VARARGS | METH_KEYWORDS, "Plans a StableHLO module's sharding on a mesh."},
+    {"plan", KW glue_plan, METH_VARARGS | METH_KEYWORDS, "Plans a StableHLO module's training step on a cluster."},
     {"_set_error_factory", glue_set_error_factory, METH_O, "Registers parplan.errors' factory."},
     {NULL, NULL, 0, NULL},
 };

@@ -1,0 +1,53 @@
+"""parplan.plan against `parplan plan --json`, and the worked example: the
+bundled chess model on the bundled hetero cluster in under 10 s."""
+
+import json
+import os
+import time
+
+import pytest
+
+import parplan
+from conftest import EXAMPLES, cli
+
+MODEL = os.path.join(EXAMPLES, "shard", "searchless_chess_9m.mlir")
+HETERO = os.path.join(EXAMPLES, "cluster", "hetero-v100-16.json")
+
+
+def without_clock(report):
+    report = json.loads(json.dumps(report))
+    report.pop("seconds")
+    return report
+
+
+def test_the_plan_is_the_clis_field_by_field():
+    ours = parplan.plan(MODEL, HETERO, timeout=20, threads=1)
+    code, stdout, stderr = cli("plan", MODEL, "--cluster", HETERO, "--timeout", 20, "--threads", 1, "--json")
+    assert code == 0, stderr
+    assert without_clock(ours.report) == without_clock(json.loads(stdout))
+
+
+def test_the_worked_example_plans_chess_on_the_hetero_cluster_in_under_10_s():
+    start = time.monotonic()
+    p = parplan.plan(MODEL, HETERO, timeout=8)
+    assert time.monotonic() - start < 10
+    assert p.fits and p.step_time > 0
+    assert sum(s["units"] for s in p.stages) == p.report["units"]
+    for b in p.baselines:
+        assert "why" in b or p.step_time <= b["step_time"]
+
+
+def test_a_cluster_too_small_is_a_report_with_the_shortfall():
+    cluster = {"name": "two", "nodes": [{"name": "n", "device": "A100-80GB-SXM", "count": 2,
+                                         "links": [{"class": "pcie", "bandwidth": 12.9e9, "latency": 1.5e-5}]}]}
+    p = parplan.plan(MODEL, cluster, memory=100e6, timeout=20)
+    assert not p.fits
+    assert any(d["peak_memory"] > d["capacity"] for d in p.report["devices"])
+
+
+def test_an_unknown_device_type_is_named():
+    cluster = {"name": "odd", "nodes": [{"name": "n", "device": "H999", "count": 2,
+                                         "links": [{"class": "pcie", "bandwidth": 12.9e9, "latency": 1.5e-5}]}]}
+    with pytest.raises(parplan.InputError) as caught:
+        parplan.plan(MODEL, cluster)
+    assert "H999" in str(caught.value)

@@ -1,0 +1,177 @@
+/* plan_internal.h: what the plan's stages share (src/plan): the module's
+ * units, the cluster's device types and meshes, each unit kind's sharded
+ * cost per mesh, and a candidate plan as the search and the judge see it. */
+#ifndef PP_PLAN_INTERNAL_H
+#define PP_PLAN_INTERNAL_H
+
+#include "parplan/cluster.h"
+#include "parplan/plan.h"
+#include "parplan/shard_plan.h"
+
+/* The time limit's shares (DESIGN.md, "Time budget"): the unit kinds
+ * sharded on every mesh, of what is left after reading; the judged plans'
+ * stages sharded whole, the sharder-alone baseline's module sharded whole,
+ * the scheduler's order of the pipeline, each of the limit and at most half
+ * of what is left; the rest, a fifth or more, for the judge's simulations. */
+#define PLAN_SHARE_COSTS 0.6
+#define PLAN_SHARE_STAGES 0.1
+#define PLAN_SHARE_ALONE 0.05
+#define PLAN_SHARE_SCHEDULE 0.05
+
+/* Stages of a pipeline at most (the DP's depth). */
+#define PLAN_MAX_STAGES 32
+
+/* A stretch of the flattened module between two cut points: a copy of a
+ * repeated layer, or the ops before, between or after the copies. Units of
+ * one kind are equal (the copies of the layer group). */
+typedef struct {
+    int32_t first, count; /* flat ops */
+    int32_t kind;
+} plan_unit;
+
+/* A unit as a module of its own: its ops with the values it reads from
+ * outside as the inputs (an entry parameter stays a parameter) and the
+ * values read after it or returned as the outputs. */
+typedef struct {
+    pp_arena *arena;
+    pp_shard_flat flat;
+    pp_shard_nda *nda;
+    bool *parameter;  /* [input]: an entry argument the module's analysis calls a parameter */
+} plan_unit_module;
+
+/* The devices of one type, in the cluster's order. */
+typedef struct {
+    const pp_hw_device_type *type;
+    int32_t count, node_size; /* devices; the fewest of them one node holds */
+    int32_t *ids;
+    pp_hw_link intra, inter;  /* the fastest link inside its nodes, and between them */
+    int32_t ports;            /* NICs a node has for the inter-node link, shared by its devices */
+} plan_type;
+
+/* A mesh of one type's devices: one axis, or two (the first across nodes
+ * when spans). Tight: the sharder plans it for a quarter of the memory
+ * (cost.c says why). */
+typedef struct {
+    int32_t type, devices, n_axes, axes[PP_PLAN_MAX_AXES];
+    bool spans, tight;
+} plan_mesh;
+
+/* A unit kind sharded on a mesh, per micro-batch and per device. */
+typedef struct {
+    double forward, backward, collective; /* s */
+    double sync;        /* s per step: gradients of parameters replicated inside the mesh */
+    double parameters;  /* bytes of parameters held */
+    double state;       /* bytes of training state for them */
+    double activations; /* bytes kept from forward to backward */
+} plan_cost;
+
+/* A stage's figures on its mesh, as plan_cost's. */
+typedef struct {
+    double forward, backward, collective, parameters, state, activations, sync;
+} plan_stage_cost;
+
+typedef struct plan_stage_entry plan_stage_entry;
+
+typedef struct {
+    const pp_plan_request *req;
+    pp_deadline deadline;
+    pp_hw_catalog *catalog;
+    pp_cluster *cluster;
+    pp_shard_analysis a;
+    pp_arena *arena;
+    int32_t n_units, n_kinds;
+    plan_unit *units;
+    double *send;             /* [unit] bytes per micro-batch its outputs carry to later units */
+    const char *why_one_stage;
+    int32_t n_types;
+    plan_type *types;
+    int32_t n_meshes;
+    plan_mesh *meshes;
+    plan_cost *cost;          /* [kind * n_meshes + mesh] */
+    bool *cost_ok;            /* [kind * n_meshes + mesh]: sharded (else the mesh is not offered) */
+    int32_t shard_calls;
+    plan_stage_entry *stages; /* stages sharded whole (plan_reshard) */
+    int n_stages, stages_cap;
+    int64_t micro_batch, n_micro; /* samples per module call; calls per step */
+} plan_ctx;
+
+/* A stage of two or more units sharded whole on a mesh (cost.c):
+ * replaces the sum of its units' costs wherever stages are priced. */
+struct plan_stage_entry {
+    int32_t first, end, mesh;
+    plan_stage_cost cost;
+};
+
+/* A plan: R replicas of a P-stage pipeline, stage s running units
+ * cut[s] .. cut[s + 1] - 1 on mesh[s], M micro-batches per replica. */
+typedef struct {
+    int32_t R, M, P;
+    int32_t cut[PLAN_MAX_STAGES + 1];
+    int32_t mesh[PLAN_MAX_STAGES];
+    double objective;  /* the DP's: sum + (M - 1) max of the stages' F + B */
+    double model_time; /* the search's formula (plan_model_time) */
+} plan_candidate;
+
+/* Seconds for a stage taking `share` of the time limit: at most half of
+ * what is left (solve.c). */
+double plan_share(const plan_ctx *X, double share);
+
+/* solve.c: the stages up to the costs (read, units, types and meshes,
+ * every unit kind sharded on every mesh), and their release */
+pp_status plan_prepare(plan_ctx *X, const pp_plan_request *r, pp_error *err);
+void plan_release(plan_ctx *X);
+
+/* units.c */
+pp_status plan_units(plan_ctx *X, pp_error *err);
+/* Units first .. end - 1 as one module. */
+pp_status plan_unit_module_build(const plan_ctx *X, int32_t first, int32_t end, plan_unit_module *out,
+                                 pp_error *err);
+void plan_unit_module_free(plan_unit_module *m);
+
+/* meshes.c */
+pp_status plan_types(plan_ctx *X, pp_error *err);
+void plan_mesh_to_shard(const plan_ctx *X, const plan_mesh *m, pp_shard_mesh *out);
+double plan_capacity(const plan_ctx *X, int32_t type);
+
+/* cost.c */
+pp_status plan_costs(plan_ctx *X, pp_error *err);
+/* Every stage of two or more units on a mesh of two or more devices in
+ * the n candidates sharded whole, each kind sequence and mesh once, by
+ * `until`; a stage not reached keeps its units' sum. */
+pp_status plan_reshard(plan_ctx *X, const plan_candidate *c, int32_t n, const pp_deadline *until, pp_error *err);
+/* The entry of units first .. end - 1 (or equal ones) on mesh, or NULL. */
+const plan_stage_entry *plan_stage_find(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh);
+
+/* stage.c: a stage's figures from its units' costs (or its own, sharded whole) */
+void plan_stage_cost_of(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh, plan_stage_cost *out);
+double plan_stage_memory(const plan_stage_cost *c, int32_t in_flight);
+/* The step by the search's formula, the devices as plan_assign_devices
+ * hands them out (ids; NULL: every link inside a node); *pipeline (NULL:
+ * not wanted) gets the 1F1B part alone, to the last backward. */
+double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline);
+/* hop[s]: a micro-batch's transfer between stages s and s + 1. */
+void plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop);
+
+/* schedule.c: one replica's pipeline as a scheduling problem (F, B, W per
+ * micro-batch and stage), solved within `seconds`: its makespan and lower
+ * bound in s (NAN when not run: one stage, no time, or no schedule fits). */
+pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double *hop, double seconds,
+                        double *makespan, double *bound, pp_error *err);
+/* The per-replica devices of stage s start at offset[s] in a replica's block of ids. */
+void plan_stage_offsets(const plan_ctx *X, const plan_candidate *c, int32_t *offset);
+
+/* search.c: the best candidates by the model, best first */
+int32_t plan_search(const plan_ctx *X, bool check_memory, plan_candidate *out, int32_t max_out);
+
+/* judge.c */
+pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_t *ids, pp_error *err);
+/* The simulator's step time of c, each device's peak (peak: NULL or the
+ * cluster's device count) and, when timeline is not NULL, its rows. */
+pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
+                     pp_timeline *timeline, pp_error *err);
+
+/* baselines.c */
+/* Each baseline's report, and its plan in cands[k] where has[k]. */
+void plan_baselines(plan_ctx *X, pp_plan_baseline *out, plan_candidate *cands, bool *has);
+
+#endif

@@ -1,0 +1,107 @@
+/* test_input.c: what pp_plan and `parplan plan` do with input that does
+ * not plan as it stands: a module with no repeated layers is one stage and
+ * says why; a cluster too small for the model's memory is PP_INFEASIBLE
+ * (exit 1) with each short device's need and capacity; a device type the
+ * catalog lacks is refused naming it; a batch that is not a multiple of
+ * the module's is refused. --out DIR writes the report, a Chrome trace and an
+ * SVG of the simulated step. */
+#include <unistd.h>
+#include "cli_run.h"
+#include "fixture.h"
+
+#define MOE PP_SOURCE_DIR "/examples/shard/moe-tiny.mlir"
+#define CHESS PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir"
+
+static void no_layers(void)
+{
+    pp_plan_request req = file_request(MOE, PP_SOURCE_DIR "/examples/cluster/dgx-a100-4.json", 20);
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_OK);
+    CHECK(r.n_units == 1 && r.n_stages == 1);
+    CHECK(r.why_one_stage && strstr(r.why_one_stage, "no repeated layers"));
+    if (r.n_stages > 0)
+        check_plan("moe-tiny", &r);
+    CHECK(r.timeline && pp_timeline_box_count(r.timeline) > 0);
+    pp_plan_report_free(&r);
+    /* --out DIR: the report and the simulated step, a trace that loads and an SVG */
+    char dir[] = "/tmp/pp_plan_outXXXXXX", cmd[2048];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd, "%s plan %s --cluster %s --timeout 20 --out %s/o >/dev/null 2>&1 && python3 -c "
+             "'import json,sys; d=sys.argv[1]; p=json.load(open(d+\"/plan.json\")); t=json.load(open(d+\"/step.trace.json\"));"
+             " s=open(d+\"/step.svg\").read(); print(\"ok\" if p[\"stages\"] and t[\"traceEvents\"] and \"<svg\" in s else \"bad\")' %s/o",
+             PP_CLI, MOE, PP_SOURCE_DIR "/examples/cluster/dgx-a100-4.json", dir, dir);
+    expect(cmd, 0, "ok");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
+static void too_small(void)
+{
+    size_t cs;
+    char *cluster = one_node("a100", 2, 12.9e9, 15e-6, &cs);
+    char path[] = "/tmp/pp_plan_clusterXXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, cluster, cs) == (ssize_t)cs);
+    close(fd);
+    pp_plan_request req = file_request(CHESS, path, 20);
+    req.memory = 100e6;
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_INFEASIBLE);
+    CHECK(strstr(err.message, "does not fit") != NULL);
+    CHECK(!r.fits && r.n_stages >= 1);
+    int short_devices = 0;
+    for (int32_t d = 0; d < r.n_devices; d++)
+        short_devices += r.peak_memory[d] > r.capacity[d];
+    CHECK(short_devices >= 1);
+    pp_plan_report_free(&r);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s plan %s --cluster %s --memory 100MB --timeout 20", PP_CLI, CHESS, path);
+    expect(cmd, 1, "plan:");
+    snprintf(cmd, sizeof cmd, "%s plan %s --cluster %s --memory 100MB --timeout 20 2>&1 | grep -c 'short by'", PP_CLI,
+             CHESS, path);
+    expect(cmd, 0, "2");
+    unlink(path);
+    free(cluster);
+}
+
+/* A small chain on two devices of `device`, batch `batch` (0: default):
+ * pp_plan's status must be `status` and its message hold `needle`. */
+static void refused(const char *device, int64_t batch, pp_status status, const char *needle)
+{
+    size_t ms, cs;
+    char *module = chain_module(2, 8, 64, 64, 0, &ms), *cluster = one_node(device, 2, 12.9e9, 15e-6, &cs);
+    pp_plan_request req = request(module, ms, cluster, cs);
+    req.batch = batch;
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == status);
+    if (!strstr(err.message, needle)) {
+        fprintf(stderr, "expected \"%s\" in: %s\n", needle, err.message);
+        check_failures++;
+    }
+    pp_plan_report_free(&r);
+    free(module);
+    free(cluster);
+}
+
+static void unknown_type(void)
+{
+    refused("H999", 0, PP_EINPUT, "H999");
+}
+
+static void bad_batch(void)
+{
+    refused("a100", 12, PP_EARG, "batch 12");
+    expect(PP_CLI " plan " CHESS, 2, "--cluster");
+}
+
+int main(void)
+{
+    no_layers();
+    too_small();
+    unknown_type();
+    bad_batch();
+    return CHECK_DONE();
+}

@@ -1,0 +1,87 @@
+/* test_models.c: the bundled chess model on the bundled clusters, one of
+ * one device type (dgx-a100-4: 32 A100s) and one of two (hetero-v100-16:
+ * 8 RTX 4090D and 8 V100): each plan passes the independent check, its
+ * step time is the simulator's and the search's own within 2%, no
+ * baseline that applies is faster, and it is ready within its time limit
+ * (+10%). With the shared models present, the same for each of them on the hetero cluster
+ * (skipped by name when absent). On a model deep enough to pipeline (32
+ * residual MLP blocks of GPT-3 6.7B's widths, as bench/plan-gen-mlp
+ * writes them) on 32 A100s, the joint plan beats both the sharder alone
+ * and pipeline only. The CLI's --json carries the report. */
+#include <unistd.h>
+#include "cli_run.h"
+#include "fixture.h"
+
+#define CHESS PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir"
+#define CLUSTERS PP_SOURCE_DIR "/examples/cluster/"
+#define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
+
+static void plan_one(const char *module, const char *cluster)
+{
+    pp_plan_request req = file_request(module, cluster, 30);
+    req.threads = 0;
+    pp_plan_report r;
+    pp_error err = {0};
+    double start = pp_now();
+    pp_status st = pp_plan(&req, &r, &err);
+    if (st != PP_OK) {
+        fprintf(stderr, "%s on %s: %s\n", module, cluster, err.message);
+        check_failures++;
+    } else {
+        char what[512];
+        snprintf(what, sizeof what, "%s on %s", module, cluster);
+        check_plan(what, &r);
+        if (!(pp_now() - start < 1.1 * req.time_limit)) {
+            fprintf(stderr, "%s: %.2f s at a limit of %.0f s\n", what, pp_now() - start, req.time_limit);
+            check_failures++;
+        }
+    }
+    pp_plan_report_free(&r);
+}
+
+static void deep(void)
+{
+    size_t ms;
+    char *module = chain_module(32, 2048, 4096, 16384, 0, &ms);
+    pp_plan_request req;
+    pp_plan_request_default(&req);
+    req.module_name = "mlp-32.mlir";
+    req.module_text = module;
+    req.module_size = ms;
+    req.cluster_path = CLUSTERS "dgx-a100-4.json";
+    req.time_limit = 30;
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_OK);
+    if (r.n_stages > 0) {
+        check_plan("mlp-32 on dgx-a100-4", &r);
+        CHECK(r.n_stages >= 2);
+        for (int k = PP_PLAN_SHARDER_ALONE; k <= PP_PLAN_PIPELINE_ONLY; k++)
+            CHECK(r.baselines[k].applies && r.step_time < r.baselines[k].step_time);
+    } else
+        fprintf(stderr, "mlp-32: %s\n", err.message);
+    pp_plan_report_free(&r);
+    free(module);
+}
+
+int main(void)
+{
+    deep();
+    plan_one(CHESS, CLUSTERS "dgx-a100-4.json");
+    plan_one(CHESS, CLUSTERS "hetero-v100-16.json");
+    const char *shared[] = {"searchless_chess_9m.mlir", "jax_resnet_50.mlir"};
+    for (size_t k = 0; k < sizeof shared / sizeof *shared; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s%s", SHARED, shared[k]);
+        if (access(path, R_OK) != 0) {
+            fprintf(stderr, "skipped: %s (absent)\n", path);
+            continue;
+        }
+        plan_one(path, CLUSTERS "hetero-v100-16.json");
+    }
+    expect(PP_CLI " plan " CHESS " --cluster " CLUSTERS "dgx-a100-4.json --timeout 20 --json | "
+           "python3 -c 'import json,sys; d=json.load(sys.stdin); "
+           "print(\"ok\" if d[\"step_time\"] > 0 and len(d[\"stages\"]) >= 1 and len(d[\"baselines\"]) == 3 else \"bad\")'",
+           0, "ok");
+    return CHECK_DONE();
+}
