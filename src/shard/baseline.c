@@ -32,31 +32,26 @@
 #include "parplan/shard.h"
 #include "shard/shard_internal.h"
 
-/* false when the state is full (PP_SHARD_MAX_ACTIONS): the caller says so
- * rather than plan with part of the baseline. */
 static bool push(pp_shard_state *s, int32_t color, int32_t axis)
 {
-    if (s->n >= PP_SHARD_MAX_ACTIONS)
-        return false;
-    s->actions[s->n++] = (pp_shard_action){color, axis, NULL};
-    return true;
+    return pp_shard_state_push(s, (pp_shard_action){color, axis, NULL}, NULL) == PP_OK;
 }
 
-static pp_status too_many(const char *name, pp_error *err)
+static pp_status out_of_memory(const char *name, pp_error *err)
 {
-    return pp_error_set(err, PP_EINPUT, "%s: more colors to shard than the %d actions a state holds", name,
-                        PP_SHARD_MAX_ACTIONS);
+    return pp_error_set(err, PP_ENOMEM, "%s: out of memory", name);
 }
 
 pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                           pp_shard_state *out, pp_error *err)
 {
+    memset(out, 0, sizeof *out);
     int32_t b = pp_shard_batch_color(nda);
     if (b < 0)
         return pp_error_set(err, PP_EINPUT, "data parallel: the entry has no result with a leading (batch) dimension");
-    memset(out, 0, sizeof *out);
     for (int32_t a = 0; a < mesh->n_axes; a++)
-        push(out, b, a);
+        if (!push(out, b, a))
+            return out_of_memory("data parallel", err);
     return PP_OK;
 }
 
@@ -173,14 +168,14 @@ static bool meets_taken(const pp_shard_nda *nda, int32_t *group, int32_t g, cons
 /* The candidate groups (marks[g] on a group's root) on one axis, the group
  * with the widest color first, skipping any that shares a tensor with one
  * taken: one axis cannot shard two dimensions of a tensor, and when a weight
- * holds two candidates Megatron shards the wider, the MLP's. False when the
- * state has no room for them all. */
+ * holds two candidates Megatron shards the wider, the MLP's. False when out
+ * of memory. */
 static bool pick_apart(const pp_shard_nda *nda, int32_t *group, const uint8_t *marks, int32_t axis,
                        pp_shard_state *out)
 {
     uint8_t *taken = calloc((size_t)nda->n_colors + 1, 1), *seen = calloc((size_t)nda->n_colors + 1, 1);
-    bool room = true;
-    for (bool more = taken && seen; more;) {
+    bool room = taken && seen;
+    for (bool more = room; more;) {
         int32_t best = -1;
         for (int32_t c = 0; c < nda->n_colors; c++) {
             int32_t g = group_of(group, c);
@@ -223,6 +218,7 @@ static void mark_excluded(const pp_shard_nda *nda, uint8_t *marks)
 pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                      pp_error *err)
 {
+    memset(out, 0, sizeof *out);
     uint8_t *marks = calloc((size_t)nda->n_colors + 1, 1), *joined = calloc((size_t)nda->n_colors + 1, 1);
     int32_t *group = malloc(((size_t)nda->n_colors + 1) * sizeof *group);
     bool room = marks && joined && group;
@@ -237,17 +233,13 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
             joined[group_of(group, c)] |= marks[c];
         for (int32_t c = 0; c < nda->n_colors; c++)
             joined[c] = group_of(group, c) == c && (joined[c] & ~LOCAL) == (FREE_PARAM | CONTRACT_PARAM);
-        memset(out, 0, sizeof *out);
         room = pick_apart(nda, group, joined, mesh->n_axes - 1, out);
     }
-    bool allocated = marks && joined && group;
     free(marks);
     free(joined);
     free(group);
-    if (!allocated)
-        return pp_error_set(err, PP_ENOMEM, "megatron: out of memory");
     if (!room)
-        return too_many("megatron", err);
+        return out_of_memory("megatron", err);
     if (out->n == 0)
         return pp_error_set(err, PP_EINPUT, "megatron: no MLP hidden or attention heads color (free in one parameter's matmul, contracted in another's)");
     return PP_OK;
@@ -256,6 +248,7 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
 pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                      pp_error *err)
 {
+    memset(out, 0, sizeof *out);
     if (mesh->n_axes < 2)
         return pp_error_set(err, PP_EINPUT, "data parallel + megatron needs a 2-D mesh, got %d axis", (int)mesh->n_axes);
     pp_status st = pp_shard_baseline_megatron(nda, mesh, out, err);
@@ -263,7 +256,7 @@ pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mes
     if (st == PP_OK && b < 0)
         return pp_error_set(err, PP_EINPUT, "data parallel: the entry has no result with a leading (batch) dimension");
     if (st == PP_OK && !push(out, b, 0))
-        return too_many("data parallel + megatron", err);
+        return out_of_memory("data parallel + megatron", err);
     return st;
 }
 
@@ -294,13 +287,12 @@ static int32_t expert_color(const pp_shard_nda *nda)
 pp_status pp_shard_baseline_expert(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                    pp_error *err)
 {
+    memset(out, 0, sizeof *out);
     int32_t e = expert_color(nda);
     if (e < 0)
         return pp_error_set(err, PP_EINPUT, "expert parallel: no expert dimension (no matmul batched over a "
                                             "dimension of a parameter, as an MoE layer's experts are)");
-    memset(out, 0, sizeof *out);
-    push(out, e, 0);
-    return PP_OK;
+    return push(out, e, 0) ? PP_OK : out_of_memory("expert parallel", err);
 }
 
 /* One more axis on the dimension of parameter tensor t that keeps the
@@ -337,6 +329,7 @@ pp_status pp_shard_baseline_fsdp(const pp_shard_nda *nda, const pp_shard_mesh *m
     pp_status st = pp_shard_baseline_data_parallel(nda, mesh, &dp, err);
     if (st == PP_OK)
         st = pp_shard_state_layout(nda, mesh, &dp, axes, err);
+    pp_shard_state_free(&dp);
     if (st != PP_OK)
         return st;
     int32_t sharded = 0;

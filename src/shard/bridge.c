@@ -12,9 +12,12 @@
  * names and of the operand names it sums over (contracted, reduced); those
  * of an argument are its own. Several axes may shard one iclass. A strategy
  * putting one axis on two dimensions of one tensor, or a dimension not
- * divisible by its axes' devices, is not listed. At most
- * PP_SHARD_BRIDGE_MAX_STRATEGIES are listed, the fewest sharded axes first
- * (then in axis and candidate order), which keeps the unsharded strategy 0.
+ * divisible by its axes' devices, is not listed. At most STRATEGIES_PER_NODE
+ * are listed, the fewest sharded axes first (then in axis and candidate
+ * order), which keeps the unsharded strategy 0. That bounds one op's
+ * choices, which grow with its rank and the mesh's axes (with two axes it
+ * never binds below seven candidate iclasses per op), not the model: the
+ * problem has a node per op and arguments however deep the model is.
  *
  * Costs, in picoseconds rounded to nearest: a node pays shard_cost_op of its
  * op plus shard_cost_use of its outputs; the edge (producer, consumer op)
@@ -35,7 +38,7 @@
 #include "core/grow.h"
 #include "shard/cost_internal.h"
 
-#define MAX_S PP_SHARD_BRIDGE_MAX_STRATEGIES
+#define STRATEGIES_PER_NODE 64
 
 struct pp_shard_bridge {
     const pp_shard_flat *flat;
@@ -56,7 +59,7 @@ typedef struct {
     int32_t *cand; /* candidate iclasses of the node being enumerated */
     uint8_t *cand_axes; /* per candidate, the axes it takes alone (a product only divides less) */
     int32_t n_cand;
-    int32_t *found;  /* the strategies of the node being enumerated, MAX_S of them at most */
+    int32_t *found;  /* the strategies of the node being enumerated, STRATEGIES_PER_NODE of them at most */
     uint32_t n_found;
     int cap;         /* of b->choice */
     pp_iopddl_builder *out; /* the problem being built */
@@ -205,7 +208,7 @@ static void filter_candidates(builder *B, int32_t node)
 static void enumerate(builder *B, int32_t node, int32_t *ch, int32_t a, int32_t left)
 {
     pp_shard_bridge *b = B->b;
-    if (B->n_found >= MAX_S || b->mesh.n_axes - a < left)
+    if (B->n_found >= STRATEGIES_PER_NODE || b->mesh.n_axes - a < left)
         return;
     if (a == b->mesh.n_axes) {
         set_layout(b, B->axes, node, ch);
@@ -242,7 +245,7 @@ static bool list_strategies(builder *B)
 {
     pp_shard_bridge *b = B->b;
     b->first = calloc((size_t)b->n_nodes + 1, sizeof *b->first);
-    B->found = malloc(sizeof *B->found * MAX_S * PP_SHARD_MAX_AXES);
+    B->found = malloc(sizeof *B->found * STRATEGIES_PER_NODE * PP_SHARD_MAX_AXES);
     B->cand = malloc(sizeof *B->cand * ((size_t)b->nda->n_names + 1));
     B->cand_axes = malloc((size_t)b->nda->n_names + 1);
     if (!b->first || !B->found || !B->cand || !B->cand_axes)

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shard/cost_internal.h"
+#include "core/grow.h"
 
 typedef shard_cost_model model;
 
@@ -88,6 +89,25 @@ static pp_status apply_action(const pp_shard_nda *nda, const pp_shard_mesh *mesh
         axes[T->first + d] |= bit;
     }
     return PP_OK;
+}
+
+pp_status pp_shard_state_push(pp_shard_state *state, pp_shard_action action, pp_error *err)
+{
+    int cap = state->cap;
+    if (cap == 0 && state->actions) /* the caller's own array (cap 0): not realloc's to move */
+        return pp_error_set(err, PP_EARG, "sharding state: cannot grow an array the caller owns");
+    if (!pp_grow((void **)&state->actions, &cap, state->n + 1, sizeof *state->actions))
+        return pp_error_set(err, PP_ENOMEM, "sharding state: out of memory");
+    state->cap = cap;
+    state->actions[state->n++] = action;
+    return PP_OK;
+}
+
+void pp_shard_state_free(pp_shard_state *state)
+{
+    if (state->cap > 0)
+        free(state->actions);
+    memset(state, 0, sizeof *state);
 }
 
 pp_status pp_shard_state_layout(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const pp_shard_state *state,

@@ -15,6 +15,7 @@ static void baseline_row(pp_shard_report_row *row, const char *name, const pp_sh
     pp_status st = make(r->nda, r->mesh, &s, &err);
     if (st == PP_OK)
         st = pp_shard_cost_eval(r->nda->flat, r->nda, r->mesh, &s, &row->cost, &err);
+    pp_shard_state_free(&s);
     row->ok = st == PP_OK;
     if (!row->ok)
         snprintf(row->note, sizeof row->note, "%s", err.message);
