@@ -8,15 +8,22 @@
  *   any baseline that applies;
  * - a 12-layer GPT in JAX's shape, batch 1: data parallelism cannot apply,
  *   Megatron does, and the plan is no slower than it;
+ * - the bridge folded over the repeated layers of a 12-layer GPT: a problem
+ *   the size of one layer (plus the embedding and head) whose objective, for
+ *   random strategies and for the solver's answer, is the cost model's
+ *   runtime of the expanded layout to rounding, whose usage never falls
+ *   below its peak memory, and whose layout is the same in every copy;
  * - a 48-layer GPT whose weights alone exceed the memory limit: only a plan
  *   that shards the weights fits, and the plan found does (its peak
  *   recomputed from its layout); under a limit no plan meets, the report
  *   says by how much the best one is over. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fixture.h"
 #include "parplan/shard_plan.h"
 #include "parplan/shard_report.h"
+#include "shard/bridge_internal.h"
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 
@@ -161,6 +168,74 @@ static void test_gpt12_jax_batch1(void)
     release(&A);
 }
 
+/* The objective and peak usage of strategies in the folded problem, and
+ * the expanded layout as the cost model prices it. */
+static void check_folded(const analysed *A, const pp_shard_mesh *mesh, const pp_shard_bridge *F, const uint32_t *s,
+                         double rounding)
+{
+    pp_iopddl_evaluation ev;
+    pp_shard_cost c;
+    pp_error err = {0};
+    uint8_t *axes = calloc((size_t)A->nda->n_names + 1, 1);
+    CHECK(axes && pp_shard_bridge_layout(F, s, axes, &err) == PP_OK);
+    CHECK(pp_shard_cost_eval_layout(A->flat, A->nda, mesh, axes, &c, &err) == PP_OK);
+    CHECK(pp_iopddl_evaluate(pp_shard_bridge_problem(F), s, &ev, &err) == PP_OK);
+    CHECK(fabs((double)ev.cost - c.runtime * 1e12) <= rounding);
+    CHECK((double)ev.peak_usage >= c.peak_memory * (1 - 1e-12));
+    /* every copy of the layer group laid out as copy 0 */
+    const pp_shard_nda_layers *L = &A->nda->layer_groups[0];
+    for (int32_t j = 0; j < L->n_copy_args; j++)
+        for (int32_t k = 1; k < L->copies; k++) {
+            const pp_shard_nda_tensor *T0 = &A->nda->tensors[L->arg_map[j]];
+            const pp_shard_nda_tensor *Tk = &A->nda->tensors[L->arg_map[k * L->n_copy_args + j]];
+            CHECK(memcmp(axes + T0->first, axes + Tk->first, (size_t)T0->rank) == 0);
+        }
+    free(axes);
+}
+
+static void test_folded_bridge(void)
+{
+    analysed A;
+    if (!open_generated(&A, "gpt12_fold.mlir",
+                        "--arch gpt --style jax --layers 12 --hidden 64 --heads 4 --seq 16 --batch 8 --vocab 512"))
+        return;
+    pp_shard_mesh mesh = mesh_on("b=2,m=4", &dev, pp_shard_default_link());
+    pp_shard_bridge *U = NULL, *F = NULL;
+    pp_error err = {0};
+    CHECK(A.nda->n_layer_groups >= 1 && A.nda->layer_groups[0].copies == 12);
+    CHECK(pp_shard_bridge_build(A.flat, A.nda, &mesh, 0, &U, &err) == PP_OK);
+    CHECK(shard_bridge_build(A.flat, A.nda, &mesh, 0, true, &F, &err) == PP_OK);
+    if (U && F) {
+        const pp_iopddl_problem *u = pp_shard_bridge_problem(U), *f = pp_shard_bridge_problem(F);
+        fprintf(stderr, "gpt12: bridge %u nodes, %u edges; folded %u nodes, %u edges\n", u->node_count,
+                u->edge_count, f->node_count, f->edge_count);
+        CHECK(f->node_count * 6 < u->node_count);
+        double rounding = 0.5 * (double)(u->node_count + u->edge_count) + 1;
+        uint32_t *s = calloc(f->node_count, sizeof *s);
+        uint64_t seed = 7;
+        for (int round = 0; s && round < 20; round++) {
+            for (uint32_t n = 0; n < f->node_count; n++) {
+                seed = seed * 6364136223846793005u + 1442695040888963407u;
+                s[n] = round ? (uint32_t)(seed >> 33) % pp_iopddl_strategy_count(f, n) : 0;
+            }
+            check_folded(&A, &mesh, F, s, rounding);
+        }
+        pp_iopddl_options o;
+        pp_iopddl_options_default(&o);
+        o.threads = 1;
+        o.time_limit = 10;
+        pp_iopddl_result r;
+        if (pp_iopddl_solve(f, &o, &r, &err) == PP_OK) {
+            check_folded(&A, &mesh, F, r.strategies, rounding);
+            pp_iopddl_result_free(&r);
+        }
+        free(s);
+    }
+    pp_shard_bridge_free(U);
+    pp_shard_bridge_free(F);
+    release(&A);
+}
+
 /* Bytes of the entry's parameters (the weights). */
 static double weight_bytes(const analysed *A)
 {
@@ -224,6 +299,7 @@ int main(void)
 {
     test_bert12_torch();
     test_gpt12_jax_batch1();
+    test_folded_bridge();
     test_gpt48_memory();
     return CHECK_DONE();
 }
