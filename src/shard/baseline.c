@@ -20,7 +20,14 @@
  *   entry's output (the residual width) is never taken. Colors a reshape
  *   splits or merges (a projection's output and the heads it is reshaped
  *   into, as PyTorch exports attention) count as one, the group qualifying
- *   on the marks of all its colors;
+ *   on the marks of all its colors. The embedding table is split along
+ *   the vocabulary it is indexed by (the gathered dimension of a parameter)
+ *   as Megatron-LM section 3 does, when the axis divides it (Megatron pads
+ *   the vocabulary to a multiple instead; a model's own size is kept here):
+ *   each device looks up its rows and the results are all-reduced; a head
+ *   tied to the table then computes its logits split by vocabulary, as
+ *   Megatron's parallel output GEMM. Layer norms and the residual width stay
+ *   replicated, as the paper duplicates them;
  * - expert parallelism: the expert color, a batching dimension of a matmul
  *   with a parameter (MoE weights [E, d, h]), over the first axis;
  * - FSDP: data parallelism over every axis, and each parameter stored
@@ -198,6 +205,30 @@ static bool pick_apart(const pp_shard_nda *nda, int32_t *group, const uint8_t *m
     return room;
 }
 
+/* The vocabulary of each embedding table (the indexed, collapsed dimension
+ * of a gather from a parameter) that the axis divides, onto the axis. */
+static bool split_vocabulary(const pp_shard_nda *nda, const pp_shard_mesh *mesh, int32_t axis, pp_shard_state *out)
+{
+    const pp_shard_flat *flat = nda->flat;
+    for (int32_t i = 0; i < flat->n_ops; i++) {
+        const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
+        if (op->kind != PP_SHARD_OP_GATHER || op->n_operands < 2 || !is_param(nda, flat->ops[i].operands[0]))
+            continue;
+        const pp_shard_nda_tensor *T = &nda->tensors[nda->op_use[i]];
+        for (int32_t d = 0; d < T->rank; d++) {
+            int32_t c = nda->color[T->first + d];
+            bool have = false;
+            for (int32_t k = 0; k < out->n; k++)
+                have |= out->actions[k].color == c && out->actions[k].axis == axis;
+            if (!have && shard_ints_has(&op->gather.collapsed_slice_dims, d) &&
+                shard_ints_has(&op->gather.start_index_map, d) && nda->colors[c].size % mesh->sizes[axis] == 0 &&
+                !push(out, c, axis))
+                return false;
+        }
+    }
+    return true;
+}
+
 /* NOT_MEGATRON: a color on an entry output (the residual width reaches
  * it; Megatron keeps it whole), not local to a layer, or the batch. */
 enum { NOT_MEGATRON = 16 };
@@ -233,7 +264,8 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
             joined[group_of(group, c)] |= marks[c];
         for (int32_t c = 0; c < nda->n_colors; c++)
             joined[c] = group_of(group, c) == c && (joined[c] & ~LOCAL) == (FREE_PARAM | CONTRACT_PARAM);
-        room = pick_apart(nda, group, joined, mesh->n_axes - 1, out);
+        room = pick_apart(nda, group, joined, mesh->n_axes - 1, out) && (out->n == 0 ||
+               split_vocabulary(nda, mesh, mesh->n_axes - 1, out));
     }
     free(marks);
     free(joined);

@@ -276,6 +276,37 @@ static void test_attention(void)
     release(&A);
 }
 
+/* An embedding table [16,4] f32 split along its 16 rows over 2 devices:
+ * each looks up the rows it holds (zeros for the others) and the lookups
+ * [2,3,4] (96 bytes) are all-reduced, as Megatron's vocabulary-parallel
+ * embedding; the table is never gathered. */
+static void test_vocabulary_parallel_lookup(void)
+{
+    static const char text[] =
+        "func.func public @main(%t: tensor<16x4xf32>, %ids: tensor<2x3xi32>) -> tensor<2x3x4xf32> {\n"
+        "  %i = stablehlo.broadcast_in_dim %ids, dims = [0, 1] : (tensor<2x3xi32>) -> tensor<2x3x1xi32>\n"
+        "  %e = \"stablehlo.gather\"(%t, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], "
+        "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, slice_sizes = array<i64: 1, 4>}> "
+        ": (tensor<16x4xf32>, tensor<2x3x1xi32>) -> tensor<2x3x4xf32>\n"
+        "  %y = stablehlo.exponential %e : tensor<2x3x4xf32>\n"
+        "  return %y : tensor<2x3x4xf32>\n"
+        "}\n";
+    analysed A;
+    if (!open_text(&A, text))
+        return;
+    pp_shard_mesh mesh = mesh_of("m=2", &dev);
+    int32_t vocab = A.nda->color[A.nda->tensors[0].first];
+    CHECK_EQ_INT(A.nda->colors[vocab].size, 16);
+    pp_shard_state s = {1, 0, (pp_shard_action[]){{vocab, 0, NULL}}};
+    pp_shard_cost c = eval(&A, &mesh, &s);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 0);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_REDUCE], 1);
+    CHECK_EQ_INT(total_collectives(&c), 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_REDUCE], 96);
+    CHECK_NEAR(c.peak_memory, 128 + 24 + 96 + 96); /* at y: half the table, the ids, e and y */
+    release(&A);
+}
+
 /* An opaque op keeps no identity: sharding x's rows (through exp) leaves the
  * custom_call's result whole, so its operand a [4,8] f32 is gathered over the
  * axis first: one all_gather of 128 bytes. */
@@ -350,8 +381,9 @@ static void test_chess(void)
     CHECK(pp_shard_baseline_combined(A.nda, &m34, &s, &err) == PP_OK);
     /* per layer on m: the MLP hidden color and the attention group (the q, k
      * and v projections' outputs, the heads they are reshaped into, the
-     * output projection's input): 1 + 5; the batch on b */
-    CHECK_EQ_INT(s.n, 8 * 6 + 1);
+     * output projection's input): 1 + 5; the embedding table's 1968 rows on
+     * m too (vocabulary-parallel, Megatron-LM section 3); the batch on b */
+    CHECK_EQ_INT(s.n, 8 * 6 + 1 + 1);
     c = eval(&A, &m34, &s);
     CHECK(isfinite(c.runtime) && c.runtime > 0);
     CHECK_NEAR(c.flops, mega.flops / 3);
@@ -524,6 +556,7 @@ int main(void)
     test_chain_peak();
     test_attention();
     test_opaque_gather();
+    test_vocabulary_parallel_lookup();
     test_chess();
     test_conv_halo();
     test_gathered_operand_read_whole();
