@@ -38,8 +38,10 @@
  * the same layouts position by position, so the solver decides a layer once
  * for all its copies, as the MCTS's mirrored actions do, and its problem
  * keeps the size of one layer however deep the model. A folded node's costs
- * and usages are its members' sums and its interval their union (exact for
- * weights, live throughout; an over-estimate for activations); an edge
+ * are its members' sums, its usage a member's times the most members live
+ * at one time (all of a layer's weights, one or two copies of a forward
+ * activation) and its interval their union, so the peak usage is close to
+ * the peak memory, not bound by it (the cost model prices the plan); an edge
  * between two copies' nodes folds onto the two copy-0 nodes (their matrices
  * summed), or onto the node's own costs where both ends fold to one node.
  * The runtime of the expanded layout is still the objective. */
@@ -84,6 +86,7 @@ typedef struct {
     int64_t *sum;    /* one folded edge's costs */
     int64_t *node_cost, *node_usage; /* per problem node and strategy (at first[member]) */
     int64_t *start, *end;            /* per problem node, its interval */
+    int64_t *lo, *hi;                /* per node, its own interval */
 } builder;
 
 static int32_t node_of_value(const pp_shard_flat *flat, int32_t v)
@@ -305,8 +308,46 @@ static void set_interval(builder *B, int32_t node)
     }
     int32_t p = B->b->fold[node];
     int64_t lo = i < 0 ? 0 : i, hi = (int64_t)end + 1;
+    B->lo[node] = lo;
+    B->hi[node] = hi;
     B->start[p] = lo < B->start[p] ? lo : B->start[p];
     B->end[p] = hi > B->end[p] ? hi : B->end[p];
+}
+
+/* Per problem node, the most of its nodes live at one time: all of a
+ * layer's weights (live throughout), one or two copies of a forward pass's
+ * activation, every copy of one kept for a backward pass. Members are in
+ * node order, so their intervals start in order within each kind. */
+static bool live_at_once(builder *B, int32_t *depth)
+{
+    const pp_shard_bridge *b = B->b;
+    int32_t *first = calloc((size_t)b->n_problem + 1, sizeof *first), *list = malloc(sizeof *list * ((size_t)b->n_nodes + 1));
+    if (!first || !list) {
+        free(first);
+        free(list);
+        return false;
+    }
+    for (int32_t n = 0; n < b->n_nodes; n++)
+        first[b->fold[n] + 1]++;
+    for (uint32_t p = 0; p < b->n_problem; p++)
+        first[p + 1] += first[p];
+    for (int32_t n = 0; n < b->n_nodes; n++)
+        list[first[b->fold[n]]++] = n;
+    for (uint32_t p = b->n_problem; p > 0; p--) /* back to the starts */
+        first[p] = first[p - 1];
+    first[0] = 0;
+    for (uint32_t p = 0; p < b->n_problem; p++) {
+        depth[p] = 1;
+        for (int32_t j = first[p]; j < first[p + 1]; j++) {
+            int32_t live = 0;
+            for (int32_t k = first[p]; k < first[p + 1]; k++)
+                live += B->lo[list[k]] <= B->lo[list[j]] && B->lo[list[j]] < B->hi[list[k]];
+            depth[p] = live > depth[p] ? live : depth[p];
+        }
+    }
+    free(first);
+    free(list);
+    return true;
 }
 
 /* Every node's costs and usages, summed on its problem node. */
@@ -332,7 +373,8 @@ static pp_status price_nodes(builder *B, pp_error *err)
             if (!finite_cost(acc.runtime))
                 return pp_error_set(err, PP_EINPUT, "IOPDDL bridge: node %d prices as %g s", (int)n, acc.runtime);
             B->node_cost[at + (int32_t)s] += picoseconds(acc.runtime);
-            B->node_usage[at + (int32_t)s] += (int64_t)ceil(bytes);
+            int64_t usage = (int64_t)ceil(bytes); /* a copy's: the same in every copy, as its layouts */
+            B->node_usage[at + (int32_t)s] = usage > B->node_usage[at + (int32_t)s] ? usage : B->node_usage[at + (int32_t)s];
         }
     }
     return PP_OK;
@@ -569,7 +611,9 @@ static pp_status start_problem(builder *B, double memory_bytes, pp_error *err)
     B->node_usage = calloc(cells, sizeof *B->node_usage);
     B->start = malloc(sizeof *B->start * (n + 1));
     B->end = calloc(n + 1, sizeof *B->end);
-    if (!counts || !B->node_cost || !B->node_usage || !B->start || !B->end) {
+    B->lo = malloc(sizeof *B->lo * ((size_t)b->n_nodes + 1));
+    B->hi = malloc(sizeof *B->hi * ((size_t)b->n_nodes + 1));
+    if (!counts || !B->node_cost || !B->node_usage || !B->start || !B->end || !B->lo || !B->hi) {
         free(counts);
         return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
     }
@@ -591,16 +635,25 @@ static pp_status start_problem(builder *B, double memory_bytes, pp_error *err)
     return PP_OK;
 }
 
-/* The problem nodes' summed costs, usages and intervals. */
-static void finish_nodes(builder *B)
+/* The problem nodes' summed costs, their intervals, and their usages: a
+ * copy's times the most copies live at once. */
+static bool finish_nodes(builder *B)
 {
     const pp_shard_bridge *b = B->b;
+    int32_t *depth = malloc(sizeof *depth * ((size_t)b->n_problem + 1));
+    if (!depth || !live_at_once(B, depth)) {
+        free(depth);
+        return false;
+    }
     for (uint32_t p = 0; p < b->n_problem; p++) {
         pp_iopddl_builder_interval(B->out, p, B->start[p], B->end[p]);
         int32_t at = b->first[b->member[p]];
         for (uint32_t s = 0; s < n_strategies(b, b->member[p]); s++)
-            pp_iopddl_builder_strategy(B->out, p, s, B->node_cost[at + (int32_t)s], B->node_usage[at + (int32_t)s]);
+            pp_iopddl_builder_strategy(B->out, p, s, B->node_cost[at + (int32_t)s],
+                                       B->node_usage[at + (int32_t)s] * depth[p]);
     }
+    free(depth);
+    return true;
 }
 
 static pp_status build(builder *B, double memory_bytes, bool fold, pp_error *err)
@@ -616,8 +669,9 @@ static pp_status build(builder *B, double memory_bytes, bool fold, pp_error *err
         st = price_nodes(B, err);
     if (st == PP_OK)
         st = price_edges(B, list_edges(B), err);
+    if (st == PP_OK && !finish_nodes(B))
+        st = pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
     if (st == PP_OK) {
-        finish_nodes(B);
         st = pp_iopddl_builder_finish(B->out, &b->problem, err);
         B->out = NULL;
     }
@@ -649,6 +703,8 @@ pp_status shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *nda,
     free(B.node_usage);
     free(B.start);
     free(B.end);
+    free(B.lo);
+    free(B.hi);
     pp_iopddl_builder_free(B.out);
     if (st != PP_OK)
         pp_shard_bridge_free(b);
