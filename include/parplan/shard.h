@@ -559,8 +559,10 @@ bool pp_shard_cost_tied(const pp_shard_cost *a, const pp_shard_cost *b);
  * not tied (or their peaks equal) and a is faster. */
 bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory);
 
-/* The batch color, by the rule of src/shard/roles.c: the color of the
- * entry's first result's leading dimension; -1 when there is none. */
+/* The batch color, by the rule of src/shard/roles.c: the leading dimension
+ * of the first entry result that the token ids (an integer argument) share
+ * it with; else the token ids' leading dimension (a training step returns
+ * weights); else the first result's leading dimension; -1 when none. */
 int32_t pp_shard_batch_color(const pp_shard_nda *nda);
 
 /* What entry argument `arg` is, by the rule of src/shard/roles.c: integer

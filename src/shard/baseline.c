@@ -105,17 +105,58 @@ static void mark_dots(const pp_shard_nda *nda, uint8_t *marks)
     }
 }
 
-static void mark_local(const pp_shard_nda *nda, uint8_t *marks)
+/* Local to a layer: a color within one copy of the first layer group, or
+ * one whose parameters all belong to one layer: first used in the same copy
+ * of the same group (a training step's MLP width, which its layer's
+ * backward pass and weight update reach too, far from the forward copy). */
+static bool mark_local(const pp_shard_nda *nda, uint8_t *marks)
 {
     if (nda->n_layer_groups == 0) {
         for (int32_t c = 0; c < nda->n_colors; c++)
             marks[c] |= LOCAL;
-        return;
+        return true;
     }
     const pp_shard_nda_layers *g = &nda->layer_groups[0];
     for (int32_t k = 0; k < g->copies * g->n_copy_colors; k++)
         if (g->color_map[k] >= 0)
             marks[g->color_map[k]] |= LOCAL;
+    const pp_shard_flat *flat = nda->flat;
+    int64_t *layer = malloc(sizeof *layer * ((size_t)flat->n_inputs + 1)); /* per argument, group * 2^32 + copy */
+    int64_t *home = malloc(sizeof *home * ((size_t)nda->n_colors + 1));
+    if (!layer || !home) {
+        free(layer);
+        free(home);
+        return false;
+    }
+    enum { NONE = -1, SEVERAL = -2, OUTSIDE = -3 };
+    for (int32_t a = 0; a < flat->n_inputs; a++)
+        layer[a] = NONE;
+    for (int32_t gi = 0; gi < nda->n_layer_groups; gi++) {
+        const pp_shard_nda_layers *G = &nda->layer_groups[gi];
+        for (int32_t i = G->starts[0]; i < G->starts[0] + G->copies * G->length; i++)
+            for (int32_t k = 0; k < pp_shard_flat_op_of(flat, i)->n_operands; k++) {
+                int32_t v = flat->ops[i].operands[k];
+                if (v < flat->n_inputs && (layer[v] == NONE || i < (int32_t)(layer[v] >> 40)))
+                    layer[v] = ((int64_t)i << 40) | ((int64_t)gi << 20) | ((i - G->starts[0]) / G->length);
+            }
+    }
+    for (int32_t c = 0; c < nda->n_colors; c++)
+        home[c] = NONE;
+    for (int32_t a = 0; a < flat->n_inputs; a++) {
+        if (pp_shard_arg_role(nda, a) != PP_SHARD_ROLE_PARAMETER)
+            continue;
+        int64_t at = layer[a] == NONE ? OUTSIDE : layer[a] & ((INT64_C(1) << 40) - 1); /* its first use's copy */
+        for (int32_t d = 0; d < nda->tensors[a].rank; d++) {
+            int64_t *h = &home[nda->color[nda->tensors[a].first + d]];
+            *h = *h == NONE || *h == at ? at : SEVERAL;
+        }
+    }
+    for (int32_t c = 0; c < nda->n_colors; c++)
+        if (home[c] >= 0)
+            marks[c] |= LOCAL;
+    free(layer);
+    free(home);
+    return true;
 }
 
 /* Colors joined across reshapes (find with the path halved). */
@@ -229,18 +270,23 @@ static bool split_vocabulary(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
     return true;
 }
 
-/* NOT_MEGATRON: a color on an entry output (the residual width reaches
- * it; Megatron keeps it whole), not local to a layer, or the batch. */
+/* NOT_MEGATRON: a color on an entry output holding the batch (the residual
+ * width reaches it; Megatron keeps it whole; a training step's updated
+ * weights are outputs too, without the batch), not local to a layer, or
+ * the batch. */
 enum { NOT_MEGATRON = 16 };
 
 static void mark_excluded(const pp_shard_nda *nda, uint8_t *marks)
 {
+    int32_t batch = pp_shard_batch_color(nda);
     for (int32_t k = 0; k < nda->flat->n_outputs; k++) {
         const pp_shard_nda_tensor *T = &nda->tensors[nda->out_use + k];
+        bool activation = batch < 0;
         for (int32_t d = 0; d < T->rank; d++)
+            activation |= nda->color[T->first + d] == batch;
+        for (int32_t d = 0; activation && d < T->rank; d++)
             marks[nda->color[T->first + d]] |= NOT_MEGATRON;
     }
-    int32_t batch = pp_shard_batch_color(nda);
     for (int32_t c = 0; c < nda->n_colors; c++)
         if (c == batch || !(marks[c] & LOCAL))
             marks[c] |= NOT_MEGATRON;
@@ -258,13 +304,13 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
     if (room) {
         join_reshapes(nda, group);
         mark_dots(nda, marks);
-        mark_local(nda, marks);
+        room = mark_local(nda, marks);
         mark_excluded(nda, marks);
         for (int32_t c = 0; c < nda->n_colors; c++)
             joined[group_of(group, c)] |= marks[c];
         for (int32_t c = 0; c < nda->n_colors; c++)
             joined[c] = group_of(group, c) == c && (joined[c] & ~LOCAL) == (FREE_PARAM | CONTRACT_PARAM);
-        room = pick_apart(nda, group, joined, mesh->n_axes - 1, out) && (out->n == 0 ||
+        room = room && pick_apart(nda, group, joined, mesh->n_axes - 1, out) && (out->n == 0 ||
                split_vocabulary(nda, mesh, mesh->n_axes - 1, out));
     }
     free(marks);

@@ -6,6 +6,10 @@
  *   two all_reduces a layer (after the attention's output projection and
  *   after the MLP, Megatron-LM section 3), and the plan is no slower than
  *   any baseline that applies;
+ * - its training step (forward, backward, SGD update, the new weights
+ *   returned): the batch is the token ids', data parallelism all-reduces
+ *   the gradients, Megatron applies per layer (the MLP width at least),
+ *   the plan beats them;
  * - a 12-layer GPT in JAX's shape, batch 1: data parallelism cannot apply,
  *   Megatron does, and the plan is no slower than it;
  * - the bridge folded over the repeated layers of a 12-layer GPT: a problem
@@ -142,6 +146,34 @@ static void test_bert12_torch(void)
     if (plan(&A, &mesh, 0, &r)) {
         CHECK(r.fits);
         CHECK(beats_baselines(&A, &mesh, &r) >= 3); /* data parallel, Megatron, both, FSDP */
+        pp_shard_plan_free(&r);
+    }
+    release(&A);
+}
+
+/* A training step returns its updated weights: the batch is still the
+ * token ids' (data parallelism then all-reduces the weights' gradients),
+ * and Megatron still finds each layer's MLP width and heads, which the
+ * backward pass and the update reach too. */
+static void test_bert12_training(void)
+{
+    analysed A;
+    if (!open_generated(&A, "bert12_train.mlir", "--arch bert --style torch --layers 12 --hidden 64 --heads 4 --seq 16 "
+                                                 "--batch 8 --vocab 512 --train"))
+        return;
+    pp_shard_mesh mesh = mesh_on("b=2,m=4", &dev, pp_shard_default_link());
+    int32_t ids = A.flat->n_inputs - 1;
+    CHECK_EQ_INT(pp_shard_batch_color(A.nda), A.nda->color[A.nda->tensors[ids].first]);
+    pp_shard_cost c;
+    int32_t actions = 0;
+    CHECK(baseline_cost(&A, &mesh, pp_shard_baseline_data_parallel, &c, NULL));
+    CHECK(c.collectives[PP_SHARD_ALL_REDUCE] >= 12 * 6); /* at least a layer's six weights' gradients, per layer */
+    CHECK(baseline_cost(&A, &mesh, pp_shard_baseline_megatron, &c, &actions));
+    /* at least a color per layer (the MLP width: its forward and backward all_reduces) */
+    CHECK(actions >= 12 && c.collectives[PP_SHARD_ALL_REDUCE] >= 2 * 12);
+    pp_shard_plan_result r;
+    if (plan(&A, &mesh, 0, &r)) {
+        CHECK(beats_baselines(&A, &mesh, &r) >= 3);
         pp_shard_plan_free(&r);
     }
     release(&A);
@@ -300,6 +332,7 @@ int main(void)
 {
     test_bert12_torch();
     test_gpt12_jax_batch1();
+    test_bert12_training();
     test_folded_bridge();
     test_gpt48_memory();
     return CHECK_DONE();
