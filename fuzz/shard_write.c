@@ -73,7 +73,8 @@ static uint64_t hash(const uint8_t *data, size_t size)
 static void random_layout(const pp_shard_nda *nda, const pp_shard_mesh *mesh, uint64_t seed, uint8_t *bits,
                           uint8_t *axes)
 {
-    pp_shard_state state = {0};
+    pp_shard_action actions[MAX_ACTIONS];
+    pp_shard_state state = {0, 0, actions};
     pp_error err = {0};
     int tries = nda->n_colors > 0 ? 1 + (int)(next(&seed) % MAX_ACTIONS) : 0;
     for (int k = 0; k < tries; k++) {

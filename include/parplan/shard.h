@@ -416,8 +416,10 @@ void pp_shard_write_explain(const pp_shard_nda *nda, FILE *out);
 
 /* ---- Cost model (paper 004 section 4.5): meshes, sharding states, costs. */
 
+/* Axes of a mesh: a layout keeps a name's axes as the bits of one byte,
+ * and a mesh of 2^8 devices or more has many axes of size 2 at most; the
+ * model's size is not bounded by it. */
 #define PP_SHARD_MAX_AXES 8
-#define PP_SHARD_MAX_ACTIONS 64 /* the search's depth is at most 30; baselines use more */
 
 /* What the user will run f32 matrix products as (`--precision`):
  *   TYPED: each op at its element type's rate: f32 (and f64, integers) at
@@ -477,11 +479,20 @@ typedef struct {
 } pp_shard_action;
 
 /* A sharding state: the actions applied. Each dimension of each tensor
- * occurrence ends up sharded over the axes of the actions that reach it. */
+ * occurrence ends up sharded over the axes of the actions that reach it.
+ * As many actions as the model needs (a Megatron baseline takes a few per
+ * layer): actions grows with pp_shard_state_push and is freed by
+ * pp_shard_state_free. A caller may also point actions at an array of its
+ * own (n entries, cap 0) and not free it. */
 typedef struct {
-    int32_t n;
-    pp_shard_action actions[PP_SHARD_MAX_ACTIONS];
+    int32_t n, cap;
+    pp_shard_action *actions;
 } pp_shard_state;
+
+/* Appends an action; PP_ENOMEM when the array cannot grow (the state is
+ * then as it was). */
+pp_status pp_shard_state_push(pp_shard_state *state, pp_shard_action action, pp_error *err);
+void pp_shard_state_free(pp_shard_state *state);
 
 typedef enum {
     PP_SHARD_ALL_REDUCE = 0,
@@ -548,8 +559,10 @@ bool pp_shard_cost_tied(const pp_shard_cost *a, const pp_shard_cost *b);
  * not tied (or their peaks equal) and a is faster. */
 bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory);
 
-/* The batch color, by the rule of src/shard/roles.c: the color of the
- * entry's first result's leading dimension; -1 when there is none. */
+/* The batch color, by the rule of src/shard/roles.c: the leading dimension
+ * of the first entry result that the token ids (an integer argument) share
+ * it with; else the token ids' leading dimension (a training step returns
+ * weights); else the first result's leading dimension; -1 when none. */
 int32_t pp_shard_batch_color(const pp_shard_nda *nda);
 
 /* What entry argument `arg` is, by the rule of src/shard/roles.c: integer
@@ -560,7 +573,8 @@ pp_shard_role pp_shard_arg_role(const pp_shard_nda *nda, int32_t arg);
 const char *pp_shard_role_name(pp_shard_role role); /* "parameter", "activation", "token ids" */
 
 /* Expert baselines (colors chosen as documented in src/shard/baseline.c).
- * PP_EINPUT when the model has no such color (no output, no MLP/heads). */
+ * PP_EINPUT when the model has no such color (no output, no MLP/heads).
+ * *out is a new state (pp_shard_state_free it, whatever the status). */
 pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                           pp_shard_state *out, pp_error *err);
 pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
@@ -604,7 +618,7 @@ typedef struct {
     double time_limit;    /* seconds; <= 0: none (the rounds rule still stops it) */
     int32_t threads;      /* rollouts in parallel; <= 0: the machine's cores */
     uint64_t seed;
-    int32_t max_depth;    /* actions per trajectory, at most 30 (the paper's) */
+    int32_t max_depth;    /* actions per trajectory; <= 0: 30 (the paper's) */
     int32_t min_dims;     /* actions sharding fewer dimension names are pruned: 10 */
     int32_t trajectories; /* per round; <= 0: 8 per action, within 256 .. 2048 */
     int32_t patience;     /* rounds in a row without improvement that stop the search: 2 */
@@ -624,9 +638,9 @@ typedef struct {
 } pp_shard_search_step;
 
 typedef struct {
-    pp_arena *arena;          /* owns axes and the steps' bits */
+    pp_arena *arena;          /* owns steps, axes and the steps' bits */
     int32_t n_steps;
-    pp_shard_search_step steps[PP_SHARD_MAX_ACTIONS];
+    pp_shard_search_step *steps;
     uint8_t *axes;            /* the plan's layout, nda->n_names bytes */
     pp_shard_cost cost, initial; /* the plan and the unsharded module */
     double relative, initial_relative; /* their C(s) */

@@ -7,7 +7,8 @@
  * one per flat op (node n_inputs + i for flat op i). A node's strategy picks,
  * for each mesh axis, an iclass of the node to shard over that axis or none;
  * strategy 0 of every node is the unsharded one. Costs are runtimes in
- * integer picoseconds and the objective of a solution is the cost model's
+ * integer picoseconds (a node lists at most 64 strategies, the fewest
+ * sharded axes first: src/shard/bridge.c) and the objective of a solution is the cost model's
  * runtime of its layout (pp_shard_cost_eval_layout) up to half a picosecond
  * per node and edge. Usages are bytes per device; the peak usage of a
  * solution is the layout's peak memory, except for ops with several results
@@ -21,10 +22,6 @@
 #include "parplan/shard.h"
 
 #pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
-
-/* Strategies listed per node at most, the fewest sharded axes first; with
- * two mesh axes it never binds below seven candidate iclasses per op. */
-#define PP_SHARD_BRIDGE_MAX_STRATEGIES 64
 
 typedef struct pp_shard_bridge pp_shard_bridge;
 

@@ -71,8 +71,10 @@ typedef struct {
 
 /* Runs the searches o asks for, the MCTS first with at most 80% of the time
  * left when the bridge follows, the bridge with the rest (at least 5% of
- * o->time_limit, so that it answers); both stop by `deadline` (NULL: o->time_limit
- * from now). The bridge runs a fixed 200 rounds within that, so that a seed
+ * o->time_limit, so that it answers) less what building its problem and the
+ * caller's report will take, estimated from the MCTS's evaluations; when that
+ * leaves less than the 5%, the bridge is not run (has_bridge false). Both stop
+ * by `deadline` (NULL: o->time_limit from now). The bridge runs a fixed 200 rounds within that, so that a seed
  * and a thread count give one plan. Then pp_shard_plan_choose. PP_EINPUT as
  * the searches say (a mesh that shards nothing); *out is then empty. A plan
  * that does not fit is still a result (fits false): the caller decides. */

@@ -20,7 +20,14 @@
  *   entry's output (the residual width) is never taken. Colors a reshape
  *   splits or merges (a projection's output and the heads it is reshaped
  *   into, as PyTorch exports attention) count as one, the group qualifying
- *   on the marks of all its colors;
+ *   on the marks of all its colors. The embedding table is split along
+ *   the vocabulary it is indexed by (the gathered dimension of a parameter)
+ *   as Megatron-LM section 3 does, when the axis divides it (Megatron pads
+ *   the vocabulary to a multiple instead; a model's own size is kept here):
+ *   each device looks up its rows and the results are all-reduced; a head
+ *   tied to the table then computes its logits split by vocabulary, as
+ *   Megatron's parallel output GEMM. Layer norms and the residual width stay
+ *   replicated, as the paper duplicates them;
  * - expert parallelism: the expert color, a batching dimension of a matmul
  *   with a parameter (MoE weights [E, d, h]), over the first axis;
  * - FSDP: data parallelism over every axis, and each parameter stored
@@ -32,31 +39,26 @@
 #include "parplan/shard.h"
 #include "shard/shard_internal.h"
 
-/* false when the state is full (PP_SHARD_MAX_ACTIONS): the caller says so
- * rather than plan with part of the baseline. */
 static bool push(pp_shard_state *s, int32_t color, int32_t axis)
 {
-    if (s->n >= PP_SHARD_MAX_ACTIONS)
-        return false;
-    s->actions[s->n++] = (pp_shard_action){color, axis, NULL};
-    return true;
+    return pp_shard_state_push(s, (pp_shard_action){color, axis, NULL}, NULL) == PP_OK;
 }
 
-static pp_status too_many(const char *name, pp_error *err)
+static pp_status out_of_memory(const char *name, pp_error *err)
 {
-    return pp_error_set(err, PP_EINPUT, "%s: more colors to shard than the %d actions a state holds", name,
-                        PP_SHARD_MAX_ACTIONS);
+    return pp_error_set(err, PP_ENOMEM, "%s: out of memory", name);
 }
 
 pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                                           pp_shard_state *out, pp_error *err)
 {
+    memset(out, 0, sizeof *out);
     int32_t b = pp_shard_batch_color(nda);
     if (b < 0)
         return pp_error_set(err, PP_EINPUT, "data parallel: the entry has no result with a leading (batch) dimension");
-    memset(out, 0, sizeof *out);
     for (int32_t a = 0; a < mesh->n_axes; a++)
-        push(out, b, a);
+        if (!push(out, b, a))
+            return out_of_memory("data parallel", err);
     return PP_OK;
 }
 
@@ -103,17 +105,58 @@ static void mark_dots(const pp_shard_nda *nda, uint8_t *marks)
     }
 }
 
-static void mark_local(const pp_shard_nda *nda, uint8_t *marks)
+/* Local to a layer: a color within one copy of the first layer group, or
+ * one whose parameters all belong to one layer: first used in the same copy
+ * of the same group (a training step's MLP width, which its layer's
+ * backward pass and weight update reach too, far from the forward copy). */
+static bool mark_local(const pp_shard_nda *nda, uint8_t *marks)
 {
     if (nda->n_layer_groups == 0) {
         for (int32_t c = 0; c < nda->n_colors; c++)
             marks[c] |= LOCAL;
-        return;
+        return true;
     }
     const pp_shard_nda_layers *g = &nda->layer_groups[0];
     for (int32_t k = 0; k < g->copies * g->n_copy_colors; k++)
         if (g->color_map[k] >= 0)
             marks[g->color_map[k]] |= LOCAL;
+    const pp_shard_flat *flat = nda->flat;
+    int64_t *layer = malloc(sizeof *layer * ((size_t)flat->n_inputs + 1)); /* per argument, group * 2^32 + copy */
+    int64_t *home = malloc(sizeof *home * ((size_t)nda->n_colors + 1));
+    if (!layer || !home) {
+        free(layer);
+        free(home);
+        return false;
+    }
+    enum { NONE = -1, SEVERAL = -2, OUTSIDE = -3 };
+    for (int32_t a = 0; a < flat->n_inputs; a++)
+        layer[a] = NONE;
+    for (int32_t gi = 0; gi < nda->n_layer_groups; gi++) {
+        const pp_shard_nda_layers *G = &nda->layer_groups[gi];
+        for (int32_t i = G->starts[0]; i < G->starts[0] + G->copies * G->length; i++)
+            for (int32_t k = 0; k < pp_shard_flat_op_of(flat, i)->n_operands; k++) {
+                int32_t v = flat->ops[i].operands[k];
+                if (v < flat->n_inputs && (layer[v] == NONE || i < (int32_t)(layer[v] >> 40)))
+                    layer[v] = ((int64_t)i << 40) | ((int64_t)gi << 20) | ((i - G->starts[0]) / G->length);
+            }
+    }
+    for (int32_t c = 0; c < nda->n_colors; c++)
+        home[c] = NONE;
+    for (int32_t a = 0; a < flat->n_inputs; a++) {
+        if (pp_shard_arg_role(nda, a) != PP_SHARD_ROLE_PARAMETER)
+            continue;
+        int64_t at = layer[a] == NONE ? OUTSIDE : layer[a] & ((INT64_C(1) << 40) - 1); /* its first use's copy */
+        for (int32_t d = 0; d < nda->tensors[a].rank; d++) {
+            int64_t *h = &home[nda->color[nda->tensors[a].first + d]];
+            *h = *h == NONE || *h == at ? at : SEVERAL;
+        }
+    }
+    for (int32_t c = 0; c < nda->n_colors; c++)
+        if (home[c] >= 0)
+            marks[c] |= LOCAL;
+    free(layer);
+    free(home);
+    return true;
 }
 
 /* Colors joined across reshapes (find with the path halved). */
@@ -173,14 +216,14 @@ static bool meets_taken(const pp_shard_nda *nda, int32_t *group, int32_t g, cons
 /* The candidate groups (marks[g] on a group's root) on one axis, the group
  * with the widest color first, skipping any that shares a tensor with one
  * taken: one axis cannot shard two dimensions of a tensor, and when a weight
- * holds two candidates Megatron shards the wider, the MLP's. False when the
- * state has no room for them all. */
+ * holds two candidates Megatron shards the wider, the MLP's. False when out
+ * of memory. */
 static bool pick_apart(const pp_shard_nda *nda, int32_t *group, const uint8_t *marks, int32_t axis,
                        pp_shard_state *out)
 {
     uint8_t *taken = calloc((size_t)nda->n_colors + 1, 1), *seen = calloc((size_t)nda->n_colors + 1, 1);
-    bool room = true;
-    for (bool more = taken && seen; more;) {
+    bool room = taken && seen;
+    for (bool more = room; more;) {
         int32_t best = -1;
         for (int32_t c = 0; c < nda->n_colors; c++) {
             int32_t g = group_of(group, c);
@@ -203,18 +246,47 @@ static bool pick_apart(const pp_shard_nda *nda, int32_t *group, const uint8_t *m
     return room;
 }
 
-/* NOT_MEGATRON: a color on an entry output (the residual width reaches
- * it; Megatron keeps it whole), not local to a layer, or the batch. */
+/* The vocabulary of each embedding table (the indexed, collapsed dimension
+ * of a gather from a parameter) that the axis divides, onto the axis. */
+static bool split_vocabulary(const pp_shard_nda *nda, const pp_shard_mesh *mesh, int32_t axis, pp_shard_state *out)
+{
+    const pp_shard_flat *flat = nda->flat;
+    for (int32_t i = 0; i < flat->n_ops; i++) {
+        const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
+        if (op->kind != PP_SHARD_OP_GATHER || op->n_operands < 2 || !is_param(nda, flat->ops[i].operands[0]))
+            continue;
+        const pp_shard_nda_tensor *T = &nda->tensors[nda->op_use[i]];
+        for (int32_t d = 0; d < T->rank; d++) {
+            int32_t c = nda->color[T->first + d];
+            bool have = false;
+            for (int32_t k = 0; k < out->n; k++)
+                have |= out->actions[k].color == c && out->actions[k].axis == axis;
+            if (!have && shard_ints_has(&op->gather.collapsed_slice_dims, d) &&
+                shard_ints_has(&op->gather.start_index_map, d) && nda->colors[c].size % mesh->sizes[axis] == 0 &&
+                !push(out, c, axis))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* NOT_MEGATRON: a color on an entry output holding the batch (the residual
+ * width reaches it; Megatron keeps it whole; a training step's updated
+ * weights are outputs too, without the batch), not local to a layer, or
+ * the batch. */
 enum { NOT_MEGATRON = 16 };
 
 static void mark_excluded(const pp_shard_nda *nda, uint8_t *marks)
 {
+    int32_t batch = pp_shard_batch_color(nda);
     for (int32_t k = 0; k < nda->flat->n_outputs; k++) {
         const pp_shard_nda_tensor *T = &nda->tensors[nda->out_use + k];
+        bool activation = batch < 0;
         for (int32_t d = 0; d < T->rank; d++)
+            activation |= nda->color[T->first + d] == batch;
+        for (int32_t d = 0; activation && d < T->rank; d++)
             marks[nda->color[T->first + d]] |= NOT_MEGATRON;
     }
-    int32_t batch = pp_shard_batch_color(nda);
     for (int32_t c = 0; c < nda->n_colors; c++)
         if (c == batch || !(marks[c] & LOCAL))
             marks[c] |= NOT_MEGATRON;
@@ -223,6 +295,7 @@ static void mark_excluded(const pp_shard_nda *nda, uint8_t *marks)
 pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                      pp_error *err)
 {
+    memset(out, 0, sizeof *out);
     uint8_t *marks = calloc((size_t)nda->n_colors + 1, 1), *joined = calloc((size_t)nda->n_colors + 1, 1);
     int32_t *group = malloc(((size_t)nda->n_colors + 1) * sizeof *group);
     bool room = marks && joined && group;
@@ -231,23 +304,20 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
     if (room) {
         join_reshapes(nda, group);
         mark_dots(nda, marks);
-        mark_local(nda, marks);
+        room = mark_local(nda, marks);
         mark_excluded(nda, marks);
         for (int32_t c = 0; c < nda->n_colors; c++)
             joined[group_of(group, c)] |= marks[c];
         for (int32_t c = 0; c < nda->n_colors; c++)
             joined[c] = group_of(group, c) == c && (joined[c] & ~LOCAL) == (FREE_PARAM | CONTRACT_PARAM);
-        memset(out, 0, sizeof *out);
-        room = pick_apart(nda, group, joined, mesh->n_axes - 1, out);
+        room = room && pick_apart(nda, group, joined, mesh->n_axes - 1, out) && (out->n == 0 ||
+               split_vocabulary(nda, mesh, mesh->n_axes - 1, out));
     }
-    bool allocated = marks && joined && group;
     free(marks);
     free(joined);
     free(group);
-    if (!allocated)
-        return pp_error_set(err, PP_ENOMEM, "megatron: out of memory");
     if (!room)
-        return too_many("megatron", err);
+        return out_of_memory("megatron", err);
     if (out->n == 0)
         return pp_error_set(err, PP_EINPUT, "megatron: no MLP hidden or attention heads color (free in one parameter's matmul, contracted in another's)");
     return PP_OK;
@@ -256,6 +326,7 @@ pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mes
 pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                      pp_error *err)
 {
+    memset(out, 0, sizeof *out);
     if (mesh->n_axes < 2)
         return pp_error_set(err, PP_EINPUT, "data parallel + megatron needs a 2-D mesh, got %d axis", (int)mesh->n_axes);
     pp_status st = pp_shard_baseline_megatron(nda, mesh, out, err);
@@ -263,7 +334,7 @@ pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mes
     if (st == PP_OK && b < 0)
         return pp_error_set(err, PP_EINPUT, "data parallel: the entry has no result with a leading (batch) dimension");
     if (st == PP_OK && !push(out, b, 0))
-        return too_many("data parallel + megatron", err);
+        return out_of_memory("data parallel + megatron", err);
     return st;
 }
 
@@ -294,13 +365,12 @@ static int32_t expert_color(const pp_shard_nda *nda)
 pp_status pp_shard_baseline_expert(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
                                    pp_error *err)
 {
+    memset(out, 0, sizeof *out);
     int32_t e = expert_color(nda);
     if (e < 0)
         return pp_error_set(err, PP_EINPUT, "expert parallel: no expert dimension (no matmul batched over a "
                                             "dimension of a parameter, as an MoE layer's experts are)");
-    memset(out, 0, sizeof *out);
-    push(out, e, 0);
-    return PP_OK;
+    return push(out, e, 0) ? PP_OK : out_of_memory("expert parallel", err);
 }
 
 /* One more axis on the dimension of parameter tensor t that keeps the
@@ -337,6 +407,7 @@ pp_status pp_shard_baseline_fsdp(const pp_shard_nda *nda, const pp_shard_mesh *m
     pp_status st = pp_shard_baseline_data_parallel(nda, mesh, &dp, err);
     if (st == PP_OK)
         st = pp_shard_state_layout(nda, mesh, &dp, axes, err);
+    pp_shard_state_free(&dp);
     if (st != PP_OK)
         return st;
     int32_t sharded = 0;

@@ -12,9 +12,12 @@
  * names and of the operand names it sums over (contracted, reduced); those
  * of an argument are its own. Several axes may shard one iclass. A strategy
  * putting one axis on two dimensions of one tensor, or a dimension not
- * divisible by its axes' devices, is not listed. At most
- * PP_SHARD_BRIDGE_MAX_STRATEGIES are listed, the fewest sharded axes first
- * (then in axis and candidate order), which keeps the unsharded strategy 0.
+ * divisible by its axes' devices, is not listed. At most STRATEGIES_PER_NODE
+ * are listed, the fewest sharded axes first (then in axis and candidate
+ * order), which keeps the unsharded strategy 0. That bounds one op's
+ * choices, which grow with its rank and the mesh's axes (with two axes it
+ * never binds below seven candidate iclasses per op), not the model: the
+ * problem has a node per op and arguments however deep the model is.
  *
  * Costs, in picoseconds rounded to nearest: a node pays shard_cost_op of its
  * op plus shard_cost_use of its outputs; the edge (producer, consumer op)
@@ -27,7 +30,21 @@
  * shard_cost_peak_memory counts them: arguments throughout [0, n_ops + 1),
  * op i from i to its last use, n_ops for an entry output. An op with several
  * results is live over the union of their ranges, an over-estimate when
- * they die at different ops; otherwise the peak usage is the peak memory. */
+ * they die at different ops; otherwise the peak usage is the peak memory.
+ *
+ * Folded (the plan's bridge, bridge_internal.h): the ops and arguments of
+ * every copy of a repeated layer (nda.c's layer groups, found by structure)
+ * become the node of copy 0 at the same place, when their strategies are
+ * the same layouts position by position, so the solver decides a layer once
+ * for all its copies, as the MCTS's mirrored actions do, and its problem
+ * keeps the size of one layer however deep the model. A folded node's costs
+ * are its members' sums, its usage a member's times the most members live
+ * at one time (all of a layer's weights, one or two copies of a forward
+ * activation) and its interval their union, so the peak usage is close to
+ * the peak memory, not bound by it (the cost model prices the plan); an edge
+ * between two copies' nodes folds onto the two copy-0 nodes (their matrices
+ * summed), or onto the node's own costs where both ends fold to one node.
+ * The runtime of the expanded layout is still the objective. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +52,8 @@
 #include "core/grow.h"
 #include "shard/cost_internal.h"
 
-#define MAX_S PP_SHARD_BRIDGE_MAX_STRATEGIES
+#define STRATEGIES_PER_NODE 64
+#include "shard/bridge_internal.h"
 
 struct pp_shard_bridge {
     const pp_shard_flat *flat;
@@ -46,6 +64,9 @@ struct pp_shard_bridge {
     int32_t *owned;
     int32_t *first;  /* per node, its first strategy's index in choice (n_nodes + 1 entries) */
     int32_t *choice; /* strategy s of node n, axis a: choice[(first[n] + s) * n_axes + a], an iclass or -1 */
+    int32_t *fold;   /* per node, its node in the problem */
+    int32_t *member; /* per problem node, the node whose choices its strategies are */
+    uint32_t n_problem;
     pp_iopddl_problem *problem;
 };
 
@@ -56,12 +77,16 @@ typedef struct {
     int32_t *cand; /* candidate iclasses of the node being enumerated */
     uint8_t *cand_axes; /* per candidate, the axes it takes alone (a product only divides less) */
     int32_t n_cand;
-    int32_t *found;  /* the strategies of the node being enumerated, MAX_S of them at most */
+    int32_t *found;  /* the strategies of the node being enumerated, STRATEGIES_PER_NODE of them at most */
     uint32_t n_found;
     int cap;         /* of b->choice */
     pp_iopddl_builder *out; /* the problem being built */
     uint32_t *ends;  /* the candidate edges, (producer, consumer) each */
     int64_t *costs;  /* one edge's costs as they are priced */
+    int64_t *sum;    /* one folded edge's costs */
+    int64_t *node_cost, *node_usage; /* per problem node and strategy (at first[member]) */
+    int64_t *start, *end;            /* per problem node, its interval */
+    int64_t *lo, *hi;                /* per node, its own interval */
 } builder;
 
 static int32_t node_of_value(const pp_shard_flat *flat, int32_t v)
@@ -205,7 +230,7 @@ static void filter_candidates(builder *B, int32_t node)
 static void enumerate(builder *B, int32_t node, int32_t *ch, int32_t a, int32_t left)
 {
     pp_shard_bridge *b = B->b;
-    if (B->n_found >= MAX_S || b->mesh.n_axes - a < left)
+    if (B->n_found >= STRATEGIES_PER_NODE || b->mesh.n_axes - a < left)
         return;
     if (a == b->mesh.n_axes) {
         set_layout(b, B->axes, node, ch);
@@ -242,7 +267,7 @@ static bool list_strategies(builder *B)
 {
     pp_shard_bridge *b = B->b;
     b->first = calloc((size_t)b->n_nodes + 1, sizeof *b->first);
-    B->found = malloc(sizeof *B->found * MAX_S * PP_SHARD_MAX_AXES);
+    B->found = malloc(sizeof *B->found * STRATEGIES_PER_NODE * PP_SHARD_MAX_AXES);
     B->cand = malloc(sizeof *B->cand * ((size_t)b->nda->n_names + 1));
     B->cand_axes = malloc((size_t)b->nda->n_names + 1);
     if (!b->first || !B->found || !B->cand || !B->cand_axes)
@@ -271,7 +296,8 @@ static bool finite_cost(double seconds)
 }
 
 /* Half-open, as the cost model's live ranges: from the op (or 0 for an
- * argument) to the last op using a result (n_ops for an output) + 1. */
+ * argument) to the last op using a result (n_ops for an output) + 1;
+ * widened to cover it on its problem node. */
 static void set_interval(builder *B, int32_t node)
 {
     const pp_shard_flat *flat = B->b->flat;
@@ -280,15 +306,57 @@ static void set_interval(builder *B, int32_t node)
         int32_t last = B->M.last_use[flat->ops[i].results[r]];
         end = last > end ? last : end;
     }
-    pp_iopddl_builder_interval(B->out, (uint32_t)node, i < 0 ? 0 : i, end + 1);
+    int32_t p = B->b->fold[node];
+    int64_t lo = i < 0 ? 0 : i, hi = (int64_t)end + 1;
+    B->lo[node] = lo;
+    B->hi[node] = hi;
+    B->start[p] = lo < B->start[p] ? lo : B->start[p];
+    B->end[p] = hi > B->end[p] ? hi : B->end[p];
 }
 
+/* Per problem node, the most of its nodes live at one time: all of a
+ * layer's weights (live throughout), one or two copies of a forward pass's
+ * activation, every copy of one kept for a backward pass. Members are in
+ * node order, so their intervals start in order within each kind. */
+static bool live_at_once(builder *B, int32_t *depth)
+{
+    const pp_shard_bridge *b = B->b;
+    int32_t *first = calloc((size_t)b->n_problem + 1, sizeof *first), *list = malloc(sizeof *list * ((size_t)b->n_nodes + 1));
+    if (!first || !list) {
+        free(first);
+        free(list);
+        return false;
+    }
+    for (int32_t n = 0; n < b->n_nodes; n++)
+        first[b->fold[n] + 1]++;
+    for (uint32_t p = 0; p < b->n_problem; p++)
+        first[p + 1] += first[p];
+    for (int32_t n = 0; n < b->n_nodes; n++)
+        list[first[b->fold[n]]++] = n;
+    for (uint32_t p = b->n_problem; p > 0; p--) /* back to the starts */
+        first[p] = first[p - 1];
+    first[0] = 0;
+    for (uint32_t p = 0; p < b->n_problem; p++) {
+        depth[p] = 1;
+        for (int32_t j = first[p]; j < first[p + 1]; j++) {
+            int32_t live = 0;
+            for (int32_t k = first[p]; k < first[p + 1]; k++)
+                live += B->lo[list[k]] <= B->lo[list[j]] && B->lo[list[j]] < B->hi[list[k]];
+            depth[p] = live > depth[p] ? live : depth[p];
+        }
+    }
+    free(first);
+    free(list);
+    return true;
+}
+
+/* Every node's costs and usages, summed on its problem node. */
 static pp_status price_nodes(builder *B, pp_error *err)
 {
     pp_shard_bridge *b = B->b;
     for (int32_t n = 0; n < b->n_nodes; n++) {
         set_interval(B, n);
-        int32_t i = n - b->flat->n_inputs;
+        int32_t i = n - b->flat->n_inputs, at = b->first[b->member[b->fold[n]]];
         for (uint32_t s = 0; s < n_strategies(b, n); s++) {
             set_layout(b, B->axes, n, choice_of(b, n, s));
             pp_shard_cost acc = {0};
@@ -304,7 +372,9 @@ static pp_status price_nodes(builder *B, pp_error *err)
             }
             if (!finite_cost(acc.runtime))
                 return pp_error_set(err, PP_EINPUT, "IOPDDL bridge: node %d prices as %g s", (int)n, acc.runtime);
-            pp_iopddl_builder_strategy(B->out, (uint32_t)n, s, picoseconds(acc.runtime), (int64_t)ceil(bytes));
+            B->node_cost[at + (int32_t)s] += picoseconds(acc.runtime);
+            int64_t usage = (int64_t)ceil(bytes); /* a copy's: the same in every copy, as its layouts */
+            B->node_usage[at + (int32_t)s] = usage > B->node_usage[at + (int32_t)s] ? usage : B->node_usage[at + (int32_t)s];
         }
     }
     return PP_OK;
@@ -367,39 +437,190 @@ static uint64_t edge_size(const builder *B, uint32_t e)
     return (uint64_t)n_strategies(B->b, (int32_t)B->ends[2 * e]) * n_strategies(B->b, (int32_t)B->ends[2 * e + 1]);
 }
 
-/* Prices every listed edge, leaving out the all-zero ones. */
+/* A listed edge with the problem nodes its ends fold to, the lower first. */
+typedef struct {
+    uint32_t lo, hi, e;
+} folded_edge;
+
+static int by_ends(const void *p, const void *q)
+{
+    const folded_edge *a = p, *b = q;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi < b->hi ? -1 : 1;
+    return (a->e > b->e) - (a->e < b->e);
+}
+
+static int by_first(const void *p, const void *q)
+{
+    const folded_edge *a = p, *b = q;
+    return (a->e > b->e) - (a->e < b->e);
+}
+
+/* Adds listed edge e's costs (in B->costs) to the folded edge's matrix
+ * between problem nodes lo and hi, or to lo's own costs when both ends fold
+ * to it (one strategy list, so the diagonal). */
+static void add_folded(builder *B, uint32_t e, uint32_t lo, uint32_t hi)
+{
+    const pp_shard_bridge *b = B->b;
+    uint32_t prod = B->ends[2 * e], c = B->ends[2 * e + 1], np = n_strategies(b, (int32_t)prod);
+    uint32_t nc = n_strategies(b, (int32_t)c);
+    if (lo == hi) {
+        int32_t at = b->first[b->member[lo]];
+        for (uint32_t s = 0; s < np; s++)
+            B->node_cost[at + (int32_t)s] += B->costs[s * nc + s];
+        return;
+    }
+    bool flip = (uint32_t)b->fold[prod] != lo; /* the matrix is (lo, hi): transpose a (hi, lo) edge */
+    for (uint32_t sp = 0; sp < np; sp++)
+        for (uint32_t sc = 0; sc < nc; sc++)
+            B->sum[flip ? sc * np + sp : sp * nc + sc] += B->costs[sp * nc + sc];
+}
+
+/* Prices every listed edge and adds it up by the problem nodes its ends
+ * fold to; the folded edges, in the order their first listed edge has
+ * (the listed order itself when nothing folds), leaving out the all-zero
+ * ones. */
 static pp_status price_edges(builder *B, uint32_t m, pp_error *err)
 {
+    pp_shard_bridge *b = B->b;
     uint64_t most = 1;
     for (uint32_t e = 0; e < m; e++) {
         uint64_t n = edge_size(B, e);
         most = n > most ? n : most;
     }
+    folded_edge *f = malloc(sizeof *f * ((size_t)m + 1));
     B->costs = malloc(sizeof *B->costs * most);
-    if (!B->costs)
+    B->sum = malloc(sizeof *B->sum * most);
+    if (!f || !B->costs || !B->sum) {
+        free(f);
         return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
-    for (uint32_t e = 0; e < m; e++) {
-        uint32_t prod = B->ends[2 * e], c = B->ends[2 * e + 1];
-        pp_status st = price_edge(B, e, B->costs, err);
-        if (st != PP_OK)
-            return st;
-        if (!all_zero(B->costs, edge_size(B, e)))
-            pp_iopddl_builder_edge(B->out, prod, c, B->costs);
     }
-    return PP_OK;
+    for (uint32_t e = 0; e < m; e++) {
+        uint32_t p = (uint32_t)b->fold[B->ends[2 * e]], c = (uint32_t)b->fold[B->ends[2 * e + 1]];
+        f[e] = (folded_edge){p < c ? p : c, p < c ? c : p, e};
+    }
+    qsort(f, m, sizeof *f, by_ends);
+    folded_edge *groups = malloc(sizeof *groups * ((size_t)m + 1)); /* ranges of f, by their first edge */
+    uint32_t n_groups = 0;
+    for (uint32_t lo = 0, hi; groups && lo < m; lo = hi) {
+        for (hi = lo + 1; hi < m && f[hi].lo == f[lo].lo && f[hi].hi == f[lo].hi;)
+            hi++;
+        groups[n_groups++] = (folded_edge){lo, hi, f[lo].e};
+    }
+    if (groups)
+        qsort(groups, n_groups, sizeof *groups, by_first);
+    pp_status st = groups ? PP_OK : pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
+    for (uint32_t g = 0; st == PP_OK && g < n_groups; g++) {
+        const folded_edge *first = &f[groups[g].lo];
+        uint64_t cells = (uint64_t)n_strategies(b, b->member[first->lo]) * n_strategies(b, b->member[first->hi]);
+        memset(B->sum, 0, sizeof *B->sum * cells);
+        for (uint32_t k = groups[g].lo; st == PP_OK && k < groups[g].hi; k++) {
+            st = price_edge(B, f[k].e, B->costs, err);
+            if (st == PP_OK)
+                add_folded(B, f[k].e, f[k].lo, f[k].hi);
+        }
+        if (st == PP_OK && first->lo != first->hi && !all_zero(B->sum, cells))
+            pp_iopddl_builder_edge(B->out, first->lo, first->hi, B->sum);
+    }
+    free(groups);
+    free(f);
+    return st;
 }
 
-/* The problem's nodes with their strategy counts, its limit and room for
- * the candidate edges (one per operand at most). */
+/* Node n's strategies lay out its tensors as node r's do, position by
+ * position (the same kinds, shapes and iclass pattern: a copy of r). */
+static bool same_strategies(const pp_shard_bridge *b, int32_t n, int32_t r)
+{
+    const pp_shard_nda *nda = b->nda;
+    int32_t count = b->owned_first[n + 1] - b->owned_first[n];
+    if (n_strategies(b, n) != n_strategies(b, r) || count != b->owned_first[r + 1] - b->owned_first[r])
+        return false;
+    for (int32_t k = 0; k < count; k++) {
+        const pp_shard_nda_tensor *T = &nda->tensors[b->owned[b->owned_first[n] + k]];
+        const pp_shard_nda_tensor *U = &nda->tensors[b->owned[b->owned_first[r] + k]];
+        if (T->rank != U->rank || is_output(nda, b->owned[b->owned_first[n] + k]) !=
+                                      is_output(nda, b->owned[b->owned_first[r] + k]))
+            return false;
+        for (int32_t d = 0; d < T->rank; d++) {
+            if (nda->flat->values[T->value].type.dims[d] != nda->flat->values[U->value].type.dims[d])
+                return false;
+            for (uint32_t s = 0; s < n_strategies(b, n); s++)
+                for (int32_t a = 0; a < b->mesh.n_axes; a++)
+                    if ((choice_of(b, n, s)[a] == nda->iclass[T->first + d]) !=
+                        (choice_of(b, r, s)[a] == nda->iclass[U->first + d]))
+                        return false;
+        }
+    }
+    return true;
+}
+
+static void fold_onto(pp_shard_bridge *b, int32_t n, int32_t r)
+{
+    if (n != r && b->fold[r] == r && b->fold[n] == n && same_strategies(b, n, r))
+        b->fold[n] = r;
+}
+
+/* fold: the node each node's problem node stands for (copy 0's at the same
+ * place for the ops and arguments of later copies, else itself), then
+ * numbered; member: the reverse. */
+static bool fold_layers(pp_shard_bridge *b, bool fold)
+{
+    const pp_shard_nda *nda = b->nda;
+    b->fold = malloc(sizeof *b->fold * ((size_t)b->n_nodes + 1));
+    b->member = malloc(sizeof *b->member * ((size_t)b->n_nodes + 1));
+    if (!b->fold || !b->member)
+        return false;
+    for (int32_t n = 0; n < b->n_nodes; n++)
+        b->fold[n] = n;
+    int32_t in = b->flat->n_inputs;
+    for (int32_t g = 0; fold && g < nda->n_layer_groups; g++) {
+        const pp_shard_nda_layers *L = &nda->layer_groups[g];
+        for (int32_t c = 1; c < L->copies; c++) {
+            for (int32_t t = 0; t < L->length; t++)
+                fold_onto(b, in + L->starts[c] + t, in + L->starts[0] + t);
+            for (int32_t j = 0; j < L->n_copy_args; j++)
+                fold_onto(b, L->arg_map[c * L->n_copy_args + j], L->arg_map[j]);
+        }
+    }
+    int32_t *number = malloc(sizeof *number * ((size_t)b->n_nodes + 1));
+    if (!number)
+        return false;
+    b->n_problem = 0;
+    for (int32_t n = 0; n < b->n_nodes; n++)
+        if (b->fold[n] == n) {
+            b->member[b->n_problem] = n;
+            number[n] = (int32_t)b->n_problem++;
+        }
+    for (int32_t n = 0; n < b->n_nodes; n++)
+        b->fold[n] = number[b->fold[n]];
+    free(number);
+    return true;
+}
+
+/* The problem's nodes with their strategy counts, its limit, the sums its
+ * nodes' costs gather in and room for the candidate edges (one per operand
+ * at most). */
 static pp_status start_problem(builder *B, double memory_bytes, pp_error *err)
 {
     pp_shard_bridge *b = B->b;
-    size_t n = (size_t)b->n_nodes, operands = 0;
+    size_t n = b->n_problem, operands = 0, cells = (size_t)b->first[b->n_nodes] + 1;
     uint32_t *counts = malloc(sizeof *counts * (n + 1));
-    if (!counts)
+    B->node_cost = calloc(cells, sizeof *B->node_cost);
+    B->node_usage = calloc(cells, sizeof *B->node_usage);
+    B->start = malloc(sizeof *B->start * (n + 1));
+    B->end = calloc(n + 1, sizeof *B->end);
+    B->lo = malloc(sizeof *B->lo * ((size_t)b->n_nodes + 1));
+    B->hi = malloc(sizeof *B->hi * ((size_t)b->n_nodes + 1));
+    if (!counts || !B->node_cost || !B->node_usage || !B->start || !B->end || !B->lo || !B->hi) {
+        free(counts);
         return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
-    for (size_t k = 0; k < n; k++)
-        counts[k] = n_strategies(b, (int32_t)k);
+    }
+    for (size_t k = 0; k < n; k++) {
+        counts[k] = n_strategies(b, b->member[k]);
+        B->start[k] = INT64_MAX;
+    }
     pp_status st = pp_iopddl_builder_new((uint32_t)n, counts, &B->out, err);
     free(counts);
     if (st != PP_OK)
@@ -414,12 +635,33 @@ static pp_status start_problem(builder *B, double memory_bytes, pp_error *err)
     return PP_OK;
 }
 
-static pp_status build(builder *B, double memory_bytes, pp_error *err)
+/* The problem nodes' summed costs, their intervals, and their usages: a
+ * copy's times the most copies live at once. */
+static bool finish_nodes(builder *B)
+{
+    const pp_shard_bridge *b = B->b;
+    int32_t *depth = malloc(sizeof *depth * ((size_t)b->n_problem + 1));
+    if (!depth || !live_at_once(B, depth)) {
+        free(depth);
+        return false;
+    }
+    for (uint32_t p = 0; p < b->n_problem; p++) {
+        pp_iopddl_builder_interval(B->out, p, B->start[p], B->end[p]);
+        int32_t at = b->first[b->member[p]];
+        for (uint32_t s = 0; s < n_strategies(b, b->member[p]); s++)
+            pp_iopddl_builder_strategy(B->out, p, s, B->node_cost[at + (int32_t)s],
+                                       B->node_usage[at + (int32_t)s] * depth[p]);
+    }
+    free(depth);
+    return true;
+}
+
+static pp_status build(builder *B, double memory_bytes, bool fold, pp_error *err)
 {
     pp_shard_bridge *b = B->b;
     B->axes = calloc((size_t)b->nda->n_names + 1, 1);
     if (!shard_cost_model_init(&B->M, b->flat, b->nda, &b->mesh) || !B->axes || !index_owned(B) ||
-        !list_strategies(B))
+        !list_strategies(B) || !fold_layers(b, fold))
         return pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
     B->M.axes = B->axes;
     pp_status st = start_problem(B, memory_bytes, err);
@@ -427,6 +669,8 @@ static pp_status build(builder *B, double memory_bytes, pp_error *err)
         st = price_nodes(B, err);
     if (st == PP_OK)
         st = price_edges(B, list_edges(B), err);
+    if (st == PP_OK && !finish_nodes(B))
+        st = pp_error_set(err, PP_ENOMEM, "IOPDDL bridge: out of memory");
     if (st == PP_OK) {
         st = pp_iopddl_builder_finish(B->out, &b->problem, err);
         B->out = NULL;
@@ -434,8 +678,8 @@ static pp_status build(builder *B, double memory_bytes, pp_error *err)
     return st;
 }
 
-pp_status pp_shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
-                                double memory_bytes, pp_shard_bridge **out, pp_error *err)
+pp_status shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                             double memory_bytes, bool fold, pp_shard_bridge **out, pp_error *err)
 {
     *out = NULL;
     pp_shard_bridge *b = calloc(1, sizeof *b);
@@ -446,7 +690,7 @@ pp_status pp_shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *n
     b->mesh = *mesh;
     b->n_nodes = flat->n_inputs + flat->n_ops;
     builder B = {.b = b};
-    pp_status st = build(&B, memory_bytes, err);
+    pp_status st = build(&B, memory_bytes, fold, err);
     shard_cost_model_free(&B.M);
     free(B.axes);
     free(B.cand);
@@ -454,12 +698,25 @@ pp_status pp_shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *n
     free(B.cand_axes);
     free(B.ends);
     free(B.costs);
+    free(B.sum);
+    free(B.node_cost);
+    free(B.node_usage);
+    free(B.start);
+    free(B.end);
+    free(B.lo);
+    free(B.hi);
     pp_iopddl_builder_free(B.out);
     if (st != PP_OK)
         pp_shard_bridge_free(b);
     else
         *out = b;
     return st;
+}
+
+pp_status pp_shard_bridge_build(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                                double memory_bytes, pp_shard_bridge **out, pp_error *err)
+{
+    return shard_bridge_build(flat, nda, mesh, memory_bytes, false, out, err);
 }
 
 void pp_shard_bridge_free(pp_shard_bridge *bridge)
@@ -471,6 +728,8 @@ void pp_shard_bridge_free(pp_shard_bridge *bridge)
     free(bridge->owned);
     free(bridge->choice);
     free(bridge->first);
+    free(bridge->fold);
+    free(bridge->member);
     free(bridge);
 }
 
@@ -483,13 +742,14 @@ pp_status pp_shard_bridge_layout(const pp_shard_bridge *bridge, const uint32_t *
                                  pp_error *err)
 {
     memset(axes, 0, (size_t)bridge->nda->n_names);
-    for (int32_t n = 0; n < bridge->n_nodes; n++) {
-        uint32_t count = pp_iopddl_strategy_count(bridge->problem, (uint32_t)n);
-        if (strategies[n] >= count)
-            return pp_error_set(err, PP_EINPUT, "IOPDDL solution: node %d: strategy %u out of range (it has %u)",
-                                (int)n, strategies[n], count);
-        set_layout(bridge, axes, n, choice_of(bridge, n, strategies[n]));
+    for (uint32_t p = 0; p < bridge->n_problem; p++) {
+        uint32_t count = pp_iopddl_strategy_count(bridge->problem, p);
+        if (strategies[p] >= count)
+            return pp_error_set(err, PP_EINPUT, "IOPDDL solution: node %u: strategy %u out of range (it has %u)", p,
+                                strategies[p], count);
     }
+    for (int32_t n = 0; n < bridge->n_nodes; n++)
+        set_layout(bridge, axes, n, choice_of(bridge, n, strategies[bridge->fold[n]]));
     return PP_OK;
 }
 
@@ -499,6 +759,6 @@ pp_status pp_shard_bridge_strategy(const pp_shard_bridge *bridge, uint32_t node,
     const pp_iopddl_problem *p = bridge->problem;
     if (node >= p->node_count || s >= pp_iopddl_strategy_count(p, node))
         return pp_error_set(err, PP_EINPUT, "IOPDDL bridge: no strategy %u of node %u", s, node);
-    memcpy(iclass, choice_of(bridge, (int32_t)node, s), sizeof *iclass * (size_t)bridge->mesh.n_axes);
+    memcpy(iclass, choice_of(bridge, bridge->member[node], s), sizeof *iclass * (size_t)bridge->mesh.n_axes);
     return PP_OK;
 }

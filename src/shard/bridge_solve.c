@@ -5,7 +5,7 @@
  * --apply-iopddl. */
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/shard_bridge.h"
+#include "shard/bridge_internal.h"
 
 pp_status pp_shard_bridge_plan_of(const pp_shard_bridge *bridge, const pp_iopddl_problem *p, const pp_shard_flat *flat,
                                   const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint32_t *strategies,
@@ -41,7 +41,7 @@ pp_status pp_shard_bridge_plan_solve(const pp_shard_flat *flat, const pp_shard_n
     pp_shard_bridge *bridge = NULL;
     pp_iopddl_result answer;
     memset(&answer, 0, sizeof answer);
-    pp_status st = pp_shard_bridge_build(flat, nda, mesh, memory_bytes, &bridge, err);
+    pp_status st = shard_bridge_build(flat, nda, mesh, memory_bytes, true, &bridge, err);
     if (st == PP_OK)
         st = pp_iopddl_solve(pp_shard_bridge_problem(bridge), o, &answer, err);
     if (st == PP_INFEASIBLE) { /* the least-usage answer, over the limit: still a plan to show */

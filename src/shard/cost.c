@@ -12,8 +12,9 @@
  *   all_gather per axis the definition has and the use lacks, an all_to_all
  *   per axis on different dimensions); an axis the use has and the
  *   definition lacks is a local slice, free;
- * - a partial sum (a contracted or reduced dimension sharded on an axis)
- *   costs an all_reduce of the local result, or a reduce_scatter when the
+ * - a partial sum (a contracted or reduced dimension sharded on an axis,
+ *   or a gathered table's indexed rows: each device looks up its own) costs
+ *   an all_reduce of the local result, or a reduce_scatter when the
  *   result, or its only use, is sharded on that axis (only one use, so that
  *   the cost stays a sum of per-op and per-edge terms: see cost_internal.h);
  * - an operand dimension sharded on an axis that the result dimension the
@@ -32,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shard/cost_internal.h"
+#include "core/grow.h"
 
 typedef shard_cost_model model;
 
@@ -88,6 +90,25 @@ static pp_status apply_action(const pp_shard_nda *nda, const pp_shard_mesh *mesh
         axes[T->first + d] |= bit;
     }
     return PP_OK;
+}
+
+pp_status pp_shard_state_push(pp_shard_state *state, pp_shard_action action, pp_error *err)
+{
+    int cap = state->cap;
+    if (cap == 0 && state->actions) /* the caller's own array (cap 0): not realloc's to move */
+        return pp_error_set(err, PP_EARG, "sharding state: cannot grow an array the caller owns");
+    if (!pp_grow((void **)&state->actions, &cap, state->n + 1, sizeof *state->actions))
+        return pp_error_set(err, PP_ENOMEM, "sharding state: out of memory");
+    state->cap = cap;
+    state->actions[state->n++] = action;
+    return PP_OK;
+}
+
+void pp_shard_state_free(pp_shard_state *state)
+{
+    if (state->cap > 0)
+        free(state->actions);
+    memset(state, 0, sizeof *state);
 }
 
 pp_status pp_shard_state_layout(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const pp_shard_state *state,
@@ -206,6 +227,10 @@ static uint8_t partial_axes(const model *M, int32_t i, int32_t k)
             int32_t d = dim_on_axis(M, use + k, a);
             if (d >= 0 && shard_ints_has(&op->dims, d))
                 mask |= bit;
+        } else if (op->kind == PP_SHARD_OP_GATHER && k == 0) {
+            int32_t d = dim_on_axis(M, use, a);
+            if (d >= 0 && shard_op_sums(op, 0, d))
+                mask |= bit;
         }
     }
     return mask;
@@ -292,6 +317,11 @@ bool shard_op_sums(const pp_shard_op *op, int32_t k, int32_t d)
         return d == (k == 0 ? op->conv.in_feature : op->conv.kernel_in);
     case PP_SHARD_OP_REDUCE:
         return k < op->n_results && shard_ints_has(&op->dims, d);
+    case PP_SHARD_OP_GATHER: /* a table split along the rows it is indexed by: each device looks up the
+                                rows it holds, zeros for the others, and the results are summed
+                                (Megatron-LM's vocabulary-parallel embedding, section 3) */
+        return k == 0 && shard_ints_has(&op->gather.collapsed_slice_dims, d) &&
+               shard_ints_has(&op->gather.start_index_map, d) && !shard_ints_has(&op->gather.operand_batching_dims, d);
     default:
         return false;
     }

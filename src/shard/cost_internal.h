@@ -21,7 +21,8 @@ typedef struct {
 } shard_cost_model;
 
 /* Dimension d of operand k is summed over by the op: contracted by a
- * dot_general or convolution, or reduced by a reduce. */
+ * dot_general or convolution, reduced by a reduce, or the indexed rows of
+ * a gather's table (each device looks up the rows it holds). */
 bool shard_op_sums(const pp_shard_op *op, int32_t k, int32_t d);
 
 /* Indexes the uses; axes is set by the caller before pricing. */

@@ -9,8 +9,7 @@
 #include "shard/nda_internal.h"
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_GROUPS 8
+#include "core/grow.h"
 
 typedef struct {
     pp_shard_nda *nda;
@@ -18,6 +17,7 @@ typedef struct {
     uint64_t *sig;   /* per flat op */
     int32_t *order;  /* ops sorted by signature */
     int32_t *owner;  /* per flat op, the group it was given to, or -1 */
+    int cap;         /* of nda->layer_groups, malloc'd until the arena adopts it */
 } layer_ctx;
 
 static uint64_t mix(uint64_t h, const void *data, size_t n)
@@ -440,6 +440,8 @@ static bool map_args(pp_shard_nda *nda, pp_shard_nda_layers *G, pp_error *err)
 static bool add_group(layer_ctx *X, int32_t copies, int32_t len, int32_t first)
 {
     pp_shard_nda *nda = X->nda;
+    if (!pp_grow((void **)&nda->layer_groups, &X->cap, nda->n_layer_groups + 1, sizeof *nda->layer_groups))
+        return pp_error_set(X->err, PP_ENOMEM, "out of memory"), false;
     pp_shard_nda_layers *G = &nda->layer_groups[nda->n_layer_groups];
     *G = (pp_shard_nda_layers){.copies = copies, .length = len};
     G->starts = shard_nda_alloc(nda, (size_t)copies, sizeof *G->starts, X->err);
@@ -466,9 +468,9 @@ bool shard_nda_layers(pp_shard_nda *nda, pp_error *err)
     X.sig = malloc(((size_t)n + 1) * sizeof *X.sig);
     X.order = malloc(((size_t)n + 1) * sizeof *X.order);
     X.owner = malloc(((size_t)n + 1) * sizeof *X.owner);
-    nda->layer_groups = shard_nda_alloc(nda, MAX_GROUPS, sizeof *nda->layer_groups, err);
-    bool ok = X.sig && X.order && X.owner && nda->layer_groups;
-    if (!ok && nda->layer_groups)
+    nda->layer_groups = NULL;
+    bool ok = X.sig && X.order && X.owner;
+    if (!ok)
         pp_error_set(err, PP_ENOMEM, "out of memory");
     for (int32_t i = 0; ok && i < n; i++) {
         X.sig[i] = op_signature(nda->flat, i);
@@ -476,9 +478,16 @@ bool shard_nda_layers(pp_shard_nda *nda, pp_error *err)
     }
     ok = ok && sort_ops(&X);
     int32_t copies, len, first = INT32_MAX;
-    while (ok && nda->n_layer_groups < MAX_GROUPS && best_group(&X, &copies, &len, &first)) {
+    while (ok && best_group(&X, &copies, &len, &first)) {
         ok = add_group(&X, copies, len, first);
         first = INT32_MAX;
+    }
+    if (nda->layer_groups && !pp_arena_adopt(nda->arena, nda->layer_groups)) {
+        nda->layer_groups = NULL;
+        nda->n_layer_groups = 0;
+        if (ok)
+            pp_error_set(err, PP_ENOMEM, "out of memory");
+        ok = false;
     }
     free(X.sig);
     free(X.order);

@@ -196,8 +196,9 @@ static void rule_gather(rule_ctx *R)
 }
 
 /* Elementwise StableHLO ops the reader keeps opaque (it has no kind for
- * them) but whose rule is plain: position by position. Any other opaque op
- * identifies nothing. */
+ * them) but whose rule is plain: position by position; and CHLO's
+ * elementwise unary ops, which exporters leave in StableHLO text (PyTorch's
+ * GELU as chlo.erf). Any other opaque op identifies nothing. */
 static bool elementwise_by_name(const char *name)
 {
     static const char *const NAMES[] = {"stablehlo.clamp", "stablehlo.round_nearest_even",
@@ -205,7 +206,8 @@ static bool elementwise_by_name(const char *name)
                                         "stablehlo.exponential_minus_one", "stablehlo.log_plus_one",
                                         "stablehlo.shift_left", "stablehlo.shift_right_logical",
                                         "stablehlo.shift_right_arithmetic", "stablehlo.popcnt", "stablehlo.tan",
-                                        "stablehlo.bitcast_convert", "stablehlo.reduce_precision"};
+                                        "stablehlo.bitcast_convert", "stablehlo.reduce_precision", "chlo.erf",
+                                        "chlo.erfc", "chlo.erf_inv", "chlo.tan", "chlo.sinh", "chlo.cosh"};
     for (size_t k = 0; name && k < sizeof NAMES / sizeof *NAMES; k++)
         if (strcmp(name, NAMES[k]) == 0)
             return true;

@@ -15,6 +15,7 @@ static void baseline_row(pp_shard_report_row *row, const char *name, const pp_sh
     pp_status st = make(r->nda, r->mesh, &s, &err);
     if (st == PP_OK)
         st = pp_shard_cost_eval(r->nda->flat, r->nda, r->mesh, &s, &row->cost, &err);
+    pp_shard_state_free(&s);
     row->ok = st == PP_OK;
     if (!row->ok)
         snprintf(row->note, sizeof row->note, "%s", err.message);
@@ -240,6 +241,14 @@ pp_status pp_shard_report_write_text(const pp_shard_report *r, FILE *out, pp_err
                 time_text(won->runtime, t1, sizeof t1), pp_shard_bytes_text(won->peak_memory, m1, sizeof m1),
                 time_text(lost->runtime, t2, sizeof t2), pp_shard_bytes_text(lost->peak_memory, m2, sizeof m2),
                 100 * PP_SHARD_TIME_TIE);
+    }
+    const pp_shard_cost *plan = &r->rows[r->chosen].cost;
+    if (plan->peak_memory > r->memory) {
+        char need[32], over[32];
+        fprintf(out, "  no plan found fits: the best needs %s per device, %s (%.1f%%) over the limit\n",
+                pp_shard_bytes_text(plan->peak_memory, need, sizeof need),
+                pp_shard_bytes_text(plan->peak_memory - r->memory, over, sizeof over),
+                100 * (plan->peak_memory - r->memory) / r->memory);
     }
     fputs("shardings (as JAX PartitionSpecs over the mesh axes):", out);
     write_shardings(r, out);

@@ -54,12 +54,12 @@ typedef struct {
 
 typedef struct {
     int32_t n_path;
-    int32_t path[PP_SHARD_MAX_ACTIONS + 2];
+    int32_t *path;         /* max_depth + 2 nodes */
     bool stopped;          /* ended on a stop child: no rollout */
     bool skipped;          /* not evaluated: the deadline passed before its turn */
     uint64_t seed;
     int32_t depth;
-    int32_t key[PP_SHARD_MAX_ACTIONS]; /* the leaf's state, then the final one */
+    int32_t *key;          /* max_depth + 1 actions: the leaf's state, then the final one */
     double relative;
     pp_shard_cost cost;
 } trajectory;
@@ -80,7 +80,8 @@ typedef struct {
     double root_reward;    /* of the unsharded state */
     bool best_fits;
     int32_t best_depth;
-    int32_t best_key[PP_SHARD_MAX_ACTIONS];
+    int32_t *best_key;     /* max_depth + 1 actions */
+    int32_t *scratch_key;  /* a child's key as expand() forms it */
     pp_shard_cost best_cost;
     double best_relative;
     int64_t evaluations;
@@ -270,7 +271,7 @@ static int32_t expand(search *S, int32_t id, uint8_t *axes)
             N->child_node[i] = INVALID;
             continue;
         }
-        int32_t key[PP_SHARD_MAX_ACTIONS];
+        int32_t *key = S->scratch_key;
         memcpy(key, N->key, sizeof *key * (size_t)N->depth);
         key_insert(key, N->depth, N->child_action[i]);
         int32_t child = node_of(S, key, N->depth + 1); /* may move S->nodes */
@@ -426,11 +427,27 @@ static void report_progress(const search *S, const char *stage, int64_t rounds)
     S->o.on_progress(S->o.progress_ctx, &p);
 }
 
+/* count trajectories with their path and key arrays, from the search's
+ * arena (a round's and the polish's are made once). */
+static trajectory *new_trajectories(search *S, int32_t count)
+{
+    size_t per = (size_t)S->o.max_depth * 2 + 3;
+    trajectory *traj = pp_arena_calloc(S->arena, (size_t)count, sizeof *traj);
+    int32_t *ints = pp_arena_alloc(S->arena, sizeof *ints * per * (size_t)count);
+    if (!traj || !ints)
+        return NULL;
+    for (int32_t k = 0; k < count; k++) {
+        traj[k].path = ints + per * (size_t)k;
+        traj[k].key = traj[k].path + S->o.max_depth + 2;
+    }
+    return traj;
+}
+
 static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, const pp_deadline *deadline,
                             pp_shard_search_result *out, pp_error *err)
 {
     int32_t count = S->o.trajectories;
-    trajectory *traj = malloc(sizeof *traj * (size_t)count);
+    trajectory *traj = new_trajectories(S, count);
     if (!traj)
         return pp_error_set(err, PP_ENOMEM, "search: out of memory");
     int32_t idle = 0;
@@ -455,7 +472,6 @@ static pp_status run_rounds(search *S, worker *workers, int32_t n_workers, const
         report_progress(S, "mcts", out->rounds);
         idle = improved ? 0 : idle + 1;
     }
-    free(traj);
     return st;
 }
 
@@ -495,7 +511,7 @@ static int32_t neighbours(const search *S, trajectory *traj, uint8_t *axes)
 static pp_status polish(search *S, worker *workers, int32_t n_workers, const pp_deadline *deadline,
                         pp_shard_search_result *out, pp_error *err)
 {
-    trajectory *traj = malloc(sizeof *traj * (size_t)(S->space.n + PP_SHARD_MAX_ACTIONS));
+    trajectory *traj = new_trajectories(S, S->space.n + S->o.max_depth);
     if (!traj)
         return pp_error_set(err, PP_ENOMEM, "search: out of memory");
     for (;;) {
@@ -518,7 +534,6 @@ static pp_status polish(search *S, worker *workers, int32_t n_workers, const pp_
         out->polish_steps++;
         report_progress(S, "polish", out->rounds + out->polish_steps);
     }
-    free(traj);
     return PP_OK;
 }
 
@@ -540,7 +555,7 @@ static void normalise(pp_shard_search_options *o, const pp_shard_mesh *mesh)
         o->memory = mesh->device->memory_bytes;
     if (o->penalty <= 0)
         o->penalty = PP_SHARD_MEMORY_PENALTY;
-    if (o->max_depth <= 0 || o->max_depth > 30)
+    if (o->max_depth <= 0)
         o->max_depth = 30;
     if (o->patience <= 0)
         o->patience = 2;
@@ -555,6 +570,9 @@ static pp_status fill_result(search *S, pp_shard_search_result *out, pp_error *e
     if (!out->axes)
         return pp_error_set(err, PP_ENOMEM, "search: out of memory");
     layout_of(S, S->best_key, S->best_depth, out->axes);
+    out->steps = pp_arena_calloc(out->arena, (size_t)S->best_depth + 1, sizeof *out->steps);
+    if (!out->steps)
+        return pp_error_set(err, PP_ENOMEM, "search: out of memory");
     out->n_steps = S->best_depth;
     for (int32_t k = 0; k < S->best_depth; k++) {
         const shard_action *a = &S->space.actions[S->best_key[k]];
@@ -627,7 +645,9 @@ static pp_status start(search *S, worker *workers, int32_t n_workers, pp_error *
     }
     S->arena = pp_arena_new(0);
     int32_t empty[1] = {0};
-    if (!S->arena || node_of(S, empty, 0) != 0)
+    S->best_key = S->arena ? pp_arena_alloc(S->arena, sizeof *S->best_key * ((size_t)S->o.max_depth + 1)) : NULL;
+    S->scratch_key = S->arena ? pp_arena_alloc(S->arena, sizeof *S->best_key * ((size_t)S->o.max_depth + 1)) : NULL;
+    if (!S->best_key || !S->scratch_key || node_of(S, empty, 0) != 0)
         return pp_error_set(err, PP_ENOMEM, "search: out of memory");
     workers[0].model.axes = workers[0].axes;
     shard_cost_total(&workers[0].model, &S->initial);

@@ -74,6 +74,18 @@ void pp_shard_plan_options_default(pp_shard_plan_options *o)
 #define MIN_SHARE 0.05
 /* The bridge's rounds: fixed, so that a seed and a thread count give one plan. */
 enum { BRIDGE_ROUNDS = 200 };
+/* What the caller does with the plan by the same deadline (the report
+ * prices every baseline, the writer reads the module back), in whole-model
+ * cost evaluations: a 96-layer GPT on 64 devices took 2 s after its
+ * searches, about 90 of the MCTS's evaluations. The bridge stops that much
+ * earlier, so a deep model's command ends within its --timeout. */
+#define AFTER_PLAN_EVALUATIONS 100.0
+/* Building the bridge's problem prices every strategy of every op before
+ * the solver's clock starts: about 300 evaluations' worth (3 s for a
+ * 96-layer GPT whose evaluation takes 9 ms). When the deadline leaves less
+ * than that and the solver's least share, the bridge is not run: the MCTS's
+ * plan stands rather than the command overrunning its --timeout. */
+#define BRIDGE_BUILD_EVALUATIONS 300.0
 
 static double at_least(double seconds, const pp_shard_plan_options *o)
 {
@@ -115,7 +127,16 @@ static pp_status run_bridge(const pp_shard_flat *flat, const pp_shard_nda *nda, 
 {
     pp_iopddl_options io;
     pp_iopddl_options_default(&io);
-    io.time_limit = at_least(pp_deadline_left(deadline), o);
+    double after = 0, build = 0;
+    if (out->has_search && out->search.evaluations > 0) {
+        int32_t workers = o->threads > 0 ? o->threads : pp_cpu_count();
+        double evaluation = out->search.seconds * (workers < 64 ? workers : 64) / (double)out->search.evaluations;
+        after = AFTER_PLAN_EVALUATIONS * evaluation;
+        build = BRIDGE_BUILD_EVALUATIONS * evaluation;
+        if (pp_deadline_left(deadline) - after - build < MIN_SHARE * o->time_limit)
+            return PP_OK;
+    }
+    io.time_limit = at_least(pp_deadline_left(deadline) - after - build, o);
     io.threads = o->threads;
     io.seed = o->seed;
     io.max_rounds = BRIDGE_ROUNDS;

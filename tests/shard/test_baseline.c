@@ -47,6 +47,7 @@ static void test_moe_roles_and_expert(const analysed *A)
     free(axes);
     pp_shard_cost c;
     CHECK(pp_shard_cost_eval(A->flat, A->nda, &mesh, &s, &c, &err) == PP_OK);
+    pp_shard_state_free(&s);
 }
 
 static void test_moe_fsdp(const analysed *A)
@@ -70,6 +71,7 @@ static void test_moe_fsdp(const analysed *A)
     CHECK(pp_shard_baseline_data_parallel(A->nda, &mesh, &dp, &err) == PP_OK);
     CHECK(pp_shard_cost_eval(A->flat, A->nda, &mesh, &dp, &dp_cost, &err) == PP_OK);
     CHECK(c.collectives[PP_SHARD_ALL_GATHER] > 0 && c.peak_memory < dp_cost.peak_memory);
+    pp_shard_state_free(&dp);
     free(axes);
 }
 
@@ -85,7 +87,9 @@ static int plan_beats_baselines(const analysed *A, const pp_shard_mesh *mesh, co
         pp_shard_state s;
         pp_shard_cost c;
         pp_error e = {0};
-        if (states[k](A->nda, mesh, &s, &e) != PP_OK || pp_shard_cost_eval(A->flat, A->nda, mesh, &s, &c, &e) != PP_OK)
+        bool ok = states[k](A->nda, mesh, &s, &e) == PP_OK && pp_shard_cost_eval(A->flat, A->nda, mesh, &s, &c, &e) == PP_OK;
+        pp_shard_state_free(&s);
+        if (!ok)
             continue;
         applied++;
         CHECK(r->cost.runtime <= c.runtime);
@@ -139,6 +143,7 @@ static void test_megatron_apart(void)
     CHECK(pp_shard_baseline_megatron(A.nda, &mesh, &s, &err) == PP_OK);
     CHECK(s.n == 1 && s.actions[0].color == color_of(&A, 0, 1)); /* the 64, not the 16 */
     CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &s, &c, &err) == PP_OK);
+    pp_shard_state_free(&s);
     release(&A);
 }
 
@@ -172,6 +177,7 @@ static void test_bert(void)
     CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &s, &c, &err) == PP_OK);
     CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_REDUCE], 2);
     CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 0);
+    pp_shard_state_free(&s);
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.threads = 1;
@@ -223,6 +229,7 @@ static void test_bert_shared_constants(void)
             found |= s.actions[j].color == want[k] && s.actions[j].axis == 1;
         CHECK(found);
     }
+    pp_shard_state_free(&s);
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.threads = 1;
@@ -251,6 +258,7 @@ static void test_chess(void)
     pp_error err = {0};
     CHECK(pp_shard_baseline_expert(A.nda, &mesh, &s, &err) == PP_EINPUT);
     CHECK(strstr(err.message, "no expert dimension") != NULL);
+    pp_shard_state_free(&s);
     release(&A);
 }
 

@@ -289,6 +289,7 @@ static void test_chess_solve(void)
                 p->edge_count, bytes, t_build);
         CHECK(pp_shard_baseline_combined(A.nda, &mesh, &s, &err) == PP_OK);
         CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &s, &comb, &err) == PP_OK);
+        pp_shard_state_free(&s);
         fprintf(stderr, "chess b=3,m=4: combined baseline %.4g s, peak %.4g MB\n", comb.runtime,
                 comb.peak_memory / 1e6);
         solve(&A, &mesh, b, a100->memory_bytes, &base, "A100 memory");

@@ -115,6 +115,7 @@ static void test_mlp_batch(const analysed *A, const pp_shard_mesh *mesh, const p
     CHECK_NEAR(pp_shard_cost_relative(&c, base, 100000, PP_SHARD_MEMORY_PENALTY),
                rt / base->runtime + 10 * (c.peak_memory - 100000) / base->peak_memory);
     CHECK_NEAR(pp_shard_cost_relative(base, base, 1e9, 10), 1);
+    pp_shard_state_free(&s);
 }
 
 /* Megatron on the hidden color (64): w1[32,32], w2[32,16], y/zeros/z
@@ -137,6 +138,7 @@ static void test_mlp_megatron(const analysed *A, const pp_shard_mesh *mesh)
     double compute = 2.0 * 256 * 32 * 32 / 1e11 + 4 / 1e11 + 32772 / 1e11 + 3 * 32768 / 1e11 + 2.0 * 256 * 16 * 32 / 1e11;
     CHECK_NEAR(c.runtime, compute + ar);
     CHECK_NEAR(c.peak_memory, 32768 + 4096 + 2048 + 3 * 32768);
+    pp_shard_state_free(&s);
 }
 
 /* 2x2 mesh: data parallel over both axes (batch 64 per device, no
@@ -153,6 +155,7 @@ static void test_mlp_2d(const analysed *A)
     CHECK_EQ_INT(total_collectives(&c), 0);
     CHECK_NEAR(c.flops, (2.0 * 64 * 64 * 32 + 2.0 * 64 * 16 * 64));
     CHECK_NEAR(c.peak_memory, 8192 + 8192 + 4096 + 3 * 16384);
+    pp_shard_state_free(&s);
     CHECK(pp_shard_baseline_combined(A->nda, &mesh, &s, &err) == PP_OK);
     CHECK_EQ_INT(s.n, 2);
     c = eval(A, &mesh, &s);
@@ -161,8 +164,10 @@ static void test_mlp_2d(const analysed *A)
     CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_REDUCE], 8192);
     CHECK_NEAR(c.flops, 2.0 * 128 * 32 * 32 + 2.0 * 128 * 16 * 32);
     CHECK_NEAR(c.peak_memory, 32768 / 2 + 4096 + 2048 + 3 * 16384);
+    pp_shard_state_free(&s);
     pp_shard_mesh line = mesh_of("m=2", &dev);
     CHECK(pp_shard_baseline_combined(A->nda, &line, &s, &err) == PP_EINPUT);
+    pp_shard_state_free(&s);
 }
 
 /* Sizes that do not divide, and an axis used twice on one tensor. */
@@ -175,10 +180,10 @@ static void test_mlp_refused(const analysed *A)
     CHECK(pp_shard_baseline_data_parallel(A->nda, &m3, &s, &err) == PP_OK);
     CHECK(pp_shard_cost_eval(A->flat, A->nda, &m3, &s, &c, &err) == PP_EINPUT);
     CHECK(strstr(err.message, "256") && strstr(err.message, "not divisible"));
+    pp_shard_state_free(&s);
     pp_shard_mesh m2 = mesh_of("b=2", &dev);
-    s.n = 2;
-    s.actions[0] = (pp_shard_action){pp_shard_batch_color(A->nda), 0, NULL};
-    s.actions[1] = s.actions[0];
+    pp_shard_action twice[2] = {{pp_shard_batch_color(A->nda), 0, NULL}, {pp_shard_batch_color(A->nda), 0, NULL}};
+    s = (pp_shard_state){2, 0, twice};
     pp_error_clear(&err);
     CHECK(pp_shard_cost_eval(A->flat, A->nda, &m2, &s, &c, &err) == PP_EINPUT);
     CHECK(strstr(err.message, "already uses axis 'b'") != NULL);
@@ -224,6 +229,7 @@ static void test_chain_peak(void)
     pp_shard_cost c = eval(&A, &mesh, &s);
     CHECK_NEAR(c.peak_memory, 128);
     CHECK_NEAR(c.runtime, (64 + 64 + 96) / 1e11); /* bytes moved by exp, exp, add on [2,4] */
+    pp_shard_state_free(&s);
     release(&A);
 }
 
@@ -246,7 +252,7 @@ static void test_attention(void)
     int32_t S = A.nda->color[A.nda->tensors[x].first];
     uint8_t seq = pp_shard_nda_sharded_dim(A.nda, S, &(uint8_t){0}, a) == 1 ? 0 : 1;
     pp_shard_mesh mesh = mesh_of("s=2", &dev);
-    pp_shard_state s = {1, {{S, 0, &seq}}};
+    pp_shard_state s = {1, 0, (pp_shard_action[]){{S, 0, &seq}}};
     pp_shard_cost c = eval(&A, &mesh, &s);
     CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 1);
     CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_GATHER], 16384);
@@ -270,6 +276,37 @@ static void test_attention(void)
     release(&A);
 }
 
+/* An embedding table [16,4] f32 split along its 16 rows over 2 devices:
+ * each looks up the rows it holds (zeros for the others) and the lookups
+ * [2,3,4] (96 bytes) are all-reduced, as Megatron's vocabulary-parallel
+ * embedding; the table is never gathered. */
+static void test_vocabulary_parallel_lookup(void)
+{
+    static const char text[] =
+        "func.func public @main(%t: tensor<16x4xf32>, %ids: tensor<2x3xi32>) -> tensor<2x3x4xf32> {\n"
+        "  %i = stablehlo.broadcast_in_dim %ids, dims = [0, 1] : (tensor<2x3xi32>) -> tensor<2x3x1xi32>\n"
+        "  %e = \"stablehlo.gather\"(%t, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], "
+        "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, slice_sizes = array<i64: 1, 4>}> "
+        ": (tensor<16x4xf32>, tensor<2x3x1xi32>) -> tensor<2x3x4xf32>\n"
+        "  %y = stablehlo.exponential %e : tensor<2x3x4xf32>\n"
+        "  return %y : tensor<2x3x4xf32>\n"
+        "}\n";
+    analysed A;
+    if (!open_text(&A, text))
+        return;
+    pp_shard_mesh mesh = mesh_of("m=2", &dev);
+    int32_t vocab = A.nda->color[A.nda->tensors[0].first];
+    CHECK_EQ_INT(A.nda->colors[vocab].size, 16);
+    pp_shard_state s = {1, 0, (pp_shard_action[]){{vocab, 0, NULL}}};
+    pp_shard_cost c = eval(&A, &mesh, &s);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 0);
+    CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_REDUCE], 1);
+    CHECK_EQ_INT(total_collectives(&c), 1);
+    CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_REDUCE], 96);
+    CHECK_NEAR(c.peak_memory, 128 + 24 + 96 + 96); /* at y: half the table, the ids, e and y */
+    release(&A);
+}
+
 /* An opaque op keeps no identity: sharding x's rows (through exp) leaves the
  * custom_call's result whole, so its operand a [4,8] f32 is gathered over the
  * axis first: one all_gather of 128 bytes. */
@@ -285,7 +322,7 @@ static void test_opaque_gather(void)
     if (!open_text(&A, text))
         return;
     pp_shard_mesh mesh = mesh_of("b=2", &dev);
-    pp_shard_state s = {1, {{A.nda->color[A.nda->tensors[0].first], 0, NULL}}};
+    pp_shard_state s = {1, 0, (pp_shard_action[]){{A.nda->color[A.nda->tensors[0].first], 0, NULL}}};
     CHECK(s.actions[0].color != pp_shard_batch_color(A.nda));
     pp_shard_cost c = eval(&A, &mesh, &s);
     CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 1);
@@ -321,31 +358,38 @@ static void test_chess(void)
     CHECK(pp_shard_baseline_data_parallel(A.nda, &mesh, &s, &err) == PP_OK);
     CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &s, &c, &err) == PP_EINPUT);
     pp_shard_mesh m3 = mesh_of("b=3", a100);
+    pp_shard_state_free(&s);
     CHECK(pp_shard_baseline_data_parallel(A.nda, &m3, &s, &err) == PP_OK);
     c = eval(&A, &m3, &s);
     CHECK_EQ_INT(total_collectives(&c), 0);
     CHECK(c.runtime < base.runtime && c.peak_memory < base.peak_memory);
+    pp_shard_state_free(&s);
     CHECK(pp_shard_baseline_megatron(A.nda, &mesh, &s, &err) == PP_OK);
     c = eval(&A, &mesh, &s);
     CHECK(isfinite(c.runtime) && c.runtime > 0 && c.peak_memory < base.peak_memory);
     CHECK(c.collectives[PP_SHARD_ALL_REDUCE] > 0);
     fprintf(stderr, "chess megatron: %d actions, %.3g s (unsharded %.3g s), %d collectives\n", (int)s.n,
             c.runtime, base.runtime, (int)total_collectives(&c));
+    pp_shard_state_free(&s);
     CHECK(pp_shard_baseline_combined(A.nda, &mesh, &s, &err) == PP_OK);
     CHECK(pp_shard_cost_eval(A.flat, A.nda, &mesh, &s, &c, &err) == PP_EINPUT); /* 33 again */
     pp_shard_mesh m34 = mesh_of("b=3,m=4", a100);
+    pp_shard_state_free(&s);
     CHECK(pp_shard_baseline_megatron(A.nda, &m34, &s, &err) == PP_OK);
     pp_shard_cost mega = eval(&A, &m34, &s);
+    pp_shard_state_free(&s);
     CHECK(pp_shard_baseline_combined(A.nda, &m34, &s, &err) == PP_OK);
     /* per layer on m: the MLP hidden color and the attention group (the q, k
      * and v projections' outputs, the heads they are reshaped into, the
-     * output projection's input): 1 + 5; the batch on b */
-    CHECK_EQ_INT(s.n, 8 * 6 + 1);
+     * output projection's input): 1 + 5; the embedding table's 1968 rows on
+     * m too (vocabulary-parallel, Megatron-LM section 3); the batch on b */
+    CHECK_EQ_INT(s.n, 8 * 6 + 1 + 1);
     c = eval(&A, &m34, &s);
     CHECK(isfinite(c.runtime) && c.runtime > 0);
     CHECK_NEAR(c.flops, mega.flops / 3);
     CHECK(c.peak_memory < mega.peak_memory);
     CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_REDUCE], mega.collectives[PP_SHARD_ALL_REDUCE]);
+    pp_shard_state_free(&s);
     pp_hw_catalog_free(cat);
     release(&A);
 }
@@ -365,19 +409,19 @@ static void test_conv_halo(void)
     int32_t y = A.flat->ops[0].results[0];
     int32_t h_in = A.nda->color[A.nda->tensors[0].first + 1], h_out = A.nda->color[A.nda->tensors[y].first + 1];
     CHECK(h_in != h_out);
-    pp_shard_state in_only = {1, {{h_in, 0, NULL}}};
+    pp_shard_state in_only = {1, 0, (pp_shard_action[]){{h_in, 0, NULL}}};
     pp_shard_cost c = eval(&A, &mesh, &in_only);
     CHECK_EQ_INT(total_collectives(&c), 1);
     CHECK_EQ_INT(c.collectives[PP_SHARD_ALL_GATHER], 1);
     CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_GATHER], 1024);
-    pp_shard_state both = {2, {{h_in, 0, NULL}, {h_out, 0, NULL}}};
+    pp_shard_state both = {2, 0, (pp_shard_action[]){{h_in, 0, NULL}, {h_out, 0, NULL}}};
     c = eval(&A, &mesh, &both);
     CHECK_EQ_INT(total_collectives(&c), 1);
     CHECK_EQ_INT(c.collectives[PP_SHARD_HALO_EXCHANGE], 1);
     CHECK_NEAR(c.collective_bytes[PP_SHARD_HALO_EXCHANGE], 256);
     CHECK_NEAR(c.collective_time, pp_hw_p2p_time(link1, 256));
     CHECK_NEAR(c.flops, 2.0 * 128 * 36);
-    pp_shard_state out_only = {1, {{h_out, 0, NULL}}};
+    pp_shard_state out_only = {1, 0, (pp_shard_action[]){{h_out, 0, NULL}}};
     c = eval(&A, &mesh, &out_only);
     CHECK_EQ_INT(total_collectives(&c), 0);
     CHECK_NEAR(c.flops, 2.0 * 128 * 36);
@@ -394,7 +438,7 @@ static void test_gathered_operand_read_whole(void)
     if (!open_model(&A, PP_DATA_DIR "/conv1x1.mlir"))
         return;
     pp_shard_mesh mesh = mesh_of("s=2", &dev);
-    pp_shard_state in_only = {1, {{A.nda->color[A.nda->tensors[0].first + 1], 0, NULL}}};
+    pp_shard_state in_only = {1, 0, (pp_shard_action[]){{A.nda->color[A.nda->tensors[0].first + 1], 0, NULL}}};
     pp_shard_cost c = eval(&A, &mesh, &in_only);
     CHECK_EQ_INT(total_collectives(&c), 1);
     CHECK_NEAR(c.collective_bytes[PP_SHARD_ALL_GATHER], 1024);
@@ -512,6 +556,7 @@ int main(void)
     test_chain_peak();
     test_attention();
     test_opaque_gather();
+    test_vocabulary_parallel_lookup();
     test_chess();
     test_conv_halo();
     test_gathered_operand_read_whole();

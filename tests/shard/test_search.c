@@ -55,8 +55,9 @@ static double brute_force(const analysed *A, const pp_shard_mesh *mesh, double m
     int32_t n = A->nda->n_colors * mesh->n_axes;
     double best = INFINITY;
     for (uint32_t mask = 0; mask < (1u << n); mask++) {
-        pp_shard_state s = {0};
-        for (int32_t k = 0; k < n; k++)
+        pp_shard_action actions[32];
+        pp_shard_state s = {0, 0, actions};
+        for (int32_t k = 0; k < n && k < 32; k++)
             if (mask & (1u << k))
                 s.actions[s.n++] = (pp_shard_action){k / mesh->n_axes, k % mesh->n_axes, NULL};
         pp_shard_cost c;
@@ -136,9 +137,9 @@ static double baseline_time(const analysed *A, const pp_shard_mesh *mesh,
     pp_shard_state s;
     pp_shard_cost c;
     pp_error err = {0};
-    if (make(A->nda, mesh, &s, &err) != PP_OK || pp_shard_cost_eval(A->flat, A->nda, mesh, &s, &c, &err) != PP_OK)
-        return INFINITY;
-    return c.runtime;
+    bool ok = make(A->nda, mesh, &s, &err) == PP_OK && pp_shard_cost_eval(A->flat, A->nda, mesh, &s, &c, &err) == PP_OK;
+    pp_shard_state_free(&s);
+    return ok ? c.runtime : INFINITY;
 }
 
 static bool same_plan(const pp_shard_search_result *a, const pp_shard_search_result *b, int32_t n_names)
@@ -193,6 +194,7 @@ static void test_chess_memory(const pp_hw_device_type *a100)
     pp_error err = {0};
     CHECK(pp_shard_baseline_data_parallel(A.nda, &three, &dp, &err) == PP_OK);
     CHECK(pp_shard_cost_eval(A.flat, A.nda, &three, &dp, &dp_cost, &err) == PP_OK);
+    pp_shard_state_free(&dp);
     pp_shard_search_options o;
     pp_shard_search_options_default(&o);
     o.memory = dp_cost.peak_memory * 0.8;

@@ -709,6 +709,7 @@ static void test_chess(void)
     pp_error err = {0};
     CHECK(pp_shard_baseline_megatron(M.nda, &mesh, &state, &err) == PP_OK);
     CHECK(pp_shard_state_layout(M.nda, &mesh, &state, M.axes, &err) == PP_OK);
+    pp_shard_state_free(&state);
     char *out = write(&M, "b=2,m=4", PP_SHARD_FORMAT_GSPMD);
     char *sig = out ? line_of(out, 2) : NULL;
     if (sig)
