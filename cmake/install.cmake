@@ -1,8 +1,21 @@
-# install.cmake: what `cmake --install` puts where. The headers under
-# include/parplan/, both libraries, a pkg-config file (parplan.pc) and a CMake
-# package (find_package(parplan) gives parplan::parplan, the shared library,
-# and parplan::parplan_static when CBC, jansson and zlib are found to link it).
+# install.cmake: what `cmake --install` puts where. The commands parplan and
+# iopddl, the manual page parplan(1), the headers under include/parplan/,
+# both libraries, a pkg-config file (parplan.pc) and a CMake package
+# (find_package(parplan) gives parplan::parplan, the shared library, and
+# parplan::parplan_static when CBC, jansson and zlib are found to link it).
+# The Python package's place is PP_PYTHON_INSTALL_DIR (the top CMakeLists.txt).
 include(CMakePackageConfigHelpers)
+
+install(TARGETS parplan_cli iopddl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The manual page is written from the built binary's help (cmake/parplan-man).
+set(PP_MAN_PAGE ${CMAKE_CURRENT_BINARY_DIR}/parplan.1)
+add_custom_command(OUTPUT ${PP_MAN_PAGE}
+                   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cmake/parplan-man $<TARGET_FILE:parplan_cli> ${PROJECT_VERSION}
+                           ${PP_MAN_PAGE}
+                   DEPENDS parplan_cli ${CMAKE_CURRENT_SOURCE_DIR}/cmake/parplan-man
+                   COMMENT "Writing the manual page parplan(1) from parplan help")
+add_custom_target(parplan_man ALL DEPENDS ${PP_MAN_PAGE})
+install(FILES ${PP_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 
 set_target_properties(parplan_shared PROPERTIES EXPORT_NAME parplan)
 set_target_properties(parplan PROPERTIES EXPORT_NAME parplan_static)

@@ -1,16 +1,33 @@
-/* check.h: the tests' assertions: print where and what, count failures. */
+/* check.h: the tests' assertions: print where and what, count failures;
+ * stop a test case whose later checks depend on a failed one; mark a test
+ * skipped (ctest's SKIP_RETURN_CODE) when an input from outside the
+ * repository is absent. */
 #ifndef PP_TESTS_CHECK_H
 #define PP_TESTS_CHECK_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 static int check_failures;
+static bool check_skipped;
 
 #define CHECK(cond)                                                              \
     do {                                                                         \
         if (!(cond)) {                                                           \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
             check_failures++;                                                    \
+        }                                                                        \
+    } while (0)
+
+/* A check the rest of the test case stands on (a load, a run whose output
+ * it reads): failed, the case (a void function) returns at once rather
+ * than go on with what the failure left NULL. */
+#define REQUIRE(cond)                                                            \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "%s:%d: check failed, test case stopped: %s\n", __FILE__, __LINE__, #cond); \
+            check_failures++;                                                    \
+            return;                                                              \
         }                                                                        \
     } while (0)
 
@@ -23,6 +40,26 @@ static int check_failures;
         }                                                                        \
     } while (0)
 
-#define CHECK_DONE() (check_failures ? (fprintf(stderr, "%d check(s) failed\n", check_failures), 1) : 0)
+/* ctest's SKIP_RETURN_CODE for every test (tests/CMakeLists.txt). */
+#define CHECK_SKIP_CODE 77
+
+/* Whether an input from outside the repository (the public contest
+ * instances in ../shared, or -DPP_SHARED_DIR) is there; when it is not, one
+ * line names it and the test ends as skipped, after its other checks. */
+static inline bool check_have(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        fclose(f);
+        return true;
+    }
+    printf("skipped: %s is absent (../shared beside the clone, or cmake -DPP_SHARED_DIR=DIR)\n", path);
+    check_skipped = true;
+    return false;
+}
+
+#define CHECK_DONE()                                                             \
+    (check_failures ? (fprintf(stderr, "%d check(s) failed\n", check_failures), 1) \
+                    : check_skipped ? CHECK_SKIP_CODE : 0)
 
 #endif

@@ -1,5 +1,5 @@
 /* test_piper.c: Piper profiles as workloads: both profiles shipped in
- * /work/shared/models/piper (bert32a100, gnmt) checked against an
+ * examples/piper (bert32a100, gnmt) checked against an
  * independent reading of the same JSON, a hand-made three-node graph with a
  * skip edge worked by hand, and malformed graphs refused with their place
  * (a cycle, an unknown endpoint, a negative number, an edge twice, a sync
@@ -11,7 +11,7 @@
 #include "check.h"
 #include "parplan/cluster.h"
 
-#define SHARED_PIPER PP_SOURCE_DIR "/../shared/models/piper"
+#define SHARED_PIPER PP_SOURCE_DIR "/examples/piper"
 
 static int close_to(double got, double want)
 {

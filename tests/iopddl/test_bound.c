@@ -487,15 +487,15 @@ static void check_g(const char *path)
 {
     pp_iopddl_problem *p;
     pp_error err = {0};
-    CHECK_EQ_INT(pp_iopddl_load(path, &p, &err), PP_OK);
+    REQUIRE(pp_iopddl_load(path, &p, &err) == PP_OK);
     pp_iopddl_options o;
     pp_iopddl_options_default(&o);
     o.time_limit = 60;
     pp_iopddl_result r;
-    CHECK_EQ_INT(pp_iopddl_solve(p, &o, &r, &err), PP_OK);
+    REQUIRE(pp_iopddl_solve(p, &o, &r, &err) == PP_OK);
     CHECK(r.proven_optimal);
     iopddl_model *m;
-    CHECK_EQ_INT(iopddl_model_build(p, &m, &err), PP_OK);
+    REQUIRE(iopddl_model_build(p, &m, &err) == PP_OK);
     pp_deadline none = pp_deadline_in(0);
     iopddl_reduced c;
     iopddl_exact_stats stats;

@@ -332,7 +332,7 @@ int main(int argc, char **argv)
 {
     past_deadlines();
     tiny_problems();
-    if (argc > 1)
+    if (argc > 1 && check_have(argv[1]))
         contest_file(argv[1]);
     return CHECK_DONE();
 }

@@ -9,6 +9,8 @@ int main(int argc, char **argv)
 {
     if (argc != 3)
         return 2;
+    if (!check_have(argv[1]))
+        return CHECK_DONE();
     pp_error err = {0};
     pp_iopddl_problem *p;
     if (pp_iopddl_load(argv[1], &p, &err) != PP_OK) {

@@ -13,7 +13,7 @@
 #include "fixture.h"
 #include "parplan/shard_bridge.h"
 
-#define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
+#define SHARED PP_SOURCE_DIR "/examples/shard/"
 #define CHESS SHARED "searchless_chess_9m.mlir"
 
 static const pp_hw_device_type *a100;

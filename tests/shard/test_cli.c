@@ -1,4 +1,4 @@
-/* test_cli.c: `parplan shard` as a user meets it: both shared models and
+/* test_cli.c: `parplan shard` as a user meets it: both bundled models and
  * the paper's MLP explained with the analysis's own counts; a plan on the
  * issue's 2x4 mesh no slower than any baseline, fitting a memory limit that
  * data parallelism exceeds, and its sharded module read back; the IOPDDL
@@ -14,7 +14,7 @@
 #include "cli_run.h"
 #include "parplan/shard.h"
 
-#define MODELS PP_SOURCE_DIR "/../shared/models/stablehlo"
+#define MODELS PP_SOURCE_DIR "/examples/shard"
 
 /* The first line of the explanation names the module and its size. */
 static void explains(const char *path, const char *first_line)
@@ -81,6 +81,7 @@ static void chess_plan(void)
     snprintf(command, sizeof command, "%s shard %s/searchless_chess_9m.mlir --mesh b=2,m=4 --threads 2 --json --out %s",
              PP_CLI, MODELS, out);
     json_t *j = run_json(command);
+    REQUIRE(j != NULL);
     double plan = number_at(j, "plan", "time", NULL), mega = number_at(j, "baselines", "megatron", "time");
     CHECK(plan > 0 && plan <= mega);
     /* both searches ran; the plan is the faster of the two (both fit) */
@@ -162,6 +163,7 @@ static void mcts_only(void)
     snprintf(command, sizeof command, "%s shard %s/searchless_chess_9m.mlir --mesh b=2,m=4 --search mcts --json",
              PP_CLI, MODELS);
     json_t *j = run_json(command);
+    REQUIRE(j != NULL);
     CHECK(json_is_null(json_object_get(j, "iopddl")) && json_is_object(json_object_get(j, "search")));
     CHECK(strcmp(json_string_value(json_object_get(json_object_get(j, "plan"), "source")), "mcts") == 0);
     CHECK(number_at(j, "plan", "time", NULL) == number_at(j, "candidates", "mcts", "time"));
@@ -175,12 +177,14 @@ static void chess_memory(void)
     char command[1024];
     snprintf(command, sizeof command, "%s shard %s/searchless_chess_9m.mlir --mesh b=3 --json", PP_CLI, MODELS);
     json_t *j = run_json(command);
+    REQUIRE(j != NULL);
     double dp_peak = number_at(j, "baselines", "data_parallel", "peak_memory");
     json_decref(j);
     CHECK(dp_peak > 0);
     snprintf(command, sizeof command, "%s shard %s/searchless_chess_9m.mlir --mesh b=3,m=4 --json --memory %.0f",
              PP_CLI, MODELS, 0.8 * dp_peak);
     j = run_json(command);
+    REQUIRE(j != NULL);
     CHECK(json_is_true(json_object_get(json_object_get(j, "plan"), "fits")));
     CHECK(number_at(j, "plan", "peak_memory", NULL) <= 0.8 * dp_peak);
     json_decref(j);
@@ -193,7 +197,9 @@ static void applied(const char *model, const char *mesh, const char *problem, co
     char command[1024];
     snprintf(command, sizeof command, "%s shard %s --mesh %s --apply-iopddl %s %s --json", PP_CLI, model, mesh,
              problem, solution);
+    *time = *cost = NAN;
     json_t *j = run_json(command);
+    REQUIRE(j != NULL);
     *time = number_at(j, "plan", "time", NULL);
     *cost = number_at(j, "iopddl", "cost_ps", NULL);
     json_decref(j);

@@ -1,5 +1,5 @@
 /* test_load.c: the StableHLO reader and the flattened view (src/shard/load.c,
- * flatten.c): the two shared models read with op counts checked against a
+ * flatten.c): the two bundled models read with op counts checked against a
  * line scan of the text, hand-checked shapes and attributes, the paper's
  * small examples, Shardy mesh declarations and bounds encodings, malformed
  * inputs with their positions, opaque ops. */
@@ -9,7 +9,7 @@
 #include "check.h"
 #include "parplan/shard.h"
 
-#define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
+#define SHARED PP_SOURCE_DIR "/examples/shard/"
 
 static char *slurp(const char *path, size_t *size)
 {

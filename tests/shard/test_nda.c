@@ -12,7 +12,7 @@
 #include "check.h"
 #include "parplan/shard.h"
 
-#define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
+#define SHARED PP_SOURCE_DIR "/examples/shard/"
 
 typedef struct {
     pp_shard_module *m;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include "fixture.h"
 
-#define SHARED PP_SOURCE_DIR "/../shared/models/stablehlo/"
+#define SHARED PP_SOURCE_DIR "/examples/shard/"
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 static const pp_hw_link link1 = {1e9, 1e-6};

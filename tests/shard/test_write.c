@@ -14,7 +14,7 @@
 #include "parplan/shard.h"
 #include "parplan/shard_write.h"
 
-#define CHESS PP_SOURCE_DIR "/../shared/models/stablehlo/searchless_chess_9m.mlir"
+#define CHESS PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir"
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 

@@ -6,8 +6,8 @@
  * the check, naming the tensor. Ops with several results: each result
  * constrained under a name of its own, which its uses read (or, written
  * one name each, renamed and constrained one by one). Then the IOPDDL bridge's plan (the one that
- * shards intermediate tensors op by op) on every model of the repository and
- * of ../shared, in both formats: the module read back annotates every tensor
+ * shards intermediate tensors op by op) on every model of the repository,
+ * in both formats: the module read back annotates every tensor
  * the plan fixes, counted independently here. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,9 +259,8 @@ static void test_models(void)
         check_model(path, "b=2,m=2");
     }
     check_model(PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir", "b=2,m=4");
-    check_model(PP_SOURCE_DIR "/../shared/models/stablehlo/searchless_chess_9m.mlir", "b=2,m=4");
-    check_model(PP_SOURCE_DIR "/../shared/models/stablehlo/jax_resnet_50.mlir", "b=2,m=4");
-    check_model(PP_SOURCE_DIR "/../shared/models/stablehlo/jax_resnet_50.mlir", "d=8");
+    check_model(PP_SOURCE_DIR "/examples/shard/jax_resnet_50.mlir", "b=2,m=4");
+    check_model(PP_SOURCE_DIR "/examples/shard/jax_resnet_50.mlir", "d=8");
 }
 
 int main(void)
