@@ -40,17 +40,21 @@ int main(int argc, char **argv)
     pp_iopddl_result r;
     pp_status status = pp_iopddl_solve(p, &o, &r, &err);
     cli_progress_end(&progress);
+    pp_iopddl_evaluation ev;
+    if (status == PP_OK)
+        status = pp_iopddl_evaluate(p, r.strategies, &ev, &err);
     if (status == PP_OK) {
         code = cli_write_solution("iopddl", NULL, r.strategies, p->node_count);
-        fprintf(stderr, "iopddl: cost %lld  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",
-                (long long)r.cost, parsed, parsed + r.time_first_feasible, parsed + r.time_best,
+        char cost[48];
+        fprintf(stderr, "iopddl: cost %s  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",
+                cli_format_int128(r.cost, cost), parsed, parsed + r.time_first_feasible, parsed + r.time_best,
                 pp_now() - started, (long long)r.rounds);
-        if (r.cost >= PP_IOPDDL_FORBIDDEN)
-            fprintf(stderr, "iopddl: warning: the answer pays a forbidden cost (cost >= 1e18): none free of them "
-                            "was found in the time, or none exists\n");
+        if (ev.uses_forbidden)
+            fprintf(stderr, "iopddl: warning: the answer pays a forbidden cost (an entry >= 1e18): none free of "
+                            "them was found in the time, or none exists\n");
         else if (r.lower_bound > -INFINITY)
             fprintf(stderr, "iopddl: lower bound %.0f (gap %.3f%%)\n", r.lower_bound,
-                    100.0 * ((double)r.cost - r.lower_bound) / (double)r.cost);
+                    pp_iopddl_gap_percent(r.cost, r.lower_bound));
     } else {
         code = cli_fail("iopddl", &err);
     }

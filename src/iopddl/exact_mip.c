@@ -312,10 +312,16 @@ static void x_columns(iopddl_reduced *c, iopddl_exact_mip *p)
         if (c->state[r] != ST_FREE)
             continue;
         int row = pp_lp_row(&p->lp, 1.0, 1.0);
+        int64_t least = INT64_MAX;
+        for (uint32_t s = 0; s < dom(c, r); s++)
+            if (c->alive[base(c, r) + s] && c->unary[base(c, r) + s] < least)
+                least = c->unary[base(c, r) + s];
+        least = least == INT64_MAX ? 0 : least; /* nothing alive: the presolve said infeasible */
+        p->shift += least;
         for (uint32_t s = 0; s < dom(c, r); s++) {
             if (!c->alive[base(c, r) + s])
                 continue;
-            int col = pp_lp_col(&p->lp, 0.0, 1.0, (double)c->unary[base(c, r) + s], true);
+            int col = pp_lp_col(&p->lp, 0.0, 1.0, (double)(c->unary[base(c, r) + s] - least), true);
             pp_lp_entry(&p->lp, row, col, 1.0);
             p->xcol[base(c, r) + s] = col;
         }
@@ -344,6 +350,15 @@ static void y_columns(iopddl_reduced *c, iopddl_exact_mip *p, const xpair *q, in
             pp_lp_entry(l, row_b[t], p->xcol[base(c, b) + t], -1.0);
         }
     }
+    int64_t least = INT64_MAX;
+    for (uint32_t s = 0; s < da; s++)
+        for (uint32_t t = 0; t < db && c->alive[base(c, a) + s]; t++)
+            if (c->alive[base(c, b) + t] && q->cost[(size_t)s * db + t] < least)
+                least = q->cost[(size_t)s * db + t];
+    if (least < FORBID)
+        p->shift += least;
+    else
+        least = 0; /* no allowed entry: no column, and the MIP is infeasible */
     for (uint32_t s = 0; s < da && pp_lp_ok(l); s++) {
         if (!c->alive[base(c, a) + s])
             continue;
@@ -351,7 +366,7 @@ static void y_columns(iopddl_reduced *c, iopddl_exact_mip *p, const xpair *q, in
             int64_t x = q->cost[(size_t)s * db + t];
             if (!c->alive[base(c, b) + t] || x >= FORBID)
                 continue;
-            int col = pp_lp_col(l, 0.0, DBL_MAX, (double)x, false);
+            int col = pp_lp_col(l, 0.0, DBL_MAX, (double)(x - least), false);
             pp_lp_entry(l, row_a[s], col, 1.0);
             if (row_b[t] >= 0)
                 pp_lp_entry(l, row_b[t], col, 1.0);
@@ -378,6 +393,7 @@ pp_status iopddl_exact_mip_build(iopddl_reduced *c, iopddl_exact_mip *p, uint64_
     size_t strategies = c->m->dom_start[n];
     /* CBC indexes with int: the cap also keeps every count in range. */
     pp_lp_init(&p->lp, max_nonzeros < (uint64_t)INT_MAX / 2 ? (int)max_nonzeros : INT_MAX / 2);
+    p->shift = 0;
     p->xcol = malloc((strategies + 1) * sizeof *p->xcol);
     for (size_t k = 0; p->xcol && k < strategies; k++)
         p->xcol[k] = -1;

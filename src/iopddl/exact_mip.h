@@ -11,6 +11,12 @@
 typedef struct {
     pp_lp lp;
     int *xcol; /* per strategy index: x column or -1 */
+    /* What the objective leaves out: each free node's least alive cost and
+     * each pair's least allowed entry, taken off every column of theirs
+     * (one x per node and one y per pair is 1 in every answer). CBC works
+     * in doubles, and costs of 9e17 +- 8 differ in their last bits: the
+     * spreads that remain are small and exact. */
+    pp_int128 shift;
 } iopddl_exact_mip;
 
 /* The sizes of the plain formulation into c->st, for comparison. */
