@@ -155,15 +155,15 @@ static pp_status solve_mip(exact_call *E, const iopddl_exact_mip *p, pp_error *e
     if (status != PP_OK)
         return status;
     bool cbc_ok = out.found && offer(E, false);
-    if (out.bound > -INFINITY)
+    if (out.bound > -INFINITY && p->doubles_exact)
         E->lower = out.bound + (double)constant;
     if (E->best >= 0) {
-        /* CBC works in doubles: its proof holds where they tell the MIP's
-         * objective values a unit apart (cost.h). */
-        E->proven = out.proven && cbc_ok && E->best - constant < IOPDDL_EXACT_DOUBLE;
+        /* CBC works in doubles: its proof holds where they hold the MIP's
+         * numbers exactly (exact_mip.h). */
+        E->proven = out.proven && cbc_ok && p->doubles_exact;
         if (E->proven || E->lower > iopddl_cost_floor(E->best))
             E->lower = iopddl_cost_floor(E->best);
-    } else if (out.infeasible) {
+    } else if (out.infeasible && p->doubles_exact) {
         return proven_infeasible(E);
     }
     return PP_OK;

@@ -103,6 +103,7 @@ typedef struct {
     iopddl_reduced *c;
     pp_lp *lp;
     const int *xcol;
+    bool *doubles_exact;
 } emitter;
 
 /* Adds row u as "sum of (usage - least usage) x <= limit - least total",
@@ -125,6 +126,8 @@ static void emit_urow(emitter *e, const urow *u)
         c->infeasible = true;
     if (spread <= room)
         return; /* cannot overflow any more */
+    if (spread >= IOPDDL_EXACT_DOUBLE || room >= IOPDDL_EXACT_DOUBLE)
+        *e->doubles_exact = false;
     int row = pp_lp_row(e->lp, -DBL_MAX, (double)room);
     for (size_t i = 0, j; i < u->len; i = j) {
         pp_int128 lo = u->val[i];
@@ -318,6 +321,11 @@ static void x_columns(iopddl_reduced *c, iopddl_exact_mip *p)
                 least = c->unary[base(c, r) + s];
         least = least == INT64_MAX ? 0 : least; /* nothing alive: the presolve said infeasible */
         p->shift += least;
+        int64_t most = least;
+        for (uint32_t s = 0; s < dom(c, r); s++)
+            if (c->alive[base(c, r) + s] && c->unary[base(c, r) + s] > most)
+                most = c->unary[base(c, r) + s];
+        p->spreads += (pp_int128)most - least;
         for (uint32_t s = 0; s < dom(c, r); s++) {
             if (!c->alive[base(c, r) + s])
                 continue;
@@ -355,10 +363,17 @@ static void y_columns(iopddl_reduced *c, iopddl_exact_mip *p, const xpair *q, in
         for (uint32_t t = 0; t < db && c->alive[base(c, a) + s]; t++)
             if (c->alive[base(c, b) + t] && q->cost[(size_t)s * db + t] < least)
                 least = q->cost[(size_t)s * db + t];
-    if (least < FORBID)
+    int64_t most = 0;
+    for (uint32_t s = 0; s < da; s++)
+        for (uint32_t t = 0; t < db && c->alive[base(c, a) + s]; t++)
+            if (c->alive[base(c, b) + t] && q->cost[(size_t)s * db + t] < FORBID && q->cost[(size_t)s * db + t] > most)
+                most = q->cost[(size_t)s * db + t];
+    if (least < FORBID) {
         p->shift += least;
-    else
+        p->spreads += (pp_int128)most - least;
+    } else {
         least = 0; /* no allowed entry: no column, and the MIP is infeasible */
+    }
     for (uint32_t s = 0; s < da && pp_lp_ok(l); s++) {
         if (!c->alive[base(c, a) + s])
             continue;
@@ -393,7 +408,8 @@ pp_status iopddl_exact_mip_build(iopddl_reduced *c, iopddl_exact_mip *p, uint64_
     size_t strategies = c->m->dom_start[n];
     /* CBC indexes with int: the cap also keeps every count in range. */
     pp_lp_init(&p->lp, max_nonzeros < (uint64_t)INT_MAX / 2 ? (int)max_nonzeros : INT_MAX / 2);
-    p->shift = 0;
+    p->shift = p->spreads = 0;
+    p->doubles_exact = true;
     p->xcol = malloc((strategies + 1) * sizeof *p->xcol);
     for (size_t k = 0; p->xcol && k < strategies; k++)
         p->xcol[k] = -1;
@@ -405,8 +421,10 @@ pp_status iopddl_exact_mip_build(iopddl_reduced *c, iopddl_exact_mip *p, uint64_
     if (ok)
         x_columns(c, p);
     int integers = p->lp.cols;
-    emitter e = {.c = c, .lp = &p->lp, .xcol = p->xcol};
+    emitter e = {.c = c, .lp = &p->lp, .xcol = p->xcol, .doubles_exact = &p->doubles_exact};
     ok = ok && pp_lp_ok(&p->lp) && pair_columns(c, p) && pp_lp_ok(&p->lp) && usage_rows(c, &e);
+    if (p->spreads >= IOPDDL_EXACT_DOUBLE)
+        p->doubles_exact = false;
     if (ok && pp_lp_ok(&p->lp)) {
         c->st->columns = (uint64_t)p->lp.cols;
         c->st->rows = (uint64_t)p->lp.rows;

@@ -17,6 +17,11 @@ typedef struct {
      * in doubles, and costs of 9e17 +- 8 differ in their last bits: the
      * spreads that remain are small and exact. */
     pp_int128 shift;
+    /* Every objective value and usage row sum the MIP can reach is below
+     * 2^53 (cost.h), so CBC's doubles hold them exactly: only then does its
+     * proof of optimality hold (its answers are checked in 128 bits anyway). */
+    bool doubles_exact;
+    pp_int128 spreads; /* scratch: the objective's largest value */
 } iopddl_exact_mip;
 
 /* The sizes of the plain formulation into c->st, for comparison. */

@@ -100,8 +100,8 @@ static void test_past_int64(void)
 
 /* Inputs from a pipe are read whole (the gzip sniff used to eat them), a
  * gzip whose size field is damaged is reported as the reader finds it (not
- * as a lack of time from the margin that field would need), and a gap at a
- * zero cost is 0, not "-nan". */
+ * as a lack of time from the margin that field would need), a gap at a
+ * zero cost is 0, not "-nan", and a key written with escapes counts. */
 static void test_inputs_and_gap(void)
 {
     char command[1024];
@@ -115,6 +115,10 @@ static void test_inputs_and_gap(void)
     expect(command, 2, "incorrect length check");
     snprintf(command, sizeof command, "'%s' '%s/zero-cost.json' 2 2>&1 | grep gap", iopddl, data);
     expect(command, 0, "(gap 0.000%)");
+    /* "usage\u005flimit": 55 is the limit: the answer keeps under it. */
+    snprintf(command, sizeof command, "'%s' solve '%s/escaped-keys.json' --timeout 2 2>&1 | grep -E '^peak'", parplan,
+             data);
+    expect(command, 0, "peak usage      55 of limit 55");
 }
 
 /* The example's optimum, 445, found and proven even with 1 s: no stage
