@@ -52,6 +52,10 @@ void pp_iopddl_free(pp_iopddl_problem *p);
 /* Reads a solution "[s0, s1, ...]" for p from path (one index per node). */
 pp_status pp_iopddl_load_solution(const char *path, const pp_iopddl_problem *p,
                                   uint32_t **out_strategies, pp_error *err);
+/* The same from size bytes at text, with name standing for the file in
+ * messages: "name: byte N: reason". */
+pp_status pp_iopddl_parse_solution(const char *name, const char *text, size_t size, const pp_iopddl_problem *p,
+                                   uint32_t **out_strategies, pp_error *err);
 
 /* The contest's evaluation: 128-bit sums, half-open intervals, no limit if absent. */
 typedef struct {
