@@ -308,6 +308,17 @@ void iopddl_exact_mip_free(iopddl_exact_mip *p)
     free(p->xcol);
 }
 
+/* What to take off every column of a table whose allowed entries run from
+ * least to most (exact_mip.h): its least, where its entries pass 2^53;
+ * elsewhere nothing, so that CBC sees (and searches) what it did before. */
+static int64_t table_shift(iopddl_exact_mip *p, int64_t least, int64_t most)
+{
+    int64_t off = most >= IOPDDL_EXACT_DOUBLE ? least : 0;
+    p->shift += off;
+    p->reach += (pp_int128)most - off;
+    return off;
+}
+
 /* x columns and the assignment rows. */
 static void x_columns(iopddl_reduced *c, iopddl_exact_mip *p)
 {
@@ -320,12 +331,11 @@ static void x_columns(iopddl_reduced *c, iopddl_exact_mip *p)
             if (c->alive[base(c, r) + s] && c->unary[base(c, r) + s] < least)
                 least = c->unary[base(c, r) + s];
         least = least == INT64_MAX ? 0 : least; /* nothing alive: the presolve said infeasible */
-        p->shift += least;
         int64_t most = least;
         for (uint32_t s = 0; s < dom(c, r); s++)
             if (c->alive[base(c, r) + s] && c->unary[base(c, r) + s] > most)
                 most = c->unary[base(c, r) + s];
-        p->spreads += (pp_int128)most - least;
+        least = table_shift(p, least, most);
         for (uint32_t s = 0; s < dom(c, r); s++) {
             if (!c->alive[base(c, r) + s])
                 continue;
@@ -368,12 +378,8 @@ static void y_columns(iopddl_reduced *c, iopddl_exact_mip *p, const xpair *q, in
         for (uint32_t t = 0; t < db && c->alive[base(c, a) + s]; t++)
             if (c->alive[base(c, b) + t] && q->cost[(size_t)s * db + t] < FORBID && q->cost[(size_t)s * db + t] > most)
                 most = q->cost[(size_t)s * db + t];
-    if (least < FORBID) {
-        p->shift += least;
-        p->spreads += (pp_int128)most - least;
-    } else {
-        least = 0; /* no allowed entry: no column, and the MIP is infeasible */
-    }
+    /* No allowed entry: no column, and the MIP is infeasible. */
+    least = least < FORBID ? table_shift(p, least, most) : 0;
     for (uint32_t s = 0; s < da && pp_lp_ok(l); s++) {
         if (!c->alive[base(c, a) + s])
             continue;
@@ -408,7 +414,7 @@ pp_status iopddl_exact_mip_build(iopddl_reduced *c, iopddl_exact_mip *p, uint64_
     size_t strategies = c->m->dom_start[n];
     /* CBC indexes with int: the cap also keeps every count in range. */
     pp_lp_init(&p->lp, max_nonzeros < (uint64_t)INT_MAX / 2 ? (int)max_nonzeros : INT_MAX / 2);
-    p->shift = p->spreads = 0;
+    p->shift = p->reach = 0;
     p->doubles_exact = true;
     p->xcol = malloc((strategies + 1) * sizeof *p->xcol);
     for (size_t k = 0; p->xcol && k < strategies; k++)
@@ -423,7 +429,7 @@ pp_status iopddl_exact_mip_build(iopddl_reduced *c, iopddl_exact_mip *p, uint64_
     int integers = p->lp.cols;
     emitter e = {.c = c, .lp = &p->lp, .xcol = p->xcol, .doubles_exact = &p->doubles_exact};
     ok = ok && pp_lp_ok(&p->lp) && pair_columns(c, p) && pp_lp_ok(&p->lp) && usage_rows(c, &e);
-    if (p->spreads >= IOPDDL_EXACT_DOUBLE)
+    if (p->reach >= IOPDDL_EXACT_DOUBLE)
         p->doubles_exact = false;
     if (ok && pp_lp_ok(&p->lp)) {
         c->st->columns = (uint64_t)p->lp.cols;
