@@ -57,6 +57,9 @@ enum { BOUND_STEPS = 1000 };
  * round: with more entries than this it is not tried (the six public
  * instances hold 0.2M-7.8M), and per this many entries it needs
  * PRESOLVED_MIN_SECONDS left, so a larger model cannot overrun the limit. */
+/* Below this much time left once the presolve is ready, the presolved
+ * search is not started (the model's search takes what is left). */
+#define PRESOLVED_LEFT_SECONDS 0.5
 #define PRESOLVED_MAX_CELLS 20000000
 #define PRESOLVED_CELLS_PER_FLOOR 8000000.0
 
@@ -426,6 +429,13 @@ static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolv
         iopddl_presolved_free(s);
         return PP_OK;
     }
+    /* The presolve and the wait for the bound may have taken the rest of
+     * the time (a loaded machine): the inner solve would read a limit of 0
+     * as none, and ran to 120 s of a 20 s run on A. */
+    if (deadline->at > 0 && pp_deadline_left(deadline) < PRESOLVED_LEFT_SECONDS) {
+        iopddl_presolved_free(s);
+        return PP_OK;
+    }
     const pp_iopddl_problem *q = iopddl_presolved_problem(s);
     uint32_t *warm = malloc(((size_t)q->node_count + 1) * sizeof *warm);
     uint32_t *x = malloc(((size_t)m->node_count + 1) * sizeof *x);
@@ -437,7 +447,7 @@ static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolv
     }
     presolved_progress forward = {o, started, iopddl_presolved_constant(s)};
     pp_iopddl_options inner = *o;
-    inner.time_limit = deadline->at > 0 ? pp_deadline_left(deadline) : 0;
+    inner.time_limit = deadline->at > 0 ? fmax(pp_deadline_left(deadline), 1e-3) : 0; /* never 0: none */
     inner.bound_share = 0;
     inner.stop = deadline->stop;
     inner.on_progress = o->on_progress ? report_presolved : NULL;
