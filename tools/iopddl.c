@@ -39,15 +39,16 @@ static int run(int argc, char **argv)
     if (status == PP_OK) {
         const pp_iopddl_result *r = &o.result;
         code = cli_write_solution("iopddl", NULL, r->strategies, o.problem->node_count);
-        fprintf(stderr, "iopddl: cost %lld  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",
-                (long long)r->cost, o.read_seconds, o.read_seconds + r->time_first_feasible,
+        char cost[48];
+        fprintf(stderr, "iopddl: cost %s  parse %.2fs  first feasible %.2fs  best %.2fs  total %.2fs  rounds %lld\n",
+                cli_format_int128(r->cost, cost), o.read_seconds, o.read_seconds + r->time_first_feasible,
                 o.read_seconds + r->time_best, pp_now() - started, (long long)r->rounds);
-        if (r->cost >= PP_IOPDDL_FORBIDDEN)
-            fprintf(stderr, "iopddl: warning: the answer pays a forbidden cost (cost >= 1e18): none free of them "
-                            "was found in the time, or none exists\n");
+        if (o.evaluation.uses_forbidden)
+            fprintf(stderr, "iopddl: warning: the answer pays a forbidden cost (an entry >= 1e18): none free of "
+                            "them was found in the time, or none exists\n");
         else if (r->lower_bound > -INFINITY)
             fprintf(stderr, "iopddl: lower bound %.0f (gap %.3f%%)\n", r->lower_bound,
-                    100.0 * ((double)r->cost - r->lower_bound) / (double)r->cost);
+                    pp_iopddl_gap_percent(r->cost, r->lower_bound));
     } else {
         code = cli_fail("iopddl", &err);
     }

@@ -73,7 +73,7 @@ static void print_summary(const pp_iopddl_outcome *o, double total)
         fprintf(stderr, "optimal         yes (proven: the cost equals a certified lower bound)\n");
     else if (r->lower_bound > -INFINITY)
         fprintf(stderr, "lower bound     %.0f (gap %.3f%%)\n", r->lower_bound,
-                100.0 * ((double)r->cost - r->lower_bound) / (double)r->cost);
+                pp_iopddl_gap_percent(r->cost, r->lower_bound));
     fprintf(stderr, "parse           %.2f s\n", parsed);
     fprintf(stderr, "first feasible  %.2f s\n", parsed + r->time_first_feasible);
     fprintf(stderr, "best found      %.2f s\n", parsed + r->time_best);

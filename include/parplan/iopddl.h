@@ -52,6 +52,10 @@ void pp_iopddl_free(pp_iopddl_problem *p);
 /* Reads a solution "[s0, s1, ...]" for p from path (one index per node). */
 pp_status pp_iopddl_load_solution(const char *path, const pp_iopddl_problem *p,
                                   uint32_t **out_strategies, pp_error *err);
+/* The same from size bytes at text, with name standing for the file in
+ * messages: "name: byte N: reason". */
+pp_status pp_iopddl_parse_solution(const char *name, const char *text, size_t size, const pp_iopddl_problem *p,
+                                   uint32_t **out_strategies, pp_error *err);
 
 /* The contest's evaluation: 128-bit sums, half-open intervals, no limit if absent. */
 typedef struct {
@@ -90,7 +94,7 @@ void pp_iopddl_options_default(pp_iopddl_options *o);
 
 typedef struct {
     uint32_t *strategies;  /* node_count entries, malloc'd; free with pp_iopddl_result_free */
-    int64_t cost;          /* as pp_iopddl_evaluate sums it, clamped to INT64_MAX */
+    pp_int128 cost;        /* as pp_iopddl_evaluate sums it: exact */
     bool feasible;
     double time_first_feasible, time_best, time_total;
     int64_t rounds;
@@ -109,6 +113,11 @@ typedef struct {
 pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o,
                           pp_iopddl_result *result, pp_error *err);
 void pp_iopddl_result_free(pp_iopddl_result *r);
+
+/* How far cost may be above the optimum, in percent of cost, given a lower
+ * bound: 0 when the two meet (a zero cost at a zero bound too), 100 for a
+ * bound at or below zero under a positive cost. */
+double pp_iopddl_gap_percent(pp_int128 cost, double lower_bound);
 
 /* Writes "[s0, s1, ...]" (the contest's answer line, no newline) to buf of
  * size >= 12 * node_count + 3; returns the length. */

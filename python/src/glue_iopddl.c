@@ -100,7 +100,7 @@ static PyObject *solve_answer(const iopddl_call *c)
     const pp_iopddl_result *r = &c->out.result;
     PyObject *d = PyDict_New();
     if (d && (glue_put(d, "assignment", assignment(r->strategies, c->out.problem->node_count)) |
-              glue_put(d, "cost", PyLong_FromLongLong(r->cost)) | put_evaluation(d, &c->out.evaluation) |
+              glue_put(d, "cost", int128(r->cost)) | put_evaluation(d, &c->out.evaluation) |
               glue_put(d, "lower_bound", bound(r->lower_bound)) |
               glue_put(d, "proven_optimal", PyBool_FromLong(r->proven_optimal)) |
               glue_put(d, "time_first_feasible", PyFloat_FromDouble(r->time_first_feasible)) |

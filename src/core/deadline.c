@@ -44,10 +44,15 @@ double pp_job_solve_budget(double timeout, double started)
 double pp_file_text_bytes(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
+    /* Only a regular file is looked into: the bytes read from a pipe
+     * (`iopddl <(zcat f) 2`) would be gone for the reader. */
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
     double bytes = (double)st.st_size;
-    /* A gzip file ends with its text's length modulo 2^32 (RFC 1952). */
+    /* A gzip file ends with its text's length modulo 2^32 (RFC 1952). A
+     * damaged one ends in anything: deflate expands at most 1032 times
+     * (zlib's technical notes), so no more is believed, and the reader's
+     * own error ("truncated gzip") is what the run reports. */
     unsigned char head[2], tail[4];
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -56,7 +61,7 @@ double pp_file_text_bytes(const char *path)
     if (gzip && fseek(f, -4, SEEK_END) == 0 && fread(tail, 1, 4, f) == 4) {
         double text = (double)((uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
                                (uint32_t)tail[3] << 24);
-        bytes = fmax(bytes, text);
+        bytes = fmax(bytes, fmin(text, 1032.0 * (double)st.st_size));
     }
     fclose(f);
     return bytes;

@@ -415,7 +415,7 @@ static void offer_ray(lagrange *l, const iopddl_model *m, const iopddl_reduced *
     iopddl_profile profile;
     if (!sr || !x || !repair || !polish || !iopddl_profile_init(&profile, m, arena))
         return;
-    int64_t least = PP_IOPDDL_FORBIDDEN;
+    iopddl_cost least = IOPDDL_NO_COST;
     for (int k = 0; k < RAY_POINTS && !pp_deadline_passed(deadline); k++) {
         for (uint32_t s = 0; s < b->segment_count; s++)
             l->lambda[s] = (1 + RAY_STRIDE * k) * l->best_lambda[s];
@@ -429,8 +429,8 @@ static void offer_ray(lagrange *l, const iopddl_model *m, const iopddl_reduced *
         if (!iopddl_repair_run(repair, x, &profile, RAY_REPAIRS, deadline))
             continue;
         iopddl_polish_run(polish, x, &profile, deadline);
-        int64_t cost = iopddl_model_cost(m, x);
-        if (cost < least && iopddl_profile_fits(&profile, m, x)) {
+        iopddl_cost cost = iopddl_model_cost(m, x);
+        if (cost < least && iopddl_model_forbidden_free(m, x) && iopddl_profile_fits(&profile, m, x)) {
             least = cost;
             on_answer(ctx, x, cost);
         }

@@ -39,7 +39,7 @@ bool iopddl_bound_model_reduced(iopddl_bound_model *b, iopddl_reduced *c, pp_are
 /* An answer the bound decoded, expanded to the model's nodes, repaired and
  * polished (x: node_count entries, read during the call only); it keeps
  * the limit and costs `cost` (iopddl_model_cost). */
-typedef void iopddl_bound_answer(void *ctx, const uint32_t *x, int64_t cost);
+typedef void iopddl_bound_answer(void *ctx, const uint32_t *x, iopddl_cost cost);
 
 /* A bound below the cost of every assignment that uses no forbidden cost
  * and keeps the usage limit; -INFINITY if out of memory. On the model as

@@ -36,13 +36,15 @@ static bool fits(const iopddl_model *m, const uint32_t *x)
     return ok;
 }
 
-static bool usable(const iopddl_model *m, const uint32_t *x, int64_t *cost)
+/* Usable: within the domains, no forbidden entry (the MIP leaves them
+ * out; the total may pass 10^18 all the same) and within the limit. */
+static bool usable(const iopddl_model *m, const uint32_t *x, iopddl_cost *cost)
 {
     for (uint32_t v = 0; v < m->node_count; v++)
         if (x[v] >= iopddl_domain(m, v))
             return false;
     *cost = iopddl_model_cost(m, x);
-    return *cost < FORBID && fits(m, x);
+    return iopddl_model_forbidden_free(m, x) && fits(m, x);
 }
 
 /* CBC on the MIP (core/cbc.h), from warm_sr when given; on out->found, sr
@@ -86,7 +88,7 @@ typedef struct {
     double t0;
     iopddl_reduced c;
     uint32_t *sr, *warm_sr, *x, *x_out;
-    int64_t best; /* the cost of x_out, or -1: none usable yet */
+    iopddl_cost best; /* the cost of x_out, or -1: none usable yet */
     double lower; /* what *lower_bound_out will say */
     bool proven;
 } exact_call;
@@ -103,7 +105,7 @@ static pp_status proven_infeasible(exact_call *E)
  * is not usable. */
 static bool offer(exact_call *E, bool or_equal)
 {
-    int64_t cost;
+    iopddl_cost cost;
     iopddl_reduced_expand(&E->c, E->sr, E->x);
     if (!usable(E->m, E->x, &cost))
         return false;
@@ -133,14 +135,14 @@ static pp_status decided(exact_call *E)
 {
     offer(E, true);
     E->proven = E->best >= 0;
-    E->lower = E->best >= 0 ? (double)E->best : INFINITY;
+    E->lower = E->best >= 0 ? iopddl_cost_floor(E->best) : INFINITY;
     return E->best >= 0 ? PP_OK : PP_INFEASIBLE;
 }
 
 /* CBC on the MIP p, and what its answer and bound prove. */
 static pp_status solve_mip(exact_call *E, const iopddl_exact_mip *p, pp_error *err)
 {
-    pp_int128 constant = iopddl_reduced_fixed_cost(&E->c);
+    pp_int128 constant = iopddl_reduced_fixed_cost(&E->c) + p->shift;
     bool have_warm = E->best >= 0 && iopddl_reduced_warm(&E->c, E->x_out, E->warm_sr);
     pp_cbc_outcome out;
     double t1 = pp_now(), deadline = E->o->time_limit > 0 ? E->t0 + E->o->time_limit : 0;
@@ -153,13 +155,15 @@ static pp_status solve_mip(exact_call *E, const iopddl_exact_mip *p, pp_error *e
     if (status != PP_OK)
         return status;
     bool cbc_ok = out.found && offer(E, false);
-    if (out.bound > -INFINITY)
+    if (out.bound > -INFINITY && p->doubles_exact)
         E->lower = out.bound + (double)constant;
     if (E->best >= 0) {
-        E->proven = out.proven && cbc_ok;
-        if (E->proven || E->lower > (double)E->best)
-            E->lower = (double)E->best;
-    } else if (out.infeasible) {
+        /* CBC works in doubles: its proof holds where they hold the MIP's
+         * numbers exactly (exact_mip.h). */
+        E->proven = out.proven && cbc_ok && p->doubles_exact;
+        if (E->proven || E->lower > iopddl_cost_floor(E->best))
+            E->lower = iopddl_cost_floor(E->best);
+    } else if (out.infeasible && p->doubles_exact) {
         return proven_infeasible(E);
     }
     return PP_OK;
@@ -190,8 +194,8 @@ static pp_status solve_reduced(exact_call *E, pp_error *err)
     return status;
 }
 
-pp_status iopddl_exact_solve_ex(const iopddl_model *m, const uint32_t *warm_start, int64_t warm_cost,
-                             const iopddl_exact_options *o, uint32_t *x_out, int64_t *cost_out,
+pp_status iopddl_exact_solve_ex(const iopddl_model *m, const uint32_t *warm_start, iopddl_cost warm_cost,
+                             const iopddl_exact_options *o, uint32_t *x_out, iopddl_cost *cost_out,
                              double *lower_bound_out, bool *proven_optimal, iopddl_exact_stats *stats,
                              pp_error *err)
 {
@@ -238,8 +242,8 @@ pp_status iopddl_exact_solve_ex(const iopddl_model *m, const uint32_t *warm_star
     return status;
 }
 
-pp_status iopddl_exact_solve(const iopddl_model *m, const uint32_t *warm_start, int64_t warm_cost,
-                          double time_limit, int threads, uint32_t *x_out, int64_t *cost_out,
+pp_status iopddl_exact_solve(const iopddl_model *m, const uint32_t *warm_start, iopddl_cost warm_cost,
+                          double time_limit, int threads, uint32_t *x_out, iopddl_cost *cost_out,
                           double *lower_bound_out, bool *proven_optimal, pp_error *err)
 {
     iopddl_exact_options o = {.time_limit = time_limit, .threads = threads, .verbose = false};

@@ -61,7 +61,7 @@ typedef struct {
  * to start from; warm_cost is its cost if known, else -1 (it is recomputed
  * and checked either way: an infeasible warm start is ignored).
  * On PP_OK, *cost_out is the exact cost of x_out, the best feasible
- * assignment found (never worse than a feasible warm start), or -1 when
+ * assignment free of forbidden entries found (never worse than a feasible warm start), or -1 when
  * none was found in time (x_out is then the least-usage assignment);
  * *lower_bound_out is a bound no feasible assignment beats (-INFINITY if
  * CBC got no bound); *proven_optimal says the search finished.
@@ -76,13 +76,13 @@ typedef struct {
  * -INFINITY), a stop request (pp_stop_requested or o->stop) is answered within 50 ms,
  * a crash inside CBC costs only its answer (one retry without CBC's
  * preprocessing and cuts follows), and calls may run side by side. */
-pp_status iopddl_exact_solve(const iopddl_model *m, const uint32_t *warm_start, int64_t warm_cost,
-                          double time_limit, int threads, uint32_t *x_out, int64_t *cost_out,
+pp_status iopddl_exact_solve(const iopddl_model *m, const uint32_t *warm_start, iopddl_cost warm_cost,
+                          double time_limit, int threads, uint32_t *x_out, iopddl_cost *cost_out,
                           double *lower_bound_out, bool *proven_optimal, pp_error *err);
 
 /* The same with all options and the figures above (stats may be NULL). */
-pp_status iopddl_exact_solve_ex(const iopddl_model *m, const uint32_t *warm_start, int64_t warm_cost,
-                             const iopddl_exact_options *o, uint32_t *x_out, int64_t *cost_out,
+pp_status iopddl_exact_solve_ex(const iopddl_model *m, const uint32_t *warm_start, iopddl_cost warm_cost,
+                             const iopddl_exact_options *o, uint32_t *x_out, iopddl_cost *cost_out,
                              double *lower_bound_out, bool *proven_optimal, iopddl_exact_stats *stats,
                              pp_error *err);
 

@@ -103,6 +103,7 @@ typedef struct {
     iopddl_reduced *c;
     pp_lp *lp;
     const int *xcol;
+    bool *doubles_exact;
 } emitter;
 
 /* Adds row u as "sum of (usage - least usage) x <= limit - least total",
@@ -125,6 +126,8 @@ static void emit_urow(emitter *e, const urow *u)
         c->infeasible = true;
     if (spread <= room)
         return; /* cannot overflow any more */
+    if (spread >= IOPDDL_EXACT_DOUBLE || room >= IOPDDL_EXACT_DOUBLE)
+        *e->doubles_exact = false;
     int row = pp_lp_row(e->lp, -DBL_MAX, (double)room);
     for (size_t i = 0, j; i < u->len; i = j) {
         pp_int128 lo = u->val[i];
@@ -305,6 +308,17 @@ void iopddl_exact_mip_free(iopddl_exact_mip *p)
     free(p->xcol);
 }
 
+/* What to take off every column of a table whose allowed entries run from
+ * least to most (exact_mip.h): its least, where its entries pass 2^53;
+ * elsewhere nothing, so that CBC sees (and searches) what it did before. */
+static int64_t table_shift(iopddl_exact_mip *p, int64_t least, int64_t most)
+{
+    int64_t off = most >= IOPDDL_EXACT_DOUBLE ? least : 0;
+    p->shift += off;
+    p->reach += (pp_int128)most - off;
+    return off;
+}
+
 /* x columns and the assignment rows. */
 static void x_columns(iopddl_reduced *c, iopddl_exact_mip *p)
 {
@@ -312,10 +326,20 @@ static void x_columns(iopddl_reduced *c, iopddl_exact_mip *p)
         if (c->state[r] != ST_FREE)
             continue;
         int row = pp_lp_row(&p->lp, 1.0, 1.0);
+        int64_t least = INT64_MAX;
+        for (uint32_t s = 0; s < dom(c, r); s++)
+            if (c->alive[base(c, r) + s] && c->unary[base(c, r) + s] < least)
+                least = c->unary[base(c, r) + s];
+        least = least == INT64_MAX ? 0 : least; /* nothing alive: the presolve said infeasible */
+        int64_t most = least;
+        for (uint32_t s = 0; s < dom(c, r); s++)
+            if (c->alive[base(c, r) + s] && c->unary[base(c, r) + s] > most)
+                most = c->unary[base(c, r) + s];
+        least = table_shift(p, least, most);
         for (uint32_t s = 0; s < dom(c, r); s++) {
             if (!c->alive[base(c, r) + s])
                 continue;
-            int col = pp_lp_col(&p->lp, 0.0, 1.0, (double)c->unary[base(c, r) + s], true);
+            int col = pp_lp_col(&p->lp, 0.0, 1.0, (double)(c->unary[base(c, r) + s] - least), true);
             pp_lp_entry(&p->lp, row, col, 1.0);
             p->xcol[base(c, r) + s] = col;
         }
@@ -344,6 +368,18 @@ static void y_columns(iopddl_reduced *c, iopddl_exact_mip *p, const xpair *q, in
             pp_lp_entry(l, row_b[t], p->xcol[base(c, b) + t], -1.0);
         }
     }
+    int64_t least = INT64_MAX;
+    for (uint32_t s = 0; s < da; s++)
+        for (uint32_t t = 0; t < db && c->alive[base(c, a) + s]; t++)
+            if (c->alive[base(c, b) + t] && q->cost[(size_t)s * db + t] < least)
+                least = q->cost[(size_t)s * db + t];
+    int64_t most = 0;
+    for (uint32_t s = 0; s < da; s++)
+        for (uint32_t t = 0; t < db && c->alive[base(c, a) + s]; t++)
+            if (c->alive[base(c, b) + t] && q->cost[(size_t)s * db + t] < FORBID && q->cost[(size_t)s * db + t] > most)
+                most = q->cost[(size_t)s * db + t];
+    /* No allowed entry: no column, and the MIP is infeasible. */
+    least = least < FORBID ? table_shift(p, least, most) : 0;
     for (uint32_t s = 0; s < da && pp_lp_ok(l); s++) {
         if (!c->alive[base(c, a) + s])
             continue;
@@ -351,7 +387,7 @@ static void y_columns(iopddl_reduced *c, iopddl_exact_mip *p, const xpair *q, in
             int64_t x = q->cost[(size_t)s * db + t];
             if (!c->alive[base(c, b) + t] || x >= FORBID)
                 continue;
-            int col = pp_lp_col(l, 0.0, DBL_MAX, (double)x, false);
+            int col = pp_lp_col(l, 0.0, DBL_MAX, (double)(x - least), false);
             pp_lp_entry(l, row_a[s], col, 1.0);
             if (row_b[t] >= 0)
                 pp_lp_entry(l, row_b[t], col, 1.0);
@@ -378,6 +414,8 @@ pp_status iopddl_exact_mip_build(iopddl_reduced *c, iopddl_exact_mip *p, uint64_
     size_t strategies = c->m->dom_start[n];
     /* CBC indexes with int: the cap also keeps every count in range. */
     pp_lp_init(&p->lp, max_nonzeros < (uint64_t)INT_MAX / 2 ? (int)max_nonzeros : INT_MAX / 2);
+    p->shift = p->reach = 0;
+    p->doubles_exact = true;
     p->xcol = malloc((strategies + 1) * sizeof *p->xcol);
     for (size_t k = 0; p->xcol && k < strategies; k++)
         p->xcol[k] = -1;
@@ -389,8 +427,10 @@ pp_status iopddl_exact_mip_build(iopddl_reduced *c, iopddl_exact_mip *p, uint64_
     if (ok)
         x_columns(c, p);
     int integers = p->lp.cols;
-    emitter e = {.c = c, .lp = &p->lp, .xcol = p->xcol};
+    emitter e = {.c = c, .lp = &p->lp, .xcol = p->xcol, .doubles_exact = &p->doubles_exact};
     ok = ok && pp_lp_ok(&p->lp) && pair_columns(c, p) && pp_lp_ok(&p->lp) && usage_rows(c, &e);
+    if (p->reach >= IOPDDL_EXACT_DOUBLE)
+        p->doubles_exact = false;
     if (ok && pp_lp_ok(&p->lp)) {
         c->st->columns = (uint64_t)p->lp.cols;
         c->st->rows = (uint64_t)p->lp.rows;

@@ -11,6 +11,17 @@
 typedef struct {
     pp_lp lp;
     int *xcol; /* per strategy index: x column or -1 */
+    /* What the objective leaves out: where a node's or a pair's costs pass
+     * 2^53, its least, taken off every column of theirs (one x per node and
+     * one y per pair is 1 in every answer). CBC works in doubles, and costs
+     * of 9e17 +- 8 differ in their last bits: what remains is small and
+     * exact. */
+    pp_int128 shift;
+    /* Every objective value and usage row sum the MIP can reach is below
+     * 2^53 (cost.h), so CBC's doubles hold them exactly: only then does its
+     * proof of optimality hold (its answers are checked in 128 bits anyway). */
+    bool doubles_exact;
+    pp_int128 reach; /* the objective's largest value */
 } iopddl_exact_mip;
 
 /* The sizes of the plain formulation into c->st, for comparison. */

@@ -34,7 +34,7 @@ typedef struct {
     double overhead;        /* wall seconds of the job outside CBC's search */
     uint8_t *is_free;
     uint32_t *queue, *warm, *answer;
-    int64_t cost;           /* the restricted model's optimum found, -1 if none */
+    iopddl_cost cost;       /* the restricted model's optimum found, -1 if none */
     bool proven, too_big, failed;
 } lns_job;
 
@@ -122,7 +122,7 @@ static bool merge_round(iopddl_lns *s, lns_job **jobs, int count)
             continue;
         memcpy(s->trial, s->best, m->node_count * sizeof(uint32_t));
         iopddl_model_unrestrict(m, j->is_free, j->answer, s->trial);
-        int64_t cost = iopddl_model_cost(m, s->trial);
+        iopddl_cost cost = iopddl_model_cost(m, s->trial);
         if (cost < s->best_cost && iopddl_profile_fits(&s->profile, m, s->trial)) {
             memcpy(s->best, s->trial, m->node_count * sizeof(uint32_t));
             s->best_cost = cost;
@@ -151,7 +151,7 @@ static void adapt_size(iopddl_lns *s, lns_job *jobs, int count, bool gained)
 }
 
 bool iopddl_lns_init(iopddl_lns *s, const iopddl_model *m, int threads, uint64_t seed, const uint32_t *start,
-                  int64_t start_cost)
+                  iopddl_cost start_cost)
 {
     memset(s, 0, sizeof *s);
     s->m = m;
@@ -207,7 +207,7 @@ bool iopddl_lns_round(iopddl_lns *s, double seconds)
     return gained;
 }
 
-void iopddl_lns_reset(iopddl_lns *s, const uint32_t *start, int64_t start_cost)
+void iopddl_lns_reset(iopddl_lns *s, const uint32_t *start, iopddl_cost start_cost)
 {
     memcpy(s->best, start, s->m->node_count * sizeof(uint32_t));
     s->best_cost = start_cost;

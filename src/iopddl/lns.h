@@ -10,7 +10,7 @@ typedef struct {
     pp_rng rng;
     uint32_t region;      /* nodes freed per region, adapted each round */
     uint32_t *best;       /* feasible; only ever replaced by a cheaper feasible answer */
-    int64_t best_cost;
+    iopddl_cost best_cost;
     uint32_t *trial;
     iopddl_profile profile;
     void *jobs;           /* lns.c's per-thread scratch */
@@ -23,7 +23,7 @@ typedef struct {
 
 /* start must be feasible, start_cost its exact cost. */
 bool iopddl_lns_init(iopddl_lns *s, const iopddl_model *m, int threads, uint64_t seed, const uint32_t *start,
-                  int64_t start_cost);
+                  iopddl_cost start_cost);
 void iopddl_lns_free(iopddl_lns *s);
 
 /* One round: `threads` regions, each MIP given `seconds`. True if best got
@@ -32,7 +32,7 @@ bool iopddl_lns_round(iopddl_lns *s, double seconds);
 
 /* Goes on from start (feasible, start_cost its exact cost) instead of best;
  * the region size learnt so far stays. */
-void iopddl_lns_reset(iopddl_lns *s, const uint32_t *start, int64_t start_cost);
+void iopddl_lns_reset(iopddl_lns *s, const uint32_t *start, iopddl_cost start_cost);
 
 /* A region MIP's limit with this deadline (none: the largest), leaving
  * room for the slowest region build seen; below half a second, not worth a

@@ -155,8 +155,43 @@ static inline bool is_hex(char c)
     return is_digit(c) || (unsigned)((c | 0x20) - 'a') < 6;
 }
 
-/* Reads a string into dst (truncated to dst_size - 1); escapes are checked
- * but kept as written, which is all keys and names need. */
+static unsigned hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++)
+        v = v << 4 | (unsigned)(is_digit(p[k]) ? p[k] - '0' : (p[k] | 0x20) - 'a' + 10);
+    return v;
+}
+
+/* Appends code point c as UTF-8 to dst (truncated to dst_size - 1). A
+ * surrogate left alone is written as its own three bytes, and U+0000 as
+ * the two bytes C0 80: neither is valid UTF-8, so neither makes a key
+ * match, and no key ends early. */
+static void put_code(char *dst, size_t dst_size, size_t *n, unsigned c)
+{
+    unsigned char b[4];
+    size_t len;
+    if (c == 0) {
+        b[0] = 0xC0, b[1] = 0x80, len = 2;
+    } else if (c < 0x80) {
+        b[0] = (unsigned char)c, len = 1;
+    } else if (c < 0x800) {
+        b[0] = (unsigned char)(0xC0 | c >> 6), b[1] = (unsigned char)(0x80 | (c & 0x3F)), len = 2;
+    } else if (c < 0x10000) {
+        b[0] = (unsigned char)(0xE0 | c >> 12), b[1] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+        b[2] = (unsigned char)(0x80 | (c & 0x3F)), len = 3;
+    } else {
+        b[0] = (unsigned char)(0xF0 | c >> 18), b[1] = (unsigned char)(0x80 | (c >> 12 & 0x3F));
+        b[2] = (unsigned char)(0x80 | (c >> 6 & 0x3F)), b[3] = (unsigned char)(0x80 | (c & 0x3F)), len = 4;
+    }
+    for (size_t k = 0; k < len; k++, (*n)++)
+        if (dst && *n + 1 < dst_size)
+            dst[*n] = (char)b[k];
+}
+
+/* Reads a string into dst (truncated to dst_size - 1), escapes decoded:
+ * "usage\u005flimit" is the key usage_limit (RFC 8259, section 7), as any
+ * JSON reader takes it. */
 static bool read_string(loader *ld, char *dst, size_t dst_size)
 {
     if (!expect(ld, '"', "expected a string"))
@@ -171,26 +206,42 @@ static bool read_string(loader *ld, char *dst, size_t dst_size)
             break;
         if ((unsigned char)c < 0x20)
             return fail_here(ld, "control character in string");
-        size_t len = 1;
-        if (c == '\\') {
-            size_t have = pp_stream_fill(s, 6);
-            if (have < 2)
-                return fail_at(ld, pp_stream_offset(s) + have, "unexpected end of input, unterminated string");
-            char e = s->buf[s->pos + 1];
-            if (e == 'u') {
-                len = 6;
-                for (size_t k = 2; k < 6; k++)
-                    if (k >= have || !is_hex(s->buf[s->pos + k]))
-                        return fail_here(ld, "invalid \\u escape in string");
-            } else if (e && strchr("\"\\/bfnrt", e)) {
-                len = 2;
-            } else {
+        if (c != '\\') { /* raw bytes (UTF-8 included) pass as they are */
+            if (dst && n + 1 < dst_size)
+                dst[n] = c;
+            n++;
+            s->pos++;
+            continue;
+        }
+        size_t have = pp_stream_fill(s, 12);
+        if (have < 2)
+            return fail_at(ld, pp_stream_offset(s) + have, "unexpected end of input, unterminated string");
+        const char *e = s->buf + s->pos + 1;
+        if (*e != 'u') {
+            static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+            const char *at = *e ? strchr(from, *e) : NULL;
+            if (!at)
                 return fail_here(ld, "invalid escape in string");
+            put_code(dst, dst_size, &n, (unsigned char)to[at - from]);
+            s->pos += 2;
+            continue;
+        }
+        for (size_t k = 2; k < 6; k++)
+            if (k >= have || !is_hex(s->buf[s->pos + k]))
+                return fail_here(ld, "invalid \\u escape in string");
+        unsigned code = hex4(s->buf + s->pos + 2);
+        size_t len = 6;
+        /* A high surrogate and the low one after it make one code point. */
+        if (code >= 0xD800 && code < 0xDC00 && have >= 12 && s->buf[s->pos + 6] == '\\' &&
+            s->buf[s->pos + 7] == 'u' && is_hex(s->buf[s->pos + 8]) && is_hex(s->buf[s->pos + 9]) &&
+            is_hex(s->buf[s->pos + 10]) && is_hex(s->buf[s->pos + 11])) {
+            unsigned low = hex4(s->buf + s->pos + 8);
+            if (low >= 0xDC00 && low < 0xE000) {
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                len = 12;
             }
         }
-        for (size_t k = 0; k < len; k++, n++)
-            if (dst && n + 1 < dst_size)
-                dst[n] = s->buf[s->pos + k];
+        put_code(dst, dst_size, &n, code);
         s->pos += len;
     }
     s->pos++;

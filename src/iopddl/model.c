@@ -44,8 +44,6 @@ static uint32_t edge_arity(const pp_iopddl_problem *p, uint32_t e)
 
 static bool is_wide(const pp_iopddl_problem *p, uint32_t e) { return edge_arity(p, e) >= 3; }
 
-static int64_t saturate(int64_t c) { return c >= PP_IOPDDL_FORBIDDEN ? PP_IOPDDL_FORBIDDEN : c; }
-
 /* Strategy ranges, costs and usages of problem nodes, then auxiliary nodes. */
 static bool build_nodes(iopddl_model *m, const pp_iopddl_problem *p)
 {
@@ -71,12 +69,12 @@ static bool build_nodes(iopddl_model *m, const pp_iopddl_problem *p)
     memcpy(usage, p->node_usage, p->strategy_start[n] * sizeof(int64_t));
     m->usage = usage;
     for (uint64_t k = 0; k < p->strategy_start[n]; k++)
-        m->unary[k] = saturate(p->node_cost[k]);
+        m->unary[k] = p->node_cost[k];
     for (uint32_t e = 0, aux = n; e < p->edge_count; e++)
         if (is_wide(p, e)) {
             const int64_t *cost = p->edge_cost + p->edge_cost_start[e];
             for (uint32_t s = 0; s < iopddl_domain(m, aux); s++)
-                m->unary[m->dom_start[aux] + s] = saturate(cost[s]);
+                m->unary[m->dom_start[aux] + s] = cost[s];
             aux++;
         }
     for (uint32_t i = 0; i < n; i++) {
@@ -117,12 +115,14 @@ static int64_t ref_entry(const iopddl_model *m, const pp_iopddl_problem *p, cons
     }
     /* The auxiliary node is b (it comes after every problem node): row sb of
      * the edge's table agrees with node a at sa when every position of a in
-     * the edge holds sa. Rows are row-major, the last node varying fastest. */
+     * the edge holds sa. Rows are row-major, the last node varying fastest.
+     * A row that disagrees is no answer at all: dearer than any real entry,
+     * forbidden ones included. */
     uint64_t row = sb;
     for (uint32_t k = edge_arity(p, ref->edge); k-- > 0;) {
         uint32_t d = iopddl_domain(m, nodes[k]);
         if (nodes[k] == ref->a && row % d != sa)
-            return PP_IOPDDL_FORBIDDEN;
+            return INT64_MAX;
         row /= d;
     }
     return 0;
@@ -164,12 +164,12 @@ static void fill_table(int64_t *table, const iopddl_model *m, const pp_iopddl_pr
         const int64_t *cost = p->edge_cost + p->edge_cost_start[ref->edge];
         if (p->edge_nodes[p->edge_node_start[ref->edge]] == ref->a) {
             for (uint64_t c = 0; c < cells; c++)
-                table[c] = first ? saturate(cost[c]) : iopddl_saturating_add(table[c], cost[c]);
+                table[c] = first ? cost[c] : iopddl_saturating_add(table[c], cost[c]);
         } else {
             for (uint32_t sa = 0; sa < da; sa++)
                 for (uint32_t sb = 0; sb < db; sb++) {
                     int64_t entry = cost[(uint64_t)sb * da + sa], *t = table + (uint64_t)sa * db + sb;
-                    *t = first ? saturate(entry) : iopddl_saturating_add(*t, entry);
+                    *t = first ? entry : iopddl_saturating_add(*t, entry);
                 }
         }
         return;
@@ -177,7 +177,7 @@ static void fill_table(int64_t *table, const iopddl_model *m, const pp_iopddl_pr
     for (uint32_t sa = 0; sa < da; sa++)
         for (uint32_t sb = 0; sb < db; sb++) {
             int64_t entry = ref_entry(m, p, ref, sa, sb), *t = table + (uint64_t)sa * db + sb;
-            *t = first ? saturate(entry) : iopddl_saturating_add(*t, entry);
+            *t = first ? entry : iopddl_saturating_add(*t, entry);
         }
 }
 
@@ -389,14 +389,25 @@ void iopddl_node_costs(const iopddl_model *m, const uint32_t *x, uint32_t v, pp_
     }
 }
 
-int64_t iopddl_model_cost(const iopddl_model *m, const uint32_t *x)
+iopddl_cost iopddl_model_cost(const iopddl_model *m, const uint32_t *x)
 {
-    pp_int128 total = 0;
+    iopddl_cost total = 0;
     for (uint32_t v = 0; v < m->node_count; v++)
         total += m->unary[m->dom_start[v] + x[v]];
     for (uint32_t q = 0; q < m->pair_count; q++)
         total += pair_entry(m, q, x[m->pair_a[q]], x[m->pair_b[q]]);
-    return total > INT64_MAX ? INT64_MAX : (int64_t)total;
+    return total;
+}
+
+bool iopddl_model_forbidden_free(const iopddl_model *m, const uint32_t *x)
+{
+    for (uint32_t v = 0; v < m->node_count; v++)
+        if (m->unary[m->dom_start[v] + x[v]] >= PP_IOPDDL_FORBIDDEN)
+            return false;
+    for (uint32_t q = 0; q < m->pair_count; q++)
+        if (pair_entry(m, q, x[m->pair_a[q]], x[m->pair_b[q]]) >= PP_IOPDDL_FORBIDDEN)
+            return false;
+    return true;
 }
 
 void iopddl_model_sync_auxiliary(const iopddl_model *m, uint32_t *x)

@@ -27,7 +27,7 @@ static uint32_t best_move(iopddl_polish *pl, const uint32_t *x, const iopddl_pro
     if (d == 1)
         return cur;
     iopddl_node_costs(m, x, v, pl->costs);
-    int64_t room = INT64_MAX;
+    pp_int128 room = INT64_MAX; /* no usage change exceeds it */
     bool room_known = !m->has_limit || m->seg_lo[v] == m->seg_hi[v];
     const int64_t *usage = m->usage + m->dom_start[v];
     uint32_t best = cur;

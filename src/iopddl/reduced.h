@@ -104,7 +104,14 @@ typedef struct iopddl_reduced {
 static inline uint32_t dom(const iopddl_reduced *c, uint32_t v) { return iopddl_domain(c->m, v); }
 static inline uint32_t base(const iopddl_reduced *c, uint32_t v) { return c->m->dom_start[v]; }
 
-static inline int64_t sat(int64_t a, int64_t b) { return iopddl_saturating_add(a, b); }
+/* The presolve's sums: at FORBID or more an entry is left out, whatever its
+ * amount, so sums stop there (the presolved problem hands FORBID on as the
+ * mark of a forbidden entry; answers are priced by the model, cost.h). */
+static inline int64_t sat(int64_t a, int64_t b)
+{
+    int64_t s = iopddl_saturating_add(a, b);
+    return s >= FORBID ? FORBID : s;
+}
 
 static inline uint32_t other(const xpair *q, uint32_t r) { return q->a == r ? q->b : q->a; }
 

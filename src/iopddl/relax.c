@@ -139,7 +139,8 @@ bool iopddl_worker_init(iopddl_worker *w, const iopddl_model *m, const uint8_t *
         return false;
     memcpy(w->x, start, n * sizeof(uint32_t));
     memcpy(w->best, start, n * sizeof(uint32_t));
-    w->best_cost = INT64_MAX;
+    w->best_cost = IOPDDL_NO_COST;
+    w->shown_cost = INT64_MAX;
     w->scale = iopddl_usage_scale(m);
     /* A portfolio: few message passes per round suit instances where many
      * rounds pay (A, M: 6.57e9 and 5.00e10 with 3 vs 6.90e9 and 5.02e10 with
@@ -177,7 +178,7 @@ static void raise_weights(iopddl_worker *w)
     for (uint32_t v = 0; v < m->node_count; v++) {
         if (!w->relevant[v])
             continue;
-        int64_t top = iopddl_profile_max(&w->profile, m->seg_lo[v], m->seg_hi[v]);
+        pp_int128 top = iopddl_profile_max(&w->profile, m->seg_lo[v], m->seg_hi[v]);
         if (top > m->limit) {
             double over = fmin((double)top / (double)m->limit, OVERFLOW_GROW_MAX);
             double grow = (1.2 + 0.6 * pp_rng_unit(&w->rng)) * (over >= OVERFLOW_FAR ? sqrt(over) : 1);
@@ -202,14 +203,15 @@ bool iopddl_worker_offer(iopddl_worker *w, const uint32_t *x, int64_t max_repair
     if (!iopddl_repair_run(w->repair, w->trial, &w->profile, max_repairs, deadline))
         return false;
     iopddl_polish_run(w->polish, w->trial, &w->profile, deadline);
-    int64_t cost = iopddl_model_cost(m, w->trial);
+    iopddl_cost cost = iopddl_model_cost(m, w->trial);
     if (cost < w->best_cost) {
         w->best_cost = cost;
+        __atomic_store_n(&w->shown_cost, iopddl_cost_shown(cost), __ATOMIC_RELAXED);
         memcpy(w->best, w->trial, m->node_count * sizeof(uint32_t));
         memcpy(w->best_weight, w->weight, m->node_count * sizeof(double));
         w->best_round = w->rounds;
         w->time_best = now;
-        if (w->time_first_feasible <= 0 && cost < PP_IOPDDL_FORBIDDEN)
+        if (w->time_first_feasible <= 0 && iopddl_model_forbidden_free(m, w->trial))
             w->time_first_feasible = now;
     }
     return true;
@@ -233,7 +235,7 @@ static void restart_from_best(iopddl_worker *w)
 static bool region_on_best(iopddl_worker *w, double seconds, const pp_deadline *deadline, double started)
 {
     seconds = fmin(seconds, iopddl_lns_seconds(w->lns, deadline));
-    if (seconds < 0.5 || w->best_cost == INT64_MAX)
+    if (seconds < 0.5 || w->best_cost == IOPDDL_NO_COST)
         return false;
     w->regions++;
     w->last_region = w->rounds;
@@ -242,6 +244,7 @@ static bool region_on_best(iopddl_worker *w, double seconds, const pp_deadline *
         return false;
     memcpy(w->best, w->lns->best, w->m->node_count * sizeof(uint32_t));
     w->best_cost = w->lns->best_cost;
+    __atomic_store_n(&w->shown_cost, iopddl_cost_shown(w->best_cost), __ATOMIC_RELAXED);
     w->best_round = w->rounds;
     w->time_best = pp_now() - started;
     w->region_gains++;

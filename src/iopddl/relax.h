@@ -20,7 +20,8 @@ typedef struct {
     uint32_t *trial;         /* scratch: a feasible answer being polished */
     uint32_t *decoded;       /* scratch: TRW-S's answer, refined */
     uint32_t *best;
-    int64_t best_cost;       /* INT64_MAX until a feasible answer is offered */
+    iopddl_cost best_cost;   /* IOPDDL_NO_COST until a feasible answer is offered */
+    int64_t shown_cost;      /* best_cost clamped, read racily for progress reports */
     double time_first_feasible, time_best;
     int64_t rounds;
     int64_t regions, region_gains; /* regions tried, and those that paid */

@@ -47,7 +47,7 @@ static uint32_t fullest_segment(const iopddl_profile *pr)
 {
     uint32_t k = 1;
     while (k < pr->size) {
-        int64_t left = pr->max[2 * k], right = pr->max[2 * k + 1];
+        pp_int128 left = pr->max[2 * k], right = pr->max[2 * k + 1];
         k = left >= right ? 2 * k : 2 * k + 1;
     }
     return k - pr->size;
@@ -114,18 +114,18 @@ static bool within_reach(iopddl_repair *rp, const uint32_t *x, const iopddl_prof
 {
     const iopddl_model *m = rp->m;
     uint32_t t = fullest_segment(pr), count = 0;
-    int64_t over = iopddl_profile_peak(pr) - m->limit, total = 0;
+    pp_int128 over = iopddl_profile_peak(pr) - m->limit, total = 0;
     for (uint32_t v = 0; v < m->node_count; v++)
         if (m->seg_lo[v] <= t && t < m->seg_hi[v] && m->usage[m->dom_start[v] + x[v]] > m->usage_min[v]) {
             rp->saving[count] = m->usage[m->dom_start[v] + x[v]] - m->usage_min[v];
-            total = iopddl_saturating_add(total, rp->saving[count++]);
+            total += rp->saving[count++];
         }
     if ((int64_t)count <= max_changes || total < over)
         return total >= over;
     qsort(rp->saving, count, sizeof *rp->saving, by_saving_down);
     total = 0;
     for (int64_t k = 0; k < max_changes && total < over; k++)
-        total = iopddl_saturating_add(total, rp->saving[k]);
+        total += rp->saving[k];
     return total >= over;
 }
 

@@ -75,7 +75,7 @@ static double bound_now(const iopddl_search *s)
 
 bool iopddl_handover_init(iopddl_handover *h, const iopddl_model *m)
 {
-    h->cost = INT64_MAX;
+    h->cost = IOPDDL_NO_COST;
     h->version = 0;
     h->x = malloc(((size_t)m->node_count + 1) * sizeof *h->x);
     if (h->x && pthread_mutex_init(&h->lock, NULL) == 0)
@@ -91,7 +91,7 @@ void iopddl_handover_free(iopddl_handover *h)
     h->x = NULL;
 }
 
-void iopddl_handover_put(iopddl_handover *h, const iopddl_model *m, const uint32_t *x, int64_t cost)
+void iopddl_handover_put(iopddl_handover *h, const iopddl_model *m, const uint32_t *x, iopddl_cost cost)
 {
     pthread_mutex_lock(&h->lock);
     if (cost < h->cost) {
@@ -113,7 +113,7 @@ static void take_handover(worker_slot *slot)
         return;
     pthread_mutex_lock(&h->lock);
     slot->seen = h->version;
-    int64_t cost = h->cost;
+    iopddl_cost cost = h->cost;
     memcpy(slot->taken, h->x, slot->worker.m->node_count * sizeof *h->x);
     pthread_mutex_unlock(&h->lock);
     iopddl_worker *w = &slot->worker;
@@ -127,7 +127,7 @@ static void *worker_main(void *arg)
 {
     worker_slot *slot = arg;
     iopddl_worker *w = &slot->worker;
-    while (!pp_deadline_passed(&slot->deadline) && w->rounds < slot->until && (double)w->best_cost > bound_now(slot->search) &&
+    while (!pp_deadline_passed(&slot->deadline) && w->rounds < slot->until && !iopddl_bound_proves(w->best_cost, bound_now(slot->search)) &&
            !__atomic_load_n(slot->hand_over, __ATOMIC_ACQUIRE)) {
         take_handover(slot);
         iopddl_worker_round(w, &slot->deadline, slot->started);
@@ -175,7 +175,7 @@ static void report_live(iopddl_search *s, worker_slot *slots)
     int64_t best = INT64_MAX, rounds = 0;
     for (int i = 0; i < s->threads; i++) {
         /* Read racily for display only; the answer comes from gather(). */
-        int64_t c = __atomic_load_n(&slots[i].worker.best_cost, __ATOMIC_RELAXED);
+        int64_t c = __atomic_load_n(&slots[i].worker.shown_cost, __ATOMIC_RELAXED);
         rounds += __atomic_load_n(&slots[i].worker.rounds, __ATOMIC_RELAXED);
         best = c < best ? c : best;
     }
@@ -225,7 +225,7 @@ static pp_status neighbourhood_stage(iopddl_search *s, uint64_t seed, bool by_ro
     lns.stop = deadline->stop;
     for (int idle = 0; !(by_rounds || deadline->at <= 0) || idle < LNS_IDLE_ROUNDS;) {
         double seconds = iopddl_lns_seconds(&lns, deadline);
-        if (seconds < 0.5 || pp_stop_raised(deadline->stop) || r->proven_optimal || (double)r->cost <= bound_now(s))
+        if (seconds < 0.5 || pp_stop_raised(deadline->stop) || r->proven_optimal || iopddl_bound_proves(r->cost, bound_now(s)))
             break;
         bool gained = iopddl_lns_round(&lns, seconds);
         idle = gained ? 0 : idle + 1;
@@ -236,7 +236,7 @@ static pp_status neighbourhood_stage(iopddl_search *s, uint64_t seed, bool by_ro
             r->cost = lns.best_cost;
             r->time_best = pp_now() - s->started;
             if (s->on_progress)
-                s->on_progress(s->ctx, s->started, r->cost, r->rounds);
+                s->on_progress(s->ctx, s->started, iopddl_cost_shown(r->cost), r->rounds);
         }
         r->proven_optimal = lns.proven_optimal;
     }
@@ -255,6 +255,7 @@ static pp_status start_workers(iopddl_search *s, worker_slot *slots, const pp_io
         slots[i].worker.lns = &slots[i].lns;
         slots[i].lns.stop = stop;
         slots[i].worker.best_cost = r->cost;
+        slots[i].worker.shown_cost = iopddl_cost_shown(r->cost);
         slots[i].worker.time_best = r->time_best;
         slots[i].worker.time_first_feasible = r->time_first_feasible;
         slots[i].taken = s->handover ? malloc(((size_t)s->m->node_count + 1) * sizeof(uint32_t)) : NULL;
@@ -273,7 +274,7 @@ pp_status iopddl_search_run(iopddl_search *s, uint64_t seed, int64_t max_rounds,
         status = PP_ENOMEM;
     if (status == PP_OK) {
         gather(s, slots, r);
-        r->proven_optimal = (double)r->cost <= bound_now(s);
+        r->proven_optimal = iopddl_bound_proves(r->cost, bound_now(s));
     }
     double overhead = 0;
     for (int i = 0; slots && i < s->threads; i++) {

@@ -12,7 +12,7 @@
 typedef struct {
     pthread_mutex_t lock;
     uint32_t *x;        /* node_count entries */
-    int64_t cost;       /* INT64_MAX: none yet */
+    iopddl_cost cost;   /* IOPDDL_NO_COST: none yet */
     uint64_t version;   /* raised with each cheaper one (read atomically) */
 } iopddl_handover;
 
@@ -21,7 +21,7 @@ bool iopddl_handover_init(iopddl_handover *h, const iopddl_model *m);
 void iopddl_handover_free(iopddl_handover *h);
 /* Keeps x, which keeps the limit and costs `cost`, when it is cheaper than
  * the one kept; any thread. */
-void iopddl_handover_put(iopddl_handover *h, const iopddl_model *m, const uint32_t *x, int64_t cost);
+void iopddl_handover_put(iopddl_handover *h, const iopddl_model *m, const uint32_t *x, iopddl_cost cost);
 
 typedef struct {
     const iopddl_model *m;

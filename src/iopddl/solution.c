@@ -22,21 +22,15 @@ static const char *skip_space(const char *p)
     return p;
 }
 
-pp_status pp_iopddl_load_solution(const char *path, const pp_iopddl_problem *prob,
-                                  uint32_t **out, pp_error *err)
+/* text ends with a '\0' at text[size] (pp_read_text_file's, or the copy's):
+ * the scan stops at it, and a '\0' before it is data after the answer. */
+static pp_status parse(const char *path, const char *text, size_t size, const pp_iopddl_problem *prob,
+                       uint32_t **out, pp_error *err)
 {
-    *out = NULL;
-    size_t size;
-    char *text;
-    pp_status read = pp_read_text_file(path, &text, &size, err);
-    if (read != PP_OK)
-        return read;
     uint32_t n = prob->node_count;
     uint32_t *s = malloc(((size_t)n + 1) * sizeof *s);
-    if (!s) {
-        free(text);
+    if (!s)
         return pp_error_set(err, PP_ENOMEM, "%s: out of memory", path);
-    }
     const char *p = skip_space(text);
     const char *why = NULL;
     uint32_t count = 0;
@@ -94,7 +88,35 @@ pp_status pp_iopddl_load_solution(const char *path, const pp_iopddl_problem *pro
         free(s);
         s = NULL;
     }
-    free(text);
     *out = s;
+    return status;
+}
+
+pp_status pp_iopddl_parse_solution(const char *name, const char *text, size_t size, const pp_iopddl_problem *prob,
+                                   uint32_t **out, pp_error *err)
+{
+    *out = NULL;
+    char *copy = malloc(size + 1);
+    if (!copy)
+        return pp_error_set(err, PP_ENOMEM, "%s: out of memory", name);
+    if (size)
+        memcpy(copy, text, size);
+    copy[size] = '\0';
+    pp_status status = parse(name, copy, size, prob, out, err);
+    free(copy);
+    return status;
+}
+
+pp_status pp_iopddl_load_solution(const char *path, const pp_iopddl_problem *prob,
+                                  uint32_t **out, pp_error *err)
+{
+    *out = NULL;
+    size_t size;
+    char *text;
+    pp_status read = pp_read_text_file(path, &text, &size, err);
+    if (read != PP_OK)
+        return read;
+    pp_status status = parse(path, text, size, prob, out, err);
+    free(text);
     return status;
 }

@@ -57,6 +57,9 @@ enum { BOUND_STEPS = 1000 };
  * round: with more entries than this it is not tried (the six public
  * instances hold 0.2M-7.8M), and per this many entries it needs
  * PRESOLVED_MIN_SECONDS left, so a larger model cannot overrun the limit. */
+/* Below this much time left once the presolve is ready, the presolved
+ * search is not started (the model's search takes what is left). */
+#define PRESOLVED_LEFT_SECONDS 0.5
 #define PRESOLVED_MAX_CELLS 20000000
 #define PRESOLVED_CELLS_PER_FLOOR 8000000.0
 
@@ -135,7 +138,7 @@ static pp_status first_feasible(const iopddl_model *m, const uint8_t *relevant, 
         /* Which basin the descent lands in is a matter of its random draws,
          * and on L some pay forbidden costs: more message passes and a new
          * descent until one does not (or the attempts run out). */
-        for (int attempt = 0; attempt < FIRST_ATTEMPTS && w.best_cost >= PP_IOPDDL_FORBIDDEN &&
+        for (int attempt = 0; attempt < FIRST_ATTEMPTS && !iopddl_model_forbidden_free(m, w.best) &&
                               !pp_deadline_passed(deadline);
              attempt++) {
             iopddl_trws_run(w.trws, w.weight, 5, w.x, deadline);
@@ -226,7 +229,7 @@ static void bound_built(void *arg)
     __atomic_store_n(&j->built, true, __ATOMIC_RELEASE);
 }
 
-static void bound_answer(void *arg, const uint32_t *x, int64_t cost)
+static void bound_answer(void *arg, const uint32_t *x, iopddl_cost cost)
 {
     bound_job *j = arg;
     iopddl_handover_put(&j->handover, j->m, x, cost);
@@ -335,7 +338,7 @@ static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, 
     uint32_t *x = malloc(((size_t)m->node_count + 1) * sizeof *x);
     if (!x)
         return pp_error_set(err, PP_ENOMEM, "out of memory");
-    int64_t cost;
+    iopddl_cost cost;
     double bound;
     bool optimal;
     pp_error exact_err = {0};
@@ -367,8 +370,8 @@ static void take_warm(const iopddl_model *m, const uint32_t *warm, pp_iopddl_res
     if (x && iopddl_profile_init(&profile, m, m->arena)) {
         memcpy(x, warm, m->problem_nodes * sizeof *x);
         iopddl_model_sync_auxiliary(m, x);
-        int64_t cost = iopddl_model_cost(m, x);
-        if (cost < r->cost && cost < PP_IOPDDL_FORBIDDEN && iopddl_profile_fits(&profile, m, x)) {
+        iopddl_cost cost = iopddl_model_cost(m, x);
+        if (cost < r->cost && iopddl_model_forbidden_free(m, x) && iopddl_profile_fits(&profile, m, x)) {
             memcpy(r->strategies, x, m->node_count * sizeof *x);
             r->cost = cost;
             r->feasible = true;
@@ -387,8 +390,9 @@ typedef struct {
 static void report_presolved(void *ctx, const pp_iopddl_progress *inner)
 {
     const presolved_progress *f = ctx;
-    int64_t best = inner->best_cost >= 0 && inner->best_cost < PP_IOPDDL_FORBIDDEN ? inner->best_cost + f->constant
-                                                                               : inner->best_cost;
+    int64_t best = inner->best_cost >= 0 && inner->best_cost < INT64_MAX
+                       ? iopddl_cost_shown((iopddl_cost)inner->best_cost + f->constant)
+                       : inner->best_cost;
     report(f->o, f->started, best, inner->rounds, inner->stage);
 }
 
@@ -409,7 +413,7 @@ static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolv
     double need = PRESOLVED_MIN_SECONDS * fmax(1.0, cells / PRESOLVED_CELLS_PER_FLOOR);
     if (cells > PRESOLVED_MAX_CELLS || (deadline->at > 0 && pp_deadline_left(deadline) < need))
         return PP_OK;
-    report(o, started, r->cost, 0, "presolve");
+    report(o, started, iopddl_cost_shown(r->cost), 0, "presolve");
     iopddl_reduced *c = presolve_once(presolve);
     iopddl_presolved *s = c ? iopddl_presolved_new(c, PRESOLVED_MAX_FREE_SHARE, PRESOLVED_MAX_CELLS) : NULL;
     if (!s)
@@ -420,8 +424,15 @@ static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolv
      * this stage runs (A, C, L). */
     bound_end(bound, r);
     take_handed(bound, m, o, started, r);
-    if ((double)r->cost <= r->lower_bound) {
+    if (iopddl_bound_proves(r->cost, r->lower_bound)) {
         r->proven_optimal = *searched = true;
+        iopddl_presolved_free(s);
+        return PP_OK;
+    }
+    /* The presolve and the wait for the bound may have taken the rest of
+     * the time (a loaded machine): the inner solve would read a limit of 0
+     * as none, and ran to 120 s of a 20 s run on A. */
+    if (deadline->at > 0 && pp_deadline_left(deadline) < PRESOLVED_LEFT_SECONDS) {
         iopddl_presolved_free(s);
         return PP_OK;
     }
@@ -436,7 +447,7 @@ static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolv
     }
     presolved_progress forward = {o, started, iopddl_presolved_constant(s)};
     pp_iopddl_options inner = *o;
-    inner.time_limit = deadline->at > 0 ? pp_deadline_left(deadline) : 0;
+    inner.time_limit = deadline->at > 0 ? fmax(pp_deadline_left(deadline), 1e-3) : 0; /* never 0: none */
     inner.bound_share = 0;
     inner.stop = deadline->stop;
     inner.on_progress = o->on_progress ? report_presolved : NULL;
@@ -453,7 +464,7 @@ static pp_status presolved_stage(const iopddl_model *m, shared_presolve *presolv
     *searched = status == PP_OK;
     if (status == PP_OK) {
         iopddl_presolved_expand(s, found.strategies, x);
-        int64_t before = r->cost;
+        iopddl_cost before = r->cost;
         take_warm(m, x, r);
         if (r->cost < before)
             r->time_best = inner_start + found.time_best;
@@ -481,7 +492,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     pp_deadline deadline = pp_deadline_in(o->time_limit);
     deadline.stop = o->stop;
     memset(r, 0, sizeof *r);
-    r->cost = INT64_MAX;
+    r->cost = IOPDDL_NO_COST;
     r->lower_bound = -INFINITY;
     iopddl_model *m;
     pp_status status = iopddl_model_build_until(p, &deadline, &m, err);
@@ -513,7 +524,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     if (warm)
         take_warm(m, warm, r);
     if (status == PP_OK) {
-        report(o, started, r->cost, 0, "first feasible");
+        report(o, started, iopddl_cost_shown(r->cost), 0, "first feasible");
         double certified = r->lower_bound;
         status = exact_stage(m, o, &deadline, started, r, err);
         r->lower_bound = fmax(r->lower_bound, certified);
@@ -521,7 +532,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     if (status == PP_OK && !r->proven_optimal) {
         /* Costs are integers and the bound is rounded up: an answer at the
          * bound is optimal, and the search would only burn the time. */
-        r->proven_optimal = (double)r->cost <= r->lower_bound;
+        r->proven_optimal = iopddl_bound_proves(r->cost, r->lower_bound);
     }
     bool searched = false;
     if (status == PP_OK && !r->proven_optimal && use_presolved)
@@ -530,7 +541,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     /* Past the deadline the search could only start its workers (A: 0.02
      * CPU s) and stop. */
     if (status == PP_OK && !r->proven_optimal && !searched && !pp_deadline_passed(&deadline)) {
-        report(o, started, r->cost, 0, "relax");
+        report(o, started, iopddl_cost_shown(r->cost), 0, "relax");
         status = search_stage(m, relevant, groups, o, bound.running ? &bound.bound : NULL,
                               bound.handing ? &bound.handover : NULL, &deadline, started, r, err);
     }
@@ -540,12 +551,12 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     if (bound.handing)
         iopddl_handover_free(&bound.handover);
     if (status == PP_OK && !r->proven_optimal)
-        r->proven_optimal = (double)r->cost <= r->lower_bound;
-    /* The search saturates forbidden entries at 1e18; the figure reported is
-     * the contest's own sum (clamped to 64 bits), so it matches parplan eval. */
+        r->proven_optimal = iopddl_bound_proves(r->cost, r->lower_bound);
+    /* The model folds a node's own terms into one entry, saturated; the
+     * figure reported is the contest's own sum, so it matches parplan eval. */
     pp_iopddl_evaluation ev;
     if ((status == PP_OK || status == PP_INFEASIBLE) && pp_iopddl_evaluate(p, r->strategies, &ev, err) == PP_OK) {
-        r->cost = ev.cost > INT64_MAX ? INT64_MAX : (int64_t)ev.cost;
+        r->cost = ev.cost;
         /* The search sums usage in 64 bits; the evaluator's 128-bit sums
          * have the last word, so an answer is never called feasible wrongly. */
         if (status == PP_OK && !ev.feasible) {
@@ -563,6 +574,14 @@ pp_status pp_iopddl_solve(const pp_iopddl_problem *p, const pp_iopddl_options *o
                           pp_iopddl_result *r, pp_error *err)
 {
     return solve_problem(p, o, NULL, true, 0, r, err);
+}
+
+double pp_iopddl_gap_percent(pp_int128 cost, double lower_bound)
+{
+    double c = (double)cost;
+    if (c <= lower_bound)
+        return 0;
+    return lower_bound <= 0 ? 100 : 100 * (c - lower_bound) / c;
 }
 
 void pp_iopddl_result_free(pp_iopddl_result *r)

@@ -6,15 +6,16 @@
 #ifndef PP_IOPDDL_SOLVER_H
 #define PP_IOPDDL_SOLVER_H
 
-#include "parplan/iopddl.h"
+#include "iopddl/cost.h"
 
 /* Costs as the search sees them: forbidden entries keep their value, which
- * dwarfs every real cost, so no search step ever prefers one. */
+ * dwarfs every real cost, so no search step ever prefers one, and among
+ * forbidden entries the cheaper still compares as cheaper (cost.h). */
 typedef struct {
     uint32_t node_count;       /* the problem's nodes, then one per edge over 3+ nodes */
     uint32_t problem_nodes;
     uint32_t *dom_start;       /* node i's strategies: dom_start[i] .. dom_start[i+1]-1 */
-    int64_t *unary;            /* node costs plus folded one-node edges, saturated */
+    int64_t *unary;            /* node costs plus folded one-node edges, saturated at INT64_MAX */
     int64_t *usage;            /* zero for auxiliary nodes */
     int64_t *usage_min;        /* per node */
 
@@ -52,12 +53,6 @@ static inline uint32_t iopddl_widest_domain(const iopddl_model *m)
     return widest;
 }
 
-static inline int64_t iopddl_saturating_add(int64_t a, int64_t b)
-{
-    int64_t s = a + b;
-    return s >= PP_IOPDDL_FORBIDDEN ? PP_IOPDDL_FORBIDDEN : s;
-}
-
 pp_status iopddl_model_build(const pp_iopddl_problem *p, iopddl_model **out, pp_error *err);
 /* The same, given up (PP_INFEASIBLE: no answer within the time limit) once
  * `deadline` (NULL: none) has passed: copying the pair tables of a 1 GB
@@ -74,8 +69,10 @@ iopddl_model *iopddl_model_restrict(const iopddl_model *m, const uint8_t *is_fre
 void iopddl_model_unrestrict(const iopddl_model *m, const uint8_t *is_free, const uint32_t *restricted,
                           uint32_t *x);
 
-/* Exact objective of an assignment (128-bit sums, saturated to INT64_MAX). */
-int64_t iopddl_model_cost(const iopddl_model *m, const uint32_t *x);
+/* Exact objective of an assignment (128-bit sums). */
+iopddl_cost iopddl_model_cost(const iopddl_model *m, const uint32_t *x);
+/* True when no term of x's objective is a forbidden entry. */
+bool iopddl_model_forbidden_free(const iopddl_model *m, const uint32_t *x);
 
 /* out[s] = node v's terms with v at strategy s and the others as in x: its
  * node cost and every edge it touches. Exact 128-bit sums: a choice
@@ -91,24 +88,20 @@ void iopddl_node_costs(const iopddl_model *m, const uint32_t *x, uint32_t v, pp_
  * strategies for the edge's nodes. */
 void iopddl_model_sync_auxiliary(const iopddl_model *m, uint32_t *x);
 
-/* The usage penalty of a node never outweighs a forbidden cost: weights are
- * capped so that weight * (largest - least usage) stays below this. */
-#define IOPDDL_PENALTY_CAP 1e13
-
 /* Cost of one hyperedge with v at s and the other nodes as in x. */
 int64_t iopddl_hyper_cost(const iopddl_model *m, const uint32_t *x, uint32_t edge, uint32_t v, uint32_t s);
 
 /* Usage over time segments, with range add and range max in O(log T). */
 typedef struct {
     uint32_t size;       /* leaves, a power of two >= segment_count */
-    int64_t *max, *add;  /* 2 * size entries */
+    pp_int128 *max, *add; /* 2 * size entries: exact sums (cost.h) */
 } iopddl_profile;
 
 bool iopddl_profile_init(iopddl_profile *pr, const iopddl_model *m, pp_arena *arena);
 void iopddl_profile_load(iopddl_profile *pr, const iopddl_model *m, const uint32_t *x);
 void iopddl_profile_add(iopddl_profile *pr, uint32_t lo, uint32_t hi, int64_t delta);
-int64_t iopddl_profile_max(const iopddl_profile *pr, uint32_t lo, uint32_t hi);
-static inline int64_t iopddl_profile_peak(const iopddl_profile *pr) { return pr->max[1]; }
+pp_int128 iopddl_profile_max(const iopddl_profile *pr, uint32_t lo, uint32_t hi);
+static inline pp_int128 iopddl_profile_peak(const iopddl_profile *pr) { return pr->max[1]; }
 /* Loads x's profile into pr; true when it stays within the limit. */
 bool iopddl_profile_fits(iopddl_profile *pr, const iopddl_model *m, const uint32_t *x);
 

@@ -62,6 +62,20 @@ static void test_escaped_keys(void)
     expect_at(text, "t", 1, 87, (size_t)-1);
     /* A key is matched whole, not as the start of a longer one. */
     expect_at("{\"ab\": 1, \"a\": 2}", "a", 1, 16, (size_t)-1);
+    /* The readers on jansson (sched, cluster) see keys unescaped too: the
+     * typed getters and the allowed-keys check take "usage\u005flimit" for
+     * usage_limit (issue 32). */
+    static const char escaped[] = "{\"usage\\u005flimit\": 50, \"n\\u0061me\": \"x\"}";
+    json_t *root = NULL;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_json_load_buffer("k.json", escaped, sizeof escaped - 1, &root, &err), PP_OK);
+    static const char *const allowed[] = {"usage_limit", "name", NULL};
+    pp_json_at at = {"k.json", ""};
+    double limit = 0;
+    CHECK_EQ_INT(pp_json_object(at, root, allowed, &err), PP_OK);
+    CHECK_EQ_INT(pp_json_number(at, root, "usage_limit", true, 0, &limit, &err), PP_OK);
+    CHECK(limit == 50);
+    json_decref(root);
 }
 
 static void test_repeated_keys(void)

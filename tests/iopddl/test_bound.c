@@ -352,11 +352,11 @@ typedef struct {
     const pp_iopddl_problem *p;
     const iopddl_model *m;
     int64_t optimum;
-    int64_t last;     /* the last answer's cost */
+    iopddl_cost last;    /* the last answer's cost */
     uint32_t x[64];   /* the last answer */
 } handed;
 
-static void note_answer(void *ctx, const uint32_t *x, int64_t cost)
+static void note_answer(void *ctx, const uint32_t *x, iopddl_cost cost)
 {
     handed *h = ctx;
     pp_iopddl_evaluation ev;

@@ -82,7 +82,7 @@ static void test_small(void)
     pp_iopddl_problem *back = round_trip(p, "small \"one\"");
     if (back) {
         check_same(p, back);
-        CHECK(!strcmp(back->name, "small \\\"one\\\"")); /* the loader keeps escapes as written */
+        CHECK(!strcmp(back->name, "small \"one\"")); /* written escaped, read unescaped */
     }
     /* Every assignment: cost and usage by hand. Nodes 0 and 1 overlap on
      * [2, 4); node 2's interval is empty. */

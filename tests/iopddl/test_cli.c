@@ -46,15 +46,14 @@ static void test_full_disk(void)
 }
 
 /* Three nodes of usage 5e18 at once: 64-bit sums would wrap. Against a
- * limit of 9e18 the search sees that nothing fits; against the largest
- * 64-bit limit its saturated sums cannot tell, and the evaluator's 128-bit
- * sums must refuse the answer. */
+ * limit of 9e18, and against the largest 64-bit limit, the search's exact
+ * sums (iopddl/cost.h) see that nothing fits. */
 static void test_usage_overflow(void)
 {
     static const struct {
         const char *file, *said;
     } cases[] = {{"usage-sum-overflow.json", "no assignment fits the usage limit"},
-                 {"usage-sum-past-int64-limit.json", "no feasible answer found"}};
+                 {"usage-sum-past-int64-limit.json", "no assignment fits the usage limit"}};
     char command[1024];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(command, sizeof command, "'%s' '%s/%s' 2", iopddl, data, cases[i].file);
@@ -71,6 +70,56 @@ static void test_forbidden_warning(void)
     char command[1024];
     snprintf(command, sizeof command, "('%s' '%s/all-forbidden.json' 2 2>&1 >/dev/null | grep warning)", iopddl, data);
     expect(command, 0, "warning: the answer pays a forbidden cost");
+}
+
+/* Sums past 2^63 (issue 32): twelve nodes of 9e17 - 5, 9e17, 9e17 + 3
+ * (and a usage limit), or twelve edges of 9e17 + 0..3: the optimum, its
+ * cost printed exactly, no forbidden cost claimed. Usages of 2^62 against
+ * the limit 2^63 - 1: one node may take it, and the answer costs 20.
+ * Every option forbidden: the cheapest (2e18, not 4e18). */
+static void test_past_int64(void)
+{
+    static const struct {
+        const char *file, *said;
+    } cases[] = {{"cost-sum-past-int64.json", "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] iopddl: cost 10799999999999999940 "},
+                 {"edge-sum-past-int64.json", "iopddl: cost 10800000000000000000 "},
+                 {"usage-near-int64-limit.json", "iopddl: cost 20 "},
+                 {"all-forbidden-cheapest.json", "iopddl: cost 2000000000000000000 "}};
+    char command[1024];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        snprintf(command, sizeof command, "'%s' '%s/%s' 2 2>&1 | tr '\\n' ' '", iopddl, data, cases[i].file);
+        expect(command, 0, cases[i].said);
+        if (i < 3) {
+            snprintf(command, sizeof command, "'%s' '%s/%s' 2 2>&1 | grep -c forbidden", iopddl, data, cases[i].file);
+            expect(command, 1, "0");
+        }
+    }
+    snprintf(command, sizeof command, "'%s' solve '%s/cost-sum-past-int64.json' --timeout 2 2>&1 | grep -E '^cost'",
+             parplan, data);
+    expect(command, 0, "cost            10799999999999999940\n");
+}
+
+/* Inputs from a pipe are read whole (the gzip sniff used to eat them), a
+ * gzip whose size field is damaged is reported as the reader finds it (not
+ * as a lack of time from the margin that field would need), a gap at a
+ * zero cost is 0, not "-nan", and a key written with escapes counts. */
+static void test_inputs_and_gap(void)
+{
+    char command[1024];
+    snprintf(command, sizeof command, "cat '%s/iopddl-example.json' | '%s' /dev/stdin 2 2>&1 | tr '\\n' ' '", examples,
+             iopddl);
+    expect(command, 0, "[0, 0, 2, 1, 0] iopddl: cost 445 ");
+    snprintf(command, sizeof command, "gzip -c '%s/iopddl-example.json' | '%s' solve /dev/stdin --timeout 2 2>&1 | grep -E '^cost'",
+             examples, parplan);
+    expect(command, 0, "cost            445");
+    snprintf(command, sizeof command, "'%s' '%s/damaged-size.json.gz' 2", iopddl, data);
+    expect(command, 2, "incorrect length check");
+    snprintf(command, sizeof command, "'%s' '%s/zero-cost.json' 2 2>&1 | grep gap", iopddl, data);
+    expect(command, 0, "(gap 0.000%)");
+    /* "usage\u005flimit": 55 is the limit: the answer keeps under it. */
+    snprintf(command, sizeof command, "'%s' solve '%s/escaped-keys.json' --timeout 2 2>&1 | grep -E '^peak'", parplan,
+             data);
+    expect(command, 0, "peak usage      55 of limit 55");
 }
 
 /* The example's optimum, 445, found and proven even with 1 s: no stage
@@ -199,6 +248,8 @@ int main(int argc, char **argv)
     test_usage_overflow();
     test_tiny_exact();
     test_forbidden_warning();
+    test_past_int64();
+    test_inputs_and_gap();
     test_real_model();
     test_margin_rule();
     test_no_time();

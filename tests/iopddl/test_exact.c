@@ -195,7 +195,7 @@ static int64_t brute_force(const pp_iopddl_problem *p, uint32_t *best_x, uint32_
     return best;
 }
 
-static void check_answer(const pp_iopddl_problem *p, const uint32_t *x, int64_t cost)
+static void check_answer(const pp_iopddl_problem *p, const uint32_t *x, iopddl_cost cost)
 {
     pp_error err = {0};
     pp_iopddl_evaluation ev;
@@ -245,7 +245,7 @@ static void test_random(int count, bool dense)
         pp_error err = {0};
         CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
         uint32_t x[MAX_N];
-        int64_t cost;
+        iopddl_cost cost;
         double bound;
         bool proven;
         /* Half of the feasible problems get a warm start, the optimum or the
@@ -307,7 +307,7 @@ static void test_example(const char *path)
     iopddl_model *m;
     CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
     uint32_t x[5];
-    int64_t cost;
+    iopddl_cost cost;
     double bound;
     bool proven;
     iopddl_exact_stats st;
@@ -367,7 +367,7 @@ static void test_hyperedge(void)
     CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
     CHECK_EQ_INT(m->node_count, 5);
     uint32_t x[5];
-    int64_t cost;
+    iopddl_cost cost;
     double bound;
     bool proven;
     CHECK(iopddl_exact_solve(m, NULL, -1, 10, 1, x, &cost, &bound, &proven, &err) == PP_OK);
@@ -404,7 +404,7 @@ static void test_colouring(uint32_t k)
     pp_error err = {0};
     CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
     uint32_t x[4];
-    int64_t cost;
+    iopddl_cost cost;
     double bound;
     bool proven;
     iopddl_exact_options o = {.time_limit = 10, .threads = 1};
@@ -428,15 +428,16 @@ static void test_instance(const char *path, double seconds, int threads)
 {
     pp_error err = {0};
     pp_iopddl_problem *p;
-    CHECK(pp_iopddl_load(path, &p, &err) == PP_OK);
-    if (check_failures) {
+    pp_status loaded = pp_iopddl_load(path, &p, &err);
+    CHECK(loaded == PP_OK);
+    if (loaded != PP_OK) { /* not check_failures: an earlier failure must not leak p */
         fprintf(stderr, "%s\n", err.message);
         return;
     }
     iopddl_model *m;
     CHECK(iopddl_model_build(p, &m, &err) == PP_OK);
     uint32_t *x = malloc(p->node_count * sizeof *x);
-    int64_t cost;
+    iopddl_cost cost;
     double bound;
     bool proven;
     iopddl_exact_stats st;
@@ -480,7 +481,7 @@ static void test_instance(const char *path, double seconds, int threads)
      * off (its first LP takes longer), and the warm start comes back. */
     if (status == PP_OK && cost >= 0) {
         uint32_t *y = malloc(p->node_count * sizeof *y);
-        int64_t again;
+        iopddl_cost again;
         CHECK(iopddl_exact_solve(m, x, cost, 0.5, threads, y, &again, &bound, &proven, &err) == PP_OK);
         CHECK(again >= 0 && again <= cost);
         if (again >= 0)

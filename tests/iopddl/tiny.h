@@ -46,7 +46,7 @@ static int table_size(const tiny *t, int e)
     return size;
 }
 
-static void write_row(char **q, const int64_t *v, int count)
+static inline void write_row(char **q, const int64_t *v, int count)
 {
     *q += sprintf(*q, "[");
     for (int k = 0; k < count; k++)
@@ -55,7 +55,7 @@ static void write_row(char **q, const int64_t *v, int count)
 }
 
 /* JSON of t into buf (large enough: 6 nodes, 10 edges of 27 entries). */
-static void tiny_json(const tiny *t, char *buf)
+static inline void tiny_json(const tiny *t, char *buf)
 {
     char *q = buf;
     q += sprintf(q, "{\"problem\": {\"nodes\": {\"intervals\": [");
