@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "cli.h"
 #include "commands.h"
+#include "parplan/deadline.h"
 #include "parplan/plan.h"
 
 typedef struct {
@@ -18,16 +19,16 @@ typedef struct {
 
 static const flag_spec plan_flag_table[] = {
     {"cluster", FLAG_TEXT, offsetof(flags, cluster), "CLUSTER.json", 0, 0, false, NULL, NULL, true,
-     "the cluster, in the format of `parplan cluster plan`"},
+     "the cluster, in the format of `parplan cluster plan`", NULL},
     {"batch", FLAG_INTEGER, offsetof(flags, batch), "B", 1, 1e15, false, NULL, NULL, false,
      "samples per training step, a multiple of the module's batch (default: that batch times twice the "
-     "cluster's devices)"},
+     "cluster's devices)", NULL},
     {"microbatches", FLAG_INTEGER, offsetof(flags, microbatches), "M", 1, 1 << 20, false, NULL, NULL, false,
-     "micro-batches per replica (default: the search chooses the replicas and so M)"},
+     "micro-batches per replica (default: the search chooses the replicas and so M)", NULL},
     {"precision", FLAG_CHOICE, offsetof(flags, precision), "P", 0, 0, false, "typed|tf32|bf16", "typed", false,
-     "what f32 matrix products run as, as `parplan shard` takes it"},
+     "what f32 matrix products run as, as `parplan shard` takes it", NULL},
     {"memory", FLAG_BYTES, offsetof(flags, memory), "BYTES", 0, 0, false, NULL, NULL, false,
-     "bytes per device the plan must fit in (default: each device type's memory)"},
+     "bytes per device the plan must fit in (default: each device type's memory)", NULL},
     FLAG_TIMEOUT(flags, timeout, "60", "seconds for the whole plan"),
     FLAG_THREADS(flags, threads),
     FLAG_SEED(flags, seed),
@@ -59,9 +60,7 @@ static pp_status write_file(const char *dir, const char *name, writer write, con
     FILE *f = cli_open_out(path, err);
     if (!f)
         return err->status;
-    pp_status st = write(what, f, err);
-    pp_status closed = cli_close_out(f, path, err);
-    return st != PP_OK ? st : closed;
+    return cli_close_out(f, path, write(what, f, err), err);
 }
 
 static pp_status json_of(const void *r, FILE *f, pp_error *err) { return pp_plan_write_json(r, f, err); }
@@ -84,6 +83,7 @@ static pp_status write_out(const char *dir, const pp_plan_report *r, pp_error *e
 
 int cmd_plan(int argc, char **argv)
 {
+    double started = pp_now();
     flags f = {0};
     int code;
     if (!flags_parse(&plan_command, argc, argv, &f, &code))
@@ -96,7 +96,7 @@ int cmd_plan(int argc, char **argv)
     r.batch = f.batch;
     r.microbatches = (int32_t)f.microbatches;
     r.memory = f.memory;
-    r.time_limit = cli_solve_budget(f.timeout, pp_now());
+    r.time_limit = pp_job_solve_budget(f.timeout, started);
     r.threads = (int32_t)f.threads;
     r.seed = (uint64_t)f.seed;
     pp_status st = pp_shard_precision_parse(f.precision, &r.precision, &err);

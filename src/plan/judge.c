@@ -124,7 +124,7 @@ pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_ti
     if (st == PP_OK)
         st = pp_cluster_plan_validate(X->cluster, w, p, err);
     if (st == PP_OK) {
-        pp_cluster_sim_options o = {0, timeline};
+        pp_cluster_sim_options o = {.timeline = timeline};
         st = pp_cluster_simulate(X->cluster, w, p, &o, &rep, err);
     }
     if (st == PP_OK) {
