@@ -96,7 +96,7 @@ static bool plan(const analysed *A, const pp_shard_mesh *mesh, double memory, pp
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.threads = 1;
-    o.time_limit = 20;
+    o.time_limit = 60; /* the searches stop on their own in seconds; room for a sanitizer build under load */
     o.memory = memory;
     pp_error err = {0};
     pp_status st = pp_shard_plan(A->flat, A->nda, mesh, &o, NULL, r, &err);
