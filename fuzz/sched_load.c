@@ -82,7 +82,7 @@ static void check_round_trip(const pp_sched_problem *p)
     pp_sched_problem *q = NULL;
     pp_status st = pp_sched_load_buffer("written", text, size, &q, &err);
     if (st == PP_OK) {
-        if (!sched_problem_equal(p, q))
+        if (!sc_problem_equal(p, q))
             abort();
         char *again = written(q, &again_size);
         if (again && (again_size != size || memcmp(again, text, size) != 0))

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include "sched/solver.h"
 
-int sched_forced_device(const pp_sched_problem *p, int op)
+int sc_forced_device(const pp_sched_problem *p, int op)
 {
     int a = p->allowed_start[op], z = p->allowed_start[op + 1];
     if (z - a == 1)
@@ -28,13 +28,13 @@ int sched_forced_device(const pp_sched_problem *p, int op)
     return -1;
 }
 
-double sched_dep_delay(const pp_sched_problem *p, int e)
+double sc_dep_delay(const pp_sched_problem *p, int e)
 {
-    int a = sched_forced_device(p, p->dep_from[e]), b = sched_forced_device(p, p->dep_to[e]);
+    int a = sc_forced_device(p, p->dep_from[e]), b = sc_forced_device(p, p->dep_to[e]);
     return a >= 0 && b >= 0 && a != b ? p->dep_comm[e] : 0;
 }
 
-void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail)
+void sc_heads_tails(const pp_sched_problem *p, double *head, double *tail)
 {
     int n = p->op_count;
     for (int k = 0; k < n; k++) {
@@ -42,7 +42,7 @@ void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail)
         head[v] = 0;
         for (int j = p->pred_start[v]; j < p->pred_start[v + 1]; j++) {
             int e = p->pred_dep[j], u = p->dep_from[e];
-            head[v] = fmax(head[v], head[u] + p->duration[u] + sched_dep_delay(p, e));
+            head[v] = fmax(head[v], head[u] + p->duration[u] + sc_dep_delay(p, e));
         }
     }
     for (int k = n - 1; k >= 0; k--) {
@@ -50,7 +50,7 @@ void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail)
         tail[u] = 0;
         for (int j = p->succ_start[u]; j < p->succ_start[u + 1]; j++) {
             int e = p->succ_dep[j], v = p->dep_to[e];
-            tail[u] = fmax(tail[u], sched_dep_delay(p, e) + p->duration[v] + tail[v]);
+            tail[u] = fmax(tail[u], sc_dep_delay(p, e) + p->duration[v] + tail[v]);
         }
     }
 }
@@ -125,7 +125,7 @@ static double work_before_release(const pp_sched_problem *p, int d, const double
     double work = 0;
     int n = 0;
     for (int i = 0; i < p->op_count; i++) {
-        if (sched_forced_device(p, i) != d || head[i] + p->duration[i] > release)
+        if (sc_forced_device(p, i) != d || head[i] + p->duration[i] > release)
             continue;
         if (p->adjust[i] == 0)
             work += p->duration[i];
@@ -147,7 +147,7 @@ static double memory_bound(const pp_sched_problem *p, int d, const double *head,
         return 0;
     double weights = 0, raised = 0, work = 0, release = INFINITY, first = INFINITY, longest = 0;
     for (int i = 0; i < p->op_count; i++) {
-        if (sched_forced_device(p, i) != d)
+        if (sc_forced_device(p, i) != d)
             continue;
         weights += p->weight[i];
         work += p->duration[i];
@@ -285,7 +285,7 @@ static void raise_to(double *bound, double x, const char **kind, const char *nam
         *bound = x, *kind = name;
 }
 
-double sched_lower_bound_named(const pp_sched_problem *p, const char **kind)
+double sc_lower_bound_named(const pp_sched_problem *p, const char **kind)
 {
     int n = p->op_count;
     *kind = "none";
@@ -299,7 +299,7 @@ double sched_lower_bound_named(const pp_sched_problem *p, const char **kind)
         free(head), free(tail), free(jobs), free(buf), free(forced), free(scratch);
         return 0;
     }
-    sched_heads_tails(p, head, tail);
+    sc_heads_tails(p, head, tail);
     double bound = 0, work = 0;
     for (int i = 0; i < n; i++) {
         raise_to(&bound, head[i] + p->duration[i] + tail[i], kind, "critical path");
@@ -307,8 +307,8 @@ double sched_lower_bound_named(const pp_sched_problem *p, const char **kind)
     }
     raise_to(&bound, work / p->device_count, kind, "all work over all devices");
     for (int i = 0; i < n; i++)
-        if (sched_forced_device(p, i) >= 0)
-            forced[sched_forced_device(p, i)]++;
+        if (sc_forced_device(p, i) >= 0)
+            forced[sc_forced_device(p, i)]++;
     /* A device no op is forced onto bounds nothing per device: skipped, so
      * unused devices cost no pass over the ops each. */
     for (int d = 0; d < p->device_count; d++) {
@@ -316,7 +316,7 @@ double sched_lower_bound_named(const pp_sched_problem *p, const char **kind)
             continue;
         int count = 0;
         for (int i = 0; i < n; i++)
-            if (sched_forced_device(p, i) == d)
+            if (sc_forced_device(p, i) == d)
                 jobs[count++] = (job){head[i], p->duration[i], tail[i]};
         raise_to(&bound, one_machine_bound(jobs, count, scratch), kind, "one device's work between its heads and tails");
         raise_to(&bound, memory_bound(p, d, head, buf), kind,
@@ -332,7 +332,7 @@ double sched_lower_bound_named(const pp_sched_problem *p, const char **kind)
 double pp_sched_lower_bound(const pp_sched_problem *p)
 {
     const char *kind;
-    return sched_lower_bound_named(p, &kind);
+    return sc_lower_bound_named(p, &kind);
 }
 
 /* A device's span holds at least its own work: the ops forced onto it, and
@@ -345,18 +345,18 @@ static void paths_of(const pp_sched_problem *p, int a, double *from, double *to)
     int n = p->op_count;
     for (int k = 0; k < n; k++) {
         int v = p->topo_order[k];
-        from[v] = sched_forced_device(p, v) == a ? 0 : -INFINITY;
+        from[v] = sc_forced_device(p, v) == a ? 0 : -INFINITY;
         for (int j = p->pred_start[v]; j < p->pred_start[v + 1]; j++) {
             int e = p->pred_dep[j], u = p->dep_from[e];
-            from[v] = fmax(from[v], from[u] + p->duration[u] + sched_dep_delay(p, e));
+            from[v] = fmax(from[v], from[u] + p->duration[u] + sc_dep_delay(p, e));
         }
     }
     for (int k = n - 1; k >= 0; k--) {
         int u = p->topo_order[k];
-        to[u] = sched_forced_device(p, u) == a ? 0 : -INFINITY;
+        to[u] = sc_forced_device(p, u) == a ? 0 : -INFINITY;
         for (int j = p->succ_start[u]; j < p->succ_start[u + 1]; j++) {
             int e = p->succ_dep[j], v = p->dep_to[e];
-            to[u] = fmax(to[u], sched_dep_delay(p, e) + p->duration[v] + to[v]);
+            to[u] = fmax(to[u], sc_dep_delay(p, e) + p->duration[v] + to[v]);
         }
     }
 }
@@ -399,7 +399,7 @@ double pp_sched_span_lower_bound(const pp_sched_problem *p)
     double work = 0, bound = 0;
     if (forced && from && to && first && by_device && jobs && scratch) {
         for (int i = 0; i < p->op_count; i++) {
-            int d = sched_forced_device(p, i);
+            int d = sc_forced_device(p, i);
             work += p->duration[i];
             if (d >= 0)
                 forced[d] += p->duration[i], first[d + 2]++;
@@ -408,7 +408,7 @@ double pp_sched_span_lower_bound(const pp_sched_problem *p)
         for (size_t d = 0; d < D; d++)
             bound = fmax(bound, forced[d]), first[d + 2] += first[d + 1];
         for (int i = 0; i < p->op_count; i++) {
-            int d = sched_forced_device(p, i);
+            int d = sc_forced_device(p, i);
             if (d >= 0)
                 by_device[first[d + 1]++] = i;
         }

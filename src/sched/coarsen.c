@@ -3,7 +3,7 @@
  * no other output and v no other input, transitive edges set aside), then
  * pairs with no path between them and other links (GetCandidateNonEdge,
  * widened, see collect_pairs), alternating until the target size is reached
- * or nothing may merge. Then the coarse problem is built, and sched_expand
+ * or nothing may merge. Then the coarse problem is built, and sc_expand
  * turns its schedules back into fine ones.
  *
  * The graph of groups keeps every dependency, transitive ones included (they
@@ -775,7 +775,7 @@ static int by_name(const void *x, const void *y)
 
 /* Numbers the live groups by their first fine op in topological order and
  * lists their members in run order. */
-static bool number_groups(const merger *m, sched_coarsening *out, int *root)
+static bool number_groups(const merger *m, sc_coarsening *out, int *root)
 {
     const pp_sched_problem *p = m->p;
     int *index = malloc(((size_t)m->n + 1) * sizeof *index);
@@ -842,7 +842,7 @@ static const char *coarse_kind(const pp_sched_problem *p, const int *members, in
     return p->op_kind[members[0]];
 }
 
-/* Sums run in member order, the order sched_expand lays the ops out in, so
+/* Sums run in member order, the order sc_expand lays the ops out in, so
  * the last fine op ends exactly where the coarse op does. */
 static bool add_coarse_op(const merger *m, pp_sched_problem *q, char **sorted_names, const int *members,
                           int count)
@@ -873,8 +873,8 @@ static bool add_coarse_op(const merger *m, pp_sched_problem *q, char **sorted_na
 }
 
 /* One coarse dep per ordered pair of coarse ops with fine deps between them,
- * its comm the sum of theirs in fine dep order (sched_expand's order). */
-static bool add_coarse_deps(const pp_sched_problem *p, pp_sched_problem *q, sched_coarsening *out)
+ * its comm the sum of theirs in fine dep order (sc_expand's order). */
+static bool add_coarse_deps(const pp_sched_problem *p, pp_sched_problem *q, sc_coarsening *out)
 {
     crossing *cross = malloc(((size_t)p->dep_count + 1) * sizeof *cross);
     out->dep_of = malloc(((size_t)p->dep_count + 1) * sizeof *out->dep_of);
@@ -905,7 +905,7 @@ static bool add_coarse_deps(const pp_sched_problem *p, pp_sched_problem *q, sche
     return ok;
 }
 
-static bool add_devices_and_ops(const merger *m, pp_sched_problem *q, const sched_coarsening *out)
+static bool add_devices_and_ops(const merger *m, pp_sched_problem *q, const sc_coarsening *out)
 {
     const pp_sched_problem *p = m->p;
     for (int d = 0; d < p->device_count; d++)
@@ -929,7 +929,7 @@ static bool add_devices_and_ops(const merger *m, pp_sched_problem *q, const sche
     return ok;
 }
 
-static pp_status build_coarse(const merger *m, sched_coarsening *out, pp_error *err)
+static pp_status build_coarse(const merger *m, sc_coarsening *out, pp_error *err)
 {
     int *root = malloc(((size_t)m->n + 1) * sizeof *root);
     bool ok = root && number_groups(m, out, root);
@@ -941,8 +941,8 @@ static pp_status build_coarse(const merger *m, sched_coarsening *out, pp_error *
     return pp_sched_problem_finish(out->coarse, "coarsened problem", err);
 }
 
-pp_status sched_coarsen_hinted(const pp_sched_problem *p, int target_ops, const pp_sched_schedule *hint,
-                               sched_coarsening *out, pp_error *err)
+pp_status sc_coarsen_hinted(const pp_sched_problem *p, int target_ops, const pp_sched_schedule *hint,
+                               sc_coarsening *out, pp_error *err)
 {
     memset(out, 0, sizeof *out);
     if (target_ops < 1)
@@ -970,16 +970,16 @@ pp_status sched_coarsen_hinted(const pp_sched_problem *p, int target_ops, const 
     }
     merger_free(&m);
     if (st != PP_OK)
-        sched_coarsening_free(out);
+        sc_coarsening_free(out);
     return st;
 }
 
-pp_status sched_coarsen(const pp_sched_problem *p, int target_ops, sched_coarsening *out, pp_error *err)
+pp_status sc_coarsen(const pp_sched_problem *p, int target_ops, sc_coarsening *out, pp_error *err)
 {
-    return sched_coarsen_hinted(p, target_ops, NULL, out, err);
+    return sc_coarsen_hinted(p, target_ops, NULL, out, err);
 }
 
-void sched_coarsening_free(sched_coarsening *c)
+void sc_coarsening_free(sc_coarsening *c)
 {
     pp_sched_problem_free(c->coarse);
     free(c->group_of);
@@ -993,7 +993,7 @@ void sched_coarsening_free(sched_coarsening *c)
  * another from the coarse transfer's start, in fine dep order. Times are
  * start + running sum, as the coarse sums were taken, so the last of each
  * ends exactly where the coarse one does. */
-pp_status sched_expand(const pp_sched_problem *fine, const sched_coarsening *c,
+pp_status sc_expand(const pp_sched_problem *fine, const sc_coarsening *c,
                        const pp_sched_schedule *coarse_schedule, pp_sched_schedule *fine_out, pp_error *err)
 {
     const pp_sched_problem *q = c->coarse;

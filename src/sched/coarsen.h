@@ -18,11 +18,11 @@ typedef struct {
     int *member_start;         /* coarse op_count + 1 offsets into member */
     int *member;               /* the fine ops of each coarse op, in the topological order they run */
     int *dep_of;               /* fine dep -> coarse dep, -1 for a dep inside one coarse op */
-} sched_coarsening;
+} sc_coarsening;
 
 /* Merges ops until at most target_ops remain or nothing more may merge. A
  * target at or above the op count gives a copy with one op per coarse op. */
-pp_status sched_coarsen(const pp_sched_problem *p, int target_ops, sched_coarsening *out, pp_error *err);
+pp_status sc_coarsen(const pp_sched_problem *p, int target_ops, sc_coarsening *out, pp_error *err);
 
 /* The same, guided by hint (may be NULL): a valid schedule of p. Ops that
  * may run on a device of finite memory then merge only with their neighbours
@@ -30,14 +30,14 @@ pp_status sched_coarsen(const pp_sched_problem *p, int target_ops, sched_coarsen
  * the hint's orders and memory levels. On memory-bound problems such as
  * pipelines this keeps an op that frees memory from being merged with ops
  * that need it into a coarse op no schedule can place. */
-pp_status sched_coarsen_hinted(const pp_sched_problem *p, int target_ops, const pp_sched_schedule *hint,
-                               sched_coarsening *out, pp_error *err);
+pp_status sc_coarsen_hinted(const pp_sched_problem *p, int target_ops, const pp_sched_schedule *hint,
+                               sc_coarsening *out, pp_error *err);
 
 /* Writes into fine_out (made for `fine`) the schedule the coarse one stands
  * for; the ops keep the coarse op's device. */
-pp_status sched_expand(const pp_sched_problem *fine, const sched_coarsening *c,
+pp_status sc_expand(const pp_sched_problem *fine, const sc_coarsening *c,
                        const pp_sched_schedule *coarse_schedule, pp_sched_schedule *fine_out, pp_error *err);
 
-void sched_coarsening_free(sched_coarsening *c);
+void sc_coarsening_free(sc_coarsening *c);
 
 #endif

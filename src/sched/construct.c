@@ -47,7 +47,7 @@ static void release_on(const pp_sched_problem *p, int d, const double *head, dou
 {
     for (int k = p->op_count - 1; k >= 0; k--) {
         int v = p->topo_order[k];
-        release[v] = sched_forced_device(p, v) == d && p->adjust[v] < 0 ? head[v] : INFINITY;
+        release[v] = sc_forced_device(p, v) == d && p->adjust[v] < 0 ? head[v] : INFINITY;
         for (int j = p->succ_start[v]; j < p->succ_start[v + 1]; j++)
             release[v] = fmin(release[v], release[p->dep_to[p->succ_dep[j]]]);
     }
@@ -64,7 +64,7 @@ static void release_distances(const pp_sched_problem *p, const double *head, dou
             continue;
         release_on(p, d, head, release);
         for (int v = 0; v < p->op_count; v++) {
-            if (sched_forced_device(p, v) != d || p->adjust[v] <= 0)
+            if (sc_forced_device(p, v) != d || p->adjust[v] <= 0)
                 continue;
             double r = INFINITY;
             for (int j = p->succ_start[v]; j < p->succ_start[v + 1]; j++)
@@ -81,17 +81,17 @@ static void reserves(const pp_sched_problem *p, const double *distance, double f
     for (int d = 0; d < p->device_count; d++) {
         double nearest = INFINITY, room = 0;
         for (int v = 0; v < p->op_count; v++)
-            if (sched_forced_device(p, v) == d && p->adjust[v] > 0 && distance[v] <= nearest) {
+            if (sc_forced_device(p, v) == d && p->adjust[v] > 0 && distance[v] <= nearest) {
                 room = distance[v] < nearest ? p->adjust[v] : fmax(room, p->adjust[v]);
                 nearest = distance[v];
             }
         for (int v = 0; v < p->op_count; v++)
-            if (sched_forced_device(p, v) == d)
+            if (sc_forced_device(p, v) == d)
                 reserve[v] = p->adjust[v] > 0 && distance[v] > nearest ? factor * room : 0;
     }
 }
 
-double sched_inputs_arrive(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
+double sc_inputs_arrive(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
                            const double *channel_free)
 {
     double at = 0;
@@ -107,7 +107,7 @@ double sched_inputs_arrive(const pp_sched_problem *p, int v, int j, const int *d
     return at;
 }
 
-void sched_inputs_send(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
+void sc_inputs_send(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
                        double *channel_free)
 {
     for (int k = p->pred_start[v]; k < p->pred_start[v + 1]; k++) {
@@ -122,7 +122,7 @@ void sched_inputs_send(const pp_sched_problem *p, int v, int j, const int *devic
 /* When v could start on device j. */
 static double start_on(const builder *b, int v, int j)
 {
-    return fmax(b->device_free[j], sched_inputs_arrive(b->p, v, j, b->device, b->end, b->channel_free));
+    return fmax(b->device_free[j], sc_inputs_arrive(b->p, v, j, b->device, b->end, b->channel_free));
 }
 
 static double overflow_on(const builder *b, int v, int j)
@@ -130,7 +130,7 @@ static double overflow_on(const builder *b, int v, int j)
     const pp_sched_problem *p = b->p;
     double w = p->weight[v], cap = p->capacity[j];
     double over = fmax(b->peak[j] + w, b->level[j] + w + p->adjust[v]) - cap;
-    if (over > sched_memory_slack(cap))
+    if (over > sc_memory_slack(cap))
         return over;
     return b->level[j] + w + p->adjust[v] > cap - b->reserve[v] ? -1 : 0;
 }
@@ -196,7 +196,7 @@ static void commit(builder *b, choice c)
 {
     const pp_sched_problem *p = b->p;
     int v = c.op, j = c.device;
-    sched_inputs_send(p, v, j, b->device, b->end, b->channel_free);
+    sc_inputs_send(p, v, j, b->device, b->end, b->channel_free);
     b->device[v] = j;
     b->end[v] = b->device_free[j] = c.start + p->duration[v];
     b->peak[j] += p->weight[v];
@@ -229,7 +229,7 @@ static choice any_choice(const builder *b)
 }
 
 /* The ops not yet listed (device -1), in topological order, after the first k. */
-static void list_rest(const pp_sched_problem *p, int k, sched_solution *out)
+static void list_rest(const pp_sched_problem *p, int k, sc_solution *out)
 {
     for (int t = 0; t < p->op_count; t++) {
         int v = p->topo_order[t];
@@ -241,8 +241,8 @@ static void list_rest(const pp_sched_problem *p, int k, sched_solution *out)
     }
 }
 
-bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail, double reserve,
-                     const pp_deadline *deadline, sched_solution *out)
+bool sc_construct(const pp_sched_problem *p, const double *head, const double *tail, double reserve,
+                     const pp_deadline *deadline, sc_solution *out)
 {
     size_t n = (size_t)p->op_count + 1, D = (size_t)p->device_count;
     builder b = {.p = p, .tail = tail, .reserve = calloc(n, sizeof(double)), .end = calloc(n, sizeof(double)),
@@ -262,7 +262,7 @@ bool sched_construct(const pp_sched_problem *p, const double *head, const double
         for (int e = 0; e < p->dep_count; e++)
             b.missing[p->dep_to[e]]++;
         for (int i = 0; i < p->op_count; i++) {
-            b.forced[i] = sched_forced_device(p, i), b.stale[i] = 1;
+            b.forced[i] = sc_forced_device(p, i), b.stale[i] = 1;
             if (b.missing[i] == 0)
                 b.ready[b.ready_count++] = i;
         }

@@ -75,7 +75,7 @@ static void violation(cyclic_checker *c, const char *fmt, ...)
 static bool overlap_mod(slot *iv, int n, double T, double tol, int *a, int *b)
 {
     for (int k = 0; k < n; k++)
-        iv[k].at = sched_phase(iv[k].at, T);
+        iv[k].at = sc_phase(iv[k].at, T);
     qsort(iv, (size_t)n, sizeof *iv, by_phase);
     for (int k = 0; k < n; k++) {
         const slot *x = &iv[k], *y = &iv[(k + 1) % n];
@@ -228,7 +228,7 @@ void pp_sched_cyclic_report_free(pp_sched_cyclic_report *report)
  * is one iteration's and a device's span is all the period must hold
  * there; a channel's transfers all lie in one window as long as the time
  * from its first transfer's start to its last one's end. */
-double sched_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedule *s)
+double sc_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedule *s)
 {
     int D = p->device_count;
     double *first = malloc(((size_t)D * (D + 1) + 1) * sizeof(double));
@@ -260,7 +260,7 @@ double sched_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedu
  * each iteration takes there: the adjustments of the ops forced onto it sum
  * to zero, and so do those of every colocated group free to move. And some
  * op or transfer must take time, or no period is the least. */
-pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err)
+pp_status sc_cyclic_applies(const pp_sched_problem *p, pp_error *err)
 {
     int D = p->device_count, n = p->op_count;
     double *net = calloc((size_t)(D + n) + 1, sizeof(double)), *scale = calloc((size_t)(D + n) + 1, sizeof(double));
@@ -271,7 +271,7 @@ pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err)
     if (!net || !scale)
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     for (int i = 0; st == PP_OK && i < n; i++) {
-        int d = sched_forced_device(p, p->group[i]), k = d >= 0 ? d : D + p->group[i];
+        int d = sc_forced_device(p, p->group[i]), k = d >= 0 ? d : D + p->group[i];
         net[k] += p->adjust[i];
         scale[k] += fabs(p->adjust[i]);
     }
@@ -303,9 +303,9 @@ pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err)
 
 /* r->trial as a schedule of period T in out; true when the checker takes
  * it, and then the next folds read their orders from it. */
-static bool accept(sched_retimer *r, const pp_sched_problem *p, double T, pp_sched_schedule *out)
+static bool accept(sc_retimer *r, const pp_sched_problem *p, double T, pp_sched_schedule *out)
 {
-    sched_retime_export(r, p, out);
+    sc_retime_export(r, p, out);
     out->period = T;
     pp_sched_cyclic_report c;
     pp_error why = {0};
@@ -328,13 +328,13 @@ enum { FOLD_STEPS = 16, FOLD_STEPS_MOST = 1024 };
 
 /* The least period below `high` that the current orders allow and the
  * checker takes, into s; `high` when none. */
-static double squeeze(sched_retimer *r, const pp_sched_problem *p, double low, double high, pp_sched_schedule *s,
+static double squeeze(sc_retimer *r, const pp_sched_problem *p, double low, double high, pp_sched_schedule *s,
                       pp_sched_schedule *trial, const pp_deadline *deadline)
 {
     double best = high;
     while (best - low > 1e-6 * best && !pp_deadline_passed(deadline)) {
         double T = 0.5 * (low + high);
-        if (sched_retime_settle(r, T) && accept(r, p, T, trial)) {
+        if (sc_retime_settle(r, T) && accept(r, p, T, trial)) {
             high = best = T;
             pp_sched_schedule_copy(s, trial);
         } else {
@@ -349,10 +349,10 @@ static double squeeze(sched_retimer *r, const pp_sched_problem *p, double low, d
 static pp_status fold_from(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
                            pp_error *err)
 {
-    sched_retimer r;
+    sc_retimer r;
     pp_sched_schedule *trial = pp_sched_schedule_new(p);
     pp_status st = PP_OK;
-    if (!sched_retimer_init(&r, p, s, 0) || !trial) {
+    if (!sc_retimer_init(&r, p, s, 0) || !trial) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     } else {
         pp_sched_schedule_copy(trial, s);
@@ -360,7 +360,7 @@ static pp_status fold_from(const pp_sched_problem *p, pp_sched_schedule *s, cons
         for (int steps = FOLD_STEPS; steps <= FOLD_STEPS_MOST && best - low > 1e-6 * best;) {
             bool found = false;
             for (int j = 1; j < steps && !found && !pp_deadline_passed(deadline); j++) {
-                sched_retime_order(&r, low + (best - low) * j / steps);
+                sc_retime_order(&r, low + (best - low) * j / steps);
                 double period = squeeze(&r, p, low, best, s, trial, deadline);
                 found = period < best;
                 best = period;
@@ -368,7 +368,7 @@ static pp_status fold_from(const pp_sched_problem *p, pp_sched_schedule *s, cons
             steps = found ? FOLD_STEPS : steps * 4;
         }
     }
-    sched_retimer_free(&r);
+    sc_retimer_free(&r);
     pp_sched_schedule_free(trial);
     return st;
 }
@@ -377,14 +377,14 @@ static pp_status fold_from(const pp_sched_problem *p, pp_sched_schedule *s, cons
  * micro-batches the makespan's schedule folds to a period 8% shorter
  * than the span's, at 2P the span's 0.5% shorter (BENCHMARKS.md). So s
  * gets half the time and the second start, its spans compacted, the rest. */
-pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, pp_sched_schedule *other,
+pp_status sc_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, pp_sched_schedule *other,
                             const pp_deadline *deadline, pp_error *err)
 {
     pp_deadline half = pp_deadline_within(deadline, 0.5 * pp_deadline_left(deadline));
     pp_status st = fold_from(p, s, other ? &half : deadline, err);
-    if (st != PP_OK || !other || (st = sched_compact_spans(p, other, err)) != PP_OK)
+    if (st != PP_OK || !other || (st = sc_compact_spans(p, other, err)) != PP_OK)
         return st;
-    other->period = sched_cyclic_step_period(p, other);
+    other->period = sc_cyclic_step_period(p, other);
     if (!isfinite(other->period))
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     if ((st = fold_from(p, other, deadline, err)) == PP_OK && other->period < s->period)

@@ -10,12 +10,12 @@
  * optimizer step between iterations: its longest device span, or a longer
  * channel's window from its first transfer to its last. INFINITY when out
  * of memory. */
-double sched_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedule *s);
+double sc_cyclic_step_period(const pp_sched_problem *p, const pp_sched_schedule *s);
 
 /* PP_EARG, naming the device or the ops, when an iteration may leave a
  * device's level changed (the cyclic objectives cannot repeat it), or when
  * nothing takes time (every period > 0 would do). */
-pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err);
+pp_status sc_cyclic_applies(const pp_sched_problem *p, pp_error *err);
 
 /* Without the optimizer step: folds the valid cyclic schedule s (s->period
  * set) at shorter periods, its devices' and channels' orders taken modulo
@@ -23,7 +23,7 @@ pp_status sched_cyclic_applies(const pp_sched_problem *p, pp_error *err);
  * checker takes, until the bound or the deadline; then, for the rest of
  * the time, the valid schedule `other` (NULL: none; its times change)
  * likewise, s taking its result when shorter. s stays valid. */
-pp_status sched_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, pp_sched_schedule *other,
+pp_status sc_cyclic_fold(const pp_sched_problem *p, pp_sched_schedule *s, pp_sched_schedule *other,
                             const pp_deadline *deadline, pp_error *err);
 
 #endif

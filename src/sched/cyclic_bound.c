@@ -17,7 +17,7 @@
  *    the longest path from a's end to r's end (durations, and comm where
  *    both ends are forced onto different devices): S >= sum f_ar dist(a, r)
  *    (weak duality; any shipment will do, a greedy one is found). A group
- *    of ops free to move gives back what it takes (sched_cyclic_applies),
+ *    of ops free to move gives back what it takes (sc_cyclic_applies),
  *    so with a shipment of its own its area is >= 0 wherever it lands, and
  *    leaving it and its weights out of a device's S and W only lowers the
  *    bound; a free group with none (it may give memory back before taking
@@ -101,7 +101,7 @@ static bool follow(memory_paths *m, int a)
         int v = m->reached[k];
         for (int j = p->succ_start[v]; j < p->succ_start[v + 1]; j++) {
             int e = p->succ_dep[j], w = p->dep_to[e];
-            m->dist[w] = fmax(m->dist[w], m->dist[v] + sched_dep_delay(p, e) + p->duration[w]);
+            m->dist[w] = fmax(m->dist[w], m->dist[v] + sc_dep_delay(p, e) + p->duration[w]);
         }
         if (k > 0 && m->home[v] == m->home[a] && p->adjust[v] < 0 && !add_lane(m, a, v))
             return false;
@@ -145,8 +145,8 @@ static void place(memory_paths *m, double *weight)
     for (int k = 0; k < p->op_count; k++)
         m->at[p->topo_order[k]] = k;
     for (int i = 0; i < p->op_count; i++) {
-        int d = sched_forced_device(p, i);
-        d = d >= 0 ? d : sched_forced_device(p, p->group[i]);
+        int d = sc_forced_device(p, i);
+        d = d >= 0 ? d : sc_forced_device(p, p->group[i]);
         m->home[i] = p->adjust[i] == 0 ? -1 : d >= 0 ? d : p->device_count + p->group[i];
         m->seen_from[i] = -1;
         if (d >= 0)
@@ -169,7 +169,7 @@ static double memory_bound(const pp_sched_problem *p, const double *area, const 
     return bound;
 }
 
-double sched_cyclic_memory_bound(const pp_sched_problem *p)
+double sc_cyclic_memory_bound(const pp_sched_problem *p)
 {
     int n = p->op_count, homes = p->device_count + n;
     size_t N = (size_t)(n > homes ? n : homes) + 1;
@@ -208,20 +208,20 @@ double pp_sched_cyclic_lower_bound(const pp_sched_problem *p, bool async)
         return 0;
     double bound = 0, total = 0;
     for (int i = 0; i < p->op_count; i++) {
-        int d = sched_forced_device(p, i);
+        int d = sc_forced_device(p, i);
         bound = fmax(bound, p->duration[i]);
         total += p->duration[i];
         if (d >= 0)
             load[d] += p->duration[i];
     }
     for (int e = 0; e < p->dep_count; e++) {
-        int a = sched_forced_device(p, p->dep_from[e]), b = sched_forced_device(p, p->dep_to[e]);
+        int a = sc_forced_device(p, p->dep_from[e]), b = sc_forced_device(p, p->dep_to[e]);
         if (a >= 0 && b >= 0 && a != b)
             load[D + a * D + b] += p->dep_comm[e];
     }
     for (int k = 0; k < D * (D + 1); k++)
         bound = fmax(bound, load[k]);
     free(load);
-    bound = fmax(fmax(bound, total / D), sched_cyclic_memory_bound(p));
+    bound = fmax(fmax(bound, total / D), sc_cyclic_memory_bound(p));
     return async ? bound : fmax(bound, pp_sched_span_lower_bound(p));
 }

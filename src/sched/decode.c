@@ -13,27 +13,27 @@
 #include <string.h>
 #include "sched/solver.h"
 
-bool sched_solution_alloc(sched_solution *s, int op_count)
+bool sc_solution_alloc(sc_solution *s, int op_count)
 {
     s->list = malloc(((size_t)op_count + 1) * sizeof(int));
     s->device = malloc(((size_t)op_count + 1) * sizeof(int));
     return s->list && s->device;
 }
 
-void sched_solution_free(sched_solution *s)
+void sc_solution_free(sc_solution *s)
 {
     free(s->list);
     free(s->device);
     s->list = s->device = NULL;
 }
 
-void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_count)
+void sc_solution_copy(sc_solution *to, const sc_solution *from, int op_count)
 {
     memcpy(to->list, from->list, (size_t)op_count * sizeof(int));
     memcpy(to->device, from->device, (size_t)op_count * sizeof(int));
 }
 
-bool sched_decoder_init(sched_decoder *d, const pp_sched_problem *p)
+bool sc_decoder_init(sc_decoder *d, const pp_sched_problem *p)
 {
     memset(d, 0, sizeof *d);
     d->p = p;
@@ -52,13 +52,13 @@ bool sched_decoder_init(sched_decoder *d, const pp_sched_problem *p)
     if (!d->start || !d->end || !d->transfer_start || !d->transfer_end || !d->device_free ||
         !d->channel_free || !d->level || !d->binding || !d->order ||
         !d->bound_by_device || !d->device_last) {
-        sched_decoder_free(d);
+        sc_decoder_free(d);
         return false;
     }
     return true;
 }
 
-void sched_decoder_free(sched_decoder *d)
+void sc_decoder_free(sc_decoder *d)
 {
     free(d->start);
     free(d->end);
@@ -74,14 +74,14 @@ void sched_decoder_free(sched_decoder *d)
     memset(d, 0, sizeof *d);
 }
 
-static int device_of(const pp_sched_problem *p, const sched_solution *s, int v)
+static int device_of(const pp_sched_problem *p, const sc_solution *s, int v)
 {
     return s->device[p->group[v]];
 }
 
 /* The incoming deps of v that cross devices, by their source's end time
  * (insertion sort: in-degrees are small). */
-static int crossing_inputs(sched_decoder *d, const sched_solution *s, int v)
+static int crossing_inputs(sc_decoder *d, const sc_solution *s, int v)
 {
     const pp_sched_problem *p = d->p;
     int count = 0;
@@ -102,7 +102,7 @@ static int crossing_inputs(sched_decoder *d, const sched_solution *s, int v)
 
 /* Earliest start of v given its inputs; sets binding[v] to the input whose
  * arrival decides it. */
-static double inputs_ready(sched_decoder *d, const sched_solution *s, int v)
+static double inputs_ready(sc_decoder *d, const sc_solution *s, int v)
 {
     const pp_sched_problem *p = d->p;
     int D = p->device_count, dv = device_of(p, s, v);
@@ -135,7 +135,7 @@ static double inputs_ready(sched_decoder *d, const sched_solution *s, int v)
 /* Clears the state of the devices and channels this solution uses, and no
  * other: a problem may hold thousands of devices the ops never reach, and a
  * decode must stay O(ops + deps) whatever their number. */
-static void reset_used(sched_decoder *d, const sched_solution *s)
+static void reset_used(sc_decoder *d, const sc_solution *s)
 {
     const pp_sched_problem *p = d->p;
     int D = p->device_count;
@@ -151,7 +151,7 @@ static void reset_used(sched_decoder *d, const sched_solution *s)
     }
 }
 
-void sched_decode(sched_decoder *d, const sched_solution *s)
+void sc_decode(sc_decoder *d, const sc_solution *s)
 {
     const pp_sched_problem *p = d->p;
     reset_used(d, s);
@@ -166,7 +166,7 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
         if (d->device_last[j] == -2)
             continue;
         d->device_last[j] = -2;
-        if (d->level[j] > p->capacity[j] + sched_memory_slack(p->capacity[j]))
+        if (d->level[j] > p->capacity[j] + sc_memory_slack(p->capacity[j]))
             d->overflow += d->level[j] - p->capacity[j];
     }
     for (int i = 0; i < p->op_count; i++)
@@ -188,7 +188,7 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
         d->start[v] = ready;
         d->end[v] = d->device_free[dv] = ready + p->duration[v];
         d->level[dv] += p->adjust[v];
-        if (d->level[dv] > p->capacity[dv] + sched_memory_slack(p->capacity[dv])) {
+        if (d->level[dv] > p->capacity[dv] + sc_memory_slack(p->capacity[dv])) {
             d->overflow += d->level[dv] - p->capacity[dv];
             if (d->first_over < 0)
                 d->first_over = v;
@@ -200,12 +200,12 @@ void sched_decode(sched_decoder *d, const sched_solution *s)
     }
 }
 
-sched_cost sched_cost_of(const sched_decoder *d)
+sc_cost sc_cost_of(const sc_decoder *d)
 {
-    return (sched_cost){d->broken, d->overflow, d->makespan};
+    return (sc_cost){d->broken, d->overflow, d->makespan};
 }
 
-int sched_cost_compare(sched_cost a, sched_cost b)
+int sc_cost_compare(sc_cost a, sc_cost b)
 {
     if (a.broken != b.broken)
         return a.broken < b.broken ? -1 : 1;
@@ -216,7 +216,7 @@ int sched_cost_compare(sched_cost a, sched_cost b)
     return 0;
 }
 
-void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sched_schedule *out)
+void sc_decoder_export(const sc_decoder *d, const sc_solution *s, pp_sched_schedule *out)
 {
     const pp_sched_problem *p = d->p;
     for (int i = 0; i < p->op_count; i++) {
@@ -249,7 +249,7 @@ static int by_start(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-bool sched_solution_from_schedule(const pp_sched_problem *p, const pp_sched_schedule *s, sched_solution *out)
+bool sc_solution_from_schedule(const pp_sched_problem *p, const pp_sched_schedule *s, sc_solution *out)
 {
     by_start_item *items = malloc(((size_t)p->op_count + 1) * sizeof *items);
     if (!items)

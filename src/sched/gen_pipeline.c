@@ -357,7 +357,7 @@ static pp_status time_orders(const pp_pipe_spec *spec, const pipe_shape *q, cons
                     device[op_index(q, m, stage, k)] = pipe_device(q, m, stage);
         for (int d = 0; d < q->P; d++)
             rows[d] = o->ops + (size_t)d * 3 * q->M * q->V;
-        st = sched_times_from_orders(p, device, rows, o->length, s, err);
+        st = sc_times_from_orders(p, device, rows, o->length, s, err);
     }
     free(device);
     free(rows);

@@ -325,7 +325,7 @@ static pp_status time_zb(const pp_sched_problem *p, const pipe_shape *q, const o
             device[i] = pipe_device(q, i / 3 / q->S, i / 3 % q->S);
         for (int d = 0; d < q->P; d++)
             rows[d] = o->ops + (size_t)d * 3 * q->M * q->V;
-        st = sched_times_from_orders(p, device, rows, o->length, trial, err);
+        st = sc_times_from_orders(p, device, rows, o->length, trial, err);
     }
     free(device);
     free(rows);

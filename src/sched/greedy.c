@@ -21,7 +21,7 @@
  *   that first gives memory back) once or twice per raise-release cycle
  *   (1F1B's P - s, ZB-H2's 2(P - s) - 1), or none but the capacity; held
  *   throughout or only until the device first gives memory back.
- * - For the span start only (sched_construct_greedy_span): a filler runs
+ * - For the span start only (sc_construct_greedy_span): a filler runs
  *   into a gap it does not fit only while the device holds more of them
  *   than its reserve, the fillers its drain can take within the span bound
  *   (measured on the previous run), and its previous gap was not overrun;
@@ -76,7 +76,7 @@ typedef struct {
     unsigned char *filler;   /* per op */
     double *depth[LIMIT_DEPTHS];  /* per raising op and limit rule: its depth (INFINITY: none) */
     double *base;            /* per device: the weights of the ops forced onto it */
-    unsigned char *in_play;  /* per device: may take an op (sched_devices_in_play) */
+    unsigned char *in_play;  /* per device: may take an op (sc_devices_in_play) */
 } traits;
 
 typedef struct {
@@ -98,7 +98,7 @@ typedef struct {
 
 static int list_of(const pp_sched_problem *p, const traits *t, int v)
 {
-    int d = sched_forced_device(p, v);
+    int d = sc_forced_device(p, v);
     return d < 0 ? p->device_count : t->filler[v] ? p->device_count + 1 + d : d;
 }
 
@@ -114,14 +114,14 @@ static double max_comm(const pp_sched_problem *p, int v, bool out)
 static void find_fillers(const pp_sched_problem *p, unsigned char *filler)
 {
     for (int k = p->op_count - 1; k >= 0; k--) {
-        int v = p->topo_order[k], d = sched_forced_device(p, v);
+        int v = p->topo_order[k], d = sc_forced_device(p, v);
         bool f = d >= 0 && p->adjust[v] <= 0;
         for (int j = p->succ_start[v]; f && j < p->succ_start[v + 1]; j++) {
             int w = p->dep_to[p->succ_dep[j]];
-            f = filler[w] && sched_forced_device(p, w) == d;
+            f = filler[w] && sc_forced_device(p, w) == d;
         }
         for (int j = p->pred_start[v]; f && j < p->pred_start[v + 1]; j++)
-            f = sched_forced_device(p, p->dep_from[p->pred_dep[j]]) == d;
+            f = sc_forced_device(p, p->dep_from[p->pred_dep[j]]) == d;
         filler[v] = f;
     }
 }
@@ -133,13 +133,13 @@ static void depths_on(const pp_sched_problem *p, int d, const double *head, int 
 {
     for (int k = p->op_count - 1; k >= 0; k--) {
         int v = p->topo_order[k];
-        first[v] = sched_forced_device(p, v) == d && p->adjust[v] < 0 ? v : -1;
+        first[v] = sc_forced_device(p, v) == d && p->adjust[v] < 0 ? v : -1;
         for (int j = p->succ_start[v]; j < p->succ_start[v + 1]; j++) {
             int r = first[p->dep_to[p->succ_dep[j]]];
             if (r >= 0 && (first[v] < 0 || head[r] < head[first[v]]))
                 first[v] = r;
         }
-        if (sched_forced_device(p, v) != d || p->adjust[v] <= 0 || first[v] < 0)
+        if (sc_forced_device(p, v) != d || p->adjust[v] <= 0 || first[v] < 0)
             continue;
         int r = first[v];
         double trip = head[r] - head[v] - p->duration[v];
@@ -166,7 +166,7 @@ static bool traits_init(const pp_sched_problem *p, const double *head, traits *t
     t->in_play = malloc((size_t)p->device_count + 1);
     int *first = malloc(n * sizeof(int));
     int *forced = calloc((size_t)p->device_count + 1, sizeof(int));
-    bool ok = t->filler && t->base && t->in_play && first && forced && sched_devices_in_play(p, t->in_play);
+    bool ok = t->filler && t->base && t->in_play && first && forced && sc_devices_in_play(p, t->in_play);
     for (int h = 0; h < LIMIT_DEPTHS; h++)
         ok = (t->depth[h] = malloc(n * sizeof(double))) && ok;
     if (ok) {
@@ -174,7 +174,7 @@ static bool traits_init(const pp_sched_problem *p, const double *head, traits *t
         for (int v = 0; v < p->op_count; v++) {
             for (int h = 0; h < LIMIT_DEPTHS; h++)
                 t->depth[h][v] = INFINITY;
-            int d = sched_forced_device(p, v);
+            int d = sc_forced_device(p, v);
             if (d >= 0)
                 t->base[d] += p->weight[v], forced[d]++;
         }
@@ -193,15 +193,15 @@ static bool traits_init(const pp_sched_problem *p, const double *head, traits *t
 /* When v's inputs are all at device j (INFINITY: one cannot reach it). */
 static double arrival(const sim *s, int v, int j)
 {
-    return sched_inputs_arrive(s->p, v, j, s->device, s->end, s->channel_free);
+    return sc_inputs_arrive(s->p, v, j, s->device, s->end, s->channel_free);
 }
 
 /* Whether v fits device j's memory, with `lowered_by` given back first. */
 static bool fits(const sim *s, int v, int j, double lowered_by)
 {
     const pp_sched_problem *p = s->p;
-    double cap = p->capacity[j], slack = sched_memory_slack(cap);
-    double w = sched_forced_device(p, v) >= 0 ? 0 : p->weight[v];
+    double cap = p->capacity[j], slack = sc_memory_slack(cap);
+    double w = sc_forced_device(p, v) >= 0 ? 0 : p->weight[v];
     if (s->peak[j] + w > cap + slack || s->level[j] + lowered_by + w + p->adjust[v] > cap + slack)
         return false;
     if (p->adjust[v] <= 0 || s->pol.limit == LIMIT_NONE || (s->pol.warm_only && s->lowered[j]))
@@ -324,17 +324,17 @@ static bool fill_now(const sim *s, int j, int filler, double gap)
 static void wake(sim *s, int v)
 {
     const pp_sched_problem *p = s->p;
-    int d = sched_forced_device(p, v);
+    int d = sc_forced_device(p, v);
     for (int j = 0; j < p->device_count; j++)
         if (s->t->in_play[j] && (d < 0 ? pp_sched_op_allowed(p, v, j) : j == d))
             s->asleep[j] = 0;
 }
 
-static void run_op(sim *s, int v, int j, double start, sched_solution *out, int k)
+static void run_op(sim *s, int v, int j, double start, sc_solution *out, int k)
 {
     const pp_sched_problem *p = s->p;
-    int d = sched_forced_device(p, v), list = list_of(p, s->t, v);
-    sched_inputs_send(p, v, j, s->device, s->end, s->channel_free);
+    int d = sc_forced_device(p, v), list = list_of(p, s->t, v);
+    sc_inputs_send(p, v, j, s->device, s->end, s->channel_free);
     s->device[v] = j;
     if (p->group[v] != v && s->device[p->group[v]] < 0)
         s->device[p->group[v]] = j;
@@ -375,7 +375,7 @@ static int next_device(const sim *s)
 
 /* Every device waits on another: run the ready op that reaches a device
  * soonest, over the memory if it must; the decoder counts the overflow. */
-static void force_one(sim *s, sched_solution *out, int k)
+static void force_one(sim *s, sc_solution *out, int k)
 {
     const pp_sched_problem *p = s->p;
     int bv = -1, bj = -1;
@@ -399,7 +399,7 @@ static void force_one(sim *s, sched_solution *out, int k)
 }
 
 /* One decision of device j; returns whether an op ran. */
-static bool step(sim *s, int j, sched_solution *out, int k)
+static bool step(sim *s, int j, sc_solution *out, int k)
 {
     view w = look(s, j);
     double now = s->clock[j];
@@ -423,7 +423,7 @@ static bool step(sim *s, int j, sched_solution *out, int k)
     return false;
 }
 
-static bool simulate(sim *s, const pp_deadline *deadline, sched_solution *out)
+static bool simulate(sim *s, const pp_deadline *deadline, sc_solution *out)
 {
     const pp_sched_problem *p = s->p;
     int D = p->device_count;
@@ -448,7 +448,7 @@ static bool simulate(sim *s, const pp_deadline *deadline, sched_solution *out)
     }
     s->free_ops = 0;
     for (int i = 0; i < p->op_count; i++) {
-        int d = sched_forced_device(p, i);
+        int d = sc_forced_device(p, i);
         if (d < 0)
             s->free_ops++;
         else
@@ -509,9 +509,9 @@ static bool sim_init(sim *s, const pp_sched_problem *p, const double *tail, cons
     return ok;
 }
 
-bool sched_construct_greedy(const pp_sched_problem *p, const double *head, const double *tail,
-                            const pp_deadline *deadline, sched_decoder *dec, sched_solution *out,
-                            sched_solution *scratch, sched_cost *cost)
+bool sc_construct_greedy(const pp_sched_problem *p, const double *head, const double *tail,
+                            const pp_deadline *deadline, sc_decoder *dec, sc_solution *out,
+                            sc_solution *scratch, sc_cost *cost)
 {
     traits t = {0};
     sim s;
@@ -527,11 +527,11 @@ bool sched_construct_greedy(const pp_sched_problem *p, const double *head, const
         s.pol = grid_point(k);
         if (!simulate(&s, deadline, scratch))
             break;
-        sched_decode(dec, scratch);
-        sched_cost c = sched_cost_of(dec);
-        if (!found || sched_cost_compare(c, *cost) < 0) {
+        sc_decode(dec, scratch);
+        sc_cost c = sc_cost_of(dec);
+        if (!found || sc_cost_compare(c, *cost) < 0) {
             *cost = c, found = true;
-            sched_solution_copy(out, scratch, p->op_count);
+            sc_solution_copy(out, scratch, p->op_count);
         }
         if (cost->broken == 0 && cost->overflow == 0 && cost->makespan <= bound * (1 + 1e-9))
             break;
@@ -564,8 +564,8 @@ static double longest_span(const pp_sched_problem *p, const pp_sched_schedule *s
 typedef struct {
     double target, best;
     double *first, *last, *count, *fill_time, *reserve;  /* per device */
-    sched_decoder dec;
-    sched_solution list;
+    sc_decoder dec;
+    sc_solution list;
     pp_sched_schedule *trial;
 } span_run;
 
@@ -603,11 +603,11 @@ static bool span_policy(sim *s, span_run *r, const pp_deadline *deadline, pp_sch
     for (int round = 0; round < (s->pol.fill == FILL_RESERVE ? RESERVE_ROUNDS : 1); round++) {
         if (!simulate(s, deadline, &r->list))
             return false;
-        sched_decode(&r->dec, &r->list);
-        sched_cost c = sched_cost_of(&r->dec);
+        sc_decode(&r->dec, &r->list);
+        sc_cost c = sc_cost_of(&r->dec);
         if (c.broken != 0 || c.overflow != 0)
             break;
-        sched_decoder_export(&r->dec, &r->list, r->trial);
+        sc_decoder_export(&r->dec, &r->list, r->trial);
         double span = longest_span(p, r->trial, r->first, r->last);
         if (span < r->best)
             r->best = span, *found = true, pp_sched_schedule_copy(out, r->trial);
@@ -616,7 +616,7 @@ static bool span_policy(sim *s, span_run *r, const pp_deadline *deadline, pp_sch
     return true;
 }
 
-bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *deadline, pp_sched_schedule *out,
+bool sc_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *deadline, pp_sched_schedule *out,
                                  bool *found)
 {
     size_t n = (size_t)p->op_count + 1, D = (size_t)p->device_count + 1;
@@ -624,13 +624,13 @@ bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *d
     span_run r = {.best = INFINITY, .trial = pp_sched_schedule_new(p)};
     r.first = malloc(D * sizeof(double)), r.last = malloc(D * sizeof(double)), r.count = malloc(D * sizeof(double));
     r.fill_time = malloc(D * sizeof(double)), r.reserve = malloc(D * sizeof(double));
-    bool dec_ok = sched_decoder_init(&r.dec, p);
+    bool dec_ok = sc_decoder_init(&r.dec, p);
     traits t = {0};
     sim s;
     bool ok = head && tail && r.first && r.last && r.count && r.fill_time && r.reserve && r.trial && dec_ok &&
-              sched_solution_alloc(&r.list, p->op_count);
+              sc_solution_alloc(&r.list, p->op_count);
     if (ok)
-        sched_heads_tails(p, head, tail), r.target = pp_sched_span_lower_bound(p);
+        sc_heads_tails(p, head, tail), r.target = pp_sched_span_lower_bound(p);
     bool traited = ok && traits_init(p, head, &t);  /* each frees itself when it fails */
     bool simulating = traited && sim_init(&s, p, tail, &t);
     ok = ok && simulating;
@@ -645,8 +645,8 @@ bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *d
     if (traited)
         traits_free(&t);
     if (dec_ok)
-        sched_decoder_free(&r.dec);
-    sched_solution_free(&r.list);
+        sc_decoder_free(&r.dec);
+    sc_solution_free(&r.list);
     pp_sched_schedule_free(r.trial);
     free(head), free(tail), free(r.first), free(r.last), free(r.count), free(r.fill_time), free(r.reserve);
     return ok;

@@ -12,7 +12,7 @@
 
 enum { SPARE_CLASSES = 8 };
 
-bool sched_devices_alike(const pp_sched_problem *p, int a, int b)
+bool sc_devices_alike(const pp_sched_problem *p, int a, int b)
 {
     if (p->capacity[a] != p->capacity[b] || pp_sched_has_channel(p, a, b) != pp_sched_has_channel(p, b, a))
         return false;
@@ -23,7 +23,7 @@ bool sched_devices_alike(const pp_sched_problem *p, int a, int b)
     return true;
 }
 
-bool sched_devices_in_play(const pp_sched_problem *p, unsigned char *in_play)
+bool sc_devices_in_play(const pp_sched_problem *p, unsigned char *in_play)
 {
     int D = p->device_count, anywhere = 0, classes = 0;
     int rep[SPARE_CLASSES], used[SPARE_CLASSES];
@@ -40,7 +40,7 @@ bool sched_devices_in_play(const pp_sched_problem *p, unsigned char *in_play)
         if (named[d])
             continue;
         int c = 0;
-        while (c < classes && !sched_devices_alike(p, rep[c], d))
+        while (c < classes && !sc_devices_alike(p, rep[c], d))
             c++;
         if (c == classes && classes < SPARE_CLASSES)
             rep[classes] = d, used[classes++] = 0;

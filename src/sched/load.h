@@ -10,6 +10,6 @@
 
 /* Two problems with the same fields, names, numbers and adjacency input
  * (the loaders' and writers' round trips are judged by it). */
-bool sched_problem_equal(const pp_sched_problem *a, const pp_sched_problem *b);
+bool sc_problem_equal(const pp_sched_problem *a, const pp_sched_problem *b);
 
 #endif

@@ -105,7 +105,7 @@ static bool share_device(const model *m, int i, int k, bool finite_only)
  * pin an op of their own. */
 static bool interchangeable(const pp_sched_problem *p, int a, int b)
 {
-    if (!sched_devices_alike(p, a, b))
+    if (!sc_devices_alike(p, a, b))
         return false;
     for (int i = 0; i < p->op_count; i++)
         if (pp_sched_op_allowed(p, i, a) != pp_sched_op_allowed(p, i, b))
@@ -881,7 +881,7 @@ static bool valid(const pp_sched_problem *p, const pp_sched_schedule *s)
 /* CBC on the model (core/cbc.h), from the warm start's column values when
  * given. CBC stops itself at the deadline as a rule; the grace covers its
  * last step before the child is killed. */
-static pp_status solve_model(const model *m, const sched_mip_options *o, const double *warm, double t0,
+static pp_status solve_model(const model *m, const sc_mip_options *o, const double *warm, double t0,
                              double *values, pp_cbc_outcome *out, pp_error *err)
 {
     int *idx = warm ? malloc(((size_t)m->lp.cols + 1) * sizeof *idx) : NULL;
@@ -897,7 +897,7 @@ static pp_status solve_model(const model *m, const sched_mip_options *o, const d
     return status;
 }
 
-static void report(const model *m, const pp_cbc_outcome *c, bool found, double makespan, sched_mip_result *r)
+static void report(const model *m, const pp_cbc_outcome *c, bool found, double makespan, sc_mip_result *r)
 {
     r->found = found;
     r->makespan = found ? makespan : NAN;
@@ -910,11 +910,11 @@ static void report(const model *m, const pp_cbc_outcome *c, bool found, double m
     r->bound = !found && c->infeasible ? INFINITY : bound;
 }
 
-pp_status sched_mip_solve(const pp_sched_problem *p, const sched_mip_options *o, pp_sched_schedule *out,
-                          sched_mip_result *r, pp_error *err)
+pp_status sc_mip_solve(const pp_sched_problem *p, const sc_mip_options *o, pp_sched_schedule *out,
+                          sc_mip_result *r, pp_error *err)
 {
     double t0 = pp_now();
-    *r = (sched_mip_result){NAN, 0, false, false, false};
+    *r = (sc_mip_result){NAN, 0, false, false, false};
     if (!p || !o || !out || out->op_count != p->op_count || out->dep_count != p->dep_count)
         return pp_error_set(err, PP_EARG, "MIP: no problem, options or schedule of the problem's size");
     const pp_sched_schedule *warm = o->warm_start && valid(p, o->warm_start) ? o->warm_start : NULL;

@@ -16,7 +16,7 @@ typedef struct {
                                                parallel search; <= 0: one per core */
     const pp_sched_schedule *warm_start;    /* may be NULL; ignored unless pp_sched_check passes it */
     const pp_stop_flag *stop;               /* the solve's flag; NULL: none */
-} sched_mip_options;
+} sc_mip_options;
 
 typedef struct {
     double makespan;   /* of the schedule written to out (NAN when none) */
@@ -25,13 +25,13 @@ typedef struct {
     bool found;        /* out holds a valid schedule (it passed pp_sched_check) */
     bool warm_start_fits; /* the warm start passed the checker and satisfied every
                              row of the model, so CBC started from it */
-} sched_mip_result;
+} sc_mip_result;
 
 /* Solves p exactly within the time limit. Returns PP_OK whether or not a
  * schedule was found in time (see r->found), PP_INFEASIBLE when the MIP
  * proves that no valid schedule exists, PP_ENOMEM / PP_EARG on failure.
  * out is written only when r->found. */
-pp_status sched_mip_solve(const pp_sched_problem *p, const sched_mip_options *o,
-                          pp_sched_schedule *out, sched_mip_result *r, pp_error *err);
+pp_status sc_mip_solve(const pp_sched_problem *p, const sc_mip_options *o,
+                          pp_sched_schedule *out, sc_mip_result *r, pp_error *err);
 
 #endif

@@ -566,7 +566,7 @@ pp_status pp_sched_problem_finish(pp_sched_problem *p, const char *where, pp_err
 }
 
 /* Field by field, for round-trip checks of the writers and readers. */
-bool sched_problem_equal(const pp_sched_problem *a, const pp_sched_problem *b)
+bool sc_problem_equal(const pp_sched_problem *a, const pp_sched_problem *b)
 {
     int n = a->op_count, m = a->dep_count, d = a->device_count;
     if (n != b->op_count || m != b->dep_count || d != b->device_count ||

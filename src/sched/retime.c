@@ -16,7 +16,7 @@
 #include <string.h>
 #include "sched/retime.h"
 
-struct sched_retime_key {
+struct sc_retime_key {
     int group;
     double at, length;
     int node;
@@ -24,7 +24,7 @@ struct sched_retime_key {
 
 static int by_group_then_time(const void *a, const void *b)
 {
-    const struct sched_retime_key *x = a, *y = b;
+    const struct sc_retime_key *x = a, *y = b;
     if (x->group != y->group)
         return x->group < y->group ? -1 : 1;
     if (x->at != y->at)
@@ -34,7 +34,7 @@ static int by_group_then_time(const void *a, const void *b)
     return (x->node > y->node) - (x->node < y->node);
 }
 
-bool sched_retimer_init(sched_retimer *r, const pp_sched_problem *p, const pp_sched_schedule *s, int extra)
+bool sc_retimer_init(sc_retimer *r, const pp_sched_problem *p, const pp_sched_schedule *s, int extra)
 {
     int n = p->op_count, m = p->dep_count, D = p->device_count;
     memset(r, 0, sizeof *r);
@@ -73,47 +73,47 @@ bool sched_retimer_init(sched_retimer *r, const pp_sched_problem *p, const pp_sc
         r->x[n + e] = da != db ? s->transfer_start[e] : 0;
         r->group[n + e] = da != db ? D + da * D + db : -1;
         if (da != db) {
-            sched_retime_add(r, u, n + e, p->duration[u], 0);
-            sched_retime_add(r, n + e, v, p->dep_comm[e], 0);
+            sc_retime_add(r, u, n + e, p->duration[u], 0);
+            sc_retime_add(r, n + e, v, p->dep_comm[e], 0);
         } else {
-            sched_retime_add(r, u, v, p->duration[u], 0);
+            sc_retime_add(r, u, v, p->duration[u], 0);
         }
     }
     r->dep_edges = r->edge_count;
     return true;
 }
 
-void sched_retimer_free(sched_retimer *r)
+void sc_retimer_free(sc_retimer *r)
 {
     pp_arena_free(r->arena);
     memset(r, 0, sizeof *r);
 }
 
-void sched_retime_add(sched_retimer *r, int from, int to, double length, int periods)
+void sc_retime_add(sc_retimer *r, int from, int to, double length, int periods)
 {
-    r->edges[r->edge_count++] = (sched_retime_edge){from, to, length, periods};
+    r->edges[r->edge_count++] = (sc_retime_edge){from, to, length, periods};
     r->indexed = false;
 }
 
 /* r->rank: the nodes by x, then length, then number; a valid schedule's
  * dependencies point forward in it. */
-static void rank_nodes(sched_retimer *r)
+static void rank_nodes(sc_retimer *r)
 {
     for (int v = 0; v < r->nodes; v++)
-        r->keys[v] = (struct sched_retime_key){0, r->x[v], r->length[v], v};
+        r->keys[v] = (struct sc_retime_key){0, r->x[v], r->length[v], v};
     qsort(r->keys, (size_t)r->nodes, sizeof *r->keys, by_group_then_time);
     for (int k = 0; k < r->nodes; k++)
         r->by_rank[k] = r->keys[k].node, r->rank[r->keys[k].node] = k;
 }
 
-void sched_retime_order(sched_retimer *r, double T)
+void sc_retime_order(sc_retimer *r, double T)
 {
     rank_nodes(r);
     bool folded = isfinite(T);
     int k = 0;
     for (int v = 0; v < r->nodes; v++)
         if (r->group[v] >= 0)
-            r->keys[k++] = (struct sched_retime_key){r->group[v], folded ? sched_phase(r->x[v], T) : r->x[v],
+            r->keys[k++] = (struct sc_retime_key){r->group[v], folded ? sc_phase(r->x[v], T) : r->x[v],
                                                      r->length[v], v};
     qsort(r->keys, (size_t)k, sizeof *r->keys, by_group_then_time);
     for (int g = 0; g < r->groups; g++)
@@ -128,7 +128,7 @@ void sched_retime_order(sched_retimer *r, double T)
             bool wrap = j + 1 == h;
             int a = r->keys[j].node, b = r->keys[wrap ? g : j + 1].node;
             int periods = folded ? (int)floor(r->x[b] / T) - (int)floor(r->x[a] / T) - wrap : 0;
-            sched_retime_add(r, a, b, r->length[a], periods);
+            sc_retime_add(r, a, b, r->length[a], periods);
         }
         g = h;
     }
@@ -136,7 +136,7 @@ void sched_retime_order(sched_retimer *r, double T)
 
 /* The edges by their source's rank (CSR, targets as ranks, so that a
  * sweep reads both in memory order), and how many point backward. */
-static void index_edges(sched_retimer *r)
+static void index_edges(sc_retimer *r)
 {
     int N = r->nodes;
     for (int k = 0; k <= N; k++)
@@ -150,7 +150,7 @@ static void index_edges(sched_retimer *r)
     for (int k = 0; k < N; k++)
         r->out_start[k + 1] += r->out_start[k];
     for (int e = 0; e < r->edge_count; e++) {
-        sched_retime_edge x = r->edges[e];
+        sc_retime_edge x = r->edges[e];
         x.from = r->rank[x.from], x.to = r->rank[x.to];
         r->out[r->out_start[x.from]++] = x;
     }
@@ -164,7 +164,7 @@ static void index_edges(sched_retimer *r)
  * *high (which grows as later ones rise) that are due in it; a rank raised
  * by one no earlier is queued for the next sweep, within
  * next_low..next_high. false when the budget runs out. */
-static bool sweep(sched_retimer *r, double T, int due, int *low, int *high, int *next_low, int *next_high,
+static bool sweep(sc_retimer *r, double T, int due, int *low, int *high, int *next_low, int *next_high,
                   long *budget)
 {
     double *time = r->time;
@@ -173,7 +173,7 @@ static bool sweep(sched_retimer *r, double T, int due, int *low, int *high, int 
             continue;
         r->due[k] = 0;
         for (int j = r->out_start[k]; j < r->out_start[k + 1]; j++) {
-            const sched_retime_edge *e = &r->out[j];
+            const sc_retime_edge *e = &r->out[j];
             double at = time[k] + e->length + e->periods * T;
             int t = e->to;
             if (at <= time[t] * (1 + 1e-15) + 1e-12)
@@ -194,7 +194,7 @@ static bool sweep(sched_retimer *r, double T, int due, int *low, int *high, int 
     return true;
 }
 
-bool sched_retime_settle(sched_retimer *r, double T)
+bool sc_retime_settle(sc_retimer *r, double T)
 {
     if (!r->indexed)
         index_edges(r);
@@ -216,7 +216,7 @@ bool sched_retime_settle(sched_retimer *r, double T)
     return true;
 }
 
-void sched_retime_export(const sched_retimer *r, const pp_sched_problem *p, pp_sched_schedule *s)
+void sc_retime_export(const sc_retimer *r, const pp_sched_problem *p, pp_sched_schedule *s)
 {
     int n = p->op_count;
     for (int i = 0; i < n; i++)

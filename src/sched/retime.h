@@ -14,7 +14,7 @@
 #include "sched/solver.h"
 
 /* t's phase modulo the period T, in [0, T). */
-static inline double sched_phase(double t, double T)
+static inline double sc_phase(double t, double T)
 {
     return t - floor(t / T) * T;
 }
@@ -23,14 +23,14 @@ typedef struct {
     int from, to;
     double length;
     int periods;  /* how many T the constraint adds: iterations apart, or -1 for a span limit */
-} sched_retime_edge;
+} sc_retime_edge;
 
 typedef struct {
     int devices;
     int nodes;        /* the ops, then one per dependency (its transfer when it crosses devices) */
     int groups;       /* devices, then a channel per ordered device pair */
     int edge_count, dep_edges, edge_room;
-    sched_retime_edge *edges;  /* the dependencies', then the orders', then any added */
+    sc_retime_edge *edges;  /* the dependencies', then the orders', then any added */
     double *length;   /* per node: its duration or comm time */
     int *group;       /* per node: its device, or devices + channel, -1 for none */
     double *x;        /* per node: the times the orders are read from */
@@ -39,32 +39,32 @@ typedef struct {
     int *rank, *by_rank;  /* nodes by time: the order settle sweeps in */
     int backward;     /* edges from a node to one no later by rank */
     int *out_start;   /* per rank: where its edges start in out */
-    sched_retime_edge *out;  /* the edges by their source's rank, ends as ranks */
+    sc_retime_edge *out;  /* the edges by their source's rank, ends as ranks */
     double *time;     /* per rank: settle's times */
     int *due;         /* per rank: the sweep that settles it next, 0 for none */
     bool indexed;     /* out_start and out follow edges */
-    struct sched_retime_key *keys;
+    struct sc_retime_key *keys;
     pp_arena *arena;
-} sched_retimer;
+} sc_retimer;
 
 /* The nodes, lengths, groups and dependency edges of s, x its times. extra:
  * room for that many edges added after each ordering. false: out of memory. */
-bool sched_retimer_init(sched_retimer *r, const pp_sched_problem *p, const pp_sched_schedule *s, int extra);
-void sched_retimer_free(sched_retimer *r);
+bool sc_retimer_init(sc_retimer *r, const pp_sched_problem *p, const pp_sched_schedule *s, int extra);
+void sc_retimer_free(sc_retimer *r);
 
 /* The order edges of x read modulo T: each group's nodes by their phase,
  * each to the next (periods: how many iterations apart their copies are)
  * and the last to the first of the next iteration. T = INFINITY: by time,
  * no wrap (one iteration alone). Drops edges added before. */
-void sched_retime_order(sched_retimer *r, double T);
+void sc_retime_order(sc_retimer *r, double T);
 
-void sched_retime_add(sched_retimer *r, int from, int to, double length, int periods);
+void sc_retime_add(sc_retimer *r, int from, int to, double length, int periods);
 
 /* The least times >= 0 under every edge at T, into r->trial; false when
  * none exist (a positive cycle). */
-bool sched_retime_settle(sched_retimer *r, double T);
+bool sc_retime_settle(sc_retimer *r, double T);
 
 /* r->trial as s's op, transfer times (stated makespan unset). */
-void sched_retime_export(const sched_retimer *r, const pp_sched_problem *p, pp_sched_schedule *s);
+void sc_retime_export(const sc_retimer *r, const pp_sched_problem *p, pp_sched_schedule *s);
 
 #endif

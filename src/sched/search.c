@@ -16,12 +16,12 @@
 
 enum { HISTORY = 1000, STOP_EVERY = 256 };
 
-struct sched_search {
+struct sc_search {
     const pp_sched_problem *p;
-    sched_decoder dec;
-    sched_solution cur, best;
-    sched_cost cur_cost, best_cost;
-    sched_cost history[HISTORY];
+    sc_decoder dec;
+    sc_solution cur, best;
+    sc_cost cur_cost, best_cost;
+    sc_cost history[HISTORY];
     long iteration;
     int *pos;         /* op -> index in cur.list */
     int *chain;       /* scratch: the critical chain */
@@ -32,35 +32,35 @@ struct sched_search {
     pp_rng rng;
 };
 
-static sched_cost evaluate(sched_search *s)
+static sc_cost evaluate(sc_search *s)
 {
-    sched_decode(&s->dec, &s->cur);
-    return sched_cost_of(&s->dec);
+    sc_decode(&s->dec, &s->cur);
+    return sc_cost_of(&s->dec);
 }
 
-double sched_search_best_cost(const sched_search *s)
+double sc_search_best_cost(const sc_search *s)
 {
-    const sched_cost *c = &s->best_cost;
+    const sc_cost *c = &s->best_cost;
     return c->broken || c->overflow > 0 ? INFINITY : c->makespan;
 }
 
-const sched_solution *sched_search_best(const sched_search *s) { return &s->best; }
+const sc_solution *sc_search_best(const sc_search *s) { return &s->best; }
 
-static void index_positions(sched_search *s)
+static void index_positions(sc_search *s)
 {
     for (int k = 0; k < s->p->op_count; k++)
         s->pos[s->cur.list[k]] = k;
 }
 
-static void reset_history(sched_search *s)
+static void reset_history(sc_search *s)
 {
     for (int k = 0; k < HISTORY; k++)
         s->history[k] = s->cur_cost;
 }
 
-sched_search *sched_search_new(const pp_sched_problem *p, const sched_solution *start, uint64_t seed, int worker)
+sc_search *sc_search_new(const pp_sched_problem *p, const sc_solution *start, uint64_t seed, int worker)
 {
-    sched_search *s = calloc(1, sizeof *s);
+    sc_search *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->p = p;
@@ -70,40 +70,40 @@ sched_search *sched_search_new(const pp_sched_problem *p, const sched_solution *
     s->flexible = malloc(n * sizeof(int));
     s->anywhere = malloc(((size_t)p->device_count + 1) * sizeof(int));
     unsigned char *in_play = malloc((size_t)p->device_count + 1);
-    bool ok = in_play && s->anywhere && sched_devices_in_play(p, in_play);
+    bool ok = in_play && s->anywhere && sc_devices_in_play(p, in_play);
     for (int d = 0; ok && d < p->device_count; d++)
         if (in_play[d])
             s->anywhere[s->anywhere_count++] = d;
     free(in_play);
-    if (!ok || !s->pos || !s->chain || !s->flexible || !sched_decoder_init(&s->dec, p) ||
-        !sched_solution_alloc(&s->cur, p->op_count) || !sched_solution_alloc(&s->best, p->op_count)) {
-        sched_search_free(s);
+    if (!ok || !s->pos || !s->chain || !s->flexible || !sc_decoder_init(&s->dec, p) ||
+        !sc_solution_alloc(&s->cur, p->op_count) || !sc_solution_alloc(&s->best, p->op_count)) {
+        sc_search_free(s);
         return NULL;
     }
     for (int i = 0; i < p->op_count; i++)
-        if (sched_forced_device(p, i) < 0)
+        if (sc_forced_device(p, i) < 0)
             s->flexible[s->flexible_count++] = i;
     pp_rng_seed(&s->rng, seed, (uint64_t)worker);
-    sched_search_restart_from(s, start);
+    sc_search_restart_from(s, start);
     return s;
 }
 
-void sched_search_restart_from(sched_search *s, const sched_solution *from)
+void sc_search_restart_from(sc_search *s, const sc_solution *from)
 {
-    sched_solution_copy(&s->cur, from, s->p->op_count);
-    sched_solution_copy(&s->best, from, s->p->op_count);
+    sc_solution_copy(&s->cur, from, s->p->op_count);
+    sc_solution_copy(&s->best, from, s->p->op_count);
     index_positions(s);
     s->cur_cost = s->best_cost = evaluate(s);
     reset_history(s);
 }
 
-void sched_search_free(sched_search *s)
+void sc_search_free(sc_search *s)
 {
     if (!s)
         return;
-    sched_decoder_free(&s->dec);
-    sched_solution_free(&s->cur);
-    sched_solution_free(&s->best);
+    sc_decoder_free(&s->dec);
+    sc_solution_free(&s->cur);
+    sc_solution_free(&s->best);
     free(s->pos);
     free(s->chain);
     free(s->flexible);
@@ -113,7 +113,7 @@ void sched_search_free(sched_search *s)
 
 /* Positions op i may take: after all its predecessors, before all its
  * successors. */
-static void window(const sched_search *s, int i, int *lo, int *hi)
+static void window(const sc_search *s, int i, int *lo, int *hi)
 {
     const pp_sched_problem *p = s->p;
     *lo = 0;
@@ -131,7 +131,7 @@ static void window(const sched_search *s, int i, int *lo, int *hi)
 }
 
 /* Moves the op at index a to index b, shifting those between. */
-static void shift(sched_search *s, int a, int b)
+static void shift(sc_search *s, int a, int b)
 {
     int *list = s->cur.list, op = list[a];
     if (a < b) {
@@ -151,7 +151,7 @@ static void shift(sched_search *s, int a, int b)
  * The decoder last ran on the latest candidate, which may have been undone:
  * the chain is then a move old, which only makes the pull a guess. Windows
  * are always taken from the current list, so every move stays valid. */
-static int device_bound_chain(sched_search *s)
+static int device_bound_chain(sc_search *s)
 {
     int count = 0;
     for (int v = s->dec.last_op; v >= 0; v = s->dec.binding[v])
@@ -164,7 +164,7 @@ typedef struct {
     int op, from, to, old_device;
 } move;
 
-static move random_shift(sched_search *s, int op)
+static move random_shift(sc_search *s, int op)
 {
     int lo, hi;
     window(s, op, &lo, &hi);
@@ -177,7 +177,7 @@ static move random_shift(sched_search *s, int op)
 /* Puts v before u (its device predecessor), or u after v. The decode that
  * named u may be a move old, so both targets are checked against the whole
  * window. */
-static move pull(sched_search *s, int v)
+static move pull(sc_search *s, int v)
 {
     int u = s->dec.binding[v], lo, hi;
     if (u < 0)
@@ -197,7 +197,7 @@ static move pull(sched_search *s, int v)
     return random_shift(s, v);
 }
 
-static move relocate(sched_search *s, int op)
+static move relocate(sc_search *s, int op)
 {
     const pp_sched_problem *p = s->p;
     int a = p->allowed_start[op], z = p->allowed_start[op + 1], d;
@@ -212,7 +212,7 @@ static move relocate(sched_search *s, int op)
 
 /* The last op before the first overflow that raised the same device's level
  * and may move past it goes to a random place after it. */
-static move relieve(sched_search *s, int over)
+static move relieve(sc_search *s, int over)
 {
     const int *list = s->cur.list;
     int device = s->cur.device[over], lo, hi;
@@ -231,7 +231,7 @@ static move relieve(sched_search *s, int over)
     return random_shift(s, over);
 }
 
-static move propose(sched_search *s)
+static move propose(sc_search *s)
 {
     uint32_t r = pp_rng_below(&s->rng, 100);
     if (s->cur_cost.overflow > 0 && s->dec.first_over >= 0 && r < 50)
@@ -246,13 +246,13 @@ static move propose(sched_search *s)
     return random_shift(s, (int)pp_rng_below(&s->rng, (uint32_t)s->p->op_count));
 }
 
-static void undo(sched_search *s, move m)
+static void undo(sc_search *s, move m)
 {
     shift(s, m.to, m.from);
     s->cur.device[m.op] = m.old_device;
 }
 
-long sched_search_run(sched_search *s, long iterations, const pp_deadline *deadline)
+long sc_search_run(sc_search *s, long iterations, const pp_deadline *deadline)
 {
     if (s->p->op_count < 2)
         return 0;
@@ -263,18 +263,18 @@ long sched_search_run(sched_search *s, long iterations, const pp_deadline *deadl
         if (k % STOP_EVERY == 0 && pp_deadline_passed(deadline))
             break;
         move m = propose(s);
-        sched_cost c = evaluate(s);
-        sched_cost *old = &s->history[s->iteration % HISTORY];
-        if (sched_cost_compare(c, s->cur_cost) <= 0 || sched_cost_compare(c, *old) <= 0) {
+        sc_cost c = evaluate(s);
+        sc_cost *old = &s->history[s->iteration % HISTORY];
+        if (sc_cost_compare(c, s->cur_cost) <= 0 || sc_cost_compare(c, *old) <= 0) {
             s->cur_cost = c;
-            if (sched_cost_compare(c, s->best_cost) < 0) {
+            if (sc_cost_compare(c, s->best_cost) < 0) {
                 s->best_cost = c;
-                sched_solution_copy(&s->best, &s->cur, s->p->op_count);
+                sc_solution_copy(&s->best, &s->cur, s->p->op_count);
             }
         } else {
             undo(s, m);
         }
-        if (sched_cost_compare(s->cur_cost, *old) < 0)
+        if (sc_cost_compare(s->cur_cost, *old) < 0)
             *old = s->cur_cost;
     }
     /* The decoder's state must describe cur for the next pull. */

@@ -68,7 +68,7 @@ void pp_sched_result_free(pp_sched_result *r)
 }
 
 typedef struct {
-    sched_search *search;
+    sc_search *search;
     long iterations, done;
     const pp_deadline *deadline;
 } worker;
@@ -76,7 +76,7 @@ typedef struct {
 static void *worker_main(void *arg)
 {
     worker *w = arg;
-    w->done = sched_search_run(w->search, w->iterations, w->deadline);
+    w->done = sc_search_run(w->search, w->iterations, w->deadline);
     return NULL;
 }
 
@@ -89,7 +89,7 @@ static int best_worker(worker *workers, int count)
 {
     int best = 0;
     for (int i = 1; i < count; i++)
-        if (sched_search_best_cost(workers[i].search) < sched_search_best_cost(workers[best].search))
+        if (sc_search_best_cost(workers[i].search) < sc_search_best_cost(workers[best].search))
             best = i;
     return best;
 }
@@ -98,7 +98,7 @@ static int worst_worker(worker *workers, int count)
 {
     int worst = 0;
     for (int i = 1; i < count; i++)
-        if (sched_search_best_cost(workers[i].search) >= sched_search_best_cost(workers[worst].search))
+        if (sc_search_best_cost(workers[i].search) >= sc_search_best_cost(workers[worst].search))
             worst = i;
     return worst;
 }
@@ -135,13 +135,13 @@ static void improved(run *x, double makespan)
 
 /* Runs the workers until the search deadline, the round budget or the
  * bound; leaves the best solution in `best`. */
-static void search(run *x, worker *workers, int count, sched_solution *best)
+static void search(run *x, worker *workers, int count, sc_solution *best)
 {
     const pp_sched_problem *p = x->p;
     long per_epoch = (long)(EPOCH_WORK / (p->op_count + p->dep_count + 10));
     if (per_epoch < 200)
         per_epoch = 200;
-    double best_cost = sched_search_best_cost(workers[0].search);
+    double best_cost = sc_search_best_cost(workers[0].search);
     for (long epoch = 1;; epoch++) {
         for (int i = 0; i < count; i++)
             workers[i].iterations = per_epoch, workers[i].deadline = &x->search_deadline;
@@ -149,16 +149,16 @@ static void search(run *x, worker *workers, int count, sched_solution *best)
         for (int i = 0; i < count; i++)
             x->r->rounds += workers[i].done;
         int b = best_worker(workers, count);
-        double c = sched_search_best_cost(workers[b].search);
+        double c = sc_search_best_cost(workers[b].search);
         if (c < best_cost) {
             best_cost = c;
-            sched_solution_copy(best, sched_search_best(workers[b].search), p->op_count);
+            sc_solution_copy(best, sc_search_best(workers[b].search), p->op_count);
             improved(x, c);
         }
         if (epoch % RESTART_EVERY == 0 && count > 1) {
             int w = worst_worker(workers, count);
             if (w != b)
-                sched_search_restart_from(workers[w].search, sched_search_best(workers[b].search));
+                sc_search_restart_from(workers[w].search, sc_search_best(workers[b].search));
         }
         bool budget = x->o->max_rounds > 0 && epoch * per_epoch >= x->o->max_rounds;
         if (budget || at_bound(x, best_cost) || pp_deadline_passed(&x->search_deadline) ||
@@ -169,17 +169,17 @@ static void search(run *x, worker *workers, int count, sched_solution *best)
 
 /* The schedule a solution decodes to, when it is valid (NULL otherwise, with
  * the reason in err). */
-static pp_sched_schedule *schedule_of(const pp_sched_problem *p, const sched_solution *best, pp_error *err)
+static pp_sched_schedule *schedule_of(const pp_sched_problem *p, const sc_solution *best, pp_error *err)
 {
-    sched_decoder dec;
+    sc_decoder dec;
     pp_sched_schedule *s = pp_sched_schedule_new(p);
-    if (!s || !sched_decoder_init(&dec, p)) {
+    if (!s || !sc_decoder_init(&dec, p)) {
         pp_sched_schedule_free(s);
         pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         return NULL;
     }
-    sched_decode(&dec, best);
-    sched_decoder_export(&dec, best, s);
+    sc_decode(&dec, best);
+    sc_decoder_export(&dec, best, s);
     if (dec.broken || dec.overflow > 0) {
         pp_sched_schedule_free(s);
         if (dec.broken)
@@ -190,7 +190,7 @@ static pp_sched_schedule *schedule_of(const pp_sched_problem *p, const sched_sol
                          "(the best tried exceeds it by %g in total)", dec.overflow);
         s = NULL;
     }
-    sched_decoder_free(&dec);
+    sc_decoder_free(&dec);
     return s;
 }
 
@@ -206,10 +206,10 @@ static pp_status improve_by_mip(run *x, pp_sched_schedule **best, pp_error *err)
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     if (!s)
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-    sched_mip_options mo = {pp_deadline_left(&x->deadline), x->o->threads, *best, x->o->stop};
-    sched_mip_result mr;
+    sc_mip_options mo = {pp_deadline_left(&x->deadline), x->o->threads, *best, x->o->stop};
+    sc_mip_result mr;
     pp_error mip_err = {0};
-    pp_status st = sched_mip_solve(p, &mo, s, &mr, &mip_err);
+    pp_status st = sc_mip_solve(p, &mo, s, &mr, &mip_err);
     if (st == PP_OK || st == PP_INFEASIBLE) {
         x->r->mip_bound = mr.bound;
         if (isfinite(mr.bound) && mr.bound > x->r->lower_bound)
@@ -269,7 +269,7 @@ static bool colocated(const pp_sched_problem *p)
  * and makes it the start if it beats the constructive one (then true). Not
  * with colocated ops: the coarsener may put a group's ops in clusters that
  * land on different devices. */
-static bool coarse_start(run *x, sched_solution *start)
+static bool coarse_start(run *x, sc_solution *start)
 {
     const pp_sched_problem *p = x->p;
     int target = x->o->coarsen_to;
@@ -277,21 +277,21 @@ static bool coarse_start(run *x, sched_solution *start)
         return false;
     /* With finite memory, coarsening follows the start's device orders when
      * the start is valid, so the coarse problem keeps a schedule. */
-    sched_decoder dec = {0};
+    sc_decoder dec = {0};
     pp_sched_schedule *hint = pp_sched_schedule_new(p);
-    if (!hint || !sched_decoder_init(&dec, p)) {
+    if (!hint || !sc_decoder_init(&dec, p)) {
         pp_sched_schedule_free(hint);
         return false;
     }
-    sched_decode(&dec, start);
-    sched_decoder_export(&dec, start, hint);
+    sc_decode(&dec, start);
+    sc_decoder_export(&dec, start, hint);
     bool valid = dec.overflow == 0 && dec.broken == 0;
-    sched_coarsening c;
+    sc_coarsening c;
     pp_error err = {0};
-    pp_status st = sched_coarsen_hinted(p, target, valid ? hint : NULL, &c, &err);
+    pp_status st = sc_coarsen_hinted(p, target, valid ? hint : NULL, &c, &err);
     pp_sched_schedule_free(hint);
     if (st != PP_OK) {
-        sched_decoder_free(&dec);
+        sc_decoder_free(&dec);
         return false;
     }
     pp_sched_options o = *x->o;
@@ -301,24 +301,24 @@ static bool coarse_start(run *x, sched_solution *start)
     o.on_progress = NULL;
     pp_sched_result cr;
     pp_sched_schedule *fine = pp_sched_schedule_new(p);
-    sched_solution expanded = {0};
+    sc_solution expanded = {0};
     bool replaced = false;
-    if (fine && sched_solution_alloc(&expanded, p->op_count) && pp_sched_solve(c.coarse, &o, &cr, &err) == PP_OK) {
-        if (sched_expand(p, &c, cr.schedule, fine, &err) == PP_OK &&
-            sched_solution_from_schedule(p, fine, &expanded)) {
-            sched_decode(&dec, start);
-            sched_cost before = sched_cost_of(&dec);
-            sched_decode(&dec, &expanded);
-            replaced = sched_cost_compare(sched_cost_of(&dec), before) < 0;
+    if (fine && sc_solution_alloc(&expanded, p->op_count) && pp_sched_solve(c.coarse, &o, &cr, &err) == PP_OK) {
+        if (sc_expand(p, &c, cr.schedule, fine, &err) == PP_OK &&
+            sc_solution_from_schedule(p, fine, &expanded)) {
+            sc_decode(&dec, start);
+            sc_cost before = sc_cost_of(&dec);
+            sc_decode(&dec, &expanded);
+            replaced = sc_cost_compare(sc_cost_of(&dec), before) < 0;
             if (replaced)
-                sched_solution_copy(start, &expanded, p->op_count);
+                sc_solution_copy(start, &expanded, p->op_count);
         }
         pp_sched_result_free(&cr);
     }
-    sched_decoder_free(&dec);
-    sched_solution_free(&expanded);
+    sc_decoder_free(&dec);
+    sc_solution_free(&expanded);
     pp_sched_schedule_free(fine);
-    sched_coarsening_free(&c);
+    sc_coarsening_free(&c);
     return replaced;
 }
 
@@ -326,7 +326,7 @@ static bool coarse_start(run *x, sched_solution *start)
  * orders, decoded (ops and transfers in order of start, each as early as
  * they allow). No constructed start competes with it: the caller chose it
  * (a reference to improve on, an earlier run to continue). */
-static pp_status given_start(run *x, sched_solution *start, pp_error *err)
+static pp_status given_start(run *x, sc_solution *start, pp_error *err)
 {
     const pp_sched_problem *p = x->p;
     pp_sched_report report;
@@ -337,21 +337,21 @@ static pp_status given_start(run *x, sched_solution *start, pp_error *err)
         return pp_error_set(err, PP_EINPUT, "the start schedule is not valid: %s", why.message);
     if (st != PP_OK)
         return pp_error_set(err, st, "%s", why.message);
-    if (!sched_solution_from_schedule(p, x->o->start, start))
+    if (!sc_solution_from_schedule(p, x->o->start, start))
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     return PP_OK;
 }
 
 /* Counts a valid start as the first schedule found. */
-static void report_start(run *x, const sched_solution *start)
+static void report_start(run *x, const sc_solution *start)
 {
-    sched_decoder dec;
-    if (!sched_decoder_init(&dec, x->p))
+    sc_decoder dec;
+    if (!sc_decoder_init(&dec, x->p))
         return;
-    sched_decode(&dec, start);
+    sc_decode(&dec, start);
     if (dec.overflow == 0 && !dec.broken)
         improved(x, dec.makespan);
-    sched_decoder_free(&dec);
+    sc_decoder_free(&dec);
 }
 
 /* The constructive start: the memory-aware greedy's policies (greedy.c),
@@ -359,21 +359,21 @@ static void report_start(run *x, const sched_solution *start)
  * more room for the ops that give memory back soonest until its start fits
  * memory: the least room that works usually gives the shortest start
  * (DualPipe, P = 8: 1 to 4 overflow, 5 fits in 69, 8 fits in 149), as long
- * as the deadline lets. The best by sched_cost wins; on the zero-bubble
+ * as the deadline lets. The best by sc_cost wins; on the zero-bubble
  * pipelines of BENCHMARKS.md the greedy's. The greedy's start counts as
  * the first schedule as soon as it is there (at P = 64 the list scheduler
  * takes seconds more), the list scheduler's when it is better. `scratch` is
  * spare solution space. */
 static bool construct(run *x, const double *head, const double *tail, const pp_deadline *deadline,
-                      sched_solution *start, sched_solution *scratch)
+                      sc_solution *start, sc_solution *scratch)
 {
     const pp_sched_problem *p = x->p;
     double bound = x->r->lower_bound;
-    sched_decoder dec;
-    sched_cost cost;
-    if (!sched_decoder_init(&dec, p))
+    sc_decoder dec;
+    sc_cost cost;
+    if (!sc_decoder_init(&dec, p))
         return false;
-    bool ok = sched_construct_greedy(p, head, tail, deadline, &dec, start, scratch, &cost);
+    bool ok = sc_construct_greedy(p, head, tail, deadline, &dec, start, scratch, &cost);
     if (ok && cost.broken == 0 && cost.overflow == 0)
         report_start(x, start);
     bool done = cost.broken == 0 && cost.overflow == 0 && cost.makespan <= bound * (1 + 1e-9);
@@ -381,19 +381,19 @@ static bool construct(run *x, const double *head, const double *tail, const pp_d
      * finished no policy: cut short, it lists the rest in topological order. */
     bool any = isfinite(cost.makespan);
     for (double room = 1; ok && !done && room <= MAX_RESERVE && (!pp_deadline_passed(deadline) || !any); room++) {
-        if (!(ok = sched_construct(p, head, tail, room, deadline, scratch)))
+        if (!(ok = sc_construct(p, head, tail, room, deadline, scratch)))
             break;
-        sched_decode(&dec, scratch);
-        sched_cost c = sched_cost_of(&dec);
-        if (!any || sched_cost_compare(c, cost) < 0) {
+        sc_decode(&dec, scratch);
+        sc_cost c = sc_cost_of(&dec);
+        if (!any || sc_cost_compare(c, cost) < 0) {
             cost = c, any = true;
-            sched_solution_copy(start, scratch, p->op_count);
+            sc_solution_copy(start, scratch, p->op_count);
             if (c.broken == 0 && c.overflow == 0)
                 report_start(x, start);
         }
         done = c.overflow == 0 && c.broken == 0;
     }
-    sched_decoder_free(&dec);
+    sc_decoder_free(&dec);
     return ok;
 }
 
@@ -410,10 +410,10 @@ static bool cyclic(const pp_sched_options *o)
 static pp_status cyclic_objective(run *x, pp_sched_schedule *answer, pp_sched_schedule *makespans,
                                   pp_error *err)
 {
-    answer->period = sched_cyclic_step_period(x->p, answer);
+    answer->period = sc_cyclic_step_period(x->p, answer);
     if (!isfinite(answer->period))
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
-    return x->o->objective == PP_SCHED_CYCLIC_ASYNC ? sched_cyclic_fold(x->p, answer, makespans, &x->deadline, err)
+    return x->o->objective == PP_SCHED_CYCLIC_ASYNC ? sc_cyclic_fold(x->p, answer, makespans, &x->deadline, err)
                                                     : PP_OK;
 }
 
@@ -421,10 +421,10 @@ static pp_status cyclic_objective(run *x, pp_sched_schedule *answer, pp_sched_sc
 static pp_status span_objective(run *x, pp_sched_schedule *answer, const pp_deadline *deadline, pp_error *err)
 {
     bool improved;
-    pp_status st = sched_span_search(x->p, answer, deadline, &improved, err);
+    pp_status st = sc_span_search(x->p, answer, deadline, &improved, err);
     if (st == PP_OK && improved)
         x->r->time_to_best = pp_now() - x->started;
-    return st != PP_OK ? st : sched_compact_spans(x->p, answer, err);
+    return st != PP_OK ? st : sc_compact_spans(x->p, answer, err);
 }
 
 pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, pp_sched_result *r,
@@ -433,7 +433,7 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     memset(r, 0, sizeof *r);
     r->mip_bound = r->period = r->period_bound = NAN;
     if (cyclic(o)) {
-        pp_status applies = sched_cyclic_applies(p, err);
+        pp_status applies = sc_cyclic_applies(p, err);
         if (applies != PP_OK)
             return applies;
         r->period_bound = pp_sched_cyclic_lower_bound(p, o->objective == PP_SCHED_CYCLIC_ASYNC);
@@ -448,20 +448,20 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         x.search_deadline = pp_deadline_within(&x.deadline, MIP_SEARCH_SHARE * o->time_limit);
     else if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && o->time_limit > 0)
         x.search_deadline = pp_deadline_within(&x.deadline, SPAN_MAKESPAN_SHARE * o->time_limit);
-    r->lower_bound = sched_lower_bound_named(p, &r->lower_bound_kind);
+    r->lower_bound = sc_lower_bound_named(p, &r->lower_bound_kind);
     int count = o->threads > 0 ? o->threads : pp_cpu_count();
     size_t n = (size_t)p->op_count + 1;
     double *head = malloc(n * sizeof(double)), *tail = malloc(n * sizeof(double));
     worker *workers = calloc((size_t)count, sizeof *workers);
-    sched_solution start = {0}, best = {0};
+    sc_solution start = {0}, best = {0};
     pp_sched_schedule *answer = NULL, *makespans = NULL;
     pp_status st = PP_OK;
-    if (!head || !tail || !workers || !sched_solution_alloc(&start, p->op_count) ||
-        !sched_solution_alloc(&best, p->op_count)) {
+    if (!head || !tail || !workers || !sc_solution_alloc(&start, p->op_count) ||
+        !sc_solution_alloc(&best, p->op_count)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;
     }
-    sched_heads_tails(p, head, tail);
+    sc_heads_tails(p, head, tail);
     if (o->start && (st = given_start(&x, &start, err)) != PP_OK)
         goto done;
     pp_deadline construct_by = o->time_limit > 0 ? pp_deadline_in(CONSTRUCT_SHARE * o->time_limit) : (pp_deadline){0};
@@ -473,13 +473,13 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         report_start(&x, &start);
     if (coarse_start(&x, &start))
         report_start(&x, &start);
-    sched_solution_copy(&best, &start, p->op_count);
+    sc_solution_copy(&best, &start, p->op_count);
     for (int i = 0; i < count; i++)
-        if (!(workers[i].search = sched_search_new(p, &start, o->seed, i))) {
+        if (!(workers[i].search = sc_search_new(p, &start, o->seed, i))) {
             st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
             goto done;
         }
-    if (!at_bound(&x, sched_search_best_cost(workers[0].search)))
+    if (!at_bound(&x, sc_search_best_cost(workers[0].search)))
         search(&x, workers, count, &best);
     pp_error why = {0};
     answer = schedule_of(p, &best, &why);
@@ -516,11 +516,11 @@ done:
     pp_sched_schedule_free(answer);
     pp_sched_schedule_free(makespans);
     for (int i = 0; i < count && workers; i++)
-        sched_search_free(workers[i].search);
+        sc_search_free(workers[i].search);
     free(workers);
     free(head);
     free(tail);
-    sched_solution_free(&start);
-    sched_solution_free(&best);
+    sc_solution_free(&start);
+    sc_solution_free(&best);
     return st;
 }

@@ -11,40 +11,40 @@
  * levels are sums of doubles (a micro-batch's 1 - 0.72 - 0.28 is not 0),
  * and the checker allows this much, so the search must too, or it counts a
  * valid schedule as overflowing. */
-static inline double sched_memory_slack(double capacity)
+static inline double sc_memory_slack(double capacity)
 {
     return 1e-9 * fmax(1, isfinite(capacity) ? fabs(capacity) : 1);
 }
 
 /* The device an op must run on, or -1 when it has a choice. */
-int sched_forced_device(const pp_sched_problem *p, int op);
+int sc_forced_device(const pp_sched_problem *p, int op);
 
 /* pp_sched_lower_bound, with *kind naming the argument that gives it (a
  * static string, "none" when the bound is 0). */
-double sched_lower_bound_named(const pp_sched_problem *p, const char **kind);
+double sc_lower_bound_named(const pp_sched_problem *p, const char **kind);
 
 /* in_play[d] (per device): whether d may take an op in a search: all but
  * the surplus of interchangeable devices no op names (in_play.c). false:
  * out of memory. */
-bool sched_devices_in_play(const pp_sched_problem *p, unsigned char *in_play);
+bool sc_devices_in_play(const pp_sched_problem *p, unsigned char *in_play);
 /* Devices a and b have the same capacity and the same channels to, from and
  * between them (in_play.c; with the same allowed ops they are
  * interchangeable, which the MIP's symmetry breaking also asks). */
-bool sched_devices_alike(const pp_sched_problem *p, int a, int b);
+bool sc_devices_alike(const pp_sched_problem *p, int a, int b);
 
 /* The least delay dependency e adds between its ends: its comm when both
  * are forced onto different devices, else 0 (bound.c). */
-double sched_dep_delay(const pp_sched_problem *p, int e);
+double sc_dep_delay(const pp_sched_problem *p, int e);
 
 /* The memory argument of pp_sched_cyclic_lower_bound (cyclic_bound.c):
  * per device, Little's law on the least area one iteration's memory covers
  * there; 0 where it cannot say. */
-double sched_cyclic_memory_bound(const pp_sched_problem *p);
+double sc_cyclic_memory_bound(const pp_sched_problem *p);
 
 /* head[i]: earliest start of i ignoring resources; tail[i]: the longest path
  * from i's end to the end of the graph. Communication counts only between ops
  * forced onto different devices: anything else may share a device. */
-void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail);
+void sc_heads_tails(const pp_sched_problem *p, double *head, double *tail);
 
 /* A solution as the search sees it: a device per op and a priority list (a
  * topological order). Decoding runs the list in order, each op appended to its
@@ -53,7 +53,7 @@ void sched_heads_tails(const pp_sched_problem *p, double *head, double *tail);
 typedef struct {
     int *list;      /* op indices, a topological order */
     int *device;    /* per op */
-} sched_solution;
+} sc_solution;
 
 /* Decoding also measures memory: per device, the level after each op in list
  * order; `overflow` sums how far each level rises above capacity. */
@@ -70,13 +70,13 @@ typedef struct {
     int broken;                  /* crossing deps with no channel: never valid */
     int last_op;                 /* an op that ends at the makespan */
     int first_over;              /* the first op of the list after which its device overflows, or -1 */
-} sched_decoder;
+} sc_decoder;
 
-bool sched_decoder_init(sched_decoder *d, const pp_sched_problem *p);
-void sched_decoder_free(sched_decoder *d);
-void sched_decode(sched_decoder *d, const sched_solution *s);
-/* Writes the decoded times of the last sched_decode call into a schedule. */
-void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sched_schedule *out);
+bool sc_decoder_init(sc_decoder *d, const pp_sched_problem *p);
+void sc_decoder_free(sc_decoder *d);
+void sc_decode(sc_decoder *d, const sc_solution *s);
+/* Writes the decoded times of the last sc_decode call into a schedule. */
+void sc_decoder_export(const sc_decoder *d, const sc_solution *s, pp_sched_schedule *out);
 
 /* What the last decode cost, compared in order: missing channels, then
  * overflow, then makespan. A valid schedule beats every invalid one, and
@@ -84,24 +84,24 @@ void sched_decoder_export(const sched_decoder *d, const sched_solution *s, pp_sc
 typedef struct {
     int broken;
     double overflow, makespan;
-} sched_cost;
+} sc_cost;
 
-sched_cost sched_cost_of(const sched_decoder *d);
-int sched_cost_compare(sched_cost a, sched_cost b); /* < 0: a is better */
+sc_cost sc_cost_of(const sc_decoder *d);
+int sc_cost_compare(sc_cost a, sc_cost b); /* < 0: a is better */
 
-bool sched_solution_from_schedule(const pp_sched_problem *p, const pp_sched_schedule *s, sched_solution *out);
-bool sched_solution_alloc(sched_solution *s, int op_count);
-void sched_solution_free(sched_solution *s);
-void sched_solution_copy(sched_solution *to, const sched_solution *from, int op_count);
+bool sc_solution_from_schedule(const pp_sched_problem *p, const pp_sched_schedule *s, sc_solution *out);
+bool sc_solution_alloc(sc_solution *s, int op_count);
+void sc_solution_free(sc_solution *s);
+void sc_solution_copy(sc_solution *to, const sc_solution *from, int op_count);
 
 /* The list schedulers' transfers (construct.c): over one channel per device
  * pair, sent in input order once the input is done and the channel free.
  * When op v's inputs are all at device j, given where and when the ops
  * before it ran (INFINITY: one cannot reach j); and the channels' times
  * once v's inputs are sent to j. */
-double sched_inputs_arrive(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
+double sc_inputs_arrive(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
                            const double *channel_free);
-void sched_inputs_send(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
+void sc_inputs_send(const pp_sched_problem *p, int v, int j, const int *device, const double *end,
                        double *channel_free);
 
 /* The constructive start: time-driven list scheduling, earliest start first,
@@ -110,18 +110,18 @@ void sched_inputs_send(const pp_sched_problem *p, int v, int j, const int *devic
  * keeping room on each device for `reserve` of the ops that give memory back
  * soonest. Past the deadline the rest of the ops are listed in topological
  * order. */
-bool sched_construct(const pp_sched_problem *p, const double *head, const double *tail, double reserve,
-                     const pp_deadline *deadline, sched_solution *out); /* false: out of memory */
+bool sc_construct(const pp_sched_problem *p, const double *head, const double *tail, double reserve,
+                     const pp_deadline *deadline, sc_solution *out); /* false: out of memory */
 
 /* The memory-aware start (greedy.c): a device-driven list scheduler under
  * each policy of a small grid (warm-up limits on ops that raise memory,
  * when to run fillers, which ready op first), until one reaches the lower
- * bound or the deadline passes. The best by sched_cost goes to out and its
+ * bound or the deadline passes. The best by sc_cost goes to out and its
  * cost to *cost (broken and infinite when no policy finished); dec and
  * scratch are working space. false: out of memory. */
-bool sched_construct_greedy(const pp_sched_problem *p, const double *head, const double *tail,
-                            const pp_deadline *deadline, sched_decoder *dec, sched_solution *out,
-                            sched_solution *scratch, sched_cost *cost);
+bool sc_construct_greedy(const pp_sched_problem *p, const double *head, const double *tail,
+                            const pp_deadline *deadline, sc_decoder *dec, sc_solution *out,
+                            sc_solution *scratch, sc_cost *cost);
 
 /* The greedy's policy whose schedule has the shortest longest per-device
  * span (earliest times), into out, *found false when no policy fits
@@ -129,31 +129,31 @@ bool sched_construct_greedy(const pp_sched_problem *p, const double *head, const
  * makespan can be far from its best by span. Besides the makespan's grid it
  * tries policies that leave for each device's drain only the fillers that
  * fit there within the span bound. false: out of memory. */
-bool sched_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *deadline, pp_sched_schedule *out,
+bool sc_construct_greedy_span(const pp_sched_problem *p, const pp_deadline *deadline, pp_sched_schedule *out,
                                  bool *found);
 
 /* Local search over (device, list): late-acceptance hill climbing with moves
  * that shift an op within its precedence window, pull a critical op before
  * its device predecessor, or move an op to another device. */
-typedef struct sched_search sched_search;
-sched_search *sched_search_new(const pp_sched_problem *p, const sched_solution *start, uint64_t seed, int worker);
+typedef struct sc_search sc_search;
+sc_search *sc_search_new(const pp_sched_problem *p, const sc_solution *start, uint64_t seed, int worker);
 /* Runs up to `iterations` moves, fewer when the deadline passes (checked
  * every few hundred); returns how many ran. */
-long sched_search_run(sched_search *s, long iterations, const pp_deadline *deadline);
-double sched_search_best_cost(const sched_search *s);
-const sched_solution *sched_search_best(const sched_search *s);
-void sched_search_restart_from(sched_search *s, const sched_solution *from);
-void sched_search_free(sched_search *s);
+long sc_search_run(sc_search *s, long iterations, const pp_deadline *deadline);
+double sc_search_best_cost(const sc_search *s);
+const sc_solution *sc_search_best(const sc_search *s);
+void sc_search_restart_from(sc_search *s, const sc_solution *from);
+void sc_search_free(sc_search *s);
 
 /* Re-times a valid schedule, every device's and channel's order kept, to
  * the least longest per-device span those orders allow (span.c). */
-pp_status sched_compact_spans(const pp_sched_problem *p, pp_sched_schedule *s, pp_error *err);
+pp_status sc_compact_spans(const pp_sched_problem *p, pp_sched_schedule *s, pp_error *err);
 
 /* Moves ops within their devices' orders into the idle gaps of the device
  * with the longest span while that span or the summed spans fall, until
  * none does or the deadline (span_search.c). s must be valid and stays so;
  * *improved says whether its longest span fell. */
-pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
+pp_status sc_span_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
                             bool *improved, pp_error *err);
 
 #endif

@@ -20,15 +20,15 @@ static double longest_span(const pp_sched_problem *p, const pp_sched_schedule *s
 }
 
 /* The span limits: each device's last op to its first, -1 periods. */
-static void limit_spans(sched_retimer *r)
+static void limit_spans(sc_retimer *r)
 {
     for (int d = 0; d < r->devices; d++)
         if (r->first[d] >= 0 && r->first[d] != r->last[d])
-            sched_retime_add(r, r->last[d], r->first[d], r->length[r->last[d]], -1);
+            sc_retime_add(r, r->last[d], r->first[d], r->length[r->last[d]], -1);
 }
 
 /* The longest span of the last settle's times: a limit the orders meet. */
-static double settled_span(const sched_retimer *r)
+static double settled_span(const sc_retimer *r)
 {
     double span = 0;
     for (int d = 0; d < r->devices; d++)
@@ -37,40 +37,40 @@ static double settled_span(const sched_retimer *r)
     return span;
 }
 
-pp_status sched_compact_spans(const pp_sched_problem *p, pp_sched_schedule *s, pp_error *err)
+pp_status sc_compact_spans(const pp_sched_problem *p, pp_sched_schedule *s, pp_error *err)
 {
-    sched_retimer r;
+    sc_retimer r;
     pp_status st = PP_OK;
-    if (!sched_retimer_init(&r, p, s, p->device_count)) {
+    if (!sc_retimer_init(&r, p, s, p->device_count)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     } else {
-        sched_retime_order(&r, INFINITY);
+        sc_retime_order(&r, INFINITY);
         limit_spans(&r);
         double low = pp_sched_span_lower_bound(p), high = longest_span(p, s);
         /* The bound first: when the orders allow it, exactly rather than
          * within the bisection's slack. A limit that settles is lowered to
          * the span its times reach, which often ends the search at once
          * (P = 64, 256 micro-batches: a compaction took 40 settles). */
-        if (sched_retime_settle(&r, low))
+        if (sc_retime_settle(&r, low))
             high = low;
         /* Then just under the span at hand: an already compacted schedule
          * (the search's answers, compared again) is then settled in two
          * tries, not forty; each try that finds no times costs the most. */
         double nearly = high - 1e-9 * fmax(1, high);
-        if (high > low && sched_retime_settle(&r, nearly))
+        if (high > low && sc_retime_settle(&r, nearly))
             high = fmax(low, fmin(nearly, settled_span(&r)));
         else if (high > low)
             low = nearly;
         for (int step = 0; step < 40 && high - low > 1e-9 * fmax(1, high); step++) {
             double mid = 0.5 * (low + high);
-            if (sched_retime_settle(&r, mid))
+            if (sc_retime_settle(&r, mid))
                 high = fmax(low, fmin(mid, settled_span(&r)));
             else
                 low = mid;
         }
-        if (sched_retime_settle(&r, high))
-            sched_retime_export(&r, p, s);
+        if (sc_retime_settle(&r, high))
+            sc_retime_export(&r, p, s);
     }
-    sched_retimer_free(&r);
+    sc_retimer_free(&r);
     return st;
 }

@@ -73,13 +73,13 @@ static bool time_orders(span_state *st, double *max_span, double *sum_span)
 {
     const pp_sched_problem *p = st->p;
     pp_error err = {0};
-    if (sched_times_from_orders(p, st->device, st->rows, st->length, st->trial, &err) != PP_OK)
+    if (sc_times_from_orders(p, st->device, st->rows, st->length, st->trial, &err) != PP_OK)
         return false;
     *max_span = *sum_span = 0;
     for (int d = 0; d < p->device_count; d++) {
         const int *row = st->rows[d];
         int n = st->length[d];
-        double level = 0, limit = p->capacity[d] + sched_memory_slack(p->capacity[d]);
+        double level = 0, limit = p->capacity[d] + sc_memory_slack(p->capacity[d]);
         for (int k = 0; k < n; k++)
             level += p->weight[row[k]];
         for (int k = 0; k < n; k++)
@@ -197,7 +197,7 @@ static bool resequence(span_state *st, int d, int mode, int *out)
     const pp_sched_problem *p = st->p;
     const int *row = st->rows[d];
     int n = st->length[d], first = 0;
-    double level = 0, capacity = p->capacity[d], slack = sched_memory_slack(capacity);
+    double level = 0, capacity = p->capacity[d], slack = sc_memory_slack(capacity);
     for (int k = 0; k < n; k++)
         level += p->weight[row[k]], st->done[row[k]] = 0;
     double now = st->times->start[row[0]];
@@ -315,15 +315,15 @@ static bool load_orders(span_state *st, const pp_sched_schedule *s)
     st->first[0] = 0;
     for (int d = 0; d < D; d++)
         st->first[d + 1] = st->first[d] + st->length[d], st->rows[d] = st->ops + st->first[d];
-    sched_solution list = {0};
+    sc_solution list = {0};
     int *fill = calloc((size_t)D + 1, sizeof(int));
-    bool ok = fill && sched_solution_alloc(&list, n) && sched_solution_from_schedule(p, s, &list);
+    bool ok = fill && sc_solution_alloc(&list, n) && sc_solution_from_schedule(p, s, &list);
     for (int k = 0; ok && k < n; k++) {
         int x = list.list[k], d = s->device[x];
         st->ops[st->first[d] + fill[d]++] = x;
     }
     free(fill);
-    sched_solution_free(&list);
+    sc_solution_free(&list);
     return ok;
 }
 
@@ -581,7 +581,7 @@ static long kick_and_descend(span_state *st, double tolerance, const pp_deadline
 static bool compacted(const pp_sched_problem *p, pp_sched_schedule *s, double *span, double *makespan)
 {
     pp_error err = {0};
-    if (sched_compact_spans(p, s, &err) != PP_OK)
+    if (sc_compact_spans(p, s, &err) != PP_OK)
         return false;
     pp_sched_report report;
     bool ok = pp_sched_check(p, s, &report, &err) == PP_OK;
@@ -640,7 +640,7 @@ static bool search_from(span_state *st, pp_sched_schedule *s, const pp_deadline 
  * took 69-87 s there. */
 enum { COMPACTIONS = 11, START_COMPACTIONS = 4 };
 
-/* The three searches of sched_span_search when the greedy's span start
+/* The three searches of sc_span_search when the greedy's span start
  * (other, if found) is off the bound: from s under each acceptance rule,
  * then from other; the shortest answer into s. */
 static pp_status search_three(span_state *st, pp_sched_schedule *s, pp_sched_schedule *other, bool other_found,
@@ -680,7 +680,7 @@ static pp_status search_three(span_state *st, pp_sched_schedule *s, pp_sched_sch
     return status;
 }
 
-pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
+pp_status sc_span_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
                             bool *improved, pp_error *err)
 {
     int n = p->op_count, D = p->device_count;
@@ -721,12 +721,12 @@ pp_status sched_span_search(const pp_sched_problem *p, pp_sched_schedule *s, con
         bool other_found = false;
         double other_span = INFINITY, other_end, bound = pp_sched_span_lower_bound(p);
         double timed_at = pp_now();
-        if (sched_compact_spans(p, s, err) != PP_OK)
+        if (sc_compact_spans(p, s, err) != PP_OK)
             status = PP_ENOMEM;
         double compaction = pp_now() - timed_at;
         double room = pp_deadline_left(deadline) - START_COMPACTIONS * compaction;
         pp_deadline half = pp_deadline_within(deadline, room > 0 ? 0.5 * room : 1e-9);
-        if (status == PP_OK && !sched_construct_greedy_span(p, &half, fronted, &other_found))
+        if (status == PP_OK && !sc_construct_greedy_span(p, &half, fronted, &other_found))
             status = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         else if (other_found && !compacted(p, fronted, &other_span, &other_end))
             other_found = false;

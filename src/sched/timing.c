@@ -337,7 +337,7 @@ static pp_status simulate(timer *t, pp_error *err)
     return t->ended == p->op_count ? PP_OK : report_deadlock(t, err);
 }
 
-pp_status sched_times_from_orders(const pp_sched_problem *p, const int *device_of_op,
+pp_status sc_times_from_orders(const pp_sched_problem *p, const int *device_of_op,
                                   const int *const *device_order, const int *order_length,
                                   pp_sched_schedule *out, pp_error *err)
 {

@@ -19,7 +19,7 @@
  * when the orders are malformed, a needed channel is missing, or the orders
  * deadlock (an op waits for an input that its own device's order, directly
  * or through others, only lets run later); the message names the op. */
-pp_status sched_times_from_orders(const pp_sched_problem *p, const int *device_of_op,
+pp_status sc_times_from_orders(const pp_sched_problem *p, const int *device_of_op,
                                   const int *const *device_order, const int *order_length,
                                   pp_sched_schedule *out, pp_error *err);
 

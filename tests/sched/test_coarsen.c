@@ -201,7 +201,7 @@ static bool asap(const pp_sched_problem *p, const double *key, pp_sched_schedule
 }
 
 /* Every fine op in exactly one coarse op, member lists topological. */
-static void check_partition(const pp_sched_problem *p, const sched_coarsening *c)
+static void check_partition(const pp_sched_problem *p, const sc_coarsening *c)
 {
     const pp_sched_problem *q = c->coarse;
     int *seen = calloc((size_t)p->op_count, sizeof *seen), *pos = calloc((size_t)p->op_count, sizeof *pos);
@@ -228,7 +228,7 @@ static void check_partition(const pp_sched_problem *p, const sched_coarsening *c
 
 /* Sums in member order, the intersection of allowed sets, and the memory
  * rule: no prefix of adjustments above max(0, total) where memory is finite. */
-static void check_ops(const pp_sched_problem *p, const sched_coarsening *c)
+static void check_ops(const pp_sched_problem *p, const sc_coarsening *c)
 {
     const pp_sched_problem *q = c->coarse;
     double fine_work = 0, coarse_work = 0;
@@ -264,7 +264,7 @@ static int by_key(const void *x, const void *y)
 }
 
 /* One coarse dep per pair of coarse ops joined by fine deps, comm summed. */
-static void check_deps(const pp_sched_problem *p, const sched_coarsening *c)
+static void check_deps(const pp_sched_problem *p, const sc_coarsening *c)
 {
     const pp_sched_problem *q = c->coarse;
     double *comm = calloc((size_t)q->dep_count + 1, sizeof *comm);
@@ -309,7 +309,7 @@ static void check_report(const pp_sched_problem *p, const pp_sched_schedule *s, 
  * members, if given), checks it, expands it, and checks the expansion and
  * its makespan. Returns the coarse makespan, NAN when the list scheduler
  * found no schedule (it may not, with finite memory or sparse channels). */
-static double check_expansion(const pp_sched_problem *p, const sched_coarsening *c, const double *fine_key,
+static double check_expansion(const pp_sched_problem *p, const sc_coarsening *c, const double *fine_key,
                               int *refusals)
 {
     const pp_sched_problem *q = c->coarse;
@@ -324,7 +324,7 @@ static double check_expansion(const pp_sched_problem *p, const sched_coarsening 
         double fine_makespan = -1;
         pp_error err = {0};
         check_report(q, cs, &coarse_makespan);
-        CHECK_EQ_INT(sched_expand(p, c, cs, fs, &err), PP_OK);
+        CHECK_EQ_INT(sc_expand(p, c, cs, fs, &err), PP_OK);
         check_report(p, fs, &fine_makespan);
         CHECK(fine_makespan == coarse_makespan);
     }
@@ -339,9 +339,9 @@ static double check_expansion(const pp_sched_problem *p, const sched_coarsening 
 static int check_target(const pp_sched_problem *p, int target, const pp_sched_schedule *hint, int *scheduled,
                         int *refusals)
 {
-    sched_coarsening c;
+    sc_coarsening c;
     pp_error err = {0};
-    pp_status st = sched_coarsen_hinted(p, target, hint, &c, &err);
+    pp_status st = sc_coarsen_hinted(p, target, hint, &c, &err);
     if (st != PP_OK)
         fprintf(stderr, "coarsen to %d: %s\n", target, err.message);
     CHECK_EQ_INT(st, PP_OK);
@@ -355,7 +355,7 @@ static int check_target(const pp_sched_problem *p, int target, const pp_sched_sc
     check_ops(p, &c);
     check_deps(p, &c);
     *scheduled += !isnan(check_expansion(p, &c, hint ? hint->start : NULL, refusals));
-    sched_coarsening_free(&c);
+    sc_coarsening_free(&c);
     return count;
 }
 
@@ -453,10 +453,10 @@ static pp_sched_problem *finished(pp_sched_problem *p)
  * a missing channel), the expansion is checked only when it finds a schedule. */
 static bool together(pp_sched_problem *p, int a, int b, bool must_schedule)
 {
-    sched_coarsening c;
+    sc_coarsening c;
     pp_error err = {0};
     int refusals = 0;
-    if (!p || sched_coarsen(p, 1, &c, &err) != PP_OK) {
+    if (!p || sc_coarsen(p, 1, &c, &err) != PP_OK) {
         check_failures++;
         return false;
     }
@@ -466,7 +466,7 @@ static bool together(pp_sched_problem *p, int a, int b, bool must_schedule)
     bool scheduled = !isnan(check_expansion(p, &c, NULL, &refusals));
     CHECK(scheduled || !must_schedule);
     bool same = c.group_of[a] == c.group_of[b];
-    sched_coarsening_free(&c);
+    sc_coarsening_free(&c);
     return same;
 }
 
@@ -573,17 +573,17 @@ static void names_and_targets(void)
     pp_sched_allow(p, b, 0);
     pp_sched_allow(p, lone, 1);
     p = finished(p);
-    sched_coarsening c;
+    sc_coarsening c;
     pp_error err = {0};
-    CHECK_EQ_INT(sched_coarsen(p, 1, &c, &err), PP_OK);
+    CHECK_EQ_INT(sc_coarsen(p, 1, &c, &err), PP_OK);
     CHECK_EQ_INT(c.coarse->op_count, 2);
     int merged = c.group_of[a];
     CHECK(c.group_of[b] == merged && c.group_of[lone] != merged);
     CHECK(strcmp(c.coarse->op_name[merged], "a+2+") == 0);
     CHECK(strcmp(c.coarse->op_kind[merged], "merged") == 0);
     CHECK(strcmp(c.coarse->op_name[c.group_of[lone]], "a+2") == 0);
-    sched_coarsening_free(&c);
-    CHECK_EQ_INT(sched_coarsen(p, 0, &c, &err), PP_EARG);
+    sc_coarsening_free(&c);
+    CHECK_EQ_INT(sc_coarsen(p, 0, &c, &err), PP_EARG);
     pp_sched_problem_free(p);
 }
 
@@ -607,15 +607,15 @@ static void large_case(bool memory)
     int targets[] = {1000, 500, 200, 100, 40};
     for (int t = 0; t < 5; t++)
         for (int hinted = 0; hinted < 1 + (fine_ok && memory); hinted++) {
-            sched_coarsening c;
+            sc_coarsening c;
             pp_error err = {0};
             double t0 = pp_now();
-            CHECK_EQ_INT(sched_coarsen_hinted(p, targets[t], hinted ? s : NULL, &c, &err), PP_OK);
+            CHECK_EQ_INT(sc_coarsen_hinted(p, targets[t], hinted ? s : NULL, &c, &err), PP_OK);
             double took = pp_now() - t0, makespan = check_expansion(p, &c, NULL, &refusals);
             scheduled += !isnan(makespan);
             fprintf(stderr, "  target %4d%s: %4d ops, %5d deps in %.3f s; coarse list makespan %g\n", targets[t],
                     hinted ? ", hint" : "", c.coarse->op_count, c.coarse->dep_count, took, makespan);
-            sched_coarsening_free(&c);
+            sc_coarsening_free(&c);
         }
     CHECK(scheduled >= 3);
     pp_sched_schedule_free(s);

@@ -103,7 +103,7 @@ static void round_trip(void)
     fclose(f);
     CHECK(strstr(text, "\"with\": \"a\"") != NULL);
     CHECK_EQ_INT(pp_sched_load_buffer("pair.json", text, size, &q, &err), PP_OK);
-    CHECK(q && sched_problem_equal(p, q));
+    CHECK(q && sc_problem_equal(p, q));
     free(text);
     pp_sched_problem_free(p);
     pp_sched_problem_free(q);

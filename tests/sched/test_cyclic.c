@@ -113,7 +113,7 @@ static void channel(void)
     expect_cyclic(p, s, 2, true, "on channel");
     expect_cyclic(p, s, 3, true, NULL);
     expect_cyclic(p, s, 3, false, NULL);
-    CHECK(sched_cyclic_step_period(p, s) == 3);
+    CHECK(sc_cyclic_step_period(p, s) == 3);
     CHECK(pp_sched_cyclic_lower_bound(p, true) == 3);
     pp_sched_schedule_free(s);
     pp_sched_problem_free(p);
@@ -239,7 +239,7 @@ static void bound_brute_force(void)
             continue;
         double bound[2] = {pp_sched_cyclic_lower_bound(p, false), pp_sched_cyclic_lower_bound(p, true)}, least[2];
         least_periods(p, bound, least);
-        double memory = sched_cyclic_memory_bound(p);
+        double memory = sc_cyclic_memory_bound(p);
         fprintf(stderr, "tiny %2d: least period %g (bound %g), asynchronous %g (bound %g, memory's %g)\n", trial,
                 least[0], bound[0], least[1], bound[1], memory);
         CHECK(least[1] <= least[0]);
@@ -268,7 +268,7 @@ static void memory_binds(void)
     if (!p)
         return;
     double bound[2] = {pp_sched_cyclic_lower_bound(p, false), pp_sched_cyclic_lower_bound(p, true)}, least[2];
-    CHECK(sched_cyclic_memory_bound(p) == 4);
+    CHECK(sc_cyclic_memory_bound(p) == 4);
     CHECK(bound[1] == 4 && bound[0] >= 4);
     least_periods(p, bound, least);
     fprintf(stderr, "memory binds: bound %g, least asynchronous period %g\n", bound[1], least[1]);
@@ -291,7 +291,7 @@ static void memory_pipeline(void)
     if (!p)
         return;
     double expected = 8 * (3 * (2 * 0.5 + 1 + 1.5) + 1.5 + 0.25 * 1) / 2;
-    CHECK(fabs(sched_cyclic_memory_bound(p) - expected) < 1e-9 * expected);
+    CHECK(fabs(sc_cyclic_memory_bound(p) - expected) < 1e-9 * expected);
     CHECK(fabs(pp_sched_cyclic_lower_bound(p, true) - expected) < 1e-9 * expected);
     pp_sched_options o;
     pp_sched_options_default(&o);
@@ -364,7 +364,7 @@ static void zb_v_repeated(void)
     pp_error err = {0};
     CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, &s, &err), PP_OK);
     if (p && s) {
-        double T = sched_cyclic_step_period(p, s);
+        double T = sc_cyclic_step_period(p, s);
         pp_sched_report single;
         CHECK_EQ_INT(pp_sched_check(p, s, &single, &err), PP_OK);
         CHECK(T == single.max_span);

@@ -18,21 +18,21 @@ static double greedy_start(const pp_sched_problem *p)
 {
     size_t n = (size_t)p->op_count + 1;
     double *head = malloc(n * sizeof(double)), *tail = malloc(n * sizeof(double));
-    sched_solution out = {0}, scratch = {0};
-    sched_decoder dec = {0};
+    sc_solution out = {0}, scratch = {0};
+    sc_decoder dec = {0};
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     double makespan = NAN;
-    if (!head || !tail || !s || !sched_solution_alloc(&out, p->op_count) ||
-        !sched_solution_alloc(&scratch, p->op_count) || !sched_decoder_init(&dec, p)) {
+    if (!head || !tail || !s || !sc_solution_alloc(&out, p->op_count) ||
+        !sc_solution_alloc(&scratch, p->op_count) || !sc_decoder_init(&dec, p)) {
         CHECK(!"out of memory");
         goto done;
     }
-    sched_heads_tails(p, head, tail);
+    sc_heads_tails(p, head, tail);
     pp_deadline none = {0};
-    sched_cost cost;
-    CHECK(sched_construct_greedy(p, head, tail, &none, &dec, &out, &scratch, &cost));
-    sched_decode(&dec, &out);
-    sched_decoder_export(&dec, &out, s);
+    sc_cost cost;
+    CHECK(sc_construct_greedy(p, head, tail, &none, &dec, &out, &scratch, &cost));
+    sc_decode(&dec, &out);
+    sc_decoder_export(&dec, &out, s);
     pp_sched_report rep;
     pp_error err = {0};
     CHECK_EQ_INT(pp_sched_check(p, s, &rep, &err), PP_OK);
@@ -41,9 +41,9 @@ static double greedy_start(const pp_sched_problem *p)
     makespan = rep.makespan;
     pp_sched_report_free(&rep);
 done:
-    sched_decoder_free(&dec);
-    sched_solution_free(&out);
-    sched_solution_free(&scratch);
+    sc_decoder_free(&dec);
+    sc_solution_free(&out);
+    sc_solution_free(&scratch);
     pp_sched_schedule_free(s);
     free(head);
     free(tail);
@@ -69,7 +69,7 @@ static void pipeline(int P, int M, double limit, double w_mem)
     pp_sched_problem_free(p);
 }
 
-/* The span start (sched_construct_greedy_span) on the issue's span setting:
+/* The span start (sc_construct_greedy_span) on the issue's span setting:
  * 3P micro-batches, 2P activations, Qi et al.'s times. Its FILL_RESERVE
  * policies defer to each device's drain only the W's that fit there before
  * the device's first op plus the span bound; re-timed (span.c), the start
@@ -86,10 +86,10 @@ static void span_start(int P, double w_mem, double figure)
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     bool found = false;
     pp_deadline none = {0};
-    CHECK(s && sched_construct_greedy_span(p, &none, s, &found));
+    CHECK(s && sc_construct_greedy_span(p, &none, s, &found));
     CHECK(found);
     if (s && found) {
-        CHECK_EQ_INT(sched_compact_spans(p, s, &err), PP_OK);
+        CHECK_EQ_INT(sc_compact_spans(p, s, &err), PP_OK);
         pp_sched_report rep;
         CHECK_EQ_INT(pp_sched_check(p, s, &rep, &err), PP_OK);
         double work = 3 * P * (5478.0 + 5806 + 3534);

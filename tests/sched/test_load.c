@@ -214,7 +214,7 @@ static pp_sched_problem *round_trip_problem(const pp_sched_problem *p)
         fprintf(stderr, "reload: %s\n", err.message);
         check_failures++;
     } else {
-        CHECK(sched_problem_equal(p, q));
+        CHECK(sc_problem_equal(p, q));
         FILE *g = temp_file(again);
         CHECK_EQ_INT(pp_sched_write_problem(q, g, &err), PP_OK);
         fclose(g);

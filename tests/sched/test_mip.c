@@ -287,12 +287,12 @@ static int mip_better; /* times the MIP beat the oracle's sequences */
 static void check_against(const pp_sched_problem *p, const oracle *o, const pp_sched_schedule *warm, uint64_t seed,
                           bool exact)
 {
-    sched_mip_options opt = {.time_limit = 60, .threads = 1, .warm_start = warm};
-    sched_mip_result r;
+    sc_mip_options opt = {.time_limit = 60, .threads = 1, .warm_start = warm};
+    sc_mip_result r;
     pp_sched_schedule *s = pp_sched_schedule_new(p);
     pp_error err;
     pp_error_clear(&err);
-    pp_status st = sched_mip_solve(p, &opt, s, &r, &err);
+    pp_status st = sc_mip_solve(p, &opt, s, &r, &err);
     if (o->valid == 0) {
         CHECK_EQ_INT(st, PP_INFEASIBLE);
         CHECK(!r.found && r.optimal && r.bound == INFINITY);
@@ -381,10 +381,10 @@ static void check_time_limit(void)
     pp_error err;
     pp_error_clear(&err);
     CHECK_EQ_INT(pp_sched_problem_finish(p, "big", &err), PP_OK);
-    sched_mip_options opt = {.time_limit = 1, .threads = 1, .warm_start = NULL};
-    sched_mip_result r;
+    sc_mip_options opt = {.time_limit = 1, .threads = 1, .warm_start = NULL};
+    sc_mip_result r;
     pp_sched_schedule *s = pp_sched_schedule_new(p);
-    CHECK_EQ_INT(sched_mip_solve(p, &opt, s, &r, &err), PP_OK);
+    CHECK_EQ_INT(sc_mip_solve(p, &opt, s, &r, &err), PP_OK);
     if (r.found) {
         CHECK(passes_checker(p, s));
         CHECK(r.bound <= r.makespan + 1e-9);

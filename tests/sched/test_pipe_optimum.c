@@ -53,10 +53,10 @@ static void one(const setting *c)
 
     double mip = NAN;
     if (c->mip) {
-        sched_mip_options mo = {60, 1, ref, NULL};
-        sched_mip_result mr;
+        sc_mip_options mo = {60, 1, ref, NULL};
+        sc_mip_result mr;
         pp_sched_schedule *m = pp_sched_schedule_new(p);
-        CHECK_EQ_INT(sched_mip_solve(p, &mo, m, &mr, &err), PP_OK);
+        CHECK_EQ_INT(sc_mip_solve(p, &mo, m, &mr, &err), PP_OK);
         CHECK(mr.bound <= optimum + 1e-6);
         if (mr.optimal) {
             mip = mr.makespan;

@@ -1,4 +1,4 @@
-/* test_timing.c: sched_times_from_orders on hand-worked orders (channel
+/* test_timing.c: sc_times_from_orders on hand-worked orders (channel
  * queueing, ties by dependency index, deadlock and malformed orders), and on
  * random graphs split over devices in topological order, where the checker
  * must accept the times and every op and transfer must start as early as
@@ -31,7 +31,7 @@ static void hand_worked(void)
     int device_of[] = {0, 0, 1, 1}, row0[] = {a, b}, row1[] = {c, d}, length[] = {2, 2};
     const int *rows[] = {row0, row1};
     pp_sched_schedule *s = pp_sched_schedule_new(p);
-    CHECK_EQ_INT(sched_times_from_orders(p, device_of, rows, length, s, &err), PP_OK);
+    CHECK_EQ_INT(sc_times_from_orders(p, device_of, rows, length, s, &err), PP_OK);
     CHECK(s->start[a] == 0 && s->end[a] == 2 && s->start[b] == 2 && s->end[b] == 3);
     CHECK(s->transfer_start[ac] == 2 && s->transfer_end[ac] == 3);
     CHECK(s->transfer_start[ad] == 3 && s->transfer_end[ad] == 5);
@@ -44,26 +44,26 @@ static void hand_worked(void)
     /* Same device: no transfer, no comm. */
     int together[] = {a, b, c, d}, none[] = {0}, all_one[] = {0, 0, 0, 0}, length2[] = {4, 0};
     const int *rows2[] = {together, none};
-    CHECK_EQ_INT(sched_times_from_orders(p, all_one, rows2, length2, s, &err), PP_OK);
+    CHECK_EQ_INT(sc_times_from_orders(p, all_one, rows2, length2, s, &err), PP_OK);
     CHECK(s->start[c] == 3 && s->end[d] == 7 && isnan(s->transfer_start[ac]));
 
     /* Deadlock: b moves to dev1 behind c, which needs b. */
     int dl_device[] = {0, 1, 1, 1}, dl0[] = {a}, dl1[] = {c, b, d}, dl_length[] = {1, 3};
     const int *dl_rows[] = {dl0, dl1};
     pp_error_clear(&err);
-    CHECK_EQ_INT(sched_times_from_orders(p, dl_device, dl_rows, dl_length, s, &err), PP_EARG);
+    CHECK_EQ_INT(sc_times_from_orders(p, dl_device, dl_rows, dl_length, s, &err), PP_EARG);
     CHECK(strstr(err.message, "deadlock") && strstr(err.message, "\"c\""));
 
     /* Malformed: an op twice, an op in the wrong device's order. */
     int twice0[] = {a, a}, twice1[] = {c, d};
     const int *twice_rows[] = {twice0, twice1};
     pp_error_clear(&err);
-    CHECK_EQ_INT(sched_times_from_orders(p, device_of, twice_rows, length, s, &err), PP_EARG);
+    CHECK_EQ_INT(sc_times_from_orders(p, device_of, twice_rows, length, s, &err), PP_EARG);
     CHECK(strstr(err.message, "twice") != NULL);
     int wrong0[] = {a, c}, wrong1[] = {b, d};
     const int *wrong_rows[] = {wrong0, wrong1};
     pp_error_clear(&err);
-    CHECK_EQ_INT(sched_times_from_orders(p, device_of, wrong_rows, length, s, &err), PP_EARG);
+    CHECK_EQ_INT(sc_times_from_orders(p, device_of, wrong_rows, length, s, &err), PP_EARG);
     CHECK(strstr(err.message, "placed on") != NULL);
     pp_sched_schedule_free(s);
     pp_sched_problem_free(p);
@@ -83,7 +83,7 @@ static void missing_channel(void)
     int device_of[] = {0, 1}, row0[] = {a}, row1[] = {b}, length[] = {1, 1};
     const int *rows[] = {row0, row1};
     pp_sched_schedule *s = pp_sched_schedule_new(p);
-    CHECK_EQ_INT(sched_times_from_orders(p, device_of, rows, length, s, &err), PP_EARG);
+    CHECK_EQ_INT(sc_times_from_orders(p, device_of, rows, length, s, &err), PP_EARG);
     CHECK(strstr(err.message, "channel") != NULL);
     pp_sched_schedule_free(s);
     pp_sched_problem_free(p);
@@ -121,14 +121,14 @@ static void check_earliest(const pp_sched_problem *p, const pp_sched_schedule *s
 
 /* Longest paths from 0 over r's edges at T by whole passes, into x; false
  * when a pass beyond the nodes' count still raises one (a positive cycle). */
-static bool bellman_ford(const sched_retimer *r, double T, double *x)
+static bool bellman_ford(const sc_retimer *r, double T, double *x)
 {
     for (int v = 0; v < r->nodes; v++)
         x[v] = 0;
     for (int pass = 0; pass <= r->nodes; pass++) {
         bool raised = false;
         for (int k = 0; k < r->edge_count; k++) {
-            const sched_retime_edge *e = &r->edges[k];
+            const sc_retime_edge *e = &r->edges[k];
             double at = x[e->from] + e->length + e->periods * T;
             if (at > x[e->to] * (1 + 1e-15) + 1e-12)
                 x[e->to] = at, raised = true;
@@ -140,9 +140,9 @@ static bool bellman_ford(const sched_retimer *r, double T, double *x)
 }
 
 /* settle against bellman_ford at T: the verdict, and the times when they settle. */
-static void expect_settled_as(sched_retimer *r, double T, double *x, int *settled)
+static void expect_settled_as(sc_retimer *r, double T, double *x, int *settled)
 {
-    bool ok = sched_retime_settle(r, T);
+    bool ok = sc_retime_settle(r, T);
     CHECK(ok == bellman_ford(r, T, x));
     for (int v = 0; ok && v < r->nodes; v++)
         CHECK(fabs(r->trial[v] - x[v]) <= 1e-9 * fmax(1, x[v]));
@@ -155,28 +155,28 @@ static void expect_settled_as(sched_retimer *r, double T, double *x, int *settle
  * some of each do. */
 static void retime_as_bellman_ford(const pp_sched_problem *p, const pp_sched_schedule *s)
 {
-    sched_retimer r;
+    sc_retimer r;
     double *x = malloc(((size_t)p->op_count + (size_t)p->dep_count + 1) * sizeof(double));
-    CHECK(x && sched_retimer_init(&r, p, s, p->device_count));
+    CHECK(x && sc_retimer_init(&r, p, s, p->device_count));
     pp_sched_report rep;
     pp_error err = {0};
     pp_sched_check(p, s, &rep, &err);
     int limited = 0, folded = 0;
-    sched_retime_order(&r, INFINITY);
+    sc_retime_order(&r, INFINITY);
     for (int d = 0; d < p->device_count; d++)
         if (r.first[d] >= 0 && r.first[d] != r.last[d])
-            sched_retime_add(&r, r.last[d], r.first[d], r.length[r.last[d]], -1);
+            sc_retime_add(&r, r.last[d], r.first[d], r.length[r.last[d]], -1);
     for (int k = 1; x && k <= 24; k++)
         expect_settled_as(&r, rep.max_span * (0.76 + 0.01 * k), x, &limited);
     for (int k = 1; x && k <= 24; k++) {
-        sched_retime_order(&r, rep.makespan * (0.52 + 0.02 * k));
+        sc_retime_order(&r, rep.makespan * (0.52 + 0.02 * k));
         expect_settled_as(&r, rep.makespan * (0.52 + 0.02 * k), x, &folded);
     }
     fprintf(stderr, "%d devices, %d nodes: %d of 24 span limits settle, %d of 24 folds\n", p->device_count,
             r.nodes, limited, folded);
     CHECK(limited > 0 && limited < 24 && folded > 0);
     pp_sched_report_free(&rep);
-    sched_retimer_free(&r);
+    sc_retimer_free(&r);
     free(x);
 }
 
@@ -206,7 +206,7 @@ static void random_orders(void)
         for (int d = 0; d < D; d++)
             rows[d] = store + d * n;
         pp_sched_schedule *s = pp_sched_schedule_new(p);
-        CHECK_EQ_INT(sched_times_from_orders(p, device_of, rows, length, s, &err), PP_OK);
+        CHECK_EQ_INT(sc_times_from_orders(p, device_of, rows, length, s, &err), PP_OK);
         pp_sched_report r;
         CHECK_EQ_INT(pp_sched_check(p, s, &r, &err), PP_OK);
         if (r.violations)
