@@ -6,9 +6,10 @@
  * pass the checker (so channels did not bind it and it is the optimum), and
  * the MIP (mip.c), where it proves its answer, must agree. The table it
  * prints is BENCHMARKS.md's. At an activation budget of P micro-batches
- * with W keeping 0.28 of them (1p, the issue's setting), every size here
- * has the heuristic optimal and the bound (P - 1) x 1,944 .. 2,344 us
- * short: what keeps the gap open at P = 16 and 32 is the bound's. */
+ * with W keeping 0.28 of them (1p, the issue's setting), the heuristic is
+ * optimal at every size here, and the bound reaches it at M = P but falls
+ * (P - 1) x 2,344 us short from M = P + 1 on at P = 2: at P = 16 and 32
+ * the open gap is likely the bound's. */
 #include <math.h>
 #include <stdio.h>
 #include "check.h"
