@@ -20,15 +20,14 @@ typedef struct {
 static const flag_spec plan_flag_table[] = {
     {"cluster", FLAG_TEXT, offsetof(flags, cluster), "CLUSTER.json", 0, 0, false, NULL, NULL, true,
      "the cluster, in the format of `parplan cluster plan`", NULL},
-    {"batch", FLAG_INTEGER, offsetof(flags, batch), "B", 1, 1e15, false, NULL, NULL, false,
-     "samples per training step, a multiple of the module's batch (default: that batch times twice the "
-     "cluster's devices)", NULL},
-    {"microbatches", FLAG_INTEGER, offsetof(flags, microbatches), "M", 1, 1 << 20, false, NULL, NULL, false,
-     "micro-batches per replica (default: the search chooses the replicas and so M)", NULL},
+    FLAG_OPTION("batch", FLAG_INTEGER, flags, batch, "B", pp_plan_option_batch, NULL,
+                "samples per training step, a multiple of the module's batch (default, or 0: that batch times "
+                "twice the cluster's devices)"),
+    FLAG_OPTION("microbatches", FLAG_INTEGER, flags, microbatches, "M", pp_plan_option_microbatches, NULL,
+                "micro-batches per replica (default, or 0: the search chooses the replicas and so M)"),
     {"precision", FLAG_CHOICE, offsetof(flags, precision), "P", 0, 0, false, "typed|tf32|bf16", "typed", false,
      "what f32 matrix products run as, as `parplan shard` takes it", NULL},
-    {"memory", FLAG_BYTES, offsetof(flags, memory), "BYTES", 0, 0, false, NULL, NULL, false,
-     "bytes per device the plan must fit in (default: each device type's memory)", NULL},
+    FLAG_MEMORY(flags, memory, "bytes per device the plan must fit in (default: each device type's memory)"),
     FLAG_TIMEOUT(flags, timeout, "60", "seconds for the whole plan"),
     FLAG_THREADS(flags, threads),
     FLAG_SEED(flags, seed),

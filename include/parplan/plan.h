@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "parplan/core.h"
+#include "parplan/options.h"
 #include "parplan/shard.h"
 #include "parplan/timeline.h"
 
@@ -33,14 +34,21 @@ typedef struct {
                               times twice the cluster's devices */
     int32_t microbatches;  /* per replica; 0: the search chooses the replicas */
     pp_shard_precision precision; /* what f32 products run as (the sharder's) */
-    double memory;         /* bytes per device; <= 0: each device type's capacity */
-    double time_limit;     /* s for the whole plan: 60 */
-    int32_t threads;       /* <= 0: the machine's cores */
+    double memory;         /* bytes per device (pp_option_memory); 0: each device type's capacity */
+    double time_limit;     /* s for the whole plan (pp_option_timeout): 60 */
+    int32_t threads;       /* pp_option_threads; 0: the machine's cores */
     uint64_t seed;         /* 1 */
     const pp_stop_flag *stop; /* raised by the caller: the best so far; NULL: none */
 } pp_plan_request;
 
 void pp_plan_request_default(pp_plan_request *r);
+/* Samples per step: 0 (chosen) or a whole number up to 1e15. */
+extern const pp_option_range pp_plan_option_batch;
+/* Micro-batches per replica: 0 (chosen) to 2^20. */
+extern const pp_option_range pp_plan_option_microbatches;
+/* PP_EARG naming the first option out of its range (pp_plan checks it
+ * first; both front doors take its words). */
+pp_status pp_plan_request_check(const pp_plan_request *r, pp_error *err);
 
 #define PP_PLAN_MAX_AXES 2
 

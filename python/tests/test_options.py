@@ -230,3 +230,19 @@ def test_cluster_plan_refuses_an_unknown_stack_as_the_cli_does():
     code, _, err = cli("cluster", "plan", SMALL, TINY, "--stack", "nope")
     assert code == 2
     assert err.strip().splitlines()[-1] == "parplan cluster plan: --" + refused.value.message
+
+
+@pytest.mark.parametrize("key,value,flag", [("timeout", math.nan, "--timeout"), ("timeout", math.inf, "--timeout"),
+                                            ("memory", -1, "--memory"), ("batch", -1, "--batch"),
+                                            ("microbatches", -2, "--microbatches"), ("threads", -3, "--threads")])
+def test_plan_refuses_what_the_cli_refuses(key, value, flag):
+    """pp_plan_request_check for both: Python is refused before any work,
+    in the words the CLI uses for the flag."""
+    model = os.path.join(EXAMPLES, "shard", "moe-tiny.mlir")
+    cluster = os.path.join(EXAMPLES, "cluster", "dgx-a100-4.json")
+    with pytest.raises(parplan.ArgumentError) as refused:
+        parplan.plan(model, cluster, **{key: value})
+    code, _, err = cli("plan", model, "--cluster", cluster, flag, value)
+    assert code == 2
+    if key != "memory":  # the CLI reads bytes with units and refuses "-1" as text, not as a number
+        assert err.strip().splitlines()[-1] == "parplan plan: --" + refused.value.message

@@ -281,6 +281,9 @@ pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
 {
     double start = pp_now();
     memset(out, 0, sizeof *out);
+    pp_status checked = pp_plan_request_check(r, err);
+    if (checked != PP_OK)
+        return checked;
     out->arena = pp_arena_new(1 << 14);
     if (!out->arena)
         return pp_error_set(err, PP_ENOMEM, "out of memory starting a plan");
