@@ -289,6 +289,8 @@ static bool tp_link(sim *z, group *g, pp_hw_link *out)
  * reduce-scatter and all-gather of the same bytes. */
 static double tp_collective_time(const pp_cluster_plan *p, pp_hw_link link, int tp, double bytes)
 {
+    if (bytes <= 0) /* nothing to reduce is no collective, not one that pays its latency */
+        return 0;
     if (p->sequence_parallel)
         return pp_hw_reduce_scatter_time(link, tp, bytes) + pp_hw_allgather_time(link, tp, bytes);
     return pp_hw_allreduce_time(link, tp, bytes);

@@ -80,17 +80,12 @@ static pp_cluster_workload *workload_of(const plan_ctx *X, const plan_candidate 
         double rate = t->peak_flops * t->efficiency_compute, n = m->devices;
         plan_stage_cost sc;
         plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc);
-        /* The simulator charges every pass of a group of two or more an
-         * all-reduce of the layer's TP bytes, here 0, which still costs its
-         * latency; the sharder's collectives are in the pass already, so
-         * the pass's work is that much less. (The simulator should charge
-         * nothing for 0 bytes: src/cluster/simulate.c's tp_time.) */
-        pp_hw_link link = m->spans ? X->types[m->type].inter : X->types[m->type].intra;
-        double empty = m->devices > 1 ? pp_hw_allreduce_time(link, m->devices, 0) : 0;
+        /* The sharder's collectives are in its pass times already: the
+         * layer's TP bytes stay 0, which the simulator charges nothing. */
         pp_cluster_layer *l = &w->layers[s];
         l->name = "stage";
-        l->forward_flops = fmax(0, sc.forward - empty) * rate * n / b0;
-        l->backward_flops = fmax(0, sc.backward + sc.sync / c->M - empty) * rate * n / b0;
+        l->forward_flops = sc.forward * rate * n / b0;
+        l->backward_flops = (sc.backward + sc.sync / c->M) * rate * n / b0;
         l->state_bytes = sc.state * n;
         l->gradient_bytes = sc.parameters * n;
         l->activation_bytes = sc.activations * n / b0;
