@@ -23,7 +23,7 @@
 
 /* CMakeLists.txt reads the version from these three lines. */
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 1
+#define PP_VERSION_MINOR 2
 #define PP_VERSION_PATCH 0
 
 #define PP_VERSION_STRING_(a, b, c) #a "." #b "." #c

@@ -184,26 +184,9 @@ static optimum brute_force(const pp_iopddl_problem *p)
             o.best = ev.cost;
         if (ev.feasible && !ev.uses_forbidden && (o.best_free < 0 || ev.cost < o.best_free))
             o.best_free = ev.cost;
-        uint32_t i = 0;
-        for (; i < p->node_count; i++) {
-            if (++s[i] < pp_iopddl_strategy_count(p, i))
-                break;
-            s[i] = 0;
-        }
-        if (i == p->node_count)
+        if (!tiny_next_assignment(p, s))
             return o;
     }
-}
-
-static void print_int128(FILE *f, pp_int128 v)
-{
-    if (v < 0) {
-        fputc('-', f);
-        v = -v;
-    }
-    if (v >= 10)
-        print_int128(f, v / 10);
-    fputc('0' + (int)(v % 10), f);
 }
 
 /* Where the optimum is asserted (see the head comment). */

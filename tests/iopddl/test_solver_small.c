@@ -88,13 +88,7 @@ static pp_int128 brute_force(const pp_iopddl_problem *p)
         CHECK_EQ_INT(pp_iopddl_evaluate(p, s, &ev, &err), PP_OK);
         if (ev.feasible && (best < 0 || ev.cost < best))
             best = ev.cost;
-        uint32_t i = 0;
-        for (; i < p->node_count; i++) {
-            if (++s[i] < pp_iopddl_strategy_count(p, i))
-                break;
-            s[i] = 0;
-        }
-        if (i == p->node_count)
+        if (!tiny_next_assignment(p, s))
             return best;
     }
 }
@@ -106,17 +100,6 @@ static void solve_options(pp_iopddl_options *o, uint64_t seed)
     o->max_rounds = 50;
     o->time_limit = 10;
     o->seed = seed;
-}
-
-static void print_int128(FILE *f, pp_int128 v)
-{
-    if (v < 0) {
-        fprintf(f, "-");
-        v = -v;
-    }
-    if (v >= 10)
-        print_int128(f, v / 10);
-    fputc('0' + (int)(v % 10), f);
 }
 
 typedef struct {

@@ -6,6 +6,7 @@
 #ifndef PP_TESTS_TINY_H
 #define PP_TESTS_TINY_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -106,6 +107,29 @@ static inline double tiny_relaxed_cost(const tiny *t, const int *s, const double
         total += (double)t->edge_cost[e][s[a] * t->d[b] + s[b]];
     }
     return total;
+}
+
+/* Steps s to the next assignment of p (the first node fastest); false
+ * after the last, s back at all zeros. */
+static inline bool tiny_next_assignment(const pp_iopddl_problem *p, uint32_t *s)
+{
+    for (uint32_t i = 0; i < p->node_count; i++) {
+        if (++s[i] < pp_iopddl_strategy_count(p, i))
+            return true;
+        s[i] = 0;
+    }
+    return false;
+}
+
+static inline void print_int128(FILE *f, pp_int128 v)
+{
+    if (v < 0) {
+        fputc('-', f);
+        v = -v;
+    }
+    if (v >= 10)
+        print_int128(f, v / 10);
+    fputc('0' + (int)(v % 10), f);
 }
 
 /* Writes json to a fresh temporary file and loads it; NULL (and a failed
