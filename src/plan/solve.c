@@ -240,12 +240,6 @@ static pp_status choose(plan_ctx *X, plan_candidate *cands, int32_t n, bool room
     return st;
 }
 
-double plan_share(const plan_ctx *X, double share)
-{
-    double limit = X->req->time_limit > 0 ? X->req->time_limit : 60;
-    return fmin(share * limit, 0.5 * pp_deadline_left(&X->deadline));
-}
-
 pp_status plan_prepare(plan_ctx *X, const pp_plan_request *r, pp_error *err)
 {
     memset(X, 0, sizeof *X);
