@@ -319,7 +319,7 @@ typedef struct {
     /* With no plan in hand a simulation may run past the deadline, to
      * here (pp_now() seconds): the deadline plus a quarter of the limit,
      * at most 0.4 s + 1% of it. The command gives the search its --timeout
-     * less a margin for its output (tools/cli.c: 0.5 s + 2%, at most a
+     * less a margin for its output (core/deadline.c: 0.5 s + 2%, at most a
      * quarter), which holds that and the output. */
     double grace;
     int reserve;
