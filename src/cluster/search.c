@@ -523,7 +523,8 @@ bool cluster_search_rank(cluster_search *sh, int threads)
     free(rankers);
     if (!ok)
         return false;
-    qsort(sh->branches, (size_t)sh->branch_count, sizeof *sh->branches, branch_order);
+    if (sh->branch_count > 0) /* a space with no branch has no array to sort (qsort's NULL is undefined) */
+        qsort(sh->branches, (size_t)sh->branch_count, sizeof *sh->branches, branch_order);
     return true;
 }
 
