@@ -38,6 +38,7 @@ const char *pp_status_name(pp_status status);
 typedef struct pp_arena pp_arena;
 pp_arena *pp_arena_new(size_t chunk_size);
 void *pp_arena_alloc(pp_arena *arena, size_t size);     /* 16-byte aligned, not zeroed */
+char *pp_arena_strdup(pp_arena *arena, const char *s); /* a copy of s in the arena; NULL when out of memory */
 void *pp_arena_calloc(pp_arena *arena, size_t count, size_t size);
 bool pp_arena_adopt(pp_arena *arena, void *block);     /* frees block on failure */
 void pp_arena_free(pp_arena *arena);

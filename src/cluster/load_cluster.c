@@ -195,13 +195,6 @@ static pp_status get_bool(const reader *R, const char *path, const json_t *obj, 
     return PP_OK;
 }
 
-static char *arena_strdup(pp_arena *a, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *copy = pp_arena_alloc(a, n);
-    return copy ? memcpy(copy, s, n) : NULL;
-}
-
 /* ---------------------------------------------------------------- nodes */
 
 /* One entry of "nodes" as read, before its copies are made. */
@@ -387,7 +380,7 @@ static pp_status add_node(const reader *R, pp_cluster *c, json_t *names, const n
         pp_cluster_link *l = &c->links[c->link_count++];
         *l = L->links[e->first_link + k];
         l->node = n;
-        l->name = arena_strdup(c->arena, l->name);
+        l->name = pp_arena_strdup(c->arena, l->name);
         if (!l->name)
             return out_of_memory(R);
     }
@@ -478,7 +471,7 @@ static pp_status parse_link_event(const reader *R, const pp_cluster *c, const cl
         return fail(R, child, "node \"%s\" has no link class \"%s\"", node, link);
     if (!node && !json_object_get(x->classes, link))
         return fail(R, child, "no node has a link class \"%s\"", link);
-    e->link = arena_strdup(c->arena, link);
+    e->link = pp_arena_strdup(c->arena, link);
     return e->link ? PP_OK : out_of_memory(R);
 }
 
@@ -502,7 +495,7 @@ static pp_status parse_event(const reader *R, const pp_cluster *c, const cluster
     if (json_object_get(v, extra))
         return fail(R, pp_json_path(child, sizeof child, path, extra, -1),
                     "a lost_device event has no \"%s\"", extra);
-    e->link = arena_strdup(c->arena, "");
+    e->link = pp_arena_strdup(c->arena, "");
     if (!e->link)
         return out_of_memory(R);
     return get_int(R, path, v, "lost_device", true, 0, c->device_count - 1, &e->lost_device);
@@ -582,7 +575,7 @@ static pp_status read_cluster(const reader *R, const json_t *root, const pp_hw_c
         st = get_array(R, "", root, "timeline", false, &timeline);
     if (st)
         return st;
-    c->name = arena_strdup(c->arena, name);
+    c->name = pp_arena_strdup(c->arena, name);
     if (!c->name)
         return out_of_memory(R);
     node_list L = {0};

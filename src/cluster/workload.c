@@ -71,11 +71,7 @@ void pp_cluster_workload_free(pp_cluster_workload *w)
 
 char *cluster_workload_strdup(pp_cluster_workload *w, const char *s)
 {
-    size_t n = strlen(s) + 1;
-    char *copy = pp_arena_alloc(w->arena, n);
-    if (copy)
-        memcpy(copy, s, n);
-    return copy;
+    return pp_arena_strdup(w->arena, s);
 }
 
 pp_cluster_workload *cluster_workload_new(int layer_count, const char *name)

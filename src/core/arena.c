@@ -112,3 +112,12 @@ void pp_arena_free(pp_arena *a)
     }
     free(a);
 }
+
+char *pp_arena_strdup(pp_arena *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = pp_arena_alloc(a, n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}

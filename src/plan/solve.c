@@ -82,15 +82,6 @@ static double lower_bound(const plan_ctx *X)
     return (double)X->n_micro / rate;
 }
 
-static char *copy(pp_arena *a, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = pp_arena_alloc(a, n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, pp_plan_report *out, pp_error *err)
 {
     pp_arena *a = out->arena;
@@ -164,7 +155,7 @@ static pp_status report(const plan_ctx *X, const plan_candidate *c, double step,
         out->capacity[d] = X->req->memory > 0 ? X->req->memory : t->memory_bytes;
         /* the catalog goes with the plan's context: the report keeps copies */
         out->device_type[d] = d > 0 && cl->nodes[cl->device_node[d - 1]].type == t ? out->device_type[d - 1]
-                                                                                     : copy(out->arena, t->name);
+                                                                                     : pp_arena_strdup(out->arena, t->name);
         if (!out->device_type[d])
             return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
         out->fits &= peak[d] <= out->capacity[d];
@@ -284,9 +275,9 @@ pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
     plan_ctx X;
     pp_status st = plan_prepare(&X, r, err);
     if (X.a.module)
-        out->module = copy(out->arena, X.a.module->file);
+        out->module = pp_arena_strdup(out->arena, X.a.module->file);
     if (X.cluster)
-        out->cluster = copy(out->arena, X.cluster->name);
+        out->cluster = pp_arena_strdup(out->arena, X.cluster->name);
     plan_candidate cands[JUDGED];
     int32_t n = 0;
     bool fits = true;

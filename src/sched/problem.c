@@ -69,25 +69,16 @@ void pp_sched_problem_free(pp_sched_problem *p)
     free(p);
 }
 
-static char *arena_strdup(pp_arena *a, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = pp_arena_alloc(a, n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 bool pp_sched_set_time_unit(pp_sched_problem *p, const char *unit)
 {
-    return (p->time_unit = arena_strdup(p->arena, unit)) != NULL;
+    return (p->time_unit = pp_arena_strdup(p->arena, unit)) != NULL;
 }
 
 int pp_sched_add_device(pp_sched_problem *p, const char *name, double capacity)
 {
     pp_sched_builder *b = p->builder;
     int cap = b->device_cap, n = p->device_count + 1;
-    char *copy = arena_strdup(p->arena, name);
+    char *copy = pp_arena_strdup(p->arena, name);
     if (!copy || !pp_grow((void **)&p->device_name, &cap, n, sizeof(char *)) ||
         !pp_grow((void **)&p->capacity, &b->device_cap, n, sizeof(double))) {
         b->failed = true;
@@ -103,8 +94,8 @@ int pp_sched_add_op(pp_sched_problem *p, const char *name, const char *kind,
 {
     pp_sched_builder *b = p->builder;
     int n = p->op_count + 1, c1 = b->op_cap, c2 = b->op_cap, c3 = b->op_cap, c4 = b->op_cap;
-    char *name_copy = arena_strdup(p->arena, name);
-    char *kind_copy = arena_strdup(p->arena, kind ? kind : "op");
+    char *name_copy = pp_arena_strdup(p->arena, name);
+    char *kind_copy = pp_arena_strdup(p->arena, kind ? kind : "op");
     if (!name_copy || !kind_copy || !pp_grow((void **)&p->op_name, &c1, n, sizeof(char *)) ||
         !pp_grow((void **)&p->op_kind, &c2, n, sizeof(char *)) ||
         !pp_grow((void **)&p->duration, &c3, n, sizeof(double)) ||
