@@ -143,6 +143,7 @@ static pp_status decided(exact_call *E)
 static pp_status solve_mip(exact_call *E, const iopddl_exact_mip *p, pp_error *err)
 {
     pp_int128 constant = iopddl_reduced_fixed_cost(&E->c) + p->shift;
+    E->st->inexact = !p->doubles_exact;
     bool have_warm = E->best >= 0 && iopddl_reduced_warm(&E->c, E->x_out, E->warm_sr);
     pp_cbc_outcome out;
     double t1 = pp_now(), deadline = E->o->time_limit > 0 ? E->t0 + E->o->time_limit : 0;

@@ -1,7 +1,8 @@
 /* exact.h: the IOPDDL exact solver for small instances (paper 000, section 4:
  * instances below ~2000 nodes are solved to optimality). A presolve shrinks
  * the model, then CBC solves a MIP over what is left. Owned by exact.c (the
- * driver), with reduced.c (the reduced model), presolve.c and exact_mip.c. */
+ * driver), with reduced.c (the reduced model), presolve.c and exact_mip.c;
+ * where the MIP cannot answer exactly, branch.c searches in integers. */
 #ifndef PP_IOPDDL_EXACT_H
 #define PP_IOPDDL_EXACT_H
 
@@ -31,6 +32,8 @@ typedef struct {
     bool warm_start_used;                      /* warm start was feasible and passed to CBC */
     int cbc_crashes;                           /* CBC process deaths (a second try follows one) */
     bool cbc_killed;                           /* CBC stopped at the deadline or on a stop request */
+    bool inexact;                              /* the MIP's doubles cannot hold its numbers: its
+                                                  proof, bound and infeasibility count for nothing */
 } iopddl_exact_stats;
 
 /* Presolve steps that can be switched off, to measure what each one buys. */
@@ -85,5 +88,21 @@ pp_status iopddl_exact_solve_ex(const iopddl_model *m, const uint32_t *warm_star
                              const iopddl_exact_options *o, uint32_t *x_out, iopddl_cost *cost_out,
                              double *lower_bound_out, bool *proven_optimal, iopddl_exact_stats *stats,
                              pp_error *err);
+
+/* The exact stage in integers (branch.c): a branch and bound over p's own
+ * nodes and edges in 128-bit sums, for where the MIP cannot answer exactly
+ * (stats.inexact, or no answer free of forbidden entries). x (p->node_count
+ * entries) holds an answer to beat, feasible or not, and gets the best
+ * found: free of forbidden entries if any feasible answer is, else the
+ * cheapest. *proven: the search finished and x is that optimum. Stops at the
+ * deadline (its stop flag too) with the best so far. False when out of
+ * memory (x unchanged). */
+bool iopddl_branch(const pp_iopddl_problem *p, uint32_t *x, const pp_deadline *deadline, bool *proven);
+
+/* True when the entries below PP_IOPDDL_FORBIDDEN of one answer can sum to
+ * it or more: the model's merged tables and the presolve's sums then take
+ * such a sum for a forbidden entry, and may leave out the answer that is
+ * best, so the MIP's proofs (and the model's "forbidden-free") do not hold. */
+bool iopddl_sums_reach_forbidden(const pp_iopddl_problem *p);
 
 #endif

@@ -322,8 +322,40 @@ static void bound_end(bound_job *j, pp_iopddl_result *r)
     bound_take(j, r);
 }
 
-static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, const pp_deadline *deadline,
-                             double started, pp_iopddl_result *r, pp_error *err)
+/* The exact stage in integers (branch.c) after the MIP, where the MIP could
+ * not answer exactly: r's answer is its start, and its proof is final. It
+ * never runs where the MIP's numbers are exact and an answer free of
+ * forbidden entries exists (the contest's instances). */
+static pp_status branch_stage(const pp_iopddl_problem *p, const iopddl_model *m, const pp_deadline *deadline,
+                              double seconds, double started, pp_iopddl_result *r, pp_error *err)
+{
+    uint32_t *x = malloc(((size_t)m->node_count + 1) * sizeof *x);
+    if (!x)
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    memcpy(x, r->strategies, m->node_count * sizeof *x);
+    pp_deadline until = pp_deadline_within(deadline, seconds);
+    bool proven;
+    if (!iopddl_branch(p, x, &until, &proven)) {
+        free(x);
+        return pp_error_set(err, PP_ENOMEM, "out of memory");
+    }
+    if (memcmp(x, r->strategies, p->node_count * sizeof *x) != 0) {
+        iopddl_model_sync_auxiliary(m, x);
+        memcpy(r->strategies, x, m->node_count * sizeof *x);
+        r->cost = iopddl_model_cost(m, x);
+        r->time_best = pp_now() - started;
+    }
+    if (proven) {
+        pp_iopddl_evaluation ev;
+        r->proven_optimal = pp_iopddl_evaluate(p, x, &ev, err) == PP_OK;
+        r->lower_bound = r->proven_optimal ? iopddl_cost_floor(ev.cost) : r->lower_bound;
+    }
+    free(x);
+    return PP_OK;
+}
+
+static pp_status exact_stage(const pp_iopddl_problem *p, const iopddl_model *m, const pp_iopddl_options *o,
+                             const pp_deadline *deadline, double started, pp_iopddl_result *r, pp_error *err)
 {
     double left = pp_deadline_left(deadline);
     bool tiny = m->node_count <= EXACT_TINY_NODES;
@@ -342,9 +374,14 @@ static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, 
     double bound;
     bool optimal;
     pp_error exact_err = {0};
+    iopddl_exact_stats stats;
     iopddl_exact_options eo = {.time_limit = limit, .threads = o->threads, .stop = deadline->stop};
+    double mip_started = pp_now();
     pp_status status = iopddl_exact_solve_ex(m, r->feasible ? r->strategies : NULL, r->feasible ? r->cost : -1,
-                                          &eo, x, &cost, &bound, &optimal, NULL, &exact_err);
+                                          &eo, x, &cost, &bound, &optimal, &stats, &exact_err);
+    /* Sums of allowed entries that reach 1e18 are taken for forbidden ones
+     * by the model and the presolve: the MIP's proof is then no proof. */
+    bool unsure = iopddl_sums_reach_forbidden(p);
     if (status == PP_OK && cost >= 0 && cost < r->cost) {
         memcpy(r->strategies, x, m->node_count * sizeof *x);
         r->cost = cost;
@@ -353,13 +390,18 @@ static pp_status exact_stage(const iopddl_model *m, const pp_iopddl_options *o, 
         if (r->time_first_feasible <= 0)
             r->time_first_feasible = r->time_best;
     }
-    if (status == PP_OK) {
+    if (status == PP_OK && !unsure) {
         r->lower_bound = bound;
         r->proven_optimal = optimal && cost == r->cost;
     }
     free(x);
     /* Anything but running out of memory leaves the heuristics to go on. */
-    return status == PP_ENOMEM ? pp_error_set(err, PP_ENOMEM, "%s", exact_err.message) : PP_OK;
+    if (status == PP_ENOMEM)
+        return pp_error_set(err, PP_ENOMEM, "%s", exact_err.message);
+    if (r->feasible && !r->proven_optimal && (status == PP_INFEASIBLE || stats.inexact || unsure))
+        return branch_stage(p, m, deadline, limit > 0 ? fmax(limit - (pp_now() - mip_started), 1e-3) : 0, started, r,
+                            err);
+    return PP_OK;
 }
 
 /* warm replaces the first answer when it is feasible and cheaper. */
@@ -526,7 +568,7 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
     if (status == PP_OK) {
         report(o, started, iopddl_cost_shown(r->cost), 0, "first feasible");
         double certified = r->lower_bound;
-        status = exact_stage(m, o, &deadline, started, r, err);
+        status = exact_stage(p, m, o, &deadline, started, r, err);
         r->lower_bound = fmax(r->lower_bound, certified);
     }
     if (status == PP_OK && !r->proven_optimal) {
@@ -546,7 +588,9 @@ static pp_status solve_problem(const pp_iopddl_problem *p, const pp_iopddl_optio
                               bound.handing ? &bound.handover : NULL, &deadline, started, r, err);
     }
     bound_end(&bound, r);
-    if (status == PP_OK && r->feasible)
+    /* An answer proven optimal stands: the model's sums, which the handed
+     * answers' costs are, may price a dearer answer lower (branch.c). */
+    if (status == PP_OK && r->feasible && !r->proven_optimal)
         take_handed(&bound, m, o, started, r);
     if (bound.handing)
         iopddl_handover_free(&bound.handover);
