@@ -23,7 +23,8 @@ typedef struct {
 } pp_shard_ints;
 
 /* A tensor type. rank < 0 marks a non-tensor type (a token, a tuple), kept
- * only on opaque ops. A dynamic dimension ('?') is -1. */
+ * only on opaque ops. Every dimension is static (>= 0): the reader refuses a
+ * dynamic one ('?'). */
 typedef struct {
     int32_t rank;
     int64_t *dims;
@@ -224,19 +225,13 @@ typedef struct {
 } pp_shard_module;
 
 /* Reads StableHLO text. PP_EIO when the file cannot be read, PP_EINPUT with
- * "FILE:LINE:COL: reason" for malformed text, type mismatches between an op
- * and its operands, undefined or redefined values and unknown or recursive
- * callees. The grammar is in the top comment of src/shard/load.c. */
+ * "FILE:LINE:COL: reason" for malformed text, a dynamic dimension ('?'),
+ * type mismatches between an op and its operands, undefined or redefined
+ * values and unknown or recursive callees. The grammar is in the top comment of src/shard/load.c. */
 pp_status pp_shard_module_load(const char *path, pp_shard_module **out, pp_error *err);
 pp_status pp_shard_module_parse(const char *name, const char *text, size_t size,
                                 pp_shard_module **out, pp_error *err);
 void pp_shard_module_free(pp_shard_module *module);
-
-/* PP_EINPUT "FILE:LINE:COL: ..." at the first value of any function whose
- * type has a dynamic dimension ('?'): the reader keeps them
- * (-1), but sizes are what the sharder divides and prices, so planning needs
- * them static. */
-pp_status pp_shard_module_check_static(const pp_shard_module *module, pp_error *err);
 
 /* The function named `name` (without '@'), or -1. */
 int32_t pp_shard_module_find_func(const pp_shard_module *module, const char *name);

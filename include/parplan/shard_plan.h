@@ -18,8 +18,8 @@ typedef struct {
     pp_shard_nda *nda;
 } pp_shard_analysis;
 
-/* PP_EIO / PP_EINPUT as pp_shard_module_load, pp_shard_module_check_static,
- * pp_shard_module_flatten and pp_shard_nda_run say. *out keeps the stages
+/* PP_EIO / PP_EINPUT as pp_shard_module_load, pp_shard_module_flatten and
+ * pp_shard_nda_run say. *out keeps the stages
  * done (the module once read, so its warnings can still be shown): free it
  * with pp_shard_analysis_free whatever the status. */
 pp_status pp_shard_analysis_load(const char *path, pp_shard_analysis *out, pp_error *err);

@@ -37,6 +37,7 @@
  *   types     := functype | type (',' type)*
  *   functype  := '(' (type (',' type)*)? ')' '->' (type | '(' type (',' type)* ')')
  *   type      := 'tensor' '<' (DIM 'x')* ELEM (',' encoding)? '>' | '!' NAME ('<' ... '>')?
+ *                (a DIM is a whole number: a dynamic one, '?', is refused)
  *   encoding  := balanced text on the type's line (#stablehlo.bounds<?, 16>); ignored
  *   balanced  := tokens or characters balanced in (), [], {}, <> and strings
  *   uses      := USE (',' USE)*, USE := VALUE ('#' INT)?
@@ -126,14 +127,13 @@ static bool parse_tensor_body(reader *R, pp_shard_type *t)
     int rank = 0;
     for (;;) {
         int line = R->line, col = R->col;
-        if (shard_lex_at_char(R, 0, '?') && shard_lex_at_char(R, 1, 'x')) {
-            shard_lex_advance(R);
-            shard_lex_advance(R);
-            if (rank == MAX_RANK)
-                return shard_lex_fail(R, line, col, "tensor rank above %d", MAX_RANK);
-            dims[rank++] = -1;
-            continue;
-        }
+        /* Sizes are what the sharder divides and prices: a dynamic one is
+         * refused here, where it is written, and never stored. */
+        if (shard_lex_at_char(R, 0, '?'))
+            return shard_lex_fail(R, line, col,
+                                  "dimension %d of the tensor type is dynamic ('?'): the sharder needs static "
+                                  "shapes (export with concrete sizes)",
+                                  rank);
         if (R->pos >= R->size || !isdigit((unsigned char)R->text[R->pos]))
             break;
         int64_t d = 0;

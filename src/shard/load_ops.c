@@ -1,9 +1,8 @@
 /* load_ops.c: what the StableHLO reader knows of ops and types: the
  * op-name table, type sizes and text, the checks of each known op's
  * attributes against its operand and result types (so a module that the
- * analysis later trusts is consistent) and the static-shape check of a
- * read module. A reading concern, hence load_; check.c is the independent
- * check of the written module. */
+ * analysis later trusts is consistent). A reading concern, hence load_;
+ * check.c is the independent check of the written module. */
 #include "shard/shard_internal.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -110,7 +109,7 @@ int64_t pp_shard_type_elements(const pp_shard_type *type)
         return 0;
     int64_t n = 1;
     for (int32_t d = 0; d < type->rank; d++) {
-        if (type->dims[d] < 0 || (type->dims[d] > 0 && n > INT64_MAX / type->dims[d]))
+        if (type->dims[d] > 0 && n > INT64_MAX / type->dims[d])
             return 0;
         n *= type->dims[d];
     }
@@ -139,12 +138,8 @@ const char *shard_type_text(const pp_shard_type *type, char *buf, size_t size)
         return buf;
     }
     size_t used = (size_t)snprintf(buf, size, "tensor<");
-    for (int32_t d = 0; d < type->rank && used < size; d++) {
-        if (type->dims[d] < 0)
-            used += (size_t)snprintf(buf + used, size - used, "?x");
-        else
-            used += (size_t)snprintf(buf + used, size - used, "%lldx", (long long)type->dims[d]);
-    }
+    for (int32_t d = 0; d < type->rank && used < size; d++)
+        used += (size_t)snprintf(buf + used, size - used, "%lldx", (long long)type->dims[d]);
     if (used < size)
         snprintf(buf + used, size - used, "%s>", type->elem);
     return buf;
@@ -455,40 +450,4 @@ bool shard_check_op(const pp_shard_value *values, const pp_shard_op *op, char *w
     case PP_SHARD_OP_CONSTANT: return counts(op, 0, 1, why, size);
     default: return true;
     }
-}
-
-static int32_t dynamic_dim(const pp_shard_type *t)
-{
-    for (int32_t d = 0; d < t->rank; d++)
-        if (t->dims[d] < 0)
-            return d;
-    return -1;
-}
-
-/* Where value v of f was defined: its op, or the function for an argument. */
-static void value_position(const pp_shard_func *f, const pp_shard_value *v, int32_t *line, int32_t *col)
-{
-    const pp_shard_op *op = v->op >= 0 ? (v->in_body ? &f->body_ops[v->op] : &f->ops[v->op]) : NULL;
-    *line = op ? op->line : f->line;
-    *col = op ? op->col : f->col;
-}
-
-pp_status pp_shard_module_check_static(const pp_shard_module *m, pp_error *err)
-{
-    for (int32_t fi = 0; fi < m->n_funcs; fi++) {
-        const pp_shard_func *f = &m->funcs[fi];
-        for (int32_t k = 0; k < f->n_values; k++) {
-            int32_t d = dynamic_dim(&f->values[k].type), line, col;
-            if (d < 0)
-                continue;
-            char type[256];
-            value_position(f, &f->values[k], &line, &col);
-            return pp_error_set(err, PP_EINPUT,
-                                "%s:%d:%d: %%%s has type %s, whose dimension %d is dynamic ('?'): the sharder "
-                                "needs static shapes (export with concrete sizes)",
-                                m->file, (int)line, (int)col, f->values[k].name,
-                                shard_type_text(&f->values[k].type, type, sizeof type), (int)d);
-        }
-    }
-    return PP_OK;
 }

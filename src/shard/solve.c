@@ -12,8 +12,6 @@
 static pp_status analyse(pp_status st, pp_shard_analysis *out, pp_error *err)
 {
     if (st == PP_OK)
-        st = pp_shard_module_check_static(out->module, err);
-    if (st == PP_OK)
         st = pp_shard_module_flatten(out->module, 0, &out->flat, err);
     if (st == PP_OK)
         st = pp_shard_nda_run(out->flat, &out->nda, err);

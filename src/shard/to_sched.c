@@ -355,8 +355,6 @@ pp_status pp_shard_sched_from_file(const char *path, const pp_shard_sched_option
     pp_shard_flat *flat = NULL;
     pp_status st = pp_shard_module_load(path, &module, err);
     if (st == PP_OK)
-        st = pp_shard_module_check_static(module, err);
-    if (st == PP_OK)
         st = pp_shard_module_flatten(module, 0, &flat, err);
     if (st == PP_OK)
         st = pp_shard_to_sched(flat, o, out, err);
