@@ -46,6 +46,9 @@ pp_status pp_hw_catalog_builtin(pp_hw_catalog **out, pp_error *err);
  * calibration file); any other type is new and needs every figure. On error
  * the catalog is left as it was. */
 pp_status pp_hw_catalog_add_file(pp_hw_catalog *cat, const char *path, pp_error *err);
+/* The same from size bytes at data, `name` standing for the file in messages. */
+pp_status pp_hw_catalog_add_buffer(pp_hw_catalog *cat, const char *name, const void *data, size_t size,
+                                   pp_error *err);
 
 /* The type named `name` or one of its aliases, ignoring case; NULL if none.
  * The pointer stays valid until the catalog changes or is freed. */

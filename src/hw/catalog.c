@@ -373,6 +373,17 @@ pp_status pp_hw_catalog_add_file(pp_hw_catalog *cat, const char *path, pp_error 
     return st;
 }
 
+pp_status pp_hw_catalog_add_buffer(pp_hw_catalog *cat, const char *name, const void *data, size_t size,
+                                   pp_error *err)
+{
+    json_t *root = NULL;
+    pp_status st = pp_json_load_buffer(name, data, size, &root, err);
+    if (!st)
+        st = apply(cat, name, root, err);
+    json_decref(root);
+    return st;
+}
+
 pp_status pp_hw_catalog_builtin(pp_hw_catalog **out, pp_error *err)
 {
     static const char name[] = "built-in data/devices.json";
