@@ -34,6 +34,20 @@ static void file_full(const char *args, int code)
     }
 }
 
+/* `parplan ARGS --out DIR` where DIR/NAME, one of the files the command
+ * writes there, leads to a full disk. */
+static void dir_file_full(const char *args, const char *name, int code)
+{
+    char sub[128], command[2048], needle[256];
+    snprintf(sub, sizeof sub, "%s/out-%s", dir, name);
+    snprintf(command, sizeof command, "mkdir %s && ln -s /dev/full %s/%s", sub, sub, name);
+    if (system(command) != 0)
+        check_failures++;
+    snprintf(command, sizeof command, "cd %s && %s %s --out %s", PP_SOURCE_DIR, PP_CLI, args, sub);
+    snprintf(needle, sizeof needle, "%s/%s: write failed: " FULL, sub, name);
+    expect_said(command, code, needle);
+}
+
 /* Runs ARGS (formatted with the scratch folder) and checks it went well. */
 static void prepare(const char *args)
 {
@@ -114,6 +128,14 @@ int main(void)
     snprintf(args, sizeof args, "shard " MODEL " --mesh b=2 --apply-iopddl %s/problem.json %s/solution.json "
              "--out /dev/full", dir, dir);
     file_full(args, 2);
+
+    /* The whole plan: its JSON on stdout, and each of the three files its
+     * --out folder holds. */
+#define PLAN "plan examples/shard/moe-tiny.mlir --cluster examples/cluster/dgx-a100-4.json --timeout 5"
+    stdout_full(PLAN " --json", 2);
+    dir_file_full(PLAN, "plan.json", 2);
+    dir_file_full(PLAN, "step.trace.json", 2);
+    dir_file_full(PLAN, "step.svg", 2);
 
     char clean[128];
     snprintf(clean, sizeof clean, "rm -rf %s", dir);
