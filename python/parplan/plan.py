@@ -37,13 +37,14 @@ class Plan:
         return self.report["baselines"]
 
 
-def plan(stablehlo, cluster, batch=0, microbatches=0, precision="typed", memory=0, timeout=60.0, threads=0,
+def plan(stablehlo, cluster, batch=0, microbatches=0, precision="typed", memory=None, timeout=60.0, threads=0,
          seed=1, name=None):
     """Plans one training step of stablehlo (a path, or the module's text
     as jax.jit(f).lower(...).as_text() prints it) on cluster (a path or a
     dict in `parplan cluster plan`'s format). batch: samples per step, a
     multiple of the module's batch (0: that batch times twice the devices);
-    microbatches: per replica (0: chosen); memory: bytes per device (0: each
+    microbatches: per replica (0: chosen); memory: bytes per device, a
+    number or text with a unit as the CLI takes it ("16GiB"; None: each
     type's). A plan that does not fit is returned with fits False and each
     device's peak against its capacity. Raises parplan.InputError naming the
     file and position of malformed input."""
@@ -56,5 +57,5 @@ def plan(stablehlo, cluster, batch=0, microbatches=0, precision="typed", memory=
         text, module_name = stablehlo, "<module>"
     cluster_text, cluster_name = _text(cluster, "cluster")
     d = _parplan.plan(text, name or module_name, cluster_text, cluster_name, int(batch), int(microbatches),
-                      precision, float(memory), float(timeout), int(threads), int(seed))
+                      precision, memory, float(timeout), int(threads), seed)
     return Plan(json.loads(d["report"]), d["library_seconds"])

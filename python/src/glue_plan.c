@@ -51,19 +51,27 @@ PyObject *glue_plan(PyObject *self, PyObject *args, PyObject *kwargs)
                            "memory", "timeout", "threads", "seed", NULL};
     plan_call c = {.job = {.work = plan_work}};
     pp_plan_request_default(&c.request);
-    unsigned long long seed = c.request.seed;
-    long long batch = 0;
+    long long batch = 0, microbatches = 0, threads = 0;
+    PyObject *memory, *seed;
     Py_ssize_t module_size, cluster_size;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ss#sLisddiK", keys, &c.request.module_text, &module_size,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#ss#sLLsOdLO", keys, &c.request.module_text, &module_size,
                                      &c.request.module_name, &c.request.cluster_text, &cluster_size,
-                                     &c.request.cluster_name, &batch, &c.request.microbatches, &c.precision,
-                                     &c.request.memory, &c.request.time_limit, &c.request.threads, &seed))
+                                     &c.request.cluster_name, &batch, &microbatches, &c.precision, &memory,
+                                     &c.request.time_limit, &threads, &seed))
         return NULL;
+    if (glue_memory(memory, &c.request.memory) < 0 || glue_seed(seed, &c.request.seed) < 0)
+        return NULL;
+    /* The request holds them in 32 bits: their ranges are met before, not
+     * after a wrap (2^32 micro-batches would pass as 0). */
+    if (pp_option_check(&pp_plan_option_microbatches, (double)microbatches, &c.err) != PP_OK ||
+        pp_option_check(&pp_option_threads, (double)threads, &c.err) != PP_OK)
+        return glue_raise(&c.err, NULL);
     c.request.module_size = (size_t)module_size;
     c.request.cluster_size = (size_t)cluster_size;
     c.request.batch = batch;
-    c.request.seed = seed;
+    c.request.microbatches = (int32_t)microbatches;
+    c.request.threads = (int32_t)threads;
     c.request.stop = &c.job.stop;
     if (glue_run(&c.job, Py_None) < 0)
         return finish(&c, NULL);

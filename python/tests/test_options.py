@@ -234,7 +234,10 @@ def test_cluster_plan_refuses_an_unknown_stack_as_the_cli_does():
 
 @pytest.mark.parametrize("key,value,flag", [("timeout", math.nan, "--timeout"), ("timeout", math.inf, "--timeout"),
                                             ("memory", -1, "--memory"), ("batch", -1, "--batch"),
-                                            ("microbatches", -2, "--microbatches"), ("threads", -3, "--threads")])
+                                            ("microbatches", -2, "--microbatches"), ("threads", -3, "--threads"),
+                                            ("memory", 0, "--memory"), ("memory", "16XB", "--memory"),
+                                            ("seed", 2**64, "--seed"), ("microbatches", 2**32, "--microbatches"),
+                                            ("threads", 2**32, "--threads")])
 def test_plan_refuses_what_the_cli_refuses(key, value, flag):
     """pp_plan_request_check for both: Python is refused before any work,
     in the words the CLI uses for the flag."""
@@ -244,5 +247,13 @@ def test_plan_refuses_what_the_cli_refuses(key, value, flag):
         parplan.plan(model, cluster, **{key: value})
     code, _, err = cli("plan", model, "--cluster", cluster, flag, value)
     assert code == 2
-    if key != "memory":  # the CLI reads bytes with units and refuses "-1" as text, not as a number
+    if value != -1 or key != "memory":  # the CLI reads bytes with units and refuses "-1" as text, not as a number
         assert err.strip().splitlines()[-1] == "parplan plan: --" + refused.value.message
+
+
+def test_plan_takes_memory_as_the_cli_writes_it():
+    """Bytes with a unit, as --memory takes them (Python took only numbers)."""
+    model = os.path.join(EXAMPLES, "shard", "moe-tiny.mlir")
+    cluster = os.path.join(EXAMPLES, "cluster", "dgx-a100-4.json")
+    p = parplan.plan(model, cluster, memory="1MB", timeout=10, threads=1)
+    assert not p.fits
