@@ -7,7 +7,6 @@
  * doubles). It reads the problem, not the model, whose merged and folded
  * entries saturate at INT64_MAX: two answers the model prices alike may
  * differ in the contest's sum. */
-#include <stdlib.h>
 #include <string.h>
 #include "iopddl/exact.h"
 
@@ -137,47 +136,13 @@ static void plan_edges(branch *b, const uint32_t *position, uint32_t *last)
         b->done_edge[--b->done_start[last[e]]] = e;
 }
 
-static int by_time(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, c = *(const int64_t *)y;
-    return (a > c) - (a < c);
-}
-
-static uint32_t find_time(const int64_t *points, uint32_t count, int64_t t)
-{
-    uint32_t lo = 0, hi = count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (points[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Time cut at every interval end; each segment's level starts at the
- * least usage of the nodes live in it (usage_min). */
+/* Time cut as the model cuts it; each segment's level starts at the least
+ * usage of the nodes live in it (usage_min). */
 static void plan_segments(branch *b, int64_t *points)
 {
     const pp_iopddl_problem *p = b->p;
-    uint32_t count = 0;
-    for (uint32_t v = 0; v < b->n; v++)
-        if (p->interval_start[v] < p->interval_end[v]) {
-            points[count++] = p->interval_start[v];
-            points[count++] = p->interval_end[v];
-        }
-    qsort(points, count, sizeof *points, by_time);
-    uint32_t unique = 0;
-    for (uint32_t k = 0; k < count; k++)
-        if (unique == 0 || points[k] != points[unique - 1])
-            points[unique++] = points[k];
+    iopddl_time_segments(p, points, b->seg_lo, b->seg_hi);
     for (uint32_t v = 0; v < b->n; v++) {
-        b->seg_lo[v] = b->seg_hi[v] = 0;
-        if (p->interval_start[v] < p->interval_end[v]) {
-            b->seg_lo[v] = find_time(points, unique, p->interval_start[v]);
-            b->seg_hi[v] = find_time(points, unique, p->interval_end[v]);
-        }
         int64_t least = 0;
         least_entry(p->node_usage + p->strategy_start[v], pp_iopddl_strategy_count(p, v), false, &least);
         b->usage_min[v] = least;

@@ -283,18 +283,9 @@ static uint32_t lower_index(const int64_t *times, uint32_t count, int64_t t)
     return lo;
 }
 
-/* Auxiliary nodes are never live: their segment range stays empty. */
-static bool build_segments(iopddl_model *m, const pp_iopddl_problem *p)
+uint32_t iopddl_time_segments(const pp_iopddl_problem *p, int64_t *times, uint32_t *seg_lo, uint32_t *seg_hi)
 {
-    uint32_t n = p->node_count;
-    int64_t *times = malloc((2 * (size_t)n + 1) * sizeof *times);
-    m->seg_lo = pp_arena_calloc(m->arena, (size_t)m->node_count + 1, sizeof(uint32_t));
-    m->seg_hi = pp_arena_calloc(m->arena, (size_t)m->node_count + 1, sizeof(uint32_t));
-    if (!times || !m->seg_lo || !m->seg_hi) {
-        free(times);
-        return false;
-    }
-    uint32_t count = 0;
+    uint32_t n = p->node_count, count = 0;
     for (uint32_t i = 0; i < n; i++)
         if (p->interval_start[i] < p->interval_end[i]) {
             times[count++] = p->interval_start[i];
@@ -305,12 +296,25 @@ static bool build_segments(iopddl_model *m, const pp_iopddl_problem *p)
     for (uint32_t k = 0; k < count; k++)
         if (unique == 0 || times[k] != times[unique - 1])
             times[unique++] = times[k];
-    m->segment_count = unique > 0 ? unique - 1 : 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (p->interval_start[i] < p->interval_end[i]) {
-            m->seg_lo[i] = lower_index(times, unique, p->interval_start[i]);
-            m->seg_hi[i] = lower_index(times, unique, p->interval_end[i]);
-        }
+    for (uint32_t i = 0; i < n; i++) {
+        bool live = p->interval_start[i] < p->interval_end[i];
+        seg_lo[i] = live ? lower_index(times, unique, p->interval_start[i]) : 0;
+        seg_hi[i] = live ? lower_index(times, unique, p->interval_end[i]) : 0;
+    }
+    return unique > 0 ? unique - 1 : 0;
+}
+
+/* Auxiliary nodes are never live: their segment range stays empty. */
+static bool build_segments(iopddl_model *m, const pp_iopddl_problem *p)
+{
+    int64_t *times = malloc((2 * (size_t)p->node_count + 1) * sizeof *times);
+    m->seg_lo = pp_arena_calloc(m->arena, (size_t)m->node_count + 1, sizeof(uint32_t));
+    m->seg_hi = pp_arena_calloc(m->arena, (size_t)m->node_count + 1, sizeof(uint32_t));
+    if (!times || !m->seg_lo || !m->seg_hi) {
+        free(times);
+        return false;
+    }
+    m->segment_count = iopddl_time_segments(p, times, m->seg_lo, m->seg_hi);
     free(times);
     return true;
 }

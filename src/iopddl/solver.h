@@ -69,6 +69,11 @@ iopddl_model *iopddl_model_restrict(const iopddl_model *m, const uint8_t *is_fre
 void iopddl_model_unrestrict(const iopddl_model *m, const uint8_t *is_free, const uint32_t *restricted,
                           uint32_t *x);
 
+/* Time cut at every end of p's live intervals ([start, end), start < end):
+ * node i is live in segments [seg_lo[i], seg_hi[i]) (0, 0 when never);
+ * returns how many segments. times: scratch of 2 * node_count + 1. */
+uint32_t iopddl_time_segments(const pp_iopddl_problem *p, int64_t *times, uint32_t *seg_lo, uint32_t *seg_hi);
+
 /* Exact objective of an assignment (128-bit sums). */
 iopddl_cost iopddl_model_cost(const iopddl_model *m, const uint32_t *x);
 /* True when no term of x's objective is a forbidden entry. */
