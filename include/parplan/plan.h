@@ -68,6 +68,10 @@ typedef struct {
     double activation_bytes;    /* per device and micro-batch, kept from forward to backward */
     double peak_memory;         /* per device under 1F1B */
     double send_bytes;          /* per micro-batch to the next stage */
+    const char *module_text;    /* the stage as a StableHLO module (pp_shard_write_stage), its
+                                   layout on the mesh written as `parplan shard --out` writes it */
+    size_t module_size;
+    int32_t module_tensors, module_annotated; /* pp_shard_write_stats of that module */
 } pp_plan_stage;
 
 typedef enum { PP_PLAN_DATA_PARALLEL = 0, PP_PLAN_SHARDER_ALONE, PP_PLAN_PIPELINE_ONLY, PP_PLAN_BASELINES } pp_plan_baseline_kind;

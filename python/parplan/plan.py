@@ -27,6 +27,12 @@ class Plan:
         return self.report["stages"]
 
     @property
+    def stage_modules(self) -> List[str]:
+        """Each stage as a StableHLO module, sharded for its mesh: what
+        `parplan plan --out DIR` writes as DIR/stageS.mlir."""
+        return [s["module"] for s in self.report["stages"]]
+
+    @property
     def fits(self) -> bool:
         return self.report["fits"]
 

@@ -11,12 +11,14 @@
 /* The time limit's shares (DESIGN.md, "Time budget"): the unit kinds
  * sharded on every mesh, of what is left after reading; the judged plans'
  * stages sharded whole, the sharder-alone baseline's module sharded whole,
- * the scheduler's order of the pipeline, each of the limit and at most half
- * of what is left; the rest, a fifth or more, for the judge's simulations. */
+ * the scheduler's order of the pipeline, the chosen plan's stages sharded
+ * again for their written modules, each of the limit and at most half of
+ * what is left; the rest, a sixth or more, for the judge's simulations. */
 #define PLAN_SHARE_COSTS 0.6
 #define PLAN_SHARE_STAGES 0.1
 #define PLAN_SHARE_ALONE 0.05
 #define PLAN_SHARE_SCHEDULE 0.05
+#define PLAN_SHARE_MODULES 0.05
 
 /* Stages of a pipeline at most (the DP's depth). */
 #define PLAN_MAX_STAGES 32
@@ -78,6 +80,10 @@ typedef struct {
     pp_hw_catalog *catalog;
     pp_cluster *cluster;
     pp_shard_analysis a;
+    const char *text;         /* the module's text, for its stages' modules: the request's,
+                                 or read from its file into owned_text */
+    size_t text_size;
+    char *owned_text;
     pp_arena *arena;
     int32_t n_units, n_kinds;
     plan_unit *units;
@@ -169,6 +175,9 @@ pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_
  * cluster's device count) and, when timeline is not NULL, its rows. */
 pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
                      pp_timeline *timeline, pp_error *err);
+
+/* modules.c: each stage of c as a sharded module, into out's stages */
+pp_status plan_stage_modules(const plan_ctx *X, const plan_candidate *c, pp_plan_report *out, pp_error *err);
 
 /* baselines.c */
 /* Each baseline's report, and its plan in cands[k] where has[k]. */

@@ -21,7 +21,7 @@ static void no_layers(void)
     CHECK(r.n_units == 1 && r.n_stages == 1);
     CHECK(r.why_one_stage && strstr(r.why_one_stage, "no repeated layers"));
     if (r.n_stages > 0)
-        check_plan("moe-tiny", &r);
+        check_plan("moe-tiny", &r, &req);
     CHECK(r.timeline && pp_timeline_box_count(r.timeline) > 0);
     pp_plan_report_free(&r);
     /* --out DIR: the report and the simulated step, a trace that loads and an SVG */

@@ -30,7 +30,7 @@ static void plan_one(const char *module, const char *cluster)
     } else {
         char what[512];
         snprintf(what, sizeof what, "%s on %s", module, cluster);
-        check_plan(what, &r);
+        check_plan(what, &r, &req);
         if (!(pp_now() - start < 1.1 * req.time_limit)) {
             fprintf(stderr, "%s: %.2f s at a limit of %.0f s\n", what, pp_now() - start, req.time_limit);
             check_failures++;
@@ -54,7 +54,7 @@ static void deep(void)
     pp_error err = {0};
     CHECK(pp_plan(&req, &r, &err) == PP_OK);
     if (r.n_stages > 0) {
-        check_plan("mlp-32 on dgx-a100-4", &r);
+        check_plan("mlp-32 on dgx-a100-4", &r, &req);
         CHECK(r.n_stages >= 2);
         for (int k = PP_PLAN_SHARDER_ALONE; k <= PP_PLAN_PIPELINE_ONLY; k++)
             CHECK(r.baselines[k].applies && r.step_time < r.baselines[k].step_time);
