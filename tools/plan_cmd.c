@@ -45,7 +45,7 @@ const command_spec plan_command = {
     "cluster, shards each stage on its mesh with the sharder, and prices the plan with the cluster simulator. "
     "The report gives the stages, the step time (the simulator's, with the search's own estimate beside it), "
     "each device's peak memory against its capacity, a lower bound and the baselines (data parallel only, the "
-    "sharder alone, pipeline only). A module of forward passes is trained with backward passes twice the "
+    "sharder alone, pipeline only, Megatron's uniform split). A module of forward passes is trained with backward passes twice the "
     "forward's products. Exit status 1 when no plan fits the devices' memory (the report shows the shortfall "
     "per device).",
     plan_flag_table,

@@ -74,10 +74,16 @@ typedef struct {
     int32_t module_tensors, module_annotated; /* pp_shard_write_stats of that module */
 } pp_plan_stage;
 
-typedef enum { PP_PLAN_DATA_PARALLEL = 0, PP_PLAN_SHARDER_ALONE, PP_PLAN_PIPELINE_ONLY, PP_PLAN_BASELINES } pp_plan_baseline_kind;
+typedef enum {
+    PP_PLAN_DATA_PARALLEL = 0,
+    PP_PLAN_SHARDER_ALONE,
+    PP_PLAN_PIPELINE_ONLY,
+    PP_PLAN_MEGATRON,  /* the best uniform (tensor, pipeline, data) split, tensor inside a node */
+    PP_PLAN_BASELINES
+} pp_plan_baseline_kind;
 
 typedef struct {
-    const char *name;   /* "data parallel", "sharder alone", "pipeline only" */
+    const char *name;   /* "data parallel", "sharder alone", "pipeline only", "Megatron uniform" */
     bool applies;
     double step_time;   /* s by the simulator, when it applies */
     char why[200];      /* when it does not apply */

@@ -38,8 +38,8 @@ class Plan:
 
     @property
     def baselines(self) -> List[dict]:
-        """Data parallel, the sharder alone, pipeline only: each with its
-        step_time, or why it does not apply."""
+        """Data parallel, the sharder alone, pipeline only, Megatron
+        uniform: each with its step_time, or why it does not apply."""
         return self.report["baselines"]
 
 

@@ -1,8 +1,14 @@
 /* baselines.c: the plans a user would try first, judged by the same
  * simulator as the search's: data parallel only (every device a replica
  * of the unsharded module), the sharder alone (one stage on all devices
- * of the cluster as one mesh) and pipeline only (an even split of the
- * units over single-device stages, 1F1B, replicated to fill the cluster).
+ * of the cluster as one mesh), pipeline only (an even split of the
+ * units over single-device stages, 1F1B, replicated to fill the cluster)
+ * and the best uniform Megatron-LM plan (Narayanan et al., SC'21, section
+ * 3: tensor parallelism t inside a node, p pipeline stages of even layer
+ * counts, d data-parallel replicas, t p d the devices), its tensor-parallel
+ * groups one-axis meshes of t devices that the sharder lays each layer out
+ * on (Megatron's own layout, column- then row-parallel, is among the
+ * sharder's choices there).
  * Each either has its time or says why it does not apply; each is also a
  * candidate for the plan, so the plan is never slower than a baseline
  * that applies (and, when nothing fits, the one closest to fitting may be
@@ -110,6 +116,72 @@ static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
     judge(X, c, b, peak);
 }
 
+/* The even split of the units over P stages, every stage on mesh k. */
+static plan_candidate even_split(const plan_ctx *X, int32_t R, int32_t P, int32_t k)
+{
+    plan_candidate d = {.R = R, .M = (int32_t)(X->n_micro / R), .P = P};
+    for (int32_t s = 0; s < P; s++) {
+        d.cut[s] = (int32_t)((int64_t)s * X->n_units / P);
+        d.mesh[s] = k;
+    }
+    d.cut[P] = X->n_units;
+    return d;
+}
+
+/* Of the uniform (t, p, d) plans the model ranks best are judged. */
+#define MEGATRON_JUDGED 3
+
+static void megatron(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
+{
+    b->name = "Megatron uniform";
+    if (X->n_types > 1) {
+        snprintf(b->why, sizeof b->why, "Megatron-LM's uniform plan runs on one device type, the cluster has %d",
+                 X->n_types);
+        return;
+    }
+    snprintf(b->why, sizeof b->why, "no uniform (tensor, pipeline, data) split of the %d devices fits their memory",
+             X->types[0].count);
+    plan_candidate best[MEGATRON_JUDGED];
+    int32_t n = 0;
+    for (int32_t k = 0; k < X->n_meshes; k++) {
+        const plan_mesh *m = &X->meshes[k];
+        /* tensor parallelism inside a node: one axis, not across nodes */
+        if (m->n_axes != 1 || m->spans)
+            continue;
+        int32_t P_max = X->n_units < PLAN_MAX_STAGES ? X->n_units : PLAN_MAX_STAGES;
+        for (int32_t P = 1; P <= P_max; P++) {
+            int32_t group = m->devices * P;
+            if (X->types[0].count % group != 0)
+                continue;
+            int32_t R = X->types[0].count / group;
+            if (X->n_micro % R != 0)
+                continue;
+            plan_candidate d = even_split(X, R, P, k);
+            if (!units_ok(X, &d))
+                continue;
+            d.model_time = plan_model_time(X, &d, NULL, NULL);
+            /* kept best first by the model */
+            int32_t at = n < MEGATRON_JUDGED ? n++ : MEGATRON_JUDGED;
+            while (at > 0 && best[at - 1].model_time > d.model_time) {
+                if (at < MEGATRON_JUDGED)
+                    best[at] = best[at - 1];
+                at--;
+            }
+            if (at < MEGATRON_JUDGED)
+                best[at] = d;
+        }
+    }
+    pp_plan_baseline trial = *b;
+    for (int32_t i = 0; i < n; i++) {
+        trial.applies = false;
+        if (judge(X, &best[i], &trial, peak) && (!b->applies || trial.step_time < b->step_time)) {
+            *b = trial;
+            *c = best[i];
+        } else if (!b->applies)
+            *b = trial;
+    }
+}
+
 static void pipeline_only(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
 {
     b->name = "pipeline only";
@@ -129,16 +201,14 @@ static void pipeline_only(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
         P = P < PLAN_MAX_STAGES ? P : PLAN_MAX_STAGES;
         if (!divides || P < 2)
             continue;
-        plan_candidate d = {.R = R, .M = (int32_t)(X->n_micro / R), .P = P};
+        plan_candidate d = even_split(X, R, P, 0);
         for (int32_t s = 0, t = 0, used = 0; s < P; s++, used++) {
             while (used >= X->types[t].count / R) {
                 t++;
                 used = 0;
             }
-            d.cut[s] = (int32_t)((int64_t)s * X->n_units / P);
             d.mesh[s] = mesh_of(X, t, 1, 0);
         }
-        d.cut[P] = X->n_units;
         trial.applies = false;
         if (judge(X, &d, &trial, peak) && trial.step_time < best) {
             best = trial.step_time;
@@ -153,7 +223,7 @@ void plan_baselines(plan_ctx *X, pp_plan_baseline *out, plan_candidate *cands, b
 {
     double *peak = calloc((size_t)X->cluster->device_count, sizeof *peak);
     void (*make[PP_PLAN_BASELINES])(plan_ctx *, pp_plan_baseline *, double *, plan_candidate *) = {
-        data_parallel, sharder_alone, pipeline_only};
+        data_parallel, sharder_alone, pipeline_only, megatron};
     for (int k = 0; k < PP_PLAN_BASELINES; k++) {
         out[k] = (pp_plan_baseline){0};
         cands[k] = (plan_candidate){0};

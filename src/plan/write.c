@@ -49,9 +49,9 @@ pp_status pp_plan_write_text(const pp_plan_report *r, FILE *out, pp_error *err)
     for (int k = 0; k < PP_PLAN_BASELINES; k++) {
         const pp_plan_baseline *b = &r->baselines[k];
         if (b->applies)
-            fprintf(out, "    %-14s %.6g s (plan %.2fx faster)\n", b->name, b->step_time, b->step_time / r->step_time);
+            fprintf(out, "    %-16s %.6g s (plan %.2fx faster)\n", b->name, b->step_time, b->step_time / r->step_time);
         else
-            fprintf(out, "    %-14s does not apply: %s\n", b->name ? b->name : "?", b->why);
+            fprintf(out, "    %-16s does not apply: %s\n", b->name ? b->name : "?", b->why);
     }
     fprintf(out, "  %d sharder runs, %d plans simulated, %.2f s\n", r->shard_calls, r->candidates, r->seconds);
     return done(out, err);

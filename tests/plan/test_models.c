@@ -31,6 +31,9 @@ static void plan_one(const char *module, const char *cluster)
         char what[512];
         snprintf(what, sizeof what, "%s on %s", module, cluster);
         check_plan(what, &r, &req);
+        /* on two device types Megatron's uniform plan says why it does not apply */
+        const pp_plan_baseline *m = &r.baselines[PP_PLAN_MEGATRON];
+        CHECK(strstr(cluster, "hetero") ? !m->applies && strstr(m->why, "one device type") : m->applies);
         if (!(pp_now() - start < 1.1 * req.time_limit)) {
             fprintf(stderr, "%s: %.2f s at a limit of %.0f s\n", what, pp_now() - start, req.time_limit);
             check_failures++;
@@ -58,6 +61,8 @@ static void deep(void)
         CHECK(r.n_stages >= 2);
         for (int k = PP_PLAN_SHARDER_ALONE; k <= PP_PLAN_PIPELINE_ONLY; k++)
             CHECK(r.baselines[k].applies && r.step_time < r.baselines[k].step_time);
+        /* Megatron's uniform split is one of the plans the search could pick: never faster */
+        CHECK(r.baselines[PP_PLAN_MEGATRON].applies && r.step_time <= r.baselines[PP_PLAN_MEGATRON].step_time);
     } else
         fprintf(stderr, "mlp-32: %s\n", err.message);
     pp_plan_report_free(&r);
@@ -81,7 +86,7 @@ int main(void)
     }
     expect(PP_CLI " plan " CHESS " --cluster " CLUSTERS "dgx-a100-4.json --timeout 20 --json | "
            "python3 -c 'import json,sys; d=json.load(sys.stdin); "
-           "print(\"ok\" if d[\"step_time\"] > 0 and len(d[\"stages\"]) >= 1 and len(d[\"baselines\"]) == 3 else \"bad\")'",
+           "print(\"ok\" if d[\"step_time\"] > 0 and len(d[\"stages\"]) >= 1 and len(d[\"baselines\"]) == 4 else \"bad\")'",
            0, "ok");
     return CHECK_DONE();
 }
