@@ -96,6 +96,9 @@ typedef struct {
     const char *module, *cluster;   /* names */
     int32_t n_units;
     const char *why_one_stage;      /* NULL, or why the module is one stage */
+    bool holds_backward;            /* the module is a training step (its results include a
+                                       computed tensor of each parameter's type for at least
+                                       half the parameters' bytes): no backward added */
     int64_t micro_batch;            /* samples per micro-batch: the module's batch */
     int64_t batch;                  /* samples per step */
     int32_t replicas, microbatches; /* data-parallel replicas; micro-batches per replica */

@@ -6,7 +6,8 @@
  * From the sharder's cost of a unit's forward pass on its mesh, the
  * training step's figures follow gen model's rule (src/shard/to_sched.c):
  * the backward computes twice the forward's products and runs its
- * collectives again (the transposed ones, of the same sizes). Parameters
+ * collectives again (the transposed ones, of the same sizes); a module
+ * that holds its backward (backward.c) gets none added. Parameters
  * replicated over part of the mesh have their gradients all-reduced over
  * that part once a step. Every parameter element held costs 16 bytes of
  * state (ZeRO, Rajbhandari et al. 2020, section 3.1: parameter, gradient
@@ -56,8 +57,9 @@ static void training_figures(const plan_ctx *X, const plan_unit_module *m, const
     const pp_shard_flat *f = &m->flat;
     bool bf16 = X->req->precision == PP_SHARD_PRECISION_BF16;
     pp_hw_link link = pm->spans ? X->types[pm->type].inter : X->types[pm->type].intra;
+    /* a training step's module is forward and backward at once (backward.c) */
     *out = (plan_cost){.forward = fwd->runtime, .collective = fwd->collective_time,
-                       .backward = 2 * fwd->compute_time + fwd->collective_time};
+                       .backward = X->holds_backward ? 0 : 2 * fwd->compute_time + fwd->collective_time};
     for (int32_t k = 0; k < f->n_inputs; k++) {
         if (!m->parameter[k])
             continue;

@@ -89,6 +89,7 @@ typedef struct {
     plan_unit *units;
     double *send;             /* [unit] bytes per micro-batch its outputs carry to later units */
     const char *why_one_stage;
+    bool holds_backward;      /* the module is a training step: no backward is added */
     int32_t n_types;
     plan_type *types;
     int32_t n_meshes;
@@ -126,6 +127,10 @@ double plan_share(const plan_ctx *X, double share);
  * every unit kind sharded on every mesh), and their release */
 pp_status plan_prepare(plan_ctx *X, const pp_plan_request *r, pp_error *err);
 void plan_release(plan_ctx *X);
+
+/* backward.c: the module returns a computed tensor of each parameter's
+ * type for at least half the parameters' bytes (*matched of *parameters) */
+bool plan_holds_backward(const plan_ctx *X, int32_t *matched, int32_t *parameters);
 
 /* units.c */
 pp_status plan_units(plan_ctx *X, pp_error *err);

@@ -138,7 +138,9 @@ static pp_status report(const plan_ctx *X, const plan_candidate *c, double step,
 {
     const pp_cluster *cl = X->cluster;
     out->n_units = X->n_units;
-    out->why_one_stage = X->why_one_stage;
+    /* the reason lives with the plan's context: the report keeps a copy */
+    out->why_one_stage = X->why_one_stage ? pp_arena_strdup(out->arena, X->why_one_stage) : NULL;
+    out->holds_backward = X->holds_backward;
     out->micro_batch = X->micro_batch;
     out->batch = X->n_micro * X->micro_batch;
     out->replicas = c->R;
@@ -153,7 +155,7 @@ static pp_status report(const plan_ctx *X, const plan_candidate *c, double step,
     out->peak_memory = pp_arena_alloc(out->arena, (size_t)cl->device_count * sizeof *out->peak_memory);
     out->capacity = pp_arena_alloc(out->arena, (size_t)cl->device_count * sizeof *out->capacity);
     out->device_type = pp_arena_alloc(out->arena, (size_t)cl->device_count * sizeof *out->device_type);
-    if (!out->peak_memory || !out->capacity || !out->device_type)
+    if (!out->peak_memory || !out->capacity || !out->device_type || (X->why_one_stage && !out->why_one_stage))
         return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
     out->fits = true;
     for (int d = 0; d < cl->device_count; d++) {

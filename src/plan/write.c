@@ -93,10 +93,11 @@ pp_status pp_plan_write_json(const pp_plan_report *r, FILE *out, pp_error *err)
         json_array_append_new(baselines, b->applies ? json_pack("{s:s, s:f}", "name", b->name, "step_time", b->step_time)
                                                     : json_pack("{s:s?, s:s}", "name", b->name, "why", b->why));
     }
-    json_t *doc = json_pack("{s:s, s:s, s:i, s:s?, s:I, s:I, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
+    json_t *doc = json_pack("{s:s, s:s, s:i, s:s?, s:b, s:I, s:I, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
                             "s:o, s:i, s:i, s:f, s:o, s:o, s:o}",
                             "module", r->module, "cluster", r->cluster, "units", r->n_units, "why_one_stage",
-                            r->why_one_stage, "micro_batch", (json_int_t)r->micro_batch, "batch", (json_int_t)r->batch,
+                            r->why_one_stage, "holds_backward", r->holds_backward, "micro_batch",
+                            (json_int_t)r->micro_batch, "batch", (json_int_t)r->batch,
                             "replicas", r->replicas, "microbatches", r->microbatches, "schedule", r->schedule,
                             "step_time", number(r->step_time), "model_time", number(r->model_time),
                             "samples_per_second", number(r->samples_per_second), "lower_bound",

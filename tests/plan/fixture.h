@@ -74,6 +74,43 @@ static inline char *chain_module(int layers, int B, int H, int F, int huge, size
     return b.text;
 }
 
+/* A training step of `layers` blocks as chain_module writes them: the
+ * forward, then for each block the products a backward computes for its
+ * two weight matrices (dW1 = x^T (W1 x + b) side, dW2 = h^T r), returned
+ * after the output: a result of each matrix's type. Malloc'd text. */
+static inline char *train_module(int layers, int B, int H, int F, size_t *size)
+{
+    size_t fs;
+    char *fwd = chain_module(layers, B, H, F, 0, &fs);
+    text_buf b = {0};
+    /* the forward's signature with the gradients' types added to its result */
+    char *arrow = strstr(fwd, ") -> ");
+    put(&b, "%.*s) -> (tensor<%dx%dxf32>", (int)(arrow - fwd), fwd, B, H);
+    for (int k = 0; k < layers; k++)
+        put(&b, ", tensor<%dx%dxf32>, tensor<%dx%dxf32>", H, F, F, H);
+    put(&b, ") {\n");
+    char *body = strstr(arrow, "{\n") + 2, *ret = strstr(body, "    return");
+    put(&b, "%.*s", (int)(ret - body), body);
+    for (int k = 0; k < layers; k++) {
+        char in[32];
+        snprintf(in, sizeof in, k ? "%%r_%d" : "%%arg0", k - 1);
+        put(&b, "    %%g1_%d = stablehlo.dot_general %s, %%a1_%d, contracting_dims = [0] x [0] : (tensor<%dx%dxf32>, "
+                "tensor<%dx%dxf32>) -> tensor<%dx%dxf32>\n", k, in, k, B, H, B, F, H, F);
+        put(&b, "    %%g2_%d = stablehlo.dot_general %%h_%d, %%r_%d, contracting_dims = [0] x [0] : (tensor<%dx%dxf32>, "
+                "tensor<%dx%dxf32>) -> tensor<%dx%dxf32>\n", k, k, k, B, F, B, H, F, H);
+    }
+    put(&b, "    return %%r_%d", layers - 1);
+    for (int k = 0; k < layers; k++)
+        put(&b, ", %%g1_%d, %%g2_%d", k, k);
+    put(&b, " : tensor<%dx%dxf32>", B, H);
+    for (int k = 0; k < layers; k++)
+        put(&b, ", tensor<%dx%dxf32>, tensor<%dx%dxf32>", H, F, F, H);
+    put(&b, "\n  }\n}\n");
+    free(fwd);
+    *size = b.size;
+    return b.text;
+}
+
 /* One node of n devices of `device` joined by `link` bytes/s, latency lat. */
 static inline char *one_node(const char *device, int n, double link, double lat, size_t *size)
 {
