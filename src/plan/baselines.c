@@ -26,10 +26,11 @@ static int32_t mesh_of(const plan_ctx *X, int32_t type, int32_t devices, int32_t
     return -1;
 }
 
+/* Every stage of c priced on its mesh: sharded whole, or each of its units. */
 static bool units_ok(const plan_ctx *X, const plan_candidate *c)
 {
     for (int32_t s = 0; s < c->P; s++)
-        for (int32_t u = c->cut[s]; u < c->cut[s + 1]; u++)
+        for (int32_t u = c->cut[s]; u < c->cut[s + 1] && !plan_stage_find(X, c->cut[s], c->cut[s + 1], c->mesh[s]); u++)
             if (!X->cost_ok[(size_t)X->units[u].kind * (size_t)X->n_meshes + (size_t)c->mesh[s]])
                 return false;
     return true;
@@ -101,14 +102,38 @@ static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
             best = k;
         }
     }
+    /* the sharder alone shards the whole module as one: priced so when time
+     * allows. Where some unit alone finds no layout on a mesh of all the
+     * devices (a lone matmul gives the sharder too few dimensions), the
+     * whole module may: each such mesh is tried, the best by the model kept */
+    pp_error err = {0};
+    pp_deadline until = pp_deadline_within(&X->deadline, plan_share(X, PLAN_SHARE_ALONE));
+    int32_t left = 0;
+    for (int32_t k = 0; best < 0 && k < X->n_meshes; k++)
+        left += X->meshes[k].devices == n;
+    for (int32_t k = 0; best < 0 && k < X->n_meshes; k++)
+        if (X->meshes[k].devices == n) {
+            plan_candidate d = {.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {k}};
+            pp_deadline mine = pp_deadline_within(&until, pp_deadline_left(&until) / left--);
+            if (plan_reshard(X, &d, 1, &mine, &err) != PP_OK) {
+                snprintf(b->why, sizeof b->why, "%.199s", err.message);
+                return;
+            }
+        }
+    for (int32_t k = 0; k < X->n_meshes; k++) {
+        if (X->meshes[k].devices != n)
+            continue;
+        plan_candidate d = {.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {k}};
+        if (units_ok(X, &d) && plan_model_time(X, &d, NULL, NULL) < best_time) {
+            best_time = plan_model_time(X, &d, NULL, NULL);
+            best = k;
+        }
+    }
     if (best < 0) {
         snprintf(b->why, sizeof b->why, "no mesh of all %d devices that the sharder shards (power-of-two meshes only)", n);
         return;
     }
     *c = (plan_candidate){.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {best}};
-    /* the sharder alone shards the whole module as one: priced so when time allows */
-    pp_error err = {0};
-    pp_deadline until = pp_deadline_within(&X->deadline, plan_share(X, PLAN_SHARE_ALONE));
     if (plan_reshard(X, c, 1, &until, &err) != PP_OK) {
         snprintf(b->why, sizeof b->why, "%.199s", err.message);
         return;
@@ -130,6 +155,19 @@ static plan_candidate even_split(const plan_ctx *X, int32_t R, int32_t P, int32_
 
 /* Of the uniform (t, p, d) plans the model ranks best are judged. */
 #define MEGATRON_JUDGED 3
+
+/* Every stage of d fits its devices by the units' costs (1F1B's in-flight
+ * micro-batches): the plans worth judging. */
+static bool fits_by_model(const plan_ctx *X, const plan_candidate *d)
+{
+    for (int32_t s = 0; s < d->P; s++) {
+        plan_stage_cost sc;
+        plan_stage_cost_of(X, d->cut[s], d->cut[s + 1], d->mesh[s], &sc);
+        if (plan_stage_memory(&sc, d->P - s < d->M ? d->P - s : d->M) > plan_capacity(X, X->meshes[d->mesh[s]].type))
+            return false;
+    }
+    return true;
+}
 
 static void megatron(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
 {
@@ -157,7 +195,7 @@ static void megatron(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candid
             if (X->n_micro % R != 0)
                 continue;
             plan_candidate d = even_split(X, R, P, k);
-            if (!units_ok(X, &d))
+            if (!units_ok(X, &d) || !fits_by_model(X, &d))
                 continue;
             d.model_time = plan_model_time(X, &d, NULL, NULL);
             /* kept best first by the model */

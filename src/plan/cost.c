@@ -76,9 +76,26 @@ static void training_figures(const plan_ctx *X, const plan_unit_module *m, const
         out->activations += local_bytes(m, mesh, axes, v, bf16, NULL);
 }
 
+/* The module on the mesh unsharded: every device runs all of it. */
+static pp_status replicated(plan_ctx *X, const plan_unit_module *m, const pp_shard_mesh *mesh, const plan_mesh *pm,
+                            plan_cost *out, bool *ok, pp_error *err)
+{
+    pp_shard_state none = {0};
+    pp_shard_cost c;
+    pp_status st = pp_shard_cost_eval(&m->flat, m->nda, mesh, &none, &c, err);
+    if (st == PP_OK) {
+        training_figures(X, m, mesh, pm, NULL, &c, out);
+        *ok = true;
+    }
+    return st;
+}
+
 /* The kind's cost on mesh k: the sharder's plan (or the unsharded module on
- * one device), within `seconds`. false when the sharder finds nothing to
- * shard on this mesh: the mesh is then not offered for this kind. */
+ * one device), within `seconds`. Where the sharder finds nothing to shard
+ * (a lone matmul gives its search too few dimension names), the unit runs
+ * replicated on the mesh: a layout too, and what the stage's module then
+ * writes (modules.c); a stage holding it is sharded whole before it is
+ * judged, which may split it with its neighbours. */
 static pp_status cost_on(plan_ctx *X, const plan_unit_module *m, int32_t k, double seconds, plan_cost *out,
                          bool *ok, pp_error *err)
 {
@@ -86,16 +103,8 @@ static pp_status cost_on(plan_ctx *X, const plan_unit_module *m, int32_t k, doub
     pp_shard_mesh mesh;
     plan_mesh_to_shard(X, pm, &mesh);
     *ok = false;
-    if (pm->devices == 1) {
-        pp_shard_state none = {0};
-        pp_shard_cost c;
-        pp_status st = pp_shard_cost_eval(&m->flat, m->nda, &mesh, &none, &c, err);
-        if (st == PP_OK) {
-            training_figures(X, m, &mesh, pm, NULL, &c, out);
-            *ok = true;
-        }
-        return st;
-    }
+    if (pm->devices == 1)
+        return replicated(X, m, &mesh, pm, out, ok, err);
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.memory = plan_capacity(X, pm->type) / (pm->tight ? 4 : 1);
@@ -108,7 +117,8 @@ static pp_status cost_on(plan_ctx *X, const plan_unit_module *m, int32_t k, doub
     pp_error mine = {0};
     X->shard_calls++;
     if (pp_shard_plan(&m->flat, m->nda, &mesh, &o, &d, &r, &mine) != PP_OK)
-        return mine.status == PP_EINPUT ? PP_OK : pp_error_set(err, mine.status, "%s", mine.message);
+        return mine.status == PP_EINPUT ? replicated(X, m, &mesh, pm, out, ok, err)
+                                        : pp_error_set(err, mine.status, "%s", mine.message);
     training_figures(X, m, &mesh, pm, r.axes, &r.cost, out);
     *ok = true;
     pp_shard_plan_free(&r);

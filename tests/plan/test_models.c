@@ -7,7 +7,8 @@
  * (skipped by name when absent). On a model deep enough to pipeline (32
  * residual MLP blocks of GPT-3 6.7B's widths, as bench/plan-gen-mlp
  * writes them) on 32 A100s, the joint plan beats both the sharder alone
- * and pipeline only. The CLI's --json carries the report. */
+ * and pipeline only; so it does on GPT-3 2.7B's shape (bench/plan-gpt).
+ * The CLI's --json carries the report. */
 #include <unistd.h>
 #include "cli_run.h"
 #include "fixture.h"
@@ -69,9 +70,40 @@ static void deep(void)
     free(module);
 }
 
+/* GPT-3 2.7B's shape as bench/plan-gpt writes it (32 layers, width 2560,
+ * 32 heads, a sequence of 1024), on 32 A100s: the joint plan pipelines, and
+ * beats the sharder alone and pipeline only, both of which fit. */
+static void deep_gpt(void)
+{
+    char path[] = "/tmp/pp_plan_gptXXXXXX", cmd[2048];
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    snprintf(cmd, sizeof cmd, "python3 %s/bench/shard-gen-transformer --layers 32 --hidden 2560 --heads 32 --seq 1024 "
+             "--batch 1 --arch gpt --style jax --vocab 50257 -o %s", PP_SOURCE_DIR, path);
+    CHECK(system(cmd) == 0);
+    pp_plan_request req = file_request(path, CLUSTERS "dgx-a100-4.json", 60);
+    req.threads = 0;
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_OK);
+    if (r.n_stages > 0) {
+        check_plan("gpt3-2.7b on dgx-a100-4", &r, &req);
+        CHECK(r.n_stages >= 2);
+        for (int k = PP_PLAN_SHARDER_ALONE; k <= PP_PLAN_PIPELINE_ONLY; k++)
+            CHECK(r.baselines[k].applies && r.step_time < r.baselines[k].step_time);
+    } else
+        fprintf(stderr, "gpt3-2.7b: %s\n", err.message);
+    pp_plan_report_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
     deep();
+    deep_gpt();
     plan_one(CHESS, CLUSTERS "dgx-a100-4.json");
     plan_one(CHESS, CLUSTERS "hetero-v100-16.json");
     const char *shared[] = {"searchless_chess_9m.mlir", "jax_resnet_50.mlir"};
