@@ -90,6 +90,20 @@ static pp_status replicated(plan_ctx *X, const plan_unit_module *m, const pp_sha
     return st;
 }
 
+pp_status plan_shard_on(const plan_ctx *X, const pp_shard_flat *flat, const pp_shard_nda *nda, const plan_mesh *pm,
+                        const pp_shard_mesh *mesh, double seconds, pp_shard_plan_result *r, pp_error *err)
+{
+    pp_shard_plan_options o;
+    pp_shard_plan_options_default(&o);
+    o.memory = plan_capacity(X, pm->type) / (pm->tight ? 4 : 1);
+    o.time_limit = seconds;
+    o.threads = X->req->threads;
+    o.seed = X->req->seed;
+    o.stop = X->req->stop;
+    pp_deadline d = pp_deadline_within(&X->deadline, seconds);
+    return pp_shard_plan(flat, nda, mesh, &o, &d, r, err);
+}
+
 /* The kind's cost on mesh k: the sharder's plan (or the unsharded module on
  * one device), within `seconds`. Where the sharder finds nothing to shard
  * (a lone matmul gives its search too few dimension names), the unit runs
@@ -105,18 +119,10 @@ static pp_status cost_on(plan_ctx *X, const plan_unit_module *m, int32_t k, doub
     *ok = false;
     if (pm->devices == 1)
         return replicated(X, m, &mesh, pm, out, ok, err);
-    pp_shard_plan_options o;
-    pp_shard_plan_options_default(&o);
-    o.memory = plan_capacity(X, pm->type) / (pm->tight ? 4 : 1);
-    o.time_limit = seconds;
-    o.threads = X->req->threads;
-    o.seed = X->req->seed;
-    o.stop = X->req->stop;
-    pp_deadline d = pp_deadline_within(&X->deadline, seconds);
     pp_shard_plan_result r;
     pp_error mine = {0};
     X->shard_calls++;
-    if (pp_shard_plan(&m->flat, m->nda, &mesh, &o, &d, &r, &mine) != PP_OK)
+    if (plan_shard_on(X, &m->flat, m->nda, pm, &mesh, seconds, &r, &mine) != PP_OK)
         return mine.status == PP_EINPUT ? replicated(X, m, &mesh, pm, out, ok, err)
                                         : pp_error_set(err, mine.status, "%s", mine.message);
     training_figures(X, m, &mesh, pm, r.axes, &r.cost, out);

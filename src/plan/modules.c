@@ -25,16 +25,8 @@ static pp_status layout(const plan_ctx *X, const plan_mesh *pm, const pp_shard_m
     *planned = false;
     *axes = NULL;
     if (pm->devices > 1) {
-        pp_shard_plan_options o;
-        pp_shard_plan_options_default(&o);
-        o.memory = plan_capacity(X, pm->type) / (pm->tight ? 4 : 1);
-        o.time_limit = seconds;
-        o.threads = X->req->threads;
-        o.seed = X->req->seed;
-        o.stop = X->req->stop;
-        pp_deadline d = pp_deadline_within(&X->deadline, seconds);
         pp_error mine = {0};
-        if (pp_shard_plan(a->flat, a->nda, mesh, &o, &d, r, &mine) == PP_OK) {
+        if (plan_shard_on(X, a->flat, a->nda, pm, mesh, seconds, r, &mine) == PP_OK) {
             *planned = true;
             return PP_OK;
         }

@@ -146,6 +146,11 @@ double plan_capacity(const plan_ctx *X, int32_t type);
 
 /* cost.c */
 pp_status plan_costs(plan_ctx *X, pp_error *err);
+/* The sharder's plan of a module on mesh pm (as `mesh`), within `seconds`
+ * of the plan's deadline, for the mesh's memory (a quarter when tight),
+ * with the request's threads, seed and stop flag: pp_shard_plan's status. */
+pp_status plan_shard_on(const plan_ctx *X, const pp_shard_flat *flat, const pp_shard_nda *nda, const plan_mesh *pm,
+                        const pp_shard_mesh *mesh, double seconds, pp_shard_plan_result *r, pp_error *err);
 /* Every stage of two or more units on a mesh of two or more devices in
  * the n candidates sharded whole, each kind sequence and mesh once, by
  * `until`; a stage not reached keeps its units' sum. */
