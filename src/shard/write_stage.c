@@ -109,19 +109,6 @@ static bool borders(stage *S)
     return true;
 }
 
-/* Where the op's operand k came from in its function: its name and its
- * place among the results its defining op binds to that name. */
-static const char *operand_name(const pp_shard_func *f, const pp_shard_op *op, int32_t k, int32_t *group_index)
-{
-    int32_t w = op->operands[k], first = w;
-    const char *name = f->values[w].name;
-    while (first > 0 && f->values[first - 1].op == f->values[w].op && f->values[first - 1].in_body == f->values[w].in_body &&
-           strcmp(f->values[first - 1].name, name) == 0)
-        first--;
-    *group_index = w - first;
-    return name;
-}
-
 /* Flat op i's text with its results' names and its operands' uses renamed;
  * names bound inside its regions are its own and kept. */
 static void op_text(const stage *S, const char *text, int32_t i, shard_sbuf *b)
@@ -166,19 +153,15 @@ static void op_text(const stage *S, const char *text, int32_t i, shard_sbuf *b)
         size_t n0 = ++at;
         while (at < end && is_name_char(text[at]))
             at++;
+        /* a use of one of several results, %name#k, is named so in the function */
+        if (at + 1 < end && text[at] == '#' && isdigit((unsigned char)text[at + 1]))
+            for (at++; at < end && isdigit((unsigned char)text[at]); at++)
+                ;
         size_t len = at - n0;
-        int32_t index = -1;
-        size_t after = at;
-        if (at + 1 < end && text[at] == '#' && isdigit((unsigned char)text[at + 1])) {
-            index = 0;
-            for (after = at + 1; after < end && isdigit((unsigned char)text[after]); after++)
-                index = index * 10 + (text[after] - '0');
-        }
         int32_t match = -1;
         for (int32_t k = 0; k < op->n_operands && match < 0; k++) {
-            int32_t g;
-            const char *name = operand_name(f, op, k, &g);
-            if (strlen(name) == len && strncmp(name, text + n0, len) == 0 && (index < 0 ? g == 0 : g == index))
+            const char *name = f->values[op->operands[k]].name;
+            if (strlen(name) == len && strncmp(name, text + n0, len) == 0)
                 match = k;
         }
         if (match < 0) {
@@ -186,13 +169,13 @@ static void op_text(const stage *S, const char *text, int32_t i, shard_sbuf *b)
             continue;
         }
         name_of(S, b, fo->operands[match]);
-        at = after;
     }
     shard_sb_str(b, "\n");
 }
 
 /* The attribute aliases ("#name = ...") at the text's top level, which the
- * ops' attributes and locations may name. */
+ * ops' attributes and locations may name; the resources block
+ * ("{-# ... #-}", dense_resource constants' bytes) goes at the end. */
 static void aliases(const char *text, size_t size, shard_sbuf *b)
 {
     for (size_t at = 0; at < size;) {
@@ -205,6 +188,16 @@ static void aliases(const char *text, size_t size, shard_sbuf *b)
         }
         at = eol + 1;
     }
+}
+
+/* Where `what` first stands in text[at, size), or size. */
+static size_t find(const char *text, size_t size, size_t at, const char *what)
+{
+    size_t n = strlen(what);
+    for (; at + n <= size; at++)
+        if (memcmp(text + at, what, n) == 0)
+            return at;
+    return size;
 }
 
 static void signature(const stage *S, const char *name, shard_sbuf *b)
@@ -266,6 +259,11 @@ pp_status pp_shard_write_stage(const pp_shard_flat *flat, const char *text, size
             type_of(&S, &b, S.order[S.n_in + j]);
         }
         shard_sb_str(&b, "\n  }\n}\n");
+        size_t from = find(text, size, 0, "{-#"), to = find(text, size, from, "#-}");
+        if (to < size) {
+            shard_sb_add(&b, text + from, to + 3 - from);
+            shard_sb_str(&b, "\n");
+        }
     }
     free(S.role);
     free(S.order);
