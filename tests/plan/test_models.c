@@ -8,7 +8,9 @@
  * residual MLP blocks of GPT-3 6.7B's widths, as bench/plan-gen-mlp
  * writes them) on 32 A100s, the joint plan beats both the sharder alone
  * and pipeline only; so it does on GPT-3 2.7B's shape (bench/plan-gpt).
- * The CLI's --json carries the report. */
+ * Training steps as bench/shard-gen-transformer --train writes them are
+ * told apart as holding their backward, the shipped models are not. The
+ * CLI's --json carries the report. */
 #include <unistd.h>
 #include "cli_run.h"
 #include "fixture.h"
@@ -32,6 +34,7 @@ static void plan_one(const char *module, const char *cluster)
         char what[512];
         snprintf(what, sizeof what, "%s on %s", module, cluster);
         check_plan(what, &r, &req);
+        CHECK(!r.holds_backward); /* every bundled and shared model is a forward pass */
         /* on two device types Megatron's uniform plan says why it does not apply */
         const pp_plan_baseline *m = &r.baselines[PP_PLAN_MEGATRON];
         CHECK(strstr(cluster, "hetero") ? !m->applies && strstr(m->why, "one device type") : m->applies);
@@ -100,8 +103,42 @@ static void deep_gpt(void)
     unlink(path);
 }
 
+/* A training step as bench/shard-gen-transformer --train writes it (the
+ * forward, the backward's two products per matmul, an SGD update returning
+ * the new weights), jax's and torch's shapes: told apart as holding its
+ * backward, one stage, none added. */
+static void train_steps(void)
+{
+    const char *styles[] = {"--arch gpt --style jax", "--arch bert --style torch"};
+    for (int k = 0; k < 2; k++) {
+        char path[] = "/tmp/pp_plan_trainXXXXXX", cmd[2048];
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd < 0)
+            return;
+        close(fd);
+        snprintf(cmd, sizeof cmd, "python3 %s/bench/shard-gen-transformer --layers 4 --hidden 256 --heads 4 --seq 128 "
+                 "--batch 4 --vocab 1000 --train %s -o %s", PP_SOURCE_DIR, styles[k], path);
+        CHECK(system(cmd) == 0);
+        pp_plan_request req = file_request(path, CLUSTERS "dgx-a100-4.json", 20);
+        pp_plan_report r;
+        pp_error err = {0};
+        CHECK(pp_plan(&req, &r, &err) == PP_OK);
+        CHECK(r.holds_backward && r.n_units == 1 && r.why_one_stage && strstr(r.why_one_stage, "backward"));
+        if (r.n_stages > 0) {
+            check_plan(styles[k], &r, &req);
+            /* on one device the backward is the gradient sync inside the mesh alone: none */
+            CHECK(r.n_stages == 1 && (r.stages[0].devices > 1 || r.stages[0].backward == 0));
+        } else
+            fprintf(stderr, "train step (%s): %s\n", styles[k], err.message);
+        pp_plan_report_free(&r);
+        unlink(path);
+    }
+}
+
 int main(void)
 {
+    train_steps();
     deep();
     deep_gpt();
     plan_one(CHESS, CLUSTERS "dgx-a100-4.json");
