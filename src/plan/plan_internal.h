@@ -19,6 +19,7 @@
 #define PLAN_SHARE_ALONE 0.05
 #define PLAN_SHARE_SCHEDULE 0.05
 #define PLAN_SHARE_MODULES 0.05
+#define PLAN_SHARE_SEARCH 0.1
 
 /* Stages of a pipeline at most (the DP's depth). */
 #define PLAN_MAX_STAGES 32
@@ -176,8 +177,11 @@ pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double
 /* The per-replica devices of stage s start at offset[s] in a replica's block of ids. */
 void plan_stage_offsets(const plan_ctx *X, const plan_candidate *c, int32_t *offset);
 
-/* search.c: the best candidates by the model, best first */
-int32_t plan_search(const plan_ctx *X, bool check_memory, plan_candidate *out, int32_t max_out);
+/* search.c: the best candidates by the model, best first; the replica
+ * counts whose DP ends by `until` (NULL: every one), and always the first
+ * with candidates */
+int32_t plan_search(const plan_ctx *X, bool check_memory, const pp_deadline *until, plan_candidate *out,
+                    int32_t max_out);
 
 /* judge.c */
 pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_t *ids, pp_error *err);

@@ -293,9 +293,10 @@ pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
     plan_candidate cands[JUDGED];
     int32_t n = 0;
     bool fits = true;
-    if (st == PP_OK && (n = plan_search(&X, true, cands, JUDGED)) == 0) {
+    pp_deadline search = pp_deadline_within(&X.deadline, plan_share(&X, PLAN_SHARE_SEARCH));
+    if (st == PP_OK && (n = plan_search(&X, true, &search, cands, JUDGED)) == 0) {
         fits = false;
-        n = plan_search(&X, false, cands, JUDGED);
+        n = plan_search(&X, false, &search, cands, JUDGED);
     }
     if (st == PP_OK && n > 0) {
         pp_deadline until = pp_deadline_within(&X.deadline, plan_share(&X, PLAN_SHARE_STAGES));

@@ -54,7 +54,7 @@ static double brute(const plan_ctx *X, int32_t R, int32_t cut_mask, int32_t P, i
 static void check_exact(const plan_ctx *X)
 {
     plan_candidate *cands = malloc(4096 * sizeof *cands);
-    int32_t n = plan_search(X, true, cands, 4096);
+    int32_t n = plan_search(X, true, NULL, cands, 4096);
     CHECK(n > 0 && n < 4096);
     for (int32_t R = 1; R <= X->n_micro; R++) {
         bool divides = X->n_micro % R == 0;
