@@ -32,8 +32,9 @@ static const flag_spec plan_flag_table[] = {
     FLAG_THREADS(flags, threads),
     FLAG_SEED(flags, seed),
     FLAG_TEXT_OF("out", flags, out, "DIR",
-                 "write the report as DIR/plan.json and the simulated step as DIR/step.trace.json (Chrome trace) "
-                 "and DIR/step.svg (DIR is made when missing)"),
+                 "write the report as DIR/plan.json, each stage as a sharded StableHLO module DIR/stageS.mlir, "
+                 "and the simulated step as DIR/step.trace.json (Chrome trace) and DIR/step.svg (DIR is made "
+                 "when missing)"),
     FLAG_SWITCH_OF("json", flags, json, "the report as JSON on stdout"),
     FLAG_END,
 };
@@ -44,7 +45,7 @@ const command_spec plan_command = {
     "cluster, shards each stage on its mesh with the sharder, and prices the plan with the cluster simulator. "
     "The report gives the stages, the step time (the simulator's, with the search's own estimate beside it), "
     "each device's peak memory against its capacity, a lower bound and the baselines (data parallel only, the "
-    "sharder alone, pipeline only). A module of forward passes is trained with backward passes twice the "
+    "sharder alone, pipeline only, Megatron's uniform split). A module of forward passes is trained with backward passes twice the "
     "forward's products. Exit status 1 when no plan fits the devices' memory (the report shows the shortfall "
     "per device).",
     plan_flag_table,
@@ -65,14 +66,26 @@ static pp_status write_file(const char *dir, const char *name, writer write, con
 static pp_status json_of(const void *r, FILE *f, pp_error *err) { return pp_plan_write_json(r, f, err); }
 static pp_status trace_of(const void *t, FILE *f, pp_error *err) { return pp_timeline_write_trace(t, f, err); }
 static pp_status svg_of(const void *t, FILE *f, pp_error *err) { return pp_timeline_write_svg(t, f, err); }
+static pp_status stage_of(const void *s, FILE *f, pp_error *err)
+{
+    const pp_plan_stage *S = s;
+    fwrite(S->module_text, 1, S->module_size, f);
+    return ferror(f) ? pp_error_set(err, PP_EIO, "writing a stage's module: %s", strerror(errno)) : PP_OK;
+}
 
-/* DIR/plan.json, and the simulator's step as DIR/step.trace.json (Chrome
- * trace) and DIR/step.svg. */
+/* DIR/plan.json, each stage's module as DIR/stageS.mlir, and the
+ * simulator's step as DIR/step.trace.json (Chrome trace) and DIR/step.svg. */
 static pp_status write_out(const char *dir, const pp_plan_report *r, pp_error *err)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return pp_error_set(err, PP_EIO, "%s: %s", dir, strerror(errno));
     pp_status st = write_file(dir, "plan.json", json_of, r, err);
+    for (int32_t s = 0; s < r->n_stages && st == PP_OK; s++)
+        if (r->stages[s].module_text) {
+            char name[32];
+            snprintf(name, sizeof name, "stage%d.mlir", s);
+            st = write_file(dir, name, stage_of, &r->stages[s], err);
+        }
     if (st == PP_OK && r->timeline)
         st = write_file(dir, "step.trace.json", trace_of, r->timeline, err);
     if (st == PP_OK && r->timeline)

@@ -68,12 +68,22 @@ typedef struct {
     double activation_bytes;    /* per device and micro-batch, kept from forward to backward */
     double peak_memory;         /* per device under 1F1B */
     double send_bytes;          /* per micro-batch to the next stage */
+    const char *module_text;    /* the stage as a StableHLO module (pp_shard_write_stage), its
+                                   layout on the mesh written as `parplan shard --out` writes it */
+    size_t module_size;
+    int32_t module_tensors, module_annotated; /* pp_shard_write_stats of that module */
 } pp_plan_stage;
 
-typedef enum { PP_PLAN_DATA_PARALLEL = 0, PP_PLAN_SHARDER_ALONE, PP_PLAN_PIPELINE_ONLY, PP_PLAN_BASELINES } pp_plan_baseline_kind;
+typedef enum {
+    PP_PLAN_DATA_PARALLEL = 0,
+    PP_PLAN_SHARDER_ALONE,
+    PP_PLAN_PIPELINE_ONLY,
+    PP_PLAN_MEGATRON,  /* the best uniform (tensor, pipeline, data) split, tensor inside a node */
+    PP_PLAN_BASELINES
+} pp_plan_baseline_kind;
 
 typedef struct {
-    const char *name;   /* "data parallel", "sharder alone", "pipeline only" */
+    const char *name;   /* "data parallel", "sharder alone", "pipeline only", "Megatron uniform" */
     bool applies;
     double step_time;   /* s by the simulator, when it applies */
     char why[200];      /* when it does not apply */
@@ -86,6 +96,9 @@ typedef struct {
     const char *module, *cluster;   /* names */
     int32_t n_units;
     const char *why_one_stage;      /* NULL, or why the module is one stage */
+    bool holds_backward;            /* the module is a training step (its results include a
+                                       computed tensor of each parameter's type for at least
+                                       half the parameters' bytes): no backward added */
     int64_t micro_batch;            /* samples per micro-batch: the module's batch */
     int64_t batch;                  /* samples per step */
     int32_t replicas, microbatches; /* data-parallel replicas; micro-batches per replica */

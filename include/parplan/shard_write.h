@@ -105,6 +105,21 @@ pp_status pp_shard_write_check(const pp_shard_nda *nda, const pp_shard_mesh *mes
                                pp_shard_format format, const char *text, size_t size, pp_shard_write_stats *stats,
                                pp_error *err);
 
+/* The flattened module's ops first .. first + count - 1 as a module of its
+ * own, @name holding one public @main (a pipeline stage): its arguments are
+ * the tensors the ops read and do not define, in first-use order, then any
+ * tensor made before them and needed after them (carried through); its
+ * results are the tensors they define that later ops read or the module
+ * returns, then the carried ones. Each argument and result is named by
+ * jax.arg_info / jax.result_info: an entry argument by its own name, any
+ * other tensor as "tN", N its flat value number, so the names of one
+ * stage's results meet the next stage's arguments. The ops keep their text,
+ * their values renamed; `text` is the module flat was read from. *out
+ * (malloc'd, NUL-terminated) is the caller's to free. PP_EARG for a run
+ * outside the module or a text it was not read from. */
+pp_status pp_shard_write_stage(const pp_shard_flat *flat, const char *text, size_t size, int32_t first,
+                               int32_t count, const char *name, char **out, size_t *out_size, pp_error *err);
+
 #pragma GCC visibility pop
 
 #endif

@@ -27,13 +27,19 @@ class Plan:
         return self.report["stages"]
 
     @property
+    def stage_modules(self) -> List[str]:
+        """Each stage as a StableHLO module, sharded for its mesh: what
+        `parplan plan --out DIR` writes as DIR/stageS.mlir."""
+        return [s["module"] for s in self.report["stages"]]
+
+    @property
     def fits(self) -> bool:
         return self.report["fits"]
 
     @property
     def baselines(self) -> List[dict]:
-        """Data parallel, the sharder alone, pipeline only: each with its
-        step_time, or why it does not apply."""
+        """Data parallel, the sharder alone, pipeline only, Megatron
+        uniform: each with its step_time, or why it does not apply."""
         return self.report["baselines"]
 
 

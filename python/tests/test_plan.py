@@ -20,11 +20,17 @@ def without_clock(report):
     return report
 
 
-def test_the_plan_is_the_clis_field_by_field():
+def test_the_plan_is_the_clis_field_by_field(tmp_path):
     ours = parplan.plan(MODEL, HETERO, timeout=20, threads=1)
-    code, stdout, stderr = cli("plan", MODEL, "--cluster", HETERO, "--timeout", 20, "--threads", 1, "--json")
+    code, stdout, stderr = cli("plan", MODEL, "--cluster", HETERO, "--timeout", 20, "--threads", 1, "--json",
+                               "--out", tmp_path)
     assert code == 0, stderr
     assert without_clock(ours.report) == without_clock(json.loads(stdout))
+    # the stages' modules: in the report, and as files, one per stage
+    assert len(ours.stage_modules) == len(ours.stages) >= 1
+    for s, text in enumerate(ours.stage_modules):
+        assert (tmp_path / f"stage{s}.mlir").read_text() == text
+        assert text.startswith("module @") and "mhlo.sharding" in text
 
 
 def test_the_worked_example_plans_chess_on_the_hetero_cluster_in_under_10_s():

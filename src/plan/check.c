@@ -1,7 +1,7 @@
 /* check.c: the independent check of a plan's report (pp_plan_check), from
  * its fields alone, sharing no code with the search: the stages cover the
  * units once and in order, every stage's devices exist, are of its one
- * type and serve one slot, and, where the report says the plan fits, no
+ * type and serve one slot, every stage has its module, and, where the report says the plan fits, no
  * device holds more than its capacity. */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +35,8 @@ pp_status pp_plan_check(const pp_plan_report *p, pp_error *err)
             product *= S->axes[a];
         if (product != S->devices)
             st = pp_error_set(err, PP_EINPUT, "plan: stage %d's mesh does not hold its %d devices", s, S->devices);
+        else if (!S->module_text || S->module_size == 0 || strlen(S->module_text) != S->module_size)
+            st = pp_error_set(err, PP_EINPUT, "plan: stage %d has no module", s);
         for (int32_t k = 0; k < p->replicas * S->devices && st == PP_OK; k++) {
             int32_t d = S->device_ids[k];
             if (d < 0 || d >= p->n_devices || used[d])

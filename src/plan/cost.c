@@ -6,7 +6,8 @@
  * From the sharder's cost of a unit's forward pass on its mesh, the
  * training step's figures follow gen model's rule (src/shard/to_sched.c):
  * the backward computes twice the forward's products and runs its
- * collectives again (the transposed ones, of the same sizes). Parameters
+ * collectives again (the transposed ones, of the same sizes); a module
+ * that holds its backward (backward.c) gets none added. Parameters
  * replicated over part of the mesh have their gradients all-reduced over
  * that part once a step. Every parameter element held costs 16 bytes of
  * state (ZeRO, Rajbhandari et al. 2020, section 3.1: parameter, gradient
@@ -56,8 +57,9 @@ static void training_figures(const plan_ctx *X, const plan_unit_module *m, const
     const pp_shard_flat *f = &m->flat;
     bool bf16 = X->req->precision == PP_SHARD_PRECISION_BF16;
     pp_hw_link link = pm->spans ? X->types[pm->type].inter : X->types[pm->type].intra;
+    /* a training step's module is forward and backward at once (backward.c) */
     *out = (plan_cost){.forward = fwd->runtime, .collective = fwd->collective_time,
-                       .backward = 2 * fwd->compute_time + fwd->collective_time};
+                       .backward = X->holds_backward ? 0 : 2 * fwd->compute_time + fwd->collective_time};
     for (int32_t k = 0; k < f->n_inputs; k++) {
         if (!m->parameter[k])
             continue;
@@ -74,26 +76,23 @@ static void training_figures(const plan_ctx *X, const plan_unit_module *m, const
         out->activations += local_bytes(m, mesh, axes, v, bf16, NULL);
 }
 
-/* The kind's cost on mesh k: the sharder's plan (or the unsharded module on
- * one device), within `seconds`. false when the sharder finds nothing to
- * shard on this mesh: the mesh is then not offered for this kind. */
-static pp_status cost_on(plan_ctx *X, const plan_unit_module *m, int32_t k, double seconds, plan_cost *out,
-                         bool *ok, pp_error *err)
+/* The module on the mesh unsharded: every device runs all of it. */
+static pp_status replicated(plan_ctx *X, const plan_unit_module *m, const pp_shard_mesh *mesh, const plan_mesh *pm,
+                            plan_cost *out, bool *ok, pp_error *err)
 {
-    const plan_mesh *pm = &X->meshes[k];
-    pp_shard_mesh mesh;
-    plan_mesh_to_shard(X, pm, &mesh);
-    *ok = false;
-    if (pm->devices == 1) {
-        pp_shard_state none = {0};
-        pp_shard_cost c;
-        pp_status st = pp_shard_cost_eval(&m->flat, m->nda, &mesh, &none, &c, err);
-        if (st == PP_OK) {
-            training_figures(X, m, &mesh, pm, NULL, &c, out);
-            *ok = true;
-        }
-        return st;
+    pp_shard_state none = {0};
+    pp_shard_cost c;
+    pp_status st = pp_shard_cost_eval(&m->flat, m->nda, mesh, &none, &c, err);
+    if (st == PP_OK) {
+        training_figures(X, m, mesh, pm, NULL, &c, out);
+        *ok = true;
     }
+    return st;
+}
+
+pp_status plan_shard_on(const plan_ctx *X, const pp_shard_flat *flat, const pp_shard_nda *nda, const plan_mesh *pm,
+                        const pp_shard_mesh *mesh, double seconds, pp_shard_plan_result *r, pp_error *err)
+{
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.memory = plan_capacity(X, pm->type) / (pm->tight ? 4 : 1);
@@ -102,11 +101,30 @@ static pp_status cost_on(plan_ctx *X, const plan_unit_module *m, int32_t k, doub
     o.seed = X->req->seed;
     o.stop = X->req->stop;
     pp_deadline d = pp_deadline_within(&X->deadline, seconds);
+    return pp_shard_plan(flat, nda, mesh, &o, &d, r, err);
+}
+
+/* The kind's cost on mesh k: the sharder's plan (or the unsharded module on
+ * one device), within `seconds`. Where the sharder finds nothing to shard
+ * (a lone matmul gives its search too few dimension names), the unit runs
+ * replicated on the mesh: a layout too, and what the stage's module then
+ * writes (modules.c); a stage holding it is sharded whole before it is
+ * judged, which may split it with its neighbours. */
+static pp_status cost_on(plan_ctx *X, const plan_unit_module *m, int32_t k, double seconds, plan_cost *out,
+                         bool *ok, pp_error *err)
+{
+    const plan_mesh *pm = &X->meshes[k];
+    pp_shard_mesh mesh;
+    plan_mesh_to_shard(X, pm, &mesh);
+    *ok = false;
+    if (pm->devices == 1)
+        return replicated(X, m, &mesh, pm, out, ok, err);
     pp_shard_plan_result r;
     pp_error mine = {0};
     X->shard_calls++;
-    if (pp_shard_plan(&m->flat, m->nda, &mesh, &o, &d, &r, &mine) != PP_OK)
-        return mine.status == PP_EINPUT ? PP_OK : pp_error_set(err, mine.status, "%s", mine.message);
+    if (plan_shard_on(X, &m->flat, m->nda, pm, &mesh, seconds, &r, &mine) != PP_OK)
+        return mine.status == PP_EINPUT ? replicated(X, m, &mesh, pm, out, ok, err)
+                                        : pp_error_set(err, mine.status, "%s", mine.message);
     training_figures(X, m, &mesh, pm, r.axes, &r.cost, out);
     *ok = true;
     pp_shard_plan_free(&r);

@@ -11,12 +11,15 @@
 /* The time limit's shares (DESIGN.md, "Time budget"): the unit kinds
  * sharded on every mesh, of what is left after reading; the judged plans'
  * stages sharded whole, the sharder-alone baseline's module sharded whole,
- * the scheduler's order of the pipeline, each of the limit and at most half
- * of what is left; the rest, a fifth or more, for the judge's simulations. */
+ * the scheduler's order of the pipeline, the chosen plan's stages sharded
+ * again for their written modules, each of the limit and at most half of
+ * what is left; the rest, a sixth or more, for the judge's simulations. */
 #define PLAN_SHARE_COSTS 0.6
 #define PLAN_SHARE_STAGES 0.1
 #define PLAN_SHARE_ALONE 0.05
 #define PLAN_SHARE_SCHEDULE 0.05
+#define PLAN_SHARE_MODULES 0.05
+#define PLAN_SHARE_SEARCH 0.1
 
 /* Stages of a pipeline at most (the DP's depth). */
 #define PLAN_MAX_STAGES 32
@@ -78,11 +81,16 @@ typedef struct {
     pp_hw_catalog *catalog;
     pp_cluster *cluster;
     pp_shard_analysis a;
+    const char *text;         /* the module's text, for its stages' modules: the request's,
+                                 or read from its file into owned_text */
+    size_t text_size;
+    char *owned_text;
     pp_arena *arena;
     int32_t n_units, n_kinds;
     plan_unit *units;
     double *send;             /* [unit] bytes per micro-batch its outputs carry to later units */
     const char *why_one_stage;
+    bool holds_backward;      /* the module is a training step: no backward is added */
     int32_t n_types;
     plan_type *types;
     int32_t n_meshes;
@@ -121,6 +129,10 @@ double plan_share(const plan_ctx *X, double share);
 pp_status plan_prepare(plan_ctx *X, const pp_plan_request *r, pp_error *err);
 void plan_release(plan_ctx *X);
 
+/* backward.c: the module returns a computed tensor of each parameter's
+ * type for at least half the parameters' bytes (*matched of *parameters) */
+bool plan_holds_backward(const plan_ctx *X, int32_t *matched, int32_t *parameters);
+
 /* units.c */
 pp_status plan_units(plan_ctx *X, pp_error *err);
 /* Units first .. end - 1 as one module. */
@@ -135,6 +147,11 @@ double plan_capacity(const plan_ctx *X, int32_t type);
 
 /* cost.c */
 pp_status plan_costs(plan_ctx *X, pp_error *err);
+/* The sharder's plan of a module on mesh pm (as `mesh`), within `seconds`
+ * of the plan's deadline, for the mesh's memory (a quarter when tight),
+ * with the request's threads, seed and stop flag: pp_shard_plan's status. */
+pp_status plan_shard_on(const plan_ctx *X, const pp_shard_flat *flat, const pp_shard_nda *nda, const plan_mesh *pm,
+                        const pp_shard_mesh *mesh, double seconds, pp_shard_plan_result *r, pp_error *err);
 /* Every stage of two or more units on a mesh of two or more devices in
  * the n candidates sharded whole, each kind sequence and mesh once, by
  * `until`; a stage not reached keeps its units' sum. */
@@ -160,8 +177,11 @@ pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double
 /* The per-replica devices of stage s start at offset[s] in a replica's block of ids. */
 void plan_stage_offsets(const plan_ctx *X, const plan_candidate *c, int32_t *offset);
 
-/* search.c: the best candidates by the model, best first */
-int32_t plan_search(const plan_ctx *X, bool check_memory, plan_candidate *out, int32_t max_out);
+/* search.c: the best candidates by the model, best first; the replica
+ * counts whose DP ends by `until` (NULL: every one), and always the first
+ * with candidates */
+int32_t plan_search(const plan_ctx *X, bool check_memory, const pp_deadline *until, plan_candidate *out,
+                    int32_t max_out);
 
 /* judge.c */
 pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_t *ids, pp_error *err);
@@ -169,6 +189,9 @@ pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_
  * cluster's device count) and, when timeline is not NULL, its rows. */
 pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
                      pp_timeline *timeline, pp_error *err);
+
+/* modules.c: each stage of c as a sharded module, into out's stages */
+pp_status plan_stage_modules(const plan_ctx *X, const plan_candidate *c, pp_plan_report *out, pp_error *err);
 
 /* baselines.c */
 /* Each baseline's report, and its plan in cands[k] where has[k]. */

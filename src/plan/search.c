@@ -43,6 +43,7 @@ typedef struct {
     entry *scratch;
     int n_scratch, scratch_cap;
     bool check_memory;
+    const pp_deadline *until; /* NULL: none */
 } dp;
 
 static size_t at(const dp *D, int32_t i, int32_t a, int32_t u)
@@ -136,6 +137,8 @@ static bool fill(dp *D)
     for (int32_t i = D->L - 1; i >= 0; i--)
         for (int32_t a = 1; a <= D->P && a <= D->L - i; a++)
             for (int32_t u = 0; u < D->U; u++) {
+                if (u == 0 && D->until && pp_deadline_passed(D->until))
+                    return false;
                 D->n_scratch = 0;
                 for (int32_t k = 0; k < X->n_meshes; k++) {
                     const plan_mesh *m = &X->meshes[k];
@@ -210,10 +213,11 @@ static int by_model(const void *p, const void *q)
 }
 
 /* Adds the candidates of R replicas to out (n of max_out so far). */
-static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, plan_candidate *out, int32_t n,
-                               int32_t max_out)
+static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, const pp_deadline *until,
+                               plan_candidate *out, int32_t n, int32_t max_out)
 {
-    dp D = {.X = X, .R = R, .M = (int32_t)(X->n_micro / R), .L = X->n_units, .check_memory = check_memory};
+    dp D = {.X = X, .R = R, .M = (int32_t)(X->n_micro / R), .L = X->n_units, .check_memory = check_memory,
+            .until = until};
     D.U = 1;
     int32_t devices = 0;
     for (int32_t t = 0; t < X->n_types; t++) {
@@ -263,18 +267,21 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
     return n;
 }
 
-int32_t plan_search(const plan_ctx *X, bool check_memory, plan_candidate *out, int32_t max_out)
+int32_t plan_search(const plan_ctx *X, bool check_memory, const pp_deadline *until, plan_candidate *out,
+                    int32_t max_out)
 {
     int32_t n = 0;
-    for (int32_t R = 1; R <= X->n_micro; R++) {
+    /* the most replicas first: the fewest devices a replica, the smallest
+     * DP; once there are candidates, a DP still running at `until` is
+     * dropped, and the replica counts after it are not tried */
+    for (int32_t R = (int32_t)(X->n_micro < INT32_MAX ? X->n_micro : INT32_MAX); R >= 1; R--) {
         bool divides = X->n_micro % R == 0;
         for (int32_t t = 0; t < X->n_types; t++)
             divides &= X->types[t].count % R == 0;
         if (X->req->microbatches > 0)
             divides &= X->n_micro / R == X->req->microbatches;
-        /* past the deadline, the replica counts tried so far */
-        if (divides && (n == 0 || !pp_deadline_passed(&X->deadline)))
-            n = search_replicas(X, R, check_memory, out, n, max_out);
+        if (divides && (n == 0 || !until || !pp_deadline_passed(until)))
+            n = search_replicas(X, R, check_memory, n > 0 ? until : NULL, out, n, max_out);
     }
     return n;
 }

@@ -3,7 +3,8 @@
  * reader), the units, the device types and meshes, every unit kind
  * sharded on every mesh, the stage search, the judged plans' stages
  * sharded whole, the judge on the best candidates and the baselines, the
- * report, the scheduler's order of its pipeline, the independent check.
+ * report, the scheduler's order of its pipeline, each stage's module, the
+ * independent check.
  * DESIGN.md ("Planning a module on a cluster") gives the shape and the
  * time budget. */
 #include <math.h>
@@ -33,12 +34,18 @@ static pp_status load(plan_ctx *X, pp_error *err)
         st = pp_cluster_load(r->cluster_path, X->catalog, &X->cluster, err);
     else if (st == PP_OK)
         st = pp_error_set(err, PP_EARG, "no cluster given");
-    if (st == PP_OK && r->module_text)
+    if (st == PP_OK && r->module_text) {
+        X->text = r->module_text;
+        X->text_size = r->module_size;
         st = pp_shard_analysis_parse(r->module_name ? r->module_name : "module", r->module_text, r->module_size,
                                      &X->a, err);
-    else if (st == PP_OK && r->module_path)
-        st = pp_shard_analysis_load(r->module_path, &X->a, err);
-    else if (st == PP_OK)
+    } else if (st == PP_OK && r->module_path) {
+        /* the text is kept: the stages' modules are written from it */
+        st = pp_read_text_file(r->module_path, &X->owned_text, &X->text_size, err);
+        X->text = X->owned_text;
+        if (st == PP_OK)
+            st = pp_shard_analysis_parse(r->module_path, X->text, X->text_size, &X->a, err);
+    } else if (st == PP_OK)
         st = pp_error_set(err, PP_EARG, "no module given");
     return st;
 }
@@ -131,7 +138,9 @@ static pp_status report(const plan_ctx *X, const plan_candidate *c, double step,
 {
     const pp_cluster *cl = X->cluster;
     out->n_units = X->n_units;
-    out->why_one_stage = X->why_one_stage;
+    /* the reason lives with the plan's context: the report keeps a copy */
+    out->why_one_stage = X->why_one_stage ? pp_arena_strdup(out->arena, X->why_one_stage) : NULL;
+    out->holds_backward = X->holds_backward;
     out->micro_batch = X->micro_batch;
     out->batch = X->n_micro * X->micro_batch;
     out->replicas = c->R;
@@ -146,7 +155,7 @@ static pp_status report(const plan_ctx *X, const plan_candidate *c, double step,
     out->peak_memory = pp_arena_alloc(out->arena, (size_t)cl->device_count * sizeof *out->peak_memory);
     out->capacity = pp_arena_alloc(out->arena, (size_t)cl->device_count * sizeof *out->capacity);
     out->device_type = pp_arena_alloc(out->arena, (size_t)cl->device_count * sizeof *out->device_type);
-    if (!out->peak_memory || !out->capacity || !out->device_type)
+    if (!out->peak_memory || !out->capacity || !out->device_type || (X->why_one_stage && !out->why_one_stage))
         return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
     out->fits = true;
     for (int d = 0; d < cl->device_count; d++) {
@@ -226,6 +235,8 @@ static pp_status choose(plan_ctx *X, plan_candidate *cands, int32_t n, bool room
     }
     if (st == PP_OK)
         st = report(X, &best, best_time, best_peak, out, err);
+    if (st == PP_OK)
+        st = plan_stage_modules(X, &best, out, err);
     free(peak);
     free(best_peak);
     return st;
@@ -255,6 +266,7 @@ pp_status plan_prepare(plan_ctx *X, const pp_plan_request *r, pp_error *err)
 void plan_release(plan_ctx *X)
 {
     free(X->stages);
+    free(X->owned_text);
     pp_shard_analysis_free(&X->a);
     pp_cluster_free(X->cluster);
     pp_hw_catalog_free(X->catalog);
@@ -281,9 +293,10 @@ pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err)
     plan_candidate cands[JUDGED];
     int32_t n = 0;
     bool fits = true;
-    if (st == PP_OK && (n = plan_search(&X, true, cands, JUDGED)) == 0) {
+    pp_deadline search = pp_deadline_within(&X.deadline, plan_share(&X, PLAN_SHARE_SEARCH));
+    if (st == PP_OK && (n = plan_search(&X, true, &search, cands, JUDGED)) == 0) {
         fits = false;
-        n = plan_search(&X, false, cands, JUDGED);
+        n = plan_search(&X, false, &search, cands, JUDGED);
     }
     if (st == PP_OK && n > 0) {
         pp_deadline until = pp_deadline_within(&X.deadline, plan_share(&X, PLAN_SHARE_STAGES));

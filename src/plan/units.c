@@ -3,7 +3,7 @@
  * first) gives the layers; each copy is a unit, and so is each stretch of
  * ops before, between and after the copies. Cut points lie between units
  * only. A module with no repeated layers is one unit, and the report says
- * why.
+ * why; so is a module that holds its backward pass (backward.c).
  *
  * A unit, or a run of them (a stage), also becomes a module of its own
  * (plan_unit_module_build), built
@@ -12,6 +12,7 @@
  * returned as its outputs. The sharder analyses and plans it as it would
  * a file. (This belongs in src/shard, as a sub-module call; it is here
  * until the sharder has one.) */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "plan/plan_internal.h"
@@ -71,7 +72,17 @@ pp_status plan_units(plan_ctx *X, pp_error *err)
     X->units = pp_arena_alloc(X->arena, (size_t)cap * sizeof *X->units);
     int32_t *unit_of = malloc((size_t)(flat->n_ops ? flat->n_ops : 1) * sizeof *unit_of);
     bool ok = X->units && unit_of;
-    if (ok && nda->n_layer_groups == 0) {
+    int32_t matched, parameters;
+    X->holds_backward = plan_holds_backward(X, &matched, &parameters);
+    if (ok && X->holds_backward) {
+        char *why = pp_arena_alloc(X->arena, 200);
+        ok = why != NULL;
+        if (ok)
+            snprintf(why, 200, "it holds its backward pass (%d of its %d parameters have a result of their type): "
+                     "cut points would part a layer's forward from its backward", matched, parameters);
+        X->why_one_stage = why;
+        ok = ok && add_unit(X, &cap, 0, flat->n_ops, 0);
+    } else if (ok && nda->n_layer_groups == 0) {
         X->why_one_stage = "the sharder finds no repeated layers in it, so it has no cut points";
         ok = add_unit(X, &cap, 0, flat->n_ops, 0);
     } else if (ok) {

@@ -49,9 +49,9 @@ pp_status pp_plan_write_text(const pp_plan_report *r, FILE *out, pp_error *err)
     for (int k = 0; k < PP_PLAN_BASELINES; k++) {
         const pp_plan_baseline *b = &r->baselines[k];
         if (b->applies)
-            fprintf(out, "    %-14s %.6g s (plan %.2fx faster)\n", b->name, b->step_time, b->step_time / r->step_time);
+            fprintf(out, "    %-16s %.6g s (plan %.2fx faster)\n", b->name, b->step_time, b->step_time / r->step_time);
         else
-            fprintf(out, "    %-14s does not apply: %s\n", b->name ? b->name : "?", b->why);
+            fprintf(out, "    %-16s does not apply: %s\n", b->name ? b->name : "?", b->why);
     }
     fprintf(out, "  %d sharder runs, %d plans simulated, %.2f s\n", r->shard_calls, r->candidates, r->seconds);
     return done(out, err);
@@ -64,12 +64,15 @@ static json_t *stage_json(const pp_plan_report *r, const pp_plan_stage *S)
         json_array_append_new(axes, json_integer(S->axes[a]));
     for (int32_t k = 0; k < r->replicas * S->devices; k++)
         json_array_append_new(ids, json_integer(S->device_ids[k]));
-    return json_pack("{s:i, s:i, s:i, s:i, s:s, s:i, s:o, s:b, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "first_unit",
+    json_t *module = S->module_text ? json_stringn(S->module_text, S->module_size) : json_null();
+    return json_pack("{s:i, s:i, s:i, s:i, s:s, s:i, s:o, s:b, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:i, "
+                     "s:i}", "first_unit",
                      S->first_unit, "units", S->units, "first_op", S->first_op, "ops", S->ops, "device", S->device,
                      "devices", S->devices, "mesh", axes, "spans_nodes", S->spans_nodes, "device_ids", ids, "forward",
                      S->forward, "backward", S->backward, "collective", S->collective, "state_bytes", S->state_bytes,
                      "activation_bytes", S->activation_bytes, "peak_memory", S->peak_memory, "send_bytes",
-                     S->send_bytes);
+                     S->send_bytes, "module", module, "module_tensors", S->module_tensors, "module_annotated",
+                     S->module_annotated);
 }
 
 static json_t *number(double x)
@@ -90,10 +93,11 @@ pp_status pp_plan_write_json(const pp_plan_report *r, FILE *out, pp_error *err)
         json_array_append_new(baselines, b->applies ? json_pack("{s:s, s:f}", "name", b->name, "step_time", b->step_time)
                                                     : json_pack("{s:s?, s:s}", "name", b->name, "why", b->why));
     }
-    json_t *doc = json_pack("{s:s, s:s, s:i, s:s?, s:I, s:I, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
+    json_t *doc = json_pack("{s:s, s:s, s:i, s:s?, s:b, s:I, s:I, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
                             "s:o, s:i, s:i, s:f, s:o, s:o, s:o}",
                             "module", r->module, "cluster", r->cluster, "units", r->n_units, "why_one_stage",
-                            r->why_one_stage, "micro_batch", (json_int_t)r->micro_batch, "batch", (json_int_t)r->batch,
+                            r->why_one_stage, "holds_backward", r->holds_backward, "micro_batch",
+                            (json_int_t)r->micro_batch, "batch", (json_int_t)r->batch,
                             "replicas", r->replicas, "microbatches", r->microbatches, "schedule", r->schedule,
                             "step_time", number(r->step_time), "model_time", number(r->model_time),
                             "samples_per_second", number(r->samples_per_second), "lower_bound",

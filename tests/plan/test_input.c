@@ -3,7 +3,8 @@
  * says why; a cluster too small for the model's memory is PP_INFEASIBLE
  * (exit 1) with each short device's need and capacity; a device type the
  * catalog lacks is refused naming it; a batch that is not a multiple of
- * the module's is refused. --out DIR writes the report, a Chrome trace and an
+ * the module's is refused; a module that holds its backward pass gets no
+ * second one, and is one stage saying why. --out DIR writes the report, a Chrome trace and an
  * SVG of the simulated step. */
 #include <unistd.h>
 #include "cli_run.h"
@@ -21,7 +22,7 @@ static void no_layers(void)
     CHECK(r.n_units == 1 && r.n_stages == 1);
     CHECK(r.why_one_stage && strstr(r.why_one_stage, "no repeated layers"));
     if (r.n_stages > 0)
-        check_plan("moe-tiny", &r);
+        check_plan("moe-tiny", &r, &req);
     CHECK(r.timeline && pp_timeline_box_count(r.timeline) > 0);
     pp_plan_report_free(&r);
     /* --out DIR: the report and the simulated step, a trace that loads and an SVG */
@@ -34,6 +35,37 @@ static void no_layers(void)
     expect(cmd, 0, "ok");
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0);
+}
+
+/* The same blocks as a forward pass and as a training step, on one device
+ * (no gradient sync, so a stage's backward is the added one alone): the
+ * forward gets a backward, the training step none. */
+static void backward(void)
+{
+    size_t fs, ts, cs;
+    char *fwd = chain_module(4, 64, 256, 1024, 0, &fs), *train = train_module(4, 64, 256, 1024, &ts),
+         *cluster = one_node("a100", 1, 12.9e9, 15e-6, &cs);
+    pp_plan_request req = request(fwd, fs, cluster, cs);
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_OK);
+    CHECK(!r.holds_backward && r.n_units == 4 && r.why_one_stage == NULL);
+    CHECK(r.n_stages == 1 && r.stages[0].backward > r.stages[0].forward);
+    if (r.n_stages > 0)
+        check_plan("forward", &r, &req);
+    pp_plan_report_free(&r);
+    req = request(train, ts, cluster, cs);
+    req.module_name = "train.mlir";
+    CHECK(pp_plan(&req, &r, &err) == PP_OK);
+    CHECK(r.holds_backward && r.n_units == 1);
+    CHECK(r.why_one_stage && strstr(r.why_one_stage, "8 of its 12 parameters"));
+    CHECK(r.n_stages == 1 && r.stages[0].backward == 0 && r.stages[0].forward > 0);
+    if (r.n_stages > 0)
+        check_plan("training step", &r, &req);
+    pp_plan_report_free(&r);
+    free(fwd);
+    free(train);
+    free(cluster);
 }
 
 static void too_small(void)
@@ -99,6 +131,7 @@ static void bad_batch(void)
 
 int main(void)
 {
+    backward();
     no_layers();
     too_small();
     unknown_type();

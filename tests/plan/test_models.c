@@ -7,7 +7,11 @@
  * (skipped by name when absent). On a model deep enough to pipeline (32
  * residual MLP blocks of GPT-3 6.7B's widths, as bench/plan-gen-mlp
  * writes them) on 32 A100s, the joint plan beats both the sharder alone
- * and pipeline only. The CLI's --json carries the report. */
+ * and pipeline only; so it does on GPT-3 2.7B's shape (bench/plan-gpt).
+ * 48 blocks on 64 A100s plan within their limit. Training steps as
+ * bench/shard-gen-transformer --train writes them are
+ * told apart as holding their backward, the shipped models are not. The
+ * CLI's --json carries the report. */
 #include <unistd.h>
 #include "cli_run.h"
 #include "fixture.h"
@@ -30,7 +34,11 @@ static void plan_one(const char *module, const char *cluster)
     } else {
         char what[512];
         snprintf(what, sizeof what, "%s on %s", module, cluster);
-        check_plan(what, &r);
+        check_plan(what, &r, &req);
+        CHECK(!r.holds_backward); /* every bundled and shared model is a forward pass */
+        /* on two device types Megatron's uniform plan says why it does not apply */
+        const pp_plan_baseline *m = &r.baselines[PP_PLAN_MEGATRON];
+        CHECK(strstr(cluster, "hetero") ? !m->applies && strstr(m->why, "one device type") : m->applies);
         if (!(pp_now() - start < 1.1 * req.time_limit)) {
             fprintf(stderr, "%s: %.2f s at a limit of %.0f s\n", what, pp_now() - start, req.time_limit);
             check_failures++;
@@ -54,19 +62,115 @@ static void deep(void)
     pp_error err = {0};
     CHECK(pp_plan(&req, &r, &err) == PP_OK);
     if (r.n_stages > 0) {
-        check_plan("mlp-32 on dgx-a100-4", &r);
+        check_plan("mlp-32 on dgx-a100-4", &r, &req);
         CHECK(r.n_stages >= 2);
         for (int k = PP_PLAN_SHARDER_ALONE; k <= PP_PLAN_PIPELINE_ONLY; k++)
             CHECK(r.baselines[k].applies && r.step_time < r.baselines[k].step_time);
+        /* Megatron's uniform split is one of the plans the search could pick: never faster */
+        CHECK(r.baselines[PP_PLAN_MEGATRON].applies && r.step_time <= r.baselines[PP_PLAN_MEGATRON].step_time);
     } else
         fprintf(stderr, "mlp-32: %s\n", err.message);
     pp_plan_report_free(&r);
     free(module);
 }
 
+/* GPT-3 2.7B's shape as bench/plan-gpt writes it (32 layers, width 2560,
+ * 32 heads, a sequence of 1024), on 32 A100s: the joint plan pipelines, and
+ * beats the sharder alone and pipeline only, both of which fit. */
+static void deep_gpt(void)
+{
+    char path[] = "/tmp/pp_plan_gptXXXXXX", cmd[2048];
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    snprintf(cmd, sizeof cmd, "python3 %s/bench/shard-gen-transformer --layers 32 --hidden 2560 --heads 32 --seq 1024 "
+             "--batch 1 --arch gpt --style jax --vocab 50257 -o %s", PP_SOURCE_DIR, path);
+    CHECK(system(cmd) == 0);
+    pp_plan_request req = file_request(path, CLUSTERS "dgx-a100-4.json", 60);
+    req.threads = 0;
+    pp_plan_report r;
+    pp_error err = {0};
+    CHECK(pp_plan(&req, &r, &err) == PP_OK);
+    if (r.n_stages > 0) {
+        check_plan("gpt3-2.7b on dgx-a100-4", &r, &req);
+        CHECK(r.n_stages >= 2);
+        for (int k = PP_PLAN_SHARDER_ALONE; k <= PP_PLAN_PIPELINE_ONLY; k++)
+            CHECK(r.baselines[k].applies && r.step_time < r.baselines[k].step_time);
+    } else
+        fprintf(stderr, "gpt3-2.7b: %s\n", err.message);
+    pp_plan_report_free(&r);
+    unlink(path);
+}
+
+/* A training step as bench/shard-gen-transformer --train writes it (the
+ * forward, the backward's two products per matmul, an SGD update returning
+ * the new weights), jax's and torch's shapes: told apart as holding its
+ * backward, one stage, none added. */
+static void train_steps(void)
+{
+    const char *styles[] = {"--arch gpt --style jax", "--arch bert --style torch"};
+    for (int k = 0; k < 2; k++) {
+        char path[] = "/tmp/pp_plan_trainXXXXXX", cmd[2048];
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd < 0)
+            return;
+        close(fd);
+        snprintf(cmd, sizeof cmd, "python3 %s/bench/shard-gen-transformer --layers 4 --hidden 256 --heads 4 --seq 128 "
+                 "--batch 4 --vocab 1000 --train %s -o %s", PP_SOURCE_DIR, styles[k], path);
+        CHECK(system(cmd) == 0);
+        pp_plan_request req = file_request(path, CLUSTERS "dgx-a100-4.json", 20);
+        pp_plan_report r;
+        pp_error err = {0};
+        CHECK(pp_plan(&req, &r, &err) == PP_OK);
+        CHECK(r.holds_backward && r.n_units == 1 && r.why_one_stage && strstr(r.why_one_stage, "backward"));
+        if (r.n_stages > 0) {
+            check_plan(styles[k], &r, &req);
+            /* on one device the backward is the gradient sync inside the mesh alone: none */
+            CHECK(r.n_stages == 1 && (r.stages[0].devices > 1 || r.stages[0].backward == 0));
+        } else
+            fprintf(stderr, "train step (%s): %s\n", styles[k], err.message);
+        pp_plan_report_free(&r);
+        unlink(path);
+    }
+}
+
+/* Many units on many devices: 48 blocks on 64 A100s, whose DP for one
+ * replica alone took longer than the whole limit, within its limit (+10%). */
+static void wide(void)
+{
+    size_t ms;
+    char *module = chain_module(48, 512, 1024, 4096, 0, &ms);
+    pp_plan_request req;
+    pp_plan_request_default(&req);
+    req.module_name = "mlp-48.mlir";
+    req.module_text = module;
+    req.module_size = ms;
+    req.cluster_path = CLUSTERS "dgx-a100-8.json";
+    req.time_limit = 20;
+    pp_plan_report r;
+    pp_error err = {0};
+    double start = pp_now();
+    CHECK(pp_plan(&req, &r, &err) == PP_OK);
+    double took = pp_now() - start;
+    if (!(took < 1.1 * req.time_limit)) {
+        fprintf(stderr, "mlp-48 on dgx-a100-8: %.2f s at a limit of %.0f s\n", took, req.time_limit);
+        check_failures++;
+    }
+    if (r.n_stages > 0)
+        check_plan("mlp-48 on dgx-a100-8", &r, &req);
+    pp_plan_report_free(&r);
+    free(module);
+}
+
 int main(void)
 {
+    wide();
+    train_steps();
     deep();
+    deep_gpt();
     plan_one(CHESS, CLUSTERS "dgx-a100-4.json");
     plan_one(CHESS, CLUSTERS "hetero-v100-16.json");
     const char *shared[] = {"searchless_chess_9m.mlir", "jax_resnet_50.mlir"};
@@ -81,7 +185,7 @@ int main(void)
     }
     expect(PP_CLI " plan " CHESS " --cluster " CLUSTERS "dgx-a100-4.json --timeout 20 --json | "
            "python3 -c 'import json,sys; d=json.load(sys.stdin); "
-           "print(\"ok\" if d[\"step_time\"] > 0 and len(d[\"stages\"]) >= 1 and len(d[\"baselines\"]) == 3 else \"bad\")'",
+           "print(\"ok\" if d[\"step_time\"] > 0 and len(d[\"stages\"]) >= 1 and len(d[\"baselines\"]) == 4 else \"bad\")'",
            0, "ok");
     return CHECK_DONE();
 }

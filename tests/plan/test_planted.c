@@ -54,7 +54,7 @@ static double brute(const plan_ctx *X, int32_t R, int32_t cut_mask, int32_t P, i
 static void check_exact(const plan_ctx *X)
 {
     plan_candidate *cands = malloc(4096 * sizeof *cands);
-    int32_t n = plan_search(X, true, cands, 4096);
+    int32_t n = plan_search(X, true, NULL, cands, 4096);
     CHECK(n > 0 && n < 4096);
     for (int32_t R = 1; R <= X->n_micro; R++) {
         bool divides = X->n_micro % R == 0;
@@ -95,7 +95,7 @@ static void chain(void)
     pp_error err = {0};
     CHECK(pp_plan(&req, &r, &err) == PP_OK);
     if (r.n_stages > 0) {
-        check_plan("chain", &r);
+        check_plan("chain", &r, &req);
         /* the scheduler's order of the same pipeline, B and W split: within
          * its bound, and no longer than 1F1B's, which it may reorder */
         CHECK(isfinite(r.scheduled_time) && r.scheduled_bound <= r.scheduled_time * (1 + 1e-9));
@@ -151,10 +151,12 @@ static void huge(void)
     CHECK(X.n_units == 7 && huge_kind != X.units[0].kind);
     CHECK(X.cost[(size_t)huge_kind * (size_t)X.n_meshes + (size_t)one].state > req.memory);
     if (r.n_stages > 0) {
-        check_plan("huge", &r);
+        check_plan("huge", &r, &req);
         const pp_plan_stage *last = &r.stages[r.n_stages - 1];
         CHECK(r.n_stages >= 2);
         CHECK(last->first_unit == 6 && last->units == 1 && last->devices >= 2);
+        /* the huge layer's module is written sharded, its weights split over the mesh */
+        CHECK(last->module_text && strstr(last->module_text, "{devices=["));
         CHECK(r.fits);
     } else
         fprintf(stderr, "huge: %s\n", err.message);
