@@ -13,6 +13,10 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include "cluster/check.h"
+#include "cluster/moment.h"
+#include "cluster/plan.h"
+#include "cluster/stack.h"
 
 static pp_status check_degrees(const pp_cluster_workload *w, const pp_cluster_plan *p, pp_error *err)
 {

@@ -6,6 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cluster/moment.h"
+#include "cluster/plan.h"
+#include "cluster/stack.h"
 
 /* The arrays follow the struct in one allocation, doubles first, bools
  * last: the struct holds pointers, so its size keeps them aligned. */

@@ -63,6 +63,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include "cluster/stack.h"
 
 static const char *const names[PP_CLUSTER_STACK_COUNT] = {"megatron-lm", "megatron-deepspeed", "torchtitan"};
 

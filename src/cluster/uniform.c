@@ -33,6 +33,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cluster/moment.h"
+#include "cluster/plan.h"
+#include "cluster/solve.h"
 
 typedef struct {
     int tp, pp, dp, mb, index;

@@ -15,6 +15,12 @@
 
 #include "check.h"
 #include "cluster/fixture.h"
+#include "cluster/check.h"
+#include "cluster/plan.h"
+#include "cluster/solve.h"
+#include "cluster/stack.h"
+#include "cluster/transformer.h"
+#include "cluster/workload_internal.h"
 
 #define EXAMPLES PP_SOURCE_DIR "/examples/cluster"
 
