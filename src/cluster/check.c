@@ -9,11 +9,10 @@
  * with the planner's search (space.c, bound.c, search.c) or with
  * pp_cluster_plan_validate, which the loader runs: a plan the search
  * built is judged from its fields alone. */
-#include "parplan/cluster.h"
+#include "cluster/check.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include "cluster/check.h"
 #include "cluster/moment.h"
 #include "cluster/plan.h"
 #include "cluster/stack.h"

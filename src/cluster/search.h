@@ -8,7 +8,6 @@
 #include <stdatomic.h>
 
 #include "cluster/planner.h"
-#include "cluster/solve.h"
 
 /* The keys of incumbents from outside the branches: they lose ties to
  * nothing but each other, uniform first. */

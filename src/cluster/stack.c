@@ -59,11 +59,10 @@
  *     gradient, not 2 (pp_cluster_layer_under);
  *   - schedules 1F1B and Interleaved1F1B among others
  *     (pipeline_parallel_schedule), so interleaving is allowed. */
-#include "parplan/cluster.h"
+#include "cluster/stack.h"
 
 #include <stdio.h>
 #include <string.h>
-#include "cluster/stack.h"
 
 static const char *const names[PP_CLUSTER_STACK_COUNT] = {"megatron-lm", "megatron-deepspeed", "torchtitan"};
 
