@@ -1,6 +1,6 @@
 /* cluster_load.c: libFuzzer target for the cluster reader
  * (pp_cluster_load_buffer, the same code as pp_cluster_load after the file is
- * read) and the events reader (pp_cluster_add_events_buffer, fed the same text
+ * read) and the events reader (cluster_add_events_buffer, fed the same text
  * against the loaded cluster). Checks: a failed load returns no cluster and
  * says why, starting with "NAME: " or "NAME:LINE:COLUMN: " with the position
  * inside the text; a loaded cluster is consistent (devices numbered in node
@@ -94,7 +94,7 @@ static void check_events_file(pp_cluster *c, const uint8_t *data, size_t size)
     int before = c->event_count;
     const pp_cluster_event *events = c->events;
     pp_error err = {0};
-    pp_status status = pp_cluster_add_events_buffer(c, NAME, data, size, &err);
+    pp_status status = cluster_add_events_buffer(c, NAME, data, size, &err);
     if (status != PP_OK) {
         if (c->event_count != before || c->events != events)
             abort();

@@ -1,5 +1,5 @@
 /* cluster_plan_load.c: libFuzzer target for the plan reader
- * (pp_cluster_plan_load_buffer, the same code as pp_cluster_plan_load after the
+ * (cluster_plan_load_buffer, the same code as pp_cluster_plan_load after the
  * file is read), reading every input against one fixed cluster and workload
  * built here: three nodes of four A100s (12 devices, device 11 lost at time
  * 0) and a 4-layer transformer with 4 heads and a global batch of 8.
@@ -18,6 +18,10 @@
 #include <string.h>
 #include "parplan/cluster.h"
 #include "message.h"
+#include "cluster/load_plan.h"
+#include "cluster/moment.h"
+#include "cluster/plan.h"
+#include "cluster/workload_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,7 +44,7 @@ static void setup(const pp_cluster **c, const pp_cluster_workload **w)
     if (!cat && (pp_hw_catalog_builtin(&cat, &err) ||
                  pp_cluster_load_buffer("cluster", cluster_text, strlen(cluster_text), cat, &cluster,
                                      &err) ||
-                 pp_cluster_workload_load_buffer("workload", workload_text, strlen(workload_text),
+                 cluster_workload_load_buffer("workload", workload_text, strlen(workload_text),
                                               cat, &workload, &err)))
         abort();
     *c = cluster;
@@ -148,7 +152,7 @@ static void check_round_trip(const pp_cluster *c, const pp_cluster_workload *w,
     char *text = written(p, &size);
     pp_cluster_plan *q = NULL;
     pp_error err = {0};
-    if (pp_cluster_plan_load_buffer("written", text, size, c, w, &q, &err) || !same_plan(p, q))
+    if (cluster_plan_load_buffer("written", text, size, c, w, &q, &err) || !same_plan(p, q))
         abort();
     char *again = written(q, &again_size);
     if (again_size != size || memcmp(text, again, size) != 0)
@@ -165,7 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     setup(&c, &w);
     pp_cluster_plan *p = NULL;
     pp_error err = {0};
-    pp_status status = pp_cluster_plan_load_buffer(NAME, data, size, c, w, &p, &err);
+    pp_status status = cluster_plan_load_buffer(NAME, data, size, c, w, &p, &err);
     if (status != PP_OK) {
         if (p)
             abort();

@@ -1,5 +1,5 @@
 /* cluster_workload_load.c: libFuzzer target for the workload reader
- * (pp_cluster_workload_load_buffer, the same code as pp_cluster_workload_load
+ * (cluster_workload_load_buffer, the same code as pp_cluster_workload_load
  * after the file is read), both of its formats: the transformer and the
  * Piper profile. Checks: a failed load returns no workload and says why,
  * starting with "NAME: " or "NAME:LINE:COLUMN: " with the position inside
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include "parplan/cluster.h"
 #include "message.h"
+#include "cluster/workload_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!cat && pp_hw_catalog_builtin(&cat, &err) != PP_OK)
         abort();
     pp_cluster_workload *w = NULL;
-    pp_status status = pp_cluster_workload_load_buffer(NAME, data, size, cat, &w, &err);
+    pp_status status = cluster_workload_load_buffer(NAME, data, size, cat, &w, &err);
     if (status != PP_OK) {
         if (w)
             abort();

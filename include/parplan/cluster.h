@@ -1,9 +1,11 @@
-/* parplan cluster planner (paper 003, issue 7): the public API. Data flows
- * one way: read a cluster (nodes of devices, links, bandwidth timeline) and a
- * workload (a list of layers) -> plan (branch-and-bound, with the simulator as
- * the judge) or take a plan -> simulate one training step -> report, write.
- * The transformer arithmetic (parameters, FLOPs, memory) at the top prices
- * GPT-style models; every other part sees only pp_cluster_workload. */
+/* parplan cluster planner (paper 003, issue 7): the public types. A cluster
+ * (nodes of devices, links, bandwidth timeline), a workload (a list of
+ * layers), a plan, one simulated training step and a search's answer, as
+ * cluster_request.h's jobs read, plan, simulate and report them, with the
+ * few calls the other systems (src/plan) build on: the cluster reader, a
+ * plan's validation, the simulator. Everything else (the transformer
+ * arithmetic, the search, the baseline, the checker) is internal to
+ * src/cluster. */
 #ifndef PARPLAN_CLUSTER_H
 #define PARPLAN_CLUSTER_H
 
@@ -16,56 +18,6 @@
 
 #pragma GCC visibility push(default) /* exported from libparplan.so; stability: version.h */
 
-/* A GPT-style decoder stack as the Megatron-LM papers describe it: `layers`
- * blocks of self-attention + MLP of width `hidden`, a learned position
- * embedding of `sequence` entries and a word embedding of `vocabulary`
- * entries shared with the logit layer. ffn_hidden is the MLP's inner width;
- * 0 means the usual 4 * hidden. global_batch counts sequences per step.
- * Today's shapes: kv_heads key/value heads shared by groups of query heads
- * (grouped-query attention; 0 means heads, plain multi-head attention), and
- * swiglu for a gated MLP of three matrices (gate and up h -> f, down f -> h)
- * instead of two. */
-typedef struct {
-    int64_t layers;
-    int64_t hidden;
-    int64_t heads;
-    int64_t sequence;
-    int64_t vocabulary;
-    int64_t global_batch;
-    int64_t ffn_hidden;
-    int64_t kv_heads;
-    bool swiglu;
-    /* The logit layer has its own V x h matrix (LLaMA's) rather than the
-     * word embedding's (tied: GPT's, Megatron-LM's default), which the
-     * first and the last pipeline stage each hold and all-reduce. */
-    bool untied_embeddings;
-    /* Mixture of experts (0 experts: a dense MLP): every layer's MLP is
-     * `experts` MLPs of the shape above behind a router (an h x E matrix);
-     * each token goes to top_k of them (Shazeer et al. 2017; GShard,
-     * Lepikhin et al. 2021, section 2.2; Switch Transformer, Fedus et al.
-     * 2022, section 2.1), and each expert takes at most capacity_factor
-     * x top_k x tokens / experts of them (Switch section 2.2; 0 means 1.0),
-     * computed at that capacity as the dispatch tensors pad them. */
-    int64_t experts;
-    int64_t top_k;
-    double capacity_factor;
-    /* FP8 training as Transformer Engine runs it (Micikevicius et al.,
-     * "FP8 Formats for Deep Learning", 2022; NVIDIA's Transformer Engine
-     * recipe): the linear layers' products (Q K V, the output projection,
-     * the MLP's) in FP8, priced at the device's FP8 rate
-     * (pp_hw_device_type.fp8_flops); attention's scores and context, the
-     * logit layer, the element-wise kernels and all memory stay as in BF16
-     * mixed precision. */
-    bool fp8;
-    /* Attention by a fused kernel that never writes the s x s scores to
-     * memory and recomputes them in the backward (FlashAttention, Dao et
-     * al., NeurIPS 2022, section 3.1; FlashAttention-2, Dao 2023): a layer
-     * keeps and moves none of the 5 a s^2 bytes of softmax, its dropout
-     * mask and output, and its backward runs Q K^T once more, 2 s^2 h FLOPs
-     * per sequence. Selective recomputation then has nothing left to drop. */
-    bool flash_attention;
-} pp_transformer;
-
 /* Bytes of model state per parameter in mixed-precision Adam training
  * (Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion
  * Parameter Models", SC 2020, section 3.1): 16-bit parameter and gradient
@@ -76,59 +28,6 @@ typedef struct {
 #define PP_CLUSTER_OPTIMIZER_BYTES 12
 #define PP_CLUSTER_STATE_BYTES_PER_PARAM \
     (PP_CLUSTER_PARAM_BYTES + PP_CLUSTER_GRAD_BYTES + PP_CLUSTER_OPTIMIZER_BYTES)
-
-/* PP_OK if every size is positive (ffn_hidden may be 0), heads divides
- * hidden and the counts below stay far inside 64-bit integers; otherwise
- * PP_EARG with the field and its value in err. The functions below assume a
- * transformer that passed. */
-pp_status pp_cluster_transformer_check(const pp_transformer *t, pp_error *err);
-
-/* The MLP's inner width: ffn_hidden, or 4 * hidden when it is 0. */
-int64_t pp_cluster_ffn_hidden(const pp_transformer *t);
-/* Key/value heads: kv_heads, or heads when it is 0. */
-int64_t pp_cluster_kv_heads(const pp_transformer *t);
-/* MLP passes per token: top_k x capacity_factor with experts, 1 without. */
-double pp_cluster_expert_slots(const pp_transformer *t);
-/* Parameters of one layer's experts (0 when dense): expert parallelism
- * divides them. */
-int64_t pp_cluster_layer_expert_parameters(const pp_transformer *t);
-
-/* Parameters of one transformer layer, and of the whole model: the layers
- * plus word and position embeddings, and the logit layer's V h when untied.
- * Tied, with ffn_hidden = 4 hidden, the total is Narayanan et al. SC'21
- * eq. 2, 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)). */
-int64_t pp_cluster_layer_parameters(const pp_transformer *t);
-int64_t pp_cluster_parameters(const pp_transformer *t);
-
-/* Forward FLOPs of one layer on a micro-batch of b sequences:
- * 24 b s h^2 (1 + s/(6h)) with ffn_hidden = 4 hidden. */
-double pp_cluster_layer_forward_flops(const pp_transformer *t, int64_t micro_batch);
-
-/* Forward FLOPs of the logit layer (hidden -> vocabulary) on b sequences:
- * 2 b s h V. Its backward is twice that; it is never recomputed. */
-double pp_cluster_logit_forward_flops(const pp_transformer *t, int64_t micro_batch);
-
-/* FLOPs of one training step over global_batch sequences. With full
- * activation recomputation this is Narayanan et al. eq. 3,
- * 96 B s l h^2 (1 + s/(6h) + V/(16 l h)); without, the layers cost 72
- * instead of 96 and the logit term is unchanged (derivation in transformer.c). */
-double pp_cluster_step_flops(const pp_transformer *t, bool recompute);
-
-/* Bytes of activations one layer keeps for its backward pass, per micro-batch
- * of b sequences, 16-bit values, tensor-parallel degree tp (1 = none; tp
- * should divide heads), no sequence parallelism (Korthikanti et al.,
- * "Reducing Activation Recomputation in Large Transformer Models", MLSys
- * 2023, arXiv:2205.05198, sections 4.1 and 4.2.1):
- * s b h (10 + 24/t + 5 a s/(h t)), which is s b h (34 + 5 a s/h) at t = 1.
- * With full recomputation only the layer's input is kept: 2 s b h. */
-double pp_cluster_layer_activation_bytes(const pp_transformer *t, int64_t micro_batch, int64_t tp,
-                                         bool recompute);
-/* The part of one layer's activations per sequence that tensor
- * parallelism splits (8sh + 4sf + 5as^2 in the plain case; transformer.c
- * has the grouped-query, gated and expert forms), and the part it does not
- * (10sh, and the experts' copies of their input tokens). */
-double pp_cluster_layer_split_activation(const pp_transformer *t);
-double pp_cluster_layer_replicated_activation(const pp_transformer *t);
 
 /* ---------------------------------------------------------------- stacks */
 
@@ -141,11 +40,6 @@ typedef enum {
     PP_CLUSTER_STACK_TORCHTITAN,
     PP_CLUSTER_STACK_COUNT
 } pp_cluster_stack;
-
-/* "megatron-lm", "megatron-deepspeed", "torchtitan"; NULL past the list. */
-const char *pp_cluster_stack_name(pp_cluster_stack s);
-/* The stack of that name; false when there is none. */
-bool pp_cluster_stack_parse(const char *name, pp_cluster_stack *out);
 
 /* ---------------------------------------------------------------- workload */
 
@@ -239,20 +133,6 @@ typedef struct {
     pp_arena *arena;       /* owns everything above and the struct itself */
 } pp_cluster_workload;
 
-/* A transformer as layer 0..layers-1, the embeddings folded into the first
- * and the logit layer (tied embedding) into the last. */
-pp_status pp_cluster_workload_transformer(const pp_transformer *t, bool recompute,
-                                          pp_cluster_workload **out, pp_error *err);
-
-/* Reads a workload file: {"transformer": {...}, "recompute": bool, "name": s},
- * a Piper profile (msr-fiddle/piper format, recognised by its "nodes",
- * "edges" and "maxDevices"), or an op graph in the `parplan schedule` format.
- * Formats in the README ("Cluster planner"). */
-pp_status pp_cluster_workload_load(const char *path, const pp_hw_catalog *cat,
-                                   pp_cluster_workload **out, pp_error *err);
-/* The same for size bytes of text at data, `name` standing for the file. */
-pp_status pp_cluster_workload_load_buffer(const char *name, const void *data, size_t size,
-                                          const pp_hw_catalog *cat, pp_cluster_workload **out, pp_error *err);
 /* Frees w->arena (and so w); NULL is fine. */
 void pp_cluster_workload_free(pp_cluster_workload *w);
 
@@ -310,22 +190,12 @@ typedef struct {
  * the cluster). Format in the README ("Cluster planner"). */
 pp_status pp_cluster_load(const char *path, const pp_hw_catalog *cat, pp_cluster **out,
                           pp_error *err);
-/* Reads an events file ({"events": [...]}, the same entries as a cluster's
- * "timeline") and appends its events to c, keeping them sorted. */
-pp_status pp_cluster_add_events_file(pp_cluster *c, const char *path, pp_error *err);
-/* The same two readers for size bytes of text at data, with `name` standing
- * for the file in messages. */
+/* The same for size bytes of text at data, with `name` standing for the
+ * file in messages. */
 pp_status pp_cluster_load_buffer(const char *name, const void *data, size_t size, const pp_hw_catalog *cat,
                                  pp_cluster **out, pp_error *err);
-pp_status pp_cluster_add_events_buffer(pp_cluster *c, const char *name, const void *data, size_t size,
-                                       pp_error *err);
 /* Frees c->arena (and so c); NULL is fine. */
 void pp_cluster_free(pp_cluster *c);
-
-/* Bandwidth of link l at time t, after every event up to and including t. */
-double pp_cluster_link_bandwidth_at(const pp_cluster *c, int link, double t);
-/* Whether device d is still there at time t. */
-bool pp_cluster_device_alive_at(const pp_cluster *c, int device, double t);
 
 /* ---------------------------------------------------------------- plans */
 
@@ -447,69 +317,13 @@ typedef struct {
     pp_cluster_stack stack;
 } pp_cluster_plan;
 
-/* Whether p's stack can run it (the pipeline schedules, optimizer
- * sharding and gradient reduction its engine has; stack.c gives each
- * rule's source); when not, why, into why (size bytes). */
-bool pp_cluster_stack_runs(const pp_cluster_plan *p, char *why, size_t size);
-
-/* Layers of chunk c (0 .. virtual_stages - 1) of stage s under the
- * interleaved schedule: stage_layers[s] / virtual_stages each, and where
- * that does not divide, one more in the chunks farthest from the model's
- * ends (the last chunks of the first half of the stages, the first chunks
- * of the second half), so the first virtual stage (with the embedding)
- * and the last (with the logit layer) are the short ones, as Llama 3
- * balances its pipeline (Llama 3 Herd of Models, section 3.3.2: one layer
- * fewer on the first and the last stage). */
-int pp_cluster_plan_chunk_layers(const pp_cluster_plan *p, int s, int c);
-
-/* The samples' worth of work one replica's pass does: micro_batch, over
- * context_parallel (each replica of a CP group takes 1/cp of every
- * sample's sequence). */
-double pp_cluster_plan_samples(const pp_cluster_plan *p);
-
-/* Layer l as plan p runs it in a stage that recomputes fully or not
- * (`recompute`), on a member holding share f of it: what the memory model
- * and the simulator read. The work per sample with selective recomputation
- * moves selective_flops from the replay into the backward (a full replay
- * costs the same), activation_bytes loses selective_bytes; under sequence
- * parallelism the replicated activations and traffic and the checkpoint
- * become split-part (the checkpoint scaled by f here). Expert parallelism
- * leaves a member 1/expert_parallel of the experts' weights, gradients and
- * state. Under the distributed optimizer the state is 2 + 2 bytes per
- * parameter held and 12 / replicas per parameter of the layer (the
- * experts' data-parallel groups, replicas / expert_parallel, shard what
- * each holds), under zero3 16 / replicas per parameter of the layer. */
-pp_cluster_layer pp_cluster_layer_under(const pp_cluster_layer *l, const pp_cluster_plan *p,
-                                        bool recompute, double f);
-
 /* One malloc'd block holding the struct and its arrays; split starts even
  * (1 / tp), everything else zero. NULL when out of memory or a count < 1. */
 pp_cluster_plan *pp_cluster_plan_new(int replica_count, int stage_count, const int *stage_tp);
-pp_cluster_plan *pp_cluster_plan_copy(const pp_cluster_plan *p);
 void pp_cluster_plan_free(pp_cluster_plan *p);
-int pp_cluster_plan_members(const pp_cluster_plan *p);               /* devices per replica */
-int pp_cluster_plan_stage_offset(const pp_cluster_plan *p, int stage); /* within a replica */
 /* The plan in one line: "dp 2, pp 2, tp 4/4, layers 10/14, micro-batch 1 x 16,
  * recompute 1/0" and every switch that is on; truncated to size. */
 void pp_cluster_plan_describe(const pp_cluster_plan *p, char *buf, size_t size);
-/* Whether a and b are the same plan, field by field. */
-bool pp_cluster_plan_equal(const pp_cluster_plan *a, const pp_cluster_plan *b);
-
-/* Megatron-LM's plan for (tp, pp, dp): equal layers per stage, equal
- * micro-batches per replica, even splits, every stage recomputing as the
- * workload says (w->recompute), ranks in Megatron's order (tensor
- * fastest, then data, then pipeline: rank = (s * dp + r) * tp + j).
- * PP_EARG with the reason when the numbers do not fit the cluster or workload. */
-pp_status pp_cluster_plan_uniform(const pp_cluster *c, const pp_cluster_workload *w, int tp,
-                                  int pp, int dp, int micro_batch, pp_cluster_plan **out,
-                                  pp_error *err);
-/* The same with context parallelism: dp x cp replicas, each CP group of
- * cp consecutive ones running global_batch / (dp micro_batch) micro-batches;
- * ranks in Megatron-LM's order (tensor, context, data, pipeline:
- * rank = (s dp cp + r) tp + j). pp_cluster_plan_uniform is cp = 1. */
-pp_status pp_cluster_plan_uniform_context(const pp_cluster *c, const pp_cluster_workload *w, int tp,
-                                          int pp, int dp, int cp, int micro_batch, pp_cluster_plan **out,
-                                          pp_error *err);
 
 /* PP_EINPUT naming what is wrong when p does not fit c and w: devices out of
  * range, lost or used twice, layers not adding up, samples not adding up to
@@ -517,41 +331,9 @@ pp_status pp_cluster_plan_uniform_context(const pp_cluster *c, const pp_cluster_
  * summing to 1. */
 pp_status pp_cluster_plan_validate(const pp_cluster *c, const pp_cluster_workload *w,
                                    const pp_cluster_plan *p, pp_error *err);
-
-/* The independent check of a plan the planner returns (src/cluster/
- * check.c), from its fields alone: every device exists, is alive at time
- * `at` and serves one slot; the stages' TP degrees and layers add up to
- * the devices per replica and the workload's layers; the micro-batches to
- * the global batch; each group's shares to 1; and no device holds more
- * than its memory (pp_cluster_plan_memory). PP_EINPUT or PP_INFEASIBLE
- * naming the first failure. */
-pp_status pp_cluster_plan_check(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
-                                double at, pp_error *err);
-
-/* Plan files: the full form above as JSON, or Megatron's shorthand
- * {"tp": 8, "pp": 4, "dp": 2, "micro_batch": 1}. The reader validates. */
-pp_status pp_cluster_plan_load(const char *path, const pp_cluster *c,
-                               const pp_cluster_workload *w, pp_cluster_plan **out,
-                               pp_error *err);
-/* The same for size bytes of text at data, `name` standing for the file. */
-pp_status pp_cluster_plan_load_buffer(const char *name, const void *data, size_t size, const pp_cluster *c,
-                                      const pp_cluster_workload *w, pp_cluster_plan **out, pp_error *err);
+/* Writes p as a plan file in its full form (JSON, one stage a line), which
+ * the plan reader reads back to the same plan. */
 pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err);
-
-/* Peak bytes each device of the cluster holds under p (0 for unused ones):
- * its share of its stage's state, plus the activations of the micro-batches
- * 1F1B keeps in flight there, plus one layer's full activations when its
- * stage recomputes. peak must hold c->device_count entries. */
-void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
-                            const pp_cluster_plan *p, double *peak);
-
-/* The step time if every device alive at time t computed all the time at
- * its calibrated rate (peak_flops * efficiency_compute) on the workload's
- * forward and backward FLOPs, FP8 products at the fastest device's FP8
- * speed-up: no recomputation, memory traffic, communication or bubble. No
- * plan is faster, so uniform time / ideal time is the most any plan can
- * gain over a uniform one. */
-double pp_cluster_ideal_step_time(const pp_cluster *c, const pp_cluster_workload *w, double t);
 
 /* ---------------------------------------------------------------- simulator */
 
@@ -605,31 +387,7 @@ typedef struct {
     long nodes;
 } pp_cluster_progress;
 
-typedef struct {
-    double time_limit;       /* s; 0 = run to the end of the search. A first
-                              * plan still being simulated at the limit may
-                              * run past it by a quarter of it, at most
-                              * 0.4 s + 1%; then the search ends with what
-                              * it holds (best NULL, complete false, if
-                              * nothing) */
-    int threads;             /* 0 = the machine's cores */
-    uint64_t seed;
-    double start_time;       /* plan for the conditions at this time */
-    const pp_cluster_plan *warm_start; /* an earlier plan (re-planning), or NULL */
-    /* The largest context parallelism degree the search opens (powers of
-     * two, with micro-batch 1); 0 or 1: none. Off by default: its branches
-     * multiply the space by up to log2(dp), and only long sequences gain. */
-    int max_context_parallel;
-    /* Stop early enough to leave time, within the timeout, for this many
-     * more simulations as long as the longest the search ran: the caller's
-     * report of its answer. */
-    int reserve_simulations;
-    /* On every better plan and every 1024 nodes a worker explores; NULL: none. */
-    void (*on_progress)(void *ctx, const pp_cluster_progress *progress);
-    void *progress_ctx;
-    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
-} pp_cluster_plan_options;
-
+/* The search's answer (pp_cluster_plan_run's result). */
 typedef struct {
     pp_cluster_plan *best;     /* NULL when no plan fits in memory, or none was
                                 * found in time (complete false) */
@@ -648,21 +406,6 @@ typedef struct {
      * not run it again. */
     pp_cluster_report best_report, uniform_report;
 } pp_cluster_plan_result;
-
-/* Parallel branch-and-bound (paper 003 Alg. 1) over data, tensor and
- * pipeline degrees, the devices of each stage, uneven layers per stage,
- * uneven splits over unlike devices, micro-batch size and count, and
- * recomputation per stage (off only where the activations fit). */
-pp_status pp_cluster_plan_search(const pp_cluster *c, const pp_cluster_workload *w,
-                                 const pp_cluster_plan_options *o, pp_cluster_plan_result *out,
-                                 pp_error *err);
-/* Every valid Megatron-uniform (tp, pp, dp, micro_batch) simulated, each
- * with recomputation on and off in all stages (Megatron has one flag); the
- * best that fits in *out (NULL if none), its time in *time. */
-pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w,
-                                  double start_time, pp_cluster_plan **out, double *time,
-                                  pp_error *err);
-void pp_cluster_plan_result_free(pp_cluster_plan_result *r);
 
 #pragma GCC visibility pop
 

@@ -30,13 +30,6 @@ void pp_cluster_request_default(pp_cluster_request *r);
 /* PP_EARG naming the first option out of its range. */
 pp_status pp_cluster_request_check(const pp_cluster_request *r, pp_error *err);
 
-/* One step of p (pp_cluster_simulate with o: its start time, and the
- * timeline it is drawn into with at most max_boxes boxes), PP_INFEASIBLE
- * when it cannot end: a transfer waits for ever on a link that is down.
- * Both front doors' `simulate`. */
-pp_status pp_cluster_simulate_at(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
-                                 const pp_cluster_sim_options *o, pp_cluster_report *out, pp_error *err);
-
 /* A search's answer as both front doors report it. */
 typedef struct {
     pp_cluster_report best;    /* the best plan's step */
@@ -45,18 +38,6 @@ typedef struct {
     double speedup;            /* the uniform plan's step time over the best's; INFINITY without one */
     double ideal;              /* pp_cluster_ideal_step_time at `at`: no plan is faster */
 } pp_cluster_plan_summary;
-
-/* Judges and reports r, pp_cluster_plan_search's answer for o->start_time:
- * PP_INFEASIBLE when it holds no plan (none fits, or none was found in the
- * time: r->complete says which); the best plan checked apart from the
- * search that made it (pp_cluster_plan_check); the best and the uniform
- * plans' steps, taken over from r's own simulations (at thousands of GPUs
- * one is a good part of the time limit), simulated again only when r lacks
- * one or o->timeline (NULL: none) asks for the best step drawn. Free out
- * with pp_cluster_plan_summary_free whatever the status. */
-pp_status pp_cluster_plan_summarize(const pp_cluster *c, const pp_cluster_workload *w, pp_cluster_plan_result *r,
-                                    const pp_cluster_sim_options *o, pp_cluster_plan_summary *out, pp_error *err);
-void pp_cluster_plan_summary_free(pp_cluster_plan_summary *s);
 
 /* `cluster plan`, `replan` and `simulate` as one library call each, beside
  * the request: where the documents come from, the time the search has,

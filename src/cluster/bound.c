@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cluster/plan.h"
 
 /* fmin and fmax without their NaN handling (nothing here is NaN): the
  * tables' loops run them millions of times. */

@@ -9,10 +9,13 @@
  * with the planner's search (space.c, bound.c, search.c) or with
  * pp_cluster_plan_validate, which the loader runs: a plan the search
  * built is judged from its fields alone. */
-#include "parplan/cluster.h"
+#include "cluster/check.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include "cluster/moment.h"
+#include "cluster/plan.h"
+#include "cluster/stack.h"
 
 static pp_status check_degrees(const pp_cluster_workload *w, const pp_cluster_plan *p, pp_error *err)
 {

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include "cluster/optime.h"
+#include "cluster/moment.h"
 
 void pp_cluster_free(pp_cluster *c)
 {

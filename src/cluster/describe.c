@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "parplan/cluster.h"
+#include "cluster/plan.h"
+#include "cluster/stack.h"
 
 static size_t describe_recompute(const pp_cluster_plan *p, char *buf, size_t size)
 {

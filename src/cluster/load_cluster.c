@@ -589,8 +589,8 @@ static pp_status read_cluster(const reader *R, const json_t *root, const pp_hw_c
     return st;
 }
 
-pp_status cluster_load_buffer(const char *name, const void *data, size_t size,
-                              const pp_hw_catalog *cat, pp_cluster **out, pp_error *err)
+pp_status pp_cluster_load_buffer(const char *name, const void *data, size_t size,
+                                 const pp_hw_catalog *cat, pp_cluster **out, pp_error *err)
 {
     *out = NULL;
     reader R = {name, data, size, err};
@@ -643,7 +643,7 @@ pp_status pp_cluster_load(const char *path, const pp_hw_catalog *cat, pp_cluster
     *out = NULL;
     pp_status st = pp_read_text_file(path, &text, &size, err);
     if (!st)
-        st = cluster_load_buffer(path, text, size, cat, out, err);
+        st = pp_cluster_load_buffer(path, text, size, cat, out, err);
     free(text);
     return st;
 }

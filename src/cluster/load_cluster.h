@@ -1,7 +1,6 @@
-/* load_cluster.h: the cluster and events readers for text already in memory
- * (the fuzzer feeds them without a file). Same format and errors as
- * pp_cluster_load and pp_cluster_add_events_file, with `name` standing for
- * the file in messages. */
+/* load_cluster.h: the reader's limits and the events readers (a file, and
+ * text already in memory, as the jobs and the fuzzer feed it). The cluster
+ * readers themselves are public (parplan/cluster.h). */
 #ifndef PP_CLUSTER_LOAD_CLUSTER_H
 #define PP_CLUSTER_LOAD_CLUSTER_H
 
@@ -14,8 +13,11 @@
 #define CLUSTER_MAX_LINKS 1000000
 #define CLUSTER_MAX_PORTS 1024
 
-pp_status cluster_load_buffer(const char *name, const void *data, size_t size,
-                              const pp_hw_catalog *cat, pp_cluster **out, pp_error *err);
+/* Reads an events file ({"events": [...]}, the same entries as a cluster's
+ * "timeline") and appends its events to c, keeping them sorted. */
+pp_status pp_cluster_add_events_file(pp_cluster *c, const char *path, pp_error *err);
+/* The same for size bytes of text at data, `name` standing for the file in
+ * messages. */
 pp_status cluster_add_events_buffer(pp_cluster *c, const char *name, const void *data,
                                     size_t size, pp_error *err);
 

@@ -74,6 +74,8 @@
 #include <string.h>
 #include "cluster/load_plan.h"
 #include "core/json.h"
+#include "cluster/plan.h"
+#include "cluster/stack.h"
 
 enum { PATH_SIZE = 96 };
 

@@ -48,6 +48,8 @@
 #include <string.h>
 #include "core/json.h"
 #include "cluster/workload_internal.h"
+#include "cluster/stack.h"
+#include "cluster/transformer.h"
 
 enum { PATH_SIZE = 96 };
 

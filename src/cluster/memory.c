@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cluster/zero3.h"
+#include "cluster/plan.h"
 
 typedef struct {
     double state;     /* per unit of share */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cluster/moment.h"
 
 typedef struct {
     double start, ready, end;  /* sent; latency over; finished (INFINITY before) */

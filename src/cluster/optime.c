@@ -159,7 +159,10 @@ double cluster_optimizer_time(const pp_hw_device_type *t, double state_bytes)
 
 double cluster_accumulate_time(const pp_hw_device_type *t, double weight_bytes)
 {
-    /* per 16-bit weight: its gradient read (2 bytes), the FP32 sum read
-     * and written (4 + 4) */
-    return 5 * weight_bytes / streaming_rate(t);
+    /* per 16-bit weight, two kernels, as update_hp_grads writes them
+     * (hp_grad.add_(lp.grad.to(float32))): the cast reads the 16-bit
+     * gradient and writes an FP32 copy (2 + 4 bytes), the add reads the sum
+     * and the copy and writes the sum (4 + 4 + 4); 18 bytes, 9 per weight
+     * byte */
+    return 9 * weight_bytes / streaming_rate(t);
 }

@@ -51,9 +51,9 @@ double cluster_gemm_ceiling(const pp_hw_device_type *t, const pp_cluster_workloa
 double cluster_optimizer_time(const pp_hw_device_type *t, double state_bytes);
 
 /* Adding one micro-batch's 16-bit gradients of weight_bytes of weights
- * into FP32 buffers, a streaming kernel of its own after the backward
- * (DeepSpeed's BF16_Optimizer; Megatron-LM's weight-gradient GEMMs
- * accumulate into FP32 themselves: stack.c). */
+ * into FP32 buffers after the backward: a cast to FP32 and an add, two
+ * streaming kernels (DeepSpeed's BF16_Optimizer; Megatron-LM's
+ * weight-gradient GEMMs accumulate into FP32 themselves: stack.c). */
 double cluster_accumulate_time(const pp_hw_device_type *t, double weight_bytes);
 
 /* For the bounds: no backward pass spends less on its TP collectives over

@@ -1,11 +1,13 @@
 /* plan.c: the plan object (one block: the struct and its arrays), the index
  * arithmetic of its flat [replica][stage][member] layout, Megatron's uniform
  * plan and the check that a plan fits a cluster and a workload. */
-#include "parplan/cluster.h"
+#include "cluster/plan.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cluster/moment.h"
+#include "cluster/stack.h"
 
 /* The arrays follow the struct in one allocation, doubles first, bools
  * last: the struct holds pointers, so its size keeps them aligned. */

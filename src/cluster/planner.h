@@ -1,7 +1,8 @@
 /* planner.h: what the planner's files (space.c, bound.c, clock.c,
- * search.c, solve.c, uniform.c) share: the plan space of a cluster at one moment
- * (kinds of nodes, tensor-parallel groups, branches), the per-branch cost
- * tables the branch-and-bound extends in O(1) per node, and the clock. */
+ * search.c, solve.c, uniform.c) share: the search's options, the plan space
+ * of a cluster at one moment (kinds of nodes, tensor-parallel groups,
+ * branches), the per-branch cost tables the branch-and-bound extends in O(1)
+ * per node, the clock, and the Megatron-uniform baseline. */
 #ifndef PP_CLUSTER_PLANNER_H
 #define PP_CLUSTER_PLANNER_H
 
@@ -9,6 +10,32 @@
 
 #include "parplan/cluster.h"
 #include "parplan/hw_net.h"
+
+/* What the search is given besides the cluster and the workload. */
+typedef struct {
+    double time_limit;       /* s; 0 = run to the end of the search. A first
+                              * plan still being simulated at the limit may
+                              * run past it by a quarter of it, at most
+                              * 0.4 s + 1%; then the search ends with what
+                              * it holds (best NULL, complete false, if
+                              * nothing) */
+    int threads;             /* 0 = the machine's cores */
+    uint64_t seed;
+    double start_time;       /* plan for the conditions at this time */
+    const pp_cluster_plan *warm_start; /* an earlier plan (re-planning), or NULL */
+    /* The largest context parallelism degree the search opens (powers of
+     * two, with micro-batch 1); 0 or 1: none. Off by default: its branches
+     * multiply the space by up to log2(dp), and only long sequences gain. */
+    int max_context_parallel;
+    /* Stop early enough to leave time, within the timeout, for this many
+     * more simulations as long as the longest the search ran: the caller's
+     * report of its answer. */
+    int reserve_simulations;
+    /* On every better plan and every 1024 nodes a worker explores; NULL: none. */
+    void (*on_progress)(void *ctx, const pp_cluster_progress *progress);
+    void *progress_ctx;
+    const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
+} pp_cluster_plan_options;
 
 /* Kinds beyond this many are merged into no branch: the stage orders are
  * every permutation of the kinds, so the count must stay small. */
@@ -337,6 +364,12 @@ pp_status cluster_clock_simulate(cluster_clock *k, const pp_cluster *c, const pp
                                  bool first, double *step, pp_cluster_report *report, pp_error *err);
 
 /* uniform.c */
+/* Every valid Megatron-uniform (tp, pp, dp, micro_batch) simulated, each
+ * with recomputation on and off in all stages (Megatron has one flag); the
+ * best that fits in *out (NULL if none), its time in *time. */
+pp_status pp_cluster_uniform_best(const pp_cluster *c, const pp_cluster_workload *w,
+                                  double start_time, pp_cluster_plan **out, double *time,
+                                  pp_error *err);
 /* pp_cluster_uniform_best stopping when k is late once it holds a plan,
  * or past its grace without one: the best found so far (none when the
  * first simulation outlasted the grace), with its simulation's report. */

@@ -4,7 +4,10 @@
  * the uniform plan, the speed-up and the ideal step. The CLI and Python
  * only render what these return. */
 #include <math.h>
-#include "parplan/cluster_request.h"
+#include "cluster/report.h"
+#include "cluster/check.h"
+#include "cluster/moment.h"
+#include "cluster/plan.h"
 
 pp_status pp_cluster_simulate_at(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
                                  const pp_cluster_sim_options *o, pp_cluster_report *out, pp_error *err)

@@ -8,6 +8,13 @@
 #include <string.h>
 #include "parplan/deadline.h"
 #include "parplan/cluster_request.h"
+#include "cluster/load_cluster.h"
+#include "cluster/load_plan.h"
+#include "cluster/report.h"
+#include "cluster/solve.h"
+#include "cluster/workload_internal.h"
+#include "cluster/moment.h"
+#include "cluster/stack.h"
 
 static bool given(const pp_source *s) { return s->path || s->text; }
 
@@ -22,14 +29,14 @@ static pp_status read_events(const pp_source *s, pp_cluster_outcome *out, pp_err
 {
     if (s->path)
         return pp_cluster_add_events_file(out->cluster, s->path, err);
-    return s->text ? pp_cluster_add_events_buffer(out->cluster, s->name, s->text, s->size, err) : PP_OK;
+    return s->text ? cluster_add_events_buffer(out->cluster, s->name, s->text, s->size, err) : PP_OK;
 }
 
 static pp_status read_workload(const pp_source *s, pp_cluster_outcome *out, pp_error *err)
 {
     if (s->path)
         return pp_cluster_workload_load(s->path, out->catalog, &out->workload, err);
-    return pp_cluster_workload_load_buffer(s->name, s->text, s->size, out->catalog, &out->workload, err);
+    return cluster_workload_load_buffer(s->name, s->text, s->size, out->catalog, &out->workload, err);
 }
 
 static pp_status read_plan(const pp_source *s, pp_cluster_outcome *out, pp_error *err)
@@ -38,7 +45,7 @@ static pp_status read_plan(const pp_source *s, pp_cluster_outcome *out, pp_error
         return pp_cluster_plan_load(s->path, out->cluster, out->workload, &out->plan, err);
     if (!s->text)
         return PP_OK;
-    return pp_cluster_plan_load_buffer(s->name, s->text, s->size, out->cluster, out->workload, &out->plan, err);
+    return cluster_plan_load_buffer(s->name, s->text, s->size, out->cluster, out->workload, &out->plan, err);
 }
 
 /* The catalog and the documents in the CLI's order, the request's stack

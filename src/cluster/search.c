@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cluster/plan.h"
 
 /* Relative slack on the prune test so rounding never drops a plan whose
  * simulated time equals the incumbent's (that would make ties depend on

@@ -21,6 +21,8 @@
 #include "cluster/optime.h"
 #include "cluster/planner.h"
 #include "cluster/zero3.h"
+#include "cluster/moment.h"
+#include "cluster/plan.h"
 
 enum { EV_OP, EV_GRAD, EV_OPT };
 

@@ -9,6 +9,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cluster/moment.h"
+#include "cluster/plan.h"
+#include "cluster/solve.h"
 
 /* The warm start counts when it is valid and every device it uses is there. */
 static pp_status warm_start(cluster_search *sh, pp_arena *a, pp_cluster_plan_result *out,

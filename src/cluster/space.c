@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <string.h>
+#include "cluster/moment.h"
+#include "cluster/plan.h"
 
 static double best_bandwidth_from(const pp_cluster *c, int link, double t)
 {

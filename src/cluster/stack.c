@@ -24,8 +24,12 @@
  *   - no gradient-accumulation fusion: DeepSpeed's BF16_Optimizer (the one
  *     BLOOM used, with its own ZeRO-1 sharding) "accumulates gradients on
  *     FP32 buffer soon after a backward pass completes" (DeepSpeed PR
- *     #5170; FP32 the default accumulation type, PR #4713), a streaming
- *     pass over the stage's gradients after every micro-batch's backward
+ *     #5170; FP32 the default accumulation type, PR #4713): after every
+ *     micro-batch's backward the pipeline engine calls update_hp_grads,
+ *     which runs hp_grad.add_(lp.grad.to(hp_grad.dtype)) per parameter, a
+ *     cast to an FP32 temporary and an add, 18 bytes a parameter
+ *     (runtime/bf16_optimizer.py; clear_lp_grads sets the 16-bit gradients
+ *     to None outside graph harvesting, so autograd adds nothing more)
  *     (cluster_accumulate_time), where Megatron-LM's weight-gradient GEMMs
  *     add into their FP32 main_grad themselves (its gradient-accumulation
  *     fusion). The model prices every run as BF16 mixed precision, so
@@ -55,7 +59,7 @@
  *     gradient, not 2 (pp_cluster_layer_under);
  *   - schedules 1F1B and Interleaved1F1B among others
  *     (pipeline_parallel_schedule), so interleaving is allowed. */
-#include "parplan/cluster.h"
+#include "cluster/stack.h"
 
 #include <stdio.h>
 #include <string.h>

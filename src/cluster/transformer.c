@@ -27,7 +27,7 @@
  * Only the layer terms go from 96 to 72 (forward 24 + backward 48); the
  * logit term stays 6 B s h V, which is why its coefficient inside the
  * bracket changes from 1/16 to 1/12. */
-#include "parplan/cluster.h"
+#include "cluster/transformer.h"
 
 /* Parameter counts stay below this, so every int64 product below is safe. */
 #define PARAMETER_LIMIT 4.0e18

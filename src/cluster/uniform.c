@@ -24,7 +24,9 @@
  * has the process's whole share of the machine); a candidate as fast as
  * the final best has a bound no higher, so it is simulated in full whatever
  * the threads' timing, and the answer does not depend on them. */
+#include "cluster/moment.h"
 #include "cluster/optime.h"
+#include "cluster/plan.h"
 #include "cluster/planner.h"
 #include "core/grow.h"
 #include "core/threads.h"

@@ -59,6 +59,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cluster/workload_internal.h"
+#include "cluster/transformer.h"
 
 /* Far above any real model's depth; keeps the layer array's size sane. */
 #define LAYER_LIMIT 1000000

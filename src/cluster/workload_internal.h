@@ -1,7 +1,7 @@
 /* workload_internal.h: what the workload files share across src/cluster/:
  * the empty workload in its own arena, the Piper profile reader that
- * load_workload.c hands a parsed file to, and the workload reader for text
- * already in memory (the fuzzer feeds it without a file). */
+ * load_workload.c hands a parsed file to, and the workload readers (of a
+ * file, and of text already in memory, as the jobs and the fuzzer feed it). */
 #ifndef PP_CLUSTER_WORKLOAD_INTERNAL_H
 #define PP_CLUSTER_WORKLOAD_INTERNAL_H
 
@@ -26,5 +26,12 @@ pp_status cluster_piper_read(const char *file, const json_t *root, const pp_hw_c
 pp_status cluster_workload_load_buffer(const char *name, const void *data, size_t size,
                                        const pp_hw_catalog *cat, pp_cluster_workload **out,
                                        pp_error *err);
+
+/* Reads a workload file: {"transformer": {...}, "recompute": bool, "name": s},
+ * a Piper profile (msr-fiddle/piper format, recognised by its "nodes",
+ * "edges" and "maxDevices"), or an op graph in the `parplan schedule` format.
+ * Formats in the README ("Cluster planner"). */
+pp_status pp_cluster_workload_load(const char *path, const pp_hw_catalog *cat,
+                                   pp_cluster_workload **out, pp_error *err);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "parplan/cluster.h"
+#include "cluster/plan.h"
+#include "cluster/stack.h"
 
 static void write_list_int(FILE *f, const int *v, int n)
 {

@@ -12,6 +12,10 @@
 #include "check.h"
 #include "cluster/load_plan.h"
 #include "fixture.h"
+#include "cluster/check.h"
+#include "cluster/plan.h"
+#include "cluster/solve.h"
+#include "cluster/transformer.h"
 
 /* l 2, h 64, a 4 (d 16), s 32, V 128, dense: a small GPT */
 static const pp_transformer gpt = {.layers = 2, .hidden = 64, .heads = 4, .sequence = 32, .vocabulary = 128,

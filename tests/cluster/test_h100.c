@@ -18,6 +18,10 @@
 
 #include "check.h"
 #include "parplan/cluster.h"
+#include "cluster/moment.h"
+#include "cluster/plan.h"
+#include "cluster/transformer.h"
+#include "cluster/workload_internal.h"
 
 #define EXAMPLES PP_SOURCE_DIR "/examples/cluster"
 
@@ -189,7 +193,7 @@ static void test_precision_errors(const pp_hw_catalog *cat)
                                " \"sequence\": 8, \"vocabulary\": 100, \"global_batch\": 1, \"precision\": \"fp4\"}}";
     pp_cluster_workload *w = NULL;
     pp_error err = {0};
-    CHECK(pp_cluster_workload_load_buffer("mem", text, sizeof text - 1, cat, &w, &err) == PP_EINPUT);
+    CHECK(cluster_workload_load_buffer("mem", text, sizeof text - 1, cat, &w, &err) == PP_EINPUT);
     CHECK(strstr(err.message, "mem:2:") != NULL);
     CHECK(strstr(err.message, "transformer.precision: must be \"bf16\" or \"fp8\", got \"fp4\"") != NULL);
     if (!strstr(err.message, "transformer.precision"))

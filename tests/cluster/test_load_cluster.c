@@ -8,6 +8,7 @@
 #include <string.h>
 #include "check.h"
 #include "cluster/load_cluster.h"
+#include "cluster/moment.h"
 
 static pp_hw_catalog *cat;
 
@@ -293,7 +294,7 @@ static void test_bad_cases(void)
         const bad_case *b = &bad_cases[k];
         pp_cluster *c = NULL;
         pp_error err = {0};
-        pp_status st = cluster_load_buffer("bad.json", b->text, strlen(b->text), cat, &c, &err);
+        pp_status st = pp_cluster_load_buffer("bad.json", b->text, strlen(b->text), cat, &c, &err);
         int line, column;
         position(b->text, b->marker, &line, &column);
         char prefix[64];
@@ -314,11 +315,11 @@ static void test_bad_other(void)
     pp_cluster *c = NULL;
     pp_error err = {0};
     const char *text = "{\"nodes\": [\n  {\"count\": 1e400}]}";
-    CHECK_EQ_INT(cluster_load_buffer("bad.json", text, strlen(text), cat, &c, &err), PP_EINPUT);
+    CHECK_EQ_INT(pp_cluster_load_buffer("bad.json", text, strlen(text), cat, &c, &err), PP_EINPUT);
     CHECK(strncmp(err.message, "bad.json:2:", 11) == 0 && strstr(err.message, "overflow"));
     pp_error_clear(&err);
     text = "{\"nodes\": [" NODE_A "]}";
-    CHECK_EQ_INT(cluster_load_buffer("ok.json", text, strlen(text), cat, &c, &err), PP_OK);
+    CHECK_EQ_INT(pp_cluster_load_buffer("ok.json", text, strlen(text), cat, &c, &err), PP_OK);
     if (!c)
         return;
     CHECK(strcmp(c->name, "ok.json") == 0);

@@ -8,6 +8,8 @@
 
 #include "check.h"
 #include "fixture.h"
+#include "cluster/plan.h"
+#include "cluster/transformer.h"
 
 static const pp_hw_device_type types[2] = {
     {"big", 100e12, 1e18, 80e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0},

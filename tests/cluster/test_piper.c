@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "parplan/cluster.h"
+#include "cluster/workload_internal.h"
 
 #define SHARED_PIPER PP_SOURCE_DIR "/examples/piper"
 

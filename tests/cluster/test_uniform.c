@@ -10,6 +10,10 @@
 #include "check.h"
 #include "cluster/fixture.h"
 #include "cluster/planner.h"
+#include "cluster/load_cluster.h"
+#include "cluster/plan.h"
+#include "cluster/solve.h"
+#include "cluster/workload_internal.h"
 
 static pp_hw_device_type types[2];
 

@@ -11,6 +11,7 @@
 #include "cluster/optime.h"
 #include "cluster/workload_internal.h"
 #include "parplan/cluster.h"
+#include "cluster/transformer.h"
 
 static int close_to(double got, double want)
 {

@@ -17,6 +17,7 @@
 #include "parplan/iopddl.h"
 #include "parplan/sched.h"
 #include "shard/fixture.h"
+#include "cluster/solve.h"
 
 #define LONG_LIMIT 600.0
 
