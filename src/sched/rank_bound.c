@@ -65,8 +65,10 @@
  * class's own ranks only): the lists cost the template's size squared. */
 enum { ANCESTOR_TEMPLATE = 2048 };
 
-/* Steps of rule 3's merges, in all: then the sweeps stop (valid as is). */
-static const long WORK_BUDGET = 400000000L;
+/* Steps of rule 3's merges, in all (about a second): past it, rule 3 says
+ * nothing and rule 4 counts ends alone, so the bound stays valid, only
+ * weaker (P = 64 stages of 256 micro-batches; P = 32 of 96 takes a tenth). */
+static const long WORK_BUDGET = 40000000L;
 
 enum { MAX_SWEEPS = 50 };
 
@@ -135,6 +137,19 @@ static unsigned long shape_hash(const pp_sched_problem *p, const int *ops, int m
     return h;
 }
 
+typedef struct {
+    unsigned long hash;
+    int root;
+} keyed;
+
+static int by_hash_then_root(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return (x->root > y->root) - (x->root < y->root);
+}
+
 static void *grab(ranks *r, size_t count, size_t size)
 {
     return pp_arena_alloc(r->arena, (count + 1) * size);
@@ -148,10 +163,10 @@ static bool find_classes(ranks *r, const double *tail)
     int n = r->n;
     int *parent = grab(r, (size_t)n, sizeof(int)), *at = grab(r, (size_t)n + 1, sizeof(int));
     int *ops = grab(r, (size_t)n, sizeof(int)), *pos = grab(r, (size_t)n, sizeof(int));
-    int *group_of = grab(r, (size_t)n, sizeof(int)), *group_comp = grab(r, (size_t)n, sizeof(int));
-    unsigned long *hash = grab(r, (size_t)n, sizeof(unsigned long));
+    int *group_of = grab(r, (size_t)n, sizeof(int)), *fill = grab(r, (size_t)n, sizeof(int));
+    keyed *by_hash = grab(r, (size_t)n, sizeof(keyed));
     r->cls = grab(r, (size_t)n, sizeof(int));
-    if (!parent || !at || !ops || !pos || !group_of || !group_comp || !hash || !r->cls)
+    if (!parent || !at || !ops || !pos || !group_of || !fill || !by_hash || !r->cls)
         return false;
     for (int i = 0; i < n; i++)
         parent[i] = i;
@@ -166,7 +181,7 @@ static bool find_classes(ranks *r, const double *tail)
         at[root(parent, i) + 1]++;
     for (int i = 0; i < n; i++)
         at[i + 1] += at[i];
-    int *fill = group_comp;  /* scratch until groups are found */
+    int roots = 0;
     for (int i = 0; i < n; i++)
         fill[i] = at[i];
     for (int i = 0; i < n; i++) {
@@ -174,18 +189,24 @@ static bool find_classes(ranks *r, const double *tail)
         pos[i] = fill[c] - at[c];
         ops[fill[c]++] = i;
     }
-    /* Groups: each root is compared with the earlier roots' groups. */
-    int groups = 0, most = 1;
-    int *group_root = fill;
-    for (int c = 0; c < n; c++) {
+    /* Groups: roots sorted by their shape's hash, each compared with the
+     * groups found so far in its run of equal hashes. */
+    for (int c = 0; c < n; c++)
+        if (root(parent, c) == c)
+            by_hash[roots++] = (keyed){shape_hash(p, ops + at[c], at[c + 1] - at[c]), c};
+    qsort(by_hash, (size_t)roots, sizeof *by_hash, by_hash_then_root);
+    int groups = 0, most = 1, run_first = 0;
+    int *group_root = grab(r, (size_t)roots, sizeof(int));
+    if (!group_root)
+        return false;
+    for (int j = 0; j < roots; j++) {
+        int c = by_hash[j].root, m = at[c + 1] - at[c];
+        if (j > 0 && by_hash[j].hash != by_hash[j - 1].hash)
+            run_first = groups;
         group_of[c] = -1;
-        if (root(parent, c) != c)
-            continue;
-        int m = at[c + 1] - at[c];
-        hash[c] = shape_hash(p, ops + at[c], m);
-        for (int g = 0; g < groups && group_of[c] < 0; g++) {
+        for (int g = run_first; g < groups && group_of[c] < 0; g++) {
             int b = group_root[g];
-            if (hash[b] == hash[c] && at[b + 1] - at[b] == m && alike(p, ops + at[b], ops + at[c], m, pos))
+            if (at[b + 1] - at[b] == m && alike(p, ops + at[b], ops + at[c], m, pos))
                 group_of[c] = g;
         }
         if (group_of[c] < 0)
@@ -195,9 +216,8 @@ static bool find_classes(ranks *r, const double *tail)
     if (!count || !class_at)
         return false;
     memset(count, 0, ((size_t)groups + 1) * sizeof(int));
-    for (int c = 0; c < n; c++)
-        if (root(parent, c) == c)
-            count[group_of[c]]++;
+    for (int j = 0; j < roots; j++)
+        count[group_of[by_hash[j].root]]++;
     for (int g = 0; g < groups; g++)
         most = count[g] > most ? count[g] : most;
     if (most < 2)
@@ -360,6 +380,8 @@ static double *lb_of(const ranks *r, int k)
 static double machine(ranks *r, const prefix *pre, int m, int *cursor)
 {
     double best = 0, work = 0;
+    if (r->work >= WORK_BUDGET)
+        return 0;
     for (int j = 0; j < m; j++)
         cursor[j] = pre[j].count - 1;
     for (;;) {
@@ -375,6 +397,21 @@ static double machine(ranks *r, const prefix *pre, int m, int *cursor)
         best = fmax(best, top + work);
         r->work++;
     }
+}
+
+/* Adds copies of ranks < count of class c to the prefixes: to the one of
+ * c when there is one (a lowering class may also be an ancestor: its ops
+ * count once). */
+static void add_prefix(prefix *pre, int *m, int c, int count)
+{
+    if (count <= 0)
+        return;
+    for (int j = 0; j < *m; j++)
+        if (pre[j].cls == c) {
+            pre[j].count = count > pre[j].count ? count : pre[j].count;
+            return;
+        }
+    pre[(*m)++] = (prefix){c, count};
 }
 
 /* The n-th end of class c's copies (n >= 1), at least. */
@@ -405,8 +442,24 @@ static double ends_alone(ranks *r, int d, double need, double *scratch)
     return 0;
 }
 
-/* Rule 4 for copy k of raising class i: pre[0..base) are rule 3's prefixes. */
-static double memory_rule(ranks *r, int i, int k, prefix *pre, int base, int *cursor, double *scratch)
+typedef struct {
+    int n1, n2;
+    double t;  /* when the copies' ends alone allow it */
+} counts;
+
+static int by_t(const void *a, const void *b)
+{
+    double x = ((const counts *)a)->t, y = ((const counts *)b)->t;
+    return (x > y) - (x < y);
+}
+
+/* Rule 4 for copy k of raising class i: pre[0..base) are rule 3's
+ * prefixes. The count vectors go by their ends alone, least first: once
+ * that passes the best vector's full value, none after can do better.
+ * Past the budget of work, the rest count by their ends alone (less, so
+ * safe). */
+static double memory_rule(ranks *r, int i, int k, prefix *pre, int base, int *cursor, double *scratch,
+                          counts *vec)
 {
     const pp_sched_problem *p = r->p;
     int d = r->device[i];
@@ -416,8 +469,7 @@ static double memory_rule(ranks *r, int i, int k, prefix *pre, int base, int *cu
         return 0;
     if (q > 2)
         return ends_alone(r, d, need, scratch);
-    int u = r->low[r->low_at[d]], v = q == 2 ? r->low[r->low_at[d] + 1] : -1;
-    double best = INFINITY;
+    int u = r->low[r->low_at[d]], v = q == 2 ? r->low[r->low_at[d] + 1] : -1, m = 0;
     for (int n1 = q == 2 ? 0 : r->copies[u]; n1 <= r->copies[u]; n1++) {
         double rest = need + r->adj[u] * n1;
         int n2 = 0;
@@ -430,24 +482,27 @@ static double memory_rule(ranks *r, int i, int k, prefix *pre, int base, int *cu
             if (n2 > r->copies[v])
                 continue;
         }
-        double t = fmax(n1 ? nth_end(r, u, n1) : 0, n2 ? nth_end(r, v, n2) : 0);
-        if (t < best) {
-            int m = base;
-            if (n1)
-                pre[m++] = (prefix){u, n1};
-            if (n2)
-                pre[m++] = (prefix){v, n2};
-            best = fmin(best, fmax(t, machine(r, pre, m, cursor)));
-        }
+        vec[m++] = (counts){n1, n2, fmax(n1 ? nth_end(r, u, n1) : 0, n2 ? nth_end(r, v, n2) : 0)};
         /* More copies of u and none of v only take longer. */
         if (n2 == 0)
             break;
     }
+    qsort(vec, (size_t)m, sizeof *vec, by_t);
+    double best = INFINITY;
+    int j = 0;
+    for (; j < m && r->work < WORK_BUDGET && vec[j].t < best; j++) {
+        int h = base;
+        add_prefix(pre, &h, u, vec[j].n1);
+        add_prefix(pre, &h, v, vec[j].n2);
+        best = fmin(best, fmax(vec[j].t, machine(r, pre, h, cursor)));
+    }
+    if (j < m)
+        best = fmin(best, vec[j].t);
     return isfinite(best) ? best : 0;
 }
 
 /* Rules 1 to 4 for copy k of class i. */
-static double raised(ranks *r, int i, int k, prefix *pre, int *cursor, double *scratch)
+static double raised(ranks *r, int i, int k, prefix *pre, int *cursor, double *scratch, counts *vec)
 {
     const double *lb = lb_of(r, i);
     int d = r->device[i];
@@ -465,7 +520,7 @@ static double raised(ranks *r, int i, int k, prefix *pre, int *cursor, double *s
         pre[base++] = (prefix){r->anc[m], k + 1};
     x = fmax(x, machine(r, pre, base, cursor));
     if (r->adj[i] > 0 && r->memory_ok[d])
-        x = fmax(x, memory_rule(r, i, k, pre, base, cursor, scratch));
+        x = fmax(x, memory_rule(r, i, k, pre, base, cursor, scratch, vec));
     return x;
 }
 
@@ -478,24 +533,24 @@ static void set_rank(ranks *r, int i, int k, double x)
         lb[j] = lb[j - 1] + step;
 }
 
-static bool sweep(ranks *r, prefix *pre, int *cursor, double *scratch)
+static bool sweep(ranks *r, prefix *pre, int *cursor, double *scratch, counts *vec)
 {
     int most = 0;
     bool changed = false;
     for (int k = 0; k < r->classes; k++)
         most = r->copies[k] > most ? r->copies[k] : most;
-    for (int k = 0; k < most && r->work < WORK_BUDGET; k++)
+    for (int k = 0; k < most; k++)
         for (int j = 0; j < r->classes; j++) {
             int i = r->order[j];
             if (k >= r->copies[i])
                 continue;
-            double x = raised(r, i, k, pre, cursor, scratch), old = lb_of(r, i)[k];
+            double x = raised(r, i, k, pre, cursor, scratch, vec), old = lb_of(r, i)[k];
             if (x > old + 1e-9 * fmax(1, fabs(x))) {
                 set_rank(r, i, k, x);
                 changed = true;
             }
         }
-    return changed && r->work < WORK_BUDGET;
+    return changed;
 }
 
 /* The last copies with their tails, and per device the one-machine bound
@@ -532,8 +587,9 @@ double sc_rank_bound(const pp_sched_problem *p, const double *tail)
         int *cursor = grab(&r, (size_t)most_anc + 3, sizeof(int));
         double *scratch = grab(&r, (size_t)r.n, sizeof(double));
         sc_job *jobs = grab(&r, (size_t)r.n, sizeof(sc_job));
-        if (pre && cursor && scratch && jobs) {
-            for (int s = 0; s < MAX_SWEEPS && sweep(&r, pre, cursor, scratch); s++)
+        counts *vec = grab(&r, (size_t)r.n, sizeof(counts));
+        if (pre && cursor && scratch && jobs && vec) {
+            for (int s = 0; s < MAX_SWEEPS && sweep(&r, pre, cursor, scratch, vec); s++)
                 ;
             bound = conclude(&r, jobs, scratch);
         }
