@@ -323,7 +323,7 @@ double sc_lower_bound_named(const pp_sched_problem *p, const char **kind)
                  "one device's warm-up: the raises its memory holds before the first release");
     }
     raise_to(&bound, sc_rank_bound(p, tail), kind,
-             "copies' ranks: each device's round trips and memory, micro-batch by micro-batch");
+             "copies' ranks: each device's round trips and memory per micro-batch");
     raise_to(&bound, energy_bound(p, head, tail, bound, work), kind, "energy: work forced into time windows");
     if (integral_times(p))
         bound = bound > 1e-6 ? ceil(bound - 1e-6) : 0;
