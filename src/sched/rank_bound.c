@@ -124,13 +124,20 @@ static bool alike(const pp_sched_problem *p, const int *a, const int *b, int m, 
     return true;
 }
 
+static unsigned long bits_of(double x)
+{
+    unsigned long long b = 0;
+    memcpy(&b, &x, sizeof x < sizeof b ? sizeof x : sizeof b);
+    return (unsigned long)(b ^ b >> 32);
+}
+
 static unsigned long shape_hash(const pp_sched_problem *p, const int *ops, int m)
 {
     unsigned long h = (unsigned long)m * 2654435761UL;
     for (int j = 0; j < m; j++) {
         int x = ops[j];
-        h = h * 31 + (unsigned long)(long)(p->duration[x] * 1024);
-        h = h * 31 + (unsigned long)(long)(p->adjust[x] * 1024);
+        h = h * 31 + bits_of(p->duration[x]);
+        h = h * 31 + bits_of(p->adjust[x]);
         h = h * 31 + (unsigned long)(sc_forced_device(p, x) + 1);
         h = h * 31 + (unsigned long)(p->pred_start[x + 1] - p->pred_start[x]);
     }
@@ -473,14 +480,17 @@ static double memory_rule(ranks *r, int i, int k, prefix *pre, int base, int *cu
     for (int n1 = q == 2 ? 0 : r->copies[u]; n1 <= r->copies[u]; n1++) {
         double rest = need + r->adj[u] * n1;
         int n2 = 0;
+        /* Counts compared as doubles first: a tiny |A| makes them huge. */
         if (q == 1) {
-            n1 = (int)ceil(need / -r->adj[u] - 1e-9);
-            if (n1 > r->copies[u])
+            double n = ceil(need / -r->adj[u] - 1e-9);
+            if (n > r->copies[u])
                 break;
+            n1 = (int)n;
         } else if (rest > 0) {
-            n2 = (int)ceil(rest / -r->adj[v] - 1e-9);
-            if (n2 > r->copies[v])
+            double n = ceil(rest / -r->adj[v] - 1e-9);
+            if (n > r->copies[v])
                 continue;
+            n2 = (int)n;
         }
         vec[m++] = (counts){n1, n2, fmax(n1 ? nth_end(r, u, n1) : 0, n2 ? nth_end(r, v, n2) : 0)};
         /* More copies of u and none of v only take longer. */
