@@ -67,7 +67,8 @@ enum { ANCESTOR_TEMPLATE = 2048 };
 
 /* Steps of rule 3's merges, in all (about a second): past it, rule 3 says
  * nothing and rule 4 counts ends alone, so the bound stays valid, only
- * weaker (P = 64 stages of 256 micro-batches; P = 32 of 96 takes a tenth). */
+ * weaker (P = 64 stages of 256 micro-batches reach it; P = 32 of 96 takes
+ * under a third). */
 static const long WORK_BUDGET = 40000000L;
 
 enum { MAX_SWEEPS = 50 };
@@ -76,7 +77,6 @@ typedef struct {
     const pp_sched_problem *p;
     pp_arena *arena;
     int n, classes;
-    int *comp;          /* per op: its component's root */
     int *cls;           /* per op: its class */
     int *copies;        /* per class: M */
     int *size;          /* per class: its template's ops */
