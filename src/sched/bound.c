@@ -9,6 +9,9 @@
  *    the first op that lowers the level can have ended, only ops that raise
  *    the level by at most the free capacity can run, so the rest of the work
  *    waits for that moment (less one op that may straddle it);
+ *  - over the ranks of alike components (a pipeline's micro-batches): the
+ *    k-th copy of each op by start, through round trips and memory
+ *    (rank_bound.c);
  *  - energy: a makespan C is impossible when some window [a, b] must hold more
  *    work than the devices can do in it, each op being confined to
  *    [head, C - tail]. The smallest C that passes is found by bisection. On a
@@ -55,17 +58,14 @@ void sc_heads_tails(const pp_sched_problem *p, double *head, double *tail)
     }
 }
 
-typedef struct {
-    double head, duration, tail;
-} job;
 
 static int by_head_desc(const void *a, const void *b)
 {
-    double x = ((const job *)a)->head, y = ((const job *)b)->head;
+    double x = ((const sc_job *)a)->head, y = ((const sc_job *)b)->head;
     return (x < y) - (x > y);
 }
 
-static int by_double(const void *a, const void *b)
+int sc_by_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -81,12 +81,12 @@ enum { TAIL_THRESHOLDS = 64 };
  * graph early, as a pipeline device's W's, whose inputs' own forwards and
  * backwards must all pass before the last backward can go back. `scratch`
  * holds n doubles. */
-static double one_machine_bound(job *jobs, int n, double *scratch)
+double sc_one_machine_bound(sc_job *jobs, int n, double *scratch)
 {
     qsort(jobs, (size_t)n, sizeof *jobs, by_head_desc);
     for (int k = 0; k < n; k++)
         scratch[k] = jobs[k].tail;
-    qsort(scratch, (size_t)n, sizeof *scratch, by_double);
+    qsort(scratch, (size_t)n, sizeof *scratch, sc_by_double);
     int distinct = 0;
     for (int k = 0; k < n; k++)
         if (distinct == 0 || scratch[k] != scratch[distinct - 1])
@@ -291,7 +291,7 @@ double sc_lower_bound_named(const pp_sched_problem *p, const char **kind)
     *kind = "none";
     double *head = malloc(((size_t)n + 1) * sizeof(double));
     double *tail = malloc(((size_t)n + 1) * sizeof(double));
-    job *jobs = malloc(((size_t)n + 1) * sizeof(job));
+    sc_job *jobs = malloc(((size_t)n + 1) * sizeof(sc_job));
     raiser *buf = malloc(((size_t)n + 1) * sizeof(raiser));
     int *forced = calloc((size_t)p->device_count + 1, sizeof(int));
     double *scratch = malloc(((size_t)n + 1) * sizeof(double));
@@ -317,11 +317,13 @@ double sc_lower_bound_named(const pp_sched_problem *p, const char **kind)
         int count = 0;
         for (int i = 0; i < n; i++)
             if (sc_forced_device(p, i) == d)
-                jobs[count++] = (job){head[i], p->duration[i], tail[i]};
-        raise_to(&bound, one_machine_bound(jobs, count, scratch), kind, "one device's work between its heads and tails");
+                jobs[count++] = (sc_job){head[i], p->duration[i], tail[i]};
+        raise_to(&bound, sc_one_machine_bound(jobs, count, scratch), kind, "one device's work between its heads and tails");
         raise_to(&bound, memory_bound(p, d, head, buf), kind,
                  "one device's warm-up: the raises its memory holds before the first release");
     }
+    raise_to(&bound, sc_rank_bound(p, tail), kind,
+             "copies' ranks: each device's round trips and memory per micro-batch");
     raise_to(&bound, energy_bound(p, head, tail, bound, work), kind, "energy: work forced into time windows");
     if (integral_times(p))
         bound = bound > 1e-6 ? ceil(bound - 1e-6) : 0;
@@ -372,7 +374,7 @@ static void paths_of(const pp_sched_problem *p, int a, double *from, double *to)
  * alone says 0). `by_device` lists the forced ops device after device,
  * from `first` on. */
 static double span_through(const pp_sched_problem *p, int a, const int *by_device, const int *first,
-                           double *from, double *to, job *jobs, double *scratch)
+                           double *from, double *to, sc_job *jobs, double *scratch)
 {
     paths_of(p, a, from, to);
     double bound = 0;
@@ -381,9 +383,9 @@ static double span_through(const pp_sched_problem *p, int a, const int *by_devic
         for (int k = first[b]; k < first[b + 1]; k++) {
             int x = by_device[k];
             if (isfinite(from[x]) && isfinite(to[x]))
-                jobs[count++] = (job){from[x], p->duration[x], to[x]};
+                jobs[count++] = (sc_job){from[x], p->duration[x], to[x]};
         }
-        bound = fmax(bound, one_machine_bound(jobs, count, scratch));
+        bound = fmax(bound, sc_one_machine_bound(jobs, count, scratch));
     }
     return bound;
 }
@@ -394,7 +396,7 @@ double pp_sched_span_lower_bound(const pp_sched_problem *p)
     double *forced = calloc(D, sizeof(double)), *from = malloc(n * sizeof(double));
     double *to = malloc(n * sizeof(double));
     int *first = calloc(D + 2, sizeof(int)), *by_device = malloc(n * sizeof(int));
-    job *jobs = malloc(n * sizeof(job));
+    sc_job *jobs = malloc(n * sizeof(sc_job));
     double *scratch = malloc(n * sizeof(double));
     double work = 0, bound = 0;
     if (forced && from && to && first && by_device && jobs && scratch) {

@@ -41,6 +41,24 @@ double sc_dep_delay(const pp_sched_problem *p, int e);
  * there; 0 where it cannot say. */
 double sc_cyclic_memory_bound(const pp_sched_problem *p);
 
+/* One op on one machine as the one-machine bound sees it (bound.c). */
+typedef struct {
+    double head, duration, tail;
+} sc_job;
+
+/* For thresholds r and q, the jobs with head >= r and tail >= q run one at
+ * a time after r and the last still has q to go: the most such bound.
+ * Reorders jobs; scratch holds n doubles (bound.c). */
+double sc_one_machine_bound(sc_job *jobs, int n, double *scratch);
+
+/* qsort's comparison of doubles, ascending (bound.c). */
+int sc_by_double(const void *a, const void *b);
+
+/* The bound over ranks of a graph's alike components (a pipeline's
+ * micro-batches) at tight memory (rank_bound.c); tail from sc_heads_tails.
+ * 0 when no two components are alike. */
+double sc_rank_bound(const pp_sched_problem *p, const double *tail);
+
 /* head[i]: earliest start of i ignoring resources; tail[i]: the longest path
  * from i's end to the end of the graph. Communication counts only between ops
  * forced onto different devices: anything else may share a device. */
