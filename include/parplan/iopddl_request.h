@@ -1,6 +1,7 @@
 /* iopddl_request.h: what a front door asks of the IOPDDL solver (the CLI's
- * `solve` and `iopddl`, Python's parplan.iopddl.solve), checked once here
- * for both: the same bad value gets the same words from either. */
+ * `solve`, `eval` and `iopddl`, Python's parplan.iopddl.solve and
+ * evaluate), checked once here for both: the same bad value gets the same
+ * words from either. */
 #ifndef PARPLAN_IOPDDL_REQUEST_H
 #define PARPLAN_IOPDDL_REQUEST_H
 
@@ -57,6 +58,26 @@ typedef struct {
  * pp_iopddl_outcome_free whatever the status. */
 pp_status pp_iopddl_run(const pp_iopddl_request *r, const pp_iopddl_job *job, pp_iopddl_outcome *out, pp_error *err);
 void pp_iopddl_outcome_free(pp_iopddl_outcome *out);
+
+/* `eval` as one library call: the problem and the answer to judge, each a
+ * file or text in memory (the answer "[s0, s1, ...]", one strategy index
+ * per node). */
+typedef struct {
+    pp_source problem;
+    pp_source answer;
+} pp_iopddl_eval_job;
+
+typedef struct {
+    pp_iopddl_problem *problem;
+    uint32_t *strategies;            /* the answer as read */
+    pp_iopddl_evaluation evaluation; /* the contest's evaluation of it */
+} pp_iopddl_eval_outcome;
+
+/* Reads both and evaluates the answer. PP_EINPUT "name: byte N: why" for
+ * either read badly (an answer of another length included). Free out with
+ * pp_iopddl_eval_outcome_free whatever the status. */
+pp_status pp_iopddl_eval_run(const pp_iopddl_eval_job *job, pp_iopddl_eval_outcome *out, pp_error *err);
+void pp_iopddl_eval_outcome_free(pp_iopddl_eval_outcome *out);
 
 #pragma GCC visibility pop
 
