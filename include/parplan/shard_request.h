@@ -29,8 +29,6 @@ typedef struct {
 void pp_shard_request_default(pp_shard_request *r);
 /* PP_EARG naming the first option out of its range or not known. */
 pp_status pp_shard_request_check(const pp_shard_request *r, pp_error *err);
-/* The planner's options for a checked r, planning for `budget` seconds. */
-void pp_shard_request_options(const pp_shard_request *r, double budget, pp_shard_plan_options *o);
 
 /* The mesh as a front door names it. */
 typedef struct {
@@ -39,22 +37,6 @@ typedef struct {
     const char *device_flag; /* how the front door spells the device's option in messages */
     const char *precision;   /* "typed", "tf32" or "bf16" (pp_shard_precision_parse) */
 } pp_shard_mesh_spec;
-
-/* The mesh spec names, on the built-in catalog (*catalog: the caller frees
- * it, whatever the status, with pp_hw_catalog_free): PP_EARG listing the
- * known types for an unknown device, PP_EINPUT for a malformed mesh, PP_EARG
- * for a mesh of one device (nothing to shard over). */
-pp_status pp_shard_mesh_open(const pp_shard_mesh_spec *spec, pp_hw_catalog **catalog, pp_shard_mesh *mesh,
-                             pp_error *err);
-
-/* The plan an IOPDDL solution stands for (the CLI's --apply-iopddl): the
- * problem file read and checked to be the one this model, mesh and memory
- * limit give (pp_shard_bridge_check), the solution read against it, its
- * plan chosen as pp_shard_plan chooses (out->bridge alone; free out with
- * pp_shard_plan_free whatever the status). */
-pp_status pp_shard_plan_apply(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
-                              double memory, const char *problem_path, const char *solution_path,
-                              pp_shard_plan_result *out, pp_error *err);
 
 /* What a job does with the model: plan it (`shard --mesh`), only analyse
  * it (`--explain`), or build its sharding problem for the IOPDDL solver

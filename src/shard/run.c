@@ -8,6 +8,9 @@
 #include <string.h>
 #include "parplan/deadline.h"
 #include "parplan/shard_request.h"
+#include "shard/bridge_internal.h"
+#include "shard/request_internal.h"
+#include "shard/write_internal.h"
 
 static pp_status read_model(const pp_source *s, pp_shard_outcome *out, pp_error *err)
 {
