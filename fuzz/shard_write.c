@@ -20,6 +20,7 @@
 #include "parplan/shard_write.h"
 #include "message.h"
 #include "shard/write_internal.h"
+#include "shard/shard_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

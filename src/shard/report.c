@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include "parplan/shard_report.h"
 #include "shard/request_internal.h"
+#include "shard/shard_internal.h"
 
 static void baseline_row(pp_shard_report_row *row, const char *name, const pp_shard_report *r,
                          pp_status (*make)(const pp_shard_nda *, const pp_shard_mesh *, pp_shard_state *, pp_error *))

@@ -17,6 +17,7 @@
 #include "parplan/iopddl.h"
 #include "parplan/sched.h"
 #include "shard/fixture.h"
+#include "shard/shard_internal.h"
 
 #define LONG_LIMIT 600.0
 
