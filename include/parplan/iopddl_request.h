@@ -23,15 +23,6 @@ typedef struct {
 void pp_iopddl_request_default(pp_iopddl_request *r);
 /* PP_EARG naming the first option out of its range. */
 pp_status pp_iopddl_request_check(const pp_iopddl_request *r, pp_error *err);
-/* The solver's options for r, solving for `budget` seconds. */
-void pp_iopddl_request_options(const pp_iopddl_request *r, double budget, pp_iopddl_options *o);
-
-/* Bytes p takes in memory, as the loader holds it. */
-double pp_iopddl_problem_bytes(const pp_iopddl_problem *p);
-/* Seconds left of a job of `timeout` seconds started at `started` for
- * solving p, keeping the margin its size needs (pp_job_margin, with the
- * slowdown measured while reading); 0 or less when reading took it all. */
-double pp_iopddl_budget(double timeout, double started, const pp_iopddl_problem *p, double slowdown);
 
 /* `solve` as one library call, beside the request: the problem, when the
  * job began, how it reports. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/iopddl_request.h"
+#include "iopddl/problem_io.h"
 
 pp_status pp_iopddl_eval_run(const pp_iopddl_eval_job *job, pp_iopddl_eval_outcome *out, pp_error *err)
 {

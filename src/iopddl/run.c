@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 #include "parplan/iopddl_request.h"
+#include "iopddl/problem_io.h"
+#include "iopddl/request_internal.h"
 
 double pp_iopddl_problem_bytes(const pp_iopddl_problem *p)
 {

@@ -6,6 +6,7 @@
 #include "parplan/shard_request.h"
 #include "shard/bridge_internal.h"
 #include "shard/request_internal.h"
+#include "iopddl/problem_io.h"
 
 /* The solution read against the problem file it was solved from, once the
  * file is known to be this bridge's problem. */
