@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "parplan/iopddl.h"
+#include "iopddl/problem_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/iopddl.h"
+#include "iopddl/problem_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

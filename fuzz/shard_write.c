@@ -19,6 +19,8 @@
 #include "parplan/shard.h"
 #include "parplan/shard_write.h"
 #include "message.h"
+#include "shard/write_internal.h"
+#include "shard/shard_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -122,32 +122,25 @@ static int run_eval(int argc, char **argv)
     if (!flags_parse(&eval_command, argc, argv, &f, &code))
         return code;
     pp_error err = {0};
-    pp_iopddl_problem *p;
-    if (pp_iopddl_load(f.files[0], &p, &err) != PP_OK)
-        return cli_fail("parplan", &err);
-    uint32_t *s;
-    if (pp_iopddl_load_solution(f.files[1], p, &s, &err) != PP_OK) {
-        pp_iopddl_free(p);
-        return cli_fail("parplan", &err);
-    }
-    pp_iopddl_evaluation ev;
-    if (pp_iopddl_evaluate(p, s, &ev, &err) != PP_OK) {
+    pp_iopddl_eval_job job = {.problem = {.path = f.files[0]}, .answer = {.path = f.files[1]}};
+    pp_iopddl_eval_outcome o;
+    if (pp_iopddl_eval_run(&job, &o, &err) != PP_OK) {
         code = cli_fail("parplan", &err);
     } else {
+        const pp_iopddl_evaluation *ev = &o.evaluation;
         char cost[48], peak[48];
-        printf("cost %s\n", cli_format_int128(ev.cost, cost));
-        printf("feasible %s\n", ev.feasible ? "yes" : "no");
-        printf("peak_usage %s\n", cli_format_int128(ev.peak_usage, peak));
-        printf("peak_time %lld\n", (long long)ev.peak_time);
-        if (p->has_usage_limit)
-            printf("usage_limit %lld\n", (long long)p->usage_limit);
+        printf("cost %s\n", cli_format_int128(ev->cost, cost));
+        printf("feasible %s\n", ev->feasible ? "yes" : "no");
+        printf("peak_usage %s\n", cli_format_int128(ev->peak_usage, peak));
+        printf("peak_time %lld\n", (long long)ev->peak_time);
+        if (o.problem->has_usage_limit)
+            printf("usage_limit %lld\n", (long long)o.problem->usage_limit);
         else
             printf("usage_limit none\n");
-        printf("uses_forbidden %s\n", ev.uses_forbidden ? "yes" : "no");
-        code = ev.feasible ? 0 : 1;
+        printf("uses_forbidden %s\n", ev->uses_forbidden ? "yes" : "no");
+        code = ev->feasible ? 0 : 1;
     }
-    free(s);
-    pp_iopddl_free(p);
+    pp_iopddl_eval_outcome_free(&o);
     return code;
 }
 

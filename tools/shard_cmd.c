@@ -101,51 +101,6 @@ static void show_warnings(const pp_shard_module *m)
         fprintf(stderr, "parplan: warning: %s\n", m->warnings[k].message);
 }
 
-/* --explain: the analysis alone. */
-static pp_status explain(const flags *f, pp_error *err)
-{
-    pp_shard_analysis a;
-    pp_status st = pp_shard_analysis_load(f->model, &a, err);
-    show_warnings(a.module);
-    if (st == PP_OK) {
-        pp_shard_write_explain(a.nda, stdout);
-        st = cli_close_out(stdout, NULL, PP_OK, err);
-    }
-    pp_shard_analysis_free(&a);
-    return st;
-}
-
-/* --emit-iopddl: the sharding problem written for the IOPDDL solver. */
-static pp_status emit_iopddl(const flags *f, pp_error *err)
-{
-    pp_shard_analysis a;
-    pp_hw_catalog *catalog = NULL;
-    pp_shard_mesh mesh;
-    pp_shard_bridge *bridge = NULL;
-    pp_shard_mesh_spec spec = {f->mesh, f->device, "--device", f->precision};
-    pp_status st = pp_shard_analysis_load(f->model, &a, err);
-    show_warnings(a.module);
-    if (st == PP_OK)
-        st = pp_shard_mesh_open(&spec, &catalog, &mesh, err);
-    if (st == PP_OK)
-        st = pp_shard_bridge_build(a.flat, a.nda, &mesh, pp_shard_memory_limit(&mesh, f->memory), &bridge, err);
-    FILE *out = st == PP_OK ? cli_open_out(f->emit, err) : NULL;
-    if (out)
-        st = cli_close_out(out, f->emit, pp_shard_bridge_write(bridge, a.module->name[0] ? a.module->name : "model",
-                                                                out, err), err);
-    else if (st == PP_OK)
-        st = PP_EIO;
-    if (st == PP_OK) {
-        const pp_iopddl_problem *p = pp_shard_bridge_problem(bridge);
-        fprintf(stderr, "parplan: wrote %s: %u nodes, %u edges, costs in picoseconds, usage limit %lld bytes\n",
-                f->emit, p->node_count, p->edge_count, (long long)p->usage_limit);
-    }
-    pp_shard_bridge_free(bridge);
-    pp_hw_catalog_free(catalog);
-    pp_shard_analysis_free(&a);
-    return st;
-}
-
 /* The sharded module to --out, the report to stdout; exit 1 (PP_INFEASIBLE)
  * after both when the plan does not fit. */
 static pp_status render(const flags *f, pp_shard_outcome *o, pp_error *err)
@@ -174,8 +129,30 @@ static pp_status render(const flags *f, pp_shard_outcome *o, pp_error *err)
     return st;
 }
 
-/* --mesh: the library's pp_shard_run, rendered. */
-static pp_status plan(const flags *f, double started, pp_error *err)
+/* --explain's analysis to stdout. */
+static pp_status render_explain(const pp_shard_outcome *o, pp_error *err)
+{
+    pp_shard_write_explain(o->analysis.nda, stdout);
+    return cli_close_out(stdout, NULL, PP_OK, err);
+}
+
+/* --emit-iopddl's problem to its file, what it holds to stderr. */
+static pp_status render_problem(const flags *f, const pp_shard_outcome *o, pp_error *err)
+{
+    FILE *out = cli_open_out(f->emit, err);
+    if (!out)
+        return err->status;
+    pp_status st = cli_close_out(out, f->emit, pp_shard_bridge_write(o->bridge, o->problem_name, out, err), err);
+    if (st == PP_OK) {
+        const pp_iopddl_problem *p = pp_shard_bridge_problem(o->bridge);
+        fprintf(stderr, "parplan: wrote %s: %u nodes, %u edges, costs in picoseconds, usage limit %lld bytes\n",
+                f->emit, p->node_count, p->edge_count, (long long)p->usage_limit);
+    }
+    return st;
+}
+
+/* The flags as the library's request and job; pp_shard_run; its outcome rendered. */
+static pp_status run(const flags *f, double started, pp_error *err)
 {
     pp_shard_request request;
     pp_shard_request_default(&request);
@@ -189,7 +166,10 @@ static pp_status plan(const flags *f, double started, pp_error *err)
     /* One budget for reading, both searches and writing, from the
      * command's start; the margin pp_shard_run keeps for the output
      * (pp_job_solve_budget) keeps --timeout 0.5 within 10%. */
-    pp_shard_job job = {.model = {.path = f->model},
+    pp_shard_job job = {.task = f->explain ? PP_SHARD_TASK_EXPLAIN
+                                : f->emit  ? PP_SHARD_TASK_EMIT_IOPDDL
+                                           : PP_SHARD_TASK_PLAN,
+                        .model = {.path = f->model},
                         .mesh = {f->mesh, f->device, "--device", f->precision},
                         .apply = {f->apply[0], f->apply[1]},
                         .module = f->out != NULL,
@@ -198,7 +178,7 @@ static pp_status plan(const flags *f, double started, pp_error *err)
     pp_status st = pp_shard_run(&request, &job, &o, err);
     show_warnings(o.analysis.module);
     if (st == PP_OK)
-        st = render(f, &o, err);
+        st = f->explain ? render_explain(&o, err) : f->emit ? render_problem(f, &o, err) : render(f, &o, err);
     pp_shard_outcome_free(&o);
     return st;
 }
@@ -213,6 +193,5 @@ int cmd_shard(int argc, char **argv)
     if ((code = check_modes(&f)) != 0)
         return code;
     pp_error err = {0};
-    pp_status st = f.explain ? explain(&f, &err) : f.emit ? emit_iopddl(&f, &err) : plan(&f, started, &err);
-    return st == PP_OK ? 0 : cli_fail("parplan", &err);
+    return run(&f, started, &err) == PP_OK ? 0 : cli_fail("parplan", &err);
 }

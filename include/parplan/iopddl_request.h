@@ -1,6 +1,7 @@
 /* iopddl_request.h: what a front door asks of the IOPDDL solver (the CLI's
- * `solve` and `iopddl`, Python's parplan.iopddl.solve), checked once here
- * for both: the same bad value gets the same words from either. */
+ * `solve`, `eval` and `iopddl`, Python's parplan.iopddl.solve and
+ * evaluate), checked once here for both: the same bad value gets the same
+ * words from either. */
 #ifndef PARPLAN_IOPDDL_REQUEST_H
 #define PARPLAN_IOPDDL_REQUEST_H
 
@@ -22,15 +23,6 @@ typedef struct {
 void pp_iopddl_request_default(pp_iopddl_request *r);
 /* PP_EARG naming the first option out of its range. */
 pp_status pp_iopddl_request_check(const pp_iopddl_request *r, pp_error *err);
-/* The solver's options for r, solving for `budget` seconds. */
-void pp_iopddl_request_options(const pp_iopddl_request *r, double budget, pp_iopddl_options *o);
-
-/* Bytes p takes in memory, as the loader holds it. */
-double pp_iopddl_problem_bytes(const pp_iopddl_problem *p);
-/* Seconds left of a job of `timeout` seconds started at `started` for
- * solving p, keeping the margin its size needs (pp_job_margin, with the
- * slowdown measured while reading); 0 or less when reading took it all. */
-double pp_iopddl_budget(double timeout, double started, const pp_iopddl_problem *p, double slowdown);
 
 /* `solve` as one library call, beside the request: the problem, when the
  * job began, how it reports. */
@@ -57,6 +49,26 @@ typedef struct {
  * pp_iopddl_outcome_free whatever the status. */
 pp_status pp_iopddl_run(const pp_iopddl_request *r, const pp_iopddl_job *job, pp_iopddl_outcome *out, pp_error *err);
 void pp_iopddl_outcome_free(pp_iopddl_outcome *out);
+
+/* `eval` as one library call: the problem and the answer to judge, each a
+ * file or text in memory (the answer "[s0, s1, ...]", one strategy index
+ * per node). */
+typedef struct {
+    pp_source problem;
+    pp_source answer;
+} pp_iopddl_eval_job;
+
+typedef struct {
+    pp_iopddl_problem *problem;
+    uint32_t *strategies;            /* the answer as read */
+    pp_iopddl_evaluation evaluation; /* the contest's evaluation of it */
+} pp_iopddl_eval_outcome;
+
+/* Reads both and evaluates the answer. PP_EINPUT "name: byte N: why" for
+ * either read badly (an answer of another length included). Free out with
+ * pp_iopddl_eval_outcome_free whatever the status. */
+pp_status pp_iopddl_eval_run(const pp_iopddl_eval_job *job, pp_iopddl_eval_outcome *out, pp_error *err);
+void pp_iopddl_eval_outcome_free(pp_iopddl_eval_outcome *out);
 
 #pragma GCC visibility pop
 

@@ -224,25 +224,8 @@ typedef struct {
     pp_shard_warning *warnings;
 } pp_shard_module;
 
-/* Reads StableHLO text. PP_EIO when the file cannot be read, PP_EINPUT with
- * "FILE:LINE:COL: reason" for malformed text, a dynamic dimension ('?'),
- * type mismatches between an op and its operands, undefined or redefined
- * values and unknown or recursive callees. The grammar is in the top comment of src/shard/load.c. */
-pp_status pp_shard_module_load(const char *path, pp_shard_module **out, pp_error *err);
-pp_status pp_shard_module_parse(const char *name, const char *text, size_t size,
-                                pp_shard_module **out, pp_error *err);
-void pp_shard_module_free(pp_shard_module *module);
-
-/* The function named `name` (without '@'), or -1. */
-int32_t pp_shard_module_find_func(const pp_shard_module *module, const char *name);
-
-const char *pp_shard_op_kind_name(pp_shard_op_kind kind); /* "dot_general", ... */
-int pp_shard_op_is_unary(pp_shard_op_kind kind);
-int pp_shard_op_is_binary(pp_shard_op_kind kind);
-
 /* Elements of a tensor type (1 for a scalar, 0 when not a tensor or dynamic). */
 int64_t pp_shard_type_elements(const pp_shard_type *type);
-int pp_shard_type_equal(const pp_shard_type *a, const pp_shard_type *b);
 
 /* The flattened entry function: every call inlined, call and return ops
  * dropped (a call's results are the values the callee returns), region ops
@@ -290,13 +273,6 @@ static inline const pp_shard_op *pp_shard_flat_op_of(const pp_shard_flat *flat, 
 {
     return &flat->module->funcs[flat->ops[i].func].ops[flat->ops[i].op];
 }
-
-/* PP_EINPUT when the inlined module would exceed max_ops ops (0 = 1<<24). */
-pp_status pp_shard_module_flatten(const pp_shard_module *module, int32_t max_ops,
-                                  pp_shard_flat **out, pp_error *err);
-void pp_shard_flat_free(pp_shard_flat *flat);
-/* A label for a flat value: "%x" in the entry, "%x@func#path" inside an inlined call. */
-const char *pp_shard_value_label(const pp_shard_flat *flat, int32_t value, char *buf, size_t size);
 
 /* Named-dimension analysis (paper 004 section 3) of a flattened module.
  *
@@ -397,13 +373,6 @@ typedef struct {
 pp_status pp_shard_nda_run(const pp_shard_flat *flat, pp_shard_nda **out, pp_error *err);
 void pp_shard_nda_free(pp_shard_nda *nda);
 
-/* Which dimension of tensor occurrence `tensor` is sharded when color
- * `color` is sharded with resolution bits[s] (0 or 1) for each
- * compatibility set s (bits may be NULL when the color has no conflicts:
- * all zeros); -1 when none. A name is sharded when its color is `color`
- * and its iclass is not the losing side of any of the color's conflicts. */
-int32_t pp_shard_nda_sharded_dim(const pp_shard_nda *nda, int32_t color, const uint8_t *bits, int32_t tensor);
-
 /* The text of `parplan shard MODEL.mlir --explain`: colors with sizes and
  * the tensors they touch, conflicts, compatibility sets with their two
  * resolutions, repeated-layer groups. */
@@ -429,9 +398,6 @@ typedef enum { PP_SHARD_PRECISION_TYPED = 0, PP_SHARD_PRECISION_TF32, PP_SHARD_P
 /* "typed", "tf32" or "bf16"; PP_EARG otherwise. */
 pp_status pp_shard_precision_parse(const char *text, pp_shard_precision *out, pp_error *err);
 
-/* The math mode the mesh's device runs a product of element type `elem` in. */
-pp_hw_math pp_shard_math_of(pp_shard_precision precision, const char *elem);
-
 /* A device mesh: named axes with sizes, one device type (borrowed from a
  * catalog that must outlive the mesh), one link per axis; the precision
  * products are priced at and the device's peak per math mode (0: its
@@ -450,20 +416,10 @@ typedef struct {
 /* The device's peaks per math mode from the catalog it belongs to. */
 void pp_shard_mesh_set_peaks(pp_shard_mesh *mesh, const pp_hw_catalog *catalog);
 
-/* FLOP/s of the mesh's device in `mode` (uncalibrated). */
-double pp_shard_mesh_peak(const pp_shard_mesh *mesh, pp_hw_math mode);
-
 /* The link every axis gets unless told otherwise: NVLink 3 as on an A100
  * SXM node, 300e9 bytes/s each way and 5e-6 s per message (NCCL's latency
  * on one node is a few microseconds). */
 pp_hw_link pp_shard_default_link(void);
-
-/* Parses "b=2,m=4" (axis names: letters, digits, '_'; sizes >= 1; at most
- * PP_SHARD_MAX_AXES axes, names distinct). Every axis gets `link`.
- * PP_EINPUT with the text and what is wrong in it. */
-pp_status pp_shard_mesh_parse(const char *text, const pp_hw_device_type *device, pp_hw_link link,
-                              pp_shard_mesh *out, pp_error *err);
-int64_t pp_shard_mesh_devices(const pp_shard_mesh *mesh);
 
 /* One action: shard color `color` over mesh axis `axis`, conflicts resolved
  * by bits (one byte per compatibility set, borrowed; NULL = all 0). */
@@ -483,11 +439,6 @@ typedef struct {
     int32_t n, cap;
     pp_shard_action *actions;
 } pp_shard_state;
-
-/* Appends an action; PP_ENOMEM when the array cannot grow (the state is
- * then as it was). */
-pp_status pp_shard_state_push(pp_shard_state *state, pp_shard_action action, pp_error *err);
-void pp_shard_state_free(pp_shard_state *state);
 
 typedef enum {
     PP_SHARD_ALL_REDUCE = 0,
@@ -519,40 +470,15 @@ typedef struct {
 pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                              const pp_shard_state *state, pp_shard_cost *out, pp_error *err);
 
-/* A layout: for each name of the NDA (nda->n_names bytes), the mesh axes
- * sharding it, bit a for axis a. A state gives one by applying its actions
- * (PP_EINPUT as pp_shard_cost_eval says); the IOPDDL bridge gives one from
- * a solution. */
-pp_status pp_shard_state_layout(const pp_shard_nda *nda, const pp_shard_mesh *mesh, const pp_shard_state *state,
-                                uint8_t *axes, pp_error *err);
-
-/* Evaluates a layout; pp_shard_cost_eval is pp_shard_state_layout then this.
- * PP_EINPUT for an axis on two dimensions of one tensor or a dimension not
- * divisible by its devices. */
-pp_status pp_shard_cost_eval_layout(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
-                                    const uint8_t *axes, pp_shard_cost *out, pp_error *err);
-
 /* The constant C of section 4.5 when the caller has none: the paper gives
  * no value; with 10, exceeding the memory by a tenth of the unsharded peak
  * costs as much as the whole unsharded runtime, so the search leaves an
  * over-memory state whenever any fitting state exists. */
 #define PP_SHARD_MEMORY_PENALTY 10.0
 
-/* C(s) = RT(s) + MP(s) of section 4.5: runtime relative to `initial` plus
- * penalty * (peak - memory) / initial peak when the peak exceeds `memory`
- * (bytes per device). */
-double pp_shard_cost_relative(const pp_shard_cost *cost, const pp_shard_cost *initial, double memory,
-                              double penalty);
-
 /* Two step times within PP_SHARD_TIME_TIE of the faster count as equal when
  * plans are ranked (the cost model is no finer than that). */
 #define PP_SHARD_TIME_TIE 0.005
-bool pp_shard_cost_tied(const pp_shard_cost *a, const pp_shard_cost *b);
-
-/* a ranks above b as a plan: a fits `memory` and b does not; or both or
- * neither fit, their times are tied and a's peak is smaller; or they are
- * not tied (or their peaks equal) and a is faster. */
-bool pp_shard_cost_better(const pp_shard_cost *a, const pp_shard_cost *b, double memory);
 
 /* The batch color, by the rule of src/shard/roles.c: the leading dimension
  * of the first entry result that the token ids (an integer argument) share
@@ -565,28 +491,6 @@ int32_t pp_shard_batch_color(const pp_shard_nda *nda);
  * other floating -> parameter. Non-tensor arguments count as token ids. */
 typedef enum { PP_SHARD_ROLE_PARAMETER = 0, PP_SHARD_ROLE_ACTIVATION, PP_SHARD_ROLE_TOKENS } pp_shard_role;
 pp_shard_role pp_shard_arg_role(const pp_shard_nda *nda, int32_t arg);
-const char *pp_shard_role_name(pp_shard_role role); /* "parameter", "activation", "token ids" */
-
-/* Expert baselines (colors chosen as documented in src/shard/baseline.c).
- * PP_EINPUT when the model has no such color (no output, no MLP/heads).
- * *out is a new state (pp_shard_state_free it, whatever the status). */
-pp_status pp_shard_baseline_data_parallel(const pp_shard_nda *nda, const pp_shard_mesh *mesh,
-                                          pp_shard_state *out, pp_error *err);
-pp_status pp_shard_baseline_megatron(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
-                                     pp_error *err);
-/* Batch on the first axis, Megatron's colors on the last (needs two axes). */
-pp_status pp_shard_baseline_combined(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
-                                     pp_error *err);
-/* Expert parallelism: the expert color (a batching dimension of a matmul
- * with a parameter, as MoE layers' "etd,edh->eth" lower) over the first
- * mesh axis; the cost model prices the dispatch and combine it implies. */
-pp_status pp_shard_baseline_expert(const pp_shard_nda *nda, const pp_shard_mesh *mesh, pp_shard_state *out,
-                                   pp_error *err);
-/* FSDP as a layout (nda->n_names bytes in axes): data parallelism over all
- * axes, and every parameter's definition sharded over them too, one axis at
- * a time on its largest dimension that still divides, while its uses stay
- * whole: the cost model gathers it (all_gather) where it is used. */
-pp_status pp_shard_baseline_fsdp(const pp_shard_nda *nda, const pp_shard_mesh *mesh, uint8_t *axes, pp_error *err);
 
 /* ---- Search (paper 004 section 4): Monte Carlo tree search over sharding
  * actions, color x resolution x mesh axis, each mirrored across repeated
@@ -622,8 +526,6 @@ typedef struct {
     const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */
 } pp_shard_search_options;
 
-void pp_shard_search_options_default(pp_shard_search_options *o);
-
 /* One action of the plan found: `color` and the n_colors - 1 colors that
  * correspond to it in the other copies of a repeated layer, sharded over
  * mesh axis `axis` with resolution bits (one byte per compatibility set). */
@@ -647,12 +549,6 @@ typedef struct {
     double seconds;
     bool timed_out;           /* stopped by the timeout, not by the rounds rule */
 } pp_shard_search_result;
-
-/* Deterministic for a seed whatever the thread count. PP_EINPUT when the
- * mesh shards nothing (no action is valid); the result is then unset. */
-pp_status pp_shard_search(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
-                          const pp_shard_search_options *o, pp_shard_search_result *out, pp_error *err);
-void pp_shard_search_result_free(pp_shard_search_result *r);
 
 #pragma GCC visibility pop
 

@@ -28,14 +28,7 @@ pp_status pp_shard_analysis_parse(const char *name, const char *text, size_t siz
                                   pp_error *err);
 void pp_shard_analysis_free(pp_shard_analysis *a);
 
-/* The memory limit: `memory` when > 0, else the mesh device's capacity. */
-double pp_shard_memory_limit(const pp_shard_mesh *mesh, double memory);
-
 typedef enum { PP_SHARD_RUN_MCTS = 1, PP_SHARD_RUN_IOPDDL = 2, PP_SHARD_RUN_BOTH = 3 } pp_shard_searches;
-
-/* "mcts", "iopddl" or "both", as the CLI's --search and Python's search=
- * spell them; PP_EARG otherwise. */
-pp_status pp_shard_searches_parse(const char *text, pp_shard_searches *out, pp_error *err);
 
 typedef struct {
     double memory;    /* bytes per device; <= 0: the device's (pp_shard_memory_limit) */
@@ -81,10 +74,6 @@ typedef struct {
 pp_status pp_shard_plan(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
                         const pp_shard_plan_options *o, const pp_deadline *deadline, pp_shard_plan_result *out,
                         pp_error *err);
-
-/* Sets chosen, axes, cost, fits and tie_break from the candidates out holds
- * (at least one) under out->memory: the better by pp_shard_cost_better. */
-void pp_shard_plan_choose(pp_shard_plan_result *out);
 
 void pp_shard_plan_free(pp_shard_plan_result *r);
 

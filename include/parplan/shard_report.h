@@ -50,10 +50,6 @@ typedef struct {
     pp_shard_write_stats written; /* what it carries, read back */
 } pp_shard_report;
 
-/* The report of a plan's candidates (pp_shard_plan chose among them). */
-pp_status pp_shard_report_build(pp_shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,
-                             const pp_shard_mesh *mesh, const pp_shard_plan_result *plan, pp_error *err);
-
 /* "91.9 MB": three significant figures, decimal units. */
 const char *pp_shard_bytes_text(double bytes, char *buf, size_t size);
 

@@ -29,8 +29,6 @@ typedef struct {
 void pp_shard_request_default(pp_shard_request *r);
 /* PP_EARG naming the first option out of its range or not known. */
 pp_status pp_shard_request_check(const pp_shard_request *r, pp_error *err);
-/* The planner's options for a checked r, planning for `budget` seconds. */
-void pp_shard_request_options(const pp_shard_request *r, double budget, pp_shard_plan_options *o);
 
 /* The mesh as a front door names it. */
 typedef struct {
@@ -40,27 +38,17 @@ typedef struct {
     const char *precision;   /* "typed", "tf32" or "bf16" (pp_shard_precision_parse) */
 } pp_shard_mesh_spec;
 
-/* The mesh spec names, on the built-in catalog (*catalog: the caller frees
- * it, whatever the status, with pp_hw_catalog_free): PP_EARG listing the
- * known types for an unknown device, PP_EINPUT for a malformed mesh, PP_EARG
- * for a mesh of one device (nothing to shard over). */
-pp_status pp_shard_mesh_open(const pp_shard_mesh_spec *spec, pp_hw_catalog **catalog, pp_shard_mesh *mesh,
-                             pp_error *err);
+/* What a job does with the model: plan it (`shard --mesh`), only analyse
+ * it (`--explain`), or build its sharding problem for the IOPDDL solver
+ * (`--emit-iopddl`). */
+typedef enum { PP_SHARD_TASK_PLAN, PP_SHARD_TASK_EXPLAIN, PP_SHARD_TASK_EMIT_IOPDDL } pp_shard_task;
 
-/* The plan an IOPDDL solution stands for (the CLI's --apply-iopddl): the
- * problem file read and checked to be the one this model, mesh and memory
- * limit give (pp_shard_bridge_check), the solution read against it, its
- * plan chosen as pp_shard_plan chooses (out->bridge alone; free out with
- * pp_shard_plan_free whatever the status). */
-pp_status pp_shard_plan_apply(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
-                              double memory, const char *problem_path, const char *solution_path,
-                              pp_shard_plan_result *out, pp_error *err);
-
-/* `shard --mesh` as one library call, beside the request: the model, the
- * mesh, what to plan from, the time the job has, how it reports. */
+/* `shard` as one library call, beside the request: the task, the model,
+ * the mesh, what to plan from, the time the job has, how it reports. */
 typedef struct {
+    pp_shard_task task;
     pp_source model;          /* StableHLO text: a file, or text in memory */
-    pp_shard_mesh_spec mesh;
+    pp_shard_mesh_spec mesh;  /* not read by EXPLAIN */
     const char *apply[2];     /* an IOPDDL problem and its solution to take the plan from
                                  (pp_shard_plan_apply); NULL: search */
     bool module;              /* the module written again with the plan wanted */
@@ -72,7 +60,11 @@ typedef struct {
 } pp_shard_job;
 
 typedef struct {
-    pp_shard_analysis analysis; /* its module's warnings are the front door's to show */
+    pp_shard_analysis analysis; /* its module's warnings are the front door's to show; EXPLAIN's answer
+                                   (pp_shard_write_explain) */
+    pp_shard_bridge *bridge;    /* EMIT_IOPDDL's answer: the problem (pp_shard_bridge_problem), to be
+                                   written under problem_name (pp_shard_bridge_write) */
+    const char *problem_name;   /* the module's name, or "model" */
     pp_hw_catalog *catalog;
     pp_shard_mesh mesh;
     pp_shard_plan_result plan;  /* plan.fits: false is still an answer, the front door's to judge */
@@ -84,10 +76,11 @@ typedef struct {
     size_t module_size;
 } pp_shard_outcome;
 
-/* Reads and analyses the model, opens the mesh, plans (both searches, or
- * the applied solution), builds the report and, when asked, writes the
- * module again with the plan. Free out with pp_shard_outcome_free whatever
- * the status. */
+/* Reads and analyses the model; for PLAN then opens the mesh, plans (both
+ * searches, or the applied solution), builds the report and, when asked,
+ * writes the module again with the plan; for EMIT_IOPDDL opens the mesh and
+ * builds the problem at the memory limit. Free out with
+ * pp_shard_outcome_free whatever the status. */
 pp_status pp_shard_run(const pp_shard_request *r, const pp_shard_job *job, pp_shard_outcome *out, pp_error *err);
 void pp_shard_outcome_free(pp_shard_outcome *out);
 

@@ -32,11 +32,6 @@ typedef struct {
 /* One device, no type, typed precision, the sharder's default link. */
 void pp_shard_sched_options_default(pp_shard_sched_options *o);
 
-/* The problem of a flattened module. PP_EARG when devices < 1, no device
- * type is given or the link has no bandwidth. */
-pp_status pp_shard_to_sched(const pp_shard_flat *flat, const pp_shard_sched_options *o, pp_sched_problem **out,
-                            pp_error *err);
-
 /* Reads the StableHLO file at path (static shapes only), flattens it and
  * builds its problem: PP_EIO or PP_EINPUT with the file's name and position. */
 pp_status pp_shard_sched_from_file(const char *path, const pp_shard_sched_options *o, pp_sched_problem **out,

@@ -3,6 +3,8 @@ EuroSys 2025 contest problem): solve a problem, or evaluate an assignment
 with the contest's semantics. A problem is a path (JSON or JSON.gz) or a
 dict in the contest's format."""
 
+import operator
+import os
 from dataclasses import dataclass
 from typing import List, Optional
 
@@ -61,8 +63,18 @@ def solve(problem, timeout=60.0, threads=0, seed=1, rounds=0, exact=True, progre
                     d["time_best"], d["time_total"], d["rounds"], d["neighbourhood_rounds"], d["library_seconds"])
 
 
+def _answer(assignment):
+    """(text_or_path, is_path, name) of an answer: a path is read by the
+    library as the CLI's eval reads it; a sequence of indices is written as
+    the same line "[s0, s1, ...]", so a wrong one gets the CLI's words."""
+    if isinstance(assignment, (str, os.PathLike)):
+        path = os.fspath(assignment)
+        return path, True, path
+    return "[%s]" % ", ".join(str(operator.index(v)) for v in assignment), False, "<assignment>"
+
+
 def evaluate(problem, assignment):
-    """Evaluates assignment (a strategy index per node) on problem with the
-    contest's semantics: half-open intervals, 128-bit sums."""
-    text, is_path, name = source(problem, "problem")
-    return _evaluation(_parplan.iopddl_evaluate(text, is_path, name, list(assignment)))
+    """Evaluates assignment (a strategy index per node, or the path of an
+    answer file) on problem with the contest's semantics: half-open
+    intervals, 128-bit sums."""
+    return _evaluation(_parplan.iopddl_evaluate(*source(problem, "problem"), *_answer(assignment)))

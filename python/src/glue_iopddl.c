@@ -10,15 +10,12 @@ typedef struct {
     glue_job job;
     const char *source;      /* a path, or the text itself */
     Py_ssize_t size;
-    bool is_path;
     const char *name;
     pp_iopddl_request request; /* solve's: one pp_iopddl_run, as the CLI's */
     pp_iopddl_job run;
     pp_iopddl_outcome out;
-    uint32_t *strategies;    /* evaluate's assignment */
-    Py_ssize_t strategy_count;
-    pp_iopddl_problem *problem;  /* evaluate's */
-    pp_iopddl_evaluation evaluation;
+    pp_iopddl_eval_job judge; /* evaluate's: one pp_iopddl_eval_run, as the CLI's eval */
+    pp_iopddl_eval_outcome judged;
     pp_status status;
     pp_error err;
 } iopddl_call;
@@ -31,11 +28,10 @@ static void on_progress(void *ctx, const pp_iopddl_progress *p)
     glue_progress(ctx, values, p->stage);
 }
 
-static pp_status load(iopddl_call *c)
+/* Each source is a path or text, with the name messages give it. */
+static pp_source source_of(const char *text, Py_ssize_t size, int is_path, const char *name)
 {
-    if (c->is_path)
-        return pp_iopddl_load(c->source, &c->problem, &c->err);
-    return pp_iopddl_load_buffer(c->name, c->source, (size_t)c->size, &c->problem, &c->err);
+    return is_path ? (pp_source){.path = text, .name = name} : (pp_source){.text = text, .size = (size_t)size, .name = name};
 }
 
 static void solve_work(glue_job *job)
@@ -49,12 +45,7 @@ static void solve_work(glue_job *job)
 static void evaluate_work(glue_job *job)
 {
     iopddl_call *c = (iopddl_call *)job;
-    c->status = load(c);
-    if (c->status == PP_OK && c->strategy_count != (Py_ssize_t)c->problem->node_count)
-        c->status = pp_error_set(&c->err, PP_EARG, "%s: the assignment has %zd entries, the problem %u nodes",
-                                 c->name, c->strategy_count, c->problem->node_count);
-    if (c->status == PP_OK)
-        c->status = pp_iopddl_evaluate(c->problem, c->strategies, &c->evaluation, &c->err);
+    c->status = pp_iopddl_eval_run(&c->judge, &c->judged, &c->err);
 }
 
 static PyObject *int128(pp_int128 v)
@@ -116,7 +107,7 @@ static PyObject *solve_answer(const iopddl_call *c)
 static PyObject *finish(iopddl_call *c, PyObject *answer)
 {
     pp_iopddl_outcome_free(&c->out);
-    pp_iopddl_free(c->problem);
+    pp_iopddl_eval_outcome_free(&c->judged);
     return answer;
 }
 
@@ -145,10 +136,7 @@ PyObject *glue_iopddl_solve(PyObject *self, PyObject *args, PyObject *kwargs)
         return glue_raise(&c.err, NULL);
     c.request = request;
     c.run = (pp_iopddl_job){.on_progress = on_progress, .progress_ctx = &c.job, .stop = &c.job.stop};
-    if (is_path)
-        c.run.problem = (pp_source){.path = c.source, .name = c.name};
-    else
-        c.run.problem = (pp_source){.text = c.source, .size = (size_t)c.size, .name = c.name};
+    c.run.problem = source_of(c.source, c.size, is_path, c.name);
     if (glue_run(&c.job, progress) < 0)
         return finish(&c, NULL);
     if (c.status != PP_OK)
@@ -156,45 +144,25 @@ PyObject *glue_iopddl_solve(PyObject *self, PyObject *args, PyObject *kwargs)
     return finish(&c, solve_answer(&c));
 }
 
-/* The assignment as uint32 indices; -1 with an exception set if it is not a
- * sequence of integers in range. */
-static int read_assignment(PyObject *seq, iopddl_call *c)
-{
-    PyObject *fast = PySequence_Fast(seq, "the assignment must be a sequence of integers");
-    if (!fast)
-        return -1;
-    c->strategy_count = PySequence_Fast_GET_SIZE(fast);
-    c->strategies = PyMem_Malloc(((size_t)c->strategy_count + 1) * sizeof *c->strategies);
-    int rc = c->strategies ? 0 : -1;
-    for (Py_ssize_t i = 0; rc == 0 && i < c->strategy_count; i++) {
-        unsigned long v = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (PyErr_Occurred() || v > UINT32_MAX) {
-            PyErr_Format(PyExc_ValueError, "assignment[%zd]: not a strategy index", i);
-            rc = -1;
-        }
-        c->strategies[i] = (uint32_t)v;
-    }
-    Py_DECREF(fast);
-    return rc;
-}
-
 PyObject *glue_iopddl_evaluate(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *keys[] = {"source", "is_path", "name", "assignment", NULL};
+    static char *keys[] = {"source", "is_path", "name", "answer", "answer_is_path", "answer_name", NULL};
     iopddl_call c = {.job = {.work = evaluate_work}};
-    PyObject *seq;
-    int is_path = 0;
+    const char *answer, *answer_name;
+    Py_ssize_t answer_size;
+    int is_path = 0, answer_is_path = 0;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#psO", keys, &c.source, &c.size, &is_path, &c.name, &seq))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "s#pss#ps", keys, &c.source, &c.size, &is_path, &c.name, &answer,
+                                     &answer_size, &answer_is_path, &answer_name))
         return NULL;
-    c.is_path = is_path;
+    c.judge.problem = source_of(c.source, c.size, is_path, c.name);
+    c.judge.answer = source_of(answer, answer_size, answer_is_path, answer_name);
     PyObject *d = NULL;
-    if (read_assignment(seq, &c) == 0 && glue_run(&c.job, NULL) == 0) {
+    if (glue_run(&c.job, NULL) == 0) {
         if (c.status != PP_OK)
-            glue_raise(&c.err, c.name);
-        else if ((d = PyDict_New()) && put_evaluation(d, &c.evaluation))
+            glue_raise(&c.err, c.judged.problem ? answer_name : c.name); /* past the problem: the answer's */
+        else if ((d = PyDict_New()) && put_evaluation(d, &c.judged.evaluation))
             Py_CLEAR(d);
     }
-    PyMem_Free(c.strategies);
     return finish(&c, d);
 }

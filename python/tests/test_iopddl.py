@@ -79,8 +79,11 @@ def test_bad_input_raises_the_clis_message_with_its_position(tmp_path, text, wor
 
 
 def test_a_wrong_assignment_is_refused():
-    with pytest.raises(parplan.ArgumentError):
+    with pytest.raises(parplan.InputError) as short:
         parplan.iopddl.evaluate(EXAMPLE, [0, 0])
+    assert short.value.file == "<assignment>" and "fewer entries than the problem has nodes" in str(short.value)
+    with pytest.raises(TypeError):
+        parplan.iopddl.evaluate(EXAMPLE, [0, 0.5, 0, 0, 0])
     with pytest.raises(parplan.Error):
         parplan.iopddl.evaluate(EXAMPLE, [0, 0, 99, 0, 0])
     with pytest.raises(FileNotFoundError if False else parplan.FileError):

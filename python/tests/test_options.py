@@ -188,6 +188,36 @@ def test_iopddl_solve_counts_reading_in_its_timeout_as_the_cli_does():
     assert err.strip().splitlines()[-1].startswith("parplan: no answer within the time limit: ")
 
 
+@pytest.mark.parametrize("answer", ["[0, 1, 0, 1, 0]", "[0, 0]", "[0, 0, 99, 0, 0]", "[0, -1, 0, 0, 0]",
+                                    "[0, 0, 0, 0, 0] x"])
+def test_eval_judges_and_refuses_as_the_cli_does(tmp_path, answer):
+    """One pp_iopddl_eval_run for both: the same evaluation, or the same
+    words for a bad answer, whether Python's answer is a file or a list."""
+    path = tmp_path / "answer.json"
+    path.write_text(answer)
+    code, out, err = cli("eval", IOPDDL, path)
+    try:
+        as_list = [int(v) for v in json.loads(answer)]
+    except ValueError:
+        as_list = None
+    if code == 2:
+        with pytest.raises(parplan.InputError) as refused:
+            parplan.iopddl.evaluate(IOPDDL, path)
+        assert err.strip().splitlines()[-1] == "parplan: " + refused.value.message
+        assert refused.value.file == str(path)
+        if as_list is not None:
+            with pytest.raises(parplan.InputError) as again:
+                parplan.iopddl.evaluate(IOPDDL, as_list)
+            assert again.value.message == refused.value.message.replace(str(path), "<assignment>")
+        return
+    fields = dict(line.split(" ", 1) for line in out.splitlines())
+    for ours in (parplan.iopddl.evaluate(IOPDDL, path), parplan.iopddl.evaluate(IOPDDL, as_list)):
+        assert code == (0 if ours.feasible else 1)
+        assert (fields["cost"], fields["peak_usage"], fields["peak_time"]) == (
+            str(ours.cost), str(ours.peak_usage), str(ours.peak_time))
+        assert fields["feasible"] == ("yes" if ours.feasible else "no")
+
+
 @pytest.mark.parametrize("period", [None, 5.0, 200.0])
 def test_check_schedule_judges_the_repetition_as_the_cli_does(tmp_path, period):
     """One pp_sched_check_run for both: the same verdict, the repetition's too."""

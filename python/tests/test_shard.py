@@ -83,3 +83,61 @@ def test_progress_reaches_the_callback_from_both_searches():
     assert all(a["best_runtime"] >= b["best_runtime"] for a, b in zip(mcts, mcts[1:]))
     # No search reports better than the plan chosen (the report rounds to 10 digits).
     assert min(p["best_runtime"] for p in seen) >= plan.time * (1 - 1e-9)
+
+
+BAD = "module @m {\n  func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n    return %b : tensor<2xf32>\n  }\n}\n"
+
+
+def test_explain_is_the_clis_and_refuses_as_it_does(tmp_path):
+    """One pp_shard_run (task EXPLAIN) for both: the same text, the same error."""
+    with open(MODEL) as f:
+        text = f.read()
+    code, stdout, stderr = cli("shard", MODEL, "--explain")
+    assert code == 0, stderr
+    ours = parplan.shard.explain(text, name=MODEL)
+    assert ours == stdout and "colors (dimensions sharded together):" in ours
+    path = tmp_path / "bad.mlir"
+    path.write_text(BAD)
+    with pytest.raises(parplan.InputError) as caught:
+        parplan.shard.explain(BAD, name=str(path))
+    assert str(caught.value) == cli_message("shard", path, "--explain")
+
+
+def test_the_iopddl_problem_is_the_clis_and_refuses_as_it_does(tmp_path):
+    """One pp_shard_run (task EMIT_IOPDDL) for both: the same problem at the
+    same memory limit, the same error for a device the catalog lacks."""
+    with open(MODEL) as f:
+        text = f.read()
+    path = tmp_path / "problem.json"
+    code, _, stderr = cli("shard", MODEL, "--mesh", "b=2,m=4", "--memory", "16GB", "--emit-iopddl", path)
+    assert code == 0, stderr
+    ours = parplan.shard.iopddl_problem(text, {"b": 2, "m": 4}, memory="16GB", name=MODEL)
+    assert ours == json.loads(path.read_text())
+    assert ours["problem"]["usage_limit"] == 16 * 10**9
+    with pytest.raises(parplan.ArgumentError) as refused:
+        parplan.shard.iopddl_problem(text, "b=2", device="abacus", name=MODEL)
+    assert str(refused.value) == cli_message("shard", MODEL, "--mesh", "b=2", "--device", "abacus",
+                                             "--emit-iopddl", tmp_path / "never.json").replace("--device", "device")
+
+
+def test_an_applied_solution_plans_as_the_clis_and_refuses_as_it_does(tmp_path):
+    """One pp_shard_run (with apply) for both: the plan an IOPDDL answer
+    stands for, and the same refusal of a problem built for another mesh."""
+    with open(MODEL) as f:
+        text = f.read()
+    problem, solution = tmp_path / "problem.json", tmp_path / "solution.json"
+    code, _, stderr = cli("shard", MODEL, "--mesh", "b=2,m=4", "--emit-iopddl", problem)
+    assert code == 0, stderr
+    answer = parplan.iopddl.solve(str(problem), timeout=20, threads=1, seed=1, rounds=2)
+    solution.write_text(json.dumps(answer.assignment))
+    out = tmp_path / "sharded.mlir"
+    code, stdout, stderr = cli("shard", MODEL, "--mesh", "b=2,m=4", "--apply-iopddl", problem, solution, "--json",
+                               "--out", out)
+    assert code == 0, stderr
+    ours = parplan.shard(text, {"b": 2, "m": 4}, apply=(problem, solution), name=MODEL)
+    assert without_timings(ours.report) == without_timings(json.loads(stdout))
+    assert ours.module == out.read_text()
+    assert ours.report["plan"]["time"] == json.loads(stdout)["plan"]["time"]
+    with pytest.raises(parplan.InputError) as refused:
+        parplan.shard(text, {"b": 4, "m": 2}, apply=(problem, solution), name=MODEL)
+    assert str(refused.value) == cli_message("shard", MODEL, "--mesh", "b=4,m=2", "--apply-iopddl", problem, solution)

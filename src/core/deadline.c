@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include "parplan/deadline.h"
+#include "core/deadline_internal.h"
 
 /* The margin's part that grows with the problem: seconds per byte of the
  * problem as loaded, or of a file's text while it is read, at a core of

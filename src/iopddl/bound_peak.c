@@ -33,6 +33,7 @@
 #include "core/cbc.h"
 #include "core/lp.h"
 #include "iopddl/bound.h"
+#include "iopddl/polytope.h"
 
 /* Segments whose rows are kept: those with the largest multipliers, at
  * most this many. On S after 400 steps (1.4388e9), CBC at 12 s: 30 rows
@@ -249,8 +250,8 @@ static bool x_columns(peak *pk, pp_lp *lp)
     return pp_lp_ok(lp);
 }
 
-/* Pair q inside the peak: a column per allowed entry, the local
- * polytope's marginal rows (b's last implied by the others). */
+/* Pair q inside the peak: its marginal rows and a column per allowed
+ * entry (polytope.h). */
 static bool y_columns(peak *pk, pp_lp *lp, uint32_t q)
 {
     const iopddl_model *bm = &pk->b->model;
@@ -266,15 +267,7 @@ static bool y_columns(peak *pk, pp_lp *lp, uint32_t q)
     if (!(least < INFINITY))
         return false;
     pk->shift += least;
-    uint32_t last = 0;
-    for (uint32_t j = 0; j < db; j++)
-        last = col_b[j] >= 0 ? j : last;
-    for (uint32_t i = 0; i < da; i++)
-        if ((pk->row_a[i] = col_a[i] >= 0 ? pp_lp_row(lp, 0, 0) : -1) >= 0)
-            pp_lp_entry(lp, pk->row_a[i], col_a[i], -1);
-    for (uint32_t j = 0; j < db; j++)
-        if ((pk->row_b[j] = col_b[j] >= 0 && j != last ? pp_lp_row(lp, 0, 0) : -1) >= 0)
-            pp_lp_entry(lp, pk->row_b[j], col_b[j], -1);
+    iopddl_polytope_rows(lp, col_a, da, col_b, db, pk->row_a, pk->row_b);
     for (uint32_t i = 0; i < da; i++)
         for (uint32_t j = 0; j < db; j++) {
             if (col_a[i] < 0 || col_b[j] < 0 || table[(uint64_t)i * db + j] >= PP_IOPDDL_FORBIDDEN)
@@ -282,10 +275,7 @@ static bool y_columns(peak *pk, pp_lp *lp, uint32_t q)
             double cost = pk->table[i * db + j] - least;
             if (cost > PEAK_LARGEST)
                 return false;
-            int col = pp_lp_col(lp, 0, 1, cost, false);
-            pp_lp_entry(lp, pk->row_a[i], col, 1);
-            if (pk->row_b[j] >= 0)
-                pp_lp_entry(lp, pk->row_b[j], col, 1);
+            iopddl_polytope_entry(lp, pk->row_a, pk->row_b, i, j, cost, 1);
         }
     return pp_lp_ok(lp);
 }

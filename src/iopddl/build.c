@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
-#include "parplan/iopddl.h"
+#include "iopddl/problem_io.h"
 
 struct pp_iopddl_builder {
     pp_iopddl_problem *p;

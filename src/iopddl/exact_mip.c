@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "iopddl/exact_mip.h"
+#include "iopddl/polytope.h"
 
 void iopddl_exact_raw_size(iopddl_reduced *c)
 {
@@ -346,28 +347,14 @@ static void x_columns(iopddl_reduced *c, iopddl_exact_mip *p)
     }
 }
 
-/* y columns of pair q and its marginal rows; the last marginal row of b is
- * implied by the others and the assignment rows. */
+/* Pair q's marginal rows and its y columns (polytope.h). The ends are free
+ * representatives (a pair to a fixed or eliminated node is dead), so
+ * their x columns are there exactly where a strategy is alive. */
 static void y_columns(iopddl_reduced *c, iopddl_exact_mip *p, const xpair *q, int *row_a, int *row_b)
 {
     pp_lp *l = &p->lp;
     uint32_t a = q->a, b = q->b, da = dom(c, a), db = dom(c, b);
-    for (uint32_t s = 0; s < da; s++)
-        if (c->alive[base(c, a) + s]) {
-            row_a[s] = pp_lp_row(l, 0.0, 0.0);
-            pp_lp_entry(l, row_a[s], p->xcol[base(c, a) + s], -1.0);
-        }
-    uint32_t last = 0;
-    for (uint32_t t = 0; t < db; t++)
-        if (c->alive[base(c, b) + t])
-            last = t;
-    for (uint32_t t = 0; t < db; t++) {
-        row_b[t] = -1;
-        if (c->alive[base(c, b) + t] && t != last) {
-            row_b[t] = pp_lp_row(l, 0.0, 0.0);
-            pp_lp_entry(l, row_b[t], p->xcol[base(c, b) + t], -1.0);
-        }
-    }
+    iopddl_polytope_rows(l, p->xcol + base(c, a), da, p->xcol + base(c, b), db, row_a, row_b);
     int64_t least = INT64_MAX;
     for (uint32_t s = 0; s < da; s++)
         for (uint32_t t = 0; t < db && c->alive[base(c, a) + s]; t++)
@@ -387,10 +374,7 @@ static void y_columns(iopddl_reduced *c, iopddl_exact_mip *p, const xpair *q, in
             int64_t x = q->cost[(size_t)s * db + t];
             if (!c->alive[base(c, b) + t] || x >= FORBID)
                 continue;
-            int col = pp_lp_col(l, 0.0, DBL_MAX, (double)(x - least), false);
-            pp_lp_entry(l, row_a[s], col, 1.0);
-            if (row_b[t] >= 0)
-                pp_lp_entry(l, row_b[t], col, 1.0);
+            iopddl_polytope_entry(l, row_a, row_b, s, t, (double)(x - least), DBL_MAX);
         }
     }
 }

@@ -12,6 +12,7 @@
 #include "core/grow.h"
 #include "core/stream.h"
 #include "parplan/iopddl.h"
+#include "iopddl/problem_io.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif

@@ -5,6 +5,9 @@
 #include <string.h>
 #include <time.h>
 #include "parplan/iopddl_request.h"
+#include "iopddl/problem_io.h"
+#include "iopddl/request_internal.h"
+#include "core/deadline_internal.h"
 
 double pp_iopddl_problem_bytes(const pp_iopddl_problem *p)
 {

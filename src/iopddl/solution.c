@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/iopddl.h"
+#include "iopddl/problem_io.h"
 
 size_t pp_iopddl_format_solution(const uint32_t *s, uint32_t n, char *buf)
 {

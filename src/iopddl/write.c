@@ -4,6 +4,7 @@
  * stay readable. */
 #include <inttypes.h>
 #include "parplan/iopddl.h"
+#include "iopddl/problem_io.h"
 
 static void write_string(FILE *out, const char *s)
 {

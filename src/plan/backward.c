@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "plan/plan_internal.h"
+#include "shard/shard_internal.h"
 
 bool plan_holds_backward(const plan_ctx *X, int32_t *matched, int32_t *parameters)
 {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "parplan/shard_write.h"
 #include "plan/plan_internal.h"
+#include "shard/write_internal.h"
 
 /* Stage s's layout on its mesh: the sharder's, or all replicated on one
  * device (axes all 0, callocated). */

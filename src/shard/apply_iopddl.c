@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard_request.h"
+#include "shard/bridge_internal.h"
+#include "shard/request_internal.h"
+#include "iopddl/problem_io.h"
 
 /* The solution read against the problem file it was solved from, once the
  * file is known to be this bridge's problem. */

@@ -54,6 +54,7 @@
 
 #define STRATEGIES_PER_NODE 64
 #include "shard/bridge_internal.h"
+#include "iopddl/problem_io.h"
 
 struct pp_shard_bridge {
     const pp_shard_flat *flat;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "shard/bridge_internal.h"
+#include "shard/shard_internal.h"
 
 pp_status pp_shard_bridge_plan_of(const pp_shard_bridge *bridge, const pp_iopddl_problem *p, const pp_shard_flat *flat,
                                   const pp_shard_nda *nda, const pp_shard_mesh *mesh, const uint32_t *strategies,

@@ -2,6 +2,8 @@
  * IOPDDL writer (pp_iopddl_write), and a file read back checked against the
  * bridge number for number. */
 #include "parplan/shard_bridge.h"
+#include "shard/bridge_internal.h"
+#include "iopddl/problem_io.h"
 
 pp_status pp_shard_bridge_write(const pp_shard_bridge *bridge, const char *name, FILE *out, pp_error *err)
 {

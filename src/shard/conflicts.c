@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
+#include "shard/shard_internal.h"
 
 typedef struct {
     pp_shard_nda *nda;

@@ -3,6 +3,7 @@
  * colors, conflicts, compatibility sets with what each resolution shards
  * and the resharding it implies, repeated-layer groups. */
 #include "parplan/shard.h"
+#include "shard/shard_internal.h"
 #include <inttypes.h>
 #include <stdlib.h>
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
+#include "shard/shard_internal.h"
 
 typedef struct {
     const pp_shard_module *m;

@@ -3,6 +3,8 @@
  * the built-in catalog, the axes, the math mode and its peaks. One copy for
  * both, so they refuse the same mesh with the same words. */
 #include "parplan/shard_request.h"
+#include "shard/request_internal.h"
+#include "shard/shard_internal.h"
 
 pp_status pp_shard_mesh_open(const pp_shard_mesh_spec *spec, pp_hw_catalog **catalog, pp_shard_mesh *mesh,
                              pp_error *err)

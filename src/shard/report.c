@@ -5,6 +5,8 @@
 #include <string.h>
 #include <jansson.h>
 #include "parplan/shard_report.h"
+#include "shard/request_internal.h"
+#include "shard/shard_internal.h"
 
 static void baseline_row(pp_shard_report_row *row, const char *name, const pp_shard_report *r,
                          pp_status (*make)(const pp_shard_nda *, const pp_shard_mesh *, pp_shard_state *, pp_error *))

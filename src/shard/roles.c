@@ -15,6 +15,7 @@
  * roles. */
 #include <string.h>
 #include "parplan/shard.h"
+#include "shard/shard_internal.h"
 
 static bool is_float(const char *elem)
 {

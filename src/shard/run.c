@@ -1,12 +1,16 @@
-/* run.c: `shard --mesh` as one library call (pp_shard_run): the model read
- * and analysed, the mesh opened, the plan searched (or applied from an
- * IOPDDL solution), the report built and the module written again with the
- * plan. The CLI and Python hand over a request and a job and render what
- * comes back: the same plan, report and errors. */
+/* run.c: `shard` as one library call (pp_shard_run): the model read and
+ * analysed (all `--explain` asks), the mesh opened, then the plan searched
+ * (or applied from an IOPDDL solution), the report built and the module
+ * written again with the plan; or, for `--emit-iopddl`, the sharding
+ * problem built. The CLI and Python hand over a request and a job and
+ * render what comes back: the same plan, report and errors. */
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/deadline.h"
 #include "parplan/shard_request.h"
+#include "shard/bridge_internal.h"
+#include "shard/request_internal.h"
+#include "shard/write_internal.h"
 
 static pp_status read_model(const pp_source *s, pp_shard_outcome *out, pp_error *err)
 {
@@ -38,6 +42,15 @@ static pp_status plan(const pp_shard_request *r, const pp_shard_job *job, pp_sha
     return pp_shard_plan(a->flat, a->nda, &out->mesh, &o, &deadline, &out->plan, err);
 }
 
+/* EMIT_IOPDDL: the sharding problem at the request's memory limit. */
+static pp_status emit(const pp_shard_request *r, pp_shard_outcome *out, pp_error *err)
+{
+    const pp_shard_analysis *a = &out->analysis;
+    out->problem_name = a->module->name[0] ? a->module->name : "model";
+    return pp_shard_bridge_build(a->flat, a->nda, &out->mesh, pp_shard_memory_limit(&out->mesh, r->memory),
+                                 &out->bridge, err);
+}
+
 pp_status pp_shard_run(const pp_shard_request *r, const pp_shard_job *job, pp_shard_outcome *out, pp_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -50,8 +63,11 @@ pp_status pp_shard_run(const pp_shard_request *r, const pp_shard_job *job, pp_sh
         st = read_model(&job->model, out, err);
     if (st == PP_OK)
         st = pp_shard_analysis_parse(name, out->text, out->size, &out->analysis, err);
-    if (st == PP_OK)
-        st = pp_shard_mesh_open(&job->mesh, &out->catalog, &out->mesh, err);
+    if (st != PP_OK || job->task == PP_SHARD_TASK_EXPLAIN)
+        return st;
+    st = pp_shard_mesh_open(&job->mesh, &out->catalog, &out->mesh, err);
+    if (st == PP_OK && job->task == PP_SHARD_TASK_EMIT_IOPDDL)
+        return emit(r, out, err);
     if (st == PP_OK)
         st = plan(r, job, out, err);
     if (st == PP_OK)
@@ -68,6 +84,7 @@ void pp_shard_outcome_free(pp_shard_outcome *out)
 {
     free(out->module);
     free(out->text);
+    pp_shard_bridge_free(out->bridge);
     pp_shard_plan_free(&out->plan);
     pp_hw_catalog_free(out->catalog);
     pp_shard_analysis_free(&out->analysis);

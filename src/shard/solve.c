@@ -7,6 +7,9 @@
 #include <math.h>
 #include <string.h>
 #include "parplan/shard_plan.h"
+#include "shard/bridge_internal.h"
+#include "shard/request_internal.h"
+#include "shard/shard_internal.h"
 
 /* The stages after reading, for both readers. */
 static pp_status analyse(pp_status st, pp_shard_analysis *out, pp_error *err)

@@ -44,6 +44,7 @@
 #include <string.h>
 #include "parplan/shard_sched.h"
 #include "shard/cost_internal.h"
+#include "shard/request_internal.h"
 
 typedef struct {
     const pp_shard_flat *flat;

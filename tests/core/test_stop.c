@@ -18,6 +18,8 @@
 #include "parplan/sched.h"
 #include "shard/fixture.h"
 #include "cluster/solve.h"
+#include "shard/shard_internal.h"
+#include "iopddl/problem_io.h"
 
 #define LONG_LIMIT 600.0
 

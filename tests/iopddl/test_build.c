@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "parplan/iopddl.h"
+#include "iopddl/problem_io.h"
 
 static bool same_i64(const int64_t *a, const int64_t *b, uint64_t n) { return n == 0 || !memcmp(a, b, n * sizeof *a); }
 static bool same_u64(const uint64_t *a, const uint64_t *b, uint64_t n) { return n == 0 || !memcmp(a, b, n * sizeof *a); }

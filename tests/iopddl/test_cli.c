@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include "parplan/iopddl_request.h"
 #include "cli_run.h"
+#include "iopddl/request_internal.h"
+#include "core/deadline_internal.h"
 
 static const char *parplan, *iopddl, *data, *examples, *shared;
 static bool have_a; /* the public instance A, in shared: absent, its checks are skipped */

@@ -16,6 +16,7 @@
 #include <zlib.h>
 #include "check.h"
 #include "parplan/iopddl.h"
+#include "iopddl/problem_io.h"
 
 static char dir[64];
 

@@ -15,6 +15,7 @@
 #include "iopddl/reduced.h"
 #include "iopddl/relax.h"
 #include "tiny.h"
+#include "iopddl/problem_io.h"
 
 #define FORBIDDEN_COST 1000000000000000000LL
 /* Presolved problems with more answers than this are not enumerated. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "parplan/iopddl.h"
+#include "iopddl/problem_io.h"
 
 static char dir_path[256];
 

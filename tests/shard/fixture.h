@@ -7,6 +7,7 @@
 #include <string.h>
 #include "check.h"
 #include "parplan/shard.h"
+#include "shard/shard_internal.h"
 
 typedef struct {
     pp_shard_module *m;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "fixture.h"
 #include "parplan/shard_bridge.h"
+#include "shard/bridge_internal.h"
 
 #define SHARED PP_SOURCE_DIR "/examples/shard/"
 #define CHESS SHARED "searchless_chess_9m.mlir"

@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include "cli_run.h"
 #include "parplan/shard.h"
+#include "shard/shard_internal.h"
 
 #define MODELS PP_SOURCE_DIR "/examples/shard"
 

@@ -28,6 +28,7 @@
 #include "parplan/shard_plan.h"
 #include "parplan/shard_report.h"
 #include "shard/bridge_internal.h"
+#include "shard/request_internal.h"
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 

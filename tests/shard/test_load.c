@@ -8,6 +8,7 @@
 #include <string.h>
 #include "check.h"
 #include "parplan/shard.h"
+#include "shard/shard_internal.h"
 
 #define SHARED PP_SOURCE_DIR "/examples/shard/"
 

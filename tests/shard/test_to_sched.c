@@ -15,6 +15,7 @@
 #include "check.h"
 #include "sched_solved.h"
 #include "parplan/shard_sched.h"
+#include "shard/shard_internal.h"
 
 #define MOE PP_SOURCE_DIR "/examples/shard/moe-tiny.mlir"
 

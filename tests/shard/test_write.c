@@ -13,6 +13,8 @@
 #include "check.h"
 #include "parplan/shard.h"
 #include "parplan/shard_write.h"
+#include "shard/write_internal.h"
+#include "shard/shard_internal.h"
 
 #define CHESS PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir"
 

@@ -16,6 +16,8 @@
 #include "fixture.h"
 #include "parplan/shard_bridge.h"
 #include "parplan/shard_write.h"
+#include "shard/bridge_internal.h"
+#include "shard/write_internal.h"
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 

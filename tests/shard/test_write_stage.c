@@ -10,6 +10,8 @@
 #include "check.h"
 #include "parplan/shard_plan.h"
 #include "parplan/shard_write.h"
+#include "shard/shard_internal.h"
+#include "shard/write_internal.h"
 
 static const char MODULE[] =
     "#alias = #stablehlo<precision DEFAULT>\n"
