@@ -8,9 +8,16 @@
  * structs differ from the ones it was compiled with.
  * - Stable (changed only with notice in a MINOR release): version.h, core.h's
  *   status values, errors, arenas and deadlines; iopddl.h; sched.h;
- *   cluster.h's readers, pp_cluster_plan_search (re-planning is its warm
- *   start) and pp_cluster_simulate; shard_plan.h and shard_report.h; hw.h's
- *   catalog. These are the calls the Python module `parplan` is built on.
+ *   cluster.h's cluster reader and pp_cluster_simulate, and the jobs of
+ *   cluster_request.h (pp_cluster_plan_run, pp_cluster_simulate_run);
+ *   shard_plan.h and shard_report.h; hw.h's catalog. These are the calls
+ *   the Python module `parplan` is built on.
+ * - 0.3 (notice): the workload, plan and events readers and
+ *   pp_cluster_plan_search are internal now (the jobs read and re-plan);
+ *   the shard reader and writers left shard.h and shard_write.h for
+ *   pp_shard_run; the IOPDDL builder and in-memory readers left iopddl.h
+ *   (pp_iopddl_run, pp_iopddl_eval_run read); plan.h's stage and report
+ *   gained fields (stage modules, holds_backward, the Megatron baseline).
  * - Evolving (may change in any MINOR release): shard.h, shard_bridge.h and
  *   shard_write.h (the sharder's analysis internals, exposed for the CLI and
  *   the tests), shard_sched.h (model graphs for the scheduler, new),
@@ -23,7 +30,7 @@
 
 /* CMakeLists.txt reads the version from these three lines. */
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 2
+#define PP_VERSION_MINOR 3
 #define PP_VERSION_PATCH 0
 
 #define PP_VERSION_STRING_(a, b, c) #a "." #b "." #c
