@@ -145,6 +145,7 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
         json_object_set_new(summary, "problem", json_string(f->file));
         json_object_set_new(summary, "lower_bound", json_real(r->lower_bound));
         json_object_set_new(summary, "lower_bound_kind", json_string(r->lower_bound_kind));
+        json_object_set_new(summary, "lower_bound_cut", json_boolean(r->lower_bound_cut));
         json_object_set_new(summary, "span_lower_bound", json_real(pp_sched_span_lower_bound(p)));
         json_object_set_new(summary, "gap_percent", json_real(gap));
         json_object_set_new(summary, "proven_optimal", json_boolean(r->proven_optimal));
@@ -162,7 +163,8 @@ static void print_summary(const schedule_flags *f, const pp_sched_problem *p, co
     fprintf(stderr, "makespan        %g\n", r->makespan);
     fprintf(stderr, "lower bound     %g (gap %.3f%%)%s\n", r->lower_bound, gap,
             r->proven_optimal ? ", so the makespan is optimal" : "");
-    fprintf(stderr, "bound from      %s\n", r->lower_bound_kind);
+    fprintf(stderr, "bound from      %s%s\n", r->lower_bound_kind,
+            r->lower_bound_cut ? " (the time limit cut the bound short)" : "");
     if (!isnan(r->mip_bound))
         fprintf(stderr, "MIP bound       %g\n", r->mip_bound);
     fprintf(stderr, "largest bubble  %g\n", bubble_shown(p, rep->max_bubble));

@@ -274,6 +274,8 @@ typedef struct {
     double makespan;
     double lower_bound;
     const char *lower_bound_kind; /* the argument that gives lower_bound (a static string) */
+    bool lower_bound_cut;         /* the bound's share of the time ran out before its last
+                                     argument: lower_bound is one, only weaker */
     double mip_bound;             /* the MIP's bound when it ran, else NAN */
     double period;                /* the cyclic objectives: the schedule's period (also in
                                      schedule->period), else NAN */

@@ -246,7 +246,7 @@ static bool energy_feasible(const pp_sched_problem *p, const double *head, const
 }
 
 static double energy_bound(const pp_sched_problem *p, const double *head, const double *tail, double low,
-                           double work)
+                           double work, const pp_deadline *deadline, bool *stopped)
 {
     ramp_event *ev = malloc(((size_t)p->op_count * 2 + 1) * sizeof *ev);
     if (!ev || energy_feasible(p, head, tail, low, ev)) {
@@ -254,7 +254,7 @@ static double energy_bound(const pp_sched_problem *p, const double *head, const 
         return low;
     }
     double high = low + work;
-    for (int k = 0; k < 60 && high - low > 1e-7 * fmax(1, high); k++) {
+    for (int k = 0; k < 60 && high - low > 1e-7 * fmax(1, high) && !(*stopped = sc_bound_cut(deadline)); k++) {
         double mid = 0.5 * (low + high);
         if (energy_feasible(p, head, tail, mid, ev))
             high = mid;
@@ -285,10 +285,12 @@ static void raise_to(double *bound, double x, const char **kind, const char *nam
         *bound = x, *kind = name;
 }
 
-double sc_lower_bound_named(const pp_sched_problem *p, const char **kind)
+double sc_lower_bound_named(const pp_sched_problem *p, const pp_deadline *deadline, const char **kind,
+                            bool *stopped)
 {
     int n = p->op_count;
     *kind = "none";
+    *stopped = false;
     double *head = malloc(((size_t)n + 1) * sizeof(double));
     double *tail = malloc(((size_t)n + 1) * sizeof(double));
     sc_job *jobs = malloc(((size_t)n + 1) * sizeof(sc_job));
@@ -311,7 +313,7 @@ double sc_lower_bound_named(const pp_sched_problem *p, const char **kind)
             forced[sc_forced_device(p, i)]++;
     /* A device no op is forced onto bounds nothing per device: skipped, so
      * unused devices cost no pass over the ops each. */
-    for (int d = 0; d < p->device_count; d++) {
+    for (int d = 0; d < p->device_count && !(*stopped = sc_bound_cut(deadline)); d++) {
         if (!forced[d])
             continue;
         int count = 0;
@@ -322,9 +324,12 @@ double sc_lower_bound_named(const pp_sched_problem *p, const char **kind)
         raise_to(&bound, memory_bound(p, d, head, buf), kind,
                  "one device's warm-up: the raises its memory holds before the first release");
     }
-    raise_to(&bound, sc_rank_bound(p, tail), kind,
-             "copies' ranks: each device's round trips and memory per micro-batch");
-    raise_to(&bound, energy_bound(p, head, tail, bound, work), kind, "energy: work forced into time windows");
+    if (!*stopped)
+        raise_to(&bound, sc_rank_bound(p, tail, deadline, stopped), kind,
+                 "copies' ranks: each device's round trips and memory per micro-batch");
+    if (!*stopped)
+        raise_to(&bound, energy_bound(p, head, tail, bound, work, deadline, stopped), kind,
+                 "energy: work forced into time windows");
     if (integral_times(p))
         bound = bound > 1e-6 ? ceil(bound - 1e-6) : 0;
     free(head), free(tail), free(jobs), free(buf), free(forced), free(scratch);
@@ -334,7 +339,8 @@ double sc_lower_bound_named(const pp_sched_problem *p, const char **kind)
 double pp_sched_lower_bound(const pp_sched_problem *p)
 {
     const char *kind;
-    return sc_lower_bound_named(p, &kind);
+    bool stopped;
+    return sc_lower_bound_named(p, NULL, &kind, &stopped);
 }
 
 /* A device's span holds at least its own work: the ops forced onto it, and

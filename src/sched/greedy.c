@@ -509,7 +509,7 @@ static bool sim_init(sim *s, const pp_sched_problem *p, const double *tail, cons
     return ok;
 }
 
-bool sc_construct_greedy(const pp_sched_problem *p, const double *head, const double *tail,
+bool sc_construct_greedy(const pp_sched_problem *p, const double *head, const double *tail, double bound,
                             const pp_deadline *deadline, sc_decoder *dec, sc_solution *out,
                             sc_solution *scratch, sc_cost *cost)
 {
@@ -521,7 +521,6 @@ bool sc_construct_greedy(const pp_sched_problem *p, const double *head, const do
         traits_free(&t);
         return false;
     }
-    double bound = pp_sched_lower_bound(p);
     bool found = false;
     for (int k = 0; k < GRID_SIZE; k++) {
         s.pol = grid_point(k);

@@ -70,6 +70,8 @@ enum { ANCESTOR_TEMPLATE = 2048 };
  * valid, only weaker. P = 32 stages of 96 micro-batches take 11.7 million;
  * P = 64 of 256 reach it with the same bound as at 40 million. */
 static const long WORK_BUDGET = 12000000L;
+/* Steps of work between looks at the deadline: about a millisecond. */
+static const long LOOK_EVERY = 50000L;
 
 enum { MAX_SWEEPS = 50 };
 
@@ -93,7 +95,20 @@ typedef struct {
     bool *memory_ok;          /* per device: rule 4 applies */
     double *weights;          /* per device: W */
     long work;
+    const pp_deadline *deadline; /* past it, as past the budget: the bound so far, weaker */
+    long look;                   /* r->work at which the deadline is next looked at */
+    bool stopped;
 } ranks;
+
+/* Past the budget of work or the deadline: rule 3 says nothing more. */
+static bool spent(ranks *r)
+{
+    if (!r->stopped && r->work >= r->look) {
+        r->look = r->work + LOOK_EVERY;
+        r->stopped = sc_bound_cut(r->deadline);
+    }
+    return r->stopped || r->work >= WORK_BUDGET;
+}
 
 /* Union-find root with path halving. */
 static int root(int *parent, int x)
@@ -387,7 +402,7 @@ static double *lb_of(const ranks *r, int k)
 static double machine(ranks *r, const prefix *pre, int m, int *cursor)
 {
     double best = 0, work = 0;
-    if (r->work >= WORK_BUDGET)
+    if (spent(r))
         return 0;
     for (int j = 0; j < m; j++)
         cursor[j] = pre[j].count - 1;
@@ -500,7 +515,7 @@ static double memory_rule(ranks *r, int i, int k, prefix *pre, int base, int *cu
     qsort(vec, (size_t)m, sizeof *vec, by_t);
     double best = INFINITY;
     int j = 0;
-    for (; j < m && r->work < WORK_BUDGET && vec[j].t < best; j++) {
+    for (; j < m && !spent(r) && vec[j].t < best; j++) {
         int h = base;
         add_prefix(pre, &h, u, vec[j].n1);
         add_prefix(pre, &h, v, vec[j].n2);
@@ -583,10 +598,11 @@ static double conclude(ranks *r, sc_job *jobs, double *scratch)
     return bound;
 }
 
-double sc_rank_bound(const pp_sched_problem *p, const double *tail)
+double sc_rank_bound(const pp_sched_problem *p, const double *tail, const pp_deadline *deadline, bool *stopped)
 {
-    ranks r = {.p = p, .n = p->op_count};
-    if (r.n == 0 || !(r.arena = pp_arena_new(0)))
+    ranks r = {.p = p, .n = p->op_count, .deadline = deadline};
+    *stopped = sc_bound_cut(deadline);
+    if (r.n == 0 || *stopped || !(r.arena = pp_arena_new(0)))
         return 0;
     double bound = 0;
     if (find_classes(&r, tail) && find_template(&r)) {
@@ -599,11 +615,12 @@ double sc_rank_bound(const pp_sched_problem *p, const double *tail)
         sc_job *jobs = grab(&r, (size_t)r.n, sizeof(sc_job));
         counts *vec = grab(&r, (size_t)r.n, sizeof(counts));
         if (pre && cursor && scratch && jobs && vec) {
-            for (int s = 0; s < MAX_SWEEPS && sweep(&r, pre, cursor, scratch, vec); s++)
+            for (int s = 0; s < MAX_SWEEPS && !r.stopped && sweep(&r, pre, cursor, scratch, vec); s++)
                 ;
             bound = conclude(&r, jobs, scratch);
         }
     }
     pp_arena_free(r.arena);
+    *stopped = r.stopped;
     return bound;
 }

@@ -1,5 +1,6 @@
 /* run.c: `schedule` as one library call (pp_sched_run): the problem and
- * the start read, the search, and its schedule checked apart from it. The
+ * the start read within the job's time, the search given what is left
+ * after the margin, and its schedule checked apart from it. The
  * CLI and Python hand over the same request and job, and render what
  * comes back: the same schedule, the same check, the same errors. */
 #include <string.h>
@@ -38,6 +39,14 @@ pp_status pp_sched_run(const pp_sched_request *r, const pp_sched_job *job, pp_sc
     if (st != PP_OK)
         return st;
     out->failed = NULL;
+    /* Reading took the time (a 7 MB problem at P = 64 takes a second):
+     * nothing found now could come out in time, so none is sought. */
+    double read = pp_now() - job->started;
+    if (read >= r->timeout - pp_job_margin(r->timeout, 0, 1)) {
+        pp_sched_schedule_free(start);
+        return pp_error_set(err, PP_INFEASIBLE, "no schedule within the time limit: reading %s took %.2f s of %g s",
+                            job->problem.path ? job->problem.path : job->problem.name, read, r->timeout);
+    }
     pp_sched_options o;
     double left = pp_job_solve_budget(r->timeout, job->started);
     pp_sched_request_options(r, left, &o);

@@ -14,7 +14,11 @@
 #include <string.h>
 #include "sched/solver.h"
 
-enum { HISTORY = 1000, STOP_EVERY = 256 };
+/* A move decodes the whole graph, so the deadline is looked at every
+ * STOP_WORK ops and edges of decoding (about a millisecond), at most every
+ * STOP_EVERY moves: at P = 64 of 256 micro-batches a move takes 5-8 ms, and
+ * 256 of them ran 1.5 s past the limit. */
+enum { HISTORY = 1000, STOP_EVERY = 256, STOP_WORK = 100000 };
 
 struct sc_search {
     const pp_sched_problem *p;
@@ -256,11 +260,13 @@ long sc_search_run(sc_search *s, long iterations, const pp_deadline *deadline)
 {
     if (s->p->op_count < 2)
         return 0;
-    long k = 0;
+    long k = 0, every = 1 + STOP_WORK / ((long)s->p->op_count + s->p->dep_count);
+    if (every > STOP_EVERY)
+        every = STOP_EVERY;
     for (; k < iterations; k++, s->iteration++) {
         /* An epoch is sized to ~0.1 s, but a stop must not wait for it on a
          * loaded machine or a slow decode. */
-        if (k % STOP_EVERY == 0 && pp_deadline_passed(deadline))
+        if (k % every == 0 && pp_deadline_passed(deadline))
             break;
         move m = propose(s);
         sc_cost c = evaluate(s);

@@ -54,6 +54,10 @@ enum { COARSEN_MAX_OPS = 40000 };
 /* The construction's part of the time limit: at P = 64 with 49,152 ops it
  * takes 3-5 s, and the search needs the rest to repair a cut-short start. */
 #define CONSTRUCT_SHARE 0.5
+/* The lower bound's part of the time limit, before the construction: the
+ * rank bound at P = 64 of 256 micro-batches takes 0.3-0.8 s, which a short
+ * limit cannot spare; cut, the bound is only weaker. */
+#define BOUND_SHARE 0.2
 
 void pp_sched_options_default(pp_sched_options *o)
 {
@@ -373,7 +377,7 @@ static bool construct(run *x, const double *head, const double *tail, const pp_d
     sc_cost cost;
     if (!sc_decoder_init(&dec, p))
         return false;
-    bool ok = sc_construct_greedy(p, head, tail, deadline, &dec, start, scratch, &cost);
+    bool ok = sc_construct_greedy(p, head, tail, bound, deadline, &dec, start, scratch, &cost);
     if (ok && cost.broken == 0 && cost.overflow == 0)
         report_start(x, start);
     bool done = cost.broken == 0 && cost.overflow == 0 && cost.makespan <= bound * (1 + 1e-9);
@@ -448,7 +452,9 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         x.search_deadline = pp_deadline_within(&x.deadline, MIP_SEARCH_SHARE * o->time_limit);
     else if ((o->objective == PP_SCHED_SPAN || cyclic(o)) && o->time_limit > 0)
         x.search_deadline = pp_deadline_within(&x.deadline, SPAN_MAKESPAN_SHARE * o->time_limit);
-    r->lower_bound = sc_lower_bound_named(p, &r->lower_bound_kind);
+    pp_deadline bound_by = o->time_limit > 0 ? pp_deadline_within(&x.deadline, BOUND_SHARE * o->time_limit)
+                                             : x.deadline;
+    r->lower_bound = sc_lower_bound_named(p, &bound_by, &r->lower_bound_kind, &r->lower_bound_cut);
     int count = o->threads > 0 ? o->threads : pp_cpu_count();
     size_t n = (size_t)p->op_count + 1;
     double *head = malloc(n * sizeof(double)), *tail = malloc(n * sizeof(double));
@@ -464,7 +470,11 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
     sc_heads_tails(p, head, tail);
     if (o->start && (st = given_start(&x, &start, err)) != PP_OK)
         goto done;
-    pp_deadline construct_by = o->time_limit > 0 ? pp_deadline_in(CONSTRUCT_SHARE * o->time_limit) : (pp_deadline){0};
+    /* Not the caller's stop flag: the construction's start is what a stop
+     * returns. Its share of the time, though, ends with the run's. */
+    pp_deadline construct_by = {0};
+    if (o->time_limit > 0)
+        construct_by = pp_deadline_within(&(pp_deadline){x.deadline.at, NULL}, CONSTRUCT_SHARE * o->time_limit);
     if (!o->start && !construct(&x, head, tail, &construct_by, &start, &best)) {
         st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
         goto done;

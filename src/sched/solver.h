@@ -19,9 +19,19 @@ static inline double sc_memory_slack(double capacity)
 /* The device an op must run on, or -1 when it has a choice. */
 int sc_forced_device(const pp_sched_problem *p, int op);
 
+/* A bound's deadline has passed: NULL is none, not even the process-wide
+ * stop, so pp_sched_lower_bound gives the same value in every state. */
+static inline bool sc_bound_cut(const pp_deadline *deadline)
+{
+    return deadline && pp_deadline_passed(deadline);
+}
+
 /* pp_sched_lower_bound, with *kind naming the argument that gives it (a
- * static string, "none" when the bound is 0). */
-double sc_lower_bound_named(const pp_sched_problem *p, const char **kind);
+ * static string, "none" when the bound is 0). Past `deadline` (NULL: none)
+ * the arguments not yet made are skipped: the bound is still one, only
+ * weaker, and *stopped says so. */
+double sc_lower_bound_named(const pp_sched_problem *p, const pp_deadline *deadline, const char **kind,
+                            bool *stopped);
 
 /* in_play[d] (per device): whether d may take an op in a search: all but
  * the surplus of interchangeable devices no op names (in_play.c). false:
@@ -56,8 +66,9 @@ int sc_by_double(const void *a, const void *b);
 
 /* The bound over ranks of a graph's alike components (a pipeline's
  * micro-batches) at tight memory (rank_bound.c); tail from sc_heads_tails.
- * 0 when no two components are alike. */
-double sc_rank_bound(const pp_sched_problem *p, const double *tail);
+ * 0 when no two components are alike. Past `deadline` (NULL: none), as
+ * past its budget of work, it says what it has (*stopped: it was cut). */
+double sc_rank_bound(const pp_sched_problem *p, const double *tail, const pp_deadline *deadline, bool *stopped);
 
 /* head[i]: earliest start of i ignoring resources; tail[i]: the longest path
  * from i's end to the end of the graph. Communication counts only between ops
@@ -133,11 +144,11 @@ bool sc_construct(const pp_sched_problem *p, const double *head, const double *t
 
 /* The memory-aware start (greedy.c): a device-driven list scheduler under
  * each policy of a small grid (warm-up limits on ops that raise memory,
- * when to run fillers, which ready op first), until one reaches the lower
- * bound or the deadline passes. The best by sc_cost goes to out and its
+ * when to run fillers, which ready op first), until one reaches `bound` (a
+ * lower bound) or the deadline passes. The best by sc_cost goes to out and its
  * cost to *cost (broken and infinite when no policy finished); dec and
  * scratch are working space. false: out of memory. */
-bool sc_construct_greedy(const pp_sched_problem *p, const double *head, const double *tail,
+bool sc_construct_greedy(const pp_sched_problem *p, const double *head, const double *tail, double bound,
                             const pp_deadline *deadline, sc_decoder *dec, sc_solution *out,
                             sc_solution *scratch, sc_cost *cost);
 

@@ -30,7 +30,7 @@ static double greedy_start(const pp_sched_problem *p)
     sc_heads_tails(p, head, tail);
     pp_deadline none = {0};
     sc_cost cost;
-    CHECK(sc_construct_greedy(p, head, tail, &none, &dec, &out, &scratch, &cost));
+    CHECK(sc_construct_greedy(p, head, tail, pp_sched_lower_bound(p), &none, &dec, &out, &scratch, &cost));
     sc_decode(&dec, &out);
     sc_decoder_export(&dec, &out, s);
     pp_sched_report rep;

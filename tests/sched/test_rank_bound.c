@@ -9,6 +9,7 @@
  * And it adds nothing where no two components are alike. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "check.h"
 #include "exhaustive.h"
 #include "qi_pipeline.h"
@@ -74,7 +75,9 @@ static void against_brute_force(void)
             double *head = malloc((size_t)p->op_count * sizeof(double));
             double *tail = malloc((size_t)p->op_count * sizeof(double));
             sc_heads_tails(p, head, tail);
-            double rank = sc_rank_bound(p, tail), bound = pp_sched_lower_bound(p);
+            bool stopped;
+            double rank = sc_rank_bound(p, tail, NULL, &stopped), bound = pp_sched_lower_bound(p);
+            CHECK(!stopped);
             if (rank > optimum + 1e-9 || bound > optimum + 1e-9)
                 fprintf(stderr, "try %d: optimum %g, rank bound %g, bound %g\n", tries, optimum, rank, bound);
             CHECK(rank <= optimum + 1e-9);
@@ -126,8 +129,43 @@ static void nothing_alike(void)
     REQUIRE(p);
     double *tail = malloc((size_t)p->op_count * sizeof(double)), *head = malloc((size_t)p->op_count * sizeof(double));
     sc_heads_tails(p, head, tail);
-    CHECK(sc_rank_bound(p, tail) == 0);
+    bool stopped;
+    CHECK(sc_rank_bound(p, tail, NULL, &stopped) == 0);
     free(head), free(tail);
+    pp_sched_problem_free(p);
+}
+
+/* Stopped, the bounds say what they have before the stop: the rank bound
+ * nothing, the lower bound its first arguments, still no more than the
+ * whole bound (which rises here through the ranks) and the reference's
+ * makespan, and each says it was cut. */
+static void stopped_early(void)
+{
+    pp_sched_schedule *ref = NULL;
+    pp_sched_problem *p = qi_pipeline(8, 24, PP_PIPE_ZB, 8, 0.28, &ref);
+    REQUIRE(p && ref);
+    double *tail = malloc((size_t)p->op_count * sizeof(double)), *head = malloc((size_t)p->op_count * sizeof(double));
+    sc_heads_tails(p, head, tail);
+    pp_stop_flag stop = 1;
+    pp_deadline now = {.stop = &stop};
+    bool stopped = false;
+    CHECK(sc_rank_bound(p, tail, &now, &stopped) == 0);
+    CHECK(stopped);
+    const char *kind, *whole_kind;
+    bool whole_stopped = true;
+    double cut = sc_lower_bound_named(p, &now, &kind, &stopped);
+    double whole = sc_lower_bound_named(p, NULL, &whole_kind, &whole_stopped);
+    CHECK(stopped && !whole_stopped);
+    CHECK(whole == pp_sched_lower_bound(p));
+    CHECK(strcmp(whole_kind, "copies' ranks: each device's round trips and memory per micro-batch") == 0);
+    CHECK(cut > 0 && cut < whole);
+    pp_sched_report rep;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_check(p, ref, &rep, &err), PP_OK);
+    CHECK(cut <= whole && whole <= rep.makespan + 1e-9);
+    pp_sched_report_free(&rep);
+    free(head), free(tail);
+    pp_sched_schedule_free(ref);
     pp_sched_problem_free(p);
 }
 
@@ -136,5 +174,6 @@ int main(void)
     against_brute_force();
     against_schedules();
     nothing_alike();
+    stopped_early();
     return CHECK_DONE();
 }

@@ -193,6 +193,40 @@ static void construction_deadline(void)
     pp_sched_problem_free(p);
 }
 
+/* The caller's stop raised before the run: every phase that looks at it
+ * stops (the lower bound after its first arguments, saying so, the search
+ * at once), and the constructive start, which does not, is the answer: a
+ * schedule the checker accepts, no shorter than the bound it reports. A
+ * zero-bubble pipeline at an activation budget of P (the rank bound's case,
+ * the one that took a second at P = 64 with no deadline). */
+static void stopped_before(void)
+{
+    pp_sched_schedule *ref = NULL;
+    pp_sched_problem *p = qi_pipeline(8, 24, PP_PIPE_ZB, 8, 0.28, &ref);
+    REQUIRE(p);
+    pp_stop_flag stop = 1;
+    pp_sched_options o;
+    pp_sched_options_default(&o);
+    o.threads = 1;
+    o.stop = &stop;
+    pp_sched_result r;
+    pp_error err = {0};
+    CHECK_EQ_INT(pp_sched_solve(p, &o, &r, &err), PP_OK);
+    pp_sched_report rep;
+    CHECK(r.schedule && pp_sched_check(p, r.schedule, &rep, &err) == PP_OK);
+    if (r.schedule) {
+        CHECK(rep.makespan == r.makespan);
+        pp_sched_report_free(&rep);
+    }
+    CHECK(r.lower_bound_cut);
+    CHECK(r.rounds == 0);
+    CHECK(r.lower_bound > 0 && r.lower_bound < pp_sched_lower_bound(p));
+    CHECK(r.lower_bound <= r.makespan);
+    pp_sched_result_free(&r);
+    pp_sched_schedule_free(ref);
+    pp_sched_problem_free(p);
+}
+
 /* The coarsened start (--coarsen): a 300-op random graph coarsened to 60
  * ops, scheduled, expanded; the answer still passes the checker. */
 static void coarsened_start(void)
@@ -379,6 +413,7 @@ int main(void)
     dualpipe();
     coarsened_start();
     construction_deadline();
+    stopped_before();
     given_start();
     start_with_w_memory();
     span_objective();
