@@ -6,6 +6,7 @@
 #include <string.h>
 #include "parplan/deadline.h"
 #include "parplan/sched_request.h"
+#include "core/deadline_internal.h"
 
 static pp_status load_problem(const pp_source *s, pp_sched_problem **out, pp_error *err)
 {
