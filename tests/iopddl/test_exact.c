@@ -9,7 +9,8 @@
  * evaluator, with the figures printed on stderr (no time is asserted), then
  * refused under a small nonzero cap, and cut off after half a second with
  * its answer as the warm start (which must come back).
- * Usage: test_iopddl_exact EXAMPLE [G_FILE [SECONDS [THREADS]]] */
+ * Usage: test_iopddl_exact EXAMPLE [G_FILE [SECONDS [THREADS]]]: with
+ * G_FILE, the example and G only. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,12 +502,17 @@ int main(int argc, char **argv)
     if (seed && strtoull(seed, NULL, 10) != 0)
         rng_state = strtoull(seed, NULL, 10);
     test_example(argv[1]);
+    /* Given G, the rest is G's alone (ctest's iopddl_exact_G, run serial:
+     * CBC's threads under a time limit); without, the small problems, which
+     * need no core to themselves. */
+    if (argc >= 3) {
+        test_instance(argv[2], argc >= 4 ? atof(argv[3]) : 60, argc >= 5 ? atoi(argv[4]) : 2);
+        return CHECK_DONE();
+    }
     test_hyperedge();
     test_colouring(3);
     test_colouring(4);
     test_random(600, false);
     test_random(300, true);
-    if (argc >= 3)
-        test_instance(argv[2], argc >= 4 ? atof(argv[3]) : 60, argc >= 5 ? atoi(argv[4]) : 2);
     return CHECK_DONE();
 }
