@@ -47,17 +47,26 @@ static void plan_one(const char *module, const char *cluster)
     pp_plan_report_free(&r);
 }
 
+/* A generated module's request: its text under `name`, a cluster file,
+ * the machine's threads. */
+static pp_plan_request text_request(const char *name, const char *text, size_t size, const char *cluster,
+                                    double limit)
+{
+    pp_plan_request r;
+    pp_plan_request_default(&r);
+    r.module_name = name;
+    r.module_text = text;
+    r.module_size = size;
+    r.cluster_path = cluster;
+    r.time_limit = limit;
+    return r;
+}
+
 static void deep(void)
 {
     size_t ms;
     char *module = chain_module(32, 2048, 4096, 16384, 0, &ms);
-    pp_plan_request req;
-    pp_plan_request_default(&req);
-    req.module_name = "mlp-32.mlir";
-    req.module_text = module;
-    req.module_size = ms;
-    req.cluster_path = CLUSTERS "dgx-a100-4.json";
-    req.time_limit = 30;
+    pp_plan_request req = text_request("mlp-32.mlir", module, ms, CLUSTERS "dgx-a100-4.json", 30);
     pp_plan_report r;
     pp_error err = {0};
     CHECK(pp_plan(&req, &r, &err) == PP_OK);
@@ -143,13 +152,7 @@ static void wide(void)
 {
     size_t ms;
     char *module = chain_module(48, 512, 1024, 4096, 0, &ms);
-    pp_plan_request req;
-    pp_plan_request_default(&req);
-    req.module_name = "mlp-48.mlir";
-    req.module_text = module;
-    req.module_size = ms;
-    req.cluster_path = CLUSTERS "dgx-a100-8.json";
-    req.time_limit = 20;
+    pp_plan_request req = text_request("mlp-48.mlir", module, ms, CLUSTERS "dgx-a100-8.json", 20);
     pp_plan_report r;
     pp_error err = {0};
     double start = pp_now();
