@@ -7,7 +7,7 @@
  * allows; torchtitan's float32 gradient reduction doubles ZeRO-3's
  * gradient bytes and nothing else; DeepSpeed's FP32 gradient
  * accumulation adds one streaming pass over the stage's gradients per
- * micro-batch, by hand; its blocking sends and its FP32 gradient
+ * micro-batch, by hand, and nothing per layer pass besides; its blocking sends and its FP32 gradient
  * reductions (the data-parallel ring and the tied embedding), by hand;
  * names round-trip. */
 #include <math.h>
@@ -201,6 +201,25 @@ static void fp32_accumulation(void)
     pp_cluster_free(c);
 }
 
+/* No cost per layer pass that no source sizes (BENCHMARKS.md, issue 30):
+ * with weightless layers there is nothing to accumulate, so on one device
+ * megatron-deepspeed's step is megatron-lm's, 24 layers x 4 micro-batches
+ * x (forward 1 ms + backward 2 ms) = 0.288 s, by hand. */
+static void no_cost_per_layer_pass(void)
+{
+    pp_hw_device_type type = fixture_type("t", 1e12, 80e9);
+    int one = 1;
+    pp_cluster *c = fixture_cluster(1, &one, &type, 1e11, 1e10);
+    pp_cluster_workload *w = fixture_workload(24, 1e9, 0, 1e6, 1e6, 4);
+    double step[2];
+    steps_on_both(c, w, 1, step);
+    if (!(fabs(step[0] - 0.288) < 1e-9 && step[1] == step[0]))
+        fprintf(stderr, "megatron-lm %.12g, megatron-deepspeed %.12g, 0.288 by hand\n", step[0], step[1]);
+    CHECK(fabs(step[0] - 0.288) < 1e-9 && step[1] == step[0]);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 /* Checks the steps of w's uniform plan of two stages on two nodes (one
  * device each: 1e12 FLOP/s, NICs of 1e10 B/s) against those worked out by
  * hand for megatron-lm and megatron-deepspeed. */
@@ -257,6 +276,7 @@ int main(void)
     blocking_send();
     fp32_reduction();
     fp32_accumulation();
+    no_cost_per_layer_pass();
     the_list();
     float32_reduction();
     planner_keeps_to_the_stack(EXAMPLES "/dgx-a100-4.json", EXAMPLES "/gpt-7.5b.json", false);
