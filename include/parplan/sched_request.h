@@ -13,7 +13,7 @@
 extern const pp_option_range pp_sched_option_coarsen;
 /* The period a schedule is checked repeated at: > 0. */
 extern const pp_option_range pp_sched_option_period;
-/* The objectives' names (pp_sched_objective's order). */
+/* The objectives' names (docs/sched.md). */
 #define PP_SCHED_OBJECTIVES "makespan|span|cyclic|cyclic-async"
 
 typedef struct {
@@ -29,8 +29,6 @@ typedef struct {
 void pp_sched_request_default(pp_sched_request *r);
 /* PP_EARG naming the first option out of its range or not known. */
 pp_status pp_sched_request_check(const pp_sched_request *r, pp_error *err);
-/* The solver's options for a checked r, solving for `budget` seconds. */
-void pp_sched_request_options(const pp_sched_request *r, double budget, pp_sched_options *o);
 
 /* `schedule` as one library call, beside the request: where the problem
  * and the start come from, the time the solve has, how it reports. */

@@ -18,7 +18,7 @@
  *   of half the link bandwidth, i.e. 2 * bytes * beta. Recursive
  *   halving-doubling was not chosen: for powers of two it never loses to the
  *   ring in this model, so it could not explain why NCCL switches by size. */
-#include "parplan/hw_net.h"
+#include "hw/net_internal.h"
 
 #include <math.h>
 #include <stddef.h>

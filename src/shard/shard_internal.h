@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "parplan/shard.h"
+#include "core/core_internal.h"
 
 /* The kind of an op name ("stablehlo.add", "call", "func.return"); OPAQUE when unknown. */
 pp_shard_op_kind shard_kind_of(const char *name, size_t len);
