@@ -23,7 +23,9 @@
  *   deadline calls, the random generator, users' catalog files, the
  *   collectives and the roofline, drawing a timeline, and the scheduler's
  *   builder, readers, checker, bounds and solver are internal (pp_sched_run
- *   and pp_sched_check_run read, solve and check).
+ *   and pp_sched_check_run read, solve and check), as are options.h's
+ *   pp_option_check_solver and pp_option_check_choice (the request checks
+ *   apply them).
  * - Evolving (may change in any MINOR release): shard.h, shard_bridge.h and
  *   shard_write.h (the sharder's analysis internals, exposed for the CLI and
  *   the tests), shard_sched.h (model graphs for the scheduler, new),
