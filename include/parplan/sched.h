@@ -29,8 +29,8 @@
  * from u's device to v's device and a transfer on it of length comm(u, v),
  * after u ends and before v starts; a channel carries one transfer at a time.
  * Dependencies on the same device cost nothing.
- * Ops joined by pp_sched_colocate run on one device (a backward op where its
- * forward op left the activations it frees). */
+ * An op colocated with another (the problem format's "with") runs on its
+ * device (a backward op where its forward op left the activations it frees). */
 typedef struct pp_sched_problem {
     int op_count;
     int dep_count;
@@ -55,7 +55,7 @@ typedef struct pp_sched_problem {
     double *capacity;        /* INFINITY when unlimited */
     unsigned char *channel;  /* device_count^2, channel[a * device_count + b] != 0: a->b exists */
 
-    /* Built by pp_sched_problem_finish: CSR adjacency, a topological order, colocated groups. */
+    /* Built when the problem is validated: CSR adjacency, a topological order, colocated groups. */
     int *succ_start, *succ_dep;  /* deps leaving each op, by dep index */
     int *pred_start, *pred_dep;  /* deps entering each op, by dep index */
     int *topo_order;

@@ -76,8 +76,8 @@ typedef struct {
     const char *failed;            /* the name of the document that could not be read, or NULL */
 } pp_sched_verdict;
 
-/* Reads both documents and checks the schedule (pp_sched_check), and its
- * repetition when a period is given or stated (pp_sched_check_cyclic). An
+/* Reads both documents and checks the schedule with the independent
+ * checker, and its repetition when a period is given or stated. An
  * invalid schedule is a verdict (PP_OK, valid false), not an error. Free out
  * with pp_sched_verdict_free whatever the status. */
 pp_status pp_sched_check_run(const pp_sched_check_job *job, pp_sched_verdict *out, pp_error *err);
