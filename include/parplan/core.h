@@ -1,7 +1,6 @@
-/* parplan core: status values and error messages, the clock, the stop flag
- * and deadlines. Every system builds on it; what the library's floors share
- * beyond this (arenas, the deadline calls, the random generator) is
- * src/core/core_internal.h. */
+/* parplan core: status values and error messages, the clock and the stop
+ * flag. Every system builds on it; what the library's floors share beyond
+ * this (arenas, deadlines, the random generator) is src/core/core_internal.h. */
 #ifndef PARPLAN_CORE_H
 #define PARPLAN_CORE_H
 
@@ -48,14 +47,6 @@ double pp_now(void);
  * a plain or volatile int is a data race (undefined in C11); a lock-free
  * atomic_int may also be set from a signal handler. */
 typedef atomic_int pp_stop_flag;
-
-/* A deadline is an absolute pp_now() value; 0 means none. It has also passed
- * once `stop` is raised (NULL: no flag of its own) or the process-wide stop
- * flag is (SIGINT/SIGTERM). */
-typedef struct {
-    double at;
-    const pp_stop_flag *stop;
-} pp_deadline;
 
 /* SIGINT and SIGTERM raise the process-wide stop flag: a program's solves
  * return their best answers soon after. */

@@ -25,7 +25,9 @@
  *   builder, readers, checker, bounds and solver are internal (pp_sched_run
  *   and pp_sched_check_run read, solve and check), as are options.h's
  *   pp_option_check_solver and pp_option_check_choice (the request checks
- *   apply them).
+ *   apply them), and shard.h's and shard_plan.h's calls beneath pp_shard_run
+ *   (the analysis, pp_shard_plan, the cost model, the roles); shard_plan.h
+ *   keeps the types pp_shard_run's outcome carries.
  * - Evolving (may change in any MINOR release): shard.h, shard_bridge.h and
  *   shard_write.h (the sharder's analysis internals, exposed for the CLI and
  *   the tests), shard_sched.h (model graphs for the scheduler, new),

@@ -17,7 +17,15 @@ void *pp_arena_calloc(pp_arena *arena, size_t count, size_t size);
 bool pp_arena_adopt(pp_arena *arena, void *block);     /* frees block on failure */
 void pp_arena_free(pp_arena *arena);
 
-/* Deadlines (the type is core.h's). */
+/* A deadline is an absolute pp_now() value; 0 means none. It has also passed
+ * once `stop` is raised (NULL: no flag of its own) or the process-wide stop
+ * flag is (SIGINT/SIGTERM or pp_stop_request); pp_deadline_left counts time
+ * only, since stages read a limit of 0 as none. */
+typedef struct {
+    double at;
+    const pp_stop_flag *stop;
+} pp_deadline;
+
 pp_deadline pp_deadline_in(double seconds);
 /* The sooner of d and `seconds` from now (<= 0: d's), with d's stop flag:
  * a stage's share of its solve's time. */
