@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/hw.h"
+#include "hw/hw_internal.h"
 #include "message.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

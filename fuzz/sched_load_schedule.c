@@ -15,6 +15,7 @@
 #include <string.h>
 #include "sched/load.h"
 #include "message.h"
+#include "sched/sched_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 
 #include <math.h>
 #include "check.h"
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 /* The makespan (NAN, a failed check, when the solver fails); the schedule
  * goes to *keep when keep is given, and is freed otherwise. */

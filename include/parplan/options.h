@@ -38,19 +38,12 @@ typedef struct {
     const char *name;
 } pp_source;
 
-/* The options every solving request has: timeout, then threads. */
-pp_status pp_option_check_solver(double timeout, int64_t threads, pp_error *err);
-
 /* What r allows, as people say it: "a number > 0, at most 1e+09",
  * "a whole number from 0 to 1024". */
 void pp_option_range_text(const pp_option_range *r, char *buf, size_t size);
 bool pp_option_allows(const pp_option_range *r, double v);
 /* PP_EARG "NAME V: allowed: WHAT" when r does not allow v. */
 pp_status pp_option_check(const pp_option_range *r, double v, pp_error *err);
-
-/* PP_EARG "NAME VALUE: allowed: a|b|c" unless value is one of the words
- * in choices ("a|b|c", as the CLI's help lists them). */
-pp_status pp_option_check_choice(const char *name, const char *value, const char *choices, pp_error *err);
 
 /* Bytes as both front doors write them: a number with an optional unit
  * (16e9, 16GB, 16GiB); false when the text is not one, or not > 0. */

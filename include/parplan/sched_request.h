@@ -13,7 +13,7 @@
 extern const pp_option_range pp_sched_option_coarsen;
 /* The period a schedule is checked repeated at: > 0. */
 extern const pp_option_range pp_sched_option_period;
-/* The objectives' names (pp_sched_objective's order). */
+/* The objectives' names (docs/sched.md). */
 #define PP_SCHED_OBJECTIVES "makespan|span|cyclic|cyclic-async"
 
 typedef struct {
@@ -29,8 +29,6 @@ typedef struct {
 void pp_sched_request_default(pp_sched_request *r);
 /* PP_EARG naming the first option out of its range or not known. */
 pp_status pp_sched_request_check(const pp_sched_request *r, pp_error *err);
-/* The solver's options for a checked r, solving for `budget` seconds. */
-void pp_sched_request_options(const pp_sched_request *r, double budget, pp_sched_options *o);
 
 /* `schedule` as one library call, beside the request: where the problem
  * and the start come from, the time the solve has, how it reports. */
@@ -78,8 +76,8 @@ typedef struct {
     const char *failed;            /* the name of the document that could not be read, or NULL */
 } pp_sched_verdict;
 
-/* Reads both documents and checks the schedule (pp_sched_check), and its
- * repetition when a period is given or stated (pp_sched_check_cyclic). An
+/* Reads both documents and checks the schedule with the independent
+ * checker, and its repetition when a period is given or stated. An
  * invalid schedule is a verdict (PP_OK, valid false), not an error. Free out
  * with pp_sched_verdict_free whatever the status. */
 pp_status pp_sched_check_run(const pp_sched_check_job *job, pp_sched_verdict *out, pp_error *err);

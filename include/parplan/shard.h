@@ -224,9 +224,6 @@ typedef struct {
     pp_shard_warning *warnings;
 } pp_shard_module;
 
-/* Elements of a tensor type (1 for a scalar, 0 when not a tensor or dynamic). */
-int64_t pp_shard_type_elements(const pp_shard_type *type);
-
 /* The flattened entry function: every call inlined, call and return ops
  * dropped (a call's results are the values the callee returns), region ops
  * left inside their parent op. Ops are in topological order (source order
@@ -370,9 +367,6 @@ typedef struct {
     pp_shard_nda_layers *layer_groups; /* largest coverage first */
 } pp_shard_nda;
 
-pp_status pp_shard_nda_run(const pp_shard_flat *flat, pp_shard_nda **out, pp_error *err);
-void pp_shard_nda_free(pp_shard_nda *nda);
-
 /* The text of `parplan shard MODEL.mlir --explain`: colors with sizes and
  * the tensors they touch, conflicts, compatibility sets with their two
  * resolutions, repeated-layer groups. */
@@ -401,8 +395,8 @@ pp_status pp_shard_precision_parse(const char *text, pp_shard_precision *out, pp
 /* A device mesh: named axes with sizes, one device type (borrowed from a
  * catalog that must outlive the mesh), one link per axis; the precision
  * products are priced at and the device's peak per math mode (0: its
- * peak_flops), both unset by pp_shard_mesh_parse: TYPED, and every mode
- * at peak_flops until pp_shard_mesh_set_peaks reads them from a catalog. */
+ * peak_flops), both set from the request's precision and the catalog by
+ * the library's mesh reader. */
 typedef struct {
     int32_t n_axes;
     char names[PP_SHARD_MAX_AXES][16];
@@ -412,14 +406,6 @@ typedef struct {
     pp_shard_precision precision;
     double peaks[PP_HW_MATH_MODES];
 } pp_shard_mesh;
-
-/* The device's peaks per math mode from the catalog it belongs to. */
-void pp_shard_mesh_set_peaks(pp_shard_mesh *mesh, const pp_hw_catalog *catalog);
-
-/* The link every axis gets unless told otherwise: NVLink 3 as on an A100
- * SXM node, 300e9 bytes/s each way and 5e-6 s per message (NCCL's latency
- * on one node is a few microseconds). */
-pp_hw_link pp_shard_default_link(void);
 
 /* One action: shard color `color` over mesh axis `axis`, conflicts resolved
  * by bits (one byte per compatibility set, borrowed; NULL = all 0). */
@@ -463,13 +449,6 @@ typedef struct {
     double collective_bytes[PP_SHARD_COLLECTIVE_KINDS];
 } pp_shard_cost;
 
-/* Evaluates `state`. PP_EINPUT when an action is invalid: a color or axis
- * out of range, a mesh axis sharding two dimensions of one tensor, or a
- * dimension whose size is not divisible by the product of its axes' sizes
- * (the message names the tensor, the dimension and the sizes). */
-pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
-                             const pp_shard_state *state, pp_shard_cost *out, pp_error *err);
-
 /* The constant C of section 4.5 when the caller has none: the paper gives
  * no value; with 10, exceeding the memory by a tenth of the unsharded peak
  * costs as much as the whole unsharded runtime, so the search leaves an
@@ -479,18 +458,6 @@ pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda,
 /* Two step times within PP_SHARD_TIME_TIE of the faster count as equal when
  * plans are ranked (the cost model is no finer than that). */
 #define PP_SHARD_TIME_TIE 0.005
-
-/* The batch color, by the rule of src/shard/roles.c: the leading dimension
- * of the first entry result that the token ids (an integer argument) share
- * it with; else the token ids' leading dimension (a training step returns
- * weights); else the first result's leading dimension; -1 when none. */
-int32_t pp_shard_batch_color(const pp_shard_nda *nda);
-
-/* What entry argument `arg` is, by the rule of src/shard/roles.c: integer
- * or boolean -> token ids; floating with a batch dimension -> activation;
- * other floating -> parameter. Non-tensor arguments count as token ids. */
-typedef enum { PP_SHARD_ROLE_PARAMETER = 0, PP_SHARD_ROLE_ACTIVATION, PP_SHARD_ROLE_TOKENS } pp_shard_role;
-pp_shard_role pp_shard_arg_role(const pp_shard_nda *nda, int32_t arg);
 
 /* ---- Search (paper 004 section 4): Monte Carlo tree search over sharding
  * actions, color x resolution x mesh axis, each mirrored across repeated

@@ -7,7 +7,7 @@
  * then gets a new soname, so a program is never run against a library whose
  * structs differ from the ones it was compiled with.
  * - Stable (changed only with notice in a MINOR release): version.h, core.h's
- *   status values, errors, arenas and deadlines; iopddl.h; sched.h;
+ *   status values, errors, clock and stop flag; iopddl.h; sched.h;
  *   cluster.h's cluster reader and pp_cluster_simulate, and the jobs of
  *   cluster_request.h (pp_cluster_plan_run, pp_cluster_simulate_run);
  *   shard_plan.h and shard_report.h; hw.h's catalog. These are the calls
@@ -18,6 +18,16 @@
  *   pp_shard_run; the IOPDDL builder and in-memory readers left iopddl.h
  *   (pp_iopddl_run, pp_iopddl_eval_run read); plan.h's stage and report
  *   gained fields (stage modules, holds_backward, the Megatron baseline).
+ * - 0.4 (notice): core.h, hw.h, hw_net.h, timeline.h and sched.h keep what
+ *   the requests and reports carry and what a front door calls; arenas, the
+ *   deadline calls, the random generator, users' catalog files, the
+ *   collectives and the roofline, drawing a timeline, and the scheduler's
+ *   builder, readers, checker, bounds and solver are internal (pp_sched_run
+ *   and pp_sched_check_run read, solve and check), as are options.h's
+ *   pp_option_check_solver and pp_option_check_choice (the request checks
+ *   apply them), and shard.h's and shard_plan.h's calls beneath pp_shard_run
+ *   (the analysis, pp_shard_plan, the cost model, the roles); shard_plan.h
+ *   keeps the types pp_shard_run's outcome carries.
  * - Evolving (may change in any MINOR release): shard.h, shard_bridge.h and
  *   shard_write.h (the sharder's analysis internals, exposed for the CLI and
  *   the tests), shard_sched.h (model graphs for the scheduler, new),
@@ -30,7 +40,7 @@
 
 /* CMakeLists.txt reads the version from these three lines. */
 #define PP_VERSION_MAJOR 0
-#define PP_VERSION_MINOR 3
+#define PP_VERSION_MINOR 4
 #define PP_VERSION_PATCH 0
 
 #define PP_VERSION_STRING_(a, b, c) #a "." #b "." #c

@@ -6,12 +6,13 @@
 #include "cluster/planner.h"
 #include "cluster/optime.h"
 #include "cluster/zero3.h"
-#include "parplan/hw_net.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cluster/plan.h"
+#include "hw/hw_internal.h"
+#include "hw/net_internal.h"
 
 /* fmin and fmax without their NaN handling (nothing here is NaN): the
  * tables' loops run them millions of times. */

@@ -3,6 +3,7 @@
  * back into the other: solve.c runs the baseline first, and both read and
  * feed the same clock. */
 #include "cluster/planner.h"
+#include "core/core_internal.h"
 
 #include <math.h>
 #include <stdatomic.h>

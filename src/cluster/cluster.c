@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cluster/optime.h"
 #include "cluster/moment.h"
+#include "core/core_internal.h"
 
 void pp_cluster_free(pp_cluster *c)
 {

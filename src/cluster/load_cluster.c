@@ -60,8 +60,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cluster/load_cluster.h"
+#include "core/core_internal.h"
 #include "core/grow.h"
 #include "core/json.h"
+#include "hw/hw_internal.h"
 
 enum { PATH_SIZE = 160 };
 

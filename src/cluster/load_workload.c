@@ -46,6 +46,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/core_internal.h"
 #include "core/json.h"
 #include "cluster/workload_internal.h"
 #include "cluster/stack.h"

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cluster/moment.h"
+#include "core/core_internal.h"
 
 typedef struct {
     double start, ready, end;  /* sent; latency over; finished (INFINITY before) */

@@ -18,6 +18,8 @@
  * efficiency, and the element-wise kernels are untouched. */
 #include <math.h>
 #include "cluster/optime.h"
+#include "hw/hw_internal.h"
+#include "hw/net_internal.h"
 
 double cluster_pass_time(const pp_hw_device_type *t, double flops, double weight_bytes,
                          double traffic_bytes)

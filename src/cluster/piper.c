@@ -56,6 +56,7 @@
 #include <string.h>
 #include "core/json.h"
 #include "cluster/workload_internal.h"
+#include "hw/hw_internal.h"
 
 #define PROFILING_DEVICE "A100-80GB-SXM"
 /* Piper's DEVICES_LIMIT: bounds maxDevices and the tensor-parallel degrees. */

@@ -10,6 +10,7 @@
 
 #include "parplan/cluster.h"
 #include "parplan/hw_net.h"
+#include "core/core_internal.h"
 
 /* What the search is given besides the cluster and the workload. */
 typedef struct {

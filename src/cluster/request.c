@@ -1,6 +1,7 @@
 /* request.c: a front door's cluster-planning request and its one check
  * (see parplan/cluster_request.h). */
 #include "parplan/cluster_request.h"
+#include "core/options_internal.h"
 
 const pp_option_range pp_cluster_option_at = {"at", 0, 1e300, false, false, NULL};
 const pp_option_range pp_cluster_option_context_parallel = {"context_parallel", 1, 1 << 20, false, true, NULL};

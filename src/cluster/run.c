@@ -15,6 +15,8 @@
 #include "cluster/workload_internal.h"
 #include "cluster/moment.h"
 #include "cluster/stack.h"
+#include "core/timeline_internal.h"
+#include "hw/hw_internal.h"
 
 static bool given(const pp_source *s) { return s->path || s->text; }
 

@@ -9,7 +9,6 @@
  * Events at the same time run in the order they were made (a sequence
  * number), so a plan always gets the same report. */
 #include "parplan/cluster.h"
-#include "parplan/hw_net.h"
 
 #include <limits.h>
 #include <math.h>
@@ -23,6 +22,9 @@
 #include "cluster/zero3.h"
 #include "cluster/moment.h"
 #include "cluster/plan.h"
+#include "core/timeline_internal.h"
+#include "hw/hw_internal.h"
+#include "hw/net_internal.h"
 
 enum { EV_OP, EV_GRAD, EV_OPT };
 

@@ -30,6 +30,7 @@
 #include "cluster/planner.h"
 #include "core/grow.h"
 #include "core/threads.h"
+#include "hw/net_internal.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -60,6 +60,7 @@
 #include <string.h>
 #include "cluster/workload_internal.h"
 #include "cluster/transformer.h"
+#include "core/core_internal.h"
 
 /* Far above any real model's depth; keeps the layer array's size sane. */
 #define LAYER_LIMIT 1000000

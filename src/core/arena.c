@@ -2,7 +2,7 @@
  * released all at once, so nothing allocated from it needs its own free. */
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/core.h"
+#include "core/core_internal.h"
 
 typedef struct chunk {
     struct chunk *next;

@@ -7,6 +7,7 @@
 #include <Cbc_C_Interface.h>
 #include "core/cbc.h"
 #include "core/child.h"
+#include "core/core_internal.h"
 
 /* One CBC run: what it solves, how, and where the column values go. */
 typedef struct {

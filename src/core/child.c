@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "core/child.h"
-#include "parplan/core.h"
+#include "core/core_internal.h"
 
 static bool write_all(int fd, const void *data, size_t size)
 {

@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
-#include "parplan/core.h"
+#include "core/core_internal.h"
 
 static volatile sig_atomic_t stop_flag;
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include "parplan/deadline.h"
+#include "core/core_internal.h"
 #include "core/deadline_internal.h"
 
 /* The margin's part that grows with the problem: seconds per byte of the

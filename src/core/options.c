@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/options.h"
+#include "core/options_internal.h"
 
 const pp_option_range pp_option_timeout = {"timeout", 0, 1e9, true, false, NULL};
 const pp_option_range pp_option_threads = {"threads", 0, 1024, false, true, NULL};

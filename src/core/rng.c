@@ -1,5 +1,5 @@
 /* rng.c: xoshiro256** (Blackman and Vigna), small and fast, one per worker. */
-#include "parplan/core.h"
+#include "core/core_internal.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

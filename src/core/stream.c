@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "core/core_internal.h"
 #include "core/stream.h"
 
 /* Two huge pages hold a full buffer and its sentinel. Small files get a

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
-#include "parplan/core.h"
+#include "core/core_internal.h"
 
 pp_status pp_read_text_file(const char *path, char **text, size_t *size, pp_error *err)
 {

@@ -6,8 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/core_internal.h"
 #include "core/grow.h"
-#include "parplan/timeline.h"
+#include "core/timeline_internal.h"
 
 typedef struct {
     int row, category;

@@ -49,7 +49,7 @@
 #include "core/grow.h"
 #include "core/json.h"
 #include "hw/devices.h"
-#include "parplan/hw.h"
+#include "hw/hw_internal.h"
 
 typedef struct {
     pp_hw_device_type t; /* t.name points at name */

@@ -1,5 +1,5 @@
 /* hw/collective.c: the alpha-beta cost of point-to-point transfers and of the
- * collectives (include/parplan/hw_net.h). With alpha = link latency and
+ * collectives (hw/net_internal.h). With alpha = link latency and
  * beta = 1 / link bandwidth, every algorithm here costs
  *     steps * alpha + volume * beta,
  * where steps is the number of messages on its critical path and volume the
@@ -18,7 +18,7 @@
  *   of half the link bandwidth, i.e. 2 * bytes * beta. Recursive
  *   halving-doubling was not chosen: for powers of two it never loses to the
  *   ring in this model, so it could not explain why NCCL switches by size. */
-#include "parplan/hw_net.h"
+#include "hw/net_internal.h"
 
 #include <math.h>
 #include <stddef.h>

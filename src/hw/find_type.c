@@ -2,7 +2,7 @@
  * the message when it holds none of that name: the one listing every front
  * door's --device and --device-type gives. */
 #include <stdio.h>
-#include "parplan/hw.h"
+#include "hw/hw_internal.h"
 
 pp_status pp_hw_find_type(const pp_hw_catalog *cat, const char *name, const char *what,
                           const pp_hw_device_type **out, pp_error *err)

@@ -9,7 +9,7 @@
  * which is what pp_hw_op_time computes, with the peaks FLOPs_p and memBW_p
  * scaled by the type's calibrated efficiencies. The max form needs no
  * division by mem_k, so ops that move no bytes (or do no math) are fine. */
-#include "parplan/hw.h"
+#include "hw/hw_internal.h"
 
 double pp_hw_op_time(const pp_hw_device_type *t, double flops, double bytes)
 {

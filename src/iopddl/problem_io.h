@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include "parplan/iopddl.h"
+#include "core/core_internal.h"
 
 /* Building a problem in memory, for planners that hand their problems to
  * this one: nodes with their strategy counts first, then intervals, costs,

@@ -1,6 +1,7 @@
 /* request.c: a front door's IOPDDL request, its one check and the
  * solver's options it stands for (see parplan/iopddl_request.h). */
 #include "parplan/iopddl_request.h"
+#include "core/options_internal.h"
 #include "iopddl/request_internal.h"
 
 void pp_iopddl_request_default(pp_iopddl_request *r)

@@ -6,6 +6,7 @@
 #ifndef PP_IOPDDL_SOLVER_H
 #define PP_IOPDDL_SOLVER_H
 
+#include "core/core_internal.h"
 #include "iopddl/cost.h"
 
 /* Costs as the search sees them: forbidden entries keep their value, which

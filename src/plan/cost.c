@@ -30,6 +30,7 @@
 #include <math.h>
 #include <string.h>
 #include "core/grow.h"
+#include "hw/net_internal.h"
 #include "plan/plan_internal.h"
 
 /* Bytes of tensor occurrence t on one device under the layout. */

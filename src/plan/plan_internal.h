@@ -7,6 +7,9 @@
 #include "parplan/cluster.h"
 #include "parplan/plan.h"
 #include "parplan/shard_plan.h"
+#include "core/core_internal.h"
+#include "shard/shard_internal.h"
+#include "shard/shard_plan_internal.h"
 
 /* The time limit's shares (DESIGN.md, "Time budget"): the unit kinds
  * sharded on every mesh, of what is left after reading; the judged plans'

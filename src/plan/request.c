@@ -1,6 +1,7 @@
 /* request.c: the one check of a plan request (pp_plan_request_check), the
  * ranges the CLI's flags point at and Python's keywords meet: the same bad
  * value gets the same words from either front door. */
+#include "core/options_internal.h"
 #include "plan/plan_internal.h"
 
 const pp_option_range pp_plan_option_batch = {"batch", 0, 1e15, false, true, NULL};

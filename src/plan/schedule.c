@@ -16,8 +16,8 @@
  * would shorten (DESIGN.md). */
 #include <math.h>
 #include <stdio.h>
-#include "parplan/sched.h"
 #include "plan/plan_internal.h"
+#include "sched/sched_internal.h"
 
 #define MIN_SECONDS 2.0
 

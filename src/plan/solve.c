@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/timeline_internal.h"
 #include "plan/plan_internal.h"
 
 /* The judge sees this many of the search's candidates, best first. */

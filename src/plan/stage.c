@@ -16,6 +16,7 @@
  * (judge.c); this formula only ranks candidates. */
 #include <math.h>
 #include <stdlib.h>
+#include "hw/net_internal.h"
 #include "plan/plan_internal.h"
 
 void plan_stage_cost_of(const plan_ctx *X, int32_t first, int32_t end, int32_t mesh, plan_stage_cost *out)

@@ -19,6 +19,7 @@
  * With whole durations and comm times the bound rounds up. */
 #include <math.h>
 #include <stdlib.h>
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 
 int sc_forced_device(const pp_sched_problem *p, int op)

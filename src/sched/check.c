@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 typedef struct {
     const pp_sched_problem *p;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "parplan/sched_request.h"
+#include "sched/sched_internal.h"
 
 static pp_status load_schedule(const pp_source *s, const pp_sched_problem *p, pp_sched_schedule **out,
                                pp_error *err)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include "core/grow.h"
 #include "sched/coarsen.h"
+#include "sched/sched_internal.h"
 
 /* Thresholds, as multiples of the mean coarse op (total over target). Merging
  * smallest-first under a cap C ends with every mergeable pair summing above

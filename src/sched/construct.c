@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 
 typedef struct {

@@ -32,6 +32,7 @@
 #include <string.h>
 #include "sched/cyclic.h"
 #include "sched/retime.h"
+#include "sched/sched_internal.h"
 
 typedef struct {
     double at, length;

@@ -1,6 +1,6 @@
 /* cyclic.h: the cyclic objective's solver side (internal to sched): the
  * least period a schedule's times allow. The objective, its checker and its
- * bound are public (parplan/sched.h); this is what pp_sched_solve uses. */
+ * bound are sched_internal.h's; this is what pp_sched_solve uses. */
 #ifndef PP_SCHED_CYCLIC_H
 #define PP_SCHED_CYCLIC_H
 

@@ -26,6 +26,7 @@
  *    argument), so that a large graph is not searched for a bound. */
 #include <stdlib.h>
 #include <string.h>
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 
 enum { MEMORY_BOUND_VISITS = 1 << 24 };

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 
 bool sc_solution_alloc(sc_solution *s, int op_count)

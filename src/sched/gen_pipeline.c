@@ -59,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sched/pipeline.h"
+#include "sched/sched_internal.h"
 #include "sched/timing.h"
 
 static int chunks_of(const pp_pipe_spec *spec)

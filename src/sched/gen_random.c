@@ -20,7 +20,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 enum { WINDOW = 32, CLOSING = 6 };
 

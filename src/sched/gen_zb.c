@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "sched/pipeline.h"
+#include "sched/sched_internal.h"
 #include "sched/timing.h"
 
 /* How many micro-batches of activations device s may hold before its next

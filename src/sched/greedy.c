@@ -34,6 +34,7 @@
  *   a gap at Qi et al.'s times, 354 for three W's in two). */
 #include <math.h>
 #include <stdlib.h>
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 
 enum { LIMIT_CYCLE, LIMIT_HALF_CYCLE, LIMIT_ARRIVAL, LIMIT_DEPTHS, LIMIT_NONE = LIMIT_DEPTHS };

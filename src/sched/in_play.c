@@ -8,6 +8,7 @@
  * a few earlier ones only, so the test stays O(D^2 x that few), and a
  * device that matches none simply takes part. */
 #include <stdlib.h>
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 
 enum { SPARE_CLASSES = 8 };

@@ -1,7 +1,7 @@
 /* load.h: the field-by-field equality of problems that the round trips of
  * readers and writers are judged by. (The readers of text in memory,
- * pp_sched_load_buffer and pp_sched_load_schedule_buffer, are public now:
- * parplan/sched.h.) */
+ * pp_sched_load_buffer and pp_sched_load_schedule_buffer, are
+ * sched_internal.h's.) */
 #ifndef PP_SCHED_LOAD_H
 #define PP_SCHED_LOAD_H
 

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include "core/json.h"
 #include "sched/load.h"
+#include "sched/sched_internal.h"
 
 enum { PATH_SIZE = 96 };
 

@@ -40,6 +40,7 @@
 #include "core/cbc.h"
 #include "core/grow.h"
 #include "sched/mip.h"
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 
 /* What a column stands for: X(i, j), S(i), Z, Y(i, k) = i before k (i < k),

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/sched.h"
-#include "parplan/timeline.h"
+#include "core/timeline_internal.h"
+#include "sched/sched_internal.h"
 
 static bool drawn_transfer(const pp_sched_problem *p, const pp_sched_schedule *s, int e)
 {

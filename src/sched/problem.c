@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/grow.h"
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 #include "sched/load.h"
 
 typedef struct pp_sched_builder {

@@ -3,6 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "parplan/sched_request.h"
+#include "core/options_internal.h"
+#include "sched/sched_internal.h"
 
 const pp_option_range pp_sched_option_coarsen = {"coarsen", 0, INT32_MAX, false, true, NULL};
 const pp_option_range pp_sched_option_period = {"period", 0, 1e300, true, false, NULL};

@@ -7,6 +7,7 @@
 #include "parplan/deadline.h"
 #include "parplan/sched_request.h"
 #include "core/deadline_internal.h"
+#include "sched/sched_internal.h"
 
 static pp_status load_problem(const pp_source *s, pp_sched_problem **out, pp_error *err)
 {

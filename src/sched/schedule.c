@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 pp_sched_schedule *pp_sched_schedule_new(const pp_sched_problem *p)
 {

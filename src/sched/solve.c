@@ -16,6 +16,7 @@
 #include "sched/coarsen.h"
 #include "sched/cyclic.h"
 #include "sched/mip.h"
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 
 /* Epochs last about this many decoded ops and deps per worker (~0.1 s). */

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include "parplan/sched.h"
+#include "core/core_internal.h"
 
 /* How far a device's memory level may pass its capacity and still fit:
  * levels are sums of doubles (a micro-batch's 1 - 0.72 - 0.28 is not 0),

@@ -8,6 +8,7 @@
  * valid: a device's levels change in the same order. */
 #include <math.h>
 #include "sched/retime.h"
+#include "sched/sched_internal.h"
 
 static double longest_span(const pp_sched_problem *p, const pp_sched_schedule *s)
 {

@@ -31,6 +31,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 #include "sched/timing.h"
 

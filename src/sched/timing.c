@@ -7,6 +7,7 @@
  * queue empty with ops unstarted. */
 #include <math.h>
 #include <stdlib.h>
+#include "sched/sched_internal.h"
 #include "sched/timing.h"
 
 enum { OP_END, TRANSFER_END };

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 #include <jansson.h>
 
 typedef struct {

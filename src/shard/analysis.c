@@ -2,7 +2,9 @@
  * own file: names, rules and colors (nda.c), then conflicts and
  * compatibility sets (conflicts.c), then repeated layers (layers.c). The
  * driver lives apart so that no stage calls back into the one that calls it. */
+#include "core/core_internal.h"
 #include "shard/nda_internal.h"
+#include "shard/shard_internal.h"
 
 pp_status pp_shard_nda_run(const pp_shard_flat *flat, pp_shard_nda **out, pp_error *err)
 {

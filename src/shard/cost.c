@@ -32,6 +32,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw/hw_internal.h"
+#include "hw/net_internal.h"
 #include "shard/cost_internal.h"
 #include "core/grow.h"
 

@@ -6,6 +6,7 @@
  * comes from inside the stretch), is a group of c layers. The colors,
  * compatibility sets and entry arguments local to each copy then
  * correspond by position: isomorphic by construction. */
+#include "core/core_internal.h"
 #include "shard/nda_internal.h"
 #include <stdlib.h>
 #include <string.h>

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hw/hw_internal.h"
 #include "shard/shard_internal.h"
 #include "parplan/shard.h"
 

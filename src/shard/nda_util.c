@@ -1,5 +1,6 @@
 /* nda_util.c: what every stage of the named-dimension analysis uses: the
  * union-find over dimension names and allocation in the analysis' arena. */
+#include "core/core_internal.h"
 #include "shard/nda_internal.h"
 
 int32_t shard_uf_find(int32_t *parent, int32_t x)

@@ -1,6 +1,7 @@
 /* request.c: a front door's sharding request, its one check and the
  * planner's options it stands for (see parplan/shard_request.h). */
 #include "parplan/shard_request.h"
+#include "core/options_internal.h"
 #include "shard/request_internal.h"
 
 void pp_shard_request_default(pp_shard_request *r)

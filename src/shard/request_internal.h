@@ -7,6 +7,7 @@
 
 #include "parplan/shard_request.h"
 #include "parplan/shard_sched.h"
+#include "shard/shard_plan_internal.h"
 
 /* The report of a plan's candidates (pp_shard_plan chose among them). */
 pp_status pp_shard_report_build(pp_shard_report *r, const char *model, const char *mesh_text, const pp_shard_nda *nda,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "parplan/deadline.h"
 #include "parplan/shard_request.h"
+#include "core/core_internal.h"
 #include "shard/bridge_internal.h"
 #include "shard/request_internal.h"
 #include "shard/write_internal.h"

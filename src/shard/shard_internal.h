@@ -7,6 +7,42 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "parplan/shard.h"
+#include "core/core_internal.h"
+
+/* The calls of shard.h's types that only the library makes (src/plan too). */
+
+/* Elements of a tensor type (1 for a scalar, 0 when not a tensor or dynamic). */
+int64_t pp_shard_type_elements(const pp_shard_type *type);
+
+pp_status pp_shard_nda_run(const pp_shard_flat *flat, pp_shard_nda **out, pp_error *err);
+void pp_shard_nda_free(pp_shard_nda *nda);
+
+/* The device's peaks per math mode from the catalog it belongs to. */
+void pp_shard_mesh_set_peaks(pp_shard_mesh *mesh, const pp_hw_catalog *catalog);
+
+/* The link every axis gets unless told otherwise: NVLink 3 as on an A100
+ * SXM node, 300e9 bytes/s each way and 5e-6 s per message (NCCL's latency
+ * on one node is a few microseconds). */
+pp_hw_link pp_shard_default_link(void);
+
+/* Evaluates `state`. PP_EINPUT when an action is invalid: a color or axis
+ * out of range, a mesh axis sharding two dimensions of one tensor, or a
+ * dimension whose size is not divisible by the product of its axes' sizes
+ * (the message names the tensor, the dimension and the sizes). */
+pp_status pp_shard_cost_eval(const pp_shard_flat *flat, const pp_shard_nda *nda, const pp_shard_mesh *mesh,
+                             const pp_shard_state *state, pp_shard_cost *out, pp_error *err);
+
+/* The batch color, by the rule of src/shard/roles.c: the leading dimension
+ * of the first entry result that the token ids (an integer argument) share
+ * it with; else the token ids' leading dimension (a training step returns
+ * weights); else the first result's leading dimension; -1 when none. */
+int32_t pp_shard_batch_color(const pp_shard_nda *nda);
+
+/* What entry argument `arg` is, by the rule of src/shard/roles.c: integer
+ * or boolean -> token ids; floating with a batch dimension -> activation;
+ * other floating -> parameter. Non-tensor arguments count as token ids. */
+typedef enum { PP_SHARD_ROLE_PARAMETER = 0, PP_SHARD_ROLE_ACTIVATION, PP_SHARD_ROLE_TOKENS } pp_shard_role;
+pp_shard_role pp_shard_arg_role(const pp_shard_nda *nda, int32_t arg);
 
 /* The kind of an op name ("stablehlo.add", "call", "func.return"); OPAQUE when unknown. */
 pp_shard_op_kind shard_kind_of(const char *name, size_t len);

@@ -43,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/shard_sched.h"
+#include "hw/net_internal.h"
+#include "sched/sched_internal.h"
 #include "shard/cost_internal.h"
 #include "shard/request_internal.h"
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/cluster.h"
+#include "core/core_internal.h"
 
 /* A device type with round numbers: `flops` FLOP/s, memory bandwidth high
  * enough that the roofline is compute-bound, `memory` bytes. */

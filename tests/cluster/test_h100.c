@@ -22,6 +22,7 @@
 #include "cluster/plan.h"
 #include "cluster/transformer.h"
 #include "cluster/workload_internal.h"
+#include "hw/hw_internal.h"
 
 #define EXAMPLES PP_SOURCE_DIR "/examples/cluster"
 

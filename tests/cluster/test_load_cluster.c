@@ -9,6 +9,7 @@
 #include "check.h"
 #include "cluster/load_cluster.h"
 #include "cluster/moment.h"
+#include "hw/hw_internal.h"
 
 static pp_hw_catalog *cat;
 

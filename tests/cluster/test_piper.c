@@ -11,6 +11,7 @@
 #include "check.h"
 #include "parplan/cluster.h"
 #include "cluster/workload_internal.h"
+#include "hw/hw_internal.h"
 
 #define SHARED_PIPER PP_SOURCE_DIR "/examples/piper"
 

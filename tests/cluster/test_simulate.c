@@ -13,7 +13,8 @@
 
 #include "check.h"
 #include "cluster/fixture.h"
-#include "parplan/hw_net.h"
+#include "core/timeline_internal.h"
+#include "hw/net_internal.h"
 
 static pp_hw_device_type types[4], pair[2]; /* pair: two nodes of one type */
 

@@ -21,6 +21,7 @@
 #include "cluster/stack.h"
 #include "cluster/transformer.h"
 #include "cluster/workload_internal.h"
+#include "hw/hw_internal.h"
 
 #define EXAMPLES PP_SOURCE_DIR "/examples/cluster"
 

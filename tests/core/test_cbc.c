@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "core/cbc.h"
-#include "parplan/core.h"
+#include "core/core_internal.h"
 
 static void test_csc(void)
 {

@@ -15,7 +15,7 @@
 #include "check.h"
 #include "cluster/fixture.h"
 #include "parplan/iopddl.h"
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 #include "shard/fixture.h"
 #include "cluster/solve.h"
 #include "shard/shard_internal.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "parplan/timeline.h"
+#include "core/timeline_internal.h"
 
 /* Writes the timeline with `write` into a NUL-terminated string. */
 static char *render(const pp_timeline *t, pp_status (*write)(const pp_timeline *, FILE *, pp_error *))

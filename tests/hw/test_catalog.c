@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "check.h"
-#include "parplan/hw.h"
+#include "hw/hw_internal.h"
 
 #define GIB 1073741824.0
 

@@ -2,9 +2,9 @@
  * numbers worked by hand from the formulas (alpha = 10 us, 1 GB/s), the ring
  * all-reduce as reduce-scatter + all-gather, the ring/tree crossover, the
  * heterogeneous ring and the caller errors. */
-#include "parplan/hw_net.h"
 
 #include "check.h"
+#include "hw/net_internal.h"
 
 #include <math.h>
 

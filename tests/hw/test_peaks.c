@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "parplan/hw.h"
+#include "hw/hw_internal.h"
 
 static pp_hw_catalog *builtin(void)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "parplan/hw.h"
+#include "hw/hw_internal.h"
 
 static int close_to(double got, double want)
 {

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "parplan/plan.h"
 #include "parplan/shard_plan.h"
+#include "shard/shard_plan_internal.h"
 
 typedef struct {
     char *text;

@@ -8,6 +8,7 @@
  * SVG of the simulated step. */
 #include <unistd.h>
 #include "cli_run.h"
+#include "core/timeline_internal.h"
 #include "fixture.h"
 
 #define MOE PP_SOURCE_DIR "/examples/shard/moe-tiny.mlir"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "check.h"
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 /* Devices g0 (memory 5) and g1 (unlimited), channel g0 -> g1 only.
  * a (2, g0, W 1, A +2) -> b (1, g0 or g1, A -1) with comm 1

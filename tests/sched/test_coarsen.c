@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "parplan/sched.h"
 #include "sched/coarsen.h"
+#include "sched/sched_internal.h"
 
 typedef struct {
     int ops, devices;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli_run.h"
-#include "parplan/sched.h"
 #include "sched/cyclic.h"
+#include "sched/sched_internal.h"
 
 static pp_sched_problem *finish(pp_sched_problem *p)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include "check.h"
 #include "qi_pipeline.h"
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 static const char *const scheme_name[] = {"1F1B", "ZB1P", "DualPipe"};
 

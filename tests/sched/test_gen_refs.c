@@ -31,7 +31,7 @@
 #include <math.h>
 #include <string.h>
 #include "check.h"
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 /* Generates and checks one reference; fills the report (freed by the caller). */
 static bool run(pp_pipe_spec spec, pp_sched_report *r)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "qi_pipeline.h"
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 #include "sched/solver.h"
 
 /* The greedy's start for p, checked; its makespan (NAN when it fails). */

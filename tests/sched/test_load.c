@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "parplan/sched.h"
 #include "sched/load.h"
+#include "sched/sched_internal.h"
 
 typedef struct {
     const char *file;

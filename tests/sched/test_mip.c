@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "parplan/sched.h"
 #include "sched/mip.h"
+#include "sched/sched_internal.h"
 
 #define MAX_OPS 7
 #define MAX_DEPS 21

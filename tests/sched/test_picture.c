@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 /* Devices gpu0..gpu2, every channel. Times worked out by hand:
  *   gpu0: f0 [0,2]           b0 [6.5,9.5]

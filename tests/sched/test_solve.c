@@ -7,7 +7,7 @@
 #include <string.h>
 #include "check.h"
 #include "qi_pipeline.h"
-#include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 static pp_sched_problem *finished(pp_sched_problem *p)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "parplan/sched.h"
 #include "sched/retime.h"
+#include "sched/sched_internal.h"
 #include "sched/timing.h"
 
 /* dev0: a (2), b (1); dev1: c (3), d (1). Deps a->c (comm 1), b->c (comm 1),

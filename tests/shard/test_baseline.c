@@ -15,6 +15,7 @@
 #include <string.h>
 #include "fixture.h"
 #include "parplan/shard_plan.h"
+#include "shard/shard_plan_internal.h"
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 

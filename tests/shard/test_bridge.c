@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include "fixture.h"
 #include "parplan/shard_bridge.h"
+#include "hw/hw_internal.h"
+#include "hw/net_internal.h"
 #include "shard/bridge_internal.h"
 
 #define SHARED PP_SOURCE_DIR "/examples/shard/"

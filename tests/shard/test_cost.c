@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fixture.h"
+#include "hw/hw_internal.h"
+#include "hw/net_internal.h"
 
 #define SHARED PP_SOURCE_DIR "/examples/shard/"
 

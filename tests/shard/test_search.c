@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fixture.h"
+#include "hw/hw_internal.h"
 
 #define SHARED PP_SOURCE_DIR "/examples/shard/"
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "hw/hw_internal.h"
 #include "sched_solved.h"
 #include "parplan/shard_sched.h"
 #include "shard/shard_internal.h"

@@ -11,6 +11,7 @@
 #include "parplan/shard_plan.h"
 #include "parplan/shard_write.h"
 #include "shard/shard_internal.h"
+#include "shard/shard_plan_internal.h"
 #include "shard/write_internal.h"
 
 static const char MODULE[] =
