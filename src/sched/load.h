@@ -1,12 +1,30 @@
-/* load.h: the field-by-field equality of problems that the round trips of
- * readers and writers are judged by. (The readers of text in memory,
+/* load.h: the readers as a run calls them, stopping when asked, and the
+ * field-by-field equality of problems that the round trips of readers and
+ * writers are judged by. (The readers of text in memory,
  * pp_sched_load_buffer and pp_sched_load_schedule_buffer, are public now:
  * parplan/sched.h.) */
 #ifndef PP_SCHED_LOAD_H
 #define PP_SCHED_LOAD_H
 
 #include <stddef.h>
+#include "parplan/options.h"
 #include "parplan/sched.h"
+
+/* The readers of a problem and of a schedule of p (pp_sched_load,
+ * pp_sched_load_schedule and their _buffer forms) for a document a front
+ * door hands over (its path, or else its text), which also stop as soon as
+ * pp_stop_raised(stop), looking every 4,096 entries and every kilobyte of
+ * text: PP_EIO "NAME: reading stopped: ..." (pp_json_stopped). A program's
+ * own run raises the process-wide flag at its time limit
+ * (core/deadline_internal.h's pp_stop_at), as iopddl's reader does. */
+pp_status sc_load_stop(const pp_source *s, const pp_stop_flag *stop, pp_sched_problem **out, pp_error *err);
+pp_status sc_load_buffer_stop(const char *name, const void *data, size_t size, const pp_stop_flag *stop,
+                              pp_sched_problem **out, pp_error *err);
+pp_status sc_load_schedule_stop(const pp_source *s, const pp_sched_problem *p, const pp_stop_flag *stop,
+                                pp_sched_schedule **out, pp_error *err);
+pp_status sc_load_schedule_buffer_stop(const char *name, const void *data, size_t size,
+                                       const pp_sched_problem *p, const pp_stop_flag *stop,
+                                       pp_sched_schedule **out, pp_error *err);
 
 /* Two problems with the same fields, names, numbers and adjacency input
  * (the loaders' and writers' round trips are judged by it). */

@@ -38,6 +38,9 @@
 
 enum { PATH_SIZE = 96 };
 
+/* Entries read between looks at the stop flag (as sched/load.c). */
+enum { PER_STOP_CHECK = 4096 };
+
 typedef struct {
     const char *file;
     const pp_sched_problem *p;
@@ -46,6 +49,7 @@ typedef struct {
     json_t *device_index;  /* name -> device index */
     int *op_at;            /* per op: 1 + its position in "ops", 0 while unlisted */
     int *transfer_at;      /* per dependency: 1 + its position in "transfers" */
+    const pp_stop_flag *stop;
     pp_error *err;
 } loader;
 
@@ -163,6 +167,8 @@ static pp_status read_list(loader *L, const json_t *root, const char *key, bool 
     json_array_foreach(list, i, v) {
         char path[PATH_SIZE];
         pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", key, (long)i)};
+        if (i % PER_STOP_CHECK == 0 && pp_stop_raised(L->stop))
+            return pp_json_stopped(L->file, L->err);
         if ((st = read(L, at, v, (long)i)))
             return st;
     }
@@ -198,9 +204,9 @@ static pp_status unfinished(const char *file, const pp_sched_problem *p, pp_erro
 
 /* Reads the parsed document as a schedule of p, and frees it. */
 static pp_status load_document(const char *file, json_t *root, const pp_sched_problem *p,
-                               pp_sched_schedule **out, pp_error *err)
+                               const pp_stop_flag *stop, pp_sched_schedule **out, pp_error *err)
 {
-    loader L = {.file = file, .p = p, .err = err};
+    loader L = {.file = file, .p = p, .stop = stop, .err = err};
     L.s = pp_sched_schedule_new(p);
     L.op_index = index_names(p->op_name, p->op_count);
     L.device_index = index_names(p->device_name, p->device_count);
@@ -223,30 +229,47 @@ static pp_status load_document(const char *file, json_t *root, const pp_sched_pr
     return st;
 }
 
-pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
-                                 pp_sched_schedule **out, pp_error *err)
+pp_status sc_load_schedule_stop(const pp_source *s, const pp_sched_problem *p, const pp_stop_flag *stop,
+                                pp_sched_schedule **out, pp_error *err)
 {
+    if (!s->path)
+        return sc_load_schedule_buffer_stop(s->name, s->text, s->size, p, stop, out, err);
     char *text = NULL;
     size_t size = 0;
     *out = NULL;
-    pp_status st = unfinished(path, p, err);
+    pp_status st = unfinished(s->path, p, err);
     if (!st)
-        st = pp_read_text_file(path, &text, &size, err);
+        st = pp_read_text_file(s->path, &text, &size, err);
     if (!st)
-        st = pp_sched_load_schedule_buffer(path, text, size, p, out, err);
+        st = sc_load_schedule_buffer_stop(s->path, text, size, p, stop, out, err);
     free(text);
     return st;
+}
+
+pp_status sc_load_schedule_buffer_stop(const char *name, const void *data, size_t size,
+                                       const pp_sched_problem *p, const pp_stop_flag *stop,
+                                       pp_sched_schedule **out, pp_error *err)
+{
+    *out = NULL;
+    json_t *root = NULL;
+    pp_status st;
+    if ((st = unfinished(name, p, err)) ||
+        (st = pp_json_load_buffer_stop(name, data, size, stop, &root, err)))
+        return st;
+    st = load_document(name, root, p, stop, out, err);
+    return pp_json_place(err, st, name, data, size);
+}
+
+pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
+                                 pp_sched_schedule **out, pp_error *err)
+{
+    pp_source s = {.path = path};
+    return sc_load_schedule_stop(&s, p, NULL, out, err);
 }
 
 pp_status pp_sched_load_schedule_buffer(const char *name, const void *data, size_t size,
                                         const pp_sched_problem *p, pp_sched_schedule **out,
                                         pp_error *err)
 {
-    *out = NULL;
-    json_t *root = NULL;
-    pp_status st;
-    if ((st = unfinished(name, p, err)) || (st = pp_json_load_buffer(name, data, size, &root, err)))
-        return st;
-    st = load_document(name, root, p, out, err);
-    return pp_json_place(err, st, name, data, size);
+    return sc_load_schedule_buffer_stop(name, data, size, p, NULL, out, err);
 }
