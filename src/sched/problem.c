@@ -373,8 +373,14 @@ static int group_of(int *group, int i)
     return i;
 }
 
+/* Two equal lists allow the same devices, at once; others are compared
+ * device by device (an empty list allows them all). */
 static bool same_devices(const pp_sched_problem *p, int a, int b)
 {
+    int *s = p->allowed_start, n = s[a + 1] - s[a];
+    if (a == b || (n == s[b + 1] - s[b] &&
+                   memcmp(p->allowed_device + s[a], p->allowed_device + s[b], (size_t)n * sizeof(int)) == 0))
+        return true;
     for (int d = 0; d < p->device_count; d++)
         if (pp_sched_op_allowed(p, a, d) != pp_sched_op_allowed(p, b, d))
             return false;
