@@ -51,7 +51,6 @@
  * device or on two joined by a channel. */
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/json.h"
@@ -63,28 +62,13 @@ enum { PATH_SIZE = 96 };
  * 0.6 MB of text, 10 ms at most on a loaded machine. */
 enum { PER_STOP_CHECK = 4096 };
 
-/* Names, or ordered pairs of indices, and what they stand for, by open
- * addressing. (Jansson's objects served before, at two mallocs an entry and
- * a printed key a pair: a tenth of reading a 49,152-op problem.) */
-typedef struct {
-    uint64_t hash;
-    const char *name;      /* a name kept by the problem; NULL for a pair */
-    int from, to;
-    int value;             /* -1: an empty slot */
-} entry;
-
-typedef struct {
-    entry *slots;
-    size_t mask, count;    /* mask + 1 slots, a power of two, at most half full */
-} index_map;
-
 typedef struct {
     const char *file;
     pp_sched_problem *p;
-    index_map device_index; /* name -> device index */
-    index_map op_index;     /* name -> op index */
-    index_map pair_index;   /* (from, to) -> position in its list */
-    int *device_mark;      /* per device: 1 + the op whose "devices" listed it */
+    sc_index device_index;  /* name -> device index */
+    sc_index op_index;      /* name -> op index */
+    sc_index pair_index;    /* (from, to) -> position in its list */
+    int *device_mark;       /* per device: 1 + the op whose "devices" listed it */
     const pp_stop_flag *stop;
     pp_error *err;
 } loader;
@@ -108,99 +92,30 @@ static bool stop_asked(const loader *L, size_t i)
     return i % PER_STOP_CHECK == 0 && pp_stop_raised(L->stop);
 }
 
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3u;
-    return h;
-}
-
-static uint64_t pair_hash(int from, int to)
-{
-    uint64_t h = ((uint64_t)(uint32_t)from << 32 | (uint32_t)to) * 0x9e3779b97f4a7c15u;
-    return h ^ h >> 29;
-}
-
-/* The slot of the key (a name, or else the pair), or the empty one where it
- * would go. */
-static entry *find(const index_map *m, uint64_t hash, const char *name, int from, int to)
-{
-    for (size_t i = hash & m->mask;; i = (i + 1) & m->mask) {
-        entry *e = &m->slots[i];
-        if (e->value < 0 || (e->hash == hash && (name ? e->name && strcmp(e->name, name) == 0
-                                                      : !e->name && e->from == from && e->to == to)))
-            return e;
-    }
-}
-
-static bool map_reserve(index_map *m, size_t count)
-{
-    size_t size = m->slots ? m->mask + 1 : 0;
-    if (2 * count <= size)
-        return true;
-    size_t grown = size ? 2 * size : 64;
-    entry *slots = malloc(grown * sizeof *slots), *old = m->slots;
-    if (!slots)
-        return false;
-    for (size_t i = 0; i < grown; i++)
-        slots[i].value = -1;
-    m->slots = slots;
-    m->mask = grown - 1;
-    for (size_t i = 0; i < size; i++)
-        if (old[i].value >= 0)
-            *find(m, old[i].hash, old[i].name, old[i].from, old[i].to) = old[i];
-    free(old);
-    return true;
-}
-
-static void map_clear(index_map *m)
-{
-    for (size_t i = 0; m->slots && i <= m->mask; i++)
-        m->slots[i].value = -1;
-    m->count = 0;
-}
-
-static int lookup(const index_map *m, const char *name)
-{
-    return m->slots ? find(m, name_hash(name), name, 0, 0)->value : -1;
-}
-
-/* Adds the key with its value; false when out of memory. */
-static bool map_add(index_map *m, const char *name, int from, int to, int value)
-{
-    if (!map_reserve(m, m->count + 1))
-        return false;
-    uint64_t hash = name ? name_hash(name) : pair_hash(from, to);
-    *find(m, hash, name, from, to) = (entry){hash, name, from, to, value};
-    m->count++;
-    return true;
-}
-
 /* Records name -> i, unless the name is taken; `name` is the problem's own
  * copy, which the index keeps. `list` names the array the entries come
  * from, for the message. */
-static pp_status add_name(const loader *L, index_map *index, const char *name, int i,
+static pp_status add_name(const loader *L, sc_index *index, const char *name, int i,
                           pp_json_at at, const char *list)
 {
-    int before = lookup(index, name);
+    int before = sc_index_name(index, name);
     if (before >= 0)
         return pp_error_set(L->err, PP_EINPUT, "%s: %s.name: \"%s\" is already the name of %s[%d]",
                             L->file, at.path, name, list, before);
-    if (!map_add(index, name, 0, 0, i))
+    if (!sc_index_add(index, name, 0, 0, i))
         return out_of_memory(L);
     return PP_OK;
 }
 
 /* Member `key` of the object at `at`, a string naming an entry of `index`. */
 static pp_status read_ref(const loader *L, pp_json_at at, const json_t *obj, const char *key,
-                          const index_map *index, const char *what, int *out)
+                          const sc_index *index, const char *what, int *out)
 {
     const char *name = NULL;
     pp_status st = pp_json_string(at, obj, key, true, &name, L->err);
     if (st)
         return st;
-    if ((*out = lookup(index, name)) < 0)
+    if ((*out = sc_index_name(index, name)) < 0)
         return pp_error_set(L->err, PP_EINPUT, "%s: %s.%s: unknown %s \"%s\"", L->file, at.path,
                             key, what, name);
     return PP_OK;
@@ -210,12 +125,11 @@ static pp_status read_ref(const loader *L, pp_json_at at, const json_t *obj, con
 static pp_status add_pair(loader *L, pp_json_at at, const char *list, const char *what,
                           char **names, int from, int to, long position)
 {
-    index_map *m = &L->pair_index;
-    int before = m->slots ? find(m, pair_hash(from, to), NULL, from, to)->value : -1;
+    int before = sc_index_pair(&L->pair_index, from, to);
     if (before >= 0)
         return pp_error_set(L->err, PP_EINPUT, "%s: %s: the %s \"%s\" -> \"%s\" is already %s[%d]",
                             L->file, at.path, what, names[from], names[to], list, before);
-    if (!map_add(m, NULL, from, to, (int)position))
+    if (!sc_index_add(&L->pair_index, NULL, from, to, (int)position))
         return out_of_memory(L);
     return PP_OK;
 }
@@ -260,7 +174,7 @@ static pp_status read_channels(loader *L, const json_t *root)
         return pp_error_set(L->err, PP_EINPUT,
                             "%s: channels: the list is empty (leave it out for a channel between "
                             "every two devices)", L->file);
-    map_clear(&L->pair_index);
+    sc_index_clear(&L->pair_index);
     size_t i;
     json_array_foreach(list, i, v) {
         char path[PATH_SIZE];
@@ -298,7 +212,7 @@ static pp_status read_device_set(loader *L, pp_json_at at, const json_t *obj, in
         const char *name = NULL;
         if ((st = pp_json_as_string(item, v, &name, L->err)))
             return st;
-        int d = lookup(&L->device_index, name);
+        int d = sc_index_name(&L->device_index, name);
         if (d < 0)
             return pp_error_set(L->err, PP_EINPUT, "%s: %s: unknown device \"%s\"", L->file,
                                 item.path, name);
@@ -383,7 +297,7 @@ static pp_status read_deps(loader *L, const json_t *root)
     pp_status st = pp_json_array(top, root, "deps", false, &list, L->err);
     if (st || !list)
         return st;
-    map_clear(&L->pair_index);
+    sc_index_clear(&L->pair_index);
     size_t i;
     json_array_foreach(list, i, v) {
         char path[PATH_SIZE];
@@ -444,9 +358,9 @@ static pp_status load_document(const char *file, json_t *root, pp_status parsed,
     loader L = {.file = file, .stop = stop, .err = err};
     L.p = pp_sched_problem_new();
     pp_status st = L.p ? read_problem(&L, root) : out_of_memory(&L);
-    free(L.device_index.slots);
-    free(L.op_index.slots);
-    free(L.pair_index.slots);
+    sc_index_free(&L.device_index);
+    sc_index_free(&L.op_index);
+    sc_index_free(&L.pair_index);
     json_decref(root);
     free(L.device_mark);
     if (st)
@@ -489,4 +403,86 @@ pp_status pp_sched_load_buffer(const char *name, const void *data, size_t size,
                                pp_sched_problem **out, pp_error *err)
 {
     return sc_load_buffer_stop(name, data, size, NULL, out, err);
+}
+
+/* ------------------------------------------------------------ the index */
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+    return h;
+}
+
+static uint64_t pair_hash(int from, int to)
+{
+    uint64_t h = ((uint64_t)(uint32_t)from << 32 | (uint32_t)to) * 0x9e3779b97f4a7c15u;
+    return h ^ h >> 29;
+}
+
+/* The slot of the key (a name, or else the pair), or the empty one where it
+ * would go. */
+static sc_index_entry *find(const sc_index *m, uint64_t hash, const char *name, int from, int to)
+{
+    for (size_t i = hash & m->mask;; i = (i + 1) & m->mask) {
+        sc_index_entry *e = &m->slots[i];
+        if (e->value < 0 || (e->hash == hash && (name ? e->name && strcmp(e->name, name) == 0
+                                                      : !e->name && e->from == from && e->to == to)))
+            return e;
+    }
+}
+
+static bool reserve(sc_index *m, size_t count)
+{
+    size_t size = m->slots ? m->mask + 1 : 0;
+    if (2 * count <= size)
+        return true;
+    size_t grown = size ? 2 * size : 64;
+    sc_index_entry *slots = malloc(grown * sizeof *slots), *old = m->slots;
+    if (!slots)
+        return false;
+    for (size_t i = 0; i < grown; i++)
+        slots[i].value = -1;
+    m->slots = slots;
+    m->mask = grown - 1;
+    for (size_t i = 0; i < size; i++)
+        if (old[i].value >= 0)
+            *find(m, old[i].hash, old[i].name, old[i].from, old[i].to) = old[i];
+    free(old);
+    return true;
+}
+
+void sc_index_clear(sc_index *m)
+{
+    for (size_t i = 0; m->slots && i <= m->mask; i++)
+        m->slots[i].value = -1;
+    m->count = 0;
+}
+
+int sc_index_name(const sc_index *m, const char *name)
+{
+    return m->slots ? find(m, name_hash(name), name, 0, 0)->value : -1;
+}
+
+int sc_index_pair(const sc_index *m, int from, int to)
+{
+    return m->slots ? find(m, pair_hash(from, to), NULL, from, to)->value : -1;
+}
+
+void sc_index_free(sc_index *m)
+{
+    free(m->slots);
+    m->slots = NULL;
+    m->count = 0;
+}
+
+bool sc_index_add(sc_index *m, const char *name, int from, int to, int value)
+{
+    if (!reserve(m, m->count + 1))
+        return false;
+    uint64_t hash = name ? name_hash(name) : pair_hash(from, to);
+    *find(m, hash, name, from, to) = (sc_index_entry){hash, name, from, to, value};
+    m->count++;
+    return true;
 }

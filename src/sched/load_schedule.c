@@ -45,8 +45,8 @@ typedef struct {
     const char *file;
     const pp_sched_problem *p;
     pp_sched_schedule *s;
-    json_t *op_index;      /* name -> op index */
-    json_t *device_index;  /* name -> device index */
+    sc_index op_index;     /* name -> op index */
+    sc_index device_index; /* name -> device index */
     int *op_at;            /* per op: 1 + its position in "ops", 0 while unlisted */
     int *transfer_at;      /* per dependency: 1 + its position in "transfers" */
     const pp_stop_flag *stop;
@@ -62,29 +62,24 @@ static pp_status out_of_memory(const loader *L)
     return pp_error_set(L->err, PP_ENOMEM, "%s: out of memory", L->file);
 }
 
-static json_t *index_names(char **names, int count)
+static bool index_names(sc_index *index, char **names, int count)
 {
-    json_t *index = json_object();
-    for (int i = 0; i < count && index; i++)
-        if (json_object_set_new_nocheck(index, names[i], json_integer(i)) != 0) {
-            json_decref(index);
-            index = NULL;
-        }
-    return index;
+    for (int i = 0; i < count; i++)
+        if (!sc_index_add(index, names[i], 0, 0, i))
+            return false;
+    return true;
 }
 
 static pp_status read_ref(const loader *L, pp_json_at at, const json_t *obj, const char *key,
-                          const json_t *index, const char *what, int *out)
+                          const sc_index *index, const char *what, int *out)
 {
     const char *name = NULL;
     pp_status st = pp_json_string(at, obj, key, true, &name, L->err);
     if (st)
         return st;
-    json_t *v = json_object_get(index, name);
-    if (!v)
+    if ((*out = sc_index_name(index, name)) < 0)
         return pp_error_set(L->err, PP_EINPUT, "%s: %s.%s: the problem has no %s \"%s\"", L->file,
                             at.path, key, what, name);
-    *out = (int)json_integer_value(v);
     return PP_OK;
 }
 
@@ -101,8 +96,8 @@ static pp_status read_op(loader *L, pp_json_at at, const json_t *v, long positio
     double start, end;
     pp_status st;
     if ((st = pp_json_object(at, v, op_keys, L->err)) ||
-        (st = read_ref(L, at, v, "name", L->op_index, "op", &op)) ||
-        (st = read_ref(L, at, v, "device", L->device_index, "device", &d)) ||
+        (st = read_ref(L, at, v, "name", &L->op_index, "op", &op)) ||
+        (st = read_ref(L, at, v, "device", &L->device_index, "device", &d)) ||
         (st = read_interval(L, at, v, &start, &end)))
         return st;
     if (L->op_at[op])
@@ -145,8 +140,8 @@ static pp_status read_transfer(loader *L, pp_json_at at, const json_t *v, long p
     double start, end;
     pp_status st;
     if ((st = pp_json_object(at, v, transfer_keys, L->err)) ||
-        (st = read_ref(L, at, v, "from", L->op_index, "op", &from)) ||
-        (st = read_ref(L, at, v, "to", L->op_index, "op", &to)) ||
+        (st = read_ref(L, at, v, "from", &L->op_index, "op", &from)) ||
+        (st = read_ref(L, at, v, "to", &L->op_index, "op", &to)) ||
         (st = read_interval(L, at, v, &start, &end)) || (st = find_dep(L, at, from, to, &e)))
         return st;
     L->transfer_at[e] = (int)position + 1;
@@ -208,18 +203,18 @@ static pp_status load_document(const char *file, json_t *root, const pp_sched_pr
 {
     loader L = {.file = file, .p = p, .stop = stop, .err = err};
     L.s = pp_sched_schedule_new(p);
-    L.op_index = index_names(p->op_name, p->op_count);
-    L.device_index = index_names(p->device_name, p->device_count);
+    bool indexed = index_names(&L.op_index, p->op_name, p->op_count) &&
+                   index_names(&L.device_index, p->device_name, p->device_count);
     L.op_at = calloc((size_t)p->op_count + 1, sizeof(int));
     L.transfer_at = calloc((size_t)p->dep_count + 1, sizeof(int));
     pp_status st;
-    if (L.s && L.op_index && L.device_index && L.op_at && L.transfer_at)
+    if (L.s && indexed && L.op_at && L.transfer_at)
         st = read_schedule(&L, root);
     else
         st = out_of_memory(&L);
     json_decref(root);
-    json_decref(L.op_index);
-    json_decref(L.device_index);
+    sc_index_free(&L.op_index);
+    sc_index_free(&L.device_index);
     free(L.op_at);
     free(L.transfer_at);
     if (st)
