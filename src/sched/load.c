@@ -58,10 +58,6 @@
 
 enum { PATH_SIZE = 96 };
 
-/* Ops or deps read between looks at the stop flag: 4,096 of them are about
- * 0.6 MB of text, 10 ms at most on a loaded machine. */
-enum { PER_STOP_CHECK = 4096 };
-
 typedef struct {
     const char *file;
     pp_sched_problem *p;
@@ -84,12 +80,6 @@ static const char *const dep_keys[] = {"from", "to", "comm", NULL};
 static pp_status out_of_memory(const loader *L)
 {
     return pp_error_set(L->err, PP_ENOMEM, "%s: out of memory", L->file);
-}
-
-/* Every PER_STOP_CHECK-th element of a list, whether to stop reading. */
-static bool stop_asked(const loader *L, size_t i)
-{
-    return i % PER_STOP_CHECK == 0 && pp_stop_raised(L->stop);
 }
 
 /* Records name -> i, unless the name is taken; `name` is the problem's own
@@ -282,7 +272,7 @@ static pp_status read_ops(loader *L, const json_t *root)
     json_array_foreach(list, i, v) {
         char path[PATH_SIZE];
         pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", "ops", (long)i)};
-        if (stop_asked(L, i))
+        if (sc_stop_before(list, i, L->stop))
             return pp_json_stopped(L->file, L->err);
         if ((st = read_op(L, at, v)))
             return st;
@@ -304,7 +294,7 @@ static pp_status read_deps(loader *L, const json_t *root)
         pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", "deps", (long)i)};
         int from = -1, to = -1;
         double comm = 0;
-        if (stop_asked(L, i))
+        if (sc_stop_before(list, i, L->stop))
             return pp_json_stopped(L->file, L->err);
         if ((st = pp_json_object(at, v, dep_keys, L->err)) ||
             (st = read_ref(L, at, v, "from", &L->op_index, "op", &from)) ||
@@ -403,6 +393,17 @@ pp_status pp_sched_load_buffer(const char *name, const void *data, size_t size,
                                pp_sched_problem **out, pp_error *err)
 {
     return sc_load_buffer_stop(name, data, size, NULL, out, err);
+}
+
+/* Ops or deps read between looks at the stop flag: 4,096 of them are about
+ * 0.6 MB of text, 10 ms at most on a loaded machine. */
+enum { PER_STOP_CHECK = 4096 };
+
+bool sc_stop_before(json_t *list, size_t i, const pp_stop_flag *stop)
+{
+    if (i > 0)
+        json_array_set(list, i - 1, json_null());
+    return i % PER_STOP_CHECK == 0 && pp_stop_raised(stop);
 }
 
 /* ------------------------------------------------------------ the index */

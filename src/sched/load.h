@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <jansson.h>
 #include "parplan/options.h"
 #include "parplan/sched.h"
 
@@ -26,6 +27,13 @@ pp_status sc_load_schedule_stop(const pp_source *s, const pp_sched_problem *p, c
 pp_status sc_load_schedule_buffer_stop(const char *name, const void *data, size_t size,
                                        const pp_sched_problem *p, const pp_stop_flag *stop,
                                        pp_sched_schedule **out, pp_error *err);
+
+/* Before entry i of a long list (ops, deps) of a document being read:
+ * frees the entry before it, read by now, so that a reader that stops frees
+ * only what it has not read (freeing the whole tree of a 7 MB problem took
+ * 0.2 s under load, past the time limit); and every 4,096 entries, whether
+ * pp_stop_raised(stop). */
+bool sc_stop_before(json_t *list, size_t i, const pp_stop_flag *stop);
 
 /* Names, or ordered pairs of indices, and what they stand for, by open
  * addressing: the readers' lookups of names they meet. (Jansson's objects

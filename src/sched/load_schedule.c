@@ -38,9 +38,6 @@
 
 enum { PATH_SIZE = 96 };
 
-/* Entries read between looks at the stop flag (as sched/load.c). */
-enum { PER_STOP_CHECK = 4096 };
-
 typedef struct {
     const char *file;
     const pp_sched_problem *p;
@@ -162,7 +159,7 @@ static pp_status read_list(loader *L, const json_t *root, const char *key, bool 
     json_array_foreach(list, i, v) {
         char path[PATH_SIZE];
         pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", key, (long)i)};
-        if (i % PER_STOP_CHECK == 0 && pp_stop_raised(L->stop))
+        if (sc_stop_before(list, i, L->stop))
             return pp_json_stopped(L->file, L->err);
         if ((st = read(L, at, v, (long)i)))
             return st;
