@@ -32,7 +32,7 @@ static pp_status read_documents(const pp_sched_request *r, const pp_sched_job *j
     if (st != PP_OK && job->process_stop && pp_stop_requested() && pp_now() >= stop_at) {
         pp_error_clear(err);
         return pp_error_set(err, PP_INFEASIBLE,
-                            "no schedule within the time limit: the time limit (%g s, less %.2f s kept for "
+                            "no schedule within the time limit: the time limit (%g s, less %.3g s kept for "
                             "stopping) was reached while reading %s", r->timeout, margin, out->failed);
     }
     return st;

@@ -2,7 +2,8 @@
  * flag. A zero-bubble pipeline at P = 32 of 128 micro-batches (12,288 ops,
  * 1.7 MB of JSON) written to a file: `schedule` with a tiny time limit
  * refuses it with "the time limit ... was reached while reading FILE"
- * (PP_INFEASIBLE, exit 1) and keeps no problem; the readers given a raised
+ * (PP_INFEASIBLE; the CLI exits 1 and writes no schedule) and keeps no
+ * problem; the readers given a raised
  * stop flag stop with "FILE: reading stopped"; with the flag lowered they
  * read the same problem as the generator's, field by field, on which the
  * generator's reference schedule reads back and checks valid with the same
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "cli_run.h"
 #include "parplan/sched.h"
 #include "parplan/sched_request.h"
 #include "sched/load.h"
@@ -70,6 +72,19 @@ static void test_time_limit(const fixture *fx)
     pp_stop_clear();
 }
 
+/* The command as a user runs it: exit 1, the message, no output file. */
+static void test_cli(const fixture *fx)
+{
+    char out[96], command[400], says[200];
+    snprintf(out, sizeof out, "%s.out.json", fx->problem_path);
+    snprintf(command, sizeof command, "%s schedule %s --timeout 0.001 --out %s", PP_CLI, fx->problem_path, out);
+    snprintf(says, sizeof says, "parplan: no schedule within the time limit: the time limit (0.001 s, less 0.00025 s "
+             "kept for stopping) was reached while reading %s", fx->problem_path);
+    expect(command, 1, says);
+    CHECK(access(out, F_OK) != 0);
+    unlink(out);
+}
+
 static bool starts_stopped(const pp_error *err, const char *name)
 {
     size_t n = strlen(name);
@@ -122,6 +137,7 @@ int main(void)
     fixture fx = {0};
     if (make_fixture(&fx)) {
         test_time_limit(&fx);
+        test_cli(&fx);
         test_stop_flag(&fx);
         test_no_limit(&fx);
     } else {
