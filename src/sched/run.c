@@ -29,7 +29,11 @@ static pp_status read_documents(const pp_sched_request *r, const pp_sched_job *j
     }
     if (job->process_stop)
         pp_stop_cancel();
-    if (st != PP_OK && job->process_stop && pp_stop_requested() && pp_now() >= stop_at) {
+    /* The alarm may also come as the last entry is read: the flag it raised
+     * would stop the search at once. */
+    if ((st == PP_OK || st == PP_EIO) && job->process_stop && pp_stop_requested() && pp_now() >= stop_at) {
+        pp_sched_schedule_free(*start);
+        *start = NULL;
         pp_error_clear(err);
         return pp_error_set(err, PP_INFEASIBLE,
                             "no schedule within the time limit: the time limit (%g s, less %.3g s kept for "
