@@ -203,6 +203,7 @@ int cmd_schedule(int argc, char **argv)
     pp_sched_outcome out;
     pp_error err = {0};
     job.started = started;
+    job.process_stop = true;
     pp_status st = pp_sched_run(&request, &job, &out, &err);
     if (live.live)
         fprintf(stderr, "\r\033[K");

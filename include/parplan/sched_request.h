@@ -37,6 +37,8 @@ typedef struct {
     pp_source start; /* a schedule to start from; path and text NULL: none */
     double started;        /* pp_now() when the job began: the timeout counts from it, reading
                               included, less the margin kept for writing (pp_job_solve_budget) */
+    bool process_stop;     /* a program's own run: reading stops by the process-wide flag
+                              (pp_stop_at) where its margin begins; never in a library user's thread */
     void (*on_progress)(void *ctx, double makespan, double lower_bound, double elapsed);
     void *progress_ctx;
     const pp_stop_flag *stop; /* raised by the caller: return the best so far; NULL: none */

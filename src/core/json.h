@@ -20,6 +20,14 @@ pp_status pp_json_load_file(const char *path, json_t **out, pp_error *err);
 pp_status pp_json_load_buffer(const char *name, const void *data, size_t size, json_t **out,
                               pp_error *err);
 
+/* pp_json_load_buffer that also stops, as soon as pp_stop_raised(stop)
+ * (every kilobyte of text), with pp_json_stopped's error: a program's own
+ * run reads under its time limit (core/deadline_internal.h's pp_stop_at). */
+pp_status pp_json_load_buffer_stop(const char *name, const void *data, size_t size,
+                                   const pp_stop_flag *stop, json_t **out, pp_error *err);
+/* PP_EIO "NAME: reading stopped: ...", the words of every reader that stops. */
+pp_status pp_json_stopped(const char *name, pp_error *err);
+
 /* Where a value sits: the file, and its JSON path ("" for the root). */
 typedef struct {
     const char *file;

@@ -43,10 +43,11 @@ typedef struct {
     const char *file;
     const pp_sched_problem *p;
     pp_sched_schedule *s;
-    json_t *op_index;      /* name -> op index */
-    json_t *device_index;  /* name -> device index */
+    sc_index op_index;     /* name -> op index */
+    sc_index device_index; /* name -> device index */
     int *op_at;            /* per op: 1 + its position in "ops", 0 while unlisted */
     int *transfer_at;      /* per dependency: 1 + its position in "transfers" */
+    const pp_stop_flag *stop;
     pp_error *err;
 } loader;
 
@@ -59,29 +60,24 @@ static pp_status out_of_memory(const loader *L)
     return pp_error_set(L->err, PP_ENOMEM, "%s: out of memory", L->file);
 }
 
-static json_t *index_names(char **names, int count)
+static bool index_names(sc_index *index, char **names, int count)
 {
-    json_t *index = json_object();
-    for (int i = 0; i < count && index; i++)
-        if (json_object_set_new_nocheck(index, names[i], json_integer(i)) != 0) {
-            json_decref(index);
-            index = NULL;
-        }
-    return index;
+    for (int i = 0; i < count; i++)
+        if (!sc_index_add(index, names[i], 0, 0, i))
+            return false;
+    return true;
 }
 
 static pp_status read_ref(const loader *L, pp_json_at at, const json_t *obj, const char *key,
-                          const json_t *index, const char *what, int *out)
+                          const sc_index *index, const char *what, int *out)
 {
     const char *name = NULL;
     pp_status st = pp_json_string(at, obj, key, true, &name, L->err);
     if (st)
         return st;
-    json_t *v = json_object_get(index, name);
-    if (!v)
+    if ((*out = sc_index_name(index, name)) < 0)
         return pp_error_set(L->err, PP_EINPUT, "%s: %s.%s: the problem has no %s \"%s\"", L->file,
                             at.path, key, what, name);
-    *out = (int)json_integer_value(v);
     return PP_OK;
 }
 
@@ -98,8 +94,8 @@ static pp_status read_op(loader *L, pp_json_at at, const json_t *v, long positio
     double start, end;
     pp_status st;
     if ((st = pp_json_object(at, v, op_keys, L->err)) ||
-        (st = read_ref(L, at, v, "name", L->op_index, "op", &op)) ||
-        (st = read_ref(L, at, v, "device", L->device_index, "device", &d)) ||
+        (st = read_ref(L, at, v, "name", &L->op_index, "op", &op)) ||
+        (st = read_ref(L, at, v, "device", &L->device_index, "device", &d)) ||
         (st = read_interval(L, at, v, &start, &end)))
         return st;
     if (L->op_at[op])
@@ -142,8 +138,8 @@ static pp_status read_transfer(loader *L, pp_json_at at, const json_t *v, long p
     double start, end;
     pp_status st;
     if ((st = pp_json_object(at, v, transfer_keys, L->err)) ||
-        (st = read_ref(L, at, v, "from", L->op_index, "op", &from)) ||
-        (st = read_ref(L, at, v, "to", L->op_index, "op", &to)) ||
+        (st = read_ref(L, at, v, "from", &L->op_index, "op", &from)) ||
+        (st = read_ref(L, at, v, "to", &L->op_index, "op", &to)) ||
         (st = read_interval(L, at, v, &start, &end)) || (st = find_dep(L, at, from, to, &e)))
         return st;
     L->transfer_at[e] = (int)position + 1;
@@ -164,6 +160,8 @@ static pp_status read_list(loader *L, const json_t *root, const char *key, bool 
     json_array_foreach(list, i, v) {
         char path[PATH_SIZE];
         pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", key, (long)i)};
+        if (sc_stop_before(list, i, L->stop))
+            return pp_json_stopped(L->file, L->err);
         if ((st = read(L, at, v, (long)i)))
             return st;
     }
@@ -199,22 +197,22 @@ static pp_status unfinished(const char *file, const pp_sched_problem *p, pp_erro
 
 /* Reads the parsed document as a schedule of p, and frees it. */
 static pp_status load_document(const char *file, json_t *root, const pp_sched_problem *p,
-                               pp_sched_schedule **out, pp_error *err)
+                               const pp_stop_flag *stop, pp_sched_schedule **out, pp_error *err)
 {
-    loader L = {.file = file, .p = p, .err = err};
+    loader L = {.file = file, .p = p, .stop = stop, .err = err};
     L.s = pp_sched_schedule_new(p);
-    L.op_index = index_names(p->op_name, p->op_count);
-    L.device_index = index_names(p->device_name, p->device_count);
+    bool indexed = index_names(&L.op_index, p->op_name, p->op_count) &&
+                   index_names(&L.device_index, p->device_name, p->device_count);
     L.op_at = calloc((size_t)p->op_count + 1, sizeof(int));
     L.transfer_at = calloc((size_t)p->dep_count + 1, sizeof(int));
     pp_status st;
-    if (L.s && L.op_index && L.device_index && L.op_at && L.transfer_at)
+    if (L.s && indexed && L.op_at && L.transfer_at)
         st = read_schedule(&L, root);
     else
         st = out_of_memory(&L);
     json_decref(root);
-    json_decref(L.op_index);
-    json_decref(L.device_index);
+    sc_index_free(&L.op_index);
+    sc_index_free(&L.device_index);
     free(L.op_at);
     free(L.transfer_at);
     if (st)
@@ -224,30 +222,47 @@ static pp_status load_document(const char *file, json_t *root, const pp_sched_pr
     return st;
 }
 
-pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
-                                 pp_sched_schedule **out, pp_error *err)
+pp_status sc_load_schedule_stop(const pp_source *s, const pp_sched_problem *p, const pp_stop_flag *stop,
+                                pp_sched_schedule **out, pp_error *err)
 {
+    if (!s->path)
+        return sc_load_schedule_buffer_stop(s->name, s->text, s->size, p, stop, out, err);
     char *text = NULL;
     size_t size = 0;
     *out = NULL;
-    pp_status st = unfinished(path, p, err);
+    pp_status st = unfinished(s->path, p, err);
     if (!st)
-        st = pp_read_text_file(path, &text, &size, err);
+        st = pp_read_text_file(s->path, &text, &size, err);
     if (!st)
-        st = pp_sched_load_schedule_buffer(path, text, size, p, out, err);
+        st = sc_load_schedule_buffer_stop(s->path, text, size, p, stop, out, err);
     free(text);
     return st;
+}
+
+pp_status sc_load_schedule_buffer_stop(const char *name, const void *data, size_t size,
+                                       const pp_sched_problem *p, const pp_stop_flag *stop,
+                                       pp_sched_schedule **out, pp_error *err)
+{
+    *out = NULL;
+    json_t *root = NULL;
+    pp_status st;
+    if ((st = unfinished(name, p, err)) ||
+        (st = pp_json_load_buffer_stop(name, data, size, stop, &root, err)))
+        return st;
+    st = load_document(name, root, p, stop, out, err);
+    return pp_json_place(err, st, name, data, size);
+}
+
+pp_status pp_sched_load_schedule(const char *path, const pp_sched_problem *p,
+                                 pp_sched_schedule **out, pp_error *err)
+{
+    pp_source s = {.path = path};
+    return sc_load_schedule_stop(&s, p, NULL, out, err);
 }
 
 pp_status pp_sched_load_schedule_buffer(const char *name, const void *data, size_t size,
                                         const pp_sched_problem *p, pp_sched_schedule **out,
                                         pp_error *err)
 {
-    *out = NULL;
-    json_t *root = NULL;
-    pp_status st;
-    if ((st = unfinished(name, p, err)) || (st = pp_json_load_buffer(name, data, size, &root, err)))
-        return st;
-    st = load_document(name, root, p, out, err);
-    return pp_json_place(err, st, name, data, size);
+    return sc_load_schedule_buffer_stop(name, data, size, p, NULL, out, err);
 }

@@ -7,37 +7,50 @@
 #include "parplan/deadline.h"
 #include "parplan/sched_request.h"
 #include "core/deadline_internal.h"
+#include "sched/load.h"
 #include "sched/sched_internal.h"
 
-static pp_status load_problem(const pp_source *s, pp_sched_problem **out, pp_error *err)
+/* Reads the problem and the start. A program's own run stops reading where
+ * the margin of its time limit begins (iopddl/run.c's way): reading a 7 MB
+ * problem at P = 64 takes a second, and then there is no schedule, never a
+ * late one. */
+static pp_status read_documents(const pp_sched_request *r, const pp_sched_job *job, pp_sched_outcome *out,
+                                pp_sched_schedule **start, pp_error *err)
 {
-    if (s->path)
-        return pp_sched_load(s->path, out, err);
-    return pp_sched_load_buffer(s->name, s->text, s->size, out, err);
-}
-
-static pp_status load_start(const pp_source *s, const pp_sched_problem *p, pp_sched_schedule **out,
-                            pp_error *err)
-{
-    if (s->path)
-        return pp_sched_load_schedule(s->path, p, out, err);
-    if (s->text)
-        return pp_sched_load_schedule_buffer(s->name, s->text, s->size, p, out, err);
-    return PP_OK;
+    const pp_source *problem = &job->problem, *given = &job->start;
+    double bytes = (problem->path ? pp_file_text_bytes(problem->path) : 0) +
+                   (given->path ? pp_file_text_bytes(given->path) : 0);
+    double margin = pp_job_margin(r->timeout, bytes, 1), stop_at = job->started + r->timeout - margin;
+    if (job->process_stop)
+        pp_stop_at(stop_at);
+    pp_status st = sc_load_stop(problem, job->stop, &out->problem, err);
+    if (st == PP_OK && (given->path || given->text)) {
+        out->failed = given->path ? given->path : given->name;
+        st = sc_load_schedule_stop(given, out->problem, job->stop, start, err);
+    }
+    if (job->process_stop)
+        pp_stop_cancel();
+    /* The alarm may also come as the last entry is read: the flag it raised
+     * would stop the search at once. */
+    if ((st == PP_OK || st == PP_EIO) && job->process_stop && pp_stop_requested() && pp_now() >= stop_at) {
+        pp_sched_schedule_free(*start);
+        *start = NULL;
+        pp_error_clear(err);
+        return pp_error_set(err, PP_INFEASIBLE,
+                            "no schedule within the time limit: the time limit (%g s, less %.3g s kept for "
+                            "stopping) was reached while reading %s", r->timeout, margin, out->failed);
+    }
+    return st;
 }
 
 pp_status pp_sched_run(const pp_sched_request *r, const pp_sched_job *job, pp_sched_outcome *out, pp_error *err)
 {
     memset(out, 0, sizeof *out);
     pp_sched_schedule *start = NULL;
-    pp_status st = pp_sched_request_check(r, err);
     out->failed = job->problem.path ? job->problem.path : job->problem.name;
+    pp_status st = pp_sched_request_check(r, err);
     if (st == PP_OK)
-        st = load_problem(&job->problem, &out->problem, err);
-    if (st == PP_OK) {
-        out->failed = job->start.path ? job->start.path : job->start.name;
-        st = load_start(&job->start, out->problem, &start, err);
-    }
+        st = read_documents(r, job, out, &start, err);
     if (st != PP_OK)
         return st;
     out->failed = NULL;

@@ -5,7 +5,10 @@
  * (one column each); that a path going further than the text stops at the
  * deepest part that exists and says how much was found; and that
  * pp_json_place and pp_json_relocate rewrite "FILE: PATH: reason" into
- * "FILE:LINE:COL: PATH: reason" only when the path leads into the text. */
+ * "FILE:LINE:COL: PATH: reason" only when the path leads into the text;
+ * that pp_json_path writes the paths readers give, cut to its buffer; and
+ * that the loader that stops does on a raised flag, and otherwise reads and
+ * refuses as pp_json_load_buffer does. */
 #include <string.h>
 #include "check.h"
 #include "core/json.h"
@@ -165,8 +168,53 @@ static void test_relocate(void)
     CHECK_EQ_INT(strlen(full.message), sizeof full.message - 1);
 }
 
+/* Paths as the readers write them, cut to the buffer's size. */
+static void test_paths(void)
+{
+    char buf[32];
+    CHECK(strcmp(pp_json_path(buf, sizeof buf, "", "ops", 1234567), "ops[1234567]") == 0);
+    CHECK(strcmp(pp_json_path(buf, sizeof buf, "ops[3]", "devices", 0), "ops[3].devices[0]") == 0);
+    CHECK(strcmp(pp_json_path(buf, sizeof buf, "ops[3]", "name", -1), "ops[3].name") == 0);
+    CHECK(strcmp(pp_json_path(buf, sizeof buf, "", "", -1), "") == 0);
+    CHECK(strcmp(pp_json_path(buf, 8, "ops", "devices", 2), "ops.dev") == 0);
+    CHECK(strcmp(pp_json_path(buf, 9, "", "ops", 1234), "ops[1234") == 0);
+}
+
+/* The loader that stops: a raised flag stops it; lowered, it reads what
+ * pp_json_load_buffer reads and reports a syntax error at the same place,
+ * past the kilobytes it takes at a time. */
+static void test_load_stop(void)
+{
+    enum { COUNT = 3000 };
+    static char text[COUNT * 8 + 16];
+    size_t n = 0;
+    text[n++] = '[';
+    for (int i = 0; i < COUNT; i++)
+        n += (size_t)sprintf(text + n, "%s%d", i ? ",\n" : "", i);
+    text[n++] = ']';
+    pp_stop_flag raised = 1, lowered = 0;
+    json_t *a = NULL, *b = NULL;
+    pp_error err = {0}, err2 = {0};
+    CHECK_EQ_INT(pp_json_load_buffer_stop("big.json", text, n, &raised, &a, &err), PP_EIO);
+    CHECK(a == NULL);
+    CHECK(strcmp(err.message, "big.json: reading stopped: the run was asked to stop (its time limit or a signal)") == 0);
+    pp_error_clear(&err);
+    CHECK_EQ_INT(pp_json_load_buffer_stop("big.json", text, n, &lowered, &a, &err), PP_OK);
+    CHECK_EQ_INT(pp_json_load_buffer("big.json", text, n, &b, &err), PP_OK);
+    CHECK(a && b && json_array_size(a) == COUNT && json_equal(a, b));
+    json_decref(a);
+    json_decref(b);
+    text[n - 1] = ',';
+    CHECK_EQ_INT(pp_json_load_buffer_stop("big.json", text, n, &lowered, &a, &err), PP_EINPUT);
+    CHECK_EQ_INT(pp_json_load_buffer("big.json", text, n, &b, &err2), PP_EINPUT);
+    CHECK(strcmp(err.message, err2.message) == 0);
+    CHECK(strncmp(err.message, "big.json:3000:", 14) == 0);
+}
+
 int main(void)
 {
+    test_paths();
+    test_load_stop();
     test_nested_objects();
     test_arrays();
     test_escaped_keys();
