@@ -264,12 +264,59 @@ static int pb_find(const pp_sched_problem *p, char kind, int m, int d)
     return pp_sched_find_op(p, name);
 }
 
+typedef struct {
+    int op;
+    double start;
+} pb_timed;
+
+static int pb_by_start(const void *a, const void *b)
+{
+    const pb_timed *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Places the ops of `from` that start before `before`, as they are, in
+ * order of start: the search then decides only what comes after. Returns
+ * the ops placed and sets *now and *last_d; -1 when `from` does not run a
+ * stage's F's, B's or W's in micro-batch order or times them otherwise. */
+static int pb_fix_prefix(pb_search *x, const pp_sched_schedule *from, double before, long *now, int *last_d)
+{
+    int n = x->p->op_count, placed = 0;
+    pb_timed *order = malloc((size_t)n * sizeof *order);
+    int *kind = malloc((size_t)n * 3 * sizeof *kind);
+    for (int k = 0; k < PB_KINDS; k++)
+        for (int d = 0; d < x->P; d++)
+            for (int m = 0; m < x->M; m++) {
+                int v = x->op[k][d][m];
+                kind[3 * v] = k, kind[3 * v + 1] = d, kind[3 * v + 2] = m;
+            }
+    for (int v = 0; v < n; v++)
+        order[v] = (pb_timed){v, from->start[v]};
+    qsort(order, (size_t)n, sizeof *order, pb_by_start);
+    for (int j = 0; j < n && order[j].start < before && placed >= 0; j++) {
+        int v = order[j].op, k = kind[3 * v], d = kind[3 * v + 1], m = kind[3 * v + 2];
+        long start = lround(order[j].start);
+        if (m != x->done[d][k] || start != pb_max(x->free_at[d], pb_input(x, k, d, m))) {
+            placed = -1;
+            break;
+        }
+        pb_place(x, d, k, start, 1);
+        placed++, *now = start, *last_d = d;
+    }
+    free(order);
+    free(kind);
+    return placed;
+}
+
 /* The least makespan below `above` (the heuristic's, say) into s
  * (pp_sched_schedule_new(p)), or `above` when there is none. stop_at: a
  * value known to be a lower bound (the search stops on reaching it; 0:
- * none, the search proves). node_limit 0: none; *exact: whether the search
- * finished (or stopped at stop_at). */
-static double pipe_branch(const pp_sched_problem *p, int P, int M, double above, double stop_at, long node_limit,
+ * none, the search proves). fixed: NULL, or a schedule whose ops that start
+ * before fixed_before are kept (then the least is over the schedules that
+ * begin so). node_limit 0: none; *exact: whether the search finished (or
+ * stopped at stop_at). */
+static double pipe_branch(const pp_sched_problem *p, int P, int M, double above, double stop_at,
+                          const pp_sched_schedule *fixed, double fixed_before, long node_limit,
                           pp_sched_schedule *s, bool *exact)
 {
     pb_search *x = calloc(1, sizeof *x);
@@ -294,8 +341,11 @@ static double pipe_branch(const pp_sched_problem *p, int P, int M, double above,
         x->tail[1][d] = d * (x->comm + x->dur[1]) + x->dur[2];
         x->tail[2][d] = 0;
     }
-    pb_dfs(x, 0, 0, 0);
-    *exact = !x->node_limit || x->nodes < x->node_limit || x->best <= x->stop_at;
+    long now = 0;
+    int last_d = 0, placed = fixed ? pb_fix_prefix(x, fixed, fixed_before, &now, &last_d) : 0;
+    if (placed >= 0)
+        pb_dfs(x, placed, now, last_d);
+    *exact = placed >= 0 && (!x->node_limit || x->nodes < x->node_limit || x->best <= x->stop_at);
     double best = (double)x->best;
     if (x->best < (long)above)
         for (int k = 0; k < PB_KINDS; k++)
