@@ -27,7 +27,7 @@ static pp_status load_problem(const pp_sched_request *r, const pp_sched_job *job
     pp_deadline until = {job->started + r->timeout - pp_job_margin(r->timeout, 0, 1), job->stop};
     pp_status st = s->path ? sc_load_until(s->path, &until, out, err)
                            : sc_load_buffer_until(s->name, s->text, s->size, &until, out, err);
-    if (st == PP_EIO && pp_deadline_passed(&until)) /* the read stopped; a malformed file says so */
+    if (st != PP_OK && pp_deadline_passed(&until))
         return no_schedule(r, job, err);
     return st;
 }
