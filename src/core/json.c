@@ -50,44 +50,6 @@ pp_status pp_json_load_buffer(const char *name, const void *data, size_t size, j
     return *out ? PP_OK : syntax_error(name, &e, err);
 }
 
-/* The text as jansson's reader takes it, a buffer at a time (1 KB, its
- * own size), with the deadline looked at before each. */
-typedef struct {
-    const char *data;
-    size_t size, at;
-    const pp_deadline *until;
-    bool stopped;
-} feed;
-
-static size_t next_chunk(void *buffer, size_t room, void *arg)
-{
-    feed *f = arg;
-    if (f->at < f->size && pp_deadline_passed(f->until)) {
-        f->stopped = true;
-        return (size_t)-1;
-    }
-    size_t n = f->size - f->at < room ? f->size - f->at : room;
-    memcpy(buffer, f->data + f->at, n);
-    f->at += n;
-    return n;
-}
-
-pp_status pp_json_load_buffer_until(const char *name, const void *data, size_t size, const pp_deadline *until,
-                                    json_t **out, pp_error *err)
-{
-    if (!until)
-        return pp_json_load_buffer(name, data, size, out, err);
-    feed f = {data, size, 0, until, false};
-    json_error_t e;
-    *out = json_load_callback(next_chunk, &f, JSON_REJECT_DUPLICATES, &e);
-    if (f.stopped) {
-        json_decref(*out);
-        *out = NULL;
-        return pp_error_set(err, PP_EIO, "%s: byte %zu: reading stopped at the time limit", name, f.at);
-    }
-    return *out ? PP_OK : syntax_error(name, &e, err);
-}
-
 char *pp_json_path(char *buf, size_t size, const char *parent, const char *key, long index)
 {
     int n = snprintf(buf, size, "%s%s%s", parent, parent[0] && key[0] ? "." : "", key);

@@ -19,11 +19,6 @@
 pp_status pp_json_load_file(const char *path, json_t **out, pp_error *err);
 pp_status pp_json_load_buffer(const char *name, const void *data, size_t size, json_t **out,
                               pp_error *err);
-/* The same, parsed a chunk at a time and stopped once `until` has passed
- * (NULL: never): a 7 MB text takes half a second to parse. Stopped, it
- * is PP_EIO, "NAME: byte N: reading stopped at the time limit". */
-pp_status pp_json_load_buffer_until(const char *name, const void *data, size_t size, const pp_deadline *until,
-                                    json_t **out, pp_error *err);
 
 /* Where a value sits: the file, and its JSON path ("" for the root). */
 typedef struct {

@@ -64,12 +64,8 @@ typedef struct {
     json_t *op_index;      /* name -> op index */
     json_t *pair_index;    /* "from>to" by index -> position in its list */
     int *device_mark;      /* per device: 1 + the op whose "devices" listed it */
-    const pp_deadline *until; /* reading stops once it has passed (NULL: never) */
     pp_error *err;
 } loader;
-
-/* Items of a list read between looks at the deadline: a millisecond's worth. */
-enum { LOOK_EVERY = 1024 };
 
 static const char *const root_keys[] = {"name", "comment", "time_unit", "devices", "channels", "ops", "deps",
                                         NULL};
@@ -82,15 +78,6 @@ static const char *const dep_keys[] = {"from", "to", "comm", NULL};
 static pp_status out_of_memory(const loader *L)
 {
     return pp_error_set(L->err, PP_ENOMEM, "%s: out of memory", L->file);
-}
-
-/* Item i of a list at `at`: whether reading stops here (the error set). */
-static bool stopped_at(const loader *L, pp_json_at at, size_t i)
-{
-    if (i % LOOK_EVERY || !pp_deadline_passed(L->until))
-        return false;
-    pp_error_set(L->err, PP_EIO, "%s: %s: reading stopped at the time limit", L->file, at.path);
-    return true;
 }
 
 static int lookup(const json_t *index, const char *name)
@@ -290,8 +277,6 @@ static pp_status read_ops(loader *L, const json_t *root)
     json_array_foreach(list, i, v) {
         char path[PATH_SIZE];
         pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", "ops", (long)i)};
-        if (stopped_at(L, at, i))
-            return PP_EIO;
         if ((st = read_op(L, at, v)))
             return st;
     }
@@ -312,8 +297,6 @@ static pp_status read_deps(loader *L, const json_t *root)
         pp_json_at at = {L->file, pp_json_path(path, sizeof path, "", "deps", (long)i)};
         int from = -1, to = -1;
         double comm = 0;
-        if (stopped_at(L, at, i))
-            return PP_EIO;
         if ((st = pp_json_object(at, v, dep_keys, L->err)) ||
             (st = read_ref(L, at, v, "from", L->op_index, "op", &from)) ||
             (st = read_ref(L, at, v, "to", L->op_index, "op", &to)) ||
@@ -355,13 +338,13 @@ static pp_status read_problem(loader *L, const json_t *root)
 }
 
 /* Takes the parsed document (NULL when parsing failed) and frees it. */
-static pp_status load_document(const char *file, json_t *root, pp_status parsed, const pp_deadline *until,
+static pp_status load_document(const char *file, json_t *root, pp_status parsed,
                                pp_sched_problem **out, pp_error *err)
 {
     *out = NULL;
     if (parsed)
         return parsed;
-    loader L = {.file = file, .until = until, .err = err};
+    loader L = {.file = file, .err = err};
     L.p = pp_sched_problem_new();
     L.device_index = json_object();
     L.op_index = json_object();
@@ -380,34 +363,23 @@ static pp_status load_document(const char *file, json_t *root, pp_status parsed,
     return st;
 }
 
-pp_status sc_load_until(const char *path, const pp_deadline *until, pp_sched_problem **out, pp_error *err)
+pp_status pp_sched_load(const char *path, pp_sched_problem **out, pp_error *err)
 {
     char *text = NULL;
     size_t size = 0;
     *out = NULL;
     pp_status st = pp_read_text_file(path, &text, &size, err);
     if (!st)
-        st = sc_load_buffer_until(path, text, size, until, out, err);
+        st = pp_sched_load_buffer(path, text, size, out, err);
     free(text);
     return st;
-}
-
-pp_status sc_load_buffer_until(const char *name, const void *data, size_t size, const pp_deadline *until,
-                               pp_sched_problem **out, pp_error *err)
-{
-    json_t *root = NULL;
-    pp_status parsed = pp_json_load_buffer_until(name, data, size, until, &root, err);
-    pp_status st = load_document(name, root, parsed, until, out, err);
-    return pp_json_place(err, st, name, data, size);
-}
-
-pp_status pp_sched_load(const char *path, pp_sched_problem **out, pp_error *err)
-{
-    return sc_load_until(path, NULL, out, err);
 }
 
 pp_status pp_sched_load_buffer(const char *name, const void *data, size_t size,
                                pp_sched_problem **out, pp_error *err)
 {
-    return sc_load_buffer_until(name, data, size, NULL, out, err);
+    json_t *root = NULL;
+    pp_status parsed = pp_json_load_buffer(name, data, size, &root, err);
+    pp_status st = load_document(name, root, parsed, out, err);
+    return pp_json_place(err, st, name, data, size);
 }

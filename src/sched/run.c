@@ -7,29 +7,12 @@
 #include "parplan/deadline.h"
 #include "parplan/sched_request.h"
 #include "core/deadline_internal.h"
-#include "sched/load.h"
 
-/* "no schedule within the time limit: reading FILE took S s of T s". */
-static pp_status no_schedule(const pp_sched_request *r, const pp_sched_job *job, pp_error *err)
+static pp_status load_problem(const pp_source *s, pp_sched_problem **out, pp_error *err)
 {
-    pp_error_clear(err);
-    return pp_error_set(err, PP_INFEASIBLE, "no schedule within the time limit: reading %s took %.2f s of %g s",
-                        job->problem.path ? job->problem.path : job->problem.name, pp_now() - job->started,
-                        r->timeout);
-}
-
-/* Reads the problem, stopping where the margin begins (a 7 MB problem at
- * P = 64 takes a second): then there is no schedule, never a late one. */
-static pp_status load_problem(const pp_sched_request *r, const pp_sched_job *job, pp_sched_problem **out,
-                              pp_error *err)
-{
-    const pp_source *s = &job->problem;
-    pp_deadline until = {job->started + r->timeout - pp_job_margin(r->timeout, 0, 1), job->stop};
-    pp_status st = s->path ? sc_load_until(s->path, &until, out, err)
-                           : sc_load_buffer_until(s->name, s->text, s->size, &until, out, err);
-    if (st != PP_OK && pp_deadline_passed(&until))
-        return no_schedule(r, job, err);
-    return st;
+    if (s->path)
+        return pp_sched_load(s->path, out, err);
+    return pp_sched_load_buffer(s->name, s->text, s->size, out, err);
 }
 
 static pp_status load_start(const pp_source *s, const pp_sched_problem *p, pp_sched_schedule **out,
@@ -49,9 +32,7 @@ pp_status pp_sched_run(const pp_sched_request *r, const pp_sched_job *job, pp_sc
     pp_status st = pp_sched_request_check(r, err);
     out->failed = job->problem.path ? job->problem.path : job->problem.name;
     if (st == PP_OK)
-        st = load_problem(r, job, &out->problem, err);
-    if (st == PP_INFEASIBLE) /* read in part, in time: not a document that cannot be read */
-        out->failed = NULL;
+        st = load_problem(&job->problem, &out->problem, err);
     if (st == PP_OK) {
         out->failed = job->start.path ? job->start.path : job->start.name;
         st = load_start(&job->start, out->problem, &start, err);
@@ -64,7 +45,8 @@ pp_status pp_sched_run(const pp_sched_request *r, const pp_sched_job *job, pp_sc
     double read = pp_now() - job->started;
     if (read >= r->timeout - pp_job_margin(r->timeout, 0, 1)) {
         pp_sched_schedule_free(start);
-        return no_schedule(r, job, err);
+        return pp_error_set(err, PP_INFEASIBLE, "no schedule within the time limit: reading %s took %.2f s of %g s",
+                            job->problem.path ? job->problem.path : job->problem.name, read, r->timeout);
     }
     pp_sched_options o;
     double left = pp_job_solve_budget(r->timeout, job->started);

@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include "check.h"
 #include "parplan/sched.h"
-#include "parplan/sched_request.h"
 #include "sched/load.h"
 
 typedef struct {
@@ -91,69 +90,17 @@ static void expect_message(const char *path, const pp_error *err, const char *sa
     }
 }
 
-/* Each malformed file, read at once and read a chunk at a time within a
- * deadline not reached: the same message, the same line and column. */
 static void test_bad_problems(void)
 {
-    pp_deadline far = pp_deadline_in(3600);
     for (size_t k = 0; k < sizeof bad_problems / sizeof *bad_problems; k++) {
         char path[512];
         snprintf(path, sizeof path, "%s/malformed/%s", PP_DATA_DIR, bad_problems[k].file);
-        for (int until = 0; until < 2; until++) {
-            pp_error err = {0};
-            pp_sched_problem *p = (pp_sched_problem *)1;
-            CHECK_EQ_INT(sc_load_until(path, until ? &far : NULL, &p, &err), PP_EINPUT);
-            CHECK(p == NULL);
-            expect_message(path, &err, bad_problems[k].says);
-        }
+        pp_error err = {0};
+        pp_sched_problem *p = (pp_sched_problem *)1;
+        CHECK_EQ_INT(pp_sched_load(path, &p, &err), PP_EINPUT);
+        CHECK(p == NULL);
+        expect_message(path, &err, bad_problems[k].says);
     }
-}
-
-/* Reading within a deadline (issue 29's third item: `--timeout 1` on a
- * 7 MB problem overran by reading): a 2,304-op pipeline written out reads
- * back equal within a deadline far off, and stops, with no problem, when
- * the deadline has passed or its stop flag is raised (in the parse, the
- * first place it looks); and pp_sched_run says then that there is no
- * schedule in time, naming no unreadable file. */
-static void test_deadline(void)
-{
-    pp_pipe_spec spec = {.stages = 16, .microbatches = 48, .scheme = PP_PIPE_ZB, .mem_act = 16, .t_f = 5478,
-                         .t_b = 5806, .t_w = 3534, .comm = 200, .w_mem = 0.28};
-    pp_sched_problem *p = NULL, *q = NULL;
-    pp_error err = {0};
-    CHECK_EQ_INT(pp_sched_gen_pipeline(&spec, &p, NULL, &err), PP_OK);
-    char *text = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&text, &size);
-    CHECK_EQ_INT(pp_sched_write_problem(p, f, &err), PP_OK);
-    fclose(f);
-    pp_deadline far = pp_deadline_in(3600), past = {pp_now() - 1, NULL};
-    CHECK_EQ_INT(sc_load_buffer_until("pipe.json", text, size, &far, &q, &err), PP_OK);
-    CHECK(q && sc_problem_equal(p, q));
-    pp_sched_problem_free(q);
-    q = (pp_sched_problem *)1;
-    CHECK_EQ_INT(sc_load_buffer_until("pipe.json", text, size, &past, &q, &err), PP_EIO);
-    CHECK(q == NULL);
-    expect_message("pipe.json", &err, ": byte 0: reading stopped at the time limit");
-    pp_stop_flag raised = 1;
-    pp_deadline stop = {0, &raised};
-    pp_error_clear(&err);
-    CHECK_EQ_INT(sc_load_buffer_until("pipe.json", text, size, &stop, &q, &err), PP_EIO);
-    expect_message("pipe.json", &err, ": byte 0: reading stopped");
-
-    pp_sched_request r;
-    pp_sched_request_default(&r);
-    r.timeout = 5;
-    pp_sched_job job = {.problem = {.name = "pipe.json", .text = text, .size = size}, .started = pp_now(),
-                        .stop = &raised};
-    pp_sched_outcome out;
-    pp_error_clear(&err);
-    CHECK_EQ_INT(pp_sched_run(&r, &job, &out, &err), PP_INFEASIBLE);
-    expect_message("no schedule within the time limit: reading pipe.json", &err, " took ");
-    CHECK(out.failed == NULL && out.problem == NULL);
-    pp_sched_outcome_free(&out);
-    free(text);
-    pp_sched_problem_free(p);
 }
 
 static pp_sched_problem *load_example(void)
@@ -480,7 +427,6 @@ static void test_write_errors(const pp_sched_problem *p)
 int main(void)
 {
     test_bad_problems();
-    test_deadline();
     pp_sched_problem *p = load_example();
     CHECK(p != NULL);
     if (p) {
