@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/sched.h"
+#include "sched/sched_internal.h"
 
 enum { PB_MAXP = 8, PB_MAXM = 16, PB_KINDS = 3 };
 
