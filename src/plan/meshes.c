@@ -10,11 +10,10 @@
  * (cost.c). (A cluster-to-mesh call belongs in src/cluster;
  * it is here until that system has one.) */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include "core/grow.h"
 #include "plan/plan_internal.h"
-
-/* Two variants of 7 shapes for each of up to 4 types of 64 devices fit. */
-#define MAX_MESHES 128
 
 /* The fastest link of a kind (inside a node or between nodes) a node has. */
 static pp_hw_link best_link(const pp_cluster *c, int node, bool inter_node, int *ports)
@@ -44,35 +43,41 @@ static int32_t type_index(plan_ctx *X, const pp_hw_device_type *t)
     return X->n_types++;
 }
 
-static void add_mesh(plan_ctx *X, int32_t type, int32_t devices, int32_t n_axes, int32_t a0, int32_t a1, bool spans)
+static bool add_mesh(plan_ctx *X, int *cap, int32_t type, int32_t devices, int32_t n_axes, int32_t a0, int32_t a1,
+                     bool spans)
 {
-    for (int tight = 0; tight < (devices > 1 ? 2 : 1) && X->n_meshes < MAX_MESHES; tight++)
+    for (int tight = 0; tight < (devices > 1 ? 2 : 1); tight++) {
+        if (!pp_grow((void **)&X->meshes, cap, X->n_meshes + 1, sizeof *X->meshes))
+            return false;
         X->meshes[X->n_meshes++] = (plan_mesh){.type = type, .devices = devices, .n_axes = n_axes,
                                                .axes = {a0, a1}, .spans = spans, .tight = tight};
+    }
+    return true;
 }
 
-static void type_meshes(plan_ctx *X, int32_t k)
+static bool type_meshes(plan_ctx *X, int *cap, int32_t k)
 {
     const plan_type *T = &X->types[k];
-    for (int32_t t = 1; t <= T->count; t *= 2) {
+    bool ok = true;
+    for (int32_t t = 1; ok && t <= T->count; t *= 2) {
         if (t <= T->node_size) {
-            add_mesh(X, k, t, 1, t, 1, false);
-            for (int32_t a = 2; a < t; a *= 2)
-                add_mesh(X, k, t, 2, a, t / a, false);
+            ok = add_mesh(X, cap, k, t, 1, t, 1, false);
+            for (int32_t a = 2; ok && a < t; a *= 2)
+                ok = add_mesh(X, cap, k, t, 2, a, t / a, false);
         } else if (t % T->node_size == 0 && T->inter.bandwidth > 0) {
-            add_mesh(X, k, t, 1, t, 1, true);
-            if (T->node_size > 1)
-                add_mesh(X, k, t, 2, t / T->node_size, T->node_size, true);
+            ok = add_mesh(X, cap, k, t, 1, t, 1, true);
+            if (ok && T->node_size > 1)
+                ok = add_mesh(X, cap, k, t, 2, t / T->node_size, T->node_size, true);
         }
     }
+    return ok;
 }
 
 pp_status plan_types(plan_ctx *X, pp_error *err)
 {
     const pp_cluster *c = X->cluster;
     X->types = pp_arena_calloc(X->arena, (size_t)c->node_count, sizeof *X->types);
-    X->meshes = pp_arena_calloc(X->arena, MAX_MESHES, sizeof *X->meshes);
-    if (!X->types || !X->meshes)
+    if (!X->types)
         return pp_error_set(err, PP_ENOMEM, "out of memory reading the cluster's devices");
     for (int n = 0; n < c->node_count; n++) {
         plan_type *T = &X->types[type_index(X, c->nodes[n].type)];
@@ -98,9 +103,17 @@ pp_status plan_types(plan_ctx *X, pp_error *err)
             T->intra = T->inter.bandwidth > 0 && !isinf(T->inter.bandwidth) ? T->inter : pp_shard_default_link();
         if (isinf(T->inter.bandwidth))
             T->inter = (pp_hw_link){0, 0};
-        type_meshes(X, k);
     }
-    return PP_OK;
+    int cap = 0;
+    bool ok = true;
+    for (int32_t k = 0; ok && k < X->n_types; k++)
+        ok = type_meshes(X, &cap, k);
+    /* the arena frees the list with the rest (or at once, when it cannot) */
+    if (X->meshes && !pp_arena_adopt(X->arena, X->meshes)) {
+        X->meshes = NULL;
+        ok = false;
+    }
+    return ok ? PP_OK : pp_error_set(err, PP_ENOMEM, "out of memory listing the cluster's meshes");
 }
 
 void plan_mesh_to_shard(const plan_ctx *X, const plan_mesh *m, pp_shard_mesh *out)

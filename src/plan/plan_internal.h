@@ -21,9 +21,6 @@
 #define PLAN_SHARE_MODULES 0.05
 #define PLAN_SHARE_SEARCH 0.1
 
-/* Stages of a pipeline at most (the DP's depth). */
-#define PLAN_MAX_STAGES 32
-
 /* A stretch of the flattened module between two cut points: a copy of a
  * repeated layer, or the ops before, between or after the copies. Units of
  * one kind are equal (the copies of the layer group). */
@@ -111,14 +108,20 @@ struct plan_stage_entry {
 };
 
 /* A plan: R replicas of a P-stage pipeline, stage s running units
- * cut[s] .. cut[s + 1] - 1 on mesh[s], M micro-batches per replica. */
+ * cut[s] .. cut[s + 1] - 1 on mesh[s], M micro-batches per replica. The
+ * arrays live in the plan's arena (plan_candidate_make): copies of a
+ * candidate share them, so a candidate is not changed once handed on. */
 typedef struct {
     int32_t R, M, P;
-    int32_t cut[PLAN_MAX_STAGES + 1];
-    int32_t mesh[PLAN_MAX_STAGES];
+    int32_t *cut;  /* [P + 1] */
+    int32_t *mesh; /* [P] */
     double objective;  /* the DP's: sum + (M - 1) max of the stages' F + B */
     double model_time; /* the search's formula (plan_model_time) */
 } plan_candidate;
+
+/* c: R replicas of P stages, M the step's micro-batches over R, cut[P]
+ * the units' end, the rest of cut and mesh 0; false when out of memory. */
+bool plan_candidate_make(const plan_ctx *X, int32_t R, int32_t P, plan_candidate *c);
 
 /* Seconds for a stage taking `share` of the time limit: at most half of
  * what is left (solve.c). */
@@ -166,8 +169,9 @@ double plan_stage_memory(const plan_stage_cost *c, int32_t in_flight);
  * hands them out (ids; NULL: every link inside a node); *pipeline (NULL:
  * not wanted) gets the 1F1B part alone, to the last backward. */
 double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline);
-/* hop[s]: a micro-batch's transfer between stages s and s + 1. */
-void plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop);
+/* hop[s]: a micro-batch's transfer between stages s and s + 1; false
+ * when out of memory. */
+bool plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop);
 
 /* schedule.c: one replica's pipeline as a scheduling problem (F, B, W per
  * micro-batch and stage), solved within `seconds`: its makespan and lower

@@ -92,12 +92,15 @@ static double lower_bound(const plan_ctx *X)
 static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, pp_plan_report *out, pp_error *err)
 {
     pp_arena *a = out->arena;
-    int32_t offset[PLAN_MAX_STAGES + 1];
+    int32_t *offset = pp_arena_alloc(a, ((size_t)c->P + 1) * sizeof *offset);
+    if (!offset)
+        return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
     plan_stage_offsets(X, c, offset);
     int32_t members = offset[c->P];
     int32_t *ids = pp_arena_alloc(a, (size_t)c->R * (size_t)members * sizeof *ids);
+    double *hop = pp_arena_alloc(a, (size_t)c->P * sizeof *hop);
     out->stages = pp_arena_calloc(a, (size_t)c->P, sizeof *out->stages);
-    if (!ids || !out->stages)
+    if (!ids || !hop || !out->stages)
         return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
     pp_status st = plan_assign_devices(X, c, ids, err);
     out->n_stages = c->P;
@@ -125,8 +128,8 @@ static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, pp_plan
     }
     if (st == PP_OK)
         out->model_time = plan_model_time(X, c, ids, &out->pipeline_time);
-    double hop[PLAN_MAX_STAGES];
-    plan_hops(X, c, ids, hop);
+    if (st == PP_OK && !plan_hops(X, c, ids, hop))
+        st = pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
     double seconds = plan_share(X, PLAN_SHARE_SCHEDULE);
     if (st == PP_OK)
         st = plan_schedule(X, c, hop, seconds, &out->scheduled_time, &out->scheduled_bound, err);

@@ -95,11 +95,13 @@ static void op_of(int32_t P, int32_t s, int32_t m, int32_t q, bool *forward, int
 static bool timing(int32_t P, int32_t M, const double *F, const double *B, const double *hop, double *last)
 {
     double *fend = malloc((size_t)P * (size_t)M * sizeof *fend), *bend = malloc((size_t)P * (size_t)M * sizeof *bend);
-    int32_t next[PLAN_MAX_STAGES] = {0}, nf[PLAN_MAX_STAGES] = {0}, nb[PLAN_MAX_STAGES] = {0};
-    double clock[PLAN_MAX_STAGES] = {0};
-    if (!fend || !bend) {
+    int32_t *next = calloc(3 * (size_t)P, sizeof *next), *nf = next + P, *nb = nf + P;
+    double *clock = calloc((size_t)P, sizeof *clock);
+    if (!fend || !bend || !next || !clock) {
         free(fend);
         free(bend);
+        free(next);
+        free(clock);
         return false;
     }
     for (int32_t done = 0, progress = 1; done < 2 * P * M && progress;) {
@@ -133,13 +135,14 @@ static bool timing(int32_t P, int32_t M, const double *F, const double *B, const
         last[s] = clock[s];
     free(fend);
     free(bend);
+    free(next);
+    free(clock);
     return true;
 }
 
-void plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop)
+/* The hops with the stages' offsets in a replica's block of ids given. */
+static void hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, const int32_t *offset, double *hop)
 {
-    int32_t offset[PLAN_MAX_STAGES + 1];
-    plan_stage_offsets(X, c, offset);
     int32_t members = offset[c->P];
     for (int32_t s = 0; s + 1 < c->P; s++) {
         const plan_mesh *a = &X->meshes[c->mesh[s]], *b = &X->meshes[c->mesh[s + 1]];
@@ -158,20 +161,33 @@ void plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, d
     }
 }
 
-double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline)
+bool plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop)
 {
-    int32_t offset[PLAN_MAX_STAGES + 1];
+    int32_t *offset = malloc(((size_t)c->P + 1) * sizeof *offset);
+    if (!offset)
+        return false;
     plan_stage_offsets(X, c, offset);
-    int32_t members = offset[c->P];
-    double F[PLAN_MAX_STAGES], B[PLAN_MAX_STAGES], hop[PLAN_MAX_STAGES], last[PLAN_MAX_STAGES];
-    plan_stage_cost sc[PLAN_MAX_STAGES];
-    for (int32_t s = 0; s < c->P; s++) {
+    hops(X, c, ids, offset, hop);
+    free(offset);
+    return true;
+}
+
+/* The step by the formula, with the arrays it needs given: offset [P + 1],
+ * four doubles a stage in work, sc [P]. */
+static double model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline,
+                         int32_t *offset, double *work, plan_stage_cost *sc)
+{
+    int32_t P = c->P;
+    double *F = work, *B = F + P, *hop = B + P, *last = hop + P;
+    plan_stage_offsets(X, c, offset);
+    int32_t members = offset[P];
+    for (int32_t s = 0; s < P; s++) {
         plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc[s]);
         F[s] = sc[s].forward;
         B[s] = sc[s].backward + sc[s].sync / c->M;
     }
-    plan_hops(X, c, ids, hop);
-    if (!timing(c->P, c->M, F, B, hop, last))
+    hops(X, c, ids, offset, hop);
+    if (!timing(P, c->M, F, B, hop, last))
         return INFINITY;
     double end = 0;
     if (pipeline) {
@@ -196,4 +212,16 @@ double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t
         end = fmax(end, last[s] + reduce + optimizer_time(X->types[m->type].type, sc[s].state));
     }
     return end;
+}
+
+double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline)
+{
+    int32_t *offset = malloc(((size_t)c->P + 1) * sizeof *offset);
+    double *work = malloc(4 * (size_t)c->P * sizeof *work);
+    plan_stage_cost *sc = malloc((size_t)c->P * sizeof *sc);
+    double t = offset && work && sc ? model_time(X, c, ids, pipeline, offset, work, sc) : INFINITY;
+    free(offset);
+    free(work);
+    free(sc);
+    return t;
 }

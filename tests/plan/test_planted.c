@@ -67,8 +67,9 @@ static void check_exact(const plan_ctx *X)
             if (cands[k].R == R)
                 dp = fmin(dp, cands[k].objective);
         int32_t L = X->n_units;
+        int32_t *cuts = malloc(((size_t)L + 1) * sizeof *cuts), *mesh = malloc((size_t)L * sizeof *mesh);
         for (int32_t mask = 0; mask < 1 << (L - 1); mask++) {
-            int32_t cuts[PLAN_MAX_STAGES + 1], P = 0, mesh[PLAN_MAX_STAGES];
+            int32_t P = 0;
             cuts[0] = 0;
             for (int32_t u = 1; u < L; u++)
                 if (mask & (1 << (u - 1)))
@@ -77,6 +78,8 @@ static void check_exact(const plan_ctx *X)
             if (P <= 4)
                 best = brute(X, R, mask, P, mesh, 0, cuts, best);
         }
+        free(cuts);
+        free(mesh);
         if (!(fabs(dp - best) <= 1e-12 * best) && !(isinf(dp) && isinf(best))) {
             fprintf(stderr, "R %d: the DP's best is %.9g, brute force %.9g\n", R, dp, best);
             check_failures++;
@@ -115,7 +118,8 @@ static void chain(void)
                 for (int32_t R = 1; R * P * X.meshes[k].devices <= 4; R *= 2) {
                     if (R * P * X.meshes[k].devices != 4 || X.n_micro % R != 0)
                         continue;
-                    plan_candidate c = {.R = R, .M = (int32_t)(X.n_micro / R), .P = P};
+                    plan_candidate c;
+                    CHECK(plan_candidate_make(&X, R, P, &c));
                     for (int32_t s = 0; s <= P; s++)
                         c.cut[s] = s * 8 / P;
                     for (int32_t s = 0; s < P; s++)
