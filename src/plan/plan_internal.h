@@ -7,6 +7,7 @@
 #include "parplan/cluster.h"
 #include "parplan/plan.h"
 #include "parplan/shard_plan.h"
+#include "shard/part_internal.h"
 
 /* The time limit's shares (DESIGN.md, "Time budget"): the unit kinds
  * sharded on every mesh, of what is left after reading; the judged plans'
@@ -28,16 +29,6 @@ typedef struct {
     int32_t first, count; /* flat ops */
     int32_t kind;
 } plan_unit;
-
-/* A unit as a module of its own: its ops with the values it reads from
- * outside as the inputs (an entry parameter stays a parameter) and the
- * values read after it or returned as the outputs. */
-typedef struct {
-    pp_arena *arena;
-    pp_shard_flat flat;
-    pp_shard_nda *nda;
-    bool *parameter;  /* [input]: an entry argument the module's analysis calls a parameter */
-} plan_unit_module;
 
 /* The devices of one type, in the cluster's order. */
 typedef struct {
@@ -138,10 +129,9 @@ bool plan_holds_backward(const plan_ctx *X, int32_t *matched, int32_t *parameter
 
 /* units.c */
 pp_status plan_units(plan_ctx *X, pp_error *err);
-/* Units first .. end - 1 as one module. */
-pp_status plan_unit_module_build(const plan_ctx *X, int32_t first, int32_t end, plan_unit_module *out,
-                                 pp_error *err);
-void plan_unit_module_free(plan_unit_module *m);
+/* Units first .. end - 1 as one module (the sharder's part; free it
+ * with shard_part_free whatever the status). */
+pp_status plan_units_part(const plan_ctx *X, int32_t first, int32_t end, shard_part *out, pp_error *err);
 
 /* meshes.c */
 pp_status plan_types(plan_ctx *X, pp_error *err);
