@@ -42,6 +42,13 @@ static bool add_unit(plan_ctx *X, int32_t *cap, int32_t first, int32_t end, int3
     return true;
 }
 
+/* A stretch before, between or after the layer copies: a kind of its own
+ * when it holds ops (kinds are numbered densely: cost.c prices each). */
+static bool add_stretch(plan_ctx *X, int32_t *cap, int32_t first, int32_t end, int32_t *kinds)
+{
+    return end <= first || add_unit(X, cap, first, end, (*kinds)++);
+}
+
 /* Bytes crossing each cut: a value defined in a unit up to u and read by
  * an op of a later unit crosses the cut after u. */
 static void measure_sends(plan_ctx *X, const int32_t *unit_of)
@@ -88,13 +95,13 @@ pp_status plan_units(plan_ctx *X, pp_error *err)
     } else if (ok) {
         const pp_shard_nda_layers *g = &nda->layer_groups[0];
         int32_t kinds = 1;
-        ok = add_unit(X, &cap, 0, g->starts[0], kinds++);
+        ok = add_stretch(X, &cap, 0, g->starts[0], &kinds);
         for (int32_t c = 0; ok && c < g->copies; c++) {
             int32_t end = g->starts[c] + g->length;
             ok = add_unit(X, &cap, g->starts[c], end, 0);
             int32_t next = c + 1 < g->copies ? g->starts[c + 1] : flat->n_ops;
-            if (ok && next > end)
-                ok = add_unit(X, &cap, end, next, kinds++);
+            if (ok)
+                ok = add_stretch(X, &cap, end, next, &kinds);
         }
     }
     if (ok) {

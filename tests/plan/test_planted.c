@@ -153,6 +153,9 @@ static void huge(void)
     while (X.meshes[one].devices != 1)
         one++;
     CHECK(X.n_units == 7 && huge_kind != X.units[0].kind);
+    /* kinds are numbered densely, though no ops come before the first
+     * block: each has its unit, which cost.c prices */
+    CHECK(X.n_kinds == 2 && huge_kind == 1);
     CHECK(X.cost[(size_t)huge_kind * (size_t)X.n_meshes + (size_t)one].state > req.memory);
     if (r.n_stages > 0) {
         check_plan("huge", &r, &req);
