@@ -5,6 +5,7 @@
 #define PP_PLAN_INTERNAL_H
 
 #include "parplan/cluster.h"
+#include "parplan/cluster_mesh.h"
 #include "parplan/plan.h"
 #include "parplan/shard_plan.h"
 #include "shard/part_internal.h"
@@ -30,18 +31,12 @@ typedef struct {
     int32_t kind;
 } plan_unit;
 
-/* The devices of one type, in the cluster's order. */
-typedef struct {
-    const pp_hw_device_type *type;
-    int32_t count, node_size; /* devices; the fewest of them one node holds */
-    int32_t *ids;
-    pp_hw_link intra, inter;  /* the fastest link inside its nodes, and between them */
-    int32_t ports;            /* NICs a node has for the inter-node link, shared by its devices */
-} plan_type;
+/* The devices of one type, in the cluster's order (the cluster's group;
+ * plan_types gives every group a link inside its nodes). */
+typedef pp_cluster_group plan_type;
 
-/* A mesh of one type's devices: one axis, or two (the first across nodes
- * when spans). Tight: the sharder plans it for a quarter of the memory
- * (cost.c says why). */
+/* A mesh of the cluster's (pp_cluster_mesh, type its group). Tight: the
+ * sharder plans it for a quarter of the memory (cost.c says why). */
 typedef struct {
     int32_t type, devices, n_axes, axes[PP_PLAN_MAX_AXES];
     bool spans, tight;
@@ -79,8 +74,9 @@ typedef struct {
     double *send;             /* [unit] bytes per micro-batch its outputs carry to later units */
     const char *why_one_stage;
     bool holds_backward;      /* the module is a training step: no backward is added */
+    pp_cluster_meshes groups; /* the cluster's device groups and meshes */
     int32_t n_types;
-    plan_type *types;
+    plan_type *types;         /* groups.groups */
     int32_t n_meshes;
     plan_mesh *meshes;
     plan_cost *cost;          /* [kind * n_meshes + mesh] */

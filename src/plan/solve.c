@@ -271,6 +271,7 @@ void plan_release(plan_ctx *X)
     free(X->stages);
     free(X->owned_text);
     pp_shard_analysis_free(&X->a);
+    pp_cluster_meshes_free(&X->groups);
     pp_cluster_free(X->cluster);
     pp_hw_catalog_free(X->catalog);
     pp_arena_free(X->arena);
