@@ -104,13 +104,15 @@ typedef struct {
     int32_t replicas, microbatches; /* data-parallel replicas; micro-batches per replica */
     int32_t n_stages;
     pp_plan_stage *stages;
-    const char *schedule;           /* "1F1B" */
+    const char *schedule;           /* "1F1B": the one order the judge (the cluster simulator)
+                                       runs, so the one the plan takes */
     double model_time;              /* s: the search's formula for the plan */
     double pipeline_time;           /* s: of that, 1F1B's pipeline to its last backward */
     double scheduled_time;          /* s: the operator scheduler's order of the same pipeline,
                                        each backward split into B and W as zero-bubble
-                                       schedules do, under each device's memory; not judged
-                                       (the simulator runs 1F1B); NAN when not run */
+                                       schedules do, under each device's memory: a what-if,
+                                       not the plan's order (the judge runs 1F1B only) and in
+                                       no other figure; NAN when not run */
     double scheduled_bound;         /* s: the scheduler's lower bound on that pipeline; NAN */
     double step_time;               /* s: the cluster simulator's, the judge */
     double samples_per_second;

@@ -30,8 +30,8 @@ pp_status pp_plan_write_text(const pp_plan_report *r, FILE *out, pp_error *err)
             r->model_time, r->samples_per_second);
     fprintf(out, "  lower bound %.6g s, gap %.1f%%\n", r->lower_bound, 100 * r->gap);
     if (isfinite(r->scheduled_time))
-        fprintf(out, "  the pipeline, 1F1B: %.6g s; the scheduler's order (B and W split): %.6g s (bound %.6g s), "
-                "not judged\n", r->pipeline_time, r->scheduled_time, r->scheduled_bound);
+        fprintf(out, "  the pipeline, 1F1B: %.6g s; what if: the scheduler's order (B and W split) %.6g s (bound %.6g s), "
+                "not the plan's: the judge runs 1F1B only\n", r->pipeline_time, r->scheduled_time, r->scheduled_bound);
     fprintf(out, "  stage  units   ops         device          mesh  fwd ms   bwd ms  peak GB  send MB\n");
     for (int32_t s = 0; s < r->n_stages; s++) {
         const pp_plan_stage *S = &r->stages[s];
