@@ -244,6 +244,12 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
     for (int32_t t = 0; t < X->n_types; t++) {
         D.budget[t] = X->types[t].count / R;
         D.stride[t] = D.U;
+        /* a state per count of each type's devices used: past 2^31 of
+         * them (many types, many devices a replica) this R has no DP */
+        if (D.U > INT32_MAX / (D.budget[t] + 1)) {
+            release(&D);
+            return n;
+        }
         D.U *= D.budget[t] + 1;
         devices += D.budget[t];
     }
