@@ -8,7 +8,7 @@
 #include <string.h>
 #include "shard/part_internal.h"
 
-/* The unit's inputs (values it reads that no op of it defines) first, then
+/* The part's inputs (values it reads that no op of it defines) first, then
  * its ops' results in order; map[v] is the new number of flat value v. */
 static void number_values(const pp_shard_flat *flat, int32_t first, int32_t end, int32_t *map, int32_t *n_inputs,
                           int32_t *n_values)
