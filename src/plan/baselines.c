@@ -57,7 +57,7 @@ static bool judge(const plan_ctx *X, const plan_candidate *c, pp_plan_baseline *
         snprintf(b->why, sizeof b->why, "the sharder finds no layout for a unit on its mesh");
         return false;
     }
-    if (plan_judge(X, c, &t, peak, NULL, &err) != PP_OK) {
+    if (plan_judge(X, c, NULL, &t, peak, NULL, &err) != PP_OK) {
         snprintf(b->why, sizeof b->why, "%.199s", err.message);
         return false;
     }

@@ -11,7 +11,7 @@
  * the gradients all-reduced across replicas, its state and activations
  * the memory. The simulator adds what the search's formula only
  * estimates: transfers over the real links sharing them, the all-reduce,
- * the optimizer. */
+ * the optimizer. It runs 1F1B or the scheduler's order of F, B and W. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,16 +102,19 @@ static pp_cluster_workload *workload_of(const plan_ctx *X, const plan_candidate 
     return w;
 }
 
-pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
-                     pp_timeline *timeline, pp_error *err)
+pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, const plan_order *order, double *step_time,
+                     double *peak, pp_timeline *timeline, pp_error *err)
 {
-    int32_t *tp = malloc((size_t)c->P * sizeof *tp);
-    for (int32_t s = 0; tp && s < c->P; s++)
+    /* tp, then each stage's count of ops under order */
+    int32_t *tp = malloc((size_t)2 * c->P * sizeof *tp), *count = tp + c->P;
+    for (int32_t s = 0; tp && s < c->P; s++) {
         tp[s] = X->meshes[c->mesh[s]].devices;
+        count[s] = 3 * c->M;
+    }
     pp_cluster_workload *w = workload_of(X, c);
     pp_cluster_plan *p = tp ? pp_cluster_plan_new(c->R, c->P, tp) : NULL;
-    free(tp);
     if (!w || !p) {
+        free(tp);
         pp_cluster_workload_free(w);
         pp_cluster_plan_free(p);
         return pp_error_set(err, PP_ENOMEM, "out of memory judging a plan");
@@ -127,8 +130,14 @@ pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_ti
         st = pp_cluster_plan_validate(X->cluster, w, p, err);
     if (st == PP_OK) {
         pp_cluster_sim_options o = {.timeline = timeline};
+        if (order) {
+            o.order = (const pp_cluster_op *const *)order->ops;
+            o.order_count = count;
+            o.weight_share = order->share;
+        }
         st = pp_cluster_simulate(X->cluster, w, p, &o, &rep, err);
     }
+    free(tp);
     if (st == PP_OK) {
         *step_time = rep.step_time;
         if (peak)

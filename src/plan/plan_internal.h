@@ -155,15 +155,31 @@ double plan_stage_memory(const plan_stage_cost *c, int32_t in_flight);
  * hands them out (ids; NULL: every link inside a node); *pipeline (NULL:
  * not wanted) gets the 1F1B part alone, to the last backward. */
 double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline);
+/* tail[s]: what stage s adds to the step after its last backward (its
+ * gradients' all-reduce over the replicas, its optimizer), as the
+ * formula prices it; false when out of memory. */
+bool plan_tails(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *tail);
 /* hop[s]: a micro-batch's transfer between stages s and s + 1; false
  * when out of memory. */
 bool plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop);
 
+/* An order of a plan's pipeline other than 1F1B: stage s runs ops[s], 3 M
+ * of them (F, B and W of each micro-batch), W taking share[s] of the
+ * stage's backward, and holds held[s] micro-batches' activations at its
+ * peak. */
+typedef struct {
+    pp_cluster_op **ops;
+    double *share;
+    int32_t *held;
+} plan_order;
+
 /* schedule.c: one replica's pipeline as a scheduling problem (F, B, W per
- * micro-batch and stage), solved within `seconds`: its makespan and lower
- * bound in s (NAN when not run: one stage, no time, or no schedule fits). */
-pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double *hop, double seconds,
-                        double *makespan, double *bound, pp_error *err);
+ * micro-batch and stage, each stage's tail after its last W), solved
+ * within `seconds`: its makespan (the step by the formula in that order)
+ * and lower bound in s (NAN when not run: one stage, no time, or no
+ * schedule fits), and then its order in *order (in X's arena). */
+pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double *hop, const double *tail,
+                        double seconds, double *makespan, double *bound, plan_order *order, pp_error *err);
 /* The per-replica devices of stage s start at offset[s] in a replica's block of ids. */
 void plan_stage_offsets(const plan_ctx *X, const plan_candidate *c, int32_t *offset);
 
@@ -175,10 +191,11 @@ int32_t plan_search(const plan_ctx *X, bool check_memory, const pp_deadline *unt
 
 /* judge.c */
 pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_t *ids, pp_error *err);
-/* The simulator's step time of c, each device's peak (peak: NULL or the
- * cluster's device count) and, when timeline is not NULL, its rows. */
-pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
-                     pp_timeline *timeline, pp_error *err);
+/* The simulator's step time of c run in 1F1B (order NULL) or in order,
+ * each device's peak (peak: NULL or the cluster's device count) and, when
+ * timeline is not NULL, its rows. */
+pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, const plan_order *order, double *step_time,
+                     double *peak, pp_timeline *timeline, pp_error *err);
 
 /* modules.c: each stage of c as a sharded module, into out's stages */
 pp_status plan_stage_modules(const plan_ctx *X, const plan_candidate *c, pp_plan_report *out, pp_error *err);

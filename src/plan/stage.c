@@ -172,6 +172,27 @@ bool plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, d
     return true;
 }
 
+/* What stage s adds after its last backward: its gradients' ring over
+ * the replicas, then its optimizer. */
+static double tail(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, const int32_t *offset,
+                   int32_t members, int32_t s, const plan_stage_cost *sc)
+{
+    const plan_mesh *m = &X->meshes[c->mesh[s]];
+    double reduce = 0;
+    if (c->R > 1) {
+        /* one ring per member over the replicas; where it leaves a node,
+         * the members' rings share the node's NICs */
+        pp_hw_link l = X->types[m->type].intra;
+        if (ids && X->cluster->device_node[ids[offset[s]]] != X->cluster->device_node[ids[(c->R - 1) * members + offset[s]]]) {
+            l = X->types[m->type].inter;
+            int32_t ports = X->types[m->type].ports > 0 ? X->types[m->type].ports : 1;
+            l.bandwidth *= m->devices > ports ? (double)ports / m->devices : 1;
+        }
+        reduce = pp_hw_ring_allreduce_time(l, c->R, sc->parameters);
+    }
+    return reduce + optimizer_time(X->types[m->type].type, sc->state);
+}
+
 /* The step by the formula, with the arrays it needs given: offset [P + 1],
  * four doubles a stage in work, sc [P]. */
 static double model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline,
@@ -195,23 +216,24 @@ static double model_time(const plan_ctx *X, const plan_candidate *c, const int32
         for (int32_t s = 0; s < c->P; s++)
             *pipeline = fmax(*pipeline, last[s]);
     }
-    for (int32_t s = 0; s < c->P; s++) {
-        const plan_mesh *m = &X->meshes[c->mesh[s]];
-        double reduce = 0;
-        if (c->R > 1) {
-            /* one ring per member over the replicas; where it leaves a node,
-             * the members' rings share the node's NICs */
-            pp_hw_link l = X->types[m->type].intra;
-            if (ids && X->cluster->device_node[ids[offset[s]]] != X->cluster->device_node[ids[(c->R - 1) * members + offset[s]]]) {
-                l = X->types[m->type].inter;
-                int32_t ports = X->types[m->type].ports > 0 ? X->types[m->type].ports : 1;
-                l.bandwidth *= m->devices > ports ? (double)ports / m->devices : 1;
-            }
-            reduce = pp_hw_ring_allreduce_time(l, c->R, sc[s].parameters);
-        }
-        end = fmax(end, last[s] + reduce + optimizer_time(X->types[m->type].type, sc[s].state));
-    }
+    for (int32_t s = 0; s < c->P; s++)
+        end = fmax(end, last[s] + tail(X, c, ids, offset, members, s, &sc[s]));
     return end;
+}
+
+bool plan_tails(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *out)
+{
+    int32_t *offset = malloc(((size_t)c->P + 1) * sizeof *offset);
+    if (!offset)
+        return false;
+    plan_stage_offsets(X, c, offset);
+    for (int32_t s = 0; s < c->P; s++) {
+        plan_stage_cost sc;
+        plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc);
+        out[s] = tail(X, c, ids, offset, offset[c->P], s, &sc);
+    }
+    free(offset);
+    return true;
 }
 
 double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline)

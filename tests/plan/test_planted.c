@@ -100,10 +100,16 @@ static void chain(void)
     if (r.n_stages > 0) {
         check_plan("chain", &r, &req);
         /* the scheduler's order of the same pipeline, B and W split: within
-         * its bound, and no longer than 1F1B's, which it may reorder */
+         * its bound, and no longer than 1F1B's, which it may reorder. Here
+         * (4 equal stages, 8 micro-batches) its W's fill 1F1B's bubbles, so
+         * the plan takes it: the simulator runs that order, finds it
+         * strictly faster than 1F1B's, and the formula in that order (the
+         * scheduler's step) agrees with it within 2% (check_plan) */
         CHECK(isfinite(r.scheduled_time) && r.scheduled_bound <= r.scheduled_time * (1 + 1e-9));
-        CHECK(r.scheduled_time <= r.pipeline_time * (1 + 1e-9));
-        CHECK(r.pipeline_time <= r.model_time);
+        CHECK(r.scheduled_time <= r.model_1f1b * (1 + 1e-9));
+        CHECK(r.pipeline_time <= r.model_1f1b);
+        CHECK(strcmp(r.schedule, "scheduled F/B/W") == 0 && r.model_time == r.scheduled_time);
+        CHECK(r.step_time < r.step_1f1b * (1 - 1e-3));
         CHECK(r.n_units == 8 && r.why_one_stage == NULL);
         for (int32_t s = 1; s < r.n_stages; s++) {
             CHECK(r.stages[s].units == r.stages[0].units);
@@ -125,7 +131,7 @@ static void chain(void)
                     for (int32_t s = 0; s < P; s++)
                         c.mesh[s] = k;
                     double t, peak[4];
-                    if (plan_judge(&X, &c, &t, peak, NULL, &err) == PP_OK && peak[0] <= plan_capacity(&X, 0))
+                    if (plan_judge(&X, &c, NULL, &t, peak, NULL, &err) == PP_OK && peak[0] <= plan_capacity(&X, 0))
                         CHECK(r.step_time <= t * (1 + 1e-12));
                 }
         check_exact(&X);
