@@ -66,7 +66,11 @@ typedef struct {
     double collective;          /* s of the forward that are collectives */
     double state_bytes;         /* per device: parameters, gradients, optimizer (16 B a parameter) */
     double activation_bytes;    /* per device and micro-batch, kept from forward to backward */
-    double peak_memory;         /* per device under 1F1B */
+    double peak_memory;         /* per device in the plan's order */
+    const char *order;          /* under the scheduler's order, the stage's ops in turn, "F0 F1
+                                   B0 W0 ...": F forward, B backward for the input (sent on),
+                                   W backward for the weights, of micro-batch 0 .. M - 1;
+                                   NULL under 1F1B */
     double send_bytes;          /* per micro-batch to the next stage */
     const char *module_text;    /* the stage as a StableHLO module (pp_shard_write_stage), its
                                    layout on the mesh written as `parplan shard --out` writes it */

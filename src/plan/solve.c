@@ -103,6 +103,15 @@ static double overflow(const plan_ctx *X, const double *peak)
     return worst;
 }
 
+/* A stage's ops as the report states them: "F0 F1 B0 W0 ..." */
+static const char *order_text(pp_arena *a, const pp_cluster_op *ops, int32_t n)
+{
+    char *text = pp_arena_alloc(a, (size_t)n * 12 + 1), *at = text;
+    for (int32_t k = 0; text && k < n; k++)
+        at += sprintf(at, "%s%c%d", k ? " " : "", "FBW"[ops[k].kind], ops[k].micro);
+    return text;
+}
+
 static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, const plan_order *order,
                              pp_plan_report *out, pp_error *err)
 {
@@ -134,6 +143,8 @@ static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, const p
                                                                   : c->P - s < c->M ? c->P - s : c->M),
                              .send_bytes = s + 1 < c->P ? X->send[c->cut[s + 1] - 1] : 0};
         memcpy(S->axes, m->axes, sizeof S->axes);
+        if (order && !(S->order = order_text(a, order->ops[s], 3 * c->M)))
+            return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
         S->device_ids = pp_arena_alloc(a, (size_t)c->R * (size_t)m->devices * sizeof *S->device_ids);
         if (!S->device_ids)
             return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");

@@ -70,13 +70,13 @@ static json_t *stage_json(const pp_plan_report *r, const pp_plan_stage *S)
         json_array_append_new(ids, json_integer(S->device_ids[k]));
     json_t *module = S->module_text ? json_stringn(S->module_text, S->module_size) : json_null();
     return json_pack("{s:i, s:i, s:i, s:i, s:s, s:i, s:o, s:b, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:i, "
-                     "s:i}", "first_unit",
+                     "s:i, s:s?}", "first_unit",
                      S->first_unit, "units", S->units, "first_op", S->first_op, "ops", S->ops, "device", S->device,
                      "devices", S->devices, "mesh", axes, "spans_nodes", S->spans_nodes, "device_ids", ids, "forward",
                      S->forward, "backward", S->backward, "collective", S->collective, "state_bytes", S->state_bytes,
                      "activation_bytes", S->activation_bytes, "peak_memory", S->peak_memory, "send_bytes",
                      S->send_bytes, "module", module, "module_tensors", S->module_tensors, "module_annotated",
-                     S->module_annotated);
+                     S->module_annotated, "order", S->order);
 }
 
 static json_t *number(double x)

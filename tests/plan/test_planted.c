@@ -112,6 +112,21 @@ static void chain(void)
         CHECK(r.pipeline_time <= r.model_1f1b);
         CHECK(strcmp(r.schedule, "scheduled F/B/W") == 0 && r.model_time == r.scheduled_time);
         CHECK(r.step_time < r.step_1f1b * (1 - 1e-3));
+        /* each stage's order is stated, 3 M ops, and not 1F1B's: some W
+         * waits past the op after its B */
+        bool deferred = false;
+        for (int32_t s = 0; s < r.n_stages; s++) {
+            int ops = 0;
+            const char *prev = NULL;
+            for (const char *t = r.stages[s].order; t && *t; t += strcspn(t, " "), t += *t == ' ') {
+                ops++;
+                if (*t == 'W' && !(prev && prev[0] == 'B' && atoi(prev + 1) == atoi(t + 1)))
+                    deferred = true;
+                prev = t;
+            }
+            CHECK(ops == 3 * r.microbatches);
+        }
+        CHECK(deferred);
         CHECK(r.n_units == 8 && r.why_one_stage == NULL);
         for (int32_t s = 1; s < r.n_stages; s++) {
             CHECK(r.stages[s].units == r.stages[0].units);
