@@ -772,8 +772,10 @@ static void test_random_plans(void)
  *   W1 7-7.5, F2 7.5-8.5, B2 8.5-10, W2 10-10.5;  s0 B2 10.5-12,
  *   W2 12-12.5: step 12.5 + 2 = 14.5.
  * Stage 0 holds 3 micro-batches' activations at once (after F2), 1F1B 2.
- * With W's share 0 the given 1F1B is today's 1F1B: s1 B 2, the gradient
- * after it, step (F + 2) x 3 + 2 T ... = 16 by the same walk. */
+ * With W's share 0 the given 1F1B is today's 1F1B, a backward of 2:
+ *   s0 F0 0-1, F1 1-2;  s1 F0 1.5-2.5, B0 2.5-4.5, F1 4.5-5.5, B1 5.5-7.5;
+ *   s0 B0 5-7, F2 7-8, B1 8-10;  s1 F2 8.5-9.5, B2 9.5-11.5;  s0 B2 12-14:
+ *   step 14 + 2 = 16. */
 static void test_given_order(void)
 {
     int counts[1] = {2};
@@ -848,6 +850,12 @@ static void test_given_order(void)
     err = (pp_error){0};
     CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_EINPUT);
     CHECK(strstr(err.message, "wait on each other for ever") != NULL);
+    /* an order is one chunk a stage */
+    o.order = one;
+    p->virtual_stages = 2;
+    err = (pp_error){0};
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "runs one chunk a stage; the plan has 2") != NULL);
     pp_cluster_plan_free(p);
     pp_cluster_workload_free(w);
     pp_cluster_free(c);
