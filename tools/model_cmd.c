@@ -1,12 +1,12 @@
 /* model_cmd.c: `parplan gen model`, a scheduling problem from a StableHLO
  * module (the library's pp_shard_sched_from_file): the flags, the device
- * type and link from --device-type or --cluster, and the problem written. */
-#include <math.h>
+ * type and link from --device-type or --cluster (pp_cluster_devices_link),
+ * and the problem written. */
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
 #include "commands.h"
-#include "parplan/cluster.h"
+#include "parplan/cluster_mesh.h"
 #include "parplan/shard_sched.h"
 
 typedef struct {
@@ -44,42 +44,6 @@ const command_spec gen_model_command = {
     model_flag_table,
 };
 
-/* The fastest link of a class kind (inside a node or between nodes) a node has. */
-static pp_hw_link best_link(const pp_cluster *c, int node, bool inter_node)
-{
-    pp_hw_link best = {0, 0};
-    for (int k = 0; k < c->link_count; k++)
-        if (c->links[k].node == node && c->links[k].inter_node == inter_node &&
-            c->links[k].bandwidth > best.bandwidth)
-            best = (pp_hw_link){c->links[k].bandwidth, c->links[k].latency};
-    return best;
-}
-
-/* The first N devices of the cluster: their one type, and the slowest of
- * the links two of them would use (inside their node when they share one). */
-static pp_status from_cluster(const pp_cluster *c, int devices, pp_shard_sched_options *o, pp_error *err)
-{
-    if (devices > c->device_count)
-        return pp_error_set(err, PP_EARG, "--devices %d: the cluster %s has %d devices", devices, c->name,
-                            c->device_count);
-    int first = c->device_node[0], last = c->device_node[devices - 1];
-    o->device = c->nodes[first].type;
-    for (int d = 0; d < devices; d++)
-        if (c->nodes[c->device_node[d]].type != o->device)
-            return pp_error_set(err, PP_EARG, "--cluster: device %d is a %s, device 0 a %s: a scheduling problem "
-                                "has one time per op, so its devices must be of one type", d,
-                                c->nodes[c->device_node[d]].type->name, o->device->name);
-    o->link = (pp_hw_link){INFINITY, 0};
-    for (int node = first; node <= last; node++) {
-        pp_hw_link l = best_link(c, node, first != last);
-        if (l.bandwidth < o->link.bandwidth)
-            o->link = l;
-    }
-    if (!(o->link.bandwidth > 0))
-        return pp_error_set(err, PP_EARG, "--cluster: no link joins the first %d devices", devices);
-    return PP_OK;
-}
-
 static pp_status options_of(const model_flags *f, pp_hw_catalog *cat, pp_cluster **cluster,
                             pp_shard_sched_options *o, pp_error *err)
 {
@@ -88,8 +52,14 @@ static pp_status options_of(const model_flags *f, pp_hw_catalog *cat, pp_cluster
     o->catalog = cat;
     o->memory = f->memory;
     pp_status st = pp_shard_precision_parse(f->precision, &o->precision, err);
-    if (st == PP_OK && f->cluster && (st = pp_cluster_load(f->cluster, cat, cluster, err)) == PP_OK)
-        st = from_cluster(*cluster, o->devices, o, err);
+    if (st == PP_OK && f->cluster && (st = pp_cluster_load(f->cluster, cat, cluster, err)) == PP_OK) {
+        if (o->devices > (*cluster)->device_count)
+            return pp_error_set(err, PP_EARG, "--devices %d: the cluster %s has %d devices", o->devices,
+                                (*cluster)->name, (*cluster)->device_count);
+        pp_error why = {0};
+        if (pp_cluster_devices_link(*cluster, 0, o->devices, &o->device, &o->link, &why) != PP_OK)
+            return pp_error_set(err, why.status, "--cluster: %s", why.message);
+    }
     if (st == PP_OK && !f->cluster)
         st = pp_hw_find_type(cat, f->device_type ? f->device_type : "a100-80gb", "--device-type", &o->device, err);
     return st;

@@ -337,6 +337,18 @@ pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err
 
 /* ---------------------------------------------------------------- simulator */
 
+/* An op of a stage's given order (pp_cluster_sim_options.order): F the
+ * forward of micro-batch `micro`, B its backward for the input (the
+ * gradient the stage before waits for), W its backward for the weights,
+ * which needs only the stage's own input and so may wait to fill a bubble
+ * (zero-bubble pipelining, Qi et al., arXiv 2401.10241). */
+typedef enum { PP_CLUSTER_OP_F, PP_CLUSTER_OP_B, PP_CLUSTER_OP_W } pp_cluster_op_kind;
+
+typedef struct {
+    pp_cluster_op_kind kind;
+    int micro;
+} pp_cluster_op;
+
 typedef struct {
     double start_time;     /* the step begins this long after the run began */
     pp_timeline *timeline; /* NULL, or receives a row per device and per link */
@@ -346,6 +358,21 @@ typedef struct {
      * a link gets a row only when one of its flows is drawn. A trace of
      * 512 GPUs draws about a million boxes, whose writing costs seconds. */
     long max_boxes;
+    /* NULL: every stage runs 1F1B (interleaved under virtual_stages). Else
+     * order[s] holds stage s's ops in the order every replica's stage s
+     * runs them, order_count[s] of them: each micro-batch's F, B and W
+     * once, B after its F and W after its B, in orders that do not wait on
+     * each other for ever; PP_EINPUT naming the first op that breaks this,
+     * or a plan with virtual stages or replicas of unequal micro-batches.
+     * B sends the gradient on; W takes weight_share[s] of the stage's
+     * backward compute (NULL: its layers' forward FLOPs over their
+     * backward's, a weight gradient's products being the forward's), B the
+     * rest and the backward's collectives; a stage's gradients are ready
+     * after its last W; its activations are held from an F to its W, and
+     * the peak memory counts the most it holds at once. */
+    const pp_cluster_op *const *order;
+    const int *order_count;
+    const double *weight_share;
 } pp_cluster_sim_options;
 
 typedef struct {
@@ -361,7 +388,8 @@ typedef struct {
     long boxes_left_out;       /* past pp_cluster_sim_options.max_boxes: not drawn */
 } pp_cluster_report;
 
-/* Discrete-event simulation of one training step of p on c: 1F1B pipelines,
+/* Discrete-event simulation of one training step of p on c: 1F1B pipelines
+ * or the ops' order given in o,
  * TP collectives inside a stage (the backward's partly hidden under
  * tp_overlap), data-parallel gradient all-reduce overlapped with the last
  * backward (after it under reduce_after_backward), a tied embedding's

@@ -66,7 +66,11 @@ typedef struct {
     double collective;          /* s of the forward that are collectives */
     double state_bytes;         /* per device: parameters, gradients, optimizer (16 B a parameter) */
     double activation_bytes;    /* per device and micro-batch, kept from forward to backward */
-    double peak_memory;         /* per device under 1F1B */
+    double peak_memory;         /* per device in the plan's order */
+    const char *order;          /* under the scheduler's order, the stage's ops in turn, "F0 F1
+                                   B0 W0 ...": F forward, B backward for the input (sent on),
+                                   W backward for the weights, of micro-batch 0 .. M - 1;
+                                   NULL under 1F1B */
     double send_bytes;          /* per micro-batch to the next stage */
     const char *module_text;    /* the stage as a StableHLO module (pp_shard_write_stage), its
                                    layout on the mesh written as `parplan shard --out` writes it */
@@ -104,14 +108,22 @@ typedef struct {
     int32_t replicas, microbatches; /* data-parallel replicas; micro-batches per replica */
     int32_t n_stages;
     pp_plan_stage *stages;
-    const char *schedule;           /* "1F1B" */
-    double model_time;              /* s: the search's formula for the plan */
+    const char *schedule;           /* the pipeline's order, the one the judge (the cluster
+                                       simulator) ran: "1F1B", or "scheduled F/B/W", the
+                                       operator scheduler's order of the same pipeline, each
+                                       backward split into B and W as zero-bubble schedules
+                                       do, where the judge finds it faster and it fits */
+    double model_time;              /* s: the search's formula for the plan in its order: 1F1B's
+                                       (model_1f1b) or the scheduler's (scheduled_time) */
+    double model_1f1b;              /* s: the formula for the plan in 1F1B */
     double pipeline_time;           /* s: of that, 1F1B's pipeline to its last backward */
-    double scheduled_time;          /* s: the operator scheduler's order of the same pipeline,
-                                       each backward split into B and W as zero-bubble
-                                       schedules do, under each device's memory; not judged
-                                       (the simulator runs 1F1B); NAN when not run */
-    double scheduled_bound;         /* s: the scheduler's lower bound on that pipeline; NAN */
+    double scheduled_time;          /* s: the operator scheduler's step for the same plan: its
+                                       order of the pipeline, under each device's memory, and
+                                       each stage's gradient sync and optimizer after its last
+                                       W; NAN when not run */
+    double scheduled_bound;         /* s: the scheduler's lower bound on that; NAN */
+    double step_1f1b;               /* s: the simulator's step of the same plan in 1F1B
+                                       (step_time when the order is 1F1B) */
     double step_time;               /* s: the cluster simulator's, the judge */
     double samples_per_second;
     double lower_bound;             /* s: no plan under the cost model is faster */

@@ -1,9 +1,10 @@
 """parplan.plan against `parplan plan --json`, and the worked example: the
-bundled chess model on the bundled hetero cluster in under 10 s."""
+bundled chess model on the bundled hetero cluster within a limit of 8 s (its
+wall time is measured in BENCHMARKS.md, "Plan: no fixed caps", not asserted:
+tests hold no timings)."""
 
 import json
 import os
-import time
 
 import pytest
 
@@ -33,10 +34,8 @@ def test_the_plan_is_the_clis_field_by_field(tmp_path):
         assert text.startswith("module @") and "mhlo.sharding" in text
 
 
-def test_the_worked_example_plans_chess_on_the_hetero_cluster_in_under_10_s():
-    start = time.monotonic()
+def test_the_worked_example_plans_chess_on_the_hetero_cluster():
     p = parplan.plan(MODEL, HETERO, timeout=8)
-    assert time.monotonic() - start < 10
     assert p.fits and p.step_time > 0
     assert sum(s["units"] for s in p.stages) == p.report["units"]
     for b in p.baselines:

@@ -78,6 +78,12 @@ static stage_memory interleaved_memory(const pp_cluster_workload *w, const pp_cl
 void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
                             const pp_cluster_plan *p, double *peak)
 {
+    cluster_plan_memory_held(c, w, p, NULL, peak);
+}
+
+void cluster_plan_memory_held(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
+                              const int *held, double *peak)
+{
     memset(peak, 0, (size_t)c->device_count * sizeof *peak);
     int members = pp_cluster_plan_members(p);
     double b = pp_cluster_plan_samples(p);
@@ -91,7 +97,7 @@ void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
                 stage_memory m;
                 if (p->virtual_stages == 1) {
                     m = member_memory(w, p, first, p->stage_layers[s], f, recompute);
-                    kept = in_flight(p, s, p->micro_batches[r]) * m.kept;
+                    kept = (held ? held[s] : in_flight(p, s, p->micro_batches[r])) * m.kept;
                 } else
                     m = interleaved_memory(w, p, s, p->micro_batches[r], f, recompute, &kept);
                 peak[p->devices[slot + j]] = m.state + f * m.gathered + b * kept + b * m.rebuilt;

@@ -65,5 +65,9 @@ pp_status pp_cluster_plan_uniform_context(const pp_cluster *c, const pp_cluster_
  * stage recomputes. peak must hold c->device_count entries. */
 void pp_cluster_plan_memory(const pp_cluster *c, const pp_cluster_workload *w,
                             const pp_cluster_plan *p, double *peak);
+/* The same under a given order (no virtual stages): held[s] micro-batches'
+ * activations at stage s's peak in place of 1F1B's. */
+void cluster_plan_memory_held(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
+                              const int *held, double *peak);
 
 #endif

@@ -1,5 +1,6 @@
 /* simulate.c: the discrete-event simulator of one training step (the
- * planner's judge): each replica's stages run 1F1B, pipeline transfers and
+ * planner's judge): each replica's stages run 1F1B or a given order of
+ * forwards and backwards split into B and W, pipeline transfers and
  * the data-parallel gradient rings are flows of the shared network
  * (network.c), TP all-reduces occupy their group, so do ZeRO-3's
  * all-gathers where compute does not hide them, expert parallelism's
@@ -34,13 +35,16 @@ typedef struct {
     int kind, a, b;
 } event;
 
-/* One stage of one replica: a TP group running its 1F1B order. */
+/* One stage of one replica: a TP group running its 1F1B or given order. */
 typedef struct {
     int r, s, m, tp;
-    int next_op;          /* index in the 1F1B order */
-    bool busy, forward;   /* the op in progress */
+    int next_op;          /* index in the order */
+    int ops;              /* in the order */
+    const pp_cluster_op *order; /* the given order, or NULL: 1F1B */
+    bool busy, forward, weights; /* the op in progress (weights: a W) */
     int micro, chunk;
-    int forwards, backwards; /* ops started */
+    int forwards, backwards, weight_ops; /* ops started (backwards: 1F1B's or B) */
+    double weight_time;   /* a W's compute under a given order */
     int sending;          /* a blocking send not yet delivered (megatron-deepspeed), or -1 */
     double *fwd, *bwd;    /* [chunk] slowest member's pass */
     double fwd_min, bwd_min; /* the quickest chunk's */
@@ -72,6 +76,8 @@ typedef struct {
     const pp_cluster *c;
     const pp_cluster_workload *w;
     const pp_cluster_plan *p;
+    const pp_cluster_sim_options *o; /* NULL: none */
+    int *held;            /* [stage] under a given order: micro-batches' activations at its peak */
     pp_timeline *tl;
     /* boxes the timeline may still take (LONG_MAX: no limit) and those it
      * was not given */
@@ -449,65 +455,105 @@ static void cut_short(sim *z, const group *g, double length)
         z->over = true;
 }
 
-static void try_start(sim *z, group *g)
+/* The group's next op: a forward, a W (weights) or a backward (1F1B's
+ * whole one, or B), its micro-batch and chunk. */
+static void next_op(const sim *z, const group *g, bool *forward, bool *weights, int *micro, int *chunk)
 {
-    bool forward;
-    int micro, chunk = 0;
-    if (g->busy || g->next_op >= 2 * z->V * g->m || z->status != PP_OK)
-        return;
-    if (g->sending >= 0 && !z->arrived[g->sending])
-        return;
-    if (z->V == 1)
-        cluster_op_of(z->P, g->s, g->m, g->next_op, &forward, &micro);
+    *weights = false;
+    *chunk = 0;
+    if (g->order) {
+        pp_cluster_op op = g->order[g->next_op];
+        *forward = op.kind == PP_CLUSTER_OP_F;
+        *weights = op.kind == PP_CLUSTER_OP_W;
+        *micro = op.micro;
+    } else if (z->V == 1)
+        cluster_op_of(z->P, g->s, g->m, g->next_op, forward, micro);
     else
-        op_of_interleaved(z->P, z->V, g->s, g->m, g->next_op, &forward, &micro, &chunk);
-    if (!ready(z, g, forward, micro, chunk))
-        return;
-    double length = forward ? g->fwd[chunk] : g->bwd[chunk];
+        op_of_interleaved(z->P, z->V, g->s, g->m, g->next_op, forward, micro, chunk);
+}
+
+/* A pass of *length s of compute with what it waits for beside it:
+ * ZeRO-3's gathers, the all-to-alls, ring attention, the TP collectives.
+ * False when a link it needs has no bandwidth now (a bandwidth event
+ * retries it). */
+static bool pass_time(sim *z, group *g, bool forward, int micro, int chunk, double *length)
+{
     if (z->p->zero3 && z->R > 1) {
         if (!replica_ring(z, g, 0, z->R, &z->stage_ring[g->s], &z->stage_ring_version[g->s]) ||
             z->stage_ring[g->s].bandwidth <= 0)
-            return; /* a bandwidth event retries it */
-        length = zero3_pass(z, g, forward, micro, chunk, length);
+            return false;
+        *length = zero3_pass(z, g, forward, micro, chunk, *length);
     }
     int ep = z->p->expert_parallel;
     if (ep > 1) {
         if (!replica_ring(z, g, g->r - g->r % ep, ep, &g->experts, &g->experts_version) ||
             g->experts.bandwidth <= 0)
-            return; /* a bandwidth event retries it */
-        length += alltoall_time(z, g, forward, chunk);
+            return false;
+        *length += alltoall_time(z, g, forward, chunk);
     }
     int cp = z->p->context_parallel;
     if (cp > 1) {
         if (!replica_ring(z, g, g->r - g->r % cp, cp, &g->context_link, &g->context_version) ||
             g->context_link.bandwidth <= 0)
-            return; /* a bandwidth event retries it */
-        length += context_time(z, g, forward, chunk);
+            return false;
+        *length += context_time(z, g, forward, chunk);
     }
     if (g->tp > 1) {
         pp_hw_link link;
         if (!tp_link(z, g, &link) || link.bandwidth <= 0)
-            return; /* a bandwidth event retries it */
-        length += tp_time(z->p, g, link, forward, chunk);
+            return false;
+        *length += tp_time(z->p, g, link, forward, chunk);
     }
+    return true;
+}
+
+/* Whether the op just started (counted) is the stage's last backward:
+ * under a given order its last W, which finishes its gradients. */
+static bool last_backward_op(const group *g, bool forward, bool weights, int micro)
+{
+    if (g->order)
+        return weights && g->weight_ops == g->m;
+    return !forward && micro == g->m - 1;
+}
+
+static void try_start(sim *z, group *g)
+{
+    bool forward, weights;
+    int micro, chunk;
+    if (g->busy || g->next_op >= g->ops || z->status != PP_OK)
+        return;
+    if (g->sending >= 0 && !z->arrived[g->sending])
+        return;
+    next_op(z, g, &forward, &weights, &micro, &chunk);
+    /* a W follows its own B on this stage: nothing to wait for */
+    if (!weights && !ready(z, g, forward, micro, chunk))
+        return;
+    double length = weights ? g->weight_time : forward ? g->fwd[chunk] : g->bwd[chunk];
+    if (!weights && !pass_time(z, g, forward, micro, chunk, &length))
+        return;
+    if (g->order && !forward && !weights)
+        length -= g->weight_time;
     g->busy = true;
     g->forward = forward;
+    g->weights = weights;
     g->micro = micro;
     g->chunk = chunk;
     g->next_op++;
     g->forwards += forward;
-    g->backwards += !forward;
+    g->backwards += !forward && !weights;
+    g->weight_ops += weights;
     cut_short(z, g, length);
     push(z, z->now + length, EV_OP, g->r * z->P + g->s, 0);
     char label[48] = "";
+    char kind = forward ? 'F' : weights ? 'W' : 'B';
     if (z->tl)
-        snprintf(label, sizeof label, "%c r%d s%d m%d", forward ? 'F' : 'B', g->r, chunk * z->P + g->s, micro);
+        snprintf(label, sizeof label, "%c r%d s%d m%d", kind, g->r, chunk * z->P + g->s, micro);
     for (int j = 0; j < g->tp; j++) {
         int d = device_of(z, g->r, g->s, j);
         z->compute[d] += length;
-        box(z, d, z->now, z->now + length, label, forward ? "forward" : "backward");
+        box(z, d, z->now, z->now + length, label, forward ? "forward" : weights ? "weights" : "backward");
     }
-    if (!forward && micro == g->m - 1 && z->R > 1 && !z->p->reduce_after_backward)
+    if (last_backward_op(g, forward, weights, micro) && z->R > 1 && !z->p->reduce_after_backward)
         last_backward(z, g, chunk, z->now, length);
 }
 
@@ -551,13 +597,14 @@ static void op_done(sim *z, group *g)
     int q = g->chunk * z->P + g->s, t = -1;
     if (g->forward && q < z->VP - 1)
         t = send_transfer(z, g->r, q, q + 1, g->micro, 0);
-    if (!g->forward && q > 0)
+    if (!g->forward && !g->weights && q > 0)
         t = send_transfer(z, g->r, q, q - 1, g->micro, 1);
     /* DeepSpeed's pipeline engine sends with a blocking p2p.send (stack.c):
      * the stage computes nothing more until its output is delivered */
     if (z->p->stack == PP_CLUSTER_STACK_MEGATRON_DEEPSPEED)
         g->sending = t;
-    bool last = !g->forward && g->micro == g->m - 1 && g->chunk == 0;
+    bool last = g->order ? g->weights && g->weight_ops == g->m
+                         : !g->forward && g->micro == g->m - 1 && g->chunk == 0;
     if (last && z->R == 1)
         for (int j = 0; j < g->tp; j++)
             gradients_ready(z, g->r, g->s, j);
@@ -744,6 +791,24 @@ static void setup_chunk(sim *z, group *g, int c)
     g->bwd_min = fmin(g->bwd_min, g->bwd[c]);
 }
 
+/* The share of stage s's backward compute a W takes under a given order:
+ * the options', or its layers' forward FLOPs over their backward's (a
+ * weight gradient's products are the forward's; a replayed forward is
+ * B's). */
+static double weight_share(const sim *z, int s)
+{
+    if (z->o->weight_share)
+        return fmin(1, fmax(0, z->o->weight_share[s]));
+    bool replay = z->p->stage_recompute[s];
+    double forward = 0, backward = 0;
+    for (int k = z->first_layer[s]; k < z->first_layer[s + 1]; k++) {
+        pp_cluster_layer l = pp_cluster_layer_under(&z->w->layers[k], z->p, replay, 1);
+        forward += l.forward_flops;
+        backward += l.backward_flops + (replay ? l.recompute_flops : 0);
+    }
+    return backward > 0 ? fmin(1, forward / backward) : 0;
+}
+
 static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
 {
     const pp_cluster_plan *p = z->p;
@@ -776,6 +841,12 @@ static bool setup_group(sim *z, pp_arena *a, group *g, int r, int s)
     }
     for (int c = 0; c < z->V; c++)
         setup_chunk(z, g, c);
+    g->ops = 2 * z->V * g->m;
+    if (z->held) {
+        g->order = z->o->order[s];
+        g->ops = z->o->order_count[s];
+        g->weight_time = weight_share(z, s) * g->bwd[0];
+    }
     return true;
 }
 
@@ -1004,7 +1075,7 @@ static pp_status fill_report(const sim *z, pp_cluster_report *out)
                                .peak_memory = block + 3 * n, .fits = true};
     out->samples_per_second = samples / z->step;
     out->tflops_per_device = step_work(z, samples) / z->step / devices / 1e12;
-    pp_cluster_plan_memory(c, z->w, z->p, out->peak_memory);
+    cluster_plan_memory_held(c, z->w, z->p, z->held, out->peak_memory);
     for (int d = 0; d < n; d++) {
         if (!used[d])
             continue;
@@ -1040,10 +1111,104 @@ static pp_status check_counts(const sim *z)
                         (long long)most, (long long)transfers, (long long)tp);
 }
 
+static const char op_name[] = "FBW";
+
+/* Whether stage s's op can run once the ops marked in done have: a forward
+ * needs the stage before's, a B the stage after's B (the last stage's its
+ * own F, which its order put before it), a W its own B. */
+static bool op_can_run(const sim *z, const unsigned char *done, int s, pp_cluster_op op)
+{
+    int m = z->p->micro_batches[0];
+    if (op.kind == PP_CLUSTER_OP_F)
+        return s == 0 || done[(size_t)(s - 1) * 3 * m + op.micro];
+    if (op.kind == PP_CLUSTER_OP_B)
+        return s == z->p->stage_count - 1 || done[((size_t)(s + 1) * 3 + 1) * m + op.micro];
+    return true;
+}
+
+/* Stage s's order: every op once, B after its F, W after its B; held[s]
+ * the most forwards whose W has not yet run. */
+static pp_status check_stage_order(sim *z, unsigned char *seen, int s)
+{
+    const pp_cluster_op *order = z->o->order[s];
+    int m = z->p->micro_batches[0], n = z->o->order_count[s], live = 0;
+    for (int k = 0; k < n; k++) {
+        pp_cluster_op op = order[k];
+        if ((unsigned)op.kind > PP_CLUSTER_OP_W || op.micro < 0 || op.micro >= m)
+            return pp_error_set(z->err, PP_EINPUT,
+                                "simulator: stage %d's op %d is kind %d of micro-batch %d: the kinds are F, B "
+                                "and W, the micro-batches 0..%d", s, k, (int)op.kind, op.micro, m - 1);
+        unsigned char *mine = seen + (size_t)op.kind * m + op.micro;
+        if (*mine)
+            return pp_error_set(z->err, PP_EINPUT, "simulator: stage %d's order holds %c of micro-batch %d twice",
+                                s, op_name[op.kind], op.micro);
+        if (op.kind != PP_CLUSTER_OP_F && !mine[-m])
+            return pp_error_set(z->err, PP_EINPUT, "simulator: stage %d's order puts %c of micro-batch %d before its %c",
+                                s, op_name[op.kind], op.micro, op_name[op.kind - 1]);
+        *mine = 1;
+        live += op.kind == PP_CLUSTER_OP_F ? 1 : op.kind == PP_CLUSTER_OP_W ? -1 : 0;
+        z->held[s] = live > z->held[s] ? live : z->held[s];
+    }
+    for (int k = 0; k < 3 * m; k++)
+        if (!seen[k])
+            return pp_error_set(z->err, PP_EINPUT, "simulator: stage %d's order lacks %c of micro-batch %d", s,
+                                op_name[k / m], k % m);
+    return PP_OK;
+}
+
+/* A given order as pp_cluster_sim_options states it: each stage's valid,
+ * and all of them run to their ends when each op waits only for what it
+ * needs (op_can_run), or they would wait on each other for ever. */
+static pp_status check_order(sim *z, pp_arena *a)
+{
+    const pp_cluster_plan *p = z->p;
+    int P = p->stage_count, m = p->micro_batches[0];
+    if (!z->o->order_count)
+        return pp_error_set(z->err, PP_EARG, "simulator: a given order needs its counts");
+    if (p->virtual_stages > 1)
+        return pp_error_set(z->err, PP_EINPUT, "simulator: a given order runs one chunk a stage; the plan has %d",
+                            p->virtual_stages);
+    for (int r = 1; r < p->replica_count; r++)
+        if (p->micro_batches[r] != m)
+            return pp_error_set(z->err, PP_EINPUT,
+                                "simulator: a given order runs every replica's micro-batches alike; replica 0 has "
+                                "%d, replica %d %d", m, r, p->micro_batches[r]);
+    z->held = pp_arena_calloc(a, (size_t)P, sizeof(int));
+    unsigned char *seen = pp_arena_calloc(a, (size_t)P * 3 * m + 1, 1);
+    unsigned char *done = pp_arena_calloc(a, (size_t)P * 3 * m + 1, 1);
+    int *at = pp_arena_calloc(a, (size_t)P, sizeof(int));
+    if (!z->held || !seen || !done || !at)
+        return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
+    for (int s = 0; s < P; s++)
+        if ((!z->o->order[s] && z->o->order_count[s] > 0) || check_stage_order(z, seen + (size_t)s * 3 * m, s) != PP_OK)
+            return z->o->order[s] ? z->err->status
+                                  : pp_error_set(z->err, PP_EARG, "simulator: stage %d's order is missing", s);
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int s = 0; s < P; s++)
+            for (; at[s] < 3 * m && op_can_run(z, done, s, z->o->order[s][at[s]]); at[s]++, moved = true) {
+                pp_cluster_op op = z->o->order[s][at[s]];
+                done[((size_t)s * 3 + op.kind) * m + op.micro] = 1;
+            }
+    }
+    for (int s = 0; s < P; s++)
+        if (at[s] < 3 * m) {
+            pp_cluster_op op = z->o->order[s][at[s]];
+            return pp_error_set(z->err, PP_EINPUT,
+                                "simulator: the stages' orders wait on each other for ever: stage %d's %c of "
+                                "micro-batch %d waits for stage %d's %c of it, which never runs",
+                                s, op_name[op.kind], op.micro, op.kind == PP_CLUSTER_OP_F ? s - 1 : s + 1,
+                                op_name[op.kind]);
+        }
+    return PP_OK;
+}
+
 /* Sets the step up and runs it; the caller frees a. */
 static pp_status simulate_in(sim *z, pp_arena *a, double start_time)
 {
     if (check_counts(z) != PP_OK)
+        return z->err->status;
+    if (z->o && z->o->order && check_order(z, a) != PP_OK)
         return z->err->status;
     if (!setup(z, a, start_time))
         return pp_error_set(z->err, PP_ENOMEM, "simulator: out of memory");
@@ -1086,7 +1251,7 @@ pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
     pp_arena *a = pp_arena_new(1 << 16);
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
-    sim z = {.c = c, .w = w, .p = p, .tl = o ? o->timeline : NULL, .err = err,
+    sim z = {.c = c, .w = w, .p = p, .o = o, .tl = o ? o->timeline : NULL, .err = err,
              .cutoff = INFINITY, .room = o && o->max_boxes > 0 ? o->max_boxes : LONG_MAX};
     pp_status s = simulate_in(&z, a, o ? o->start_time : 0);
     if (s == PP_OK)

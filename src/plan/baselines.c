@@ -26,6 +26,18 @@ static int32_t mesh_of(const plan_ctx *X, int32_t type, int32_t devices, int32_t
     return -1;
 }
 
+/* c: the whole module as one stage on mesh k, R replicas; false (b's
+ * reason) when out of memory. */
+static bool one_stage(const plan_ctx *X, int32_t R, int32_t k, plan_candidate *c, pp_plan_baseline *b)
+{
+    if (!plan_candidate_make(X, R, 1, c)) {
+        snprintf(b->why, sizeof b->why, "out of memory");
+        return false;
+    }
+    c->mesh[0] = k;
+    return true;
+}
+
 /* Every stage of c priced on its mesh: sharded whole, or each of its units. */
 static bool units_ok(const plan_ctx *X, const plan_candidate *c)
 {
@@ -45,7 +57,7 @@ static bool judge(const plan_ctx *X, const plan_candidate *c, pp_plan_baseline *
         snprintf(b->why, sizeof b->why, "the sharder finds no layout for a unit on its mesh");
         return false;
     }
-    if (plan_judge(X, c, &t, peak, NULL, &err) != PP_OK) {
+    if (plan_judge(X, c, NULL, &t, peak, NULL, &err) != PP_OK) {
         snprintf(b->why, sizeof b->why, "%.199s", err.message);
         return false;
     }
@@ -76,9 +88,8 @@ static void data_parallel(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
         snprintf(b->why, sizeof b->why, "%lld micro-batches do not divide over %d replicas", (long long)X->n_micro, R);
         return;
     }
-    *c = (plan_candidate){.R = R, .M = (int32_t)(X->n_micro / R), .P = 1, .cut = {0, X->n_units},
-                          .mesh = {mesh_of(X, 0, 1, 0)}};
-    judge(X, c, b, peak);
+    if (one_stage(X, R, mesh_of(X, 0, 1, 0), c, b))
+        judge(X, c, b, peak);
 }
 
 static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candidate *c)
@@ -93,7 +104,9 @@ static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
     for (int32_t k = 0; k < X->n_meshes; k++) {
         if (X->meshes[k].devices != n)
             continue;
-        plan_candidate d = {.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {k}};
+        plan_candidate d;
+        if (!one_stage(X, 1, k, &d, b))
+            return;
         if (!units_ok(X, &d))
             continue;
         d.model_time = plan_model_time(X, &d, NULL, NULL);
@@ -113,7 +126,9 @@ static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
         left += X->meshes[k].devices == n;
     for (int32_t k = 0; best < 0 && k < X->n_meshes; k++)
         if (X->meshes[k].devices == n) {
-            plan_candidate d = {.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {k}};
+            plan_candidate d;
+            if (!one_stage(X, 1, k, &d, b))
+                return;
             pp_deadline mine = pp_deadline_within(&until, pp_deadline_left(&until) / left--);
             if (plan_reshard(X, &d, 1, &mine, &err) != PP_OK) {
                 snprintf(b->why, sizeof b->why, "%.199s", err.message);
@@ -123,7 +138,9 @@ static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
     for (int32_t k = 0; k < X->n_meshes; k++) {
         if (X->meshes[k].devices != n)
             continue;
-        plan_candidate d = {.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {k}};
+        plan_candidate d;
+        if (!one_stage(X, 1, k, &d, b))
+            return;
         if (units_ok(X, &d) && plan_model_time(X, &d, NULL, NULL) < best_time) {
             best_time = plan_model_time(X, &d, NULL, NULL);
             best = k;
@@ -133,7 +150,8 @@ static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
         snprintf(b->why, sizeof b->why, "no mesh of all %d devices that the sharder shards (power-of-two meshes only)", n);
         return;
     }
-    *c = (plan_candidate){.R = 1, .M = (int32_t)X->n_micro, .P = 1, .cut = {0, X->n_units}, .mesh = {best}};
+    if (!one_stage(X, 1, best, c, b))
+        return;
     if (plan_reshard(X, c, 1, &until, &err) != PP_OK) {
         snprintf(b->why, sizeof b->why, "%.199s", err.message);
         return;
@@ -141,16 +159,19 @@ static void sharder_alone(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
     judge(X, c, b, peak);
 }
 
-/* The even split of the units over P stages, every stage on mesh k. */
-static plan_candidate even_split(const plan_ctx *X, int32_t R, int32_t P, int32_t k)
+/* d: the even split of the units over P stages, every stage on mesh k;
+ * false (b's reason) when out of memory. */
+static bool even_split(const plan_ctx *X, int32_t R, int32_t P, int32_t k, plan_candidate *d, pp_plan_baseline *b)
 {
-    plan_candidate d = {.R = R, .M = (int32_t)(X->n_micro / R), .P = P};
-    for (int32_t s = 0; s < P; s++) {
-        d.cut[s] = (int32_t)((int64_t)s * X->n_units / P);
-        d.mesh[s] = k;
+    if (!plan_candidate_make(X, R, P, d)) {
+        snprintf(b->why, sizeof b->why, "out of memory");
+        return false;
     }
-    d.cut[P] = X->n_units;
-    return d;
+    for (int32_t s = 0; s < P; s++) {
+        d->cut[s] = (int32_t)((int64_t)s * X->n_units / P);
+        d->mesh[s] = k;
+    }
+    return true;
 }
 
 /* Of the uniform (t, p, d) plans the model ranks best are judged. */
@@ -186,15 +207,16 @@ static void megatron(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_candid
         /* tensor parallelism inside a node: one axis, not across nodes */
         if (m->n_axes != 1 || m->spans)
             continue;
-        int32_t P_max = X->n_units < PLAN_MAX_STAGES ? X->n_units : PLAN_MAX_STAGES;
-        for (int32_t P = 1; P <= P_max; P++) {
+        for (int32_t P = 1; P <= X->n_units; P++) {
             int32_t group = m->devices * P;
             if (X->types[0].count % group != 0)
                 continue;
             int32_t R = X->types[0].count / group;
             if (X->n_micro % R != 0)
                 continue;
-            plan_candidate d = even_split(X, R, P, k);
+            plan_candidate d;
+            if (!even_split(X, R, P, k, &d, b))
+                return;
             if (!units_ok(X, &d) || !fits_by_model(X, &d))
                 continue;
             d.model_time = plan_model_time(X, &d, NULL, NULL);
@@ -236,10 +258,11 @@ static void pipeline_only(plan_ctx *X, pp_plan_baseline *b, double *peak, plan_c
             per += X->types[t].count / R;
         }
         int32_t P = X->n_units < per ? X->n_units : per;
-        P = P < PLAN_MAX_STAGES ? P : PLAN_MAX_STAGES;
         if (!divides || P < 2)
             continue;
-        plan_candidate d = even_split(X, R, P, 0);
+        plan_candidate d;
+        if (!even_split(X, R, P, 0, &d, b))
+            return;
         for (int32_t s = 0, t = 0, used = 0; s < P; s++, used++) {
             while (used >= X->types[t].count / R) {
                 t++;

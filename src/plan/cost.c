@@ -34,7 +34,7 @@
 #include "plan/plan_internal.h"
 
 /* Bytes of tensor occurrence t on one device under the layout. */
-static double local_bytes(const plan_unit_module *m, const pp_shard_mesh *mesh, const uint8_t *axes, int32_t t,
+static double local_bytes(const shard_part *m, const pp_shard_mesh *mesh, const uint8_t *axes, int32_t t,
                           bool bf16, double *shards)
 {
     const pp_shard_nda *nda = m->nda;
@@ -52,7 +52,7 @@ static double local_bytes(const plan_unit_module *m, const pp_shard_mesh *mesh, 
     return (double)pp_shard_type_elements(ty) * bits / 8 / parts;
 }
 
-static void training_figures(const plan_ctx *X, const plan_unit_module *m, const pp_shard_mesh *mesh,
+static void training_figures(const plan_ctx *X, const shard_part *m, const pp_shard_mesh *mesh,
                              const plan_mesh *pm, const uint8_t *axes, const pp_shard_cost *fwd, plan_cost *out)
 {
     const pp_shard_flat *f = &m->flat;
@@ -78,7 +78,7 @@ static void training_figures(const plan_ctx *X, const plan_unit_module *m, const
 }
 
 /* The module on the mesh unsharded: every device runs all of it. */
-static pp_status replicated(plan_ctx *X, const plan_unit_module *m, const pp_shard_mesh *mesh, const plan_mesh *pm,
+static pp_status replicated(plan_ctx *X, const shard_part *m, const pp_shard_mesh *mesh, const plan_mesh *pm,
                             plan_cost *out, bool *ok, pp_error *err)
 {
     pp_shard_state none = {0};
@@ -111,7 +111,7 @@ pp_status plan_shard_on(const plan_ctx *X, const pp_shard_flat *flat, const pp_s
  * replicated on the mesh: a layout too, and what the stage's module then
  * writes (modules.c); a stage holding it is sharded whole before it is
  * judged, which may split it with its neighbours. */
-static pp_status cost_on(plan_ctx *X, const plan_unit_module *m, int32_t k, double seconds, plan_cost *out,
+static pp_status cost_on(plan_ctx *X, const shard_part *m, int32_t k, double seconds, plan_cost *out,
                          bool *ok, pp_error *err)
 {
     const plan_mesh *pm = &X->meshes[k];
@@ -150,8 +150,8 @@ pp_status plan_costs(plan_ctx *X, pp_error *err)
         int32_t u = 0;
         while (X->units[u].kind != kind)
             u++;
-        plan_unit_module m;
-        st = plan_unit_module_build(X, u, u + 1, &m, err);
+        shard_part m;
+        st = plan_units_part(X, u, u + 1, &m, err);
         for (int32_t k = 0; k < X->n_meshes && st == PP_OK; k++) {
             double left = pp_deadline_left(&until), share = left / (searches > 0 ? searches : 1);
             bool search = X->meshes[k].devices > 1;
@@ -161,7 +161,7 @@ pp_status plan_costs(plan_ctx *X, pp_error *err)
             if (!search || (left > 0 && !pp_deadline_passed(&until)))
                 st = cost_on(X, &m, k, fmin(left, fmax(share, 0.2)), &X->cost[at], &X->cost_ok[at], err);
         }
-        plan_unit_module_free(&m);
+        shard_part_free(&m);
     }
     return st;
 }
@@ -207,13 +207,13 @@ pp_status plan_reshard(plan_ctx *X, const plan_candidate *c, int32_t n, const pp
             left--;
             if (!pp_grow((void **)&X->stages, &X->stages_cap, X->n_stages + 1, sizeof *X->stages))
                 return pp_error_set(err, PP_ENOMEM, "out of memory for the stages' costs");
-            plan_unit_module m;
+            shard_part m;
             plan_cost pc;
             bool ok = false;
-            st = plan_unit_module_build(X, first, end, &m, err);
+            st = plan_units_part(X, first, end, &m, err);
             if (st == PP_OK)
                 st = cost_on(X, &m, k, share, &pc, &ok, err);
-            plan_unit_module_free(&m);
+            shard_part_free(&m);
             if (st == PP_OK && ok)
                 X->stages[X->n_stages++] = (plan_stage_entry){
                     first, end, k,

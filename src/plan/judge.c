@@ -11,7 +11,7 @@
  * the gradients all-reduced across replicas, its state and activations
  * the memory. The simulator adds what the search's formula only
  * estimates: transfers over the real links sharing them, the all-reduce,
- * the optimizer. */
+ * the optimizer. It runs 1F1B or the scheduler's order of F, B and W. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +25,9 @@ static int32_t type_of(const plan_ctx *X, int32_t mesh)
 
 pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_t *ids, pp_error *err)
 {
-    int32_t offset[PLAN_MAX_STAGES + 1], order[PLAN_MAX_STAGES];
+    int32_t *offset = malloc((size_t)(2 * c->P + 1) * sizeof *offset), *order = offset + c->P + 1;
+    if (!offset)
+        return pp_error_set(err, PP_ENOMEM, "out of memory placing a plan's stages");
     plan_stage_offsets(X, c, offset);
     int32_t members = offset[c->P];
     for (int32_t s = 0; s < c->P; s++)
@@ -37,22 +39,26 @@ pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_
             order[b] = order[b - 1];
             order[b - 1] = t;
         }
-    for (int32_t r = 0; r < c->R; r++)
-        for (int32_t t = 0; t < X->n_types; t++) {
+    pp_status st = PP_OK;
+    for (int32_t r = 0; r < c->R && st == PP_OK; r++)
+        for (int32_t t = 0; t < X->n_types && st == PP_OK; t++) {
             int32_t share = X->types[t].count / c->R, pos = 0;
             for (int32_t k = 0; k < c->P; k++) {
                 int32_t s = order[k], n = X->meshes[c->mesh[s]].devices;
                 if (type_of(X, c->mesh[s]) != t)
                     continue;
-                if (pos + n > share)
-                    return pp_error_set(err, PP_EARG, "a plan needs more %s devices than a replica's %d",
-                                        X->types[t].type->name, share);
+                if (pos + n > share) {
+                    st = pp_error_set(err, PP_EARG, "a plan needs more %s devices than a replica's %d",
+                                      X->types[t].type->name, share);
+                    break;
+                }
                 for (int32_t j = 0; j < n; j++)
                     ids[r * members + offset[s] + j] = X->types[t].ids[r * share + pos + j];
                 pos += n;
             }
         }
-    return PP_OK;
+    free(offset);
+    return st;
 }
 
 static pp_cluster_workload *workload_of(const plan_ctx *X, const plan_candidate *c)
@@ -96,15 +102,19 @@ static pp_cluster_workload *workload_of(const plan_ctx *X, const plan_candidate 
     return w;
 }
 
-pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
-                     pp_timeline *timeline, pp_error *err)
+pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, const plan_order *order, double *step_time,
+                     double *peak, pp_timeline *timeline, pp_error *err)
 {
-    int32_t tp[PLAN_MAX_STAGES];
-    for (int32_t s = 0; s < c->P; s++)
+    /* tp, then each stage's count of ops under order */
+    int32_t *tp = malloc((size_t)2 * c->P * sizeof *tp), *count = tp + c->P;
+    for (int32_t s = 0; tp && s < c->P; s++) {
         tp[s] = X->meshes[c->mesh[s]].devices;
+        count[s] = 3 * c->M;
+    }
     pp_cluster_workload *w = workload_of(X, c);
-    pp_cluster_plan *p = pp_cluster_plan_new(c->R, c->P, tp);
+    pp_cluster_plan *p = tp ? pp_cluster_plan_new(c->R, c->P, tp) : NULL;
     if (!w || !p) {
+        free(tp);
         pp_cluster_workload_free(w);
         pp_cluster_plan_free(p);
         return pp_error_set(err, PP_ENOMEM, "out of memory judging a plan");
@@ -120,8 +130,14 @@ pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_ti
         st = pp_cluster_plan_validate(X->cluster, w, p, err);
     if (st == PP_OK) {
         pp_cluster_sim_options o = {.timeline = timeline};
+        if (order) {
+            o.order = (const pp_cluster_op *const *)order->ops;
+            o.order_count = count;
+            o.weight_share = order->share;
+        }
         st = pp_cluster_simulate(X->cluster, w, p, &o, &rep, err);
     }
+    free(tp);
     if (st == PP_OK) {
         *step_time = rep.step_time;
         if (peak)

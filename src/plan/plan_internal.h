@@ -5,11 +5,13 @@
 #define PP_PLAN_INTERNAL_H
 
 #include "parplan/cluster.h"
+#include "parplan/cluster_mesh.h"
 #include "parplan/plan.h"
 #include "parplan/shard_plan.h"
 #include "core/core_internal.h"
 #include "shard/shard_internal.h"
 #include "shard/shard_plan_internal.h"
+#include "shard/part_internal.h"
 
 /* The time limit's shares (DESIGN.md, "Time budget"): the unit kinds
  * sharded on every mesh, of what is left after reading; the judged plans'
@@ -24,9 +26,6 @@
 #define PLAN_SHARE_MODULES 0.05
 #define PLAN_SHARE_SEARCH 0.1
 
-/* Stages of a pipeline at most (the DP's depth). */
-#define PLAN_MAX_STAGES 32
-
 /* A stretch of the flattened module between two cut points: a copy of a
  * repeated layer, or the ops before, between or after the copies. Units of
  * one kind are equal (the copies of the layer group). */
@@ -35,28 +34,12 @@ typedef struct {
     int32_t kind;
 } plan_unit;
 
-/* A unit as a module of its own: its ops with the values it reads from
- * outside as the inputs (an entry parameter stays a parameter) and the
- * values read after it or returned as the outputs. */
-typedef struct {
-    pp_arena *arena;
-    pp_shard_flat flat;
-    pp_shard_nda *nda;
-    bool *parameter;  /* [input]: an entry argument the module's analysis calls a parameter */
-} plan_unit_module;
+/* The devices of one type, in the cluster's order (the cluster's group;
+ * plan_types gives every group a link inside its nodes). */
+typedef pp_cluster_group plan_type;
 
-/* The devices of one type, in the cluster's order. */
-typedef struct {
-    const pp_hw_device_type *type;
-    int32_t count, node_size; /* devices; the fewest of them one node holds */
-    int32_t *ids;
-    pp_hw_link intra, inter;  /* the fastest link inside its nodes, and between them */
-    int32_t ports;            /* NICs a node has for the inter-node link, shared by its devices */
-} plan_type;
-
-/* A mesh of one type's devices: one axis, or two (the first across nodes
- * when spans). Tight: the sharder plans it for a quarter of the memory
- * (cost.c says why). */
+/* A mesh of the cluster's (pp_cluster_mesh, type its group). Tight: the
+ * sharder plans it for a quarter of the memory (cost.c says why). */
 typedef struct {
     int32_t type, devices, n_axes, axes[PP_PLAN_MAX_AXES];
     bool spans, tight;
@@ -94,8 +77,9 @@ typedef struct {
     double *send;             /* [unit] bytes per micro-batch its outputs carry to later units */
     const char *why_one_stage;
     bool holds_backward;      /* the module is a training step: no backward is added */
+    pp_cluster_meshes groups; /* the cluster's device groups and meshes */
     int32_t n_types;
-    plan_type *types;
+    plan_type *types;         /* groups.groups */
     int32_t n_meshes;
     plan_mesh *meshes;
     plan_cost *cost;          /* [kind * n_meshes + mesh] */
@@ -114,14 +98,20 @@ struct plan_stage_entry {
 };
 
 /* A plan: R replicas of a P-stage pipeline, stage s running units
- * cut[s] .. cut[s + 1] - 1 on mesh[s], M micro-batches per replica. */
+ * cut[s] .. cut[s + 1] - 1 on mesh[s], M micro-batches per replica. The
+ * arrays live in the plan's arena (plan_candidate_make): copies of a
+ * candidate share them, so a candidate is not changed once handed on. */
 typedef struct {
     int32_t R, M, P;
-    int32_t cut[PLAN_MAX_STAGES + 1];
-    int32_t mesh[PLAN_MAX_STAGES];
+    int32_t *cut;  /* [P + 1] */
+    int32_t *mesh; /* [P] */
     double objective;  /* the DP's: sum + (M - 1) max of the stages' F + B */
     double model_time; /* the search's formula (plan_model_time) */
 } plan_candidate;
+
+/* c: R replicas of P stages, M the step's micro-batches over R, cut[P]
+ * the units' end, the rest of cut and mesh 0; false when out of memory. */
+bool plan_candidate_make(const plan_ctx *X, int32_t R, int32_t P, plan_candidate *c);
 
 /* Seconds for a stage taking `share` of the time limit: at most half of
  * what is left (solve.c). */
@@ -138,10 +128,9 @@ bool plan_holds_backward(const plan_ctx *X, int32_t *matched, int32_t *parameter
 
 /* units.c */
 pp_status plan_units(plan_ctx *X, pp_error *err);
-/* Units first .. end - 1 as one module. */
-pp_status plan_unit_module_build(const plan_ctx *X, int32_t first, int32_t end, plan_unit_module *out,
-                                 pp_error *err);
-void plan_unit_module_free(plan_unit_module *m);
+/* Units first .. end - 1 as one module (the sharder's part; free it
+ * with shard_part_free whatever the status). */
+pp_status plan_units_part(const plan_ctx *X, int32_t first, int32_t end, shard_part *out, pp_error *err);
 
 /* meshes.c */
 pp_status plan_types(plan_ctx *X, pp_error *err);
@@ -169,14 +158,31 @@ double plan_stage_memory(const plan_stage_cost *c, int32_t in_flight);
  * hands them out (ids; NULL: every link inside a node); *pipeline (NULL:
  * not wanted) gets the 1F1B part alone, to the last backward. */
 double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline);
-/* hop[s]: a micro-batch's transfer between stages s and s + 1. */
-void plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop);
+/* tail[s]: what stage s adds to the step after its last backward (its
+ * gradients' all-reduce over the replicas, its optimizer), as the
+ * formula prices it; false when out of memory. */
+bool plan_tails(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *tail);
+/* hop[s]: a micro-batch's transfer between stages s and s + 1; false
+ * when out of memory. */
+bool plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop);
+
+/* An order of a plan's pipeline other than 1F1B: stage s runs ops[s], 3 M
+ * of them (F, B and W of each micro-batch), W taking share[s] of the
+ * stage's backward, and holds held[s] micro-batches' activations at its
+ * peak. */
+typedef struct {
+    pp_cluster_op **ops;
+    double *share;
+    int32_t *held;
+} plan_order;
 
 /* schedule.c: one replica's pipeline as a scheduling problem (F, B, W per
- * micro-batch and stage), solved within `seconds`: its makespan and lower
- * bound in s (NAN when not run: one stage, no time, or no schedule fits). */
-pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double *hop, double seconds,
-                        double *makespan, double *bound, pp_error *err);
+ * micro-batch and stage, each stage's tail after its last W), solved
+ * within `seconds`: its makespan (the step by the formula in that order)
+ * and lower bound in s (NAN when not run: one stage, no time, or no
+ * schedule fits), and then its order in *order (in X's arena). */
+pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double *hop, const double *tail,
+                        double seconds, double *makespan, double *bound, plan_order *order, pp_error *err);
 /* The per-replica devices of stage s start at offset[s] in a replica's block of ids. */
 void plan_stage_offsets(const plan_ctx *X, const plan_candidate *c, int32_t *offset);
 
@@ -188,10 +194,11 @@ int32_t plan_search(const plan_ctx *X, bool check_memory, const pp_deadline *unt
 
 /* judge.c */
 pp_status plan_assign_devices(const plan_ctx *X, const plan_candidate *c, int32_t *ids, pp_error *err);
-/* The simulator's step time of c, each device's peak (peak: NULL or the
- * cluster's device count) and, when timeline is not NULL, its rows. */
-pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, double *step_time, double *peak,
-                     pp_timeline *timeline, pp_error *err);
+/* The simulator's step time of c run in 1F1B (order NULL) or in order,
+ * each device's peak (peak: NULL or the cluster's device count) and, when
+ * timeline is not NULL, its rows. */
+pp_status plan_judge(const plan_ctx *X, const plan_candidate *c, const plan_order *order, double *step_time,
+                     double *peak, pp_timeline *timeline, pp_error *err);
 
 /* modules.c: each stage of c as a sharded module, into out's stages */
 pp_status plan_stage_modules(const plan_ctx *X, const plan_candidate *c, pp_plan_report *out, pp_error *err);

@@ -11,11 +11,13 @@
  * stage's output crosses to the next one in one hop, its gradient back.
  * Times in microseconds, as src/shard/to_sched.c states a model's.
  *
- * The simulator runs 1F1B only, so the scheduler's makespan is reported
- * beside the judged step, not as it: the pipeline part of the step it
- * would shorten (DESIGN.md). */
+ * The schedule's order, each stage's ops by their start, is what the plan
+ * may run in place of 1F1B: the simulator runs it (pp_cluster_sim_options
+ * order) with W the same share of each backward, and judges it. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include "parplan/sched.h"
 #include "plan/plan_internal.h"
 #include "sched/sched_internal.h"
 
@@ -26,8 +28,15 @@ static double micros(double seconds)
     return seconds * 1e6;
 }
 
-static pp_status build(const plan_ctx *X, const plan_candidate *c, const double *hop, pp_sched_problem *p,
-                       pp_error *err)
+/* W: the weight gradients' products, as long as the forward's compute,
+ * within the backward */
+static double weights(const plan_stage_cost *sc, int32_t M)
+{
+    return fmax(0, fmin(sc->forward - sc->collective, sc->backward + sc->sync / M));
+}
+
+static pp_status build(const plan_ctx *X, const plan_candidate *c, const double *hop, const double *tail,
+                       pp_sched_problem *p, pp_error *err)
 {
     int32_t P = c->P, M = c->M;
     char name[64];
@@ -46,7 +55,7 @@ static pp_status build(const plan_ctx *X, const plan_candidate *c, const double 
     for (int32_t s = 0; s < P; s++) {
         plan_stage_cost sc;
         plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc);
-        double w = sc.forward - sc.collective, b = sc.backward + sc.sync / M - w;
+        double w = weights(&sc, M), b = sc.backward + sc.sync / M - w;
         for (int32_t m = 0; m < M; m++) {
             snprintf(name, sizeof name, "F%d.%d", s, m);
             int f = pp_sched_add_op(p, name, "forward", micros(sc.forward), 0, sc.activations);
@@ -68,11 +77,72 @@ static pp_status build(const plan_ctx *X, const plan_candidate *c, const double 
             pp_sched_add_dep(p, here, next, micros(hop[s]));
             pp_sched_add_dep(p, next + 1, here + 1, micros(hop[s]));
         }
+    /* each stage's tail after its last W: the scheduler then minimises the
+     * step, not the pipeline alone (a stage with a long gradient sync
+     * should end its W's first) */
+    for (int32_t s = 0; s < P; s++) {
+        snprintf(name, sizeof name, "T%d", s);
+        int t = pp_sched_add_op(p, name, "tail", micros(tail[s]), 0, 0);
+        pp_sched_allow(p, t, s);
+        for (int32_t m = 0; m < M; m++)
+            pp_sched_add_dep(p, 3 * (s * M + m) + 2, t, 0);
+    }
     return pp_sched_problem_finish(p, "plan", err);
 }
 
-pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double *hop, double seconds,
-                        double *makespan, double *bound, pp_error *err)
+typedef struct {
+    double start;
+    int index;
+} timed_op;
+
+static int by_start(const void *a, const void *b)
+{
+    const timed_op *x = a, *y = b;
+    /* a zero-length op starts with the next: its index (F, B, W of a
+     * micro-batch in turn) keeps them in order */
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Each stage's ops by their start in the schedule, the most activations
+ * each holds, W's share of each backward. The micro-batches are alike, so
+ * each kind's k-th op on every stage runs micro-batch k (first in, first
+ * out): the schedule stays valid (its k-th B has k F's before it, and so
+ * on across stages), and the simulator's transfers, sent as their ops
+ * end, arrive in the order their receivers take them. */
+static bool order_of(const plan_ctx *X, const plan_candidate *c, const pp_sched_schedule *sch, plan_order *o)
+{
+    int32_t P = c->P, M = c->M;
+    o->ops = pp_arena_alloc(X->arena, (size_t)P * sizeof *o->ops);
+    o->share = pp_arena_alloc(X->arena, (size_t)P * sizeof *o->share);
+    o->held = pp_arena_calloc(X->arena, (size_t)P, sizeof *o->held);
+    timed_op *op = malloc((size_t)3 * M * sizeof *op);
+    bool ok = o->ops && o->share && o->held && op;
+    for (int32_t s = 0; ok && s < P; s++) {
+        plan_stage_cost sc;
+        plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc);
+        double backward = sc.backward + sc.sync / M;
+        o->share[s] = backward > 0 ? weights(&sc, M) / backward : 0;
+        o->ops[s] = pp_arena_alloc(X->arena, (size_t)3 * M * sizeof **o->ops);
+        ok = o->ops[s] != NULL;
+        for (int32_t k = 0; k < 3 * M; k++)
+            op[k] = (timed_op){sch->start[3 * s * M + k], k};
+        qsort(op, (size_t)3 * M, sizeof *op, by_start);
+        int next[3] = {0, 0, 0};
+        for (int32_t k = 0, live = 0; ok && k < 3 * M; k++) {
+            int kind = op[k].index % 3;
+            o->ops[s][k] = (pp_cluster_op){(pp_cluster_op_kind)kind, next[kind]++};
+            live += kind == 0 ? 1 : kind == 2 ? -1 : 0;
+            o->held[s] = live > o->held[s] ? live : o->held[s];
+        }
+    }
+    free(op);
+    return ok;
+}
+
+pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double *hop, const double *tail,
+                        double seconds, double *makespan, double *bound, plan_order *order, pp_error *err)
 {
     *makespan = *bound = NAN;
     /* The scheduler's local search runs in epochs of a fixed amount of work
@@ -88,7 +158,7 @@ pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double
     /* a problem the scheduler refuses (a stage whose state leaves no room)
      * or cannot order within memory gives no figure, not an error */
     pp_error mine = {0};
-    pp_status st = build(X, c, hop, p, &mine);
+    pp_status st = build(X, c, hop, tail, p, &mine);
     pp_sched_result r = {0};
     if (st == PP_OK) {
         pp_sched_options o;
@@ -107,6 +177,8 @@ pp_status plan_schedule(const plan_ctx *X, const plan_candidate *c, const double
         if (pp_sched_check(p, r.schedule, &check, &why) == PP_OK) {
             *makespan = check.makespan / 1e6;
             *bound = r.lower_bound / 1e6;
+            if (!order_of(X, c, r.schedule, order))
+                st = pp_error_set(&mine, PP_ENOMEM, "out of memory for the pipeline's order");
         }
         pp_sched_report_free(&check);
     }

@@ -34,7 +34,7 @@ typedef struct {
 typedef struct {
     const plan_ctx *X;
     int32_t R, M, L, P, U;
-    int32_t budget[8], stride[8];
+    int32_t *budget, *stride;   /* [type]: devices a replica has; the state's digit */
     double *pass, *state, *act; /* [mesh][unit + 1] prefix sums */
     int32_t *bad;               /* [mesh][unit + 1] prefix count of units the mesh has no cost for */
     int32_t *first, *count;     /* [state] into entries */
@@ -190,20 +190,35 @@ static void release(dp *D)
     free(D->count);
     free(D->entries);
     free(D->scratch);
+    free(D->budget);
+    free(D->stride);
 }
 
-/* The candidate entry e of state (0, P, u) spells out. */
-static plan_candidate unwind(const dp *D, int32_t P, int32_t e)
+bool plan_candidate_make(const plan_ctx *X, int32_t R, int32_t P, plan_candidate *c)
 {
-    plan_candidate c = {.R = D->R, .M = D->M, .P = P, .objective = objective(D, &D->entries[e])};
-    c.cut[0] = 0;
+    *c = (plan_candidate){.R = R, .M = (int32_t)(X->n_micro / R), .P = P};
+    c->cut = pp_arena_calloc(X->arena, (size_t)P + 1, sizeof *c->cut);
+    c->mesh = pp_arena_calloc(X->arena, (size_t)P, sizeof *c->mesh);
+    if (!c->cut || !c->mesh)
+        return false;
+    c->cut[P] = X->n_units;
+    return true;
+}
+
+/* The candidate entry e of state (0, P, u) spells out; false when out of
+ * memory. */
+static bool unwind(const dp *D, int32_t P, int32_t e, plan_candidate *c)
+{
+    if (!plan_candidate_make(D->X, D->R, P, c))
+        return false;
+    c->objective = objective(D, &D->entries[e]);
     for (int32_t s = 0; s < P; s++) {
         const entry *x = &D->entries[e];
-        c.cut[s + 1] = x->next;
-        c.mesh[s] = x->mesh;
+        c->cut[s + 1] = x->next;
+        c->mesh[s] = x->mesh;
         e = x->child;
     }
-    return c;
+    return true;
 }
 
 static int by_model(const void *p, const void *q)
@@ -219,15 +234,26 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
     dp D = {.X = X, .R = R, .M = (int32_t)(X->n_micro / R), .L = X->n_units, .check_memory = check_memory,
             .until = until};
     D.U = 1;
+    D.budget = malloc((size_t)X->n_types * sizeof *D.budget);
+    D.stride = malloc((size_t)X->n_types * sizeof *D.stride);
+    if (!D.budget || !D.stride) {
+        release(&D);
+        return n;
+    }
     int32_t devices = 0;
     for (int32_t t = 0; t < X->n_types; t++) {
         D.budget[t] = X->types[t].count / R;
         D.stride[t] = D.U;
+        /* a state per count of each type's devices used: past 2^31 of
+         * them (many types, many devices a replica) this R has no DP */
+        if (D.U > INT32_MAX / (D.budget[t] + 1)) {
+            release(&D);
+            return n;
+        }
         D.U *= D.budget[t] + 1;
         devices += D.budget[t];
     }
     D.P = X->n_units < devices ? X->n_units : devices;
-    D.P = D.P < PLAN_MAX_STAGES ? D.P : PLAN_MAX_STAGES;
     size_t states = (size_t)(D.L + 1) * (size_t)(D.P + 1) * (size_t)D.U;
     D.first = calloc(states, sizeof *D.first);
     int32_t *ids = malloc((size_t)X->cluster->device_count * sizeof *ids);
@@ -249,7 +275,9 @@ static int32_t search_replicas(const plan_ctx *X, int32_t R, bool check_memory, 
     if (ok && n_finals > 0)
         qsort(finals, (size_t)n_finals, sizeof *finals, by_key);
     for (int k = 0; ok && k < n_finals && k < RANKED(max_out); k++) {
-        plan_candidate c = unwind(&D, finals[k].next, finals[k].child);
+        plan_candidate c;
+        if (!(ok = unwind(&D, finals[k].next, finals[k].child, &c)))
+            break;
         pp_error ignored = {0};
         c.model_time = plan_assign_devices(X, &c, ids, &ignored) == PP_OK ? plan_model_time(X, &c, ids, NULL)
                                                                           : plan_model_time(X, &c, NULL, NULL);

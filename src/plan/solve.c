@@ -3,8 +3,9 @@
  * reader), the units, the device types and meshes, every unit kind
  * sharded on every mesh, the stage search, the judged plans' stages
  * sharded whole, the judge on the best candidates and the baselines, the
- * report, the scheduler's order of its pipeline, each stage's module, the
- * independent check.
+ * scheduler's order of the best one's pipeline, judged and taken where it
+ * is faster than 1F1B, the report, each stage's module, the independent
+ * check.
  * DESIGN.md ("Planning a module on a cluster") gives the shape and the
  * time budget. */
 #include <math.h>
@@ -90,10 +91,35 @@ static double lower_bound(const plan_ctx *X)
     return (double)X->n_micro / rate;
 }
 
-static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, pp_plan_report *out, pp_error *err)
+/* How far plan with these peaks is from fitting: the largest share by
+ * which a device's peak exceeds its capacity (0 when it fits). */
+static double overflow(const plan_ctx *X, const double *peak)
+{
+    double worst = 0;
+    for (int d = 0; d < X->cluster->device_count; d++) {
+        const pp_hw_device_type *t = X->cluster->nodes[X->cluster->device_node[d]].type;
+        double cap = X->req->memory > 0 ? X->req->memory : t->memory_bytes;
+        worst = fmax(worst, (peak[d] - cap) / cap);
+    }
+    return worst;
+}
+
+/* A stage's ops as the report states them: "F0 F1 B0 W0 ..." */
+static const char *order_text(pp_arena *a, const pp_cluster_op *ops, int32_t n)
+{
+    char *text = pp_arena_alloc(a, (size_t)n * 12 + 1), *at = text;
+    for (int32_t k = 0; text && k < n; k++)
+        at += sprintf(at, "%s%c%d", k ? " " : "", "FBW"[ops[k].kind], ops[k].micro);
+    return text;
+}
+
+static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, const plan_order *order,
+                             pp_plan_report *out, pp_error *err)
 {
     pp_arena *a = out->arena;
-    int32_t offset[PLAN_MAX_STAGES + 1];
+    int32_t *offset = pp_arena_alloc(a, ((size_t)c->P + 1) * sizeof *offset);
+    if (!offset)
+        return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
     plan_stage_offsets(X, c, offset);
     int32_t members = offset[c->P];
     int32_t *ids = pp_arena_alloc(a, (size_t)c->R * (size_t)members * sizeof *ids);
@@ -114,9 +140,12 @@ static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, pp_plan
                              .forward = sc.forward, .backward = sc.backward + sc.sync / c->M,
                              .collective = sc.collective, .state_bytes = sc.state,
                              .activation_bytes = sc.activations,
-                             .peak_memory = plan_stage_memory(&sc, c->P - s < c->M ? c->P - s : c->M),
+                             .peak_memory = plan_stage_memory(&sc, order ? order->held[s]
+                                                                  : c->P - s < c->M ? c->P - s : c->M),
                              .send_bytes = s + 1 < c->P ? X->send[c->cut[s + 1] - 1] : 0};
         memcpy(S->axes, m->axes, sizeof S->axes);
+        if (order && !(S->order = order_text(a, order->ops[s], 3 * c->M)))
+            return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
         S->device_ids = pp_arena_alloc(a, (size_t)c->R * (size_t)m->devices * sizeof *S->device_ids);
         if (!S->device_ids)
             return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
@@ -125,17 +154,50 @@ static pp_status fill_stages(const plan_ctx *X, const plan_candidate *c, pp_plan
                 S->device_ids[r * m->devices + j] = ids[r * members + offset[s] + j];
     }
     if (st == PP_OK)
-        out->model_time = plan_model_time(X, c, ids, &out->pipeline_time);
-    double hop[PLAN_MAX_STAGES];
-    plan_hops(X, c, ids, hop);
-    double seconds = plan_share(X, PLAN_SHARE_SCHEDULE);
-    if (st == PP_OK)
-        st = plan_schedule(X, c, hop, seconds, &out->scheduled_time, &out->scheduled_bound, err);
+        out->model_1f1b = plan_model_time(X, c, ids, &out->pipeline_time);
+    out->model_time = order ? out->scheduled_time : out->model_1f1b;
     return st;
 }
 
-static pp_status report(const plan_ctx *X, const plan_candidate *c, double step, const double *peak,
-                        pp_plan_report *out, pp_error *err)
+/* The scheduler's order of c's pipeline into *order, and its makespan and
+ * bound into out; *taken when the judge finds it faster than 1F1B's
+ * *step, within the room 1F1B's plan leaves (over: its overflow): *step
+ * and peak are then its. */
+static pp_status try_order(const plan_ctx *X, const plan_candidate *c, double *step, double *peak, double over,
+                           plan_order *order, bool *taken, pp_plan_report *out, pp_error *err)
+{
+    int32_t *offset = malloc(((size_t)c->P + 1) * sizeof *offset);
+    if (!offset)
+        return pp_error_set(err, PP_ENOMEM, "out of memory ordering the plan");
+    plan_stage_offsets(X, c, offset);
+    size_t members = (size_t)offset[c->P], dc = (size_t)X->cluster->device_count;
+    int32_t *ids = malloc((size_t)c->R * members * sizeof *ids);
+    double *hop = malloc((size_t)2 * c->P * sizeof *hop), *tail = hop + c->P, *mine = malloc(dc * sizeof *mine);
+    pp_status st = ids && hop && mine ? plan_assign_devices(X, c, ids, err)
+                                      : pp_error_set(err, PP_ENOMEM, "out of memory ordering the plan");
+    if (st == PP_OK && (!plan_hops(X, c, ids, hop) || !plan_tails(X, c, ids, tail)))
+        st = pp_error_set(err, PP_ENOMEM, "out of memory ordering the plan");
+    if (st == PP_OK)
+        st = plan_schedule(X, c, hop, tail, plan_share(X, PLAN_SHARE_SCHEDULE), &out->scheduled_time,
+                           &out->scheduled_bound, order, err);
+    double t = INFINITY;
+    *taken = false;
+    if (st == PP_OK && order->ops)
+        st = plan_judge(X, c, order, &t, mine, NULL, err);
+    if (st == PP_OK && t < *step && overflow(X, mine) <= fmax(0, over)) {
+        *taken = true;
+        *step = t;
+        memcpy(peak, mine, dc * sizeof *mine);
+    }
+    free(offset);
+    free(ids);
+    free(hop);
+    free(mine);
+    return st;
+}
+
+static pp_status report(const plan_ctx *X, const plan_candidate *c, const plan_order *order, double step,
+                        const double *peak, pp_plan_report *out, pp_error *err)
 {
     const pp_cluster *cl = X->cluster;
     out->n_units = X->n_units;
@@ -146,7 +208,7 @@ static pp_status report(const plan_ctx *X, const plan_candidate *c, double step,
     out->batch = X->n_micro * X->micro_batch;
     out->replicas = c->R;
     out->microbatches = c->M;
-    out->schedule = "1F1B";
+    out->schedule = order ? "scheduled F/B/W" : "1F1B";
     out->step_time = step;
     out->samples_per_second = (double)out->batch / step;
     out->lower_bound = lower_bound(X);
@@ -170,20 +232,7 @@ static pp_status report(const plan_ctx *X, const plan_candidate *c, double step,
             return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan");
         out->fits &= peak[d] <= out->capacity[d];
     }
-    return fill_stages(X, c, out, err);
-}
-
-/* How far plan with these peaks is from fitting: the largest share by
- * which a device's peak exceeds its capacity (0 when it fits). */
-static double overflow(const plan_ctx *X, const double *peak)
-{
-    double worst = 0;
-    for (int d = 0; d < X->cluster->device_count; d++) {
-        const pp_hw_device_type *t = X->cluster->nodes[X->cluster->device_node[d]].type;
-        double cap = X->req->memory > 0 ? X->req->memory : t->memory_bytes;
-        worst = fmax(worst, (peak[d] - cap) / cap);
-    }
-    return worst;
+    return fill_stages(X, c, order, out, err);
 }
 
 /* The judge over the search's best candidates and the baselines': the
@@ -212,7 +261,7 @@ static pp_status choose(plan_ctx *X, plan_candidate *cands, int32_t n, bool room
     pp_status st = PP_OK;
     for (int32_t k = 0; k < total && st == PP_OK; k++) {
         double t;
-        st = plan_judge(X, &pool[k], &t, peak, NULL, err);
+        st = plan_judge(X, &pool[k], NULL, &t, peak, NULL, err);
         out->candidates++;
         /* fitting plans first (a stage sharded whole may hold more than its
          * units' sum did), the fastest of them; else the closest to fitting */
@@ -226,16 +275,21 @@ static pp_status choose(plan_ctx *X, plan_candidate *cands, int32_t n, bool room
     }
     if (st == PP_OK && isinf(best_time))
         st = pp_error_set(err, PP_INFEASIBLE, "no plan could be judged");
+    plan_order order = {0};
+    bool ordered = false;
+    out->step_1f1b = best_time;
+    if (st == PP_OK)
+        st = try_order(X, &best, &best_time, best_peak, best_over, &order, &ordered, out, err);
     if (st == PP_OK) {
         /* once more for the picture: the same plan, the same step */
         char title[160];
         snprintf(title, sizeof title, "%s on %s", X->a.module->file, X->cluster->name);
         out->timeline = pp_timeline_new(title, 1e6);
-        st = out->timeline ? plan_judge(X, &best, &best_time, best_peak, out->timeline, err)
+        st = out->timeline ? plan_judge(X, &best, ordered ? &order : NULL, &best_time, best_peak, out->timeline, err)
                            : pp_error_set(err, PP_ENOMEM, "out of memory for the plan's timeline");
     }
     if (st == PP_OK)
-        st = report(X, &best, best_time, best_peak, out, err);
+        st = report(X, &best, ordered ? &order : NULL, best_time, best_peak, out, err);
     if (st == PP_OK)
         st = plan_stage_modules(X, &best, out, err);
     free(peak);
@@ -269,6 +323,7 @@ void plan_release(plan_ctx *X)
     free(X->stages);
     free(X->owned_text);
     pp_shard_analysis_free(&X->a);
+    pp_cluster_meshes_free(&X->groups);
     pp_cluster_free(X->cluster);
     pp_hw_catalog_free(X->catalog);
     pp_arena_free(X->arena);

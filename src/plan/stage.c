@@ -96,11 +96,13 @@ static void op_of(int32_t P, int32_t s, int32_t m, int32_t q, bool *forward, int
 static bool timing(int32_t P, int32_t M, const double *F, const double *B, const double *hop, double *last)
 {
     double *fend = malloc((size_t)P * (size_t)M * sizeof *fend), *bend = malloc((size_t)P * (size_t)M * sizeof *bend);
-    int32_t next[PLAN_MAX_STAGES] = {0}, nf[PLAN_MAX_STAGES] = {0}, nb[PLAN_MAX_STAGES] = {0};
-    double clock[PLAN_MAX_STAGES] = {0};
-    if (!fend || !bend) {
+    int32_t *next = calloc(3 * (size_t)P, sizeof *next), *nf = next + P, *nb = nf + P;
+    double *clock = calloc((size_t)P, sizeof *clock);
+    if (!fend || !bend || !next || !clock) {
         free(fend);
         free(bend);
+        free(next);
+        free(clock);
         return false;
     }
     for (int32_t done = 0, progress = 1; done < 2 * P * M && progress;) {
@@ -134,13 +136,14 @@ static bool timing(int32_t P, int32_t M, const double *F, const double *B, const
         last[s] = clock[s];
     free(fend);
     free(bend);
+    free(next);
+    free(clock);
     return true;
 }
 
-void plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop)
+/* The hops with the stages' offsets in a replica's block of ids given. */
+static void hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, const int32_t *offset, double *hop)
 {
-    int32_t offset[PLAN_MAX_STAGES + 1];
-    plan_stage_offsets(X, c, offset);
     int32_t members = offset[c->P];
     for (int32_t s = 0; s + 1 < c->P; s++) {
         const plan_mesh *a = &X->meshes[c->mesh[s]], *b = &X->meshes[c->mesh[s + 1]];
@@ -159,20 +162,54 @@ void plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, d
     }
 }
 
-double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline)
+bool plan_hops(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *hop)
 {
-    int32_t offset[PLAN_MAX_STAGES + 1];
+    int32_t *offset = malloc(((size_t)c->P + 1) * sizeof *offset);
+    if (!offset)
+        return false;
     plan_stage_offsets(X, c, offset);
-    int32_t members = offset[c->P];
-    double F[PLAN_MAX_STAGES], B[PLAN_MAX_STAGES], hop[PLAN_MAX_STAGES], last[PLAN_MAX_STAGES];
-    plan_stage_cost sc[PLAN_MAX_STAGES];
-    for (int32_t s = 0; s < c->P; s++) {
+    hops(X, c, ids, offset, hop);
+    free(offset);
+    return true;
+}
+
+/* What stage s adds after its last backward: its gradients' ring over
+ * the replicas, then its optimizer. */
+static double tail(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, const int32_t *offset,
+                   int32_t members, int32_t s, const plan_stage_cost *sc)
+{
+    const plan_mesh *m = &X->meshes[c->mesh[s]];
+    double reduce = 0;
+    if (c->R > 1) {
+        /* one ring per member over the replicas; where it leaves a node,
+         * the members' rings share the node's NICs */
+        pp_hw_link l = X->types[m->type].intra;
+        if (ids && X->cluster->device_node[ids[offset[s]]] != X->cluster->device_node[ids[(c->R - 1) * members + offset[s]]]) {
+            l = X->types[m->type].inter;
+            int32_t ports = X->types[m->type].ports > 0 ? X->types[m->type].ports : 1;
+            l.bandwidth *= m->devices > ports ? (double)ports / m->devices : 1;
+        }
+        reduce = pp_hw_ring_allreduce_time(l, c->R, sc->parameters);
+    }
+    return reduce + optimizer_time(X->types[m->type].type, sc->state);
+}
+
+/* The step by the formula, with the arrays it needs given: offset [P + 1],
+ * four doubles a stage in work, sc [P]. */
+static double model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline,
+                         int32_t *offset, double *work, plan_stage_cost *sc)
+{
+    int32_t P = c->P;
+    double *F = work, *B = F + P, *hop = B + P, *last = hop + P;
+    plan_stage_offsets(X, c, offset);
+    int32_t members = offset[P];
+    for (int32_t s = 0; s < P; s++) {
         plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc[s]);
         F[s] = sc[s].forward;
         B[s] = sc[s].backward + sc[s].sync / c->M;
     }
-    plan_hops(X, c, ids, hop);
-    if (!timing(c->P, c->M, F, B, hop, last))
+    hops(X, c, ids, offset, hop);
+    if (!timing(P, c->M, F, B, hop, last))
         return INFINITY;
     double end = 0;
     if (pipeline) {
@@ -180,21 +217,34 @@ double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t
         for (int32_t s = 0; s < c->P; s++)
             *pipeline = fmax(*pipeline, last[s]);
     }
-    for (int32_t s = 0; s < c->P; s++) {
-        const plan_mesh *m = &X->meshes[c->mesh[s]];
-        double reduce = 0;
-        if (c->R > 1) {
-            /* one ring per member over the replicas; where it leaves a node,
-             * the members' rings share the node's NICs */
-            pp_hw_link l = X->types[m->type].intra;
-            if (ids && X->cluster->device_node[ids[offset[s]]] != X->cluster->device_node[ids[(c->R - 1) * members + offset[s]]]) {
-                l = X->types[m->type].inter;
-                int32_t ports = X->types[m->type].ports > 0 ? X->types[m->type].ports : 1;
-                l.bandwidth *= m->devices > ports ? (double)ports / m->devices : 1;
-            }
-            reduce = pp_hw_ring_allreduce_time(l, c->R, sc[s].parameters);
-        }
-        end = fmax(end, last[s] + reduce + optimizer_time(X->types[m->type].type, sc[s].state));
-    }
+    for (int32_t s = 0; s < c->P; s++)
+        end = fmax(end, last[s] + tail(X, c, ids, offset, members, s, &sc[s]));
     return end;
+}
+
+bool plan_tails(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *out)
+{
+    int32_t *offset = malloc(((size_t)c->P + 1) * sizeof *offset);
+    if (!offset)
+        return false;
+    plan_stage_offsets(X, c, offset);
+    for (int32_t s = 0; s < c->P; s++) {
+        plan_stage_cost sc;
+        plan_stage_cost_of(X, c->cut[s], c->cut[s + 1], c->mesh[s], &sc);
+        out[s] = tail(X, c, ids, offset, offset[c->P], s, &sc);
+    }
+    free(offset);
+    return true;
+}
+
+double plan_model_time(const plan_ctx *X, const plan_candidate *c, const int32_t *ids, double *pipeline)
+{
+    int32_t *offset = malloc(((size_t)c->P + 1) * sizeof *offset);
+    double *work = malloc(4 * (size_t)c->P * sizeof *work);
+    plan_stage_cost *sc = malloc((size_t)c->P * sizeof *sc);
+    double t = offset && work && sc ? model_time(X, c, ids, pipeline, offset, work, sc) : INFINITY;
+    free(offset);
+    free(work);
+    free(sc);
+    return t;
 }

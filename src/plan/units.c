@@ -6,7 +6,7 @@
  * why; so is a module that holds its backward pass (backward.c).
  *
  * A unit, or a run of them (a stage), also becomes a module of its own
- * (plan_unit_module_build), built
+ * (plan_units_part), built
  * on the public flat view: its ops with operands and results renumbered,
  * the values it reads from outside as its inputs, those read after it or
  * returned as its outputs. The sharder analyses and plans it as it would
@@ -40,6 +40,13 @@ static bool add_unit(plan_ctx *X, int32_t *cap, int32_t first, int32_t end, int3
     }
     X->units[X->n_units++] = (plan_unit){first, end - first, kind};
     return true;
+}
+
+/* A stretch before, between or after the layer copies: a kind of its own
+ * when it holds ops (kinds are numbered densely: cost.c prices each). */
+static bool add_stretch(plan_ctx *X, int32_t *cap, int32_t first, int32_t end, int32_t *kinds)
+{
+    return end <= first || add_unit(X, cap, first, end, (*kinds)++);
 }
 
 /* Bytes crossing each cut: a value defined in a unit up to u and read by
@@ -88,13 +95,13 @@ pp_status plan_units(plan_ctx *X, pp_error *err)
     } else if (ok) {
         const pp_shard_nda_layers *g = &nda->layer_groups[0];
         int32_t kinds = 1;
-        ok = add_unit(X, &cap, 0, g->starts[0], kinds++);
+        ok = add_stretch(X, &cap, 0, g->starts[0], &kinds);
         for (int32_t c = 0; ok && c < g->copies; c++) {
             int32_t end = g->starts[c] + g->length;
             ok = add_unit(X, &cap, g->starts[c], end, 0);
             int32_t next = c + 1 < g->copies ? g->starts[c + 1] : flat->n_ops;
-            if (ok && next > end)
-                ok = add_unit(X, &cap, end, next, kinds++);
+            if (ok)
+                ok = add_stretch(X, &cap, end, next, &kinds);
         }
     }
     if (ok) {
@@ -113,115 +120,8 @@ pp_status plan_units(plan_ctx *X, pp_error *err)
     return ok ? PP_OK : pp_error_set(err, PP_ENOMEM, "out of memory listing the module's layers");
 }
 
-/* The unit's inputs (values it reads that no op of it defines) first, then
- * its ops' results in order; map[v] is the new number of flat value v. */
-static bool number_values(const pp_shard_flat *flat, const plan_unit *u, int32_t *map, int32_t *n_inputs,
-                          int32_t *n_values)
+pp_status plan_units_part(const plan_ctx *X, int32_t first, int32_t end, shard_part *out, pp_error *err)
 {
-    int32_t end = u->first + u->count, n = 0;
-    for (int32_t i = u->first; i < end; i++)
-        for (int32_t k = 0; k < pp_shard_flat_op_of(flat, i)->n_operands; k++) {
-            int32_t v = flat->ops[i].operands[k];
-            int32_t def = flat->values[v].op;
-            if ((def < u->first || def >= end) && map[v] < 0)
-                map[v] = n++;
-        }
-    *n_inputs = n;
-    for (int32_t i = u->first; i < end; i++)
-        for (int32_t k = 0; k < pp_shard_flat_op_of(flat, i)->n_results; k++)
-            map[flat->ops[i].results[k]] = n++;
-    *n_values = n;
-    return true;
-}
-
-static pp_status build(const plan_ctx *X, const plan_unit *u, int32_t *map, plan_unit_module *m, pp_error *err)
-{
-    const pp_shard_flat *flat = X->a.flat;
-    pp_shard_flat *f = &m->flat;
-    int32_t end = u->first + u->count;
-    number_values(flat, u, map, &f->n_inputs, &f->n_values);
-    f->arena = m->arena;
-    f->module = flat->module;
-    f->n_paths = flat->n_paths;
-    f->paths = flat->paths;
-    f->n_ops = u->count;
-    f->ops = pp_arena_alloc(m->arena, (size_t)(u->count ? u->count : 1) * sizeof *f->ops);
-    f->values = pp_arena_alloc(m->arena, (size_t)(f->n_values ? f->n_values : 1) * sizeof *f->values);
-    m->parameter = pp_arena_calloc(m->arena, (size_t)(f->n_inputs ? f->n_inputs : 1), sizeof *m->parameter);
-    bool *read_after = calloc((size_t)flat->n_values, sizeof *read_after);
-    if (!f->ops || !f->values || !m->parameter || !read_after) {
-        free(read_after);
-        return pp_error_set(err, PP_ENOMEM, "out of memory building a unit of %s", flat->module->file);
-    }
-    for (int32_t v = 0; v < flat->n_values; v++)
-        if (map[v] >= 0) {
-            pp_shard_flat_value *nv = &f->values[map[v]];
-            *nv = flat->values[v];
-            if (map[v] < f->n_inputs) {
-                nv->op = -1;
-                nv->index = map[v];
-                m->parameter[map[v]] = v < flat->n_inputs && pp_shard_arg_role(X->a.nda, v) == PP_SHARD_ROLE_PARAMETER;
-            } else
-                nv->op -= u->first;
-        }
-    for (int32_t i = end; i < flat->n_ops; i++)
-        for (int32_t k = 0; k < pp_shard_flat_op_of(flat, i)->n_operands; k++)
-            read_after[flat->ops[i].operands[k]] = true;
-    for (int32_t k = 0; k < flat->n_outputs; k++)
-        read_after[flat->outputs[k]] = true;
-    int32_t n_out = 0;
-    for (int32_t i = u->first; i < end; i++) {
-        const pp_shard_flat_op *o = &flat->ops[i];
-        const pp_shard_op *op = pp_shard_flat_op_of(flat, i);
-        pp_shard_flat_op *no = &f->ops[i - u->first];
-        *no = *o;
-        no->operands = pp_arena_alloc(m->arena, (size_t)(op->n_operands + 1) * sizeof(int32_t));
-        no->results = pp_arena_alloc(m->arena, (size_t)(op->n_results + 1) * sizeof(int32_t));
-        if (!no->operands || !no->results) {
-            free(read_after);
-            return pp_error_set(err, PP_ENOMEM, "out of memory building a unit of %s", flat->module->file);
-        }
-        for (int32_t k = 0; k < op->n_operands; k++)
-            no->operands[k] = map[o->operands[k]];
-        for (int32_t k = 0; k < op->n_results; k++) {
-            no->results[k] = map[o->results[k]];
-            n_out += read_after[o->results[k]];
-        }
-    }
-    f->outputs = pp_arena_alloc(m->arena, (size_t)(n_out + 1) * sizeof *f->outputs);
-    if (!f->outputs) {
-        free(read_after);
-        return pp_error_set(err, PP_ENOMEM, "out of memory building a unit of %s", flat->module->file);
-    }
-    for (int32_t i = u->first; i < end; i++)
-        for (int32_t k = 0; k < pp_shard_flat_op_of(flat, i)->n_results; k++)
-            if (read_after[flat->ops[i].results[k]])
-                f->outputs[f->n_outputs++] = map[flat->ops[i].results[k]];
-    free(read_after);
-    return pp_shard_nda_run(f, &m->nda, err);
-}
-
-pp_status plan_unit_module_build(const plan_ctx *X, int32_t first, int32_t end, plan_unit_module *out, pp_error *err)
-{
-    memset(out, 0, sizeof *out);
-    out->arena = pp_arena_new(1 << 16);
-    int32_t *map = malloc((size_t)X->a.flat->n_values * sizeof *map);
-    if (!out->arena || !map) {
-        free(map);
-        return pp_error_set(err, PP_ENOMEM, "out of memory building a unit of %s", X->a.flat->module->file);
-    }
-    for (int32_t v = 0; v < X->a.flat->n_values; v++)
-        map[v] = -1;
     const plan_unit *a = &X->units[first], *b = &X->units[end - 1];
-    plan_unit span = {a->first, b->first + b->count - a->first, a->kind};
-    pp_status st = build(X, &span, map, out, err);
-    free(map);
-    return st;
-}
-
-void plan_unit_module_free(plan_unit_module *m)
-{
-    pp_shard_nda_free(m->nda);
-    pp_arena_free(m->arena);
-    memset(m, 0, sizeof *m);
+    return shard_part_build(X->a.flat, X->a.nda, a->first, b->first + b->count, out, err);
 }

@@ -30,8 +30,12 @@ pp_status pp_plan_write_text(const pp_plan_report *r, FILE *out, pp_error *err)
             r->model_time, r->samples_per_second);
     fprintf(out, "  lower bound %.6g s, gap %.1f%%\n", r->lower_bound, 100 * r->gap);
     if (isfinite(r->scheduled_time))
-        fprintf(out, "  the pipeline, 1F1B: %.6g s; the scheduler's order (B and W split): %.6g s (bound %.6g s), "
-                "not judged\n", r->pipeline_time, r->scheduled_time, r->scheduled_bound);
+        fprintf(out, "  the order: 1F1B %.6g s by the formula, %.6g s by the simulator; the scheduler's (B and W "
+                "split) %.6g s (bound %.6g s)", r->model_1f1b, r->step_1f1b, r->scheduled_time, r->scheduled_bound);
+    if (isfinite(r->scheduled_time) && r->step_time < r->step_1f1b)
+        fprintf(out, ", %.6g s by the simulator: taken\n", r->step_time);
+    else if (isfinite(r->scheduled_time))
+        fprintf(out, ": not taken (the simulator finds it no faster, or it does not fit)\n");
     fprintf(out, "  stage  units   ops         device          mesh  fwd ms   bwd ms  peak GB  send MB\n");
     for (int32_t s = 0; s < r->n_stages; s++) {
         const pp_plan_stage *S = &r->stages[s];
@@ -66,13 +70,13 @@ static json_t *stage_json(const pp_plan_report *r, const pp_plan_stage *S)
         json_array_append_new(ids, json_integer(S->device_ids[k]));
     json_t *module = S->module_text ? json_stringn(S->module_text, S->module_size) : json_null();
     return json_pack("{s:i, s:i, s:i, s:i, s:s, s:i, s:o, s:b, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:i, "
-                     "s:i}", "first_unit",
+                     "s:i, s:s?}", "first_unit",
                      S->first_unit, "units", S->units, "first_op", S->first_op, "ops", S->ops, "device", S->device,
                      "devices", S->devices, "mesh", axes, "spans_nodes", S->spans_nodes, "device_ids", ids, "forward",
                      S->forward, "backward", S->backward, "collective", S->collective, "state_bytes", S->state_bytes,
                      "activation_bytes", S->activation_bytes, "peak_memory", S->peak_memory, "send_bytes",
                      S->send_bytes, "module", module, "module_tensors", S->module_tensors, "module_annotated",
-                     S->module_annotated);
+                     S->module_annotated, "order", S->order);
 }
 
 static json_t *number(double x)
@@ -94,7 +98,7 @@ pp_status pp_plan_write_json(const pp_plan_report *r, FILE *out, pp_error *err)
                                                     : json_pack("{s:s?, s:s}", "name", b->name, "why", b->why));
     }
     json_t *doc = json_pack("{s:s, s:s, s:i, s:s?, s:b, s:I, s:I, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o, "
-                            "s:o, s:i, s:i, s:f, s:o, s:o, s:o}",
+                            "s:o, s:i, s:i, s:f, s:o, s:o, s:o, s:o, s:o}",
                             "module", r->module, "cluster", r->cluster, "units", r->n_units, "why_one_stage",
                             r->why_one_stage, "holds_backward", r->holds_backward, "micro_batch",
                             (json_int_t)r->micro_batch, "batch", (json_int_t)r->batch,
@@ -105,7 +109,8 @@ pp_status pp_plan_write_json(const pp_plan_report *r, FILE *out, pp_error *err)
                             "devices", devices, "baselines", baselines, "shard_calls", r->shard_calls, "candidates",
                             r->candidates, "seconds", r->seconds, "pipeline_time", number(r->pipeline_time),
                             "scheduled_time", number(r->scheduled_time), "scheduled_bound",
-                            number(r->scheduled_bound));
+                            number(r->scheduled_bound), "model_1f1b", number(r->model_1f1b), "step_1f1b",
+                            number(r->step_1f1b));
     if (!doc)
         return pp_error_set(err, PP_ENOMEM, "out of memory writing the plan as JSON");
     int bad = json_dumpf(doc, out, JSON_INDENT(2));

@@ -5,8 +5,10 @@
  * replicas, overlapped or after the backward; ZeRO-3's gathers hidden and
  * not, its reduce-scatter and memory; expert parallelism's all-to-alls and
  * memory; a tied embedding's all-reduce; interleaved chunks of two sizes;
- * an uneven TP split over unlike devices), the report's figures, determinism, the timeline, and random plans
- * against an independent 1F1B recurrence and a lower bound. */
+ * an uneven TP split over unlike devices; a given order of F, B and W,
+ * 1F1B's and a zero-bubble one, and orders refused), the report's figures,
+ * determinism, the timeline, and random plans against an independent 1F1B
+ * recurrence and a lower bound. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -752,6 +754,114 @@ static void test_random_plans(void)
     pp_cluster_free(c);
 }
 
+/* A given order of F, B and W on 2 stages (one device each, one node) and 3
+ * micro-batches, in ms: F = 1 (1e9 FLOPs at 1e12), a backward 2, of which W
+ * takes a quarter (weight_share): B = 1.5, W = 0.5; a transfer T = 0.5 (5e6
+ * bytes at 1e10 B/s), never two at once on a link in these runs; the
+ * optimizer 2 (2 x 1e8 state bytes at 1e11 B/s) after a stage's last W.
+ *
+ * 1F1B with B and W split (W right after its B), stage 0 F0 F1 B0 W0 F2 B1
+ * W1 B2 W2, stage 1 F0 B0 W0 F1 B1 W1 F2 B2 W2:
+ *   s0 F0 0-1, F1 1-2;  s1 F0 1.5-2.5, B0 2.5-4, W0 4-4.5, F1 4.5-5.5,
+ *   B1 5.5-7, W1 7-7.5;  s0 B0 4.5-6 (its gradient at 4.5), W0 6-6.5,
+ *   F2 6.5-7.5, B1 7.5-9, W1 9-9.5;  s1 F2 8-9, B2 9-10.5, W2 10.5-11;
+ *   s0 B2 11-12.5, W2 12.5-13: step 13 + 2 = 15.
+ * Zero-bubble (stage 0 F0 F1 B0 F2 B1 W0 W1 B2 W2, stage 1 F0 B0 F1 B1 W0
+ * W1 F2 B2 W2: the W's wait in the bubbles):
+ *   s0 F0 0-1, F1 1-2;  s1 F0 1.5-2.5, B0 2.5-4, F1 4-5, B1 5-6.5;
+ *   s0 B0 4.5-6, F2 6-7, B1 7-8.5, W0 8.5-9, W1 9-9.5;  s1 W0 6.5-7,
+ *   W1 7-7.5, F2 7.5-8.5, B2 8.5-10, W2 10-10.5;  s0 B2 10.5-12,
+ *   W2 12-12.5: step 12.5 + 2 = 14.5.
+ * Stage 0 holds 3 micro-batches' activations at once (after F2), 1F1B 2.
+ * With W's share 0 the given 1F1B is today's 1F1B, a backward of 2:
+ *   s0 F0 0-1, F1 1-2;  s1 F0 1.5-2.5, B0 2.5-4.5, F1 4.5-5.5, B1 5.5-7.5;
+ *   s0 B0 5-7, F2 7-8, B1 8-10;  s1 F2 8.5-9.5, B2 9.5-11.5;  s0 B2 12-14:
+ *   step 14 + 2 = 16. */
+static void test_given_order(void)
+{
+    int counts[1] = {2};
+    pp_cluster *c = fixture_cluster(1, counts, types + 1, 1e10, 1e9);
+    pp_cluster_workload *w = fixture_workload(2, 1e9, 1e8, 1e6, 5e6, 3);
+    int dev[2] = {0, 1};
+    pp_cluster_plan *p = pipeline(2, 1, 1, 3, dev);
+    const pp_cluster_op_kind F = PP_CLUSTER_OP_F, B = PP_CLUSTER_OP_B, W = PP_CLUSTER_OP_W;
+    const pp_cluster_op one0[9] = {{F, 0}, {F, 1}, {B, 0}, {W, 0}, {F, 2}, {B, 1}, {W, 1}, {B, 2}, {W, 2}};
+    const pp_cluster_op one1[9] = {{F, 0}, {B, 0}, {W, 0}, {F, 1}, {B, 1}, {W, 1}, {F, 2}, {B, 2}, {W, 2}};
+    const pp_cluster_op zb0[9] = {{F, 0}, {F, 1}, {B, 0}, {F, 2}, {B, 1}, {W, 0}, {W, 1}, {B, 2}, {W, 2}};
+    const pp_cluster_op zb1[9] = {{F, 0}, {B, 0}, {F, 1}, {B, 1}, {W, 0}, {W, 1}, {F, 2}, {B, 2}, {W, 2}};
+    const pp_cluster_op *one[2] = {one0, one1}, *zb[2] = {zb0, zb1};
+    int count[2] = {9, 9};
+    double share[2] = {0.25, 0.25}, none[2] = {0, 0};
+    pp_cluster_sim_options o = {.order = one, .order_count = count, .weight_share = share};
+    pp_cluster_report r;
+    pp_error err = {0};
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+    CHECK(near(r.step_time, 15e-3));
+    CHECK(near(r.peak_memory[0], 1e8 + 2 * 1e6));
+    CHECK(near(r.compute[0], 3 * 3e-3 + 2e-3));
+    pp_cluster_report_free(&r);
+    o.order = zb;
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+    CHECK(near(r.step_time, 14.5e-3));
+    CHECK(near(r.peak_memory[0], 1e8 + 3 * 1e6));
+    CHECK(near(r.peak_memory[1], 1e8 + 2 * 1e6));
+    pp_cluster_report_free(&r);
+    /* W's share 0: the given 1F1B is today's, to the last bit */
+    o.order = one;
+    o.weight_share = none;
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+    double given = r.step_time;
+    pp_cluster_report_free(&r);
+    CHECK(near(simulate(c, w, p, &r), 16e-3) && r.step_time == given);
+    pp_cluster_report_free(&r);
+    /* without weight_share, W's products are the forward's: half of the
+     * backward here, B = W = 1 ms; the step no shorter than stage 0's work
+     * (9), its optimizer, the first forward of stage 1 and two transfers,
+     * and shorter than 1F1B's */
+    o.order = zb;
+    o.weight_share = NULL;
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_OK);
+    CHECK(r.step_time >= 9e-3 + 2e-3 + 1e-3 + 2 * 0.5e-3 - 1e-12 && r.step_time < 16e-3);
+    pp_cluster_report_free(&r);
+
+    /* orders refused, each naming its fault */
+    const pp_cluster_op early[9] = {{F, 0}, {F, 1}, {W, 0}, {B, 0}, {F, 2}, {B, 1}, {W, 1}, {B, 2}, {W, 2}};
+    const pp_cluster_op twice[9] = {{F, 0}, {F, 1}, {B, 0}, {W, 0}, {F, 1}, {B, 1}, {W, 1}, {B, 2}, {W, 2}};
+    const pp_cluster_op stuck[9] = {{F, 0}, {F, 1}, {B, 0}, {W, 0}, {B, 1}, {W, 1}, {F, 2}, {B, 2}, {W, 2}};
+    const pp_cluster_op *bad[2] = {early, one1};
+    o.order = bad;
+    err = (pp_error){0};
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "stage 0's order puts W of micro-batch 0 before its B") != NULL);
+    int short_count[2] = {9, 8};
+    bad[0] = one0;
+    o.order_count = short_count;
+    err = (pp_error){0};
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "stage 1's order lacks W of micro-batch 2") != NULL);
+    o.order_count = count;
+    bad[1] = twice;
+    err = (pp_error){0};
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "stage 1's order holds F of micro-batch 1 twice") != NULL);
+    /* stage 0 waits for B0 before F1, stage 1 for F1 before B0 */
+    const pp_cluster_op wait0[9] = {{F, 0}, {B, 0}, {W, 0}, {F, 1}, {F, 2}, {B, 1}, {W, 1}, {B, 2}, {W, 2}};
+    bad[0] = wait0;
+    bad[1] = stuck;
+    err = (pp_error){0};
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "wait on each other for ever") != NULL);
+    /* an order is one chunk a stage */
+    o.order = one;
+    p->virtual_stages = 2;
+    err = (pp_error){0};
+    CHECK(pp_cluster_simulate(c, w, p, &o, &r, &err) == PP_EINPUT);
+    CHECK(strstr(err.message, "runs one chunk a stage; the plan has 2") != NULL);
+    pp_cluster_plan_free(p);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 int main(void)
 {
     types[0] = fixture_type("T1", 1e12, 80e9);
@@ -774,5 +884,6 @@ int main(void)
     test_uneven_split();
     test_determinism_and_timeline();
     test_random_plans();
+    test_given_order();
     return CHECK_DONE();
 }
