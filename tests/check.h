@@ -58,6 +58,20 @@ static inline bool check_have(const char *path)
     return false;
 }
 
+/* A random-property test's rounds. The plain build runs them all and holds
+ * the counts they must reach (how many problems the presolve shrank, how
+ * many limits bound); the sanitizer build (tests/CMakeLists.txt defines
+ * PP_TEST_ROUND_SHARE there) runs one in PP_TEST_ROUND_SHARE of them, the
+ * first ones, with every check of each round but the counts scaled down:
+ * memory errors and undefined behaviour show on the code paths, which a
+ * share of the rounds takes, and repeating the plain build's counting under
+ * the sanitizers was most of their run (BENCHMARKS.md, "Test time"). */
+#ifndef PP_TEST_ROUND_SHARE
+#define PP_TEST_ROUND_SHARE 1
+#endif
+#define CHECK_ROUNDS(n) ((n) / PP_TEST_ROUND_SHARE > 0 ? (n) / PP_TEST_ROUND_SHARE : 1)
+#define CHECK_AT_LEAST(count, least) CHECK((count) >= ((least) + PP_TEST_ROUND_SHARE - 1) / PP_TEST_ROUND_SHARE)
+
 #define CHECK_DONE()                                                             \
     (check_failures ? (fprintf(stderr, "%d check(s) failed\n", check_failures), 1) \
                     : check_skipped ? CHECK_SKIP_CODE : 0)

@@ -119,7 +119,7 @@ static void check_one(const tiny *t, bool cycles, uint64_t seed)
 
 int main(void)
 {
-    for (int round = 0; round < 400; round++) {
+    for (int round = 0; round < CHECK_ROUNDS(400); round++) {
         tiny t;
         bool cycles = round % 2 == 1;
         random_graph(&t, cycles);

@@ -396,11 +396,7 @@ static void check_time_limit(void)
 int main(void)
 {
     int infeasible = 0;
-#ifdef __SANITIZE_ADDRESS__
-    int count = 40; /* fork is slow under ASan; the memory checks need no more */
-#else
-    int count = 120;
-#endif
+    int count = CHECK_ROUNDS(120); /* fork is slow under ASan; the memory checks need no more */
     int tested = run_random(count, false, &infeasible);
     fprintf(stderr, "%d random problems, %d without a valid schedule\n", tested, infeasible);
     CHECK(infeasible > 0 && infeasible < tested);
