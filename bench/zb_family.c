@@ -20,8 +20,9 @@
  * P = 5, M = 9 is the heuristic with lag - 1 on stages 0-3 at k = 3, 4
  * (BENCHMARKS.md).
  *
- *   zb_family P M RADIUS TF TB TW COMM WMEM OUT.json < orders
- * prints "start X", each kept move, "best X"; OUT.json is the schedule in
+ *   zb_family P M RADIUS TF TB TW COMM WMEM OUT.json [SECONDS] < orders
+ * prints "start X", each kept move, "best X" (the search stops after
+ * SECONDS of CPU time when given); OUT.json is the schedule in
  * parplan's format (ops and transfers, names F{m}.{s} as `gen pipeline`
  * writes them), for `parplan check-schedule`. */
 #include <math.h>
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { MAXP = 64, MAXM = 256, LEN = 3 * MAXM, W0 = 100000 };
 
@@ -251,8 +253,8 @@ static void write_schedule(const char *path, double makespan)
 
 int main(int argc, char **argv)
 {
-    if (argc != 10) {
-        fprintf(stderr, "usage: zb_family P M RADIUS TF TB TW COMM WMEM OUT.json < orders\n");
+    if (argc != 10 && argc != 11) {
+        fprintf(stderr, "usage: zb_family P M RADIUS TF TB TW COMM WMEM OUT.json [SECONDS] < orders\n");
         return 2;
     }
     P = atoi(argv[1]), M = atoi(argv[2]);
@@ -264,11 +266,12 @@ int main(int argc, char **argv)
     }
     cap = P;
     read_lags();
+    double limit = argc == 11 ? atof(argv[10]) : INFINITY;
     double best = evaluate(radius);
     printf("start %.0f\n", best);
     for (bool better = true; better;) {
         better = false;
-        for (int s2 = 0; s2 < P; s2++)
+        for (int s2 = 0; s2 < P && (double)clock() / CLOCKS_PER_SEC < limit; s2++)
             for (int k = 0; k < M; k++)
                 for (int len = 1; len <= 4 && k + len <= M; len++)
                     for (int by = -1; by <= 1; by += 2) {
