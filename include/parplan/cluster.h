@@ -133,8 +133,6 @@ typedef struct {
     pp_arena *arena;       /* owns everything above and the struct itself */
 } pp_cluster_workload;
 
-/* Frees w->arena (and so w); NULL is fine. */
-void pp_cluster_workload_free(pp_cluster_workload *w);
 
 /* ---------------------------------------------------------------- cluster */
 
@@ -190,10 +188,6 @@ typedef struct {
  * the cluster). Format in the README ("Cluster planner"). */
 pp_status pp_cluster_load(const char *path, const pp_hw_catalog *cat, pp_cluster **out,
                           pp_error *err);
-/* The same for size bytes of text at data, with `name` standing for the
- * file in messages. */
-pp_status pp_cluster_load_buffer(const char *name, const void *data, size_t size, const pp_hw_catalog *cat,
-                                 pp_cluster **out, pp_error *err);
 /* Frees c->arena (and so c); NULL is fine. */
 void pp_cluster_free(pp_cluster *c);
 
@@ -317,20 +311,10 @@ typedef struct {
     pp_cluster_stack stack;
 } pp_cluster_plan;
 
-/* One malloc'd block holding the struct and its arrays; split starts even
- * (1 / tp), everything else zero. NULL when out of memory or a count < 1. */
-pp_cluster_plan *pp_cluster_plan_new(int replica_count, int stage_count, const int *stage_tp);
-void pp_cluster_plan_free(pp_cluster_plan *p);
 /* The plan in one line: "dp 2, pp 2, tp 4/4, layers 10/14, micro-batch 1 x 16,
  * recompute 1/0" and every switch that is on; truncated to size. */
 void pp_cluster_plan_describe(const pp_cluster_plan *p, char *buf, size_t size);
 
-/* PP_EINPUT naming what is wrong when p does not fit c and w: devices out of
- * range, lost or used twice, layers not adding up, samples not adding up to
- * the global batch, a TP degree that does not divide tp_divisor, shares not
- * summing to 1. */
-pp_status pp_cluster_plan_validate(const pp_cluster *c, const pp_cluster_workload *w,
-                                   const pp_cluster_plan *p, pp_error *err);
 /* Writes p as a plan file in its full form (JSON, one stage a line), which
  * the plan reader reads back to the same plan. */
 pp_status pp_cluster_plan_write(const pp_cluster_plan *p, FILE *f, pp_error *err);
@@ -388,19 +372,6 @@ typedef struct {
     long boxes_left_out;       /* past pp_cluster_sim_options.max_boxes: not drawn */
 } pp_cluster_report;
 
-/* Discrete-event simulation of one training step of p on c: 1F1B pipelines
- * or the ops' order given in o,
- * TP collectives inside a stage (the backward's partly hidden under
- * tp_overlap), data-parallel gradient all-reduce overlapped with the last
- * backward (after it under reduce_after_backward), a tied embedding's
- * gradient all-reduce between the first and the last stage, flows sharing
- * links max-min fairly, bandwidth events applied when they happen. The plan must have passed validation.
- * PP_INFEASIBLE, naming the device, when the plan uses a device the
- * cluster's timeline has lost by start_time. */
-pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
-                              const pp_cluster_plan *p, const pp_cluster_sim_options *o,
-                              pp_cluster_report *out, pp_error *err);
-void pp_cluster_report_free(pp_cluster_report *r);
 
 /* ---------------------------------------------------------------- planner */
 

@@ -46,9 +46,6 @@ void pp_plan_request_default(pp_plan_request *r);
 extern const pp_option_range pp_plan_option_batch;
 /* Micro-batches per replica: 0 (chosen) to 2^20. */
 extern const pp_option_range pp_plan_option_microbatches;
-/* PP_EARG naming the first option out of its range (pp_plan checks it
- * first; both front doors take its words). */
-pp_status pp_plan_request_check(const pp_plan_request *r, pp_error *err);
 
 #define PP_PLAN_MAX_AXES 2
 
@@ -152,11 +149,6 @@ typedef struct {
 pp_status pp_plan(const pp_plan_request *r, pp_plan_report *out, pp_error *err);
 void pp_plan_report_free(pp_plan_report *report);
 
-/* The independent check of a report against its cluster's size and the
- * module's unit count: units covered once and in order, every stage's
- * devices of its one type, distinct, in range, memory within capacity where
- * fits says so. PP_EINPUT naming the first failure. */
-pp_status pp_plan_check(const pp_plan_report *report, pp_error *err);
 
 /* The report for people (text) and as JSON. */
 pp_status pp_plan_write_text(const pp_plan_report *report, FILE *out, pp_error *err);

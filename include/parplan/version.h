@@ -8,7 +8,7 @@
  * structs differ from the ones it was compiled with.
  * - Stable (changed only with notice in a MINOR release): version.h, core.h's
  *   status values, errors, clock and stop flag; iopddl.h; sched.h;
- *   cluster.h's cluster reader and pp_cluster_simulate, and the jobs of
+ *   cluster.h's cluster reader (pp_cluster_load), and the jobs of
  *   cluster_request.h (pp_cluster_plan_run, pp_cluster_simulate_run);
  *   shard_plan.h and shard_report.h; hw.h's catalog. These are the calls
  *   the Python module `parplan` is built on.
@@ -27,7 +27,10 @@
  *   pp_option_check_solver and pp_option_check_choice (the request checks
  *   apply them), and shard.h's and shard_plan.h's calls beneath pp_shard_run
  *   (the analysis, pp_shard_plan, the cost model, the roles); shard_plan.h
- *   keeps the types pp_shard_run's outcome carries.
+ *   keeps the types pp_shard_run's outcome carries; cluster.h's calls
+ *   beneath its jobs (the in-memory reader, making, validating and freeing
+ *   plans and workloads, pp_cluster_simulate and its report's free) and
+ *   plan.h's two checks (pp_plan runs both) are internal too.
  * - Evolving (may change in any MINOR release): shard.h, shard_bridge.h and
  *   shard_write.h (the sharder's analysis internals, exposed for the CLI and
  *   the tests), shard_sched.h (model graphs for the scheduler, new),

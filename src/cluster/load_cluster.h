@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "parplan/cluster.h"
+#include "cluster/cluster_internal.h"
 
 /* Limits that keep a small file from asking for an absurd cluster. */
 #define CLUSTER_MAX_DEVICES 1000000

@@ -5,6 +5,7 @@
 #define PP_CLUSTER_PLAN_H
 
 #include "parplan/cluster.h"
+#include "cluster/cluster_internal.h"
 #include "core/core_internal.h"
 
 /* Layers of chunk c (0 .. virtual_stages - 1) of stage s under the

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 #include "parplan/cluster.h"
+#include "cluster/cluster_internal.h"
 
 /* A workload of layer_count zeroed layers named `name`, all in a new arena;
  * NULL when out of memory. */

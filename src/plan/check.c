@@ -5,7 +5,7 @@
  * device holds more than its capacity. */
 #include <stdlib.h>
 #include <string.h>
-#include "parplan/plan.h"
+#include "plan/plan_internal.h"
 
 pp_status pp_plan_check(const pp_plan_report *p, pp_error *err)
 {

@@ -5,6 +5,7 @@
 #define PP_PLAN_INTERNAL_H
 
 #include "parplan/cluster.h"
+#include "cluster/cluster_internal.h"
 #include "parplan/cluster_mesh.h"
 #include "parplan/plan.h"
 #include "parplan/shard_plan.h"
@@ -206,5 +207,14 @@ pp_status plan_stage_modules(const plan_ctx *X, const plan_candidate *c, pp_plan
 /* baselines.c */
 /* Each baseline's report, and its plan in cands[k] where has[k]. */
 void plan_baselines(plan_ctx *X, pp_plan_baseline *out, plan_candidate *cands, bool *has);
+
+/* PP_EARG naming the first option out of its range (pp_plan checks it
+ * first; both front doors take its words). */
+pp_status pp_plan_request_check(const pp_plan_request *r, pp_error *err);
+/* The independent check of a report against its cluster's size and the
+ * module's unit count: units covered once and in order, every stage's
+ * devices of its one type, distinct, in range, memory within capacity where
+ * fits says so. PP_EINPUT naming the first failure. */
+pp_status pp_plan_check(const pp_plan_report *report, pp_error *err);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "parplan/cluster.h"
+#include "cluster/cluster_internal.h"
 #include "core/core_internal.h"
 
 /* A device type with round numbers: `flops` FLOP/s, memory bandwidth high

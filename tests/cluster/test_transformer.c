@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "parplan/cluster.h"
+#include "cluster/cluster_internal.h"
 #include "cluster/transformer.h"
 
 static int close_to(double got, double want)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "check.h"
 #include "parplan/plan.h"
+#include "plan/plan_internal.h"
 #include "parplan/shard_plan.h"
 #include "shard/shard_plan_internal.h"
 
