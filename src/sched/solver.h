@@ -44,7 +44,7 @@ bool sc_devices_in_play(const pp_sched_problem *p, unsigned char *in_play);
 bool sc_devices_alike(const pp_sched_problem *p, int a, int b);
 
 /* The least delay dependency e adds between its ends: its comm when both
- * are forced onto different devices, else 0 (bound.c). */
+ * are forced onto different devices, else 0 (relax.c). */
 double sc_dep_delay(const pp_sched_problem *p, int e);
 
 /* The memory argument of pp_sched_cyclic_lower_bound (cyclic_bound.c):
@@ -52,17 +52,17 @@ double sc_dep_delay(const pp_sched_problem *p, int e);
  * there; 0 where it cannot say. */
 double sc_cyclic_memory_bound(const pp_sched_problem *p);
 
-/* One op on one machine as the one-machine bound sees it (bound.c). */
+/* One op on one machine as the one-machine bound sees it (relax.c). */
 typedef struct {
     double head, duration, tail;
 } sc_job;
 
 /* For thresholds r and q, the jobs with head >= r and tail >= q run one at
  * a time after r and the last still has q to go: the most such bound.
- * Reorders jobs; scratch holds n doubles (bound.c). */
+ * Reorders jobs; scratch holds n doubles (relax.c). */
 double sc_one_machine_bound(sc_job *jobs, int n, double *scratch);
 
-/* qsort's comparison of doubles, ascending (bound.c). */
+/* qsort's comparison of doubles, ascending (relax.c). */
 int sc_by_double(const void *a, const void *b);
 
 /* The bound over ranks of a graph's alike components (a pipeline's
