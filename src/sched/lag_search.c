@@ -21,20 +21,25 @@
  * stage's last forward into any wait (or as before: two rules); the rest
  * at the end. The six rules are tried and the shortest kept.
  *
- * The search (bench/zb_family.c's, on the copies instead of op names). From
- * the incumbent's lags, every block move: lag - 1 or + 1 on stages 0..s
- * for backwards k..k + len - 1 (len <= 4), kept when the makespan falls,
- * until none does: the better schedules change every stage at once (the
- * optimum at P = 5, M = 9 is the heuristic with lag - 1 on stages 0-3 at
- * k = 3, 4; BENCHMARKS.md). Then each filler is moved up to a radius of
+ * The search (first tried as bench/zb_family.c, which read op names).
+ * From the incumbent's lags, every block move: lag - 1 or + 1 on stages
+ * 0..s for backwards k..k + len - 1 (len <= 4), kept when the makespan
+ * falls, until none does: the better schedules change every stage at once
+ * (the optimum at P = 5, M = 9 is the heuristic with lag - 1 on stages 0-3
+ * at k = 3, 4; BENCHMARKS.md). Then each filler is moved up to a radius of
  * places in its stage's order (1, 2, 4, ... places) while the makespan
  * falls, until the deadline or until the climb has run as many ops as the
- * block search did (the climb pays at P <= 6, where rules alone stay
- * 1,262 us above the optimum, and not at P = 16). Evaluations here take transfers as delays (no channel
- * queue) and stop once a stage's clock plus its work left reaches the best
- * makespan; the answer is timed by sc_times_from_orders and judged by the
- * checker, and replaces the incumbent only when valid and strictly
- * shorter. */
+ * block search did (it pays at P <= 6, where rules alone end 1,062 us above
+ * the optimum at P = 5, M = 9, and not at P = 16).
+ *
+ * Evaluations take transfers as delays (no channel queue) and stop once a
+ * stage's clock plus its work left, or its forwards' and backwards' left
+ * plus their tail, reaches the best makespan. The kept lags' runs are
+ * recorded (a run per rule, and one of the kept orders for the climb), and
+ * a move re-runs only what it changes: a stage's steps before its first
+ * changed one are kept unless an input came from a step not kept. The
+ * answer is timed by sc_times_from_orders, judged by the checker, and
+ * replaces the incumbent only when valid and strictly shorter. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +49,28 @@
 
 enum { RULES = 6, BLOCK = 4 };
 enum { FORWARD, BACKWARD, FILLER };
+
+typedef struct {
+    int pos, head, tail, len, forwards, backwards;
+    double clock, level, done, main_done;
+} stage_state;
+
+/* A run recorded, for runs that differ from it from some step of some
+ * stages on: a step is one call of a stage's stepper that ran ops, and
+ * every step before a stage's first changed one whose inputs came from
+ * steps kept is kept, with the state it left. */
+typedef struct {
+    stage_state *snap;   /* per stage x slot: the state before each step, and after the last */
+    int *examined;       /* per stage x slot: the op whose inputs the step waited for, -1 for none */
+    int *steps;          /* per stage */
+    int *step_of;        /* per op: the step that ran it */
+    int *exec, exec_count;  /* steps as stage x slot + step, in the order they ran */
+    int *exec_stage;     /* the same steps' stages */
+    int *exec_at;        /* per stage x slot: where the step is in exec */
+    double *end;         /* per op */
+    int *order, *queue, *seq;  /* per stage: the order run, the fillers as they became ready, the sequence */
+    bool valid;
+} record;
 
 typedef struct {
     const pp_sched_problem *p;
@@ -66,16 +93,19 @@ typedef struct {
     int *pending;         /* per op: inputs not yet run (fillers) */
     int *waiting;         /* per stage: the op its next step waits for, -1 for none */
     int *woken, woken_count;  /* stages to run again */
-    double *end;          /* per op, -1 before it runs */
+    double *end;          /* per op, when its stamp is the run's */
+    unsigned *stamp, *pending_stamp;  /* per op: the run that set its end, its pending */
+    unsigned epoch;       /* the run's number */
+    const record *from;   /* the record the run keeps steps of, NULL for none */
     double tolerance;
     int winner;           /* the rule that gave the best */
     long ran;             /* ops run in all evaluations so far */
+    int slots;            /* steps a stage may take, and one */
+    record *writing;      /* the record being written, NULL for none */
+    int step_now, examined;  /* the step running, the op it waits for */
+    record rules[RULES], climbing;  /* the kept orders' runs, by rule and as orders */
+    int *changed, *first_bad;  /* per stage: its first step changed, its first step not kept */
 } lagger;
-
-typedef struct {
-    int pos, head, tail, len, forwards, backwards;
-    double clock, level, done, main_done;
-} stage_state;
 
 static void *grab(lagger *g, size_t count, size_t size)
 {
@@ -98,9 +128,10 @@ static bool find_stages(lagger *g, const sc_copies *c)
     for (int j = 0; j < D * 3; j++)
         slot[j] = -1;
     for (int k = 0; k < K; k++) {
-        int v = c->rep[k], d = sc_forced_device(p, v), *at = slot + d * 3;
+        int v = c->rep[k], d = sc_forced_device(p, v);
         if (d < 0)
             return false;
+        int *at = slot + d * 3;
         if (p->succ_start[v + 1] == p->succ_start[v]) {
             for (int e = p->pred_start[v]; e < p->pred_start[v + 1]; e++)
                 if (sc_forced_device(p, p->dep_from[p->pred_dep[e]]) != d)
@@ -243,6 +274,16 @@ static void build_sequences(lagger *g)
     }
 }
 
+/* Op u's end in this run, or in the record's kept steps; -1 when it has
+ * not run. */
+static double end_of(const lagger *g, int u)
+{
+    if (g->stamp[u] == g->epoch)
+        return g->end[u];
+    const record *f = g->from;
+    return f && f->step_of[u] < g->first_bad[g->stage_of[u]] ? f->end[u] : -1;
+}
+
 /* When op v's inputs are all in, -1 while one has not run. */
 static double arrival(const lagger *g, int v)
 {
@@ -250,12 +291,26 @@ static double arrival(const lagger *g, int v)
     double at = 0;
     for (int j = p->pred_start[v]; j < p->pred_start[v + 1]; j++) {
         int e = p->pred_dep[j];
-        double end = g->end[p->dep_from[e]];
+        double end = end_of(g, p->dep_from[e]);
         if (end < 0)
             return -1;
         at = fmax(at, end + g->delay[e]);
     }
     return at;
+}
+
+/* Whether filler w's inputs have all run now that one more has: a count
+ * kept per run, begun at the first input that runs in it. */
+static bool ready(lagger *g, int w)
+{
+    const pp_sched_problem *p = g->p;
+    if (g->pending_stamp[w] != g->epoch) {
+        g->pending_stamp[w] = g->epoch, g->pending[w] = 0;
+        for (int j = p->pred_start[w]; j < p->pred_start[w + 1]; j++)
+            g->pending[w] += end_of(g, p->dep_from[p->pred_dep[j]]) < 0;
+        return g->pending[w] == 0;
+    }
+    return --g->pending[w] == 0;
 }
 
 /* Whether stage st can still end before cutoff: its work left runs after
@@ -278,14 +333,17 @@ static bool run_op(lagger *g, stage_state *z, int st, int v, double t, double cu
 {
     const pp_sched_problem *p = g->p;
     g->end[v] = t + p->duration[v];
+    g->stamp[v] = g->epoch;
     g->ran++;
+    if (g->writing)
+        g->writing->step_of[v] = g->step_now;
     z->clock = g->end[v], z->done += p->duration[v], z->level += p->adjust[v];
     g->order[st * g->rows + z->len++] = v;
     z->forwards += g->role[v] == FORWARD, z->backwards += g->role[v] == BACKWARD;
     z->main_done += g->role[v] == FILLER ? 0 : p->duration[v];
     for (int j = p->succ_start[v]; j < p->succ_start[v + 1]; j++) {
         int w = p->dep_to[p->succ_dep[j]], sw = g->stage_of[w];
-        if (g->role[w] == FILLER && --g->pending[w] == 0)
+        if (g->role[w] == FILLER && ready(g, w))
             g->queue[st * g->M + z->tail++] = w;
         if (g->waiting[sw] == w)
             g->waiting[sw] = -1, g->woken[g->woken_count++] = sw;
@@ -302,13 +360,14 @@ static int step_rule(lagger *g, stage_state *z, int st, int rule, double cutoff)
     const pp_sched_problem *p = g->p;
     const int *queue = g->queue + st * g->M;
     int pre = rule % 3, post = rule / 3;
+    g->examined = -1;
     if (z->pos == g->seq_len[st]) {
         while (z->head < z->tail)
             if (!run_op(g, z, st, queue[z->head++], z->clock, cutoff))
                 return FAILED;
         return DONE;
     }
-    int x = g->seq[st * 2 * g->M + z->pos];
+    int x = g->examined = g->seq[st * 2 * g->M + z->pos];
     double r = arrival(g, x);
     if (r < 0) {
         g->waiting[st] = x;
@@ -331,9 +390,10 @@ static int step_rule(lagger *g, stage_state *z, int st, int rule, double cutoff)
 static int step_order(lagger *g, stage_state *z, int st, int rule, double cutoff)
 {
     (void)rule;
+    g->examined = -1;
     if (z->pos == g->length[st])
         return DONE;
-    int v = g->order[st * g->rows + z->pos];
+    int v = g->examined = g->order[st * g->rows + z->pos];
     double r = arrival(g, v);
     if (r < 0) {
         g->waiting[st] = v;
@@ -351,47 +411,141 @@ static double makespan_of(const lagger *g, const stage_state *z)
     return t;
 }
 
-/* Runs every stage by `step` until all are done: the makespan, or INFINITY
- * when one overflows, cannot end before cutoff, or they deadlock. A stage
- * that waits is run again once the op it waits for has run. */
-static double drive(lagger *g, stage_state *z, int (*step)(lagger *, stage_state *, int, int, double), int rule,
-                    double cutoff)
+typedef int (*stepper)(lagger *, stage_state *, int, int, double);
+
+/* Every stage from its start. */
+static int start_all(lagger *g, stage_state *z)
 {
-    const pp_sched_problem *p = g->p;
-    for (int i = 0; i < p->op_count; i++) {
-        g->end[i] = -1;
-        g->pending[i] = p->pred_start[i + 1] - p->pred_start[i];
-    }
+    g->epoch++, g->from = NULL;
     g->woken_count = 0;
     for (int st = g->stages - 1; st >= 0; st--) {
         z[st] = (stage_state){.level = g->base[st]};
         g->waiting[st] = -1, g->woken[g->woken_count++] = st;
     }
-    int left = g->stages;
-    while (g->woken_count > 0) {
-        int st = g->woken[--g->woken_count], r;
-        while ((r = step(g, z + st, st, rule, cutoff)) == RAN)
-            ;
+    return g->stages;
+}
+
+/* Which of from's steps are kept when each stage changes from step
+ * g->changed[st] on: in the order they ran, a step is not kept once one
+ * of its op's inputs came from a step not kept (whose stage had, by then,
+ * its first such step fixed). */
+static void find_kept(lagger *g, const record *from)
+{
+    const pp_sched_problem *p = g->p;
+    /* Every step that ran before the first changed one is kept. */
+    int first = from->exec_count;
+    for (int st = 0; st < g->stages; st++) {
+        g->first_bad[st] = g->changed[st] < from->steps[st] ? g->changed[st] : from->steps[st];
+        if (g->first_bad[st] < from->steps[st] && from->exec_at[st * g->slots + g->first_bad[st]] < first)
+            first = from->exec_at[st * g->slots + g->first_bad[st]];
+    }
+    for (int j = first; j < from->exec_count; j++) {
+        int e = from->exec[j], st = from->exec_stage[j], i = e - st * g->slots, x = from->examined[e];
+        if (i >= g->first_bad[st] || x < 0)
+            continue;
+        for (int k = p->pred_start[x]; k < p->pred_start[x + 1]; k++) {
+            int u = p->dep_from[p->pred_dep[k]];
+            if (from->step_of[u] >= g->first_bad[g->stage_of[u]]) {
+                g->first_bad[st] = i;
+                break;
+            }
+        }
+    }
+}
+
+/* Every stage from its first step not kept, the kept steps' ops as from
+ * ran them: the stages left to run. */
+static int start_from(lagger *g, stage_state *z, const record *from)
+{
+    g->epoch++, g->from = from;
+    find_kept(g, from);
+    int left = 0;
+    g->woken_count = 0;
+    for (int st = g->stages - 1; st >= 0; st--) {
+        z[st] = from->snap[st * g->slots + g->first_bad[st]];
+        memcpy(g->order + st * g->rows, from->order + st * g->rows, (size_t)z[st].len * sizeof(int));
+        memcpy(g->queue + st * g->M, from->queue + st * g->M, (size_t)z[st].tail * sizeof(int));
+        g->waiting[st] = -1;
+        if (g->first_bad[st] < from->steps[st])
+            g->woken[g->woken_count++] = st, left++;
+    }
+    return left;
+}
+
+/* Stage st's steps until it waits, ends or fails (then false); recorded
+ * when a record is being written. */
+static bool run_stage(lagger *g, stage_state *z, int st, stepper step, int rule, double cutoff, int *left)
+{
+    record *w = g->writing;
+    for (;;) {
+        int slot = st * g->slots + z->pos;
+        g->step_now = z->pos;
+        if (w)
+            w->snap[slot] = *z;
+        int r = step(g, z, st, rule, cutoff);
         if (r == FAILED)
+            return false;
+        if (r == WAITS)
+            return true;
+        if (w)
+            w->examined[slot] = g->examined, w->exec_at[slot] = w->exec_count,
+            w->exec_stage[w->exec_count] = st, w->exec[w->exec_count++] = slot;
+        if (r == DONE) {
+            if (w)
+                w->snap[slot + 1] = *z, w->steps[st] = z->pos + 1;
+            --*left;
+            return true;
+        }
+    }
+}
+
+/* Runs every stage by `step` until all are done: the makespan, or INFINITY
+ * when one overflows, cannot end before cutoff, or they deadlock. A stage
+ * that waits is run again once the op it waits for has run. With a valid
+ * record `from` of the same stepper and rule, its kept steps are not run
+ * again (g->changed says where the stages change). */
+static double drive(lagger *g, stage_state *z, stepper step, int rule, double cutoff, const record *from)
+{
+    int left = from && from->valid ? start_from(g, z, from) : start_all(g, z);
+    if (g->writing)
+        g->writing->exec_count = 0;
+    while (g->woken_count > 0) {
+        int st = g->woken[--g->woken_count];
+        if (!run_stage(g, z + st, st, step, rule, cutoff, &left))
             return INFINITY;
-        left -= r == DONE;
     }
     return left == 0 ? makespan_of(g, z) : INFINITY;
 }
 
-/* The family's schedule under one rule into g->order (INFINITY as drive). */
-static double simulate(lagger *g, stage_state *z, int rule, double cutoff)
+/* A whole run recorded into w (valid when it ends). */
+static double record_run(lagger *g, stage_state *z, stepper step, int rule, record *w)
 {
-    double t = drive(g, z, step_rule, rule, cutoff);
+    const pp_sched_problem *p = g->p;
+    size_t S = (size_t)g->stages;
+    g->writing = w;
+    double t = drive(g, z, step, rule, INFINITY, NULL);
+    g->writing = NULL;
+    w->valid = isfinite(t);
+    memcpy(w->end, g->end, (size_t)p->op_count * sizeof(double));
+    memcpy(w->order, g->order, S * g->rows * sizeof(int));
+    memcpy(w->queue, g->queue, S * g->M * sizeof(int));
+    memcpy(w->seq, g->seq, S * 2 * g->M * sizeof(int));
+    return t;
+}
+
+/* The family's schedule under one rule into g->order (INFINITY as drive). */
+static double simulate(lagger *g, stage_state *z, int rule, double cutoff, const record *from)
+{
+    double t = drive(g, z, step_rule, rule, cutoff, from);
     for (int st = 0; st < g->stages; st++)
         g->length[st] = z[st].len;
     return t;
 }
 
 /* The orders in g->order timed as early as they allow. */
-static double time_orders(lagger *g, stage_state *z, double cutoff)
+static double time_orders(lagger *g, stage_state *z, double cutoff, const record *from)
 {
-    return drive(g, z, step_order, 0, cutoff);
+    return drive(g, z, step_order, 0, cutoff, from);
 }
 
 static void keep_orders(lagger *g)
@@ -406,6 +560,27 @@ static void restore_orders(lagger *g)
     memcpy(g->length, g->kept_length, (size_t)g->stages * sizeof(int));
 }
 
+/* Per stage, the first step its sequence changes at since the rules'
+ * records (which share their sequences); g->slots for none. */
+static void find_changes(lagger *g)
+{
+    const int *old = g->rules[0].seq;
+    for (int st = 0; st < g->stages; st++) {
+        int n = g->seq_len[st], i = 0, at = st * 2 * g->M;
+        while (i < n && g->seq[at + i] == old[at + i])
+            i++;
+        g->changed[st] = i == n ? g->slots : i;
+    }
+}
+
+/* The kept lags' runs, under every rule, recorded for the moves after. */
+static void record_rules(lagger *g, stage_state *z)
+{
+    build_sequences(g);
+    for (int rule = 0; rule < RULES; rule++)
+        record_run(g, z, step_rule, rule, &g->rules[rule]);
+}
+
 /* The family at the current lags: the best rule's makespan when under
  * cutoff (its orders kept), else INFINITY. The last winner goes first, so
  * its makespan cuts the other rules short. */
@@ -414,9 +589,10 @@ static double evaluate(lagger *g, stage_state *z, double cutoff)
     double best = INFINITY;
     int winner = g->winner;
     build_sequences(g);
+    find_changes(g);
     for (int j = 0; j < RULES; j++) {
         int rule = j == 0 ? g->winner : j <= g->winner ? j - 1 : j;
-        double t = simulate(g, z, rule, fmin(cutoff, best));
+        double t = simulate(g, z, rule, fmin(cutoff, best), &g->rules[rule]);
         if (t < best)
             best = t, winner = rule, keep_orders(g);
     }
@@ -449,6 +625,7 @@ static bool moves_something(const lagger *g, int last_stage, int k, int len, int
  * makespan of the kept orders. */
 static double block_search(lagger *g, stage_state *z, double best)
 {
+    record_rules(g, z);
     for (bool better = true; better;) {
         better = false;
         for (int s2 = 0; s2 < g->stages; s2++)
@@ -462,7 +639,7 @@ static double block_search(lagger *g, stage_state *z, double best)
                         shift(g, s2, k, len, by);
                         double t = evaluate(g, z, best - g->tolerance);
                         if (t < best - g->tolerance)
-                            best = t, better = true;
+                            best = t, better = true, record_rules(g, z);
                         else
                             shift(g, s2, k, len, -by);
                     }
@@ -485,6 +662,10 @@ static void move_in_row(int *row, int i, int j)
  * g->ran stays under budget (the kept orders in and out). */
 static double climb(lagger *g, stage_state *z, int radius, double best, long budget)
 {
+    restore_orders(g);
+    record_run(g, z, step_order, 0, &g->climbing);
+    for (int st = 0; st < g->stages; st++)
+        g->changed[st] = g->slots;
     for (bool better = true; better;) {
         better = false;
         for (int st = 0; st < g->stages; st++) {
@@ -501,10 +682,13 @@ static double climb(lagger *g, stage_state *z, int radius, double best, long bud
                         continue;
                     restore_orders(g);
                     move_in_row(g->order + st * g->rows, i, j);
-                    double t = time_orders(g, z, best - g->tolerance);
+                    g->changed[st] = i < j ? i : j;
+                    double t = time_orders(g, z, best - g->tolerance, &g->climbing);
+                    g->changed[st] = g->slots;
                     if (t < best - g->tolerance) {
                         best = t, better = true;
                         keep_orders(g);
+                        record_run(g, z, step_order, 0, &g->climbing);
                         break;
                     }
                 }
@@ -513,6 +697,19 @@ static double climb(lagger *g, stage_state *z, int radius, double best, long bud
     }
     restore_orders(g);
     return best;
+}
+
+static bool alloc_record(lagger *g, record *r)
+{
+    size_t S = (size_t)g->stages, slots = S * g->slots, n = (size_t)g->p->op_count;
+    r->snap = grab(g, slots, sizeof(stage_state)), r->examined = grab(g, slots, sizeof(int));
+    r->steps = grab(g, S, sizeof(int)), r->step_of = grab(g, n, sizeof(int));
+    r->exec = grab(g, slots, sizeof(int)), r->end = grab(g, n, sizeof(double));
+    r->exec_stage = grab(g, slots, sizeof(int)), r->exec_at = grab(g, slots, sizeof(int));
+    r->order = grab(g, S * g->rows, sizeof(int)), r->queue = grab(g, S * g->M, sizeof(int));
+    r->seq = grab(g, S * 2 * g->M, sizeof(int));
+    return r->snap && r->examined && r->steps && r->step_of && r->exec && r->exec_stage && r->exec_at && r->end &&
+           r->order && r->queue && r->seq;
 }
 
 static bool alloc_search(lagger *g)
@@ -525,13 +722,19 @@ static bool alloc_search(lagger *g)
     g->kept = grab(g, S * g->rows, sizeof(int)), g->kept_length = grab(g, S, sizeof(int));
     g->queue = grab(g, S * M, sizeof(int)), g->pending = grab(g, n, sizeof(int));
     g->end = grab(g, n, sizeof(double));
+    g->stamp = grab(g, n, sizeof(unsigned)), g->pending_stamp = grab(g, n, sizeof(unsigned));
     g->waiting = grab(g, S, sizeof(int)), g->woken = grab(g, S, sizeof(int));
+    g->changed = grab(g, S, sizeof(int)), g->first_bad = grab(g, S, sizeof(int));
+    g->slots = g->rows + 2;
+    for (int r = 0; r <= RULES; r++)
+        if (!alloc_record(g, r < RULES ? &g->rules[r] : &g->climbing))
+            return false;
     double total = 0;
     for (int i = 0; i < p->op_count; i++)
         total += p->duration[i];
     g->tolerance = 1e-9 * fmax(1, total);
     return g->seq && g->seq_len && g->order && g->length && g->kept && g->kept_length && g->queue &&
-           g->pending && g->end && g->waiting && g->woken;
+           g->pending && g->end && g->stamp && g->pending_stamp && g->waiting && g->woken && g->changed && g->first_bad;
 }
 
 /* The kept orders timed by the library and judged by the checker: into s
@@ -585,10 +788,13 @@ pp_status sc_lag_search(const pp_sched_problem *p, pp_sched_schedule *s, const p
     *improved = false;
     lagger g = {.p = p, .deadline = deadline};
     sc_copies c;
-    if (p->op_count == 0 || !(g.arena = pp_arena_new(0)))
-        return p->op_count == 0 ? PP_OK : pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    if (p->op_count == 0 || pp_deadline_passed(deadline))
+        return PP_OK;
+    if (!(g.arena = pp_arena_new(0)))
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     pp_status st = PP_OK;
-    if (sc_find_copies(p, g.arena, &c) && one_template(&c, p->op_count, &g.M) && find_stages(&g, &c) && find_copies_order(&g, &c, s) && find_lags(&g, s) && alloc_search(&g)) {
+    if (sc_find_copies(p, g.arena, &c) && one_template(&c, p->op_count, &g.M) && find_stages(&g, &c) &&
+        find_copies_order(&g, &c, s) && find_lags(&g, s) && alloc_search(&g)) {
         stage_state *z = grab(&g, (size_t)g.stages, sizeof *z);
         double best = z ? evaluate(&g, z, INFINITY) : INFINITY;
         if (isfinite(best)) {
