@@ -771,6 +771,24 @@ static pp_status adopt(lagger *g, pp_sched_schedule *s, bool *improved, pp_error
     return why.status == PP_ENOMEM ? pp_error_set(err, PP_ENOMEM, "%s", why.message) : PP_OK;
 }
 
+/* The block moves from the incumbent's lags, then the filler climb; the
+ * answer adopted into s when better. */
+static pp_status search(lagger *g, pp_sched_schedule *s, bool *improved, pp_error *err)
+{
+    stage_state *z = alloc_search(g) ? grab(g, (size_t)g->stages, sizeof *z) : NULL;
+    if (!z)
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    double best = evaluate(g, z, INFINITY);
+    if (!isfinite(best))
+        return PP_OK;
+    best = block_search(g, z, best);
+    /* Without a deadline, a quarter of the block search's ops. */
+    long budget = g->deadline && g->deadline->at > 0 ? LONG_MAX : g->ran + g->ran / 4;
+    for (int radius = 1; radius < g->rows && g->ran < budget && !pp_deadline_passed(g->deadline); radius *= 2)
+        best = climb(g, z, radius, best, budget);
+    return adopt(g, s, improved, err);
+}
+
 /* Whether every component is a copy of one template; *M its copies. */
 static bool one_template(const sc_copies *c, int n, int *M)
 {
@@ -795,19 +813,11 @@ pp_status sc_lag_search(const pp_sched_problem *p, pp_sched_schedule *s, const p
     if (!(g.arena = pp_arena_new(0)))
         return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
     pp_status st = PP_OK;
+    /* A failed allocation while recognising (small arrays) reads as no
+     * pipeline; the search's own space, as the error it is. */
     if (sc_find_copies(p, g.arena, &c) && one_template(&c, p->op_count, &g.M) && find_stages(&g, &c) &&
-        find_copies_order(&g, &c, s) && find_lags(&g, s) && alloc_search(&g)) {
-        stage_state *z = grab(&g, (size_t)g.stages, sizeof *z);
-        double best = z ? evaluate(&g, z, INFINITY) : INFINITY;
-        if (isfinite(best)) {
-            best = block_search(&g, z, best);
-            /* Without a deadline, a quarter of the block search's ops. */
-            long budget = deadline && deadline->at > 0 ? LONG_MAX : g.ran + g.ran / 4;
-            for (int radius = 1; radius < g.rows && g.ran < budget && !pp_deadline_passed(deadline); radius *= 2)
-                best = climb(&g, z, radius, best, budget);
-            st = adopt(&g, s, improved, err);
-        }
-    }
+        find_copies_order(&g, &c, s) && find_lags(&g, s))
+        st = search(&g, s, improved, err);
     pp_arena_free(g.arena);
     return st;
 }
