@@ -80,6 +80,7 @@ typedef struct {
     pp_arena *arena;
     int n, classes;
     int *cls;           /* per op: its class */
+    int *parent;        /* per op: union-find over components, roots their least ops */
     int *copies;        /* per class: M */
     int *size;          /* per class: its template's ops */
     int *device;        /* per class: forced device or -1 */
@@ -177,8 +178,8 @@ static void *grab(ranks *r, size_t count, size_t size)
     return pp_arena_alloc(r->arena, (count + 1) * size);
 }
 
-/* Components into classes. false: out of memory, or no two copies alike
- * (then the bound has nothing to add). */
+/* Components into classes (tail: per op, or NULL for none). false: out of
+ * memory, or no two copies alike (then the bound has nothing to add). */
 static bool find_classes(ranks *r, const double *tail)
 {
     const pp_sched_problem *p = r->p;
@@ -188,6 +189,7 @@ static bool find_classes(ranks *r, const double *tail)
     int *group_of = grab(r, (size_t)n, sizeof(int)), *fill = grab(r, (size_t)n, sizeof(int));
     keyed *by_hash = grab(r, (size_t)n, sizeof(keyed));
     r->cls = grab(r, (size_t)n, sizeof(int));
+    r->parent = parent;
     if (!parent || !at || !ops || !pos || !group_of || !fill || !by_hash || !r->cls)
         return false;
     for (int i = 0; i < n; i++)
@@ -264,7 +266,7 @@ static bool find_classes(ranks *r, const double *tail)
             int k = r->cls[i];
             r->rep[k] = i, r->copies[k] = count[g], r->size[k] = at[c + 1] - at[c];
             r->device[k] = sc_forced_device(p, i);
-            r->dur[k] = p->duration[i], r->adj[k] = p->adjust[i], r->tail[k] = tail[i];
+            r->dur[k] = p->duration[i], r->adj[k] = p->adjust[i], r->tail[k] = tail ? tail[i] : 0;
         }
     }
     r->lb_at[0] = 0;
@@ -596,6 +598,20 @@ static double conclude(ranks *r, sc_job *jobs, double *scratch)
             bound = fmax(bound, sc_one_machine_bound(jobs, n, scratch));
     }
     return bound;
+}
+
+bool sc_find_copies(const pp_sched_problem *p, pp_arena *arena, sc_copies *out)
+{
+    ranks r = {.p = p, .n = p->op_count, .arena = arena};
+    if (r.n == 0 || !find_classes(&r, NULL))
+        return false;
+    out->classes = r.classes, out->cls = r.cls, out->copies = r.copies, out->rep = r.rep;
+    out->component = grab(&r, (size_t)r.n, sizeof(int));
+    if (!out->component)
+        return false;
+    for (int i = 0; i < r.n; i++)
+        out->component[i] = root(r.parent, i);
+    return true;
 }
 
 double sc_rank_bound(const pp_sched_problem *p, const double *tail, const pp_deadline *deadline, bool *stopped)

@@ -1,6 +1,7 @@
 /* solve.c: the scheduling pipeline: lower bound -> constructive start (when
  * given, the caller's schedule instead; when asked, also a
- * schedule of the coarsened graph, expanded) -> local
+ * schedule of the coarsened graph, expanded) -> on pipelines, the lag
+ * search from it (lag_search.c) -> local
  * search, one worker per thread, in epochs of a fixed number of moves ->
  * for small graphs, the exact MIP warm-started from the best schedule -> for
  * the span objective, the best schedule's orders searched for a shorter
@@ -55,6 +56,11 @@ enum { COARSEN_MAX_OPS = 40000 };
 /* The construction's part of the time limit: at P = 64 with 49,152 ops it
  * takes 3-5 s, and the search needs the rest to repair a cut-short start. */
 #define CONSTRUCT_SHARE 0.5
+/* The lag search's part of the local search's time (lag_search.c): at
+ * P = 32 of 96 micro-batches its block moves take seconds, and on the
+ * pipelines it applies to the local search has not improved its start
+ * (BENCHMARKS.md, issue 29). */
+#define LAG_SHARE 0.5
 /* The lower bound's part of the time limit, before the construction: the
  * rank bound at P = 64 of 256 micro-batches takes 0.3-0.8 s, which a short
  * limit cannot spare; cut, the bound is only weaker. */
@@ -359,6 +365,44 @@ static void report_start(run *x, const sc_solution *start)
     sc_decoder_free(&dec);
 }
 
+/* The lag search from the constructed start (lag_search.c; pipelines
+ * only, the makespan objective only): its answer replaces the start when it
+ * decodes strictly better. A caller's start is left to the local search,
+ * as no constructed start competes with it. */
+static pp_status lag_start(run *x, sc_solution *start, sc_solution *scratch, pp_error *err)
+{
+    const pp_sched_problem *p = x->p;
+    sc_decoder dec;
+    pp_sched_schedule *s = pp_sched_schedule_new(p);
+    if (!s || !sc_decoder_init(&dec, p)) {
+        pp_sched_schedule_free(s);
+        return pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+    }
+    sc_decode(&dec, start);
+    sc_cost before = sc_cost_of(&dec);
+    pp_status st = PP_OK;
+    if (before.broken == 0 && before.overflow == 0 && !at_bound(x, before.makespan)) {
+        sc_decoder_export(&dec, start, s);
+        pp_deadline by = pp_deadline_within(&x->search_deadline, LAG_SHARE * pp_deadline_left(&x->search_deadline));
+        bool improved = false;
+        st = sc_lag_search(p, s, &by, &improved, err);
+        if (st == PP_OK && improved) {
+            if (!sc_solution_from_schedule(p, s, scratch)) {
+                st = pp_error_set(err, PP_ENOMEM, "scheduler: out of memory");
+            } else {
+                sc_decode(&dec, scratch);
+                if (sc_cost_compare(sc_cost_of(&dec), before) < 0) {
+                    sc_solution_copy(start, scratch, p->op_count);
+                    report_start(x, start);
+                }
+            }
+        }
+    }
+    sc_decoder_free(&dec);
+    pp_sched_schedule_free(s);
+    return st;
+}
+
 /* The constructive start: the memory-aware greedy's policies (greedy.c),
  * then, unless one reached the bound, the list scheduler, keeping more and
  * more room for the ops that give memory back soonest until its start fits
@@ -484,6 +528,8 @@ pp_status pp_sched_solve(const pp_sched_problem *p, const pp_sched_options *o, p
         report_start(&x, &start);
     if (coarse_start(&x, &start))
         report_start(&x, &start);
+    if (!o->start && o->objective == PP_SCHED_MAKESPAN && (st = lag_start(&x, &start, &best, err)) != PP_OK)
+        goto done;
     sc_solution_copy(&best, &start, p->op_count);
     for (int i = 0; i < count; i++)
         if (!(workers[i].search = sc_search_new(p, &start, o->seed, i))) {

@@ -65,6 +65,19 @@ double sc_one_machine_bound(sc_job *jobs, int n, double *scratch);
 /* qsort's comparison of doubles, ascending (relax.c). */
 int sc_by_double(const void *a, const void *b);
 
+/* A graph's alike components (rank_bound.c, which says how they are found):
+ * a class per template op, its ops the copies of it. Arrays in the arena. */
+typedef struct {
+    int classes;
+    int *cls;        /* per op: its class */
+    int *component;  /* per op: its component's least op index */
+    int *copies;     /* per class: how many ops it has */
+    int *rep;        /* per class: its op in the first component found of its kind */
+} sc_copies;
+
+/* false: out of memory, or no two components alike. */
+bool sc_find_copies(const pp_sched_problem *p, pp_arena *arena, sc_copies *out);
+
 /* The bound over ranks of a graph's alike components (a pipeline's
  * micro-batches) at tight memory (rank_bound.c); tail from sc_heads_tails.
  * 0 when no two components are alike. Past `deadline` (NULL: none), as
@@ -178,6 +191,17 @@ void sc_search_free(sc_search *s);
 /* Re-times a valid schedule, every device's and channel's order kept, to
  * the least longest per-device span those orders allow (span.c). */
 pp_status sc_compact_spans(const pp_sched_problem *p, pp_sched_schedule *s, pp_error *err);
+
+/* The lag search (lag_search.c): on a pipeline of alike micro-batches
+ * (rank_bound.c's copies: per device a forward, a backward and at most one
+ * filler such as a W), each stage's forwards and backwards ordered by lags
+ * and its fillers placed by rule; lags moved in blocks, then fillers moved
+ * within their stage, while the makespan falls and until the deadline
+ * (NULL: none). Replaces s, a valid schedule, by the result when that is
+ * valid (the checker's verdict) and strictly shorter; *improved says so.
+ * Does nothing where the problem is not such a pipeline. */
+pp_status sc_lag_search(const pp_sched_problem *p, pp_sched_schedule *s, const pp_deadline *deadline,
+                        bool *improved, pp_error *err);
 
 /* Moves ops within their devices' orders into the idle gaps of the device
  * with the longest span while that span or the summed spans fall, until
