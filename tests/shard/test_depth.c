@@ -107,7 +107,12 @@ static bool plan(const analysed *A, const pp_shard_mesh *mesh, double memory, pp
     pp_shard_plan_options o;
     pp_shard_plan_options_default(&o);
     o.threads = 1;
-    o.time_limit = 60; /* the searches stop on their own in seconds; room for a sanitizer build under load */
+    /* The MCTS stops on its own in seconds, the bridge at a proven optimum:
+     * the bound's (the training step), or CBC's from the bound's answer,
+     * which takes 12 s on the 48-layer GPT under its memory limit; room for
+     * a sanitizer build under load. Below that, CBC is killed and the search
+     * runs to the limit. */
+    o.time_limit = 60;
     o.memory = memory;
     pp_error err = {0};
     pp_status st = pp_shard_plan(A->flat, A->nda, mesh, &o, NULL, r, &err);
