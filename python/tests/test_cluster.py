@@ -19,8 +19,8 @@ def close(a, b):
     return abs(a - b) <= 1e-9 * abs(b)
 
 
-def test_the_readmes_plan_is_the_clis_and_its_simulation_agrees(tmp_path):
-    r = parplan.cluster.plan(CLUSTER, WORKLOAD, timeout=60, threads=2)
+def test_the_readmes_plan_is_the_clis_and_its_simulation_agrees(tmp_path, llama_on_hetero):
+    r = llama_on_hetero
     code, out, err = cli("cluster", "plan", CLUSTER, WORKLOAD, "--timeout", 60, "--threads", 2, "--json",
                          "--out", tmp_path / "plan.json")
     assert code == 0, err

@@ -21,10 +21,8 @@ def without_timings(report):
     return report
 
 
-def test_the_bundled_transformers_plan_is_the_clis_field_by_field(tmp_path):
-    with open(MODEL) as f:
-        text = f.read()
-    ours = parplan.shard(text, mesh={"b": 2, "m": 4}, device="a100-80gb", threads=2, seed=1, name=MODEL)
+def test_the_bundled_transformers_plan_is_the_clis_field_by_field(tmp_path, chess_sharded):
+    ours = chess_sharded
     out = tmp_path / "sharded.mlir"
     code, stdout, stderr = cli("shard", MODEL, "--mesh", "b=2,m=4", "--device", "a100-80gb", "--threads", 2,
                                "--seed", 1, "--json", "--out", out)
