@@ -4,7 +4,8 @@
  * pictures; `cluster replan` after the Ethernet drop is no slower than the old
  * plan under the new bandwidth; a plan that cannot run (a lost device, a link
  * down or too slow) exits 1; the picture is readable and small; a plan of
- * 512 GPUs under --timeout 2 ends within 2.2 s with a plan; every
+ * 512 GPUs under --timeout 2 ends within 2.2 s with a plan (6 and 6.6 s under
+ * the sanitizers, tests/check.h); every
  * malformed file exits 2 naming the file; bad flags exit 2. */
 #include <dirent.h>
 #include <math.h>
@@ -224,22 +225,23 @@ static long count_in_file(const char *path, const char *needle)
 static void time_limit_kept(const char *dir)
 {
     char command[2048], out[1024], path[1024];
+    int limit = 2 * PP_TEST_TIME_SCALE;
     snprintf(command, sizeof command,
-             "%s cluster plan " EXAMPLES "/dgx-a100-64.json " EXAMPLES "/gpt-39.1b.json --timeout 2 --threads 2 "
+             "%s cluster plan " EXAMPLES "/dgx-a100-64.json " EXAMPLES "/gpt-39.1b.json --timeout %d --threads 2 "
              "--json > %s/big.json",
-             PP_CLI, dir);
+             PP_CLI, limit, dir);
     double began = pp_now();
     CHECK_EQ_INT(run(command, out, sizeof out), 0);
-    CHECK(pp_now() - began <= 2.2);
+    CHECK(pp_now() - began <= 1.1 * limit);
     snprintf(path, sizeof path, "%s/big.json", dir);
     CHECK(isfinite(json_field(path, "step_time")));
     snprintf(command, sizeof command,
-             "%s cluster plan " EXAMPLES "/dgx-a100-64.json " EXAMPLES "/gpt-39.1b.json --timeout 2 --threads 2 "
+             "%s cluster plan " EXAMPLES "/dgx-a100-64.json " EXAMPLES "/gpt-39.1b.json --timeout %d --threads 2 "
              "--quiet --out %s/big-plan.json --trace %s/big-trace.json",
-             PP_CLI, dir, dir);
+             PP_CLI, limit, dir, dir);
     CHECK_EQ_INT(run(command, out, sizeof out), 0);
     snprintf(path, sizeof path, "%s/big-trace.json", dir);
-    CHECK_EQ_INT((int)count_in_file(path, "\"ph\":\"X\""), 20000);
+    CHECK_EQ_INT((int)count_in_file(path, "\"ph\":\"X\""), 10000 * limit);
     CHECK_EQ_INT((int)count_in_file(path, "boxes, "), 1);
     CHECK_EQ_INT((int)count_in_file(path, "left out under the time limit"), 1);
     /* a limit shorter than one simulation: no plan, said as such */
