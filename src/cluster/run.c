@@ -102,9 +102,10 @@ static double last_event_time(const pp_cluster *c)
 #define SAMPLE_BOXES 512
 
 /* The thread's CPU seconds a box of the picture takes to be written as a
- * trace (this build's speed: the sanitizers' is several times slower),
- * from a sample written to /dev/null; SECONDS_PER_BOX when it cannot be
- * measured. */
+ * trace and an SVG (the job does not say which the caller writes; the
+ * trace costs the more), at this build's speed (the sanitizers' is several
+ * times slower), from a sample written to /dev/null; SECONDS_PER_BOX when
+ * it cannot be measured. */
 static double writing_seconds_per_box(void)
 {
     pp_timeline *t = pp_timeline_new("sample", 1e6);
@@ -113,9 +114,12 @@ static double writing_seconds_per_box(void)
     int row = t ? pp_timeline_add_row(t, "node0/0 A100") : -1;
     pp_status st = row >= 0 && f ? PP_OK : PP_ENOMEM;
     pp_error err = {0};
+    /* times of full precision and labels as long as the step's: a trace
+     * writes each number in full */
     for (int k = 0; k < SAMPLE_BOXES && st == PP_OK; k++)
-        st = pp_timeline_add_box(t, row, k * 1e-3, (k + 0.5) * 1e-3, "F r0 s0 m0", "forward", &err);
-    if (st == PP_OK && pp_timeline_write_trace(t, f, &err) == PP_OK)
+        st = pp_timeline_add_box(t, row, 0.1 + k * 1.2345678e-3, 0.1 + (k + 0.7654321) * 1.2345678e-3, "F r12 s3 m17",
+                                 "forward", &err);
+    if (st == PP_OK && pp_timeline_write_trace(t, f, &err) == PP_OK && pp_timeline_write_svg(t, f, &err) == PP_OK)
         per_box = (cluster_thread_seconds() - began) / SAMPLE_BOXES;
     if (f)
         fclose(f);
