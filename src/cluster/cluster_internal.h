@@ -41,4 +41,24 @@ pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
                               pp_cluster_report *out, pp_error *err);
 void pp_cluster_report_free(pp_cluster_report *r);
 
+/* A drawing under a time limit: a box goes to the timeline only while it
+ * and those before it can still be written by `by` (a pp_now() value), and
+ * no box after the first one refused; the run itself stops (*cut, the
+ * report's figures left unset) once the drawn boxes' writing alone reaches
+ * `by`. A box's writing takes cpu_seconds_per_box of the thread's CPU
+ * time times the slowdown measured while drawing (wall time over the
+ * thread's CPU time: the share of a core the machine leaves it). */
+typedef struct {
+    double by, cpu_seconds_per_box;
+} cluster_drawing;
+
+/* The calling thread's CPU time, s. */
+double cluster_thread_seconds(void);
+
+/* pp_cluster_simulate drawing under d (NULL: no time limit); *cut may be
+ * NULL when d is. */
+pp_status cluster_simulate_drawing(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
+                                   const pp_cluster_sim_options *o, const cluster_drawing *d,
+                                   pp_cluster_report *out, bool *cut, pp_error *err);
+
 #endif

@@ -9,6 +9,7 @@
  * run when a device's gradients are reduced; the report and the timeline.
  * Events at the same time run in the order they were made (a sequence
  * number), so a plan always gets the same report. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_THREAD_CPUTIME_ID */
 #include "parplan/cluster.h"
 
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cluster/network.h"
 #include "cluster/optime.h"
@@ -82,6 +84,12 @@ typedef struct {
     /* boxes the timeline may still take (LONG_MAX: no limit) and those it
      * was not given */
     long room, left_out;
+    /* under a drawing's time limit (NULL: none): boxes drawn, those the
+     * last look at the clock let in, and whether the run was stopped */
+    const cluster_drawing *drawing;
+    long drawn, let_in;
+    bool cut;
+    double wall0, cpu0; /* when the run began */
     cluster_net *net;
     int R, P, members, mmax, tp_max;
     int V, VP;            /* chunks per stage (virtual_stages), virtual stages */
@@ -228,14 +236,55 @@ static void op_of_interleaved(int P, int V, int s, int m, int q, bool *forward, 
 
 /* ------------------------------------------------------------- timeline */
 
+/* The clock is looked at once every DRAW_LOOK boxes: it costs more than
+ * recording one. */
+#define DRAW_LOOK 64
+
+double cluster_thread_seconds(void)
+{
+    struct timespec t;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0 ? (double)t.tv_sec + 1e-9 * (double)t.tv_nsec : 0;
+}
+
+/* Whether `boxes` drawn boxes can still be written by the drawing's end,
+ * at the pace the machine has left the run so far. */
+static bool writable(const sim *z, long boxes)
+{
+    double now = pp_now(), cpu = cluster_thread_seconds() - z->cpu0;
+    double slowdown = cpu > 0 ? fmax((now - z->wall0) / cpu, 1.0) : 1.0;
+    return now + z->drawing->cpu_seconds_per_box * slowdown * (double)boxes < z->drawing->by;
+}
+
+/* Whether n more boxes can still be written by the drawing's end. */
+static bool in_time(sim *z, long n)
+{
+    if (!z->drawing || z->drawn + n <= z->let_in)
+        return true;
+    long upto = z->drawn + n + DRAW_LOOK;
+    if (!writable(z, upto))
+        return false;
+    z->let_in = upto;
+    return true;
+}
+
+/* Past the drawing's end the drawn boxes' writing alone fills the time
+ * left: the run stops. */
+static bool drawing_late(const sim *z)
+{
+    return z->drawing && !writable(z, z->drawn);
+}
+
 /* Whether the timeline takes n more boxes; counts them out when not. */
 static bool take_room(sim *z, long n)
 {
+    if (z->room >= n && !in_time(z, n))
+        z->room = 0;
     if (z->room < n) {
         z->left_out += n;
         return false;
     }
     z->room -= n;
+    z->drawn += n;
     return true;
 }
 
@@ -687,8 +736,10 @@ static void handle(sim *z, event e)
 static void run(sim *z)
 {
     while (z->opt_left > 0 && z->status == PP_OK) {
-        if (z->deadline && ++z->events % 4096 == 0 && pp_deadline_passed(z->deadline))
+        if (++z->events % 4096 == 0 && z->deadline && pp_deadline_passed(z->deadline))
             z->over = true;
+        if (z->events % 4096 == 0 && drawing_late(z))
+            z->over = z->cut = true;
         if (z->over) {
             z->step = INFINITY;
             return;
@@ -1241,25 +1292,37 @@ static pp_status check_alive(const pp_cluster *c, const pp_cluster_plan *p, doub
     return PP_OK;
 }
 
-pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
-                              const pp_cluster_plan *p, const pp_cluster_sim_options *o,
-                              pp_cluster_report *out, pp_error *err)
+pp_status cluster_simulate_drawing(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,
+                                   const pp_cluster_sim_options *o, const cluster_drawing *d,
+                                   pp_cluster_report *out, bool *cut, pp_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (cut)
+        *cut = false;
     if (check_alive(c, p, o ? o->start_time : 0, err) != PP_OK)
         return err->status;
     pp_arena *a = pp_arena_new(1 << 16);
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
-    sim z = {.c = c, .w = w, .p = p, .o = o, .tl = o ? o->timeline : NULL, .err = err,
+    sim z = {.c = c, .w = w, .p = p, .o = o, .tl = o ? o->timeline : NULL, .err = err, .drawing = d,
+             .wall0 = pp_now(), .cpu0 = cluster_thread_seconds(),
              .cutoff = INFINITY, .room = o && o->max_boxes > 0 ? o->max_boxes : LONG_MAX};
     pp_status s = simulate_in(&z, a, o ? o->start_time : 0);
-    if (s == PP_OK)
+    if (s == PP_OK && !z.cut)
         s = fill_report(&z, out);
     if (s == PP_OK)
         out->boxes_left_out = z.left_out;
+    if (cut)
+        *cut = z.cut;
     pp_arena_free(a);
     return s;
+}
+
+pp_status pp_cluster_simulate(const pp_cluster *c, const pp_cluster_workload *w,
+                              const pp_cluster_plan *p, const pp_cluster_sim_options *o,
+                              pp_cluster_report *out, pp_error *err)
+{
+    return cluster_simulate_drawing(c, w, p, o, NULL, out, NULL, err);
 }
 
 pp_status cluster_simulate_step(const pp_cluster *c, const pp_cluster_workload *w,

@@ -219,9 +219,12 @@ static long count_in_file(const char *path, const char *needle)
 
 /* The issue-16 case: 512 A100s and GPT-39.1B under --timeout 2 took 85 s
  * and simulated nothing. Now the command ends within the limit (+10%) with
- * a plan; under a limit no simulation fits in, it ends without one. Its
- * trace (issue 32: 4.2 s under --timeout 1, 459,009 boxes) holds at most
- * 10,000 boxes a second of the limit, and its title says what it left out. */
+ * a plan; under a limit no simulation fits in, it ends without one. With a
+ * trace (issue 32: 4.2 s under --timeout 1, 459,009 boxes; 2.24-2.29 s
+ * under --timeout 2 with three runs at once) it too ends within the limit
+ * (+10%) with a plan; the trace holds at least one box and at most 10,000 a
+ * second of the limit (fewer when the machine writes them slower), and its
+ * title counts the boxes drawn and says what it left out. */
 static void time_limit_kept(const char *dir)
 {
     char command[2048], out[1024], path[1024];
@@ -239,11 +242,25 @@ static void time_limit_kept(const char *dir)
              "%s cluster plan " EXAMPLES "/dgx-a100-64.json " EXAMPLES "/gpt-39.1b.json --timeout %d --threads 2 "
              "--quiet --out %s/big-plan.json --trace %s/big-trace.json",
              PP_CLI, limit, dir, dir);
+    began = pp_now();
     CHECK_EQ_INT(run(command, out, sizeof out), 0);
+    CHECK(pp_now() - began <= 1.1 * limit);
+    snprintf(path, sizeof path, "%s/big-plan.json", dir);
+    CHECK(count_in_file(path, "\"replicas\"") >= 1);
+    /* the boxes drawn are those that could be written in time: under load
+     * fewer than the limit's share, but the search keeps time for some */
     snprintf(path, sizeof path, "%s/big-trace.json", dir);
-    CHECK_EQ_INT((int)count_in_file(path, "\"ph\":\"X\""), 10000 * limit);
-    CHECK_EQ_INT((int)count_in_file(path, "boxes, "), 1);
-    CHECK_EQ_INT((int)count_in_file(path, "left out under the time limit"), 1);
+    long boxes = count_in_file(path, "\"ph\":\"X\"");
+    CHECK(boxes >= 1 && boxes <= 10000 * limit);
+    char drawn[64];
+    snprintf(drawn, sizeof drawn, "drawn: the first %ld boxes, ", boxes);
+    long left_out = count_in_file(path, "left out under the time limit");
+    CHECK_EQ_INT((int)count_in_file(path, drawn), (int)left_out);
+#if PP_TEST_TIME_SCALE == 1
+    /* the step's 459,009 boxes never all fit 2 s; the sanitizer build's
+     * longer limit may find a plan whose whole step does */
+    CHECK_EQ_INT((int)left_out, 1);
+#endif
     /* a limit shorter than one simulation: no plan, said as such */
     expect(PP_CLI " cluster plan " EXAMPLES "/dgx-a100-64.json " EXAMPLES "/gpt-39.1b.json --timeout 1e-6", 1,
            "no plan that fits was found within the time limit");

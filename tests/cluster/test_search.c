@@ -15,6 +15,8 @@
 #include "cluster/check.h"
 #include "cluster/load_cluster.h"
 #include "cluster/plan.h"
+#include "cluster/report.h"
+#include "core/timeline_internal.h"
 #include "cluster/solve.h"
 #include "cluster/workload_internal.h"
 
@@ -667,8 +669,39 @@ static void test_timeout(void)
     pp_cluster_free(c);
 }
 
+/* A drawing whose time is already up draws no box and still reports the
+ * best plan's step: a run of few events ends and counts every box left
+ * out; one of many is cut at its first look at the clock and takes the
+ * search's own figures. Either way the step is the search's. */
+static void test_drawing_out_of_time(int64_t batch, bool many)
+{
+    pp_cluster *c = two_nodes(4, 4, 2e12, 1e9, 1e9);
+    pp_cluster_workload *w = small_workload(12, batch);
+    pp_cluster_plan_result r = plan(c, w, 2, 0.0, NULL);
+    double searched = r.best_report.step_time;
+    pp_timeline *t = pp_timeline_new("t", 1e6);
+    pp_cluster_sim_options o = {.timeline = t};
+    cluster_drawing gone = {.by = pp_now() - 1, .cpu_seconds_per_box = 1e-5};
+    pp_cluster_plan_summary s;
+    bool cut;
+    pp_error err = {0};
+    CHECK(pp_cluster_plan_summarize(c, w, &r, &o, &gone, &s, &cut, &err) == PP_OK);
+    CHECK(cut == many);
+    CHECK(s.best.step_time == searched && s.best.step_time == r.best_time);
+    CHECK(s.best.compute != NULL);
+    CHECK_EQ_INT(pp_timeline_box_count(t), 0);
+    CHECK(s.best.boxes_left_out > 0);
+    pp_cluster_plan_summary_free(&s);
+    pp_timeline_free(t);
+    pp_cluster_plan_result_free(&r);
+    pp_cluster_workload_free(w);
+    pp_cluster_free(c);
+}
+
 int main(void)
 {
+    test_drawing_out_of_time(32, false);
+    test_drawing_out_of_time(2048, true);
     test_bound_and_memory();
     test_check_refuses();
     test_bound_after_drop(PP_SOURCE_DIR "/examples/cluster/llama-7b.json", 1);
