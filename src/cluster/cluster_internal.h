@@ -52,9 +52,6 @@ typedef struct {
     double by, cpu_seconds_per_box;
 } cluster_drawing;
 
-/* The calling thread's CPU time, s. */
-double cluster_thread_seconds(void);
-
 /* pp_cluster_simulate drawing under d (NULL: no time limit); *cut may be
  * NULL when d is. */
 pp_status cluster_simulate_drawing(const pp_cluster *c, const pp_cluster_workload *w, const pp_cluster_plan *p,

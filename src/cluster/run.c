@@ -110,7 +110,7 @@ static double writing_seconds_per_box(void)
 {
     pp_timeline *t = pp_timeline_new("sample", 1e6);
     FILE *f = fopen("/dev/null", "w");
-    double began = cluster_thread_seconds(), per_box = SECONDS_PER_BOX;
+    double began = pp_thread_seconds(), per_box = SECONDS_PER_BOX;
     int row = t ? pp_timeline_add_row(t, "node0/0 A100") : -1;
     pp_status st = row >= 0 && f ? PP_OK : PP_ENOMEM;
     pp_error err = {0};
@@ -120,7 +120,7 @@ static double writing_seconds_per_box(void)
         st = pp_timeline_add_box(t, row, 0.1 + k * 1.2345678e-3, 0.1 + (k + 0.7654321) * 1.2345678e-3, "F r12 s3 m17",
                                  "forward", &err);
     if (st == PP_OK && pp_timeline_write_trace(t, f, &err) == PP_OK && pp_timeline_write_svg(t, f, &err) == PP_OK)
-        per_box = (cluster_thread_seconds() - began) / SAMPLE_BOXES;
+        per_box = (pp_thread_seconds() - began) / SAMPLE_BOXES;
     if (f)
         fclose(f);
     pp_timeline_free(t);

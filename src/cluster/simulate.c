@@ -9,7 +9,6 @@
  * run when a device's gradients are reduced; the report and the timeline.
  * Events at the same time run in the order they were made (a sequence
  * number), so a plan always gets the same report. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_THREAD_CPUTIME_ID */
 #include "parplan/cluster.h"
 
 #include <limits.h>
@@ -17,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cluster/network.h"
 #include "cluster/optime.h"
@@ -240,17 +238,11 @@ static void op_of_interleaved(int P, int V, int s, int m, int q, bool *forward, 
  * recording one. */
 #define DRAW_LOOK 64
 
-double cluster_thread_seconds(void)
-{
-    struct timespec t;
-    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0 ? (double)t.tv_sec + 1e-9 * (double)t.tv_nsec : 0;
-}
-
 /* Whether `boxes` drawn boxes can still be written by the drawing's end,
  * at the pace the machine has left the run so far. */
 static bool writable(const sim *z, long boxes)
 {
-    double now = pp_now(), cpu = cluster_thread_seconds() - z->cpu0;
+    double now = pp_now(), cpu = pp_thread_seconds() - z->cpu0;
     double slowdown = cpu > 0 ? fmax((now - z->wall0) / cpu, 1.0) : 1.0;
     return now + z->drawing->cpu_seconds_per_box * slowdown * (double)boxes < z->drawing->by;
 }
@@ -1305,7 +1297,7 @@ pp_status cluster_simulate_drawing(const pp_cluster *c, const pp_cluster_workloa
     if (!a)
         return pp_error_set(err, PP_ENOMEM, "simulator: out of memory");
     sim z = {.c = c, .w = w, .p = p, .o = o, .tl = o ? o->timeline : NULL, .err = err, .drawing = d,
-             .wall0 = pp_now(), .cpu0 = cluster_thread_seconds(),
+             .wall0 = pp_now(), .cpu0 = pp_thread_seconds(),
              .cutoff = INFINITY, .room = o && o->max_boxes > 0 ? o->max_boxes : LONG_MAX};
     pp_status s = simulate_in(&z, a, o ? o->start_time : 0);
     if (s == PP_OK && !z.cut)

@@ -15,6 +15,12 @@ double pp_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double pp_thread_seconds(void)
+{
+    struct timespec t;
+    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0 ? (double)t.tv_sec + 1e-9 * (double)t.tv_nsec : 0;
+}
+
 pp_deadline pp_deadline_in(double seconds)
 {
     pp_deadline d = {0};

@@ -17,6 +17,10 @@ void *pp_arena_calloc(pp_arena *arena, size_t count, size_t size);
 bool pp_arena_adopt(pp_arena *arena, void *block);     /* frees block on failure */
 void pp_arena_free(pp_arena *arena);
 
+/* The calling thread's CPU time, s (0 where the clock is missing): beside
+ * pp_now(), the share of a core the machine leaves a thread. */
+double pp_thread_seconds(void);
+
 /* A deadline is an absolute pp_now() value; 0 means none. It has also passed
  * once `stop` is raised (NULL: no flag of its own) or the process-wide stop
  * flag is (SIGINT/SIGTERM or pp_stop_request); pp_deadline_left counts time

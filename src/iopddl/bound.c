@@ -21,7 +21,6 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include <time.h>
 #include "iopddl/bound.h"
 #include "iopddl/reduced.h"
 
@@ -79,21 +78,15 @@ typedef struct {
     double cpu_at;
 } budget;
 
-static double thread_cpu(void)
-{
-    struct timespec t;
-    return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0 ? (double)t.tv_sec + 1e-9 * (double)t.tv_nsec : 0;
-}
-
 /* seconds <= 0: the deadline alone, as pp_deadline_within. */
 static budget budget_within(const pp_deadline *deadline, double seconds)
 {
-    return (budget){*deadline, seconds > 0 ? thread_cpu() + seconds : INFINITY};
+    return (budget){*deadline, seconds > 0 ? pp_thread_seconds() + seconds : INFINITY};
 }
 
 static bool budget_spent(const budget *b)
 {
-    return pp_deadline_passed(&b->wall) || thread_cpu() >= b->cpu_at;
+    return pp_deadline_passed(&b->wall) || pp_thread_seconds() >= b->cpu_at;
 }
 
 typedef struct {
@@ -369,13 +362,13 @@ double iopddl_bound(const iopddl_model *m, iopddl_reduced *presolved, double upp
         return -INFINITY;
     }
     bool priced = b.has_limit && steps > 0 && b.segment_count > 0;
-    double started = thread_cpu();
+    double started = pp_thread_seconds();
     budget until = budget_within(deadline, seconds);
     budget first = budget_within(deadline, priced ? WARM_SHARE * seconds : seconds);
     double best = unlimited(&l, priced ? WARM_RISE : LEAST_RISE, &first), free_of_limit = best;
     if (priced && best > -INFINITY)
         best = subgradient_steps(&l, best, upper, steps, &until);
-    double steps_cpu = thread_cpu() - started;
+    double steps_cpu = pp_thread_seconds() - started;
     /* The answers first: a few CPU seconds at most, where the peak's MIP
      * takes 10-20 s of wall time on S, and the search can use them sooner. */
     if (priced && on_answer && b.rep)
