@@ -8,6 +8,14 @@
 
 #include "parplan/core.h"
 
+/* An index with the number it is sorted by (keyed.c): qsort with
+ * pp_by_key_then_index orders by key, ties by index. */
+typedef struct {
+    double key;
+    int index;
+} pp_keyed;
+int pp_by_key_then_index(const void *a, const void *b);
+
 /* Arena: bump allocation in chunks, everything freed at once. Large blocks
  * made elsewhere (grown with realloc) can be handed over with pp_arena_adopt. */
 pp_arena *pp_arena_new(size_t chunk_size);

@@ -90,21 +90,6 @@ static pp_status build(const plan_ctx *X, const plan_candidate *c, const double 
     return pp_sched_problem_finish(p, "plan", err);
 }
 
-typedef struct {
-    double start;
-    int index;
-} timed_op;
-
-static int by_start(const void *a, const void *b)
-{
-    const timed_op *x = a, *y = b;
-    /* a zero-length op starts with the next: its index (F, B, W of a
-     * micro-batch in turn) keeps them in order */
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
 /* Each stage's ops by their start in the schedule, the most activations
  * each holds, W's share of each backward. The micro-batches are alike, so
  * each kind's k-th op on every stage runs micro-batch k (first in, first
@@ -117,7 +102,7 @@ static bool order_of(const plan_ctx *X, const plan_candidate *c, const pp_sched_
     o->ops = pp_arena_alloc(X->arena, (size_t)P * sizeof *o->ops);
     o->share = pp_arena_alloc(X->arena, (size_t)P * sizeof *o->share);
     o->held = pp_arena_calloc(X->arena, (size_t)P, sizeof *o->held);
-    timed_op *op = malloc((size_t)3 * M * sizeof *op);
+    pp_keyed *op = pp_arena_alloc(X->arena, (size_t)3 * M * sizeof *op);
     bool ok = o->ops && o->share && o->held && op;
     for (int32_t s = 0; ok && s < P; s++) {
         plan_stage_cost sc;
@@ -127,8 +112,10 @@ static bool order_of(const plan_ctx *X, const plan_candidate *c, const pp_sched_
         o->ops[s] = pp_arena_alloc(X->arena, (size_t)3 * M * sizeof **o->ops);
         ok = o->ops[s] != NULL;
         for (int32_t k = 0; k < 3 * M; k++)
-            op[k] = (timed_op){sch->start[3 * s * M + k], k};
-        qsort(op, (size_t)3 * M, sizeof *op, by_start);
+            op[k] = (pp_keyed){sch->start[3 * s * M + k], k};
+        /* a zero-length op starts with the next: its index (F, B, W of a
+         * micro-batch in turn) keeps them in order */
+        qsort(op, (size_t)3 * M, sizeof *op, pp_by_key_then_index);
         int next[3] = {0, 0, 0};
         for (int32_t k = 0, live = 0; ok && k < 3 * M; k++) {
             int kind = op[k].index % 3;
@@ -137,7 +124,6 @@ static bool order_of(const plan_ctx *X, const plan_candidate *c, const pp_sched_
             o->held[s] = live > o->held[s] ? live : o->held[s];
         }
     }
-    free(op);
     return ok;
 }
 

@@ -58,11 +58,6 @@ typedef struct {
 } pool;
 
 typedef struct {
-    double head;
-    int group;
-} by_head;
-
-typedef struct {
     const pp_sched_problem *p;
     int n, words, dev_words, alive_count;
     unsigned char *alive;
@@ -79,7 +74,7 @@ typedef struct {
     double *head, *tail;     /* longest paths before and after each group, durations only */
     int *hint_next;          /* fine op -> the next fine op on its device in the hint; NULL without one */
     int *queue, *count;
-    by_head *sorted;
+    pp_keyed *sorted;
     pool pool;               /* one scan's candidates */
     unsigned char *touched;  /* groups merged in the current batch */
     double edge_dur, pair_dur, edge_mem, pair_mem;
@@ -554,14 +549,6 @@ static void try_siblings(merger *m, const list *l, double critical)
             try_pair(m, l->at[i], l->at[j], critical);
 }
 
-static int by_head_then_group(const void *x, const void *y)
-{
-    const by_head *a = x, *b = y;
-    if (a->head != b->head)
-        return a->head < b->head ? -1 : 1;
-    return (a->group > b->group) - (a->group < b->group);
-}
-
 /* GetCandidateNonEdge, widened. Looking at every independent pair would
  * cost n^2, so the pairs looked at are siblings (a common predecessor or
  * successor: they share inputs or outputs, so merging saves transfers) and
@@ -582,11 +569,11 @@ static void collect_pairs(merger *m)
             try_link(m, g, m->succ[g].at[k], critical);
         try_siblings(m, &m->succ[g], critical);
         try_siblings(m, &m->pred[g], critical);
-        m->sorted[count++] = (by_head){m->head[g], g};
+        m->sorted[count++] = (pp_keyed){m->head[g], g};
     }
-    qsort(m->sorted, (size_t)count, sizeof *m->sorted, by_head_then_group);
+    qsort(m->sorted, (size_t)count, sizeof *m->sorted, pp_by_key_then_index);
     for (int k = 1; k < count; k++)
-        try_pair(m, m->sorted[k - 1].group, m->sorted[k].group, critical);
+        try_pair(m, m->sorted[k - 1].index, m->sorted[k].index, critical);
 }
 
 /* Priority: the least growth of the critical path (chain links have none),

@@ -175,19 +175,6 @@ static bool find_stages(lagger *g, const sc_copies *c)
     return g->stages > 0;
 }
 
-typedef struct {
-    double at;
-    int root;
-} keyed_root;
-
-static int by_at_then_root(const void *a, const void *b)
-{
-    const keyed_root *x = a, *y = b;
-    if (x->at != y->at)
-        return x->at < y->at ? -1 : 1;
-    return (x->root > y->root) - (x->root < y->root);
-}
-
 /* The op of every class and copy, copies by the incumbent's start of the
  * template's first op. */
 static bool find_copies_order(lagger *g, const sc_copies *c, const pp_sched_schedule *s)
@@ -195,7 +182,7 @@ static bool find_copies_order(lagger *g, const sc_copies *c, const pp_sched_sche
     const pp_sched_problem *p = g->p;
     int n = p->op_count, M = g->M, first = c->cls[p->topo_order[0]];
     int *index = grab(g, (size_t)n, sizeof(int));
-    keyed_root *comps = grab(g, (size_t)M, sizeof(keyed_root));
+    pp_keyed *comps = grab(g, (size_t)M, sizeof(pp_keyed));
     g->op = grab(g, (size_t)c->classes * M, sizeof(int));
     if (!index || !comps || !g->op)
         return false;
@@ -207,11 +194,11 @@ static bool find_copies_order(lagger *g, const sc_copies *c, const pp_sched_sche
             if (m == M)
                 return false;
             index[c->component[i]] = m;
-            comps[m++] = (keyed_root){s->start[i], c->component[i]};
+            comps[m++] = (pp_keyed){s->start[i], c->component[i]};
         }
-    qsort(comps, (size_t)m, sizeof *comps, by_at_then_root);
+    qsort(comps, (size_t)m, sizeof *comps, pp_by_key_then_index);
     for (int k = 0; k < m; k++)
-        index[comps[k].root] = k;
+        index[comps[k].index] = k;
     for (int i = 0; i < n; i++)
         g->op[c->cls[i] * M + index[c->component[i]]] = i;
     return m == M;

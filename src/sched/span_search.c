@@ -36,11 +36,6 @@
 #include "sched/timing.h"
 
 typedef struct {
-    double at;
-    int op;
-} timed_op;
-
-typedef struct {
     const pp_sched_problem *p;
     pp_sched_schedule *kept;  /* the timing of the orders as last accepted */
     const pp_sched_schedule *times; /* the arrivals re-sequencing assumes: kept's, or trial's between rounds */
@@ -51,7 +46,7 @@ typedef struct {
     int *all_saved;           /* every order before a move on several devices */
     int *best_ops;            /* every order of the best found, while kicking */
     int *chain;               /* ops on the chains hurry_chains moves, earliest first */
-    timed_op *keyed;          /* the same with their kept starts, to sort them */
+    pp_keyed *keyed;          /* the same with their kept starts, to sort them */
     pp_sched_schedule *best;  /* its timing */
     int *device;          /* per op */
     int *ops;             /* every device's order, device after device */
@@ -400,14 +395,6 @@ static int collect_chain(span_state *st, int v, int count)
     return count;
 }
 
-static int by_time(const void *a, const void *b)
-{
-    const timed_op *x = a, *y = b;
-    if (x->at != y->at)
-        return x->at < y->at ? -1 : 1;
-    return (x->op > y->op) - (x->op < y->op);
-}
-
 /* The chains into device d's ops that wait (start after an idle gap) and
  * into its last op, as one list in kept start order; returns its length. */
 static int waiting_chains(span_state *st, int d, double tolerance)
@@ -419,10 +406,10 @@ static int waiting_chains(span_state *st, int d, double tolerance)
         if (k == n - 1 || (k > 0 && st->kept->start[row[k]] > st->kept->end[row[k - 1]] + tolerance))
             count = collect_chain(st, row[k], count);
     for (int c = 0; c < count; c++)
-        st->done[st->chain[c]] = 0, st->keyed[c] = (timed_op){st->kept->start[st->chain[c]], st->chain[c]};
-    qsort(st->keyed, (size_t)count, sizeof *st->keyed, by_time);
+        st->done[st->chain[c]] = 0, st->keyed[c] = (pp_keyed){st->kept->start[st->chain[c]], st->chain[c]};
+    qsort(st->keyed, (size_t)count, sizeof *st->keyed, pp_by_key_then_index);
     for (int c = 0; c < count; c++)
-        st->chain[c] = st->keyed[c].op;
+        st->chain[c] = st->keyed[c].index;
     return count;
 }
 
