@@ -478,7 +478,7 @@ bool shard_nda_layers(pp_shard_nda *nda, pp_error *err)
         X.owner[i] = -1;
     }
     ok = ok && sort_ops(&X);
-    int32_t copies, len, first = INT32_MAX;
+    int32_t copies = 0, len = 0, first = INT32_MAX;
     while (ok && best_group(&X, &copies, &len, &first)) {
         ok = add_group(&X, copies, len, first);
         first = INT32_MAX;

@@ -567,6 +567,36 @@ static void test_uneven_split(void)
     pp_cluster_free(c);
 }
 
+/* A plan on four of a node's eight devices is drawn as on a node of four:
+ * the same rows and boxes, the same step; the idle devices get no row. */
+static void test_idle_devices_not_drawn(void)
+{
+    double step[2];
+    int rows[2], boxes[2], dev[4] = {0, 1, 2, 3};
+    for (int k = 0; k < 2; k++) {
+        int counts[1] = {4 + 4 * k};
+        pp_cluster *c = fixture_cluster(1, counts, types + 1, 1e9, 1e9);
+        pp_cluster_workload *w = fixture_workload(16, 1e9, 1e9, 100, 0, 8);
+        pp_cluster_plan *p = pipeline(4, 4, 1, 8, dev);
+        pp_cluster_sim_options o = {.timeline = pp_timeline_new("t", 1e6)};
+        pp_cluster_report r;
+        pp_error err = {0};
+        CHECK_EQ_INT(pp_cluster_simulate(c, w, p, &o, &r, &err), PP_OK);
+        step[k] = r.step_time;
+        rows[k] = pp_timeline_row_count(o.timeline);
+        boxes[k] = pp_timeline_box_count(o.timeline);
+        pp_cluster_report_free(&r);
+        pp_timeline_free(o.timeline);
+        pp_cluster_plan_free(p);
+        pp_cluster_workload_free(w);
+        pp_cluster_free(c);
+    }
+    CHECK(step[0] == step[1] && step[0] > 0);
+    CHECK_EQ_INT(rows[1], rows[0]);
+    CHECK_EQ_INT(boxes[1], boxes[0]);
+    CHECK(rows[0] >= 4);
+}
+
 /* dp 2 x pp 2 x tp 2 over 2 nodes of 4, with transfers, buckets and a
  * timeline: the same input twice gives the same report, bit for bit. */
 static pp_cluster_plan *mixed_plan(void)
@@ -872,6 +902,7 @@ int main(void)
     test_one_device();
     test_two_stage_1f1b();
     test_interleaved();
+    test_idle_devices_not_drawn();
     test_uneven_chunks();
     test_transfer();
     test_tied_embedding();

@@ -4,7 +4,8 @@
  * (exit 1) with each short device's need and capacity; a device type the
  * catalog lacks is refused naming it; a batch that is not a multiple of
  * the module's is refused; a module that holds its backward pass gets no
- * second one, and is one stage saying why. --out DIR writes the report, a Chrome trace and an
+ * second one, and is one stage saying why; so are the training steps of
+ * bench/shard-gen-transformer --train, jax's and torch's shapes. --out DIR writes the report, a Chrome trace and an
  * SVG of the simulated step. */
 #include <unistd.h>
 #include "cli_run.h"
@@ -13,6 +14,7 @@
 
 #define MOE PP_SOURCE_DIR "/examples/shard/moe-tiny.mlir"
 #define CHESS PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir"
+#define CLUSTERS PP_SOURCE_DIR "/examples/cluster/"
 
 static void no_layers(void)
 {
@@ -67,6 +69,42 @@ static void backward(void)
     free(fwd);
     free(train);
     free(cluster);
+}
+
+/* A training step as bench/shard-gen-transformer --train writes it (the
+ * forward, the backward's two products per matmul, an SGD update returning
+ * the new weights), jax's and torch's shapes: told apart as holding its
+ * backward, one stage, none added. Nothing here asks how good the layout
+ * is, and the sharder searches a training step until its share of the
+ * limit runs out: a short limit (at 20 s, this case was 20 of the test's
+ * 48 s). */
+static void train_steps(void)
+{
+    const char *styles[] = {"--arch gpt --style jax", "--arch bert --style torch"};
+    for (int k = 0; k < 2; k++) {
+        char path[] = "/tmp/pp_plan_trainXXXXXX", cmd[2048];
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        if (fd < 0)
+            return;
+        close(fd);
+        snprintf(cmd, sizeof cmd, "python3 %s/bench/shard-gen-transformer --layers 4 --hidden 256 --heads 4 --seq 128 "
+                 "--batch 4 --vocab 1000 --train %s -o %s", PP_SOURCE_DIR, styles[k], path);
+        CHECK(system(cmd) == 0);
+        pp_plan_request req = file_request(path, CLUSTERS "dgx-a100-4.json", 4);
+        pp_plan_report r;
+        pp_error err = {0};
+        CHECK(pp_plan(&req, &r, &err) == PP_OK);
+        CHECK(r.holds_backward && r.n_units == 1 && r.why_one_stage && strstr(r.why_one_stage, "backward"));
+        if (r.n_stages > 0) {
+            check_plan(styles[k], &r, &req);
+            /* on one device the backward is the gradient sync inside the mesh alone: none */
+            CHECK(r.n_stages == 1 && (r.stages[0].devices > 1 || r.stages[0].backward == 0));
+        } else
+            fprintf(stderr, "train step (%s): %s\n", styles[k], err.message);
+        pp_plan_report_free(&r);
+        unlink(path);
+    }
 }
 
 static void too_small(void)
@@ -133,6 +171,7 @@ static void bad_batch(void)
 int main(void)
 {
     backward();
+    train_steps();
     no_layers();
     too_small();
     unknown_type();

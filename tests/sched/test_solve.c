@@ -128,6 +128,30 @@ static void memory_forces_order(void)
     pp_sched_problem_free(p);
 }
 
+/* Memory forces idle time before a release: on g (capacity 2) a (2, +2)
+ * and b (2, +2) cannot both be open before r (1, -2) frees a's, and r
+ * waits for x (5) on h after a. Before r ends at 8, g can do a, n and
+ * nothing of b: the memory bound is 8 + 6 - (3 + 2) = 9, above the
+ * critical path's 8; the optimum runs b after r: 10. */
+static void memory_idles_before_release(void)
+{
+    pp_sched_problem *p = pp_sched_problem_new();
+    int g = pp_sched_add_device(p, "g", 2), h = pp_sched_add_device(p, "h", INFINITY);
+    int a = pp_sched_add_op(p, "a", "forward", 2, 0, 2), b = pp_sched_add_op(p, "b", "forward", 2, 0, 2);
+    int n = pp_sched_add_op(p, "n", "op", 1, 0, 0), r = pp_sched_add_op(p, "r", "backward", 1, 0, -2);
+    int x = pp_sched_add_op(p, "x", "op", 5, 0, 0);
+    int on_g[] = {a, b, n, r};
+    for (int k = 0; k < 4; k++)
+        pp_sched_allow(p, on_g[k], g);
+    pp_sched_allow(p, x, h);
+    pp_sched_add_dep(p, a, x, 0);
+    pp_sched_add_dep(p, x, r, 0);
+    finished(p);
+    CHECK(pp_sched_lower_bound(p) >= 9);
+    CHECK(solve(p, 1, 20000, NULL) == 10);
+    pp_sched_problem_free(p);
+}
+
 static void no_valid_schedule(void)
 {
     pp_sched_problem *p = pp_sched_problem_new();
@@ -409,6 +433,7 @@ int main(void)
     fork_with_comm();
     energy_bound();
     memory_forces_order();
+    memory_idles_before_release();
     no_valid_schedule();
     dualpipe();
     coarsened_start();

@@ -32,16 +32,6 @@
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 
-/* The depth of the two longest cases, the training step and the 48-layer
- * GPT (23 and 10 of the test's 45 CPU-s under ASan): their checks are
- * stated per layer, and the sanitizer build (tests/check.h,
- * PP_TEST_ROUND_SHARE) runs them at a quarter of the depth, where every
- * layer takes the same code paths; the plain build holds them at depth. */
-static int depth(int layers)
-{
-    return PP_TEST_ROUND_SHARE > 1 ? layers / 4 : layers;
-}
-
 /* The generator's text for args, or NULL (the test is then skipped). */
 static char *generate(const char *args, size_t *size)
 {
@@ -110,7 +100,7 @@ static bool plan(const analysed *A, const pp_shard_mesh *mesh, double memory, pp
     /* The MCTS stops on its own in seconds, the bridge at a proven optimum:
      * the bound's (the training step), or CBC's from the bound's answer,
      * which takes 12 s on the 48-layer GPT under its memory limit; room for
-     * a sanitizer build under load. Below that, CBC is killed and the search
+     * a loaded machine. Below that, CBC is killed and the search
      * runs to the limit. */
     o.time_limit = 60;
     o.memory = memory;
@@ -174,7 +164,7 @@ static void test_bert12_torch(void)
 static void test_bert12_training(void)
 {
     analysed A;
-    int L = depth(12);
+    int L = 12;
     char args[160];
     snprintf(args, sizeof args, "--arch bert --style torch --layers %d --hidden 64 --heads 4 --seq 16 --batch 8 --vocab 512 "
              "--train", L);
@@ -301,10 +291,8 @@ static double weight_bytes(const analysed *A)
 static void test_gpt48_memory(void)
 {
     analysed A;
-    char args[160];
-    snprintf(args, sizeof args, "--arch gpt --style jax --layers %d --hidden 128 --heads 4 --seq 8 --batch 2 --vocab 256",
-             depth(48));
-    if (!open_generated(&A, "gpt48_jax.mlir", args))
+    if (!open_generated(&A, "gpt48_jax.mlir",
+                        "--arch gpt --style jax --layers 48 --hidden 128 --heads 4 --seq 8 --batch 2 --vocab 256"))
         return;
     pp_shard_mesh mesh = mesh_on("b=2,m=4", &dev, pp_shard_default_link());
     double weights = weight_bytes(&A), limit = weights / 2;
