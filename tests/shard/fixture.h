@@ -1,9 +1,11 @@
 /* fixture.h: what the sharder's tests share: a model read, inlined and
- * analysed in one call (from a file or from text), and meshes. */
+ * analysed in one call (from a file, from text or from
+ * bench/shard-gen-transformer), and meshes. */
 #ifndef PP_TESTS_SHARD_FIXTURE_H
 #define PP_TESTS_SHARD_FIXTURE_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "parplan/shard.h"
@@ -57,6 +59,55 @@ static inline pp_shard_mesh mesh_on(const char *text, const pp_hw_device_type *d
     memset(&m, 0, sizeof m);
     CHECK(pp_shard_mesh_parse(text, d, link, &m, &err) == PP_OK);
     return m;
+}
+
+/* bench/shard-gen-transformer's text for args, or NULL (the test is then
+ * skipped). */
+static inline char *generate(const char *args, size_t *size)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "python3 %s/bench/shard-gen-transformer %s 2>/dev/null", PP_SOURCE_DIR, args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap);
+    for (size_t got = 1; text && got > 0;) {
+        if (n + 4096 > cap) {
+            char *grown = realloc(text, cap *= 2);
+            if (!grown) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = grown;
+        }
+        got = fread(text + n, 1, cap - n, p);
+        n += got;
+    }
+    if (pclose(p) != 0 || !text || n == 0) {
+        free(text);
+        return NULL;
+    }
+    *size = n;
+    return text;
+}
+
+/* The generator's model for args, analysed, under `name`; false, saying
+ * so, when there is no python3 to run it. */
+static inline bool open_generated(analysed *A, const char *name, const char *args)
+{
+    size_t size = 0;
+    char *text = generate(args, &size);
+    if (!text) {
+        fprintf(stderr, "%s: skipped (no python3 to run bench/shard-gen-transformer)\n", name);
+        return false;
+    }
+    pp_error err = {0};
+    memset(A, 0, sizeof *A);
+    bool ok = analyse_read(A, pp_shard_module_parse(name, text, size, &A->m, &err), &err);
+    free(text);
+    return ok;
 }
 
 #endif

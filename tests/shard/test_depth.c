@@ -32,52 +32,6 @@
 
 static const pp_hw_device_type dev = {"test", 1e11, 1e11, 1e9, 1.0, 1.0, 0, 0, 0, 0, 0, 0};
 
-/* The generator's text for args, or NULL (the test is then skipped). */
-static char *generate(const char *args, size_t *size)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "python3 %s/bench/shard-gen-transformer %s 2>/dev/null", PP_SOURCE_DIR, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap);
-    for (size_t got = 1; text && got > 0;) {
-        if (n + 4096 > cap) {
-            char *grown = realloc(text, cap *= 2);
-            if (!grown) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = grown;
-        }
-        got = fread(text + n, 1, cap - n, p);
-        n += got;
-    }
-    if (pclose(p) != 0 || !text || n == 0) {
-        free(text);
-        return NULL;
-    }
-    *size = n;
-    return text;
-}
-
-static bool open_generated(analysed *A, const char *name, const char *args)
-{
-    size_t size = 0;
-    char *text = generate(args, &size);
-    if (!text) {
-        fprintf(stderr, "%s: skipped (no python3 to run bench/shard-gen-transformer)\n", name);
-        return false;
-    }
-    pp_error err = {0};
-    memset(A, 0, sizeof *A);
-    bool ok = analyse_read(A, pp_shard_module_parse(name, text, size, &A->m, &err), &err);
-    free(text);
-    return ok;
-}
-
 static bool baseline_cost(const analysed *A, const pp_shard_mesh *mesh,
                           pp_status (*make)(const pp_shard_nda *, const pp_shard_mesh *, pp_shard_state *, pp_error *),
                           pp_shard_cost *c, int32_t *actions)
