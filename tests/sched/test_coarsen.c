@@ -523,7 +523,7 @@ static void forced_weight_rule(void)
     pp_sched_allow(p, b, 0);
     pp_sched_add_dep(p, a, b, 1);
     for (int k = 0; k < 4; k++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "e%d", k);
         pp_sched_allow(p, pp_sched_add_op(p, name, "f", 1, 1.75, 0), 0);
     }
@@ -539,7 +539,7 @@ static void channel_rule(void)
 {
     pp_sched_problem *p = pp_sched_problem_new();
     for (int d = 0; d < 3; d++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "d%d", d);
         pp_sched_add_device(p, name, INFINITY);
     }

@@ -77,7 +77,7 @@ static void activations_stay_with_their_pair(void)
     pp_sched_add_device(p, "d0", 1);
     pp_sched_add_device(p, "d1", 1);
     for (int k = 0; k < 2; k++) {
-        char f[8], b[8];
+        char f[16], b[16];
         snprintf(f, sizeof f, "f%d", k);
         snprintf(b, sizeof b, "b%d", k);
         int fo = pp_sched_add_op(p, f, "forward", 1, 0, 1);

@@ -39,13 +39,13 @@ static pp_sched_problem *random_copies(int *tries)
     }
     pp_sched_problem *p = pp_sched_problem_new();
     for (int d = 0; d < devices; d++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "d%d", d);
         pp_sched_add_device(p, name, 1 + draw(3));
     }
     for (int m = 0; m < copies; m++)
         for (int i = 0; i < ops; i++) {
-            char name[16];
+            char name[32];
             snprintf(name, sizeof name, "o%d.%d", m, i);
             int op = pp_sched_add_op(p, name, "op", duration[i], 0, adjust[i]);
             pp_sched_allow(p, op, device[i]);

@@ -54,7 +54,7 @@ static void two_chains(void)
     pp_sched_problem *p = pp_sched_problem_new();
     pp_sched_add_device(p, "a", INFINITY);
     pp_sched_add_device(p, "b", INFINITY);
-    char name[8];
+    char name[32];
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < 3; k++) {
             snprintf(name, sizeof name, "c%d.%d", c, k);
@@ -96,7 +96,7 @@ static void energy_bound(void)
     pp_sched_add_device(p, "b", INFINITY);
     int sink = pp_sched_add_op(p, "sink", "op", 2, 0, 0);
     for (int k = 0; k < 3; k++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "x%d", k);
         pp_sched_add_dep(p, pp_sched_add_op(p, name, "op", 2, 0, 0), sink, 0);
     }
@@ -113,7 +113,7 @@ static void memory_forces_order(void)
     pp_sched_problem *p = pp_sched_problem_new();
     pp_sched_add_device(p, "g", 2);
     for (int k = 0; k < 3; k++) {
-        char up[8], down[8];
+        char up[16], down[16];
         snprintf(up, sizeof up, "up%d", k);
         snprintf(down, sizeof down, "down%d", k);
         int u = pp_sched_add_op(p, up, "forward", 1, 0, 2);
