@@ -256,7 +256,10 @@ static void contest_file(const char *path)
  * cheaper strategy. */
 static pp_iopddl_problem *chain(uint32_t n)
 {
-    uint32_t *counts = malloc(n * sizeof *counts);
+    uint32_t *counts = calloc(n, sizeof *counts);
+    CHECK(counts != NULL);
+    if (!counts)
+        return NULL;
     for (uint32_t i = 0; i < n; i++)
         counts[i] = 2;
     pp_iopddl_builder *b = NULL;
