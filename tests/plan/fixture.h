@@ -150,6 +150,30 @@ static inline pp_plan_request file_request(const char *module, const char *clust
     return r;
 }
 
+/* A generated module's request: its text under `name`, a cluster file,
+ * the machine's threads. */
+static inline pp_plan_request text_request(const char *name, const char *text, size_t size, const char *cluster,
+                                           double limit)
+{
+    pp_plan_request r;
+    pp_plan_request_default(&r);
+    r.module_name = name;
+    r.module_text = text;
+    r.module_size = size;
+    r.cluster_path = cluster;
+    r.time_limit = limit;
+    return r;
+}
+
+/* A plan that took `took` seconds is ready within its limit (+10%). */
+static inline void check_in_time(const char *what, double took, const pp_plan_request *req)
+{
+    if (!(took < 1.1 * req->time_limit)) {
+        fprintf(stderr, "%s: %.2f s at a limit of %.0f s\n", what, took, req->time_limit);
+        check_failures++;
+    }
+}
+
 /* The value of `key = "..."` in an attribute dictionary's text, into buf. */
 static inline const char *attr_string(const char *attrs, const char *key, char *buf, size_t size)
 {

@@ -11,6 +11,7 @@
 #include "cli_run.h"
 #include "core/timeline_internal.h"
 #include "fixture.h"
+#include "transformer.h"
 
 #define MOE PP_SOURCE_DIR "/examples/shard/moe-tiny.mlir"
 #define CHESS PP_SOURCE_DIR "/examples/shard/searchless_chess_9m.mlir"
@@ -82,16 +83,16 @@ static void train_steps(void)
 {
     const char *styles[] = {"--arch gpt --style jax", "--arch bert --style torch"};
     for (int k = 0; k < 2; k++) {
-        char path[] = "/tmp/pp_plan_trainXXXXXX", cmd[2048];
-        int fd = mkstemp(path);
-        CHECK(fd >= 0);
-        if (fd < 0)
+        char args[256];
+        snprintf(args, sizeof args, "--layers 4 --hidden 256 --heads 4 --seq 128 --batch 4 --vocab 1000 --train %s",
+                 styles[k]);
+        size_t size;
+        char *text = transformer_text(args, &size);
+        CHECK(text != NULL);
+        if (!text)
             return;
-        close(fd);
-        snprintf(cmd, sizeof cmd, "python3 %s/bench/shard-gen-transformer --layers 4 --hidden 256 --heads 4 --seq 128 "
-                 "--batch 4 --vocab 1000 --train %s -o %s", PP_SOURCE_DIR, styles[k], path);
-        CHECK(system(cmd) == 0);
-        pp_plan_request req = file_request(path, CLUSTERS "dgx-a100-4.json", 4);
+        pp_plan_request req = text_request("train.mlir", text, size, CLUSTERS "dgx-a100-4.json", 4);
+        req.threads = 1;
         pp_plan_report r;
         pp_error err = {0};
         CHECK(pp_plan(&req, &r, &err) == PP_OK);
@@ -103,7 +104,7 @@ static void train_steps(void)
         } else
             fprintf(stderr, "train step (%s): %s\n", styles[k], err.message);
         pp_plan_report_free(&r);
-        unlink(path);
+        free(text);
     }
 }
 

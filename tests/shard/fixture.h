@@ -10,6 +10,7 @@
 #include "check.h"
 #include "parplan/shard.h"
 #include "shard/shard_internal.h"
+#include "transformer.h"
 
 typedef struct {
     pp_shard_module *m;
@@ -61,44 +62,12 @@ static inline pp_shard_mesh mesh_on(const char *text, const pp_hw_device_type *d
     return m;
 }
 
-/* bench/shard-gen-transformer's text for args, or NULL (the test is then
- * skipped). */
-static inline char *generate(const char *args, size_t *size)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "python3 %s/bench/shard-gen-transformer %s 2>/dev/null", PP_SOURCE_DIR, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap);
-    for (size_t got = 1; text && got > 0;) {
-        if (n + 4096 > cap) {
-            char *grown = realloc(text, cap *= 2);
-            if (!grown) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = grown;
-        }
-        got = fread(text + n, 1, cap - n, p);
-        n += got;
-    }
-    if (pclose(p) != 0 || !text || n == 0) {
-        free(text);
-        return NULL;
-    }
-    *size = n;
-    return text;
-}
-
 /* The generator's model for args, analysed, under `name`; false, saying
  * so, when there is no python3 to run it. */
 static inline bool open_generated(analysed *A, const char *name, const char *args)
 {
     size_t size = 0;
-    char *text = generate(args, &size);
+    char *text = transformer_text(args, &size);
     if (!text) {
         fprintf(stderr, "%s: skipped (no python3 to run bench/shard-gen-transformer)\n", name);
         return false;

@@ -150,6 +150,18 @@ static bool same_plan(const pp_shard_search_result *a, const pp_shard_search_res
            memcmp(a->axes, b->axes, (size_t)n_names) == 0;
 }
 
+/* The search with o on two threads finds the plan `one` found on one. */
+static void check_two_threads(const analysed *A, const pp_shard_mesh *mesh, pp_shard_search_options o,
+                              const pp_shard_search_result *one)
+{
+    o.threads = 2;
+    pp_shard_search_result two;
+    if (search(A, mesh, &o, &two)) {
+        CHECK(same_plan(one, &two, A->nda->n_names));
+        pp_shard_search_result_free(&two);
+    }
+}
+
 /* Issue 8's meshes on the chess model: 2x4 (batch 33 does not divide, so
  * the data-parallel baselines do not apply) and 3x4 (the combined one does). */
 static void test_chess_baselines(const pp_hw_device_type *a100)
@@ -163,14 +175,10 @@ static void test_chess_baselines(const pp_hw_device_type *a100)
         pp_shard_search_options o;
         pp_shard_search_options_default(&o);
         o.threads = 1;
-        pp_shard_search_result one, two;
+        pp_shard_search_result one;
         if (!search(&A, &mesh, &o, &one))
             break;
-        o.threads = 2;
-        if (search(&A, &mesh, &o, &two)) {
-            CHECK(same_plan(&one, &two, A.nda->n_names));
-            pp_shard_search_result_free(&two);
-        }
+        check_two_threads(&A, &mesh, o, &one);
         double mega = baseline_time(&A, &mesh, pp_shard_baseline_megatron);
         double combined = baseline_time(&A, &mesh, pp_shard_baseline_combined);
         CHECK(isfinite(mega));
@@ -255,17 +263,13 @@ static void test_training_step(const pp_hw_device_type *a100)
     pp_shard_search_options o;
     pp_shard_search_options_default(&o);
     o.threads = 1;
-    pp_shard_search_result one, two;
+    pp_shard_search_result one;
     if (search(&A, &mesh, &o, &one)) {
         CHECK(one.tree_nodes > 512);
         CHECK(one.cost.runtime <= baseline_time(&A, &mesh, pp_shard_baseline_data_parallel));
         CHECK(one.cost.peak_memory <= one.memory);
         check_layout_cost(&A, &mesh, &one);
-        o.threads = 2;
-        if (search(&A, &mesh, &o, &two)) {
-            CHECK(same_plan(&one, &two, A.nda->n_names));
-            pp_shard_search_result_free(&two);
-        }
+        check_two_threads(&A, &mesh, o, &one);
         pp_shard_search_result_free(&one);
     }
     release(&A);
